@@ -1,0 +1,517 @@
+"""The hook registry: register handlers for events and emit events through them.
+
+The emit contract, in order of what happens:
+
+1. The event name is resolved (``PreToolUse`` -> ``tool:pre``). The data is copied, the
+   registry's default fields are merged *under* it and ``timestamp`` (UTC, ISO 8601) is set
+   when the caller did not set one.
+2. Handlers subscribed to the event, exactly or through a pattern (``*``, ``tool:*``,
+   ``*:error``), run one at a time: lower ``priority`` first, ties in registration order.
+   Handlers may be sync or async.
+3. ``deny`` stops the chain and is returned as it is (with ``source`` naming the handler).
+4. ``modify`` with ``data`` replaces the data the next handler sees.
+5. The final result follows the precedence deny > ask_user > inject_context > modify >
+   continue. The first ``ask_user`` wins among several. Every injection is kept, in order,
+   as a :class:`~amplifier_core.models.ContextInjection` naming its handler and event; every
+   ``user_message`` is kept in ``user_messages``, whatever the action that carried it.
+   ``result.data`` is always the final data after all modifications.
+6. A handler that raises, runs past its timeout or returns something that is not a
+   :class:`HookResult` (``None`` counts as continue) does not break emit: the failure is
+   logged with handler name and event, passed to failure listeners (the coordinator's audit
+   trail), and treated as ``continue``. A handler registered with ``fail_closed=True`` turns
+   its own failure into ``deny`` instead: use it for security gates that must never fail open.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import inspect
+import logging
+import time
+from collections.abc import Awaitable, Callable, Iterable
+from datetime import UTC, datetime
+from fnmatch import fnmatchcase
+from typing import Any, Final, Literal, Protocol, TypeAlias
+
+from . import events as _events
+from .models import ContextInjection, HookResult, UserMessage
+
+__all__ = [
+    "FailureKind",
+    "FailureListener",
+    "Handler",
+    "HandlerInfo",
+    "HookRegistry",
+    "HookResult",
+    "Unregister",
+]
+
+logger = logging.getLogger(__name__)
+
+Handler: TypeAlias = Callable[[str, dict[str, Any]], "Awaitable[HookResult | None] | HookResult | None"]
+Unregister: TypeAlias = Callable[[], None]
+FailureKind = Literal["error", "timeout", "invalid_result"]
+
+
+class FailureListener(Protocol):
+    """Told about every handler failure (the coordinator's audit trail is one)."""
+
+    def __call__(
+        self, *, event: str, handler: str, kind: FailureKind, error: str, fail_closed: bool
+    ) -> None: ...
+
+
+_RESULT_DEFAULTS: Final[dict[str, Any]] = dict(HookResult().__dict__)
+_object_setattr = object.__setattr__
+
+
+def _result(
+    action: str,
+    data: dict[str, Any],
+    injections: list[ContextInjection] | None = None,
+    messages: list[UserMessage] | None = None,
+) -> HookResult:
+    """Build an already-valid HookResult without re-running validation (hot path)."""
+    fields = {**_RESULT_DEFAULTS, "action": action, "data": data}
+    fields["context_injections"] = injections if injections is not None else []
+    fields["user_messages"] = messages if messages is not None else []
+    if injections:
+        first = injections[0]
+        fields["context_injection"] = "\n\n".join(i.content for i in injections)
+        fields["context_injection_role"] = first.role
+        fields["ephemeral"] = all(i.ephemeral for i in injections)
+        fields["append_to_last_tool_result"] = first.append_to_last_tool_result
+    if messages:
+        _project_messages(fields, messages)
+    result = HookResult.__new__(HookResult)
+    _object_setattr(result, "__dict__", fields)
+    _object_setattr(result, "__pydantic_fields_set__", {"action", "data"})
+    _object_setattr(result, "__pydantic_extra__", None)
+    _object_setattr(result, "__pydantic_private__", None)
+    return result
+
+
+_LEVELS: Final = {"info": 0, "warning": 1, "error": 2}
+
+
+def _project_messages(fields: dict[str, Any], messages: list[UserMessage]) -> None:
+    fields["user_message"] = "\n".join(m.message for m in messages)
+    fields["user_message_level"] = max((m.level for m in messages), key=_LEVELS.__getitem__)
+    sources = list(dict.fromkeys(m.source for m in messages))
+    fields["user_message_source"] = ", ".join(sources)
+
+
+_ts_second = -1
+_ts_prefix = ""
+
+
+def _now_iso() -> str:
+    """UTC ISO 8601 timestamp with microseconds, formatted cheaply (the hot path of emit)."""
+    global _ts_second, _ts_prefix
+    now = time.time()
+    second = int(now)
+    if second != _ts_second:
+        _ts_prefix = datetime.fromtimestamp(second, UTC).strftime("%Y-%m-%dT%H:%M:%S")
+        _ts_second = second
+    return f"{_ts_prefix}.{int((now - second) * 1_000_000):06d}+00:00"
+
+
+def _handler_name(handler: Callable[..., Any]) -> str:
+    name = getattr(handler, "__qualname__", None) or getattr(handler, "__name__", None)
+    return str(name) if name else type(handler).__name__
+
+
+def _is_async(handler: Callable[..., Any]) -> bool:
+    if inspect.iscoroutinefunction(handler):
+        return True
+    call = getattr(handler, "__call__", None)  # noqa: B004 - async __call__ on an instance
+    return call is not None and inspect.iscoroutinefunction(call)
+
+
+class HandlerInfo:
+    """One registration: what runs, for which event or pattern, in which order."""
+
+    __slots__ = (
+        "event",
+        "fail_closed",
+        "handler",
+        "is_async",
+        "name",
+        "pattern",
+        "priority",
+        "seq",
+        "timeout",
+    )
+
+    def __init__(
+        self,
+        event: str,
+        handler: Handler,
+        priority: int,
+        name: str,
+        seq: int,
+        timeout: float | None,
+        fail_closed: bool,
+    ) -> None:
+        self.event = event
+        self.handler = handler
+        self.priority = priority
+        self.name = name
+        self.seq = seq
+        self.timeout = timeout
+        self.fail_closed = fail_closed
+        self.is_async = _is_async(handler)
+        self.pattern = _events.is_pattern(event)
+
+    def __repr__(self) -> str:
+        return f"HandlerInfo({self.name!r}, event={self.event!r}, priority={self.priority})"
+
+
+def _order(info: HandlerInfo) -> tuple[int, int]:
+    return (info.priority, info.seq)
+
+
+class _Failure(Exception):
+    def __init__(self, kind: FailureKind, error: str) -> None:
+        super().__init__(error)
+        self.kind: FailureKind = kind
+        self.error = error
+
+
+class HookRegistry:
+    """Event -> handlers, with deterministic, priority-ordered emit.
+
+    ``default_timeout`` (seconds) applies to every async handler registered without its own
+    ``timeout``; ``None`` means handlers may take as long as they like.
+    """
+
+    # Event constants, as amplifier-core's registry exposes them.
+    SESSION_START: Final = _events.SESSION_START
+    SESSION_END: Final = _events.SESSION_END
+    PROMPT_SUBMIT: Final = _events.PROMPT_SUBMIT
+    TOOL_PRE: Final = _events.TOOL_PRE
+    TOOL_POST: Final = _events.TOOL_POST
+    CONTEXT_PRE_COMPACT: Final = _events.CONTEXT_PRE_COMPACT
+    ORCHESTRATOR_COMPLETE: Final = _events.ORCHESTRATOR_COMPLETE
+    USER_NOTIFICATION: Final = _events.USER_NOTIFICATION
+
+    def __init__(self, *, default_timeout: float | None = None) -> None:
+        self.default_timeout = default_timeout
+        self._exact: dict[str, list[HandlerInfo]] = {}
+        self._patterns: list[HandlerInfo] = []
+        self._chains: dict[str, tuple[HandlerInfo, ...]] = {}
+        self._defaults: dict[str, Any] = {}
+        self._seq = 0
+        self._failure_listeners: list[FailureListener] = []
+
+    # ------------------------------------------------------------------ registration
+
+    def register(
+        self,
+        event: str,
+        handler: Handler,
+        priority: int = 0,
+        name: str | None = None,
+        *,
+        timeout: float | None = None,
+        fail_closed: bool = False,
+    ) -> Unregister:
+        """Subscribe ``handler`` to ``event`` and return a function that undoes exactly this.
+
+        ``event`` may be a canonical name, a PascalCase alias (``PreToolUse``) or an fnmatch
+        pattern (``*``, ``tool:*``). ``name`` defaults to the handler's qualified name and is
+        what logs, audit records and :meth:`list_handlers` show. ``timeout`` (seconds) bounds
+        an async handler; ``fail_closed`` makes this handler's failure a deny.
+        """
+        if not callable(handler):
+            raise TypeError(
+                f"HookRegistry.register({event!r}): handler must be callable, "
+                f"got {type(handler).__name__}"
+            )
+        if timeout is not None and timeout <= 0:
+            raise ValueError(f"HookRegistry.register({event!r}): timeout must be > 0, got {timeout}")
+        resolved = _events.canonical(event)
+        self._seq += 1
+        info = HandlerInfo(
+            resolved,
+            handler,
+            priority,
+            name or _handler_name(handler),
+            self._seq,
+            timeout,
+            fail_closed,
+        )
+        if info.pattern:
+            self._patterns.append(info)
+        else:
+            self._exact.setdefault(resolved, []).append(info)
+        self._chains.clear()
+
+        def unregister() -> None:
+            self._remove(info)
+
+        return unregister
+
+    on = register
+
+    def _remove(self, info: HandlerInfo) -> None:
+        bucket = self._patterns if info.pattern else self._exact.get(info.event, [])
+        for index, candidate in enumerate(bucket):
+            if candidate is info:
+                del bucket[index]
+                self._chains.clear()
+                return
+
+    def unregister(self, name: str) -> int:
+        """Remove every handler registered under ``name``; return how many were removed."""
+        removed = [h for h in self._all_infos() if h.name == name]
+        for info in removed:
+            self._remove(info)
+        return len(removed)
+
+    def _all_infos(self) -> Iterable[HandlerInfo]:
+        for bucket in self._exact.values():
+            yield from bucket
+        yield from self._patterns
+
+    def list_handlers(self, event: str | None = None) -> dict[str, list[str]]:
+        """Handler names per event (or pattern), in the order they run."""
+        if event is not None:
+            resolved = _events.canonical(event)
+            return {resolved: [h.name for h in self.handlers_for(resolved)]}
+        listing: dict[str, list[HandlerInfo]] = {}
+        for info in self._all_infos():
+            listing.setdefault(info.event, []).append(info)
+        return {key: [h.name for h in sorted(value, key=_order)] for key, value in listing.items()}
+
+    def handlers_for(self, event: str) -> tuple[HandlerInfo, ...]:
+        """The handlers that ``emit(event, ...)`` runs, in order."""
+        resolved = _events.canonical(event)
+        chain = self._chains.get(resolved)
+        if chain is None:
+            matched = list(self._exact.get(resolved, ()))
+            matched.extend(p for p in self._patterns if fnmatchcase(resolved, p.event))
+            chain = tuple(sorted(matched, key=_order))
+            self._chains[resolved] = chain
+        return chain
+
+    def set_default_fields(self, **fields: Any) -> None:
+        """Fields merged under every event's data (``session_id``, ``parent_id`` ...)."""
+        self._defaults.update(fields)
+
+    @property
+    def default_fields(self) -> dict[str, Any]:
+        return dict(self._defaults)
+
+    def add_failure_listener(self, listener: FailureListener) -> Unregister:
+        """Call ``listener`` for every handler failure; returns a function that removes it."""
+        self._failure_listeners.append(listener)
+
+        def remove() -> None:
+            if listener in self._failure_listeners:
+                self._failure_listeners.remove(listener)
+
+        return remove
+
+    # ------------------------------------------------------------------ emit
+
+    def _prepare(self, event: str, data: dict[str, Any] | None) -> dict[str, Any]:
+        current = {**self._defaults, **data} if data else dict(self._defaults)
+        if "timestamp" not in current:
+            current["timestamp"] = _now_iso()
+        return current
+
+    async def emit(self, event: str, data: dict[str, Any] | None = None) -> HookResult:
+        """Run every handler of ``event`` and return the combined :class:`HookResult`."""
+        event = _events.ALIASES.get(event, event)
+        chain = self._chains.get(event)
+        if chain is None:
+            chain = self.handlers_for(event)
+        current = self._prepare(event, data)
+        ask: HookResult | None = None
+        injections: list[ContextInjection] | None = None
+        messages: list[UserMessage] | None = None
+        modified = False
+
+        for info in chain:
+            try:
+                if info.timeout is None and self.default_timeout is None:
+                    result = info.handler(event, current)
+                    if info.is_async or (
+                        result is not None
+                        and result.__class__ is not HookResult
+                        and inspect.isawaitable(result)
+                    ):
+                        result = await result  # type: ignore[misc]
+                else:
+                    result = await self._call_bounded(info, event, current)
+                if result is None:
+                    continue
+                if not isinstance(result, HookResult):
+                    raise _Failure(
+                        "invalid_result",
+                        f"returned {type(result).__name__}, not HookResult: {result!r:.200}",
+                    )
+            except _Failure as failure:
+                if self._fail(info, event, failure.kind, failure.error):
+                    return self._fail_closed_result(info, event, failure.error)
+                continue
+            except Exception as exc:  # a failing hook never breaks emit
+                error = f"{type(exc).__name__}: {exc}"
+                if self._fail(info, event, "error", error):
+                    return self._fail_closed_result(info, event, error)
+                continue
+
+            action = result.action
+            if action == "deny":
+                if result.source is None:
+                    result = result.model_copy(update={"source": info.name})
+                return result
+            if result.user_messages:
+                if messages is None:
+                    messages = []
+                messages.extend(_sourced_messages(result.user_messages, info.name))
+            if action == "continue":
+                continue
+            if action == "modify":
+                if result.data is not None:
+                    current = result.data
+                    modified = True
+            elif action == "inject_context":
+                if injections is None:
+                    injections = []
+                injections.extend(_sourced_injections(result.context_injections, info.name, event))
+            elif ask is None:  # ask_user: the first one wins
+                ask = result
+                if result.context_injections:
+                    if injections is None:
+                        injections = []
+                    injections.extend(
+                        _sourced_injections(result.context_injections, info.name, event)
+                    )
+                if ask.source is None:
+                    ask = ask.model_copy(update={"source": info.name})
+
+        if ask is not None:
+            return self._merge_ask(ask, current, injections, messages)
+        if injections:
+            return _result("inject_context", current, injections, messages)
+        return _result("modify" if modified else "continue", current, None, messages)
+
+    def _merge_ask(
+        self,
+        ask: HookResult,
+        data: dict[str, Any],
+        injections: list[ContextInjection] | None,
+        messages: list[UserMessage] | None,
+    ) -> HookResult:
+        fields = dict(ask.__dict__)
+        fields["data"] = data
+        fields["context_injections"] = injections or []
+        fields["user_messages"] = messages or []
+        if messages:
+            _project_messages(fields, messages)
+        merged = HookResult.__new__(HookResult)
+        _object_setattr(merged, "__dict__", fields)
+        _object_setattr(merged, "__pydantic_fields_set__", set(ask.__pydantic_fields_set__))
+        _object_setattr(merged, "__pydantic_extra__", None)
+        _object_setattr(merged, "__pydantic_private__", None)
+        return merged
+
+    async def _call_bounded(
+        self, info: HandlerInfo, event: str, data: dict[str, Any]
+    ) -> HookResult | None:
+        limit = info.timeout if info.timeout is not None else self.default_timeout
+        try:
+            async with asyncio.timeout(limit):
+                result = info.handler(event, data)
+                if inspect.isawaitable(result):
+                    result = await result
+        except TimeoutError:
+            raise _Failure("timeout", f"timed out after {limit:g}s") from None
+        return result  # type: ignore[return-value]
+
+    def _fail(self, info: HandlerInfo, event: str, kind: FailureKind, error: str) -> bool:
+        logger.warning(
+            "hook handler %r failed on event %r (%s): %s%s",
+            info.name,
+            event,
+            kind,
+            error,
+            "; failing closed (deny)" if info.fail_closed else "; treated as continue",
+        )
+        for listener in tuple(self._failure_listeners):
+            try:
+                listener(
+                    event=event,
+                    handler=info.name,
+                    kind=kind,
+                    error=error,
+                    fail_closed=info.fail_closed,
+                )
+            except Exception:  # a broken listener must not break emit either
+                logger.exception("hook failure listener %r raised", listener)
+        return info.fail_closed
+
+    @staticmethod
+    def _fail_closed_result(info: HandlerInfo, event: str, error: str) -> HookResult:
+        return HookResult(
+            action="deny",
+            reason=f"hook {info.name!r} failed on {event!r} and is fail-closed: {error}",
+            source=info.name,
+        )
+
+    async def emit_and_collect(
+        self, event: str, data: dict[str, Any] | None = None, timeout: float | None = 1.0
+    ) -> list[Any]:
+        """Run every handler of ``event`` and collect each result's ``data`` (not None).
+
+        Unlike :meth:`emit` there is no action semantics: this gathers contributions. Each
+        handler is bounded by ``timeout`` seconds; failures are logged and skipped.
+        """
+        event = _events.canonical(event)
+        current = self._prepare(event, data)
+        collected: list[Any] = []
+        for info in self.handlers_for(event):
+            try:
+                async with asyncio.timeout(timeout):
+                    result = info.handler(event, current)
+                    if inspect.isawaitable(result):
+                        result = await result
+            except TimeoutError:
+                self._fail(info, event, "timeout", f"timed out after {timeout}s")
+                continue
+            except Exception as exc:
+                self._fail(info, event, "error", f"{type(exc).__name__}: {exc}")
+                continue
+            if isinstance(result, HookResult):
+                if result.data is not None:
+                    collected.append(result.data)
+            elif result is not None:
+                self._fail(
+                    info, event, "invalid_result", f"returned {type(result).__name__}, not HookResult"
+                )
+        return collected
+
+
+def _sourced_injections(
+    items: list[ContextInjection], handler: str, event: str
+) -> list[ContextInjection]:
+    return [
+        item
+        if item.hook_name != "unknown" and item.event
+        else item.model_copy(
+            update={
+                "hook_name": handler if item.hook_name == "unknown" else item.hook_name,
+                "event": item.event or event,
+            }
+        )
+        for item in items
+    ]
+
+
+def _sourced_messages(items: list[UserMessage], handler: str) -> list[UserMessage]:
+    return [
+        item if item.source != "hook" else item.model_copy(update={"source": handler})
+        for item in items
+    ]
