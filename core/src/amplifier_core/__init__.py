@@ -1,8 +1,8 @@
 """amplifier_core: a small, fast hook kernel for AI-agent sessions.
 
-Hook modules written for Microsoft's Amplifier mount unchanged: the public names here are
-the ecosystem's names. A hook module is a package with an ``amplifier.modules`` entry point
-whose target is ``mount``::
+Hook modules written for Microsoft's Amplifier mount unchanged: the public names here are the
+ecosystem's names. A hook module is a package with an ``amplifier.modules`` entry point whose
+target is ``mount(coordinator, config)``::
 
     from amplifier_core import HookResult
 
@@ -17,20 +17,63 @@ whose target is ``mount``::
     # pyproject.toml
     # [project.entry-points."amplifier.modules"]
     # hooks-no-wipe = "my_package:mount"
+
+Test it with :mod:`amplifier_core.testing` (``create_test_coordinator``) or the pytest
+fixtures the kernel ships (``coordinator``, ``hook_registry``, ``event_recorder``).
 """
 
 from . import events
+from .approval import (
+    ApprovalProvider,
+    ApprovalRequest,
+    ApprovalResponse,
+    ApprovalSystem,
+    ApprovalTimeoutError,
+    CallbackApprovalSystem,
+    StaticApprovalSystem,
+)
+from .bundle import Bundle, BundleInfo, ModuleEntry, load_bundle, parse_bundle
+from .coordinator import InjectionTooLargeError, ModuleCoordinator
+from .display import DisplaySystem, LoggingDisplay, RecordingDisplay
+from .errors import AmplifierError, BundleError, ModuleLoadError
 from .hooks import HookRegistry
+from .interfaces import HookHandler
+from .loader import ModuleFailure, ModuleLoader, ModuleSpec, MountedModule
 from .models import ContextInjection, HookResult, ToolResult, UserMessage
 
 __version__ = "0.1.0"
 
 __all__ = [
+    "AmplifierError",
+    "ApprovalProvider",
+    "ApprovalRequest",
+    "ApprovalResponse",
+    "ApprovalSystem",
+    "ApprovalTimeoutError",
+    "Bundle",
+    "BundleError",
+    "BundleInfo",
+    "CallbackApprovalSystem",
     "ContextInjection",
+    "DisplaySystem",
+    "HookHandler",
     "HookRegistry",
     "HookResult",
+    "InjectionTooLargeError",
+    "LoggingDisplay",
+    "ModuleCoordinator",
+    "ModuleEntry",
+    "ModuleFailure",
+    "ModuleLoadError",
+    "ModuleLoader",
+    "ModuleSpec",
+    "MountedModule",
+    "RecordingDisplay",
+    "StaticApprovalSystem",
     "ToolResult",
     "UserMessage",
     "__version__",
     "events",
+    "load_bundle",
+    "parse_bundle",
 ]

@@ -11,15 +11,19 @@ The emit contract, in order of what happens:
 3. ``deny`` stops the chain and is returned as it is (with ``source`` naming the handler).
 4. ``modify`` with ``data`` replaces the data the next handler sees.
 5. The final result follows the precedence deny > ask_user > inject_context > modify >
-   continue. The first ``ask_user`` wins among several. Every injection is kept, in order,
-   as a :class:`~amplifier_core.models.ContextInjection` naming its handler and event; every
-   ``user_message`` is kept in ``user_messages``, whatever the action that carried it.
-   ``result.data`` is always the final data after all modifications.
+   continue. The first ``ask_user`` wins among several. Every injection an ``inject_context``
+   or ``ask_user`` result carries is kept, in order, as a
+   :class:`~amplifier_core.models.ContextInjection` naming its handler and event, and the
+   scalar context fields are projected from that list; every ``user_message`` is kept in
+   ``user_messages``, whatever the action that carried it. ``result.data`` is always the
+   final data after all modifications.
 6. A handler that raises, runs past its timeout or returns something that is not a
    :class:`HookResult` (``None`` counts as continue) does not break emit: the failure is
    logged with handler name and event, passed to failure listeners (the coordinator's audit
    trail), and treated as ``continue``. A handler registered with ``fail_closed=True`` turns
    its own failure into ``deny`` instead: use it for security gates that must never fail open.
+   A ``TimeoutError`` the handler raises itself is an ordinary error, not a timeout.
+7. ``asyncio.CancelledError`` is never swallowed: cancelling the session cancels emit.
 """
 
 from __future__ import annotations
@@ -48,7 +52,9 @@ __all__ = [
 
 logger = logging.getLogger(__name__)
 
-Handler: TypeAlias = Callable[[str, dict[str, Any]], "Awaitable[HookResult | None] | HookResult | None"]
+Handler: TypeAlias = Callable[
+    [str, dict[str, Any]], "Awaitable[HookResult | None] | HookResult | None"
+]
 Unregister: TypeAlias = Callable[[], None]
 FailureKind = Literal["error", "timeout", "invalid_result"]
 
@@ -76,11 +82,7 @@ def _result(
     fields["context_injections"] = injections if injections is not None else []
     fields["user_messages"] = messages if messages is not None else []
     if injections:
-        first = injections[0]
-        fields["context_injection"] = "\n\n".join(i.content for i in injections)
-        fields["context_injection_role"] = first.role
-        fields["ephemeral"] = all(i.ephemeral for i in injections)
-        fields["append_to_last_tool_result"] = first.append_to_last_tool_result
+        _project_injections(fields, injections)
     if messages:
         _project_messages(fields, messages)
     result = HookResult.__new__(HookResult)
@@ -94,7 +96,17 @@ def _result(
 _LEVELS: Final = {"info": 0, "warning": 1, "error": 2}
 
 
+def _project_injections(fields: dict[str, Any], injections: list[ContextInjection]) -> None:
+    """Set the scalar context fields older callers read from the ordered injections."""
+    first = injections[0]
+    fields["context_injection"] = "\n\n".join(i.content for i in injections)
+    fields["context_injection_role"] = first.role
+    fields["ephemeral"] = all(i.ephemeral for i in injections)
+    fields["append_to_last_tool_result"] = first.append_to_last_tool_result
+
+
 def _project_messages(fields: dict[str, Any], messages: list[UserMessage]) -> None:
+    """Set the scalar user-message fields older callers read from the ordered messages."""
     fields["user_message"] = "\n".join(m.message for m in messages)
     fields["user_message_level"] = max((m.level for m in messages), key=_LEVELS.__getitem__)
     sources = list(dict.fromkeys(m.source for m in messages))
@@ -181,8 +193,8 @@ class _Failure(Exception):
 class HookRegistry:
     """Event -> handlers, with deterministic, priority-ordered emit.
 
-    ``default_timeout`` (seconds) applies to every async handler registered without its own
-    ``timeout``; ``None`` means handlers may take as long as they like.
+    ``default_timeout`` (seconds, > 0) applies to every async handler registered without its
+    own ``timeout``; ``None`` means handlers may take as long as they like.
     """
 
     # Event constants, as amplifier-core's registry exposes them.
@@ -196,6 +208,11 @@ class HookRegistry:
     USER_NOTIFICATION: Final = _events.USER_NOTIFICATION
 
     def __init__(self, *, default_timeout: float | None = None) -> None:
+        if default_timeout is not None and default_timeout <= 0:
+            raise ValueError(
+                f"HookRegistry(default_timeout={default_timeout!r}): default_timeout must be "
+                "> 0 seconds, or None for no limit"
+            )
         self.default_timeout = default_timeout
         self._exact: dict[str, list[HandlerInfo]] = {}
         self._patterns: list[HandlerInfo] = []
@@ -229,7 +246,9 @@ class HookRegistry:
                 f"got {type(handler).__name__}"
             )
         if timeout is not None and timeout <= 0:
-            raise ValueError(f"HookRegistry.register({event!r}): timeout must be > 0, got {timeout}")
+            raise ValueError(
+                f"HookRegistry.register({event!r}): timeout must be > 0, got {timeout}"
+            )
         resolved = _events.canonical(event)
         self._seq += 1
         info = HandlerInfo(
@@ -336,7 +355,7 @@ class HookRegistry:
         for info in chain:
             try:
                 if info.timeout is None and self.default_timeout is None:
-                    result = info.handler(event, current)
+                    result: object = info.handler(event, current)
                     if info.is_async or (
                         result is not None
                         and result.__class__ is not HookResult
@@ -377,20 +396,17 @@ class HookRegistry:
                 if result.data is not None:
                     current = result.data
                     modified = True
-            elif action == "inject_context":
-                if injections is None:
-                    injections = []
-                injections.extend(_sourced_injections(result.context_injections, info.name, event))
-            elif ask is None:  # ask_user: the first one wins
-                ask = result
+            else:  # inject_context or ask_user: both may carry injections, all are kept
                 if result.context_injections:
                     if injections is None:
                         injections = []
                     injections.extend(
                         _sourced_injections(result.context_injections, info.name, event)
                     )
-                if ask.source is None:
-                    ask = ask.model_copy(update={"source": info.name})
+                if action == "ask_user" and ask is None:  # the first ask_user wins
+                    ask = result
+                    if ask.source is None:
+                        ask = ask.model_copy(update={"source": info.name})
 
         if ask is not None:
             return self._merge_ask(ask, current, injections, messages)
@@ -409,6 +425,8 @@ class HookRegistry:
         fields["data"] = data
         fields["context_injections"] = injections or []
         fields["user_messages"] = messages or []
+        if injections:
+            _project_injections(fields, injections)
         if messages:
             _project_messages(fields, messages)
         merged = HookResult.__new__(HookResult)
@@ -418,18 +436,18 @@ class HookRegistry:
         _object_setattr(merged, "__pydantic_private__", None)
         return merged
 
-    async def _call_bounded(
-        self, info: HandlerInfo, event: str, data: dict[str, Any]
-    ) -> HookResult | None:
+    async def _call_bounded(self, info: HandlerInfo, event: str, data: dict[str, Any]) -> object:
         limit = info.timeout if info.timeout is not None else self.default_timeout
         try:
-            async with asyncio.timeout(limit):
-                result = info.handler(event, data)
+            async with asyncio.timeout(limit) as scope:
+                result: object = info.handler(event, data)
                 if inspect.isawaitable(result):
                     result = await result
         except TimeoutError:
-            raise _Failure("timeout", f"timed out after {limit:g}s") from None
-        return result  # type: ignore[return-value]
+            if scope.expired():
+                raise _Failure("timeout", f"timed out after {limit:g}s") from None
+            raise  # the handler's own TimeoutError is an ordinary error
+        return result
 
     def _fail(self, info: HandlerInfo, event: str, kind: FailureKind, error: str) -> bool:
         logger.warning(
@@ -462,7 +480,10 @@ class HookRegistry:
         )
 
     async def emit_and_collect(
-        self, event: str, data: dict[str, Any] | None = None, timeout: float | None = 1.0
+        self,
+        event: str,
+        data: dict[str, Any] | None = None,
+        timeout: float | None = 1.0,  # noqa: ASYNC109 - amplifier-core's public signature
     ) -> list[Any]:
         """Run every handler of ``event`` and collect each result's ``data`` (not None).
 
@@ -474,12 +495,15 @@ class HookRegistry:
         collected: list[Any] = []
         for info in self.handlers_for(event):
             try:
-                async with asyncio.timeout(timeout):
-                    result = info.handler(event, current)
+                async with asyncio.timeout(timeout) as scope:
+                    result: object = info.handler(event, current)
                     if inspect.isawaitable(result):
                         result = await result
-            except TimeoutError:
-                self._fail(info, event, "timeout", f"timed out after {timeout}s")
+            except TimeoutError as exc:
+                if scope.expired():
+                    self._fail(info, event, "timeout", f"timed out after {timeout:g}s")
+                else:
+                    self._fail(info, event, "error", f"{type(exc).__name__}: {exc}")
                 continue
             except Exception as exc:
                 self._fail(info, event, "error", f"{type(exc).__name__}: {exc}")
@@ -489,7 +513,10 @@ class HookRegistry:
                     collected.append(result.data)
             elif result is not None:
                 self._fail(
-                    info, event, "invalid_result", f"returned {type(result).__name__}, not HookResult"
+                    info,
+                    event,
+                    "invalid_result",
+                    f"returned {type(result).__name__}, not HookResult",
                 )
         return collected
 

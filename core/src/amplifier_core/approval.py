@@ -1,0 +1,323 @@
+"""Approval: the pluggable systems that ask the human, and the types they exchange.
+
+Hooks *request* approval (``HookResult(action="ask_user", ...)``); the coordinator asks an
+approval system and decides. Two interfaces are accepted, and the coordinator detects which one
+an object implements:
+
+* the kernel's :class:`ApprovalSystem`:
+  ``async request_approval(prompt, options, timeout, default) -> str`` (the chosen option),
+  called with keyword arguments as amplifier-core calls it;
+* the ecosystem's :class:`ApprovalProvider`:
+  ``async request_approval(ApprovalRequest) -> ApprovalResponse``.
+
+Two ready systems ship here: :class:`StaticApprovalSystem`, a non-interactive policy (deny by
+default, optional prompt rules), and :class:`CallbackApprovalSystem`, which wraps a function.
+
+How an answer is read (:func:`interpret_answer`): an :class:`ApprovalResponse` (or a mapping
+with ``approved``) means what it says, and ``remember=True`` on an approval means "allow
+always". A string approves when it names an allow-like option (its first word is not a refusal
+such as ``deny``/``no``/``never`` and it contains ``allow``, ``yes``, ``approve``, ``always`` ...);
+anything else, including an answer nobody understands, denies. A string containing ``always``
+that approves means "allow always".
+"""
+
+from __future__ import annotations
+
+import inspect
+import re
+from collections.abc import Awaitable, Callable, Mapping, Sequence
+from dataclasses import dataclass
+from fnmatch import fnmatchcase
+from typing import Any, Final, Literal, Protocol, TypeAlias, runtime_checkable
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+from .errors import AmplifierError
+
+__all__ = [
+    "ApprovalDecision",
+    "ApprovalDefault",
+    "ApprovalProvider",
+    "ApprovalRequest",
+    "ApprovalResponse",
+    "ApprovalSystem",
+    "ApprovalTimeoutError",
+    "CallbackApprovalSystem",
+    "StaticApprovalSystem",
+    "ask_approval",
+    "interpret_answer",
+    "is_allow_option",
+]
+
+ApprovalDefault: TypeAlias = Literal["allow", "deny"]
+ApprovalCallback: TypeAlias = Callable[
+    [str, list[str], float, ApprovalDefault], "str | Awaitable[str]"
+]
+
+
+class ApprovalTimeoutError(AmplifierError, TimeoutError):
+    """The human did not answer within the approval timeout.
+
+    A :class:`TimeoutError`, so ``except TimeoutError`` (and ``asyncio.TimeoutError``) catch it.
+    """
+
+
+class ApprovalRequest(BaseModel):
+    """What an :class:`ApprovalProvider` is asked to approve."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    tool_name: str = Field(..., description="Tool (or event) the approval is for")
+    action: str = Field(..., description="Human-readable description of the action")
+    details: dict[str, Any] = Field(default_factory=dict, description="Context and parameters")
+    risk_level: str = Field(..., description="low, medium, high or critical")
+    timeout: float | None = Field(default=None, description="Seconds to wait; None = forever")
+
+    @field_validator("timeout")
+    @classmethod
+    def _timeout_positive(cls, value: float | None) -> float | None:
+        if value is not None and value <= 0:
+            raise ValueError(f"timeout must be > 0 seconds or None (wait forever), got {value}")
+        return value
+
+
+class ApprovalResponse(BaseModel):
+    """An :class:`ApprovalProvider`'s answer; ``remember`` asks to keep an approval."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    approved: bool = Field(..., description="Whether the action was approved")
+    reason: str | None = Field(default=None, description="Why it was approved or denied")
+    remember: bool = Field(default=False, description="Keep this approval for the session")
+
+
+@runtime_checkable
+class ApprovalSystem(Protocol):
+    """The kernel's approval interface: show ``prompt``, return the chosen option.
+
+    Raise :class:`ApprovalTimeoutError` (or :class:`TimeoutError`) when nobody answers within
+    ``timeout`` seconds; the coordinator then applies ``default``.
+    """
+
+    async def request_approval(
+        self,
+        prompt: str,
+        options: list[str],
+        timeout: float,  # noqa: ASYNC109 - the ecosystem's approval interface
+        default: ApprovalDefault,
+    ) -> str: ...
+
+
+@runtime_checkable
+class ApprovalProvider(Protocol):
+    """The ecosystem's approval interface, used by approval modules and UIs."""
+
+    async def request_approval(self, request: ApprovalRequest) -> ApprovalResponse: ...
+
+
+@dataclass(frozen=True, slots=True)
+class ApprovalDecision:
+    """How the coordinator read an answer: approved or not, and whether to remember it."""
+
+    approved: bool
+    always: bool
+    answer: str
+
+
+_REFUSALS: Final = frozenset(
+    {"deny", "denied", "no", "n", "never", "reject", "block", "cancel", "abort", "skip", "don"}
+)
+_APPROVALS: Final = frozenset(
+    {
+        "allow",
+        "allowed",
+        "approve",
+        "approved",
+        "yes",
+        "y",
+        "ok",
+        "okay",
+        "accept",
+        "confirm",
+        "proceed",
+        "continue",
+        "grant",
+        "always",
+    }
+)
+_WORD = re.compile(r"[a-z]+")
+
+
+def is_allow_option(option: str) -> bool:
+    """True when ``option`` approves: no refusal first, an approving word somewhere."""
+    words = _WORD.findall(option.lower())
+    if not words or words[0] in _REFUSALS:
+        return False
+    return any(word in _APPROVALS for word in words)
+
+
+def interpret_answer(answer: object) -> ApprovalDecision:
+    """Read what an approval system returned; raise :class:`TypeError` when it is unreadable."""
+    if isinstance(answer, ApprovalResponse):
+        text = "approved" if answer.approved else "denied"
+        if answer.reason:
+            text = f"{text}: {answer.reason}"
+        return ApprovalDecision(answer.approved, answer.approved and answer.remember, text)
+    if isinstance(answer, str):
+        approved = is_allow_option(answer)
+        return ApprovalDecision(approved, approved and "always" in answer.lower(), answer)
+    if isinstance(answer, bool):
+        return ApprovalDecision(answer, False, "approved" if answer else "denied")
+    if isinstance(answer, Mapping) and isinstance(answer.get("approved"), bool):
+        approved = bool(answer["approved"])
+        remember = bool(answer.get("remember", False))
+        return ApprovalDecision(approved, approved and remember, str(dict(answer)))
+    raise TypeError(
+        f"approval system returned {type(answer).__name__} ({answer!r:.100}); expected the "
+        "chosen option (str) or an ApprovalResponse"
+    )
+
+
+_CallStyle: TypeAlias = Literal["keywords", "positional", "request"]
+
+
+def _call_style(method: Callable[..., Any]) -> _CallStyle:
+    """How to call ``request_approval``: kernel style (by keyword or position) or provider style."""
+    try:
+        signature = inspect.signature(method)
+    except (TypeError, ValueError):  # no introspectable signature: call it like amplifier-core
+        return "keywords"
+    try:
+        signature.bind(prompt="p", options=["Allow"], timeout=1.0, default="deny")
+        return "keywords"
+    except TypeError:
+        pass
+    try:
+        signature.bind("p", ["Allow"], 1.0, "deny")
+        return "positional"
+    except TypeError:
+        return "request"
+
+
+async def ask_approval(
+    system: object,
+    *,
+    prompt: str,
+    options: list[str],
+    timeout: float,  # noqa: ASYNC109 - handed to the system, and enforced by the caller
+    default: ApprovalDefault,
+    request: Callable[[], ApprovalRequest],
+) -> object:
+    """Ask ``system`` in whichever style it implements and return its raw answer.
+
+    A kernel-style system is called with keyword arguments (as amplifier-core calls it), or by
+    position when its parameters have other names. ``request`` builds the
+    :class:`ApprovalRequest` for the ecosystem's provider style and is only called for one.
+    """
+    method = getattr(system, "request_approval", None)
+    if method is None or not callable(method):
+        raise TypeError(
+            f"approval system {type(system).__name__} has no request_approval method; implement "
+            "ApprovalSystem or ApprovalProvider (amplifier_core.approval)"
+        )
+    style = _call_style(method)
+    if style == "keywords":
+        answer = method(prompt=prompt, options=options, timeout=timeout, default=default)
+    elif style == "positional":
+        answer = method(prompt, options, timeout, default)
+    else:
+        answer = method(request())
+    if inspect.isawaitable(answer):
+        answer = await answer
+    return answer
+
+
+def _pick(options: Sequence[str], *, allow: bool, always: bool) -> str:
+    if not allow:
+        return next((o for o in options if not is_allow_option(o)), "Deny")
+    approving = [o for o in options if is_allow_option(o)]
+    if always:
+        remembered = [o for o in approving if "always" in o.lower()]
+        if remembered:
+            return remembered[0]
+    once = [o for o in approving if "always" not in o.lower()]
+    return (once or approving or ["Allow"])[0]
+
+
+PolicyDecision: TypeAlias = Literal["allow", "deny", "always"]
+
+
+class StaticApprovalSystem:
+    """A non-interactive approval policy: the same answer every time, or per prompt rule.
+
+    ``decision`` is ``"deny"`` (default), ``"allow"`` (allow once) or ``"always"`` (choose the
+    "allow always" option when the hook offers one). ``rules`` are ``(glob, decision)`` pairs
+    matched in order against the prompt; the first match wins, else ``decision`` applies. The
+    chosen option is one of the offered options (``"Deny"``/``"Allow"`` when none fits).
+    ``requests`` keeps every prompt asked, in order.
+    """
+
+    def __init__(
+        self,
+        decision: PolicyDecision = "deny",
+        *,
+        rules: Sequence[tuple[str, PolicyDecision]] = (),
+    ) -> None:
+        for where, value in [("decision", decision), *((f"rules[{p!r}]", d) for p, d in rules)]:
+            if value not in ("allow", "deny", "always"):
+                raise ValueError(
+                    f"StaticApprovalSystem {where}: expected 'allow', 'deny' or 'always', "
+                    f"got {value!r}"
+                )
+        self.decision: PolicyDecision = decision
+        self.rules: list[tuple[str, PolicyDecision]] = list(rules)
+        self.requests: list[str] = []
+
+    def decide(self, prompt: str) -> PolicyDecision:
+        """The policy's decision for ``prompt``."""
+        for pattern, decision in self.rules:
+            if fnmatchcase(prompt, pattern):
+                return decision
+        return self.decision
+
+    async def request_approval(
+        self,
+        prompt: str,
+        options: list[str],
+        timeout: float,  # noqa: ASYNC109 - the ecosystem's approval interface
+        default: ApprovalDefault,
+    ) -> str:
+        """Answer at once, by policy."""
+        self.requests.append(prompt)
+        decision = self.decide(prompt)
+        return _pick(options, allow=decision != "deny", always=decision == "always")
+
+
+class CallbackApprovalSystem:
+    """An approval system that calls ``callback(prompt, options, timeout, default)``.
+
+    The callback may be sync or async and returns the chosen option; it may raise
+    :class:`ApprovalTimeoutError`. ``calls`` counts how often it was asked.
+    """
+
+    def __init__(self, callback: ApprovalCallback) -> None:
+        if not callable(callback):
+            raise TypeError(
+                f"CallbackApprovalSystem: callback must be callable, got {type(callback).__name__}"
+            )
+        self.callback = callback
+        self.calls = 0
+
+    async def request_approval(
+        self,
+        prompt: str,
+        options: list[str],
+        timeout: float,  # noqa: ASYNC109 - the ecosystem's approval interface
+        default: ApprovalDefault,
+    ) -> str:
+        """Ask the callback and return its answer."""
+        self.calls += 1
+        answer = self.callback(prompt, options, timeout, default)
+        if inspect.isawaitable(answer):
+            answer = await answer
+        return answer

@@ -1,0 +1,467 @@
+"""Bundle files: which modules a session mounts, in which order, with which config.
+
+A bundle is a YAML file (``bundle.yaml``), or a Markdown file whose YAML front matter holds
+the same keys (``bundle.md``; the Markdown body is kept as :attr:`Bundle.instruction`)::
+
+    bundle:
+      name: my-assistant
+      version: 1.0.0
+    session:
+      injection_size_limit: 10240
+    hooks:
+      - module: hooks-logging
+      - module: hooks-approval
+        source: ./modules/hooks-approval     # optional: a local directory
+        config:
+          require_approval: [bash, write_file]
+
+``hooks``, ``tools`` and ``providers`` are lists of module entries ``{module, config,
+source}``; ``session`` is the kernel's own config; every other top-level key (``agents``,
+``includes``, ...) is kept as it is, in :attr:`Bundle.model_extra`.
+
+A bad file raises :class:`~amplifier_core.errors.BundleError` naming the file, the line,
+the key path and what was expected, never a bare traceback::
+
+    invalid bundle bundle.yaml:9: hooks[1].config: expected a mapping, got str 'verbose'
+
+Beyond the schema, a bundle must not list one module twice (the loader mounts each module
+once), must not repeat a key inside one mapping (YAML would silently keep the last), and
+must not misspell a known top-level key (``hoks:`` would otherwise mount nothing).
+"""
+
+from __future__ import annotations
+
+import difflib
+import os
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any, Final
+
+import yaml
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    PrivateAttr,
+    ValidationError,
+    ValidationInfo,
+    field_validator,
+    model_validator,
+)
+from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
+
+from .errors import BundleError, BundleProblem
+
+__all__ = [
+    "BUNDLE_FILE_NAMES",
+    "MODULE_SECTIONS",
+    "Bundle",
+    "BundleInfo",
+    "ModuleEntry",
+    "load_bundle",
+    "parse_bundle",
+]
+
+MODULE_SECTIONS: Final = ("providers", "tools", "hooks")
+"""Top-level keys holding lists of module entries, in the order a session mounts them."""
+
+BUNDLE_FILE_NAMES: Final = ("bundle.yaml", "bundle.yml", "bundle.md")
+"""File names :func:`load_bundle` looks for when given a directory."""
+
+_KNOWN_KEYS: Final = frozenset(
+    {"bundle", "session", "instruction", "includes", "agents", "context", "spawn", *MODULE_SECTIONS}
+)
+_SKIP_CROSS_CHECKS: Final = "amplifier_core.bundle.skip_cross_checks"
+_MARKDOWN_SUFFIXES: Final = (".md", ".markdown")
+_EXPECTED: Final = {
+    "dict_type": "a mapping",
+    "model_type": "a mapping",
+    "model_attributes_type": "a mapping",
+    "list_type": "a list",
+    "string_type": "a string",
+    "string_too_short": "a non-empty string",
+    "int_type": "an integer",
+    "int_parsing": "an integer",
+    "float_type": "a number",
+    "float_parsing": "a number",
+    "bool_type": "true or false",
+    "bool_parsing": "true or false",
+}
+
+Loc = tuple[str | int, ...]
+
+
+class BundleInfo(BaseModel):
+    """The ``bundle:`` block: who this bundle is. Extra keys are kept."""
+
+    model_config = ConfigDict(extra="allow")
+
+    name: str = Field(min_length=1)
+    version: str = "0.0.0"
+    description: str = ""
+
+    @field_validator("name", "version", mode="before")
+    @classmethod
+    def _numbers_as_text(cls, value: Any) -> Any:
+        """``version: 1.0`` is a float in YAML; keep it as the text the author meant."""
+        if isinstance(value, int | float) and not isinstance(value, bool):
+            return str(value)
+        return value
+
+
+class ModuleEntry(BaseModel):
+    """One module to mount: its id, its config and, optionally, where its code lives.
+
+    ``source`` is a local directory holding the module or a ``package.module:attr``
+    reference; without it the module's ``amplifier.modules`` entry point is used.
+    """
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    module: str
+    config: dict[str, Any] = Field(default_factory=dict)
+    source: str | None = None
+
+    @field_validator("module")
+    @classmethod
+    def _module_id(cls, value: str) -> str:
+        if not value or value != value.strip() or "=" in value:
+            raise ValueError(f"expected a module id such as 'hooks-logging', got {value!r}")
+        return value
+
+    @field_validator("config", mode="before")
+    @classmethod
+    def _empty_config(cls, value: Any) -> Any:
+        """``config:`` with nothing under it is an empty mapping, not an error."""
+        return {} if value is None else value
+
+
+class Bundle(BaseModel):
+    """A parsed, validated bundle. Unknown top-level keys are kept in ``model_extra``."""
+
+    model_config = ConfigDict(extra="allow")
+
+    bundle: BundleInfo | None = None
+    session: dict[str, Any] = Field(default_factory=dict)
+    providers: list[ModuleEntry] = Field(default_factory=list)
+    tools: list[ModuleEntry] = Field(default_factory=list)
+    hooks: list[ModuleEntry] = Field(default_factory=list)
+    instruction: str | None = None
+
+    _source_name: str = PrivateAttr(default="<string>")
+    _base_dir: Path | None = PrivateAttr(default=None)
+
+    @field_validator("session", "providers", "tools", "hooks", mode="before")
+    @classmethod
+    def _empty_section(cls, value: Any, info: ValidationInfo) -> Any:
+        """``hooks:`` with nothing under it is an empty section."""
+        if value is None:
+            return {} if info.field_name == "session" else []
+        return value
+
+    @model_validator(mode="before")
+    @classmethod
+    def _cross_checks(cls, data: Any, info: ValidationInfo) -> Any:
+        if isinstance(data, dict) and not (info.context or {}).get(_SKIP_CROSS_CHECKS):
+            problems = [f"{_key_path(loc)}: {message}" for loc, message in _cross_problems(data)]
+            if problems:
+                raise ValueError("; ".join(problems))
+        return data
+
+    @property
+    def name(self) -> str | None:
+        """``bundle.name``, if the bundle has a ``bundle:`` block."""
+        return self.bundle.name if self.bundle is not None else None
+
+    @property
+    def source_name(self) -> str:
+        """The file this bundle was read from (``<string>`` when parsed from text)."""
+        return self._source_name
+
+    @property
+    def base_dir(self) -> Path | None:
+        """The directory relative ``source`` paths are resolved against."""
+        return self._base_dir
+
+    def module_entries(self) -> list[tuple[str, ModuleEntry]]:
+        """Every ``(section, entry)`` in mount order: providers, then tools, then hooks."""
+        return [(section, entry) for section in MODULE_SECTIONS for entry in getattr(self, section)]
+
+
+# -- public functions ------------------------------------------------------------------
+
+
+def load_bundle(path: str | os.PathLike[str]) -> Bundle:
+    """Read and validate a bundle file (or a directory holding ``bundle.yaml``/``.md``).
+
+    :raises BundleError: the file is missing or unreadable, is not valid YAML, or does not
+        match the schema; the error names the file, line and key path.
+    """
+    where = Path(path)
+    if where.is_dir():
+        found = next((where / n for n in BUNDLE_FILE_NAMES if (where / n).is_file()), None)
+        if found is None:
+            names = ", ".join(BUNDLE_FILE_NAMES)
+            raise BundleError(str(where), [BundleProblem(f"a directory without {names}")])
+        where = found
+    try:
+        text = where.read_text(encoding="utf-8-sig")
+    except UnicodeDecodeError as err:
+        line = err.object[: err.start].count(b"\n") + 1
+        byte = err.object[err.start]
+        problem = BundleProblem(
+            f"not UTF-8 text: byte {byte:#04x} at offset {err.start}", line=line
+        )
+        raise BundleError(str(where), [problem]) from err
+    except OSError as err:
+        problem = BundleProblem(f"cannot read the file: {err.strerror or err}")
+        raise BundleError(str(where), [problem]) from err
+    bundle = parse_bundle(text, str(where))
+    bundle._base_dir = where.resolve().parent
+    return bundle
+
+
+def parse_bundle(
+    text: str, source_name: str = "<string>", *, markdown: bool | None = None
+) -> Bundle:
+    """Validate bundle text; ``source_name`` is the file name used in error messages.
+
+    :param markdown: read YAML front matter and keep the body as the instruction;
+        ``None`` decides by the suffix of ``source_name`` (``.md``).
+    :raises BundleError: see :func:`load_bundle`.
+    """
+    if markdown is None:
+        markdown = source_name.lower().endswith(_MARKDOWN_SUFFIXES)
+    instruction: str | None = None
+    if markdown:
+        text, instruction = _front_matter(text, source_name)
+    root, data = _compose(text, source_name)
+    if data is None:
+        raise BundleError(
+            source_name,
+            [BundleProblem("the bundle is empty; expected a mapping with keys such as 'hooks'")],
+        )
+    if not isinstance(data, dict):
+        raise BundleError(
+            source_name,
+            [
+                BundleProblem(
+                    f"expected a mapping with keys such as 'bundle' and 'hooks', "
+                    f"got {_describe_value(data)}",
+                    line=_line(root),
+                )
+            ],
+        )
+    if instruction is not None and "instruction" not in data:
+        data["instruction"] = instruction
+    problems = list(_duplicate_keys(root))
+    for loc, message in _cross_problems(data, root):
+        node = _find(root, loc, key=len(loc) == 1)
+        problems.append(BundleProblem(message, key_path=_key_path(loc), line=_line(node)))
+    try:
+        bundle = Bundle.model_validate(data, context={_SKIP_CROSS_CHECKS: True})
+    except ValidationError as err:
+        problems.extend(_validation_problems(err, root))
+        bundle = None
+    if problems or bundle is None:
+        problems.sort(key=lambda p: (p.line or 0, p.column or 0))
+        raise BundleError(source_name, problems)
+    bundle._source_name = source_name
+    return bundle
+
+
+# -- YAML with positions ---------------------------------------------------------------
+
+
+def _front_matter(text: str, source_name: str) -> tuple[str, str | None]:
+    """Split Markdown into its YAML front matter (line numbers kept) and its body."""
+    lines = text.splitlines(keepends=True)
+    if not lines or lines[0].strip() != "---":
+        problem = BundleProblem(
+            "a Markdown bundle must start with YAML front matter between '---' lines", line=1
+        )
+        raise BundleError(source_name, [problem])
+    for index in range(1, len(lines)):
+        if lines[index].rstrip() in ("---", "..."):
+            body = "".join(lines[index + 1 :]).strip()
+            return "".join(lines[:index]), body or None
+    problem = BundleProblem("the front matter opened at line 1 is never closed with '---'", line=1)
+    raise BundleError(source_name, [problem])
+
+
+def _compose(text: str, source_name: str) -> tuple[Node | None, Any]:
+    """Parse YAML once, keeping both the node tree (for line numbers) and the data."""
+    loader = yaml.SafeLoader(text)
+    try:
+        root = loader.get_single_node()
+        data = loader.construct_document(root) if root is not None else None
+    except yaml.MarkedYAMLError as err:
+        raise BundleError(source_name, [_yaml_problem(err)]) from err
+    except yaml.YAMLError as err:
+        raise BundleError(source_name, [BundleProblem(f"invalid YAML: {err}")]) from err
+    finally:
+        loader.dispose()
+    return root, data
+
+
+def _yaml_problem(err: yaml.MarkedYAMLError) -> BundleProblem:
+    mark = err.problem_mark or err.context_mark
+    problem, context = err.problem, err.context
+    if problem and context and context.startswith("expected"):
+        message = f"{context}, {problem}"
+    elif problem and context:
+        message = f"{problem} ({context}"
+        if err.context_mark is not None and err.context_mark is not mark:
+            message += f" at line {err.context_mark.line + 1}"
+        message += ")"
+    else:
+        message = problem or context or "syntax error"
+    if mark is None:
+        return BundleProblem(f"invalid YAML: {message}")
+    return BundleProblem(f"invalid YAML: {message}", line=mark.line + 1, column=mark.column + 1)
+
+
+def _line(node: Node | None) -> int | None:
+    return node.start_mark.line + 1 if node is not None else None
+
+
+def _pairs(node: MappingNode) -> Iterator[tuple[str | None, Node, Node]]:
+    for key, value in node.value:
+        yield (key.value if isinstance(key, ScalarNode) else None), key, value
+
+
+def _find(root: Node | None, loc: Loc, *, key: bool = False) -> Node | None:
+    """The deepest node along ``loc``; with ``key``, the key node of the last step."""
+    node = root
+    for index, part in enumerate(loc):
+        last = index == len(loc) - 1
+        if isinstance(node, MappingNode):
+            match = next(((k, v) for name, k, v in _pairs(node) if name == str(part)), None)
+            if match is None:
+                return node
+            node = match[0] if key and last else match[1]
+        elif isinstance(node, SequenceNode) and isinstance(part, int) and part < len(node.value):
+            node = node.value[part]
+        else:
+            return node
+    return node
+
+
+def _duplicate_keys(root: Node | None) -> Iterator[BundleProblem]:
+    """YAML keeps the last of two equal keys; a bundle should say what it means once."""
+    stack: list[tuple[Node, Loc]] = [(root, ())] if root is not None else []
+    while stack:
+        node, loc = stack.pop()
+        if isinstance(node, MappingNode):
+            seen: dict[str, Node] = {}
+            for name, key, value in _pairs(node):
+                if name is not None and name != "<<":
+                    if name in seen:
+                        yield BundleProblem(
+                            f"duplicate key {name!r} (first at line {_line(seen[name])}); "
+                            "YAML would keep only the last one",
+                            key_path=_key_path((*loc, name)),
+                            line=_line(key),
+                        )
+                    else:
+                        seen[name] = key
+                stack.append((value, (*loc, name if name is not None else "?")))
+        elif isinstance(node, SequenceNode):
+            stack.extend((item, (*loc, i)) for i, item in enumerate(node.value))
+
+
+# -- checks and messages ---------------------------------------------------------------
+
+
+def _cross_problems(data: dict[Any, Any], root: Node | None = None) -> list[tuple[Loc, str]]:
+    """Problems the schema cannot see: one module listed twice, a misspelled section."""
+    problems: list[tuple[Loc, str]] = []
+    for key in data:
+        if isinstance(key, str) and key not in _KNOWN_KEYS:
+            close = difflib.get_close_matches(key, sorted(_KNOWN_KEYS), n=1, cutoff=0.8)
+            if close:
+                problems.append(
+                    ((key,), f"unknown top-level key {key!r} (did you mean {close[0]!r}?)")
+                )
+    first: dict[str, Loc] = {}
+    for section in MODULE_SECTIONS:
+        entries = data.get(section)
+        if not isinstance(entries, list):
+            continue
+        for index, entry in enumerate(entries):
+            module_id = entry.get("module") if isinstance(entry, dict) else None
+            if not isinstance(module_id, str):
+                continue
+            if module_id in first:
+                earlier = first[module_id]
+                where = _key_path(earlier)
+                if root is not None:
+                    where += f" (line {_line(_find(root, earlier))})"
+                problems.append(
+                    (
+                        (section, index, "module"),
+                        f"module {module_id!r} is already listed at {where}; "
+                        "each module is mounted once (merge the two configs)",
+                    )
+                )
+            else:
+                first[module_id] = (section, index)
+    return problems
+
+
+def _validation_problems(err: ValidationError, root: Node | None) -> Iterator[BundleProblem]:
+    for error in err.errors(include_url=False):
+        loc: Loc = tuple(error["loc"])
+        kind = error["type"]
+        if kind == "extra_forbidden":
+            node = _find(root, loc, key=True)
+            message = _unknown_key(str(loc[-1]))
+        elif kind == "missing":
+            node = _find(root, loc[:-1])
+            message = f"missing required key {loc[-1]!r}"
+        else:
+            node = _find(root, loc)
+            message = _expectation(kind, error["msg"], error.get("input"), loc)
+        yield BundleProblem(message, key_path=_key_path(loc) or None, line=_line(node))
+
+
+def _unknown_key(key: str) -> str:
+    allowed = list(ModuleEntry.model_fields)
+    message = f"unknown key {key!r}"
+    close = difflib.get_close_matches(key, allowed, n=1, cutoff=0.6)
+    if close:
+        message += f" (did you mean {close[0]!r}?)"
+    return f"{message}; expected one of: {', '.join(allowed)}"
+
+
+def _expectation(kind: str, msg: str, value: Any, loc: Loc) -> str:
+    expected = _EXPECTED.get(kind)
+    if expected is None:
+        return msg.removeprefix("Value error, ")
+    message = f"expected {expected}, got {_describe_value(value)}"
+    in_section = len(loc) == 2 and loc[0] in MODULE_SECTIONS and isinstance(loc[1], int)
+    if in_section and isinstance(value, str):
+        message += f"; write it as '- module: {value}'"
+    return message
+
+
+def _describe_value(value: Any) -> str:
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return f"bool {str(value).lower()}"
+    if isinstance(value, dict):
+        return "a mapping"
+    if isinstance(value, list):
+        return "a list"
+    text = repr(value)
+    if len(text) > 40:
+        text = text[:37] + "..."
+    return f"{type(value).__name__} {text}"
+
+
+def _key_path(loc: Loc) -> str:
+    path = ""
+    for part in loc:
+        path += f"[{part}]" if isinstance(part, int) else (f".{part}" if path else str(part))
+    return path

@@ -1,0 +1,922 @@
+"""The module coordinator: where modules mount, and where hook results are acted on.
+
+A session owns one :class:`ModuleCoordinator`. Modules receive it in
+``mount(coordinator, config)`` and use ``coordinator.hooks`` (the :class:`HookRegistry`),
+``mount``/``get``, capabilities, contribution channels and cleanup registration. Modules may
+also keep their own state on it (``coordinator.todo_state = [...]``).
+
+:meth:`ModuleCoordinator.process_hook_result` turns a :class:`HookResult` into effects, in this
+order:
+
+1. **User messages** (``user_messages``, else ``user_message``) go to the display system as
+   ``show_message(message=, level=, source=)``, sync or async; without one they are logged.
+2. **Context injections** (every ``context_injections`` entry, whatever the action): control
+   characters other than newline and tab are removed; an injection over
+   ``session.injection_size_limit`` bytes (default 10 KiB, ``None`` = unlimited) is rejected;
+   tokens (characters / 4, rounded up) count against ``session.injection_budget_per_turn``
+   (default 10,000, ``None`` = unlimited), and going over is logged and audited but not
+   blocked. Non-ephemeral injections are added to the context manager mounted at ``context``
+   (else to the coordinator's in-memory store) as ``{role, content, metadata}`` with metadata
+   ``{source: "hook", hook_name, event, timestamp}``; ephemeral ones wait for the next provider
+   request in :meth:`ModuleCoordinator.take_ephemeral_injections`. A size violation raises
+   :class:`InjectionTooLargeError` before anything is added, except on ``deny`` and
+   ``ask_user`` results: there the oversized injection is dropped (logged, audited) so that it
+   can never cancel a gate decision.
+3. **ask_user** goes to the approval system (see :mod:`amplifier_core.approval`). The kernel,
+   never the hook, decides: an "allow always" answer is remembered for the session per
+   (requesting hook, prompt); a timeout or a failing system applies ``approval_default``; with
+   no approval system the request is denied. The result is ``continue`` (with the event data)
+   or ``deny`` with a reason naming who denied and why. ``approval:required``, then
+   ``approval:granted`` or ``approval:denied`` are emitted for observers, with data ``hook``,
+   ``trigger_event``, ``prompt`` and the request or decision fields (their results are not
+   acted on).
+4. **deny** is audited and returned as it is.
+
+``suppress_output`` stays on the returned result: it hides the hook's own output only, never a
+tool's. Every injection, rejection, budget overrun, approval request and decision, deny, user
+message and hook failure is written to the audit trail (:mod:`amplifier_core.audit`).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import inspect
+import logging
+import uuid
+from collections.abc import Callable, Mapping, MutableMapping
+from datetime import UTC, datetime
+from typing import Any, Final, Literal, Self, TypeAlias
+
+from . import events as _events
+from .approval import (
+    ApprovalDecision,
+    ApprovalRequest,
+    ask_approval,
+    interpret_answer,
+)
+from .audit import AuditTrail
+from .context import InMemoryContext
+from .display import log_level
+from .errors import AmplifierError
+from .hooks import HookRegistry
+from .models import ContextInjection, HookResult, UserMessage
+
+__all__ = [
+    "DEFAULT_APPROVAL_OPTIONS",
+    "DEFAULT_APPROVAL_PROMPT",
+    "DEFAULT_INJECTION_BUDGET_PER_TURN",
+    "DEFAULT_INJECTION_SIZE_LIMIT",
+    "MOUNT_POINTS",
+    "InjectionTooLargeError",
+    "ModuleCoordinator",
+    "strip_control_characters",
+]
+
+logger = logging.getLogger(__name__)
+
+DEFAULT_INJECTION_SIZE_LIMIT: Final = 10 * 1024
+DEFAULT_INJECTION_BUDGET_PER_TURN: Final = 10_000
+DEFAULT_APPROVAL_PROMPT: Final = "Allow this operation?"
+DEFAULT_APPROVAL_OPTIONS: Final = ("Allow", "Deny")
+
+_SINGLE: Final = ("orchestrator", "context", "module-source-resolver")
+_MULTI: Final = ("providers", "tools")
+MOUNT_POINTS: Final = (
+    "orchestrator",
+    "providers",
+    "tools",
+    "context",
+    "hooks",
+    "module-source-resolver",
+)
+_RISK_LEVELS: Final = frozenset({"low", "medium", "high", "critical"})
+
+_CONTROL: Final = dict.fromkeys(c for c in (*range(32), *range(127, 160)) if c not in (9, 10))
+
+Cleanup: TypeAlias = Callable[[], Any]
+_Why: TypeAlias = Literal["user", "cached", "timeout", "error", "no_approval_system"]
+
+
+def strip_control_characters(text: str) -> str:
+    """``text`` without C0/C1 control characters, except newline and tab."""
+    return text.translate(_CONTROL)
+
+
+def _now() -> str:
+    return datetime.now(UTC).isoformat()
+
+
+class InjectionTooLargeError(AmplifierError, ValueError):
+    """A hook's context injection is over ``session.injection_size_limit``."""
+
+    def __init__(self, *, hook_name: str, event: str, size: int, limit: int) -> None:
+        super().__init__(
+            f"context injection from hook {hook_name!r} on event {event!r} is {size} bytes, "
+            f"over the limit of {limit} bytes (config key session.injection_size_limit; "
+            "None means unlimited)"
+        )
+        self.hook_name = hook_name
+        self.event = event
+        self.size = size
+        self.limit = limit
+
+
+def _limit(config: Mapping[str, Any], key: str, default: int) -> int | None:
+    session = config.get("session")
+    if session is None:
+        return default
+    if not isinstance(session, Mapping):
+        raise ValueError(f"config key session: expected a mapping, got {type(session).__name__}")
+    if key not in session:
+        return default
+    value = session[key]
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+        raise ValueError(
+            f"config key session.{key}: expected a whole number >= 0 or null (unlimited), "
+            f"got {value!r}"
+        )
+    return value
+
+
+class ModuleCoordinator:
+    """Mount points, capabilities, cleanup and hook-result processing for one session.
+
+    ``session`` (optional) may carry ``session_id``, ``parent_id`` and ``config`` as an
+    amplifier session does; the keyword arguments override it. ``hooks`` defaults to a new
+    :class:`HookRegistry`, ``audit`` to the trail that ``session.audit_log`` asks for.
+
+    Subclasses written for amplifier-core pass the constructor arguments to ``__new__`` (as
+    its ``testing.MockCoordinator`` does); that works here too.
+    """
+
+    def __new__(cls, *args: Any, **kwargs: Any) -> Self:
+        instance = super().__new__(cls)
+        if cls.__new__ is not ModuleCoordinator.__new__:
+            instance._setup(*args, **kwargs)
+        return instance
+
+    def __init__(
+        self,
+        session: Any = None,
+        approval_system: Any = None,
+        display_system: Any = None,
+        *,
+        config: MutableMapping[str, Any] | None = None,
+        session_id: str | None = None,
+        parent_id: str | None = None,
+        hooks: HookRegistry | None = None,
+        audit: AuditTrail | None = None,
+    ) -> None:
+        arguments = (session, approval_system, display_system, config, session_id, parent_id)
+        if "_hooks" in self.__dict__ and all(a is None for a in (*arguments, hooks, audit)):
+            return  # already set up by __new__ (amplifier-core style subclass)
+        self._setup(
+            session,
+            approval_system,
+            display_system,
+            config=config,
+            session_id=session_id,
+            parent_id=parent_id,
+            hooks=hooks,
+            audit=audit,
+        )
+
+    def _setup(
+        self,
+        session: Any = None,
+        approval_system: Any = None,
+        display_system: Any = None,
+        *,
+        config: MutableMapping[str, Any] | None = None,
+        session_id: str | None = None,
+        parent_id: str | None = None,
+        hooks: HookRegistry | None = None,
+        audit: AuditTrail | None = None,
+    ) -> None:
+        if config is None:
+            config = getattr(session, "config", None)
+            if config is None:
+                config = {}
+        if not isinstance(config, MutableMapping):
+            raise TypeError(
+                f"ModuleCoordinator: config must be a dict, got {type(config).__name__}"
+            )
+        self._session = session
+        self._config: MutableMapping[str, Any] = config
+        self._session_id: str = str(
+            session_id or getattr(session, "session_id", None) or uuid.uuid4()
+        )
+        self._parent_id: str | None = (
+            parent_id if parent_id is not None else getattr(session, "parent_id", None)
+        )
+        # Read both limits once so that a bad value fails here, naming its key.
+        _limit(config, "injection_size_limit", DEFAULT_INJECTION_SIZE_LIMIT)
+        _limit(config, "injection_budget_per_turn", DEFAULT_INJECTION_BUDGET_PER_TURN)
+
+        self._hooks = hooks if hooks is not None else HookRegistry()
+        self._hooks.set_default_fields(session_id=self._session_id, parent_id=self._parent_id)
+        if audit is None:
+            audit = AuditTrail.from_config(config, session_id=self._session_id)
+        elif audit.session_id is None:
+            audit.session_id = self._session_id
+        self._audit = audit
+        self._remove_failure_listener = self._hooks.add_failure_listener(audit.on_hook_failure)
+
+        self._mount_points: dict[str, Any] = {
+            "orchestrator": None,
+            "providers": {},
+            "tools": {},
+            "context": None,
+            "hooks": self._hooks,
+            "module-source-resolver": None,
+        }
+        self._capabilities: dict[str, Any] = {}
+        self._cleanups: list[Cleanup] = []
+        self._channels: dict[str, list[dict[str, Any]]] = {}
+        self._approval_system = approval_system
+        self._display_system = display_system
+        self._own_context = InMemoryContext()
+        self._ephemeral: list[ContextInjection] = []
+        self._turn_tokens = 0
+        self._always_allowed: set[tuple[str, str]] = set()
+        self._cancel_event = asyncio.Event()
+        self._cancel_immediate = False
+        self.loader: Any = None
+
+    # ------------------------------------------------------------------ infrastructure
+
+    @property
+    def session(self) -> Any:
+        """The session object passed in, if any."""
+        return self._session
+
+    @property
+    def session_id(self) -> str:
+        return self._session_id
+
+    @property
+    def parent_id(self) -> str | None:
+        return self._parent_id
+
+    @property
+    def config(self) -> MutableMapping[str, Any]:
+        """The session configuration (mount plan)."""
+        return self._config
+
+    @property
+    def hooks(self) -> HookRegistry:
+        """The hook registry modules register their handlers with."""
+        return self._hooks
+
+    @property
+    def hook_registry(self) -> HookRegistry:
+        """Alias of :attr:`hooks`."""
+        return self._hooks
+
+    @property
+    def audit(self) -> AuditTrail:
+        """The audit trail every hook outcome is recorded in."""
+        return self._audit
+
+    @property
+    def approval_system(self) -> Any:
+        """Asks the human on ``ask_user``; ``None`` denies every request."""
+        return self._approval_system
+
+    @approval_system.setter
+    def approval_system(self, value: Any) -> None:
+        self._approval_system = value
+
+    @property
+    def display_system(self) -> Any:
+        """Shows hook messages to the human; ``None`` logs them."""
+        return self._display_system
+
+    @display_system.setter
+    def display_system(self, value: Any) -> None:
+        self._display_system = value
+
+    @property
+    def injection_size_limit(self) -> int | None:
+        """Bytes allowed per injection (``session.injection_size_limit``); None = unlimited."""
+        return _limit(self._config, "injection_size_limit", DEFAULT_INJECTION_SIZE_LIMIT)
+
+    @property
+    def injection_budget_per_turn(self) -> int | None:
+        """Estimated tokens per turn before a warning; None = unlimited."""
+        return _limit(self._config, "injection_budget_per_turn", DEFAULT_INJECTION_BUDGET_PER_TURN)
+
+    @property
+    def current_turn_injection_tokens(self) -> int:
+        """Estimated tokens injected since the last :meth:`reset_turn`."""
+        return self._turn_tokens
+
+    def reset_turn(self) -> None:
+        """Start a new turn: the injection budget is counted from zero again."""
+        self._turn_tokens = 0
+
+    # ------------------------------------------------------------------ mount points
+
+    @property
+    def mount_points(self) -> dict[str, Any]:
+        """The live mount-point table (``providers`` and ``tools`` are dicts by name)."""
+        return self._mount_points
+
+    def _check_mount_point(self, mount_point: str, operation: str) -> None:
+        if mount_point not in self._mount_points:
+            raise ValueError(
+                f"ModuleCoordinator.{operation}: unknown mount point {mount_point!r}; "
+                f"expected one of {', '.join(MOUNT_POINTS)}"
+            )
+
+    async def mount(self, mount_point: str, module: Any, name: str | None = None) -> None:
+        """Mount ``module`` at ``mount_point`` (``name`` for providers and tools).
+
+        A provider or tool without ``name`` is mounted under its ``name`` attribute.
+        """
+        self._check_mount_point(mount_point, "mount")
+        if mount_point == "hooks":
+            raise ValueError(
+                "ModuleCoordinator.mount('hooks', ...): hook handlers are registered with "
+                "coordinator.hooks.register(event, handler), not mounted"
+            )
+        if mount_point in _SINGLE:
+            current = self._mount_points[mount_point]
+            if current is not None and current is not module:
+                logger.warning(
+                    "replacing %s at mount point %r with %s",
+                    type(current).__name__,
+                    mount_point,
+                    type(module).__name__,
+                )
+            self._mount_points[mount_point] = module
+            return
+        if name is None:
+            name = getattr(module, "name", None)
+            if not isinstance(name, str) or not name:
+                raise ValueError(
+                    f"ModuleCoordinator.mount({mount_point!r}, {type(module).__name__}): pass "
+                    "name=... or give the module a non-empty 'name' attribute"
+                )
+        self._mount_points[mount_point][name] = module
+
+    async def unmount(self, mount_point: str, name: str | None = None) -> None:
+        """Remove what is mounted at ``mount_point`` (``name`` for providers and tools)."""
+        self._check_mount_point(mount_point, "unmount")
+        if mount_point == "hooks":
+            raise ValueError(
+                "ModuleCoordinator.unmount('hooks'): remove handlers with the function "
+                "coordinator.hooks.register returned, or coordinator.hooks.unregister(name)"
+            )
+        if mount_point in _SINGLE:
+            self._mount_points[mount_point] = None
+            return
+        if name is None:
+            raise ValueError(
+                f"ModuleCoordinator.unmount({mount_point!r}): name is required for {mount_point}"
+            )
+        self._mount_points[mount_point].pop(name, None)
+
+    def get(self, mount_point: str, name: str | None = None) -> Any:
+        """What is mounted at ``mount_point``: the module, the registry, or a dict by name.
+
+        With ``name`` a provider or tool is looked up (``None`` when absent).
+        """
+        self._check_mount_point(mount_point, "get")
+        value = self._mount_points[mount_point]
+        if name is not None and mount_point in _MULTI:
+            return value.get(name)
+        return value
+
+    @property
+    def context(self) -> Any:
+        """The context manager mounted at ``context``, else the coordinator's own store."""
+        mounted = self._mount_points["context"]
+        return mounted if mounted is not None else self._own_context
+
+    # ------------------------------------------------------------------ capabilities
+
+    def register_capability(self, name: str, value: Any) -> None:
+        """Offer ``value`` to other modules under ``name`` (replacing an earlier one)."""
+        self._capabilities[name] = value
+
+    def get_capability(self, name: str) -> Any:
+        """The capability registered under ``name``, or ``None``."""
+        return self._capabilities.get(name)
+
+    # ------------------------------------------------------------------ contributions
+
+    @property
+    def channels(self) -> dict[str, list[dict[str, Any]]]:
+        """Contributors per channel: ``{channel: [{"name", "callback"}, ...]}``."""
+        return self._channels
+
+    def register_contributor(self, channel: str, name: str, callback: Callable[[], Any]) -> None:
+        """Add ``callback`` (sync or async, no arguments) to ``channel``."""
+        if not callable(callback):
+            raise TypeError(
+                f"register_contributor({channel!r}, {name!r}): callback must be callable, "
+                f"got {type(callback).__name__}"
+            )
+        self._channels.setdefault(channel, []).append({"name": name, "callback": callback})
+
+    async def collect_contributions(self, channel: str) -> list[Any]:
+        """Call every contributor of ``channel`` in order; keep what is not ``None``.
+
+        A contributor that raises is logged with its name and skipped.
+        """
+        collected: list[Any] = []
+        for contributor in list(self._channels.get(channel, ())):
+            try:
+                value = contributor["callback"]()
+                if inspect.isawaitable(value):
+                    value = await value
+            except Exception:
+                logger.warning(
+                    "contributor %r of channel %r failed; skipped",
+                    contributor["name"],
+                    channel,
+                    exc_info=True,
+                )
+                continue
+            if value is not None:
+                collected.append(value)
+        return collected
+
+    # ------------------------------------------------------------------ cleanup
+
+    def register_cleanup(self, cleanup_fn: Cleanup | None) -> None:
+        """Run ``cleanup_fn`` (sync or async) at :meth:`cleanup`; ``None`` is ignored."""
+        if cleanup_fn is None:
+            return
+        if not callable(cleanup_fn):
+            raise TypeError(
+                f"register_cleanup: expected a callable, got {type(cleanup_fn).__name__}"
+            )
+        self._cleanups.append(cleanup_fn)
+
+    async def cleanup(self) -> None:
+        """Run the registered cleanups, last registered first.
+
+        A cleanup that raises is logged with its name and the rest still run. Each cleanup runs
+        once: a second call does nothing.
+        """
+        cleanups, self._cleanups = self._cleanups, []
+        for cleanup_fn in reversed(cleanups):
+            try:
+                outcome = cleanup_fn()
+                if inspect.isawaitable(outcome):
+                    await outcome
+            except Exception:
+                logger.exception("cleanup %s failed; continuing with the rest", _name(cleanup_fn))
+
+    # ------------------------------------------------------------------ cancellation
+
+    async def request_cancel(self, immediate: bool = False) -> None:
+        """Ask the session to stop (after the running tools, or at once when ``immediate``)."""
+        self._cancel_immediate = self._cancel_immediate or immediate
+        self._cancel_event.set()
+
+    @property
+    def cancel_requested(self) -> bool:
+        return self._cancel_event.is_set()
+
+    @property
+    def cancel_immediate(self) -> bool:
+        return self._cancel_immediate
+
+    @property
+    def cancel_event(self) -> asyncio.Event:
+        """Set when cancellation was requested; ``await coordinator.cancel_event.wait()``."""
+        return self._cancel_event
+
+    def clear_cancel(self) -> None:
+        """Forget a cancellation request (a new turn starts)."""
+        self._cancel_event.clear()
+        self._cancel_immediate = False
+
+    # ------------------------------------------------------------------ introspection
+
+    def to_dict(self) -> dict[str, Any]:
+        """A JSON-ready summary of the coordinator's state."""
+        points: dict[str, Any] = {}
+        for point, value in self._mount_points.items():
+            if point == "hooks":
+                points[point] = self._hooks.list_handlers()
+            elif point in _MULTI:
+                points[point] = sorted(value)
+            else:
+                points[point] = None if value is None else type(value).__name__
+        return {
+            "session_id": self._session_id,
+            "parent_id": self._parent_id,
+            "mount_points": points,
+            "capabilities": sorted(self._capabilities),
+            "channels": {c: [e["name"] for e in v] for c, v in self._channels.items()},
+            "injection_size_limit": self.injection_size_limit,
+            "injection_budget_per_turn": self.injection_budget_per_turn,
+            "current_turn_injection_tokens": self._turn_tokens,
+            "pending_ephemeral_injections": len(self._ephemeral),
+            "approval_system": _type_name(self._approval_system),
+            "display_system": _type_name(self._display_system),
+            "always_allowed": len(self._always_allowed),
+            "cancel_requested": self.cancel_requested,
+        }
+
+    # ------------------------------------------------------------------ hook results
+
+    def take_ephemeral_injections(self) -> list[ContextInjection]:
+        """The ephemeral injections waiting for the next provider request (the queue empties)."""
+        taken, self._ephemeral = self._ephemeral, []
+        return taken
+
+    def clear_approval_cache(self) -> None:
+        """Forget every "allow always" answer of this session."""
+        self._always_allowed.clear()
+
+    async def process_hook_result(
+        self, result: HookResult | Mapping[str, Any], event: str, hook_name: str = "unknown"
+    ) -> HookResult:
+        """Act on ``result`` (see the module docstring) and return what the caller should do.
+
+        ``hook_name`` names the hook when the result does not: a result from
+        :meth:`HookRegistry.emit` names each injection's handler, and a deny or ask_user
+        result its ``source``.
+        """
+        if not isinstance(result, HookResult):
+            result = _coerce(result, event, hook_name)
+        action = result.action
+        injections = result.context_injections
+        if not injections and result.context_injection:
+            injections = [
+                ContextInjection(
+                    content=result.context_injection,
+                    role=result.context_injection_role,
+                    ephemeral=result.ephemeral,
+                    append_to_last_tool_result=result.append_to_last_tool_result,
+                )
+            ]
+        messages = result.user_messages
+        if not messages and result.user_message:
+            messages = [
+                UserMessage(
+                    message=result.user_message,
+                    level=result.user_message_level,
+                    source=result.user_message_source or "hook",
+                )
+            ]
+        if messages:
+            await self._show_messages(messages, event, hook_name)
+        if injections:
+            await self._inject(
+                injections,
+                event,
+                result.source or hook_name,
+                strict=action not in ("deny", "ask_user"),
+            )
+        if action == "ask_user":
+            return await self._ask_user(result, event, hook_name)
+        if action == "deny":
+            self._audit.record(
+                "deny", hook=result.source or hook_name, event=event, reason=result.reason
+            )
+        return result
+
+    # -- user messages
+
+    async def _show_messages(self, messages: list[UserMessage], event: str, hook_name: str) -> None:
+        display = self._display_system
+        for item in messages:
+            source = hook_name if item.source == "hook" and hook_name != "unknown" else item.source
+            self._audit.record(
+                "user_message",
+                hook=source,
+                event=event,
+                level=item.level,
+                source=source,
+                size=len(item.message),
+            )
+            if display is not None:
+                try:
+                    shown = display.show_message(
+                        message=item.message, level=item.level, source=source
+                    )
+                    if inspect.isawaitable(shown):
+                        await shown
+                    continue
+                except Exception:
+                    logger.warning(
+                        "display system %s failed to show a message from %r; logging it instead",
+                        type(display).__name__,
+                        source,
+                        exc_info=True,
+                    )
+            logger.log(log_level(item.level), "[%s] %s", source, item.message)
+
+    # -- context injection
+
+    async def _inject(
+        self, injections: list[ContextInjection], event: str, hook_name: str, *, strict: bool
+    ) -> None:
+        limit = self.injection_size_limit
+        accepted: list[tuple[ContextInjection, str, str, str, int]] = []
+        for item in injections:
+            hook = item.hook_name if item.hook_name != "unknown" else hook_name
+            where = item.event or event
+            content = strip_control_characters(item.content)
+            size = len(content.encode("utf-8"))
+            if limit is not None and size > limit:
+                self._audit.record(
+                    "injection_rejected",
+                    hook=hook,
+                    event=where,
+                    size=size,
+                    limit=limit,
+                    reason="too_large",
+                )
+                error = InjectionTooLargeError(hook_name=hook, event=where, size=size, limit=limit)
+                if strict:
+                    raise error
+                logger.error("%s; dropped so that the gate decision stands", error)
+                continue
+            if not content.strip():
+                self._audit.record(
+                    "injection_rejected",
+                    hook=hook,
+                    event=where,
+                    size=size,
+                    limit=limit,
+                    reason="empty",
+                )
+                continue
+            accepted.append((item, hook, where, content, size))
+
+        budget = self.injection_budget_per_turn
+        for item, hook, where, content, size in accepted:
+            tokens = (len(content) + 3) // 4
+            if budget is not None and self._turn_tokens + tokens > budget:
+                self._audit.record(
+                    "injection_budget_exceeded",
+                    hook=hook,
+                    event=where,
+                    tokens=tokens,
+                    turn_tokens=self._turn_tokens + tokens,
+                    budget=budget,
+                )
+                logger.warning(
+                    "context injection budget exceeded: hook %r on %r adds ~%d tokens, ~%d this "
+                    "turn, budget %d (config key session.injection_budget_per_turn)",
+                    hook,
+                    where,
+                    tokens,
+                    self._turn_tokens + tokens,
+                    budget,
+                )
+            self._turn_tokens += tokens
+            if item.ephemeral:
+                self._ephemeral.append(
+                    item.model_copy(update={"content": content, "hook_name": hook, "event": where})
+                )
+                stored_in: str | None = "ephemeral"
+            else:
+                stored_in = await self._add_to_context(item, hook, where, content)
+                if stored_in is None:
+                    continue
+            self._audit.record(
+                "injection",
+                hook=hook,
+                event=where,
+                role=item.role,
+                ephemeral=item.ephemeral,
+                size=size,
+                tokens=tokens,
+                stored_in=stored_in,
+            )
+
+    async def _add_to_context(
+        self, item: ContextInjection, hook: str, event: str, content: str
+    ) -> str | None:
+        metadata: dict[str, Any] = {
+            "source": "hook",
+            "hook_name": hook,
+            "event": event,
+            "timestamp": _now(),
+        }
+        if item.append_to_last_tool_result:
+            metadata["append_to_last_tool_result"] = True
+        message = {"role": item.role, "content": content, "metadata": metadata}
+        mounted = self._mount_points["context"]
+        target = mounted if mounted is not None else self._own_context
+        try:
+            added = target.add_message(message)
+            if inspect.isawaitable(added):
+                await added
+        except Exception as err:
+            self._audit.record(
+                "injection_failed",
+                hook=hook,
+                event=event,
+                error=f"{type(err).__name__}: {err}",
+            )
+            logger.error(
+                "context manager %s failed to add an injection from hook %r on %r: %s",
+                type(target).__name__,
+                hook,
+                event,
+                err,
+                exc_info=True,
+            )
+            return None
+        return "context" if mounted is not None else "coordinator"
+
+    # -- approval
+
+    async def _ask_user(self, result: HookResult, event: str, hook_name: str) -> HookResult:
+        source = result.source or hook_name
+        prompt = result.approval_prompt or DEFAULT_APPROVAL_PROMPT
+        options = list(result.approval_options or DEFAULT_APPROVAL_OPTIONS)
+        timeout = result.approval_timeout
+        default = result.approval_default
+        cached = (source, prompt) in self._always_allowed
+        self._audit.record(
+            "approval_requested",
+            hook=source,
+            event=event,
+            prompt=prompt,
+            options=options,
+            timeout=timeout,
+            default=default,
+            cache_hit=cached,
+        )
+        ask = _Ask(result, event, source, prompt, options)
+        await self._hooks.emit(
+            _events.APPROVAL_REQUIRED,
+            {
+                "hook": source,
+                "trigger_event": event,
+                "prompt": prompt,
+                "options": options,
+                "timeout": timeout,
+                "default": default,
+                "cache_hit": cached,
+            },
+        )
+        if cached:
+            return await self._decide(ask, True, "allow always (remembered)", "cached")
+        system = self._approval_system
+        if system is None:
+            return await self._decide(ask, False, "", "no_approval_system")
+        try:
+            async with asyncio.timeout(timeout):
+                answer = await ask_approval(
+                    system,
+                    prompt=prompt,
+                    options=options,
+                    timeout=timeout,
+                    default=default,
+                    request=lambda: self._approval_request(ask, timeout, default),
+                )
+            decision: ApprovalDecision = interpret_answer(answer)
+        except TimeoutError:
+            return await self._decide(ask, default == "allow", "", "timeout")
+        except Exception as err:
+            return await self._decide(
+                ask, default == "allow", "", "error", error=f"{type(err).__name__}: {err}"
+            )
+        if decision.approved and decision.always:
+            self._always_allowed.add((source, prompt))
+        return await self._decide(ask, decision.approved, decision.answer, "user", decision.always)
+
+    @staticmethod
+    def _approval_request(ask: _Ask, timeout: float, default: str) -> ApprovalRequest:
+        data = ask.result.data or {}
+        tool = data.get("tool_name") or data.get("tool")
+        risk = data.get("risk_level")
+        details: dict[str, Any] = {
+            "hook": ask.source,
+            "event": ask.event,
+            "options": ask.options,
+            "default": default,
+        }
+        if ask.result.reason:
+            details["reason"] = ask.result.reason
+        if "tool_input" in data:
+            details["tool_input"] = data["tool_input"]
+        return ApprovalRequest(
+            tool_name=tool if isinstance(tool, str) and tool else ask.event,
+            action=ask.prompt,
+            details=details,
+            risk_level=risk if risk in _RISK_LEVELS else "high",
+            timeout=timeout,
+        )
+
+    async def _decide(
+        self,
+        ask: _Ask,
+        approved: bool,
+        answer: str,
+        why: _Why,
+        remembered: bool = False,
+        *,
+        error: str | None = None,
+    ) -> HookResult:
+        system = _type_name(self._approval_system)
+        self._audit.record(
+            "approval_decision",
+            hook=ask.source,
+            event=ask.event,
+            prompt=ask.prompt,
+            approved=approved,
+            answer=answer,
+            why=why,
+            cache_hit=why == "cached",
+            remembered=remembered,
+            system=system,
+            **({"error": error} if error else {}),
+        )
+        result = ask.result
+        reason = None if approved else self._denial_reason(ask, answer, why, system, error)
+        await self._hooks.emit(
+            _events.APPROVAL_GRANTED if approved else _events.APPROVAL_DENIED,
+            {
+                "hook": ask.source,
+                "trigger_event": ask.event,
+                "prompt": ask.prompt,
+                "answer": answer,
+                "why": why,
+                "remembered": remembered,
+                **({"reason": reason} if reason else {}),
+            },
+        )
+        if approved:
+            return HookResult(
+                action="continue", data=result.data, suppress_output=result.suppress_output
+            )
+        return HookResult(
+            action="deny",
+            reason=reason,
+            data=result.data,
+            source=ask.source,
+            suppress_output=result.suppress_output,
+        )
+
+    @staticmethod
+    def _denial_reason(
+        ask: _Ask, answer: str, why: _Why, system: str | None, error: str | None
+    ) -> str:
+        request = f"{ask.prompt!r} (approval requested by hook {ask.source!r} on {ask.event!r})"
+        if why == "user":
+            text = f"Denied by the user via {system}: answered {answer!r} to {request}"
+        elif why == "timeout":
+            text = (
+                f"Denied by default: no answer from {system} within "
+                f"{ask.result.approval_timeout:g}s to {request}; approval_default is 'deny'"
+            )
+        elif why == "error":
+            text = (
+                f"Denied by default: approval system {system} failed ({error}) on {request}; "
+                "approval_default is 'deny'"
+            )
+        else:
+            text = f"Denied by the kernel: no approval system is configured to ask {request}"
+        if ask.result.reason:
+            text = f"{text}. The hook's reason: {ask.result.reason}"
+        return text
+
+
+class _Ask:
+    """One approval request being decided."""
+
+    __slots__ = ("event", "options", "prompt", "result", "source")
+
+    def __init__(
+        self, result: HookResult, event: str, source: str, prompt: str, options: list[str]
+    ) -> None:
+        self.result = result
+        self.event = event
+        self.source = source
+        self.prompt = prompt
+        self.options = options
+
+
+def _coerce(result: object, event: str, hook_name: str) -> HookResult:
+    """A HookResult from another implementation (or a dict) as ours, or a clear TypeError."""
+    dump = getattr(result, "model_dump", None)
+    raw = dump() if callable(dump) else result
+    try:
+        return HookResult.model_validate(raw)
+    except Exception as err:
+        raise TypeError(
+            f"process_hook_result: hook {hook_name!r} on {event!r} gave "
+            f"{type(result).__name__}, not a HookResult: {err}"
+        ) from err
+
+
+def _name(fn: Callable[..., Any]) -> str:
+    return str(getattr(fn, "__qualname__", None) or getattr(fn, "__name__", None) or repr(fn))
+
+
+def _type_name(value: object) -> str | None:
+    return None if value is None else type(value).__name__

@@ -1,0 +1,746 @@
+"""Find modules through entry points, mount them in bundle order, clean them up in reverse.
+
+A module is a Python package whose distribution declares an entry point in the
+``amplifier.modules`` group; the entry point's name is the module id and its target is
+``mount``::
+
+    [project.entry-points."amplifier.modules"]
+    hooks-logging = "amplifier_module_hooks_logging:mount"
+
+Life of a module in a :class:`ModuleLoader`:
+
+1. :meth:`~ModuleLoader.discover` reads the installed entry-point metadata. Nothing is
+   imported.
+2. :meth:`~ModuleLoader.mount` resolves one module id (entry point, or a bundle ``source``:
+   a local directory or a ``package.module:attr`` reference), imports it only then, calls
+   ``mount(coordinator, config)`` (async or sync) and keeps what it returns: ``None``, a sync
+   cleanup or an async cleanup. :meth:`~ModuleLoader.mount_all` does this in bundle order.
+3. :meth:`~ModuleLoader.session_ready` calls each mounted module's optional module-level
+   ``async def on_session_ready(coordinator)`` once everything is mounted.
+4. :meth:`~ModuleLoader.cleanup` runs the cleanups in reverse mount order.
+
+Failure policy
+--------------
+
+A failing module never takes the session down unless strict mode asks for it.
+
+Stage ``resolve`` (nothing is imported):
+
+- the id is denied: ``denied by AMPLIFIER_MODULES_DENY (pattern 'hooks-sh*')``; deny wins;
+- an allow list is set and the id is not on it: ``not in AMPLIFIER_MODULES_ALLOW (...)``;
+- no entry point has that name (the closest one is suggested);
+- the ``source`` is remote (git, http) and no installed entry point has the id
+  (``install it with pip: pip install ...``; when one is installed, it is used), or the
+  ``source`` is a directory that does not exist or does not hold ``amplifier_module_<id>``;
+- the module is already mounted in this loader.
+
+Stage ``import``:
+
+- importing the module raises anything (``ImportError``, ``SyntaxError``, an error in
+  module-level code): the exception type, its message and the ``file:line`` that failed;
+- the target has no ``mount``, or it is not callable: what was found instead.
+
+Stage ``mount``:
+
+- ``mount(coordinator, config)`` raises: the exception type, message and ``file:line``.
+
+Each such failure produces exactly one message naming the module id, the entry point
+(``name = value`` and its distribution) and the cause; it is logged at ERROR, appended to
+:attr:`ModuleLoader.failures`, and emitted as ``module:load_failed`` with data
+``{module_id, entry_point, distribution, error, error_type, stage, location, message}``.
+:meth:`~ModuleLoader.mount` then returns ``None`` and the session goes on.
+
+In strict mode (``strict=True``, or ``AMPLIFIER_MODULES_STRICT=1``) the failure is still
+recorded and emitted, and then :class:`~amplifier_core.errors.ModuleLoadError` is raised,
+chained ``from`` the original exception.
+
+After mounting, an ``on_session_ready`` that raises is logged, recorded (stage
+``on_session_ready``), emitted as ``module:on_session_ready_failed`` and the next module's
+runs; a cleanup that raises is logged and recorded (stage ``cleanup``) and the remaining
+cleanups still run. Neither raises, even in strict mode.
+
+Allow and deny lists are comma-separated module ids or ``fnmatch`` patterns
+(``hooks-*``), read from ``AMPLIFIER_MODULES_ALLOW`` and ``AMPLIFIER_MODULES_DENY`` when
+the loader is built, unless given to the constructor. An empty allow list allows everything.
+"""
+
+from __future__ import annotations
+
+import difflib
+import importlib
+import inspect
+import logging
+import os
+import re
+import shlex
+import sys
+import traceback
+from collections.abc import Awaitable, Callable, Iterable, Mapping
+from dataclasses import dataclass, field
+from fnmatch import fnmatchcase
+from pathlib import Path
+from types import ModuleType
+from typing import Any, Final, Literal, Protocol
+
+import importlib_metadata
+
+from . import events
+from .errors import LoadStage, ModuleLoadError
+
+__all__ = [
+    "ALLOW_ENV",
+    "DEFAULT_GROUP",
+    "DENY_ENV",
+    "STRICT_ENV",
+    "FailureStage",
+    "HookEmitter",
+    "LoaderCoordinator",
+    "ModuleEntryLike",
+    "ModuleFailure",
+    "ModuleLoader",
+    "ModuleSpec",
+    "MountedModule",
+]
+
+logger = logging.getLogger(__name__)
+
+DEFAULT_GROUP: Final = "amplifier.modules"
+STRICT_ENV: Final = "AMPLIFIER_MODULES_STRICT"
+ALLOW_ENV: Final = "AMPLIFIER_MODULES_ALLOW"
+DENY_ENV: Final = "AMPLIFIER_MODULES_DENY"
+
+FailureStage = Literal["resolve", "import", "mount", "on_session_ready", "cleanup"]
+
+_TRUE: Final = frozenset({"1", "true", "yes", "on"})
+_ENTRY_VALUE: Final = re.compile(
+    r"(?P<module>[\w.]+)\s*(?::\s*(?P<attr>[\w.]+)\s*)?(?:\[[^\]]*\]\s*)?$"
+)
+_REFERENCE: Final = re.compile(r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*:[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*")
+_REMOTE: Final = re.compile(r"^(?:git\+|hg\+|svn\+|bzr\+|https?://|ssh://|git@|git://)")
+_IMPORTLIB_DIR: Final = os.path.dirname(importlib.__file__)
+
+
+class HookEmitter(Protocol):
+    """The part of a hook registry the loader uses."""
+
+    def emit(self, event: str, data: dict[str, Any]) -> Awaitable[Any]: ...
+
+
+class LoaderCoordinator(Protocol):
+    """The part of a coordinator the loader uses: something with ``hooks``."""
+
+    @property
+    def hooks(self) -> HookEmitter: ...
+
+
+class ModuleEntryLike(Protocol):
+    """One module entry of a bundle (``{module, config, source}``)."""
+
+    @property
+    def module(self) -> str: ...
+
+    @property
+    def config(self) -> Mapping[str, Any]: ...
+
+    @property
+    def source(self) -> str | None: ...
+
+
+@dataclass(frozen=True, slots=True)
+class ModuleSpec:
+    """Where a module comes from, known without importing it.
+
+    ``value`` is the entry point's target (``package.module:attr``). For a module mounted
+    from a bundle ``source``, ``source`` is that source and ``path`` the directory put on
+    ``sys.path`` (if any); ``distribution`` and ``version`` are then ``None``.
+    """
+
+    id: str
+    value: str
+    distribution: str | None = None
+    version: str | None = None
+    group: str = DEFAULT_GROUP
+    source: str | None = None
+    path: str | None = None
+
+    @property
+    def module_name(self) -> str:
+        """The importable module the target lives in."""
+        match = _ENTRY_VALUE.match(self.value.strip())
+        return match.group("module") if match else self.value.partition(":")[0].strip()
+
+    @property
+    def attr(self) -> str | None:
+        """The attribute path inside the module, or ``None`` (then ``mount`` is used)."""
+        match = _ENTRY_VALUE.match(self.value.strip())
+        return match.group("attr") if match else None
+
+    @property
+    def entry_point(self) -> str:
+        """``name = value``, as written in the distribution's metadata."""
+        return f"{self.id} = {self.value}"
+
+    @property
+    def origin(self) -> str:
+        """The distribution (``name version``) or the source the module comes from."""
+        if self.source is not None:
+            return f"source {self.source}"
+        if self.distribution is None:
+            return "unknown distribution"
+        version = f" {self.version}" if self.version else ""
+        return f"distribution {self.distribution}{version}"
+
+
+@dataclass(frozen=True, slots=True)
+class ModuleFailure:
+    """A module that could not be loaded, or whose lifecycle callback failed."""
+
+    module_id: str
+    stage: FailureStage
+    message: str
+    cause: str
+    error_type: str | None = None
+    entry_point: str | None = None
+    distribution: str | None = None
+    location: str | None = None
+    exception: BaseException | None = field(default=None, compare=False, repr=False)
+
+    def event_data(self) -> dict[str, Any]:
+        """The data sent with ``module:load_failed`` / ``module:on_session_ready_failed``."""
+        return {
+            "module_id": self.module_id,
+            "entry_point": self.entry_point,
+            "distribution": self.distribution,
+            "error": self.cause,
+            "error_type": self.error_type,
+            "stage": self.stage,
+            "location": self.location,
+            "message": self.message,
+        }
+
+
+@dataclass(slots=True)
+class MountedModule:
+    """A module whose ``mount`` succeeded, with what the loader keeps of it."""
+
+    spec: ModuleSpec
+    config: dict[str, Any]
+    module: ModuleType
+    cleanup: Callable[[], Any] | None = None
+    on_session_ready: Callable[[Any], Any] | None = None
+    ready_called: bool = False
+
+    @property
+    def id(self) -> str:
+        """The module id."""
+        return self.spec.id
+
+
+class _LoadFailure(Exception):
+    """Internal: carries one stage's failure up to :meth:`ModuleLoader._report`."""
+
+    def __init__(
+        self,
+        stage: LoadStage,
+        cause: str,
+        *,
+        spec: ModuleSpec | None = None,
+        error: BaseException | None = None,
+        error_type: str | None = None,
+        location: str | None = None,
+    ) -> None:
+        super().__init__(cause)
+        self.stage: LoadStage = stage
+        self.cause = cause
+        self.spec = spec
+        self.error = error
+        self.error_type = error_type or (type(error).__name__ if error is not None else None)
+        self.location = location if location is not None else _location(error)
+
+
+class ModuleLoader:
+    """Discovers, mounts and cleans up modules for one session (see the module docstring).
+
+    :param coordinator: what each ``mount(coordinator, config)`` receives; the loader itself
+        only uses ``coordinator.hooks.emit`` to report failures.
+    :param strict: raise :class:`ModuleLoadError` on a load failure; ``None`` reads
+        ``AMPLIFIER_MODULES_STRICT``.
+    :param allow: module ids or patterns allowed; ``None`` reads ``AMPLIFIER_MODULES_ALLOW``.
+    :param deny: module ids or patterns denied; ``None`` reads ``AMPLIFIER_MODULES_DENY``.
+    :param group: the entry-point group to discover.
+    """
+
+    def __init__(
+        self,
+        coordinator: LoaderCoordinator,
+        *,
+        strict: bool | None = None,
+        allow: Iterable[str] | str | None = None,
+        deny: Iterable[str] | str | None = None,
+        group: str = DEFAULT_GROUP,
+    ) -> None:
+        self.coordinator = coordinator
+        self.group = group
+        self.strict = _env_flag(STRICT_ENV) if strict is None else strict
+        self.allow, self._allow_label = _patterns(allow, ALLOW_ENV, "the allow list")
+        self.deny, self._deny_label = _patterns(deny, DENY_ENV, "the deny list")
+        self.failures: list[ModuleFailure] = []
+        self._specs: dict[str, ModuleSpec] | None = None
+        self._mounted: list[MountedModule] = []
+        self._added_paths: list[str] = []
+
+    # -- discovery ---------------------------------------------------------------------
+
+    def discover(self, *, refresh: bool = False) -> dict[str, ModuleSpec]:
+        """Module id -> :class:`ModuleSpec` for every entry point in the group.
+
+        Reads distribution metadata only; no module is imported. The first distribution on
+        ``sys.path`` wins when two declare the same id (the other is logged). The result is
+        cached; ``refresh=True`` reads the metadata again.
+        """
+        if self._specs is None or refresh:
+            specs: dict[str, ModuleSpec] = {}
+            for ep in importlib_metadata.entry_points(group=self.group):
+                dist = ep.dist
+                spec = ModuleSpec(
+                    id=ep.name,
+                    value=ep.value,
+                    distribution=dist.name if dist is not None else None,
+                    version=dist.version if dist is not None else None,
+                    group=self.group,
+                )
+                first = specs.get(ep.name)
+                if first is not None:
+                    logger.warning(
+                        "module id %r is declared by %s and by %s; using %s (first on sys.path)",
+                        ep.name,
+                        first.origin,
+                        spec.origin,
+                        first.origin,
+                    )
+                    continue
+                specs[ep.name] = spec
+            self._specs = specs
+        return dict(self._specs)
+
+    # -- state -------------------------------------------------------------------------
+
+    @property
+    def mounted(self) -> tuple[MountedModule, ...]:
+        """The modules mounted so far, in mount order."""
+        return tuple(self._mounted)
+
+    def get(self, module_id: str) -> MountedModule | None:
+        """The mounted module with this id, if any."""
+        for mounted in self._mounted:
+            if mounted.id == module_id:
+                return mounted
+        return None
+
+    def is_allowed(self, module_id: str) -> bool:
+        """Whether the allow and deny lists let this module id through."""
+        return self._filtered(module_id) is None
+
+    # -- mounting ----------------------------------------------------------------------
+
+    async def mount(
+        self,
+        module_id: str,
+        config: Mapping[str, Any] | None = None,
+        source: str | None = None,
+        *,
+        base_dir: str | os.PathLike[str] | None = None,
+    ) -> MountedModule | None:
+        """Resolve, import and mount one module; ``None`` if it failed (not in strict mode).
+
+        :param source: a local directory holding the module (``src/`` layout or flat), or a
+            ``package.module:attr`` reference; ``None`` uses the entry point.
+        :param base_dir: the directory a relative ``source`` path is relative to (the
+            bundle's directory); the working directory by default.
+        """
+        settings = dict(config or {})
+        try:
+            spec = self._resolve(module_id, source, base_dir)
+            module, mount_fn = self._import(spec)
+            cleanup = await self._call_mount(spec, mount_fn, settings)
+        except _LoadFailure as failure:
+            await self._report(module_id, failure)
+            return None
+        mounted = MountedModule(
+            spec=spec,
+            config=settings,
+            module=module,
+            cleanup=cleanup,
+            on_session_ready=_find_on_session_ready(module, mount_fn),
+        )
+        self._mounted.append(mounted)
+        logger.debug("mounted module %r (%s, %s)", module_id, spec.entry_point, spec.origin)
+        return mounted
+
+    async def mount_all(
+        self,
+        entries: Iterable[ModuleEntryLike | Mapping[str, Any]],
+        *,
+        base_dir: str | os.PathLike[str] | None = None,
+    ) -> list[MountedModule]:
+        """Mount each entry (``{module, config, source}``) in order; return those mounted."""
+        mounted: list[MountedModule] = []
+        for index, entry in enumerate(entries):
+            module_id, config, source = _entry_fields(entry, index)
+            result = await self.mount(module_id, config, source, base_dir=base_dir)
+            if result is not None:
+                mounted.append(result)
+        return mounted
+
+    async def session_ready(self) -> None:
+        """Call each mounted module's ``on_session_ready(coordinator)``, once, in mount order."""
+        for mounted in list(self._mounted):
+            callback = mounted.on_session_ready
+            if callback is None or mounted.ready_called:
+                continue
+            mounted.ready_called = True
+            try:
+                outcome = callback(self.coordinator)
+                if inspect.isawaitable(outcome):
+                    await outcome
+            except Exception as err:
+                failure = self._record(mounted.spec, "on_session_ready", err, "on_session_ready()")
+                logger.warning(failure.message, exc_info=err)
+                await self._emit(events.MODULE_ON_SESSION_READY_FAILED, failure.event_data())
+
+    async def unmount(self, module_id: str) -> bool:
+        """Run one module's cleanup and forget it; ``False`` if it was not mounted."""
+        mounted = self.get(module_id)
+        if mounted is None:
+            return False
+        self._mounted.remove(mounted)
+        await self._run_cleanup(mounted)
+        return True
+
+    async def cleanup(self) -> None:
+        """Run every cleanup in reverse mount order; a failing one does not stop the rest."""
+        while self._mounted:
+            await self._run_cleanup(self._mounted.pop())
+        for path in self._added_paths:
+            if path in sys.path:
+                sys.path.remove(path)
+        self._added_paths.clear()
+
+    # -- stages ------------------------------------------------------------------------
+
+    def _filtered(self, module_id: str) -> str | None:
+        for pattern in self.deny or ():
+            if fnmatchcase(module_id, pattern):
+                return f"denied by {self._deny_label} (pattern {pattern!r})"
+        if self.allow and not any(fnmatchcase(module_id, p) for p in self.allow):
+            return f"not in {self._allow_label} ({', '.join(self.allow)})"
+        return None
+
+    def _resolve(
+        self,
+        module_id: str,
+        source: str | None,
+        base_dir: str | os.PathLike[str] | None,
+    ) -> ModuleSpec:
+        remote = source is not None and _REMOTE.match(source.strip()) is not None
+        specs = self.discover() if source is None or remote else {}
+        spec = specs.get(module_id)
+        reason = self._filtered(module_id)
+        if reason is not None:
+            raise _LoadFailure("resolve", reason, spec=spec)
+        if self.get(module_id) is not None:
+            raise _LoadFailure("resolve", "already mounted in this session", spec=spec)
+        if source is not None and not (remote and spec is not None):
+            return self._resolve_source(module_id, source, base_dir)
+        if spec is None:
+            cause = f"no entry point named {module_id!r} in group {self.group!r}"
+            close = difflib.get_close_matches(module_id, specs, n=1)
+            if close:
+                cause += f" (did you mean {close[0]!r}?)"
+            cause += "; install the distribution that provides it, or give the module a source"
+            raise _LoadFailure("resolve", cause)
+        return spec
+
+    def _resolve_source(
+        self, module_id: str, source: str, base_dir: str | os.PathLike[str] | None
+    ) -> ModuleSpec:
+        text = source.strip()
+        if _REMOTE.match(text):
+            raise _LoadFailure(
+                "resolve",
+                f"source {text!r} is remote, the kernel does not fetch code and no installed "
+                f"entry point is named {module_id!r}; "
+                f"install it with pip: pip install {shlex.quote(_pip_target(text))}",
+                spec=ModuleSpec(id=module_id, value="", group=self.group, source=text),
+            )
+        text = text.removeprefix("file://")
+        where = Path(text).expanduser()
+        if not where.is_absolute() and base_dir is not None:
+            where = Path(base_dir) / where
+        if _REFERENCE.fullmatch(text) and not where.exists():
+            return ModuleSpec(id=module_id, value=text, group=self.group, source=text)
+        package = "amplifier_module_" + re.sub(r"\W", "_", module_id)
+        spec = ModuleSpec(id=module_id, value=f"{package}:mount", group=self.group, source=text)
+        if not where.is_dir():
+            state = "is not a directory" if where.exists() else "does not exist"
+            raise _LoadFailure("resolve", f"source directory {where} {state}", spec=spec)
+        root = _package_root(where, package)
+        if root is None:
+            raise _LoadFailure(
+                "resolve",
+                f"no package {package!r} in {where / 'src'} or {where}",
+                spec=spec,
+            )
+        return ModuleSpec(
+            id=module_id,
+            value=f"{package}:mount",
+            group=self.group,
+            source=text,
+            path=str(root),
+        )
+
+    def _import(self, spec: ModuleSpec) -> tuple[ModuleType, Callable[..., Any]]:
+        if spec.path is not None:
+            self._put_on_path(spec)
+        try:
+            module = importlib.import_module(spec.module_name)
+        except Exception as err:
+            raise _LoadFailure("import", _describe(err), spec=spec, error=err) from err
+        target: Any = module
+        attr = spec.attr or "mount"
+        for part in attr.split("."):
+            if not hasattr(target, part):
+                raise _LoadFailure(
+                    "import",
+                    f"AttributeError: {spec.module_name!r} has no attribute {attr!r}; a module "
+                    "must define `async def mount(coordinator, config)`",
+                    spec=spec,
+                    error_type="AttributeError",
+                    location=getattr(module, "__file__", None),
+                )
+            target = getattr(target, part)
+        if not callable(target):
+            raise _LoadFailure(
+                "import",
+                f"TypeError: {spec.module_name}:{attr} is a {type(target).__name__}, not a "
+                "callable `mount(coordinator, config)`",
+                spec=spec,
+                error_type="TypeError",
+                location=getattr(module, "__file__", None),
+            )
+        return module, target
+
+    def _put_on_path(self, spec: ModuleSpec) -> None:
+        assert spec.path is not None
+        top = spec.module_name.partition(".")[0]
+        loaded = sys.modules.get(top)
+        loaded_from = getattr(loaded, "__file__", None) if loaded is not None else None
+        if loaded_from is not None and not _is_under(loaded_from, spec.path):
+            raise _LoadFailure(
+                "import",
+                f"package {top!r} is already imported from {loaded_from}, not from {spec.path}",
+                spec=spec,
+                error_type="ImportError",
+            )
+        if spec.path not in sys.path:
+            sys.path.insert(0, spec.path)
+            self._added_paths.append(spec.path)
+            importlib.invalidate_caches()
+
+    async def _call_mount(
+        self, spec: ModuleSpec, mount_fn: Callable[..., Any], config: dict[str, Any]
+    ) -> Callable[[], Any] | None:
+        try:
+            result = mount_fn(self.coordinator, config)
+            if inspect.isawaitable(result):
+                result = await result
+        except Exception as err:
+            raise _LoadFailure("mount", _describe(err), spec=spec, error=err) from err
+        if result is None:
+            return None
+        if callable(result):
+            cleanup: Callable[[], Any] = result
+            return cleanup
+        logger.warning(
+            "mount() of module %r returned a %s, not a cleanup callable; it is ignored",
+            spec.id,
+            type(result).__name__,
+        )
+        return None
+
+    async def _run_cleanup(self, mounted: MountedModule) -> None:
+        if mounted.cleanup is None:
+            return
+        try:
+            outcome = mounted.cleanup()
+            if inspect.isawaitable(outcome):
+                await outcome
+        except Exception as err:
+            failure = self._record(mounted.spec, "cleanup", err, "cleanup")
+            logger.error(failure.message, exc_info=err)
+
+    # -- reporting ---------------------------------------------------------------------
+
+    async def _report(self, module_id: str, failure: _LoadFailure) -> None:
+        spec = failure.spec
+        verb = {
+            "resolve": "could not be resolved",
+            "import": "failed to import",
+            "mount": "failed to mount",
+        }[failure.stage]
+        record = ModuleFailure(
+            module_id=module_id,
+            stage=failure.stage,
+            message=_message(module_id, verb, failure.cause, failure.location, spec),
+            cause=failure.cause,
+            error_type=failure.error_type,
+            entry_point=spec.entry_point if spec is not None and spec.value else None,
+            distribution=_distribution(spec),
+            location=failure.location,
+            exception=failure.error,
+        )
+        self.failures.append(record)
+        if not self.strict:
+            logger.error(record.message)
+        await self._emit(events.MODULE_LOAD_FAILED, record.event_data())
+        if self.strict:
+            raise ModuleLoadError(
+                record.message,
+                module_id=module_id,
+                stage=failure.stage,
+                entry_point=record.entry_point,
+                distribution=record.distribution,
+                error_type=record.error_type,
+                location=record.location,
+            ) from failure.error
+
+    def _record(
+        self, spec: ModuleSpec, stage: FailureStage, err: Exception, what: str
+    ) -> ModuleFailure:
+        cause = _describe(err)
+        location = _location(err)
+        record = ModuleFailure(
+            module_id=spec.id,
+            stage=stage,
+            message=_message(spec.id, f"{what} failed", cause, location, spec),
+            cause=cause,
+            error_type=type(err).__name__,
+            entry_point=spec.entry_point,
+            distribution=_distribution(spec),
+            location=location,
+            exception=err,
+        )
+        self.failures.append(record)
+        return record
+
+    async def _emit(self, event: str, data: dict[str, Any]) -> None:
+        try:
+            await self.coordinator.hooks.emit(event, data)
+        except Exception:
+            logger.exception("could not emit %s for module %r", event, data.get("module_id"))
+
+
+# -- helpers ---------------------------------------------------------------------------
+
+
+def _env_flag(name: str) -> bool:
+    return os.environ.get(name, "").strip().lower() in _TRUE
+
+
+def _patterns(
+    given: Iterable[str] | str | None, env: str, label: str
+) -> tuple[tuple[str, ...], str]:
+    if given is None:
+        given, label = os.environ.get(env, ""), env
+    items = given.split(",") if isinstance(given, str) else given
+    return tuple(p.strip() for p in items if p.strip()), label
+
+
+def _entry_fields(
+    entry: ModuleEntryLike | Mapping[str, Any], index: int
+) -> tuple[str, Mapping[str, Any] | None, str | None]:
+    if isinstance(entry, Mapping):
+        module_id = entry.get("module")
+        if not isinstance(module_id, str) or not module_id:
+            raise ValueError(f"module entry #{index} has no 'module' id: {dict(entry)!r}")
+        return module_id, entry.get("config"), entry.get("source")
+    return entry.module, entry.config, entry.source
+
+
+def _package_root(where: Path, package: str) -> Path | None:
+    if where.name == package and (where / "__init__.py").is_file():
+        return where.parent
+    for root in (where / "src", where):
+        if (root / package).is_dir() or (root / f"{package}.py").is_file():
+            return root
+    return None
+
+
+def _is_under(file: str, directory: str) -> bool:
+    try:
+        Path(file).resolve().relative_to(Path(directory).resolve())
+    except ValueError:
+        return False
+    return True
+
+
+def _pip_target(source: str) -> str:
+    if source.startswith("git@"):
+        return "git+ssh://" + source.replace(":", "/", 1)
+    if source.startswith(("ssh://", "git://")):
+        return "git+" + source
+    return source
+
+
+def _describe(err: BaseException) -> str:
+    text = str(err)
+    return f"{type(err).__name__}: {text}" if text else type(err).__name__
+
+
+def _location(err: BaseException | None) -> str | None:
+    """``file:line`` of the innermost frame that is neither importlib's nor the loader's."""
+    if err is None:
+        return None
+    if isinstance(err, SyntaxError) and err.filename and err.lineno:
+        return f"{err.filename}:{err.lineno}"
+    for frame in reversed(traceback.extract_tb(err.__traceback__)):
+        name = frame.filename
+        if name == __file__ or name.startswith(("<frozen", _IMPORTLIB_DIR)):
+            continue
+        return f"{name}:{frame.lineno}"
+    return None
+
+
+def _distribution(spec: ModuleSpec | None) -> str | None:
+    if spec is None or spec.distribution is None:
+        return None
+    return f"{spec.distribution} {spec.version}" if spec.version else spec.distribution
+
+
+def _message(
+    module_id: str, verb: str, cause: str, location: str | None, spec: ModuleSpec | None
+) -> str:
+    where = f" at {location}" if location else ""
+    if spec is None:
+        origin = "no entry point"
+    elif spec.source is None:
+        origin = f"entry point '{spec.entry_point}' from {spec.origin}"
+    elif spec.value:
+        origin = f"source {spec.source!r}, target {spec.value}"
+    else:
+        origin = f"source {spec.source!r}"
+    return f"module {module_id!r} {verb}: {cause}{where} [{origin}]"
+
+
+def _find_on_session_ready(
+    module: ModuleType, mount_fn: Callable[..., Any]
+) -> Callable[[Any], Any] | None:
+    candidates = [module]
+    home = sys.modules.get(getattr(mount_fn, "__module__", "") or "")
+    if home is not None and home is not module:
+        candidates.append(home)
+    for candidate in candidates:
+        callback = getattr(candidate, "on_session_ready", None)
+        if callable(callback):
+            return callback  # type: ignore[no-any-return]
+    return None

@@ -1,0 +1,76 @@
+"""pytest plugin for hook module authors, registered with the kernel (``pytest11`` entry point).
+
+Fixtures (each builds its own objects; none reads the machine's installed modules):
+
+``hook_registry``
+    A fresh :class:`~amplifier_core.hooks.HookRegistry`.
+``coordinator``
+    :func:`~amplifier_core.testing.create_test_coordinator`: a real coordinator whose approval
+    system allows and records prompts, and whose display records user messages.
+``event_recorder``
+    An :class:`~amplifier_core.testing.EventRecorder` attached to ``coordinator.hooks``.
+``mount_module``
+    ``await mount_module(mount, config)`` mounts a module's ``mount`` function on
+    ``coordinator`` and runs its cleanup (sync or async) when the test ends.
+"""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
+from typing import Any
+
+import pytest
+
+from .hooks import HookRegistry
+from .testing import EventRecorder, MockCoordinator, create_test_coordinator
+
+__all__ = ["coordinator", "event_recorder", "hook_registry", "mount_module"]
+
+MountModule = Callable[..., Awaitable[Any]]
+
+try:  # async fixtures work in pytest-asyncio's strict mode too
+    from pytest_asyncio import fixture as _async_fixture
+except ImportError:  # pragma: no cover - pytest-asyncio is part of the test extra
+    _async_fixture = pytest.fixture
+
+
+@pytest.fixture
+def hook_registry() -> HookRegistry:
+    """A fresh hook registry."""
+    return HookRegistry()
+
+
+@pytest.fixture
+def coordinator() -> MockCoordinator:
+    """A test coordinator (approvals allowed and recorded, user messages recorded)."""
+    return create_test_coordinator()
+
+
+@pytest.fixture
+def event_recorder(coordinator: MockCoordinator) -> Iterator[EventRecorder]:
+    """Records every event emitted through ``coordinator.hooks``."""
+    recorder = EventRecorder()
+    detach = recorder.attach(coordinator.hooks)
+    yield recorder
+    detach()
+
+
+@_async_fixture
+async def mount_module(coordinator: MockCoordinator) -> AsyncIterator[MountModule]:
+    """Mount module ``mount`` functions on ``coordinator``; clean them up after the test."""
+    cleanups: list[Any] = []
+
+    async def mount(mount_function: Callable[..., Any], config: dict[str, Any] | None = None) -> Any:
+        outcome = mount_function(coordinator, config or {})
+        if inspect.isawaitable(outcome):
+            outcome = await outcome
+        if callable(outcome):
+            cleanups.append(outcome)
+        return outcome
+
+    yield mount
+    for cleanup in reversed(cleanups):
+        outcome = cleanup()
+        if inspect.isawaitable(outcome):
+            await outcome

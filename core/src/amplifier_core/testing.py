@@ -1,0 +1,161 @@
+"""Test helpers for hook module authors: a coordinator, an event recorder, a mock tool.
+
+Test a module in a few lines, with the real registry and coordinator underneath::
+
+    from amplifier_core.testing import create_test_coordinator
+
+    async def test_my_hook():
+        coordinator = create_test_coordinator()
+        cleanup = await my_module.mount(coordinator, {"strict": True})
+        result = await coordinator.hooks.emit("tool:pre", {"tool_name": "bash", "tool_input": {}})
+        assert result.action == "deny"
+
+The coordinator's approval system allows by default and keeps every prompt
+(``coordinator.approval_system.requests``); its display keeps every user message
+(``coordinator.display_system.messages``). Nothing here reads the machine's installed entry
+points. With the pytest plugin (installed with the kernel) the same objects are fixtures:
+``coordinator``, ``hook_registry`` and ``event_recorder``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Callable
+from typing import Any
+
+from .approval import PolicyDecision, StaticApprovalSystem
+from .coordinator import ModuleCoordinator
+from .display import RecordingDisplay
+from .hooks import HookRegistry, Unregister
+from .models import HookResult, ToolResult
+
+__all__ = [
+    "EventRecorder",
+    "MockCoordinator",
+    "MockTool",
+    "create_test_coordinator",
+    "wait_for",
+]
+
+
+class EventRecorder:
+    """Records events: as a stand-in for a registry (``emit``) or attached to a real one.
+
+    ``attach(registry)`` subscribes to every event (``*``) at the latest priority, so the data
+    recorded is what the last handler left after every modification.
+    """
+
+    def __init__(self) -> None:
+        self.events: list[tuple[str, dict[str, Any]]] = []
+
+    async def emit(self, event: str, data: dict[str, Any]) -> HookResult:
+        """Record ``event`` and continue (the ``HookRegistry.emit`` signature)."""
+        self.events.append((event, dict(data)))
+        return HookResult()
+
+    record = emit
+
+    def attach(
+        self, registry: HookRegistry, pattern: str = "*", priority: int = 1_000_000
+    ) -> Unregister:
+        """Record every event ``registry`` emits that matches ``pattern``."""
+
+        def recorder(event: str, data: dict[str, Any]) -> None:
+            self.events.append((event, dict(data)))
+
+        return registry.register(pattern, recorder, priority=priority, name="event-recorder")
+
+    def clear(self) -> None:
+        self.events.clear()
+
+    def get_events(self, event_type: str | None = None) -> list[tuple[str, dict[str, Any]]]:
+        """Recorded ``(event, data)`` pairs, optionally only those of one event."""
+        if event_type is None:
+            return list(self.events)
+        return [pair for pair in self.events if pair[0] == event_type]
+
+    @property
+    def names(self) -> list[str]:
+        """The recorded event names, in order."""
+        return [name for name, _ in self.events]
+
+
+class MockTool:
+    """A tool that returns ``output`` (or fails with ``error``) and counts its calls."""
+
+    def __init__(self, name: str = "mock_tool", output: Any = "Success", error: str | None = None):
+        self.name = name
+        self.description = f"Mock tool: {name}"
+        self.input_schema: dict[str, Any] = {"type": "object", "properties": {}}
+        self.output = output
+        self.error = error
+        self.calls: list[dict[str, Any]] = []
+
+    @property
+    def call_count(self) -> int:
+        return len(self.calls)
+
+    async def execute(self, input: dict[str, Any]) -> ToolResult:  # noqa: A002 - ecosystem name
+        self.calls.append(dict(input))
+        if self.error is not None:
+            return ToolResult(success=False, error={"message": self.error})
+        return ToolResult(success=True, output=self.output)
+
+
+class MockCoordinator(ModuleCoordinator):
+    """A real :class:`ModuleCoordinator` with a recording approval system and display.
+
+    ``approval`` is the approval policy: ``"allow"`` (default), ``"deny"`` or ``"always"``.
+    ``mount_history`` and ``unmount_history`` keep every mount and unmount.
+    """
+
+    def __init__(
+        self,
+        *,
+        approval: PolicyDecision = "allow",
+        config: dict[str, Any] | None = None,
+        session_id: str = "test-session",
+    ) -> None:
+        self.approvals = StaticApprovalSystem(approval)
+        self.display = RecordingDisplay()
+        super().__init__(
+            approval_system=self.approvals,
+            display_system=self.display,
+            config=config if config is not None else {},
+            session_id=session_id,
+        )
+        self.mount_history: list[dict[str, Any]] = []
+        self.unmount_history: list[dict[str, Any]] = []
+
+    async def mount(self, mount_point: str, module: Any, name: str | None = None) -> None:
+        self.mount_history.append({"mount_point": mount_point, "module": module, "name": name})
+        await super().mount(mount_point, module, name)
+
+    async def unmount(self, mount_point: str, name: str | None = None) -> None:
+        self.unmount_history.append({"mount_point": mount_point, "name": name})
+        await super().unmount(mount_point, name)
+
+
+def create_test_coordinator(
+    *,
+    approval: PolicyDecision = "allow",
+    config: dict[str, Any] | None = None,
+    session_id: str = "test-session",
+) -> MockCoordinator:
+    """A test coordinator with two tools mounted: ``echo`` (succeeds) and ``fail`` (fails)."""
+    coordinator = MockCoordinator(approval=approval, config=config, session_id=session_id)
+    tools = coordinator.mount_points["tools"]
+    tools["echo"] = MockTool("echo", "Echo response")
+    tools["fail"] = MockTool("fail", None, error="mock failure")
+    return coordinator
+
+
+async def wait_for(condition: Callable[[], bool], timeout: float = 1.0) -> bool:  # noqa: ASYNC109
+    """Poll ``condition`` until it is true (True) or ``timeout`` seconds pass (False)."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if condition():
+            return True
+        await asyncio.sleep(0.005)
+    return condition()

@@ -1,0 +1,330 @@
+"""The event catalogue: complete, consistent with events.py, and identical to docs/events.md."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+from amplifier_core import events
+from amplifier_core.catalogue import (
+    CATALOGUE,
+    CATEGORIES,
+    COMMON_FIELDS,
+    EMITTERS,
+    EventSpec,
+    FieldSpec,
+    UnknownEventError,
+    render_event,
+    render_markdown,
+    spec_for,
+    specs_matching,
+    validate_event_data,
+)
+from amplifier_core.hooks import HookRegistry
+from amplifier_core.models import HookResult
+
+DOCS = Path(__file__).resolve().parents[2] / "docs" / "events.md"
+REGENERATE = "python -m amplifier_core.catalogue > docs/events.md"
+
+
+def _docs_text() -> str:
+    assert DOCS.is_file(), f"{DOCS} is missing; generate it with `{REGENERATE}`"
+    return DOCS.read_text(encoding="utf-8")
+
+
+def _alias_table_names(text: str) -> list[str]:
+    """First-column names of the table under '## Aliases' in docs/events.md."""
+    section = text.split("\n## Aliases\n", 1)[1].split("\n## ", 1)[0]
+    rows = [line for line in section.splitlines() if line.startswith("| `")]
+    return [row.split("`")[1] for row in rows]
+
+
+def _payload(spec: EventSpec) -> dict[str, Any]:
+    """A payload with every required event-specific key (common fields left to the registry)."""
+    return {f.name: f"<{f.name}>" for f in spec.fields if f.required}
+
+
+# ------------------------------------------------------------------ completeness
+
+
+def test_every_event_has_exactly_one_spec() -> None:
+    assert list(CATALOGUE) == [s.name for s in CATALOGUE.values()]
+    assert set(CATALOGUE) == set(events.ALL_EVENTS), (
+        f"undocumented: {sorted(set(events.ALL_EVENTS) - set(CATALOGUE))}; "
+        f"unknown: {sorted(set(CATALOGUE) - set(events.ALL_EVENTS))}"
+    )
+    assert len(CATALOGUE) == len(events.ALL_EVENTS) == 46
+
+
+def test_no_spec_for_an_unknown_event() -> None:
+    for name in CATALOGUE:
+        assert name in events.ALL_EVENTS, f"{name} is documented but not in events.ALL_EVENTS"
+    assert specs_matching("myplugin:*") == ()
+    lookalike = "tool:pr\u0435"  # Cyrillic e: looks right, is not
+    with pytest.raises(UnknownEventError, match=f"unknown event '{lookalike}'"):
+        spec_for(lookalike)
+
+
+def test_every_spec_is_filled_in() -> None:
+    for spec in CATALOGUE.values():
+        where = spec.name
+        assert spec.summary.endswith("."), where
+        assert spec.when.endswith("."), where
+        assert spec.emitter in EMITTERS, where
+        assert spec.category in CATEGORIES, where
+        assert spec.fields, f"{where} documents no data fields"
+        for f in spec.fields:
+            assert f.name, where
+            assert f.type, (where, f.name)
+            assert f.description.endswith("."), (where, f.name)
+        for effect in spec.effects:
+            assert effect.action != "continue", where
+            assert effect.effect, (where, effect.action)
+            assert not effect.effect.endswith("."), "the renderer adds the full stop"
+    assert {s.category for s in CATALOGUE.values()} == set(CATEGORIES)
+
+
+def test_common_fields_are_session_id_and_timestamp() -> None:
+    assert [(f.name, f.required) for f in COMMON_FIELDS] == [
+        ("session_id", True),
+        ("timestamp", True),
+    ]
+    for spec in CATALOGUE.values():
+        assert spec.all_fields[:2] == COMMON_FIELDS
+        assert {"session_id", "timestamp"} <= spec.required_keys
+
+
+def test_upstream_flag_matches_events_module() -> None:
+    new = {s.name for s in CATALOGUE.values() if not s.upstream}
+    assert new == {"session:checkpoint", "provider:switch", "memory:update"}
+
+
+# ------------------------------------------------------------------ aliases and lookup
+
+
+def test_spec_for_resolves_aliases() -> None:
+    assert spec_for("PreToolUse") is CATALOGUE["tool:pre"]
+    assert spec_for("tool:pre") is CATALOGUE["tool:pre"]
+    for alias, target in events.ALIASES.items():
+        if events.is_pattern(target):
+            continue
+        spec = spec_for(alias)
+        assert spec.name == target
+        assert spec.alias == alias
+
+
+def test_aliases_on_specs_match_events_aliases() -> None:
+    for spec in CATALOGUE.values():
+        expected = [a for a, t in events.ALIASES.items() if t == spec.name]
+        if spec.name in events.ERROR_EVENTS:
+            expected.append("Error")
+        assert sorted(spec.aliases) == sorted(expected), spec.name
+    assert {s.name for s in CATALOGUE.values() if "Error" in s.aliases} == set(events.ERROR_EVENTS)
+
+
+def test_error_alias_is_a_pattern_not_an_event() -> None:
+    with pytest.raises(UnknownEventError, match=r"pattern \(\*:error\).*provider:error"):
+        spec_for("Error")
+    assert [s.name for s in specs_matching("Error")] == ["provider:error", "tool:error"]
+    assert [s.name for s in specs_matching("tool:*")] == ["tool:pre", "tool:post", "tool:error"]
+    assert len(specs_matching("*")) == len(events.ALL_EVENTS)
+    assert specs_matching("ModelSwitch") == (CATALOGUE["provider:switch"],)
+
+
+def test_unknown_event_error_suggests_close_names() -> None:
+    with pytest.raises(UnknownEventError) as info:
+        spec_for("tool:psot")
+    assert str(info.value).startswith(
+        "unknown event 'tool:psot': not in the event catalogue; did you mean tool:post"
+    )
+    assert isinstance(info.value, KeyError)
+
+
+# ------------------------------------------------------------------ validation
+
+
+def test_validate_reports_missing_keys_with_event_and_type() -> None:
+    problems = validate_event_data("tool:pre", {"tool_name": "bash", "session_id": "s"})
+    assert "tool:pre: missing required key 'tool_input' (dict[str, Any])" in problems
+    assert "tool:pre: missing required key 'timestamp' (str)" in problems
+    assert not any("'tool_name'" in p or "'session_id'" in p for p in problems)
+    assert not any("parallel_group_id" in p for p in problems), "optional keys are not required"
+
+
+def test_validate_accepts_extras_and_aliases() -> None:
+    data = {
+        "session_id": "s1",
+        "timestamp": "2025-01-01T00:00:00.000000+00:00",
+        **_payload(CATALOGUE["provider:switch"]),
+        "x-vendor": {"anything": 1},
+    }
+    assert validate_event_data("provider:switch", data) == []
+    assert validate_event_data("ModelSwitch", data) == []
+
+
+def test_validate_can_skip_common_fields() -> None:
+    payload = _payload(CATALOGUE["memory:update"])
+    assert validate_event_data("memory:update", payload, include_common=False) == []
+    assert len(validate_event_data("memory:update", payload)) == 2
+
+
+def test_validate_rejects_unknown_events() -> None:
+    with pytest.raises(UnknownEventError, match="myplugin:thing"):
+        validate_event_data("myplugin:thing", {})
+
+
+async def test_payloads_through_a_real_registry_satisfy_the_catalogue() -> None:
+    """session_id comes from the registry's default fields and timestamp from emit."""
+    registry = HookRegistry()
+    registry.set_default_fields(session_id="sess-1")
+    seen: list[tuple[str, dict[str, Any]]] = []
+
+    def record(event: str, data: dict[str, Any]) -> HookResult:
+        seen.append((event, data))
+        return HookResult()
+
+    registry.register("*", record, name="recorder")
+    for spec in CATALOGUE.values():
+        await registry.emit(spec.name, _payload(spec))
+    assert [event for event, _ in seen] == list(CATALOGUE)
+    for event, data in seen:
+        assert validate_event_data(event, data) == [], event
+
+
+async def test_error_alias_handler_sees_canonical_names() -> None:
+    registry = HookRegistry()
+    names: list[str] = []
+    registry.register("Error", lambda event, data: names.append(event), name="errors")
+    for event in events.ALL_EVENTS:
+        await registry.emit(event, {})
+    assert names == list(events.ERROR_EVENTS)
+
+
+# ------------------------------------------------------------------ documented contracts
+
+
+def _required(spec: EventSpec) -> set[str]:
+    return {f.name for f in spec.fields if f.required}
+
+
+def test_tool_events_carry_the_ecosystem_keys() -> None:
+    for name in ("tool:pre", "tool:post", "tool:error"):
+        assert {"tool_name", "tool_input", "tool", "tool_call_id"} <= _required(CATALOGUE[name])
+    assert "tool_result" in _required(CATALOGUE["tool:post"])
+    assert "tool_result" not in {f.name for f in CATALOGUE["tool:pre"].fields}
+    assert "error" in _required(CATALOGUE["tool:error"])
+
+
+@pytest.mark.parametrize(
+    ("event", "keys"),
+    [
+        ("session:checkpoint", {"checkpoint_id", "path", "turn", "messages"}),
+        (
+            "provider:switch",
+            {"old_model", "new_model", "old_provider", "new_provider", "reason"},
+        ),
+        ("memory:update", {"path", "change", "diff", "added_lines", "removed_lines"}),
+        (
+            "module:load_failed",
+            {"module_id", "entry_point", "error", "error_type", "stage"},
+        ),
+        ("approval:required", {"tool_name", "prompt", "options", "hook"}),
+        ("approval:granted", {"tool_name", "prompt", "options", "decision", "hook"}),
+        ("approval:denied", {"tool_name", "prompt", "options", "decision", "hook"}),
+        ("prompt:submit", {"prompt"}),
+        ("provider:request", {"messages", "model"}),
+    ],
+)
+def test_event_schemas(event: str, keys: set[str]) -> None:
+    missing = keys - _required(CATALOGUE[event])
+    assert not missing, f"{event} lacks required keys {sorted(missing)}"
+
+
+def test_hook_outcomes() -> None:
+    assert CATALOGUE["tool:pre"].honours == ("deny", "modify", "ask_user", "inject_context")
+    assert CATALOGUE["tool:pre"].modifiable == ("tool_input",)
+    assert CATALOGUE["tool:post"].honours == ("modify", "inject_context")
+    assert CATALOGUE["tool:post"].modifiable == ("tool_result",)
+    assert CATALOGUE["provider:request"].modifiable == ("messages",)
+    assert CATALOGUE["prompt:submit"].honours == ("deny", "modify", "inject_context")
+    assert CATALOGUE["prompt:submit"].modifiable == ("prompt",)
+    ask_user = [s.name for s in CATALOGUE.values() if "ask_user" in s.honours]
+    assert ask_user == ["tool:pre"]
+    observers = [s for s in CATALOGUE.values() if s.observe_only]
+    assert len(observers) > len(CATALOGUE) * 3 // 4, "most events are observe only"
+    assert CATALOGUE["memory:update"].observe_only
+
+
+def test_specs_refuse_inconsistent_definitions() -> None:
+    base: dict[str, Any] = {
+        "name": "x:y",
+        "category": CATEGORIES[0],
+        "aliases": (),
+        "summary": "S.",
+        "when": "F.",
+        "emitter": "session runtime",
+        "fields": (FieldSpec("a", "str", True, "A."),),
+    }
+    EventSpec(**base)
+    with pytest.raises(ValueError, match="x:y: 'modify' must be honoured"):
+        EventSpec(**base, modifiable=("a",))
+    with pytest.raises(ValueError, match="x:y: unknown emitter 'someone'"):
+        EventSpec(**{**base, "emitter": "someone"})
+    with pytest.raises(ValueError, match=r"x:y: duplicate field\(s\) \['session_id'\]"):
+        EventSpec(**{**base, "fields": (FieldSpec("session_id", "str", True, "S."),)})
+
+
+# ------------------------------------------------------------------ docs/events.md
+
+
+def test_docs_equal_render_markdown() -> None:
+    rendered = render_markdown()
+    assert _docs_text() == rendered, (
+        f"docs/events.md is out of date with amplifier_core.catalogue; regenerate it with "
+        f"`{REGENERATE}` (from the repository root)"
+    )
+
+
+def test_render_markdown_is_deterministic_ascii() -> None:
+    first = render_markdown()
+    assert first == render_markdown()
+    assert first.isascii(), "keep docs/events.md ASCII so redirecting stdout works anywhere"
+    assert first.endswith("\n")
+    assert not first.endswith("\n\n")
+
+
+def test_docs_have_a_section_and_field_table_per_event() -> None:
+    text = _docs_text()
+    for spec in CATALOGUE.values():
+        heading = f"\n### `{spec.name}`\n"
+        assert heading in text, f"docs/events.md has no section for {spec.name}"
+        section = render_event(spec)
+        assert section in text
+        for f in spec.fields:
+            assert f"| `{f.name}` |" in section, (spec.name, f.name)
+
+
+def test_docs_alias_table_lists_every_alias() -> None:
+    assert _alias_table_names(_docs_text()) == list(events.ALIASES)
+
+
+def test_docs_explain_subscription_patterns() -> None:
+    text = _docs_text()
+    for snippet in ('register("*"', 'register("tool:*"', 'register("Error"', "`*:error`"):
+        assert snippet in text, snippet
+
+
+def test_module_entry_point_prints_the_markdown() -> None:
+    done = subprocess.run(
+        [sys.executable, "-m", "amplifier_core.catalogue"],
+        capture_output=True,
+        text=True,
+        encoding="utf-8",
+        timeout=60,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout == render_markdown()

@@ -1,0 +1,162 @@
+"""The configuration of hooks-logging: one pydantic model and the parser that names bad keys.
+
+Every key is documented in the README's config table. Unknown keys are rejected; a few names
+used by the Amplifier ecosystem's own logging hook are accepted as aliases
+(``session_log_template`` for ``path``, ``exclude_events`` for ``exclude``,
+``additional_events`` for ``extra_events``) so that existing bundles keep working.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from string import Formatter
+from typing import Any, Final, Literal
+
+from pydantic import AliasChoices, BaseModel, ConfigDict, Field, ValidationError, field_validator
+
+__all__ = [
+    "DEFAULT_PATH",
+    "LEVELS",
+    "PATH_PLACEHOLDERS",
+    "Level",
+    "LoggingConfig",
+    "parse_config",
+]
+
+Level = Literal["debug", "info", "warning", "error"]
+
+#: Record levels, lowest first; ``level`` in the config is the lowest one written.
+LEVELS: Final[tuple[Level, ...]] = ("debug", "info", "warning", "error")
+
+#: Where events go unless ``path`` says otherwise.
+DEFAULT_PATH: Final = "{home}/.amplifier/projects/{project}/sessions/{session_id}/events.jsonl"
+
+#: The placeholders a ``path`` template may use.
+PATH_PLACEHOLDERS: Final = frozenset({"home", "project", "session_id"})
+
+_PREFIX: Final = "hooks-logging: config"
+
+
+def _check_template(template: str) -> str:
+    """Reject templates with unknown, positional or formatted placeholders."""
+    if not template.strip():
+        raise ValueError("must be a non-empty path template")
+    try:
+        parsed = [(f, spec, conv) for _, f, spec, conv in Formatter().parse(template) if f is not None]
+    except ValueError as err:
+        raise ValueError(f"is not a valid path template ({err})") from err
+    allowed = ", ".join(f"{{{name}}}" for name in sorted(PATH_PLACEHOLDERS))
+    for field, spec, conversion in parsed:
+        if field not in PATH_PLACEHOLDERS:
+            shown = f"{{{field}}}" if field else "{}"
+            raise ValueError(f"uses unknown placeholder {shown}; allowed: {allowed}")
+        if spec or conversion:
+            raise ValueError(f"placeholder {{{field}}} must not carry a format spec or conversion")
+    return template
+
+
+class LoggingConfig(BaseModel):
+    """Validated configuration of one mounted hooks-logging instance."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True, strict=True, populate_by_name=True)
+
+    path: str = Field(
+        DEFAULT_PATH, validation_alias=AliasChoices("path", "session_log_template")
+    )
+    """Path template of the JSONL file; ``{home}``, ``{project}``, ``{session_id}``, ``~``."""
+
+    level: Level = "info"
+    """Lowest record level written; debug events are written only at ``debug``."""
+
+    include: list[str] = Field(default_factory=lambda: ["*"])
+    """fnmatch patterns of event names to write (case-sensitive)."""
+
+    exclude: list[str] = Field(
+        default_factory=list, validation_alias=AliasChoices("exclude", "exclude_events")
+    )
+    """fnmatch patterns of event names never written; wins over ``include``."""
+
+    debug_events: list[str] = Field(default_factory=list)
+    """Event names or patterns treated as debug events, besides names containing ``:debug``."""
+
+    extra_events: list[str] = Field(
+        default_factory=list,
+        validation_alias=AliasChoices("extra_events", "additional_events"),
+    )
+    """Event names subscribed by name on kernels without wildcard subscriptions."""
+
+    auto_discover: bool = True
+    """On kernels without wildcards, also subscribe the ``observability.events`` capability."""
+
+    redact_keys: list[str] = Field(default_factory=list)
+    """More secret-looking key words to mask, besides the built-in ones."""
+
+    bytes_format: Literal["utf8", "base64"] = "utf8"
+    """How bytes values are written: readable UTF-8 text, or lossless base64."""
+
+    max_bytes: int = Field(0, ge=0)
+    """Rotate a file before it would grow past this many bytes; 0 turns rotation off."""
+
+    backups: int = Field(5, ge=0)
+    """Rotated files kept (``events.jsonl.1`` is the newest); 0 keeps none."""
+
+    queue_size: int = Field(10_000, ge=1)
+    """Records held in memory for the writer before emit has to wait."""
+
+    block_timeout: float = Field(10.0, gt=0)
+    """Seconds emit waits for room in a full queue before it drops (and counts) a record."""
+
+    priority: int = -1000
+    """Handler priority; low so that the record is taken before any handler can deny."""
+
+    @field_validator("level", mode="before")
+    @classmethod
+    def _lower_level(cls, value: object) -> object:
+        return value.lower() if isinstance(value, str) else value
+
+    @field_validator("path")
+    @classmethod
+    def _valid_template(cls, value: str) -> str:
+        return _check_template(value)
+
+    @field_validator("include", "exclude", "debug_events", "extra_events", "redact_keys")
+    @classmethod
+    def _non_empty_names(cls, value: list[str]) -> list[str]:
+        for index, item in enumerate(value):
+            if not item.strip():
+                raise ValueError(f"item {index} must be a non-empty string")
+        return value
+
+
+def _location(loc: tuple[int | str, ...]) -> str:
+    text = ""
+    for part in loc:
+        text += f"[{part}]" if isinstance(part, int) else (f".{part}" if text else str(part))
+    return text or "(root)"
+
+
+def _describe(error: Mapping[str, Any]) -> str:
+    where = _location(tuple(error.get("loc", ())))
+    kind = error.get("type", "")
+    if kind == "extra_forbidden":
+        known = ", ".join(sorted(LoggingConfig.model_fields))
+        return f"{_PREFIX} key {where!r} is not a known key (known keys: {known})"
+    message = str(error.get("msg", "invalid value")).removeprefix("Value error, ")
+    return f"{_PREFIX} key {where!r}: {message} (got {error.get('input')!r:.80})"
+
+
+def parse_config(raw: Mapping[str, Any] | None) -> LoggingConfig:
+    """Validate a raw config mapping (``None`` means all defaults).
+
+    Raises :class:`ValueError` whose message starts with ``hooks-logging: config`` and names
+    each offending key path with what was expected.
+    """
+    if raw is None:
+        return LoggingConfig()
+    if not isinstance(raw, Mapping):
+        raise ValueError(f"{_PREFIX}: expected a mapping of keys, got {type(raw).__name__}")
+    try:
+        return LoggingConfig.model_validate(dict(raw))
+    except ValidationError as err:
+        problems = "; ".join(_describe(e) for e in err.errors())
+        raise ValueError(problems) from err

@@ -1,0 +1,261 @@
+"""Turn any event data into one line of JSON, never raising.
+
+Two encoders share one set of conversion rules:
+
+* the fast one is the standard library's C JSON encoder with a ``default`` hook for the
+  types JSON lacks. It serves almost every event.
+* the careful one walks the data in Python. It takes over when a secret-looking key is
+  present (the value is masked), when the fast one fails (a cycle, nesting deeper than the
+  interpreter allows, a non-finite float, an odd dict key, a converter that raised), and it
+  cannot fail: whatever it cannot convert is recorded as ``{"__unserializable__": ...}``.
+
+Conversions (documented in the README):
+
+================================  ==============================================
+datetime, date, time               ISO 8601 string (``isoformat()``)
+timedelta                          seconds as a number
+Decimal                            string, so no precision is lost
+UUID, Path (any PurePath)          string
+bytes, bytearray, memoryview       UTF-8 text with ``\\xNN`` for invalid bytes, or
+                                   ``{"__bytes__": "<base64>"}`` (``bytes_format``)
+set, frozenset                     list, sorted when the items allow it
+tuple, deque, other sequences      list
+other mappings                     object
+Enum                               its value
+pydantic model                     ``model_dump()``
+dataclass instance                 object of its fields
+exception                          ``{"type": "ValueError", "message": "..."}``
+NaN, Infinity, -Infinity           the strings ``"NaN"``, ``"Infinity"``, ``"-Infinity"``
+a cycle back to an enclosing item  ``{"__circular__": "TypeName"}``
+nesting deeper than 200 levels     ``{"__truncated__": "depth"}``
+anything else                      ``{"__unserializable__": "TypeName", "repr": "..."}``
+================================  ==============================================
+"""
+
+from __future__ import annotations
+
+import base64
+import dataclasses
+import json
+import math
+from collections import deque
+from collections.abc import Callable, Mapping, Sequence, Set
+from datetime import date, datetime, time, timedelta
+from decimal import Decimal
+from enum import Enum
+from json import encoder as _json_encoder
+from pathlib import PurePath
+from typing import Any, Final, Literal
+from uuid import UUID
+
+from pydantic import BaseModel
+
+from .redact import MASK, SecretKeys
+
+__all__ = ["MAX_DEPTH", "REPR_LIMIT", "DataEncoder"]
+
+#: Deeper nesting is cut by the careful encoder.
+MAX_DEPTH: Final = 200
+#: Longest ``repr`` kept for an unserializable object.
+REPR_LIMIT: Final = 500
+
+_NUMBERS: Final = (int, float, bool)
+
+
+class _Unconvertible(Exception):
+    """Raised by the converter for an object no rule covers."""
+
+
+def _safe_repr(value: object) -> str:
+    try:
+        text = repr(value)
+    except Exception as err:  # a broken __repr__ must not break logging
+        text = f"<repr failed: {type(err).__name__}>"
+    return text if len(text) <= REPR_LIMIT else text[:REPR_LIMIT] + "..."
+
+
+def _unserializable(value: object) -> dict[str, str]:
+    return {"__unserializable__": type(value).__name__, "repr": _safe_repr(value)}
+
+
+def _float(value: float) -> float | str:
+    if math.isfinite(value):
+        return value
+    return "NaN" if math.isnan(value) else ("Infinity" if value > 0 else "-Infinity")
+
+
+def _build_c_encoder(default: Callable[[Any], Any]) -> Callable[[Any], str] | None:
+    """The C encoder of the ``json`` module, bound once (saves its per-call set-up)."""
+    make = getattr(_json_encoder, "c_make_encoder", None)
+    if make is None:
+        return None
+    markers: dict[int, Any] = {}
+    try:
+        iterencode = make(
+            markers, default, _json_encoder.encode_basestring, None, ":", ",", False, False, False
+        )
+    except TypeError:  # a Python whose private signature differs
+        return None
+
+    def encode(value: Any) -> str:
+        try:
+            return "".join(iterencode(value, 0))
+        except BaseException:
+            markers.clear()  # an aborted run leaves its markers behind
+            raise
+
+    sample = {"a": [1, 2.5, None, True], "b": {"c": "\u00e9\n"}}
+    try:
+        same = encode(sample) == json.dumps(sample, ensure_ascii=False, separators=(",", ":"))
+    except Exception:
+        same = False
+    return encode if same else None
+
+
+class DataEncoder:
+    """Encodes event data to compact JSON text, masking secret-looking keys at any depth."""
+
+    def __init__(
+        self,
+        secrets: SecretKeys | None = None,
+        bytes_format: Literal["utf8", "base64"] = "utf8",
+    ) -> None:
+        self._secrets = secrets if secrets is not None else SecretKeys()
+        self._base64 = bytes_format == "base64"
+        fast = _build_c_encoder(self._default)
+        if fast is None:
+            plain = json.JSONEncoder(
+                default=self._default, ensure_ascii=False, allow_nan=False, separators=(",", ":")
+            )
+            fast = plain.encode
+        self._fast: Callable[[Any], str] = fast
+        self._plain = json.JSONEncoder(ensure_ascii=False, allow_nan=False, separators=(",", ":"))
+
+    @property
+    def secrets(self) -> SecretKeys:
+        return self._secrets
+
+    def encode(self, data: Any) -> str:
+        """Compact JSON text for ``data``; never raises."""
+        try:
+            if not self._secrets.scan(data):
+                return self._fast(data)
+        except Exception:  # cycles, depth, NaN, odd keys, failing converters: be careful
+            pass
+        return self.encode_carefully(data)
+
+    def encode_carefully(self, data: Any) -> str:
+        """Walk ``data`` in Python, converting and masking everything; never raises."""
+        try:
+            return self._plain.encode(self.sanitize(data))
+        except Exception:
+            return self._plain.encode(_unserializable(data))
+
+    # ------------------------------------------------------------------ conversion rules
+
+    def convert(self, value: Any) -> Any:
+        """One step of conversion for a value JSON cannot hold; raises for unknown types."""
+        if isinstance(value, datetime | date | time):
+            return value.isoformat()
+        if isinstance(value, timedelta):
+            return value.total_seconds()
+        if isinstance(value, Decimal | UUID):
+            return str(value)
+        if isinstance(value, bytes | bytearray | memoryview):
+            raw = bytes(value)
+            if self._base64:
+                return {"__bytes__": base64.b64encode(raw).decode("ascii")}
+            return raw.decode("utf-8", "backslashreplace")
+        if isinstance(value, Enum):
+            return value.value
+        if isinstance(value, PurePath):
+            return str(value)
+        if isinstance(value, BaseException):
+            return {"type": type(value).__name__, "message": str(value)}
+        if isinstance(value, BaseModel):
+            return value.model_dump()
+        if dataclasses.is_dataclass(value) and not isinstance(value, type):
+            return {f.name: getattr(value, f.name) for f in dataclasses.fields(value)}
+        if isinstance(value, Set):
+            try:
+                return sorted(value)
+            except Exception:
+                return list(value)
+        if isinstance(value, Mapping):
+            return dict(value)
+        if isinstance(value, deque | Sequence) and not isinstance(value, range | str):
+            return list(value)
+        raise _Unconvertible(type(value).__name__)
+
+    def _default(self, value: Any) -> Any:
+        """``default`` hook of the fast encoder; masks secrets inside converted objects."""
+        try:
+            converted = self.convert(value)
+        except _Unconvertible:
+            return _unserializable(value)
+        if self._secrets.scan(converted):
+            return self.sanitize(converted)
+        return converted
+
+    # ------------------------------------------------------------------ careful walk
+
+    def sanitize(self, value: Any) -> Any:
+        """A JSON-ready copy of ``value``: only dicts, lists, strings, numbers, bools, None."""
+        return self._walk(value, 0, set())
+
+    def _walk(self, value: Any, depth: int, active: set[int]) -> Any:
+        kind = type(value)
+        if kind is str or kind is int or kind is bool or value is None:
+            return value
+        if kind is float:
+            return _float(value)
+        if isinstance(value, str):
+            return str.__str__(value)
+        if isinstance(value, bool):
+            return bool(value)
+        if isinstance(value, int) and not isinstance(value, Enum):
+            return int.__int__(value)
+        if isinstance(value, float) and not isinstance(value, Enum):
+            return _float(float.__float__(value))
+        if depth >= MAX_DEPTH:
+            return {"__truncated__": "depth"}
+        ident = id(value)
+        if ident in active:
+            return {"__circular__": kind.__name__}
+        active.add(ident)
+        try:
+            if isinstance(value, dict):
+                return self._walk_dict(value, depth, active)
+            if isinstance(value, list | tuple):
+                return [self._walk(item, depth + 1, active) for item in list(value)]
+            try:
+                converted = self.convert(value)
+            except Exception:
+                return _unserializable(value)
+            return self._walk(converted, depth + 1, active)
+        finally:
+            active.discard(ident)
+
+    def _walk_dict(self, value: dict[Any, Any], depth: int, active: set[int]) -> dict[str, Any]:
+        out: dict[str, Any] = {}
+        for key, item in list(value.items()):
+            name = key if type(key) is str else self._key(key)
+            if self._secrets.is_secret(name) and not (
+                item is None or isinstance(item, _NUMBERS)
+            ):
+                out[name] = MASK
+            else:
+                out[name] = self._walk(item, depth + 1, active)
+        return out
+
+    def _key(self, key: Any) -> str:
+        if isinstance(key, str):
+            return str.__str__(key)
+        if isinstance(key, Enum):
+            key = key.value
+        if isinstance(key, float):
+            return str(_float(key))
+        try:
+            return str(key)
+        except Exception:
+            return _safe_repr(key)

@@ -1,0 +1,104 @@
+"""Which keys look secret, and a fast scan for them in event data.
+
+A key is secret when one of the secret words is one of its words. Keys are split into words
+the way people write them: ``snake_case``, ``kebab-case``, ``dotted.names``, spaces and
+``camelCase`` humps all separate words, and case does not matter. So ``api_key``, ``X-Api-Key``,
+``accessToken``, ``client_secret`` and ``Authorization`` are secret, while ``input_tokens``,
+``max_tokens`` and ``tokenizer`` are not (``tokens`` is not the word ``token``).
+
+Values under a secret key are masked whatever they hold, except numbers, booleans and
+``None``, which cannot carry a credential and keep counts like ``token_count`` readable.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from typing import Any, Final
+
+__all__ = ["BUILTIN_SECRET_WORDS", "MASK", "SCAN_DEPTH", "SecretKeys", "normalize_key"]
+
+#: Secret words that are always masked; ``redact_keys`` adds more.
+BUILTIN_SECRET_WORDS: Final[tuple[str, ...]] = (
+    "api_key",
+    "apikey",
+    "access_key",
+    "private_key",
+    "authorization",
+    "token",
+    "password",
+    "passwd",
+    "secret",
+    "cookie",
+    "credentials",
+)
+
+#: What a masked value is replaced with.
+MASK: Final = "[REDACTED]"
+
+_HUMP = re.compile(r"(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])")
+_SEPARATORS = re.compile(r"[^0-9a-z]+")
+_SAFE_LIMIT: Final = 50_000
+#: Data nested deeper than this is handed to the careful (slower) encoder.
+SCAN_DEPTH: Final = 64
+_CONTAINERS: Final = (dict, list, tuple)
+_LISTS: Final = (list, tuple)
+_LEAVES: Final = frozenset({str, int, float, bool, type(None)})
+
+
+def normalize_key(key: str) -> str:
+    """``X-Api-Key`` -> ``x_api_key``; ``accessToken`` -> ``access_token``."""
+    return _SEPARATORS.sub("_", _HUMP.sub("_", key).lower()).strip("_")
+
+
+class SecretKeys:
+    """Decides whether a key is secret (cached per key) and scans nested data for such keys."""
+
+    __slots__ = ("_safe", "_words")
+
+    def __init__(self, extra_words: Iterable[str] = ()) -> None:
+        words = {normalize_key(w) for w in (*BUILTIN_SECRET_WORDS, *extra_words)}
+        self._words: tuple[str, ...] = tuple(sorted(f"_{w}_" for w in words if w))
+        self._safe: set[object] = set()
+
+    @property
+    def words(self) -> tuple[str, ...]:
+        """The normalized secret words."""
+        return tuple(w.strip("_") for w in self._words)
+
+    def is_secret(self, key: object) -> bool:
+        """True when ``key`` is a string whose words include a secret word."""
+        if key in self._safe:
+            return False
+        if isinstance(key, str):
+            padded = f"_{normalize_key(key)}_"
+            if any(word in padded for word in self._words):
+                return True
+        if len(self._safe) >= _SAFE_LIMIT:
+            self._safe.clear()
+        self._safe.add(key)
+        return False
+
+    def scan(self, value: Any, depth: int = 0) -> bool:
+        """True when any mapping key inside ``value`` (dicts, lists, tuples) is secret.
+
+        Also true when the data nests deeper than :data:`SCAN_DEPTH` (or loops back on
+        itself), so that the careful encoder takes over. Only containers the JSON encoder
+        writes directly are walked; other objects are checked after they are converted.
+        This runs on every logged event, so it leans on set operations done in C.
+        """
+        if isinstance(value, dict):
+            if not self._safe.issuperset(value) and any(self.is_secret(k) for k in value):
+                return True
+            items: Iterable[Any] = value.values()
+        elif isinstance(value, _LISTS):
+            items = value
+        else:
+            return False
+        if _LEAVES.issuperset(map(type, items)):
+            return False
+        for item in items:
+            if item.__class__ not in _LEAVES and isinstance(item, _CONTAINERS):
+                if depth >= SCAN_DEPTH or self.scan(item, depth + 1):
+                    return True
+        return False

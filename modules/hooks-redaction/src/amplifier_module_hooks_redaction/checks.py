@@ -1,0 +1,118 @@
+"""Validators that decide whether a pattern match is really a secret or a piece of PII.
+
+Patterns find candidates cheaply; these functions reject the candidates that only look alike:
+card-shaped numbers that fail the Luhn check or carry no card network prefix, phone-shaped digit
+groups with an impossible digit count, keys that read like words rather than random tokens, and
+assignment values that are code, placeholders or earlier redactions.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Final
+
+__all__ = [
+    "is_card_number",
+    "is_plain_code_value",
+    "is_placeholder",
+    "looks_random",
+    "luhn_valid",
+    "phone_digit_count_ok",
+]
+
+_DIGITS: Final = frozenset("0123456789")
+
+
+def luhn_valid(digits: str) -> bool:
+    """True when the string of ASCII digits passes the Luhn (mod 10) check."""
+    total = 0
+    double = False
+    for char in reversed(digits):
+        value = ord(char) - 48
+        if double:
+            value *= 2
+            if value > 9:
+                value -= 9
+        total += value
+        double = not double
+    return total % 10 == 0
+
+
+# (prefix range low, prefix range high, prefix length, allowed card lengths) per card network.
+_NETWORKS: Final[tuple[tuple[int, int, int, frozenset[int]], ...]] = (
+    (4, 4, 1, frozenset({13, 16, 19})),  # Visa
+    (51, 55, 2, frozenset({16})),  # Mastercard
+    (2221, 2720, 4, frozenset({16})),  # Mastercard 2-series
+    (34, 34, 2, frozenset({15})),  # American Express
+    (37, 37, 2, frozenset({15})),  # American Express
+    (6011, 6011, 4, frozenset(range(16, 20))),  # Discover
+    (644, 649, 3, frozenset(range(16, 20))),  # Discover
+    (65, 65, 2, frozenset(range(16, 20))),  # Discover
+    (3528, 3589, 4, frozenset(range(16, 20))),  # JCB
+    (300, 305, 3, frozenset(range(14, 20))),  # Diners Club
+    (36, 36, 2, frozenset(range(14, 20))),  # Diners Club
+    (38, 39, 2, frozenset(range(16, 20))),  # Diners Club
+    (62, 62, 2, frozenset(range(16, 20))),  # UnionPay
+    (50, 50, 2, frozenset(range(12, 20))),  # Maestro
+    (56, 58, 2, frozenset(range(12, 20))),  # Maestro
+)
+
+
+def is_card_number(candidate: str) -> bool:
+    """True for 13-19 digits (spaces and dashes ignored) with a card network prefix and Luhn."""
+    digits = candidate.replace(" ", "").replace("-", "")
+    length = len(digits)
+    if not 13 <= length <= 19 or not digits.isascii() or not digits.isdigit():
+        return False
+    for low, high, width, lengths in _NETWORKS:
+        if length in lengths and low <= int(digits[:width]) <= high:
+            return luhn_valid(digits)
+    return False
+
+
+def phone_digit_count_ok(candidate: str, low: int, high: int) -> bool:
+    """True when the candidate holds between ``low`` and ``high`` digits."""
+    count = sum(1 for char in candidate if char in _DIGITS)
+    return low <= count <= high
+
+
+def looks_random(value: str) -> bool:
+    """True for token-like text: it holds a digit, or mixes upper and lower case letters.
+
+    Random keys of 20+ characters practically always do; hyphenated words and slugs
+    (``sk-learn-this-long-name``) do not.
+    """
+    if any(char in _DIGITS for char in value):
+        return True
+    return any(char.isupper() for char in value) and any(char.islower() for char in value)
+
+
+_PLACEHOLDER: Final = re.compile(
+    r"""
+    \*+ | x{3,} | X{3,} | \.{3,} | _+ | -+       # masks and ellipses
+    | <[^<>]*>? | \[[^\[\]]*\]?                  # <your-key>, [REDACTED:...]
+    | \$\{?[A-Za-z_][A-Za-z0-9_]*\}?             # $VAR, ${VAR}
+    | \{\{.*\}\}? | \{[A-Za-z_][A-Za-z0-9_.]*\}  # {{ template }}, {name}
+    | %\(?[A-Za-z_]*\)?s                         # %s, %(name)s
+    | (?i:null|none|nil|true|false|undefined|redacted|hidden)
+    """,
+    re.VERBOSE,
+)
+
+
+def is_placeholder(value: str) -> bool:
+    """True for values that stand in for a secret: masks, template variables, nulls."""
+    return _PLACEHOLDER.fullmatch(value) is not None
+
+
+_CODE_VALUE: Final = re.compile(r"[A-Za-z_][A-Za-z_]*(?:\.[A-Za-z_][A-Za-z_]*)*")
+_NUMBER: Final = re.compile(r"[+-]?[0-9]+(?:\.[0-9]+)?")
+
+
+def is_plain_code_value(value: str) -> bool:
+    """True for unquoted values that read as code or numbers, not as a secret.
+
+    ``api_key=api_key``, ``password: str``, ``token = self.token`` and ``max_token: 4096`` keep
+    their text: a bare identifier or dotted name without digits, or a plain number.
+    """
+    return _CODE_VALUE.fullmatch(value) is not None or _NUMBER.fullmatch(value) is not None

@@ -1,0 +1,145 @@
+"""Find and replace secrets in one string.
+
+:class:`TextRedactor` groups the enabled rules into scanning passes (rules that share a
+pattern, such as ``phone`` and ``payment_card``, share one pass), skips every pass whose trigger
+substrings are absent, and computes ``text.lower()`` once for the passes that need it. Matches
+from all passes are merged: where two overlap, the one that starts first wins, and at the same
+start the rule listed first wins. The result is built with one join.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+from .rules import Rule, Selector
+
+__all__ = ["TextRedactor"]
+
+
+@dataclass(frozen=True, slots=True)
+class _Pass:
+    """Patterns scanned once, whose matches each member rule may claim."""
+
+    patterns: tuple[re.Pattern[str], ...]
+    ignorecase: tuple[re.Pattern[str], ...]
+    lowered: bool
+    triggers: tuple[str, ...]
+    members: tuple[tuple[int, Selector], ...]
+
+
+def _build_passes(rules: Sequence[Rule]) -> tuple[_Pass, ...]:
+    grouped: dict[int, list[int]] = {}
+    for index, rule in enumerate(rules):
+        grouped.setdefault(id(rule.patterns), []).append(index)
+    passes = []
+    for indexes in grouped.values():
+        first = rules[indexes[0]]
+        always = any(not rules[i].triggers for i in indexes)
+        triggers = () if always else tuple(dict.fromkeys(t for i in indexes for t in rules[i].triggers))
+        passes.append(
+            _Pass(
+                patterns=first.patterns,
+                ignorecase=first.ignorecase,
+                lowered=first.lowered,
+                triggers=triggers,
+                members=tuple((i, rules[i].select) for i in indexes),
+            )
+        )
+    # Passes that read the original text first, then the lower-cased ones (one lower() call).
+    return tuple(sorted(passes, key=lambda p: p.lowered))
+
+
+class TextRedactor:
+    """Replaces what ``rules`` find in a string with ``replacement`` (``{rule}`` = rule name).
+
+    A match whose text equals one of ``allow_values`` or fully matches one of
+    ``allow_patterns`` is kept as it is, and no other rule may redact over it.
+    """
+
+    __slots__ = ("_allow_patterns", "_allow_values", "_names", "_passes", "_replacements", "rules")
+
+    def __init__(
+        self,
+        rules: Sequence[Rule],
+        *,
+        replacement: str = "[REDACTED:{rule}]",
+        allow_values: Iterable[str] = (),
+        allow_patterns: Iterable[re.Pattern[str]] = (),
+    ) -> None:
+        self.rules = tuple(rules)
+        self._names = tuple(rule.name for rule in self.rules)
+        self._replacements = tuple(replacement.format(rule=name) for name in self._names)
+        self._allow_values = frozenset(allow_values)
+        self._allow_patterns = tuple(allow_patterns)
+        self._passes = _build_passes(self.rules)
+
+    def find(self, text: str) -> list[tuple[int, int, str]]:
+        """Non-overlapping ``(start, end, rule)`` spans to replace, in text order."""
+        return [(s, e, self._names[i]) for s, e, i in self._spans(text)]
+
+    def redact(self, text: str) -> tuple[str, dict[str, int]] | None:
+        """The redacted text and counts per rule, or ``None`` when nothing matched."""
+        spans = self._spans(text)
+        if not spans:
+            return None
+        parts: list[str] = []
+        counts: dict[str, int] = {}
+        position = 0
+        names = self._names
+        replacements = self._replacements
+        for start, end, index in spans:
+            parts.append(text[position:start])
+            parts.append(replacements[index])
+            position = end
+            name = names[index]
+            counts[name] = counts.get(name, 0) + 1
+        parts.append(text[position:])
+        return "".join(parts), counts
+
+    def _spans(self, text: str) -> list[tuple[int, int, int]]:
+        hits: list[tuple[int, int, int]] = []
+        lowered: str | None = None
+        for scan in self._passes:
+            haystack = text
+            patterns = scan.patterns
+            if scan.lowered:
+                if lowered is None:
+                    lowered = text.lower()
+                if scan.triggers and not any(t in lowered for t in scan.triggers):
+                    continue
+                if len(lowered) == len(text):
+                    haystack = lowered
+                else:  # lower() changed the length: scan the original case-insensitively
+                    patterns = scan.ignorecase
+            elif scan.triggers and not any(t in text for t in scan.triggers):
+                continue
+            members = scan.members
+            for pattern in patterns:
+                for match in pattern.finditer(haystack):
+                    for index, select in members:
+                        span = select(text, match)
+                        if span is not None and span[0] < span[1]:
+                            hits.append((span[0], index, span[1]))
+        if not hits:
+            return []
+        if len(hits) > 1:
+            hits.sort()
+        return self._resolve(text, hits)
+
+    def _resolve(self, text: str, hits: list[tuple[int, int, int]]) -> list[tuple[int, int, int]]:
+        chosen: list[tuple[int, int, int]] = []
+        covered = -1
+        allow_values = self._allow_values
+        allow_patterns = self._allow_patterns
+        for start, index, end in hits:
+            if start < covered:
+                continue
+            covered = end
+            if allow_values or allow_patterns:
+                value = text[start:end]
+                if value in allow_values or any(p.fullmatch(value) for p in allow_patterns):
+                    continue
+            chosen.append((start, end, index))
+        return chosen
