@@ -2,7 +2,7 @@
 
 Run from the repository root::
 
-    python bench/emit.py                     # table on stdout, about 30 s
+    python bench/emit.py                     # table on stdout, about 40 s
     python bench/emit.py --json bench/results/emit.json
 
 Every implementation runs in its own worker process (``bench/_emit_worker.py``), all with the

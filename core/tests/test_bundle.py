@@ -6,9 +6,10 @@ import textwrap
 from pathlib import Path
 
 import pytest
+from pydantic import ValidationError
+
 from amplifier_core.bundle import Bundle, ModuleEntry, load_bundle, parse_bundle
 from amplifier_core.errors import AmplifierError, BundleError
-from pydantic import ValidationError
 
 FIXTURES = Path(__file__).parent / "fixtures" / "bundles"
 

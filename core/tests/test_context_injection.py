@@ -166,10 +166,16 @@ async def test_budget_overrun_warns_without_blocking_and_reset_turn_restarts_it(
     assert exceeded[0]["budget"] == 10
     assert "injection_budget_per_turn" in caplog.text
 
+    await coordinator.process_hook_result(inject("d" * 4), "tool:post", "h")
+    assert len(coordinator.audit.of_type("injection_budget_exceeded")) == 2  # audited each time
+    assert len(caplog.records) == 1  # logged once per turn
+
     coordinator.reset_turn()
     assert coordinator.current_turn_injection_tokens == 0
     await coordinator.process_hook_result(inject("c" * 40), "tool:post", "h")
-    assert len(coordinator.audit.of_type("injection_budget_exceeded")) == 1
+    assert len(coordinator.audit.of_type("injection_budget_exceeded")) == 2
+    await coordinator.process_hook_result(inject("e"), "tool:post", "h")
+    assert len(caplog.records) == 2  # a new turn warns again
 
 
 async def test_default_budget_is_10000_tokens_and_none_never_warns() -> None:

@@ -226,16 +226,19 @@ async def test_cleanup_runs_in_reverse_order_and_survives_failures(
 
 async def test_request_cancel_sets_a_flag_and_an_event() -> None:
     coordinator = ModuleCoordinator()
-    assert not coordinator.cancel_requested
+
+    def state() -> tuple[bool, bool]:
+        return (coordinator.cancel_requested, coordinator.cancel_immediate)
+
+    assert state() == (False, False)
     await coordinator.request_cancel()
-    assert coordinator.cancel_requested
-    assert not coordinator.cancel_immediate
+    assert state() == (True, False)
     await coordinator.cancel_event.wait()
     await coordinator.request_cancel(immediate=True)
-    assert coordinator.cancel_immediate
+    assert state() == (True, True)
     coordinator.clear_cancel()
-    assert not coordinator.cancel_requested
-    assert not coordinator.cancel_immediate
+    assert state() == (False, False)
+    assert not coordinator.cancel_event.is_set()
 
 
 async def test_to_dict_is_json_ready() -> None:

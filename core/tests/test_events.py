@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+
 from amplifier_core import events
 from amplifier_core.hooks import HookRegistry
 

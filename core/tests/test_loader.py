@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+
 from amplifier_core.bundle import load_bundle, parse_bundle
 from amplifier_core.errors import ModuleLoadError
 from amplifier_core.hooks import HookRegistry

@@ -5,8 +5,9 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from amplifier_core.models import ContextInjection, HookResult, ToolResult, UserMessage
 from pydantic import ValidationError
+
+from amplifier_core.models import ContextInjection, HookResult, ToolResult, UserMessage
 
 #: Every field of DESIGN.md section 3 with its default (plus the provenance field ``source``).
 EXPECTED_DEFAULTS: dict[str, Any] = {

@@ -13,6 +13,7 @@ import itertools
 from typing import Any
 
 import pytest
+
 from amplifier_core.hooks import HookRegistry
 from amplifier_core.models import HookResult
 

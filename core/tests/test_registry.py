@@ -10,6 +10,7 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import pytest
+
 from amplifier_core.hooks import FailureKind, HookRegistry
 from amplifier_core.models import ContextInjection, HookResult, UserMessage
 
@@ -1071,3 +1072,11 @@ async def test_a_handler_may_unregister_itself_during_emit() -> None:
     await registry.emit("tool:pre", {})
     await registry.emit("tool:pre", {})
     assert calls == ["once", "always", "always"]
+
+
+async def test_emitting_a_pattern_is_refused_with_a_clear_message() -> None:
+    registry = HookRegistry()
+    with pytest.raises(ValueError, match="a pattern is for subscribing"):
+        await registry.emit("Error", {})
+    with pytest.raises(ValueError, match=r"emit\('tool:\*'\)"):
+        await registry.emit("tool:*", {})

@@ -15,10 +15,11 @@ import asyncio
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from amplifier_core.hooks import FailureKind, HookRegistry
-from amplifier_core.models import ContextInjection, HookResult, UserMessage
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+
+from amplifier_core.hooks import FailureKind, HookRegistry
+from amplifier_core.models import ContextInjection, HookResult, UserMessage
 
 Data = dict[str, Any]
 Style = Literal["async", "sync", "sync_awaitable"]

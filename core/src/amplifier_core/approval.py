@@ -10,7 +10,8 @@ an object implements:
 * the ecosystem's :class:`ApprovalProvider`:
   ``async request_approval(ApprovalRequest) -> ApprovalResponse``.
 
-Two ready systems ship here: :class:`StaticApprovalSystem`, a non-interactive policy (deny by
+:class:`ApprovalGate` is the kernel's side of ``ask_user``, used by the coordinator. Two ready
+systems ship here: :class:`StaticApprovalSystem`, a non-interactive policy (deny by
 default, optional prompt rules), and :class:`CallbackApprovalSystem`, which wraps a function.
 
 How an answer is read (:func:`interpret_answer`): an :class:`ApprovalResponse` (or a mapping
@@ -23,6 +24,7 @@ that approves means "allow always".
 
 from __future__ import annotations
 
+import asyncio
 import inspect
 import re
 from collections.abc import Awaitable, Callable, Mapping, Sequence
@@ -32,11 +34,18 @@ from typing import Any, Final, Literal, Protocol, TypeAlias, runtime_checkable
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
+from . import events as _events
+from .audit import AuditTrail
 from .errors import AmplifierError
+from .hooks import HookRegistry
+from .models import HookResult
 
 __all__ = [
+    "DEFAULT_APPROVAL_OPTIONS",
+    "DEFAULT_APPROVAL_PROMPT",
     "ApprovalDecision",
     "ApprovalDefault",
+    "ApprovalGate",
     "ApprovalProvider",
     "ApprovalRequest",
     "ApprovalResponse",
@@ -50,6 +59,8 @@ __all__ = [
 ]
 
 ApprovalDefault: TypeAlias = Literal["allow", "deny"]
+DEFAULT_APPROVAL_PROMPT: Final = "Allow this operation?"
+DEFAULT_APPROVAL_OPTIONS: Final = ("Allow", "Deny")
 ApprovalCallback: TypeAlias = Callable[
     [str, list[str], float, ApprovalDefault], "str | Awaitable[str]"
 ]
@@ -321,3 +332,210 @@ class CallbackApprovalSystem:
         if inspect.isawaitable(answer):
             answer = await answer
         return answer
+
+
+# ---------------------------------------------------------------------------- the kernel's gate
+
+_RISK_LEVELS: Final = frozenset({"low", "medium", "high", "critical"})
+_Why: TypeAlias = Literal["user", "cached", "timeout", "error", "no_approval_system"]
+
+
+class _Ask:
+    """One approval request being decided."""
+
+    __slots__ = ("event", "options", "prompt", "result", "source")
+
+    def __init__(
+        self, result: HookResult, event: str, source: str, prompt: str, options: list[str]
+    ) -> None:
+        self.result = result
+        self.event = event
+        self.source = source
+        self.prompt = prompt
+        self.options = options
+
+
+class ApprovalGate:
+    """Decides ``ask_user`` results for one session: hooks request, the kernel decides.
+
+    The request goes to the approval system with the hook's prompt (default
+    ``"Allow this operation?"``), options (default ``["Allow", "Deny"]``), timeout and default.
+    An "allow always" answer (or an approved :class:`ApprovalResponse` with ``remember``) is
+    remembered per (requesting hook, prompt) and later requests are granted without asking. A
+    timeout (the kernel enforces ``approval_timeout`` too) or a failing system applies
+    ``approval_default``; without a system the request is denied. Each step is audited, and
+    ``approval:required`` / ``approval:granted`` / ``approval:denied`` are emitted for observers.
+    """
+
+    def __init__(self, audit: AuditTrail, hooks: HookRegistry) -> None:
+        self._audit = audit
+        self._hooks = hooks
+        self._always: set[tuple[str, str]] = set()
+
+    @property
+    def remembered(self) -> int:
+        """How many (hook, prompt) pairs are allowed for the rest of the session."""
+        return len(self._always)
+
+    def forget(self) -> None:
+        """Forget every "allow always" answer."""
+        self._always.clear()
+
+    async def decide(
+        self, result: HookResult, event: str, hook_name: str, system: object
+    ) -> HookResult:
+        """``continue`` (with the event data) or ``deny`` naming who denied and why."""
+        source = result.source or hook_name
+        prompt = result.approval_prompt or DEFAULT_APPROVAL_PROMPT
+        options = list(result.approval_options or DEFAULT_APPROVAL_OPTIONS)
+        timeout = result.approval_timeout
+        default = result.approval_default
+        cached = (source, prompt) in self._always
+        request = {
+            "prompt": prompt,
+            "options": options,
+            "timeout": timeout,
+            "default": default,
+            "cache_hit": cached,
+        }
+        self._audit.record("approval_requested", hook=source, event=event, **request)
+        await self._hooks.emit(
+            _events.APPROVAL_REQUIRED,
+            {**_approval_subject(result, event, source), **request},
+        )
+        ask = _Ask(result, event, source, prompt, options)
+        if cached:
+            return await self._close(ask, system, True, "allow always (remembered)", "cached")
+        if system is None:
+            return await self._close(ask, system, False, "", "no_approval_system")
+        try:
+            async with asyncio.timeout(timeout):
+                answer = await ask_approval(
+                    system,
+                    prompt=prompt,
+                    options=options,
+                    timeout=timeout,
+                    default=default,
+                    request=lambda: _provider_request(ask),
+                )
+            decision = interpret_answer(answer)
+        except TimeoutError:
+            return await self._close(ask, system, default == "allow", "", "timeout")
+        except Exception as err:
+            error = f"{type(err).__name__}: {err}"
+            return await self._close(ask, system, default == "allow", "", "error", error=error)
+        if decision.approved and decision.always:
+            self._always.add((source, prompt))
+        return await self._close(
+            ask, system, decision.approved, decision.answer, "user", decision.always
+        )
+
+    async def _close(
+        self,
+        ask: _Ask,
+        system: object,
+        approved: bool,
+        answer: str,
+        why: _Why,
+        remembered: bool = False,
+        *,
+        error: str | None = None,
+    ) -> HookResult:
+        system_name = None if system is None else type(system).__name__
+        self._audit.record(
+            "approval_decision",
+            hook=ask.source,
+            event=ask.event,
+            prompt=ask.prompt,
+            approved=approved,
+            answer=answer,
+            why=why,
+            cache_hit=why == "cached",
+            remembered=remembered,
+            system=system_name,
+            **({"error": error} if error else {}),
+        )
+        reason = None if approved else _denial_reason(ask, answer, why, system_name, error)
+        await self._hooks.emit(
+            _events.APPROVAL_GRANTED if approved else _events.APPROVAL_DENIED,
+            {
+                **_approval_subject(ask.result, ask.event, ask.source),
+                "prompt": ask.prompt,
+                "options": ask.options,
+                "decision": answer or ("allow" if approved else "deny"),
+                "cached": why == "cached",
+                "answer": answer,
+                "why": why,
+                "remembered": remembered,
+                **({"reason": reason} if reason else {}),
+            },
+        )
+        result = ask.result
+        if approved:
+            return HookResult(
+                action="continue", data=result.data, suppress_output=result.suppress_output
+            )
+        return HookResult(
+            action="deny",
+            reason=reason,
+            data=result.data,
+            source=ask.source,
+            suppress_output=result.suppress_output,
+        )
+
+
+def _provider_request(ask: _Ask) -> ApprovalRequest:
+    """The :class:`ApprovalRequest` an ecosystem-style provider receives for ``ask``."""
+    data = ask.result.data or {}
+    tool = data.get("tool_name") or data.get("tool")
+    risk = data.get("risk_level")
+    details: dict[str, Any] = {
+        "hook": ask.source,
+        "event": ask.event,
+        "options": ask.options,
+        "default": ask.result.approval_default,
+    }
+    if ask.result.reason:
+        details["reason"] = ask.result.reason
+    if "tool_input" in data:
+        details["tool_input"] = data["tool_input"]
+    return ApprovalRequest(
+        tool_name=tool if isinstance(tool, str) and tool else ask.event,
+        action=ask.prompt,
+        details=details,
+        risk_level=risk if risk in _RISK_LEVELS else "high",
+        timeout=ask.result.approval_timeout,
+    )
+
+
+def _approval_subject(result: HookResult, event: str, source: str) -> dict[str, Any]:
+    """Who asked, for which event and which tool: the common keys of the approval events."""
+    data = result.data or {}
+    tool_name = data.get("tool_name") or data.get("tool")
+    return {
+        "hook": source,
+        "event": event,
+        "trigger_event": event,
+        "tool_name": tool_name if isinstance(tool_name, str) else None,
+    }
+
+
+def _denial_reason(ask: _Ask, answer: str, why: _Why, system: str | None, error: str | None) -> str:
+    request = f"{ask.prompt!r} (approval requested by hook {ask.source!r} on {ask.event!r})"
+    if why == "user":
+        text = f"Denied by the user via {system}: answered {answer!r} to {request}"
+    elif why == "timeout":
+        text = (
+            f"Denied by default: no answer from {system} within "
+            f"{ask.result.approval_timeout:g}s to {request}; approval_default is 'deny'"
+        )
+    elif why == "error":
+        text = (
+            f"Denied by default: approval system {system} failed ({error}) on {request}; "
+            "approval_default is 'deny'"
+        )
+    else:
+        text = f"Denied by the kernel: no approval system is configured to ask {request}"
+    if ask.result.reason:
+        text = f"{text}. The hook's reason: {ask.result.reason}"
+    return text

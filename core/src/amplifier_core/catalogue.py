@@ -945,6 +945,11 @@ _SPECS: Final[tuple[EventSpec, ...]] = (
             *_APPROVAL_FIELDS,
             _req("decision", "str", "Option chosen (`Allow once`, `Allow always`, `allow`)."),
             _req("cached", "bool", "True when the session cache answered without asking."),
+            _req(
+                "why",
+                '"user" | "cached" | "timeout" | "error"',
+                "Why: the user chose, the cache answered, or the `allow` default applied.",
+            ),
         ),
     ),
     _event(
@@ -957,9 +962,11 @@ _SPECS: Final[tuple[EventSpec, ...]] = (
         fields=(
             *_APPROVAL_FIELDS,
             _req("decision", "str", "Option chosen (`Deny`), or `deny` for a default."),
+            _req("cached", "bool", "Always False: only approvals are remembered."),
+            _req("reason", "str", "Who denied and why, as the agent is told."),
             _req(
-                "reason",
-                '"user" | "timeout" | "error" | "unavailable"',
+                "why",
+                '"user" | "timeout" | "error" | "no_approval_system"',
                 "Why: the user chose, the time ran out, the approval system failed, or none "
                 "is mounted.",
             ),

@@ -12,12 +12,14 @@ from __future__ import annotations
 
 import asyncio
 import json
+import logging
 import sys
 from pathlib import Path
 from typing import Any
 
 import click
 from rich.console import Console
+from rich.logging import RichHandler
 from rich.table import Table
 
 from .bundle import Bundle, load_bundle
@@ -34,14 +36,19 @@ errors = Console(stderr=True)
 @click.version_option(package_name="amplifier-hooks")
 def main() -> None:
     """Hooks for AI-agent sessions: inspect, validate and fire them."""
+    logging.basicConfig(
+        level=logging.WARNING,
+        format="%(message)s",
+        handlers=[RichHandler(console=errors, show_time=False, show_path=False)],
+    )
 
 
 @main.command()
 def modules() -> None:
     """List the hook modules installed in this environment (without importing them)."""
-    from .loader import ModuleLoader
+    from .loader import discover_modules
 
-    specs = ModuleLoader(None).discover()
+    specs = discover_modules()
     table = Table(title=f"{len(specs)} module(s) in the amplifier.modules entry-point group")
     for column in ("module", "entry point", "distribution", "version"):
         table.add_column(column)
@@ -54,10 +61,10 @@ def modules() -> None:
 @click.argument("bundle_path", type=click.Path(path_type=Path))
 def validate(bundle_path: Path) -> None:
     """Check BUNDLE_PATH: YAML syntax, keys and types, and that every module is installed."""
-    from .loader import ModuleLoader
+    from .loader import discover_modules
 
     bundle = _load_or_exit(bundle_path)
-    installed = ModuleLoader(None).discover()
+    installed = discover_modules()
     missing = [h.module for h in bundle.hooks if h.source is None and h.module not in installed]
     for module_id in missing:
         errors.print(f"[red]{bundle_path}: hooks: module {module_id!r} is not installed[/red]")
@@ -91,9 +98,7 @@ async def _emit_through_bundle(bundle: Bundle, event: str, data: dict[str, Any])
 
     coordinator = ModuleCoordinator(config={"session": dict(bundle.session or {})})
     loader = ModuleLoader(coordinator)
-    await loader.mount_all(bundle.hooks)
-    for failure in loader.failures:
-        errors.print(f"[yellow]{failure}[/yellow]")
+    await loader.mount_all(bundle.hooks)  # a module that fails is logged once and skipped
     try:
         return await trace_emit(coordinator.hooks, event, data)
     finally:

@@ -14,14 +14,16 @@ order:
    characters other than newline and tab are removed; an injection over
    ``session.injection_size_limit`` bytes (default 10 KiB, ``None`` = unlimited) is rejected;
    tokens (characters / 4, rounded up) count against ``session.injection_budget_per_turn``
-   (default 10,000, ``None`` = unlimited), and going over is logged and audited but not
-   blocked. Non-ephemeral injections are added to the context manager mounted at ``context``
-   (else to the coordinator's in-memory store) as ``{role, content, metadata}`` with metadata
+   (default 10,000, ``None`` = unlimited), and going over is audited each time, logged once
+   per turn, and never blocked. Non-ephemeral injections are added to the context manager
+   mounted at ``context`` (else to the coordinator's in-memory store) as
+   ``{role, content, metadata}`` with metadata
    ``{source: "hook", hook_name, event, timestamp}``; ephemeral ones wait for the next provider
    request in :meth:`ModuleCoordinator.take_ephemeral_injections`. A size violation raises
    :class:`InjectionTooLargeError` before anything is added, except on ``deny`` and
    ``ask_user`` results: there the oversized injection is dropped (logged, audited) so that it
-   can never cancel a gate decision.
+   can never cancel a gate decision. The injections are applied here: callers must not add
+   the returned result's injections again.
 3. **ask_user** goes to the approval system (see :mod:`amplifier_core.approval`). The kernel,
    never the hook, decides: an "allow always" answer is remembered for the session per
    (requesting hook, prompt); a timeout or a failing system applies ``approval_default``; with
@@ -45,15 +47,9 @@ import logging
 import uuid
 from collections.abc import Callable, Mapping, MutableMapping
 from datetime import UTC, datetime
-from typing import Any, Final, Literal, Self, TypeAlias
+from typing import Any, Final, Self, TypeAlias
 
-from . import events as _events
-from .approval import (
-    ApprovalDecision,
-    ApprovalRequest,
-    ask_approval,
-    interpret_answer,
-)
+from .approval import ApprovalGate
 from .audit import AuditTrail
 from .context import InMemoryContext
 from .display import log_level
@@ -62,8 +58,6 @@ from .hooks import HookRegistry
 from .models import ContextInjection, HookResult, UserMessage
 
 __all__ = [
-    "DEFAULT_APPROVAL_OPTIONS",
-    "DEFAULT_APPROVAL_PROMPT",
     "DEFAULT_INJECTION_BUDGET_PER_TURN",
     "DEFAULT_INJECTION_SIZE_LIMIT",
     "MOUNT_POINTS",
@@ -76,8 +70,6 @@ logger = logging.getLogger(__name__)
 
 DEFAULT_INJECTION_SIZE_LIMIT: Final = 10 * 1024
 DEFAULT_INJECTION_BUDGET_PER_TURN: Final = 10_000
-DEFAULT_APPROVAL_PROMPT: Final = "Allow this operation?"
-DEFAULT_APPROVAL_OPTIONS: Final = ("Allow", "Deny")
 
 _SINGLE: Final = ("orchestrator", "context", "module-source-resolver")
 _MULTI: Final = ("providers", "tools")
@@ -89,12 +81,10 @@ MOUNT_POINTS: Final = (
     "hooks",
     "module-source-resolver",
 )
-_RISK_LEVELS: Final = frozenset({"low", "medium", "high", "critical"})
 
 _CONTROL: Final = dict.fromkeys(c for c in (*range(32), *range(127, 160)) if c not in (9, 10))
 
 Cleanup: TypeAlias = Callable[[], Any]
-_Why: TypeAlias = Literal["user", "cached", "timeout", "error", "no_approval_system"]
 
 
 def strip_control_characters(text: str) -> str:
@@ -240,7 +230,8 @@ class ModuleCoordinator:
         self._own_context = InMemoryContext()
         self._ephemeral: list[ContextInjection] = []
         self._turn_tokens = 0
-        self._always_allowed: set[tuple[str, str]] = set()
+        self._budget_warned = False
+        self._gate = ApprovalGate(audit, self._hooks)
         self._cancel_event = asyncio.Event()
         self._cancel_immediate = False
         self.loader: Any = None
@@ -316,6 +307,7 @@ class ModuleCoordinator:
     def reset_turn(self) -> None:
         """Start a new turn: the injection budget is counted from zero again."""
         self._turn_tokens = 0
+        self._budget_warned = False
 
     # ------------------------------------------------------------------ mount points
 
@@ -521,7 +513,7 @@ class ModuleCoordinator:
             "pending_ephemeral_injections": len(self._ephemeral),
             "approval_system": _type_name(self._approval_system),
             "display_system": _type_name(self._display_system),
-            "always_allowed": len(self._always_allowed),
+            "always_allowed": self._gate.remembered,
             "cancel_requested": self.cancel_requested,
         }
 
@@ -534,7 +526,7 @@ class ModuleCoordinator:
 
     def clear_approval_cache(self) -> None:
         """Forget every "allow always" answer of this session."""
-        self._always_allowed.clear()
+        self._gate.forget()
 
     async def process_hook_result(
         self, result: HookResult | Mapping[str, Any], event: str, hook_name: str = "unknown"
@@ -577,7 +569,7 @@ class ModuleCoordinator:
                 strict=action not in ("deny", "ask_user"),
             )
         if action == "ask_user":
-            return await self._ask_user(result, event, hook_name)
+            return await self._gate.decide(result, event, hook_name, self._approval_system)
         if action == "deny":
             self._audit.record(
                 "deny", hook=result.source or hook_name, event=event, reason=result.reason
@@ -665,15 +657,17 @@ class ModuleCoordinator:
                     turn_tokens=self._turn_tokens + tokens,
                     budget=budget,
                 )
-                logger.warning(
-                    "context injection budget exceeded: hook %r on %r adds ~%d tokens, ~%d this "
-                    "turn, budget %d (config key session.injection_budget_per_turn)",
-                    hook,
-                    where,
-                    tokens,
-                    self._turn_tokens + tokens,
-                    budget,
-                )
+                if not self._budget_warned:  # once per turn in the log; every time in the audit
+                    self._budget_warned = True
+                    logger.warning(
+                        "context injection budget exceeded: hook %r on %r adds ~%d tokens, ~%d "
+                        "this turn, budget %d (config key session.injection_budget_per_turn)",
+                        hook,
+                        where,
+                        tokens,
+                        self._turn_tokens + tokens,
+                        budget,
+                    )
             self._turn_tokens += tokens
             if item.ephemeral:
                 self._ephemeral.append(
@@ -730,175 +724,6 @@ class ModuleCoordinator:
             )
             return None
         return "context" if mounted is not None else "coordinator"
-
-    # -- approval
-
-    async def _ask_user(self, result: HookResult, event: str, hook_name: str) -> HookResult:
-        source = result.source or hook_name
-        prompt = result.approval_prompt or DEFAULT_APPROVAL_PROMPT
-        options = list(result.approval_options or DEFAULT_APPROVAL_OPTIONS)
-        timeout = result.approval_timeout
-        default = result.approval_default
-        cached = (source, prompt) in self._always_allowed
-        self._audit.record(
-            "approval_requested",
-            hook=source,
-            event=event,
-            prompt=prompt,
-            options=options,
-            timeout=timeout,
-            default=default,
-            cache_hit=cached,
-        )
-        ask = _Ask(result, event, source, prompt, options)
-        await self._hooks.emit(
-            _events.APPROVAL_REQUIRED,
-            {
-                "hook": source,
-                "trigger_event": event,
-                "prompt": prompt,
-                "options": options,
-                "timeout": timeout,
-                "default": default,
-                "cache_hit": cached,
-            },
-        )
-        if cached:
-            return await self._decide(ask, True, "allow always (remembered)", "cached")
-        system = self._approval_system
-        if system is None:
-            return await self._decide(ask, False, "", "no_approval_system")
-        try:
-            async with asyncio.timeout(timeout):
-                answer = await ask_approval(
-                    system,
-                    prompt=prompt,
-                    options=options,
-                    timeout=timeout,
-                    default=default,
-                    request=lambda: self._approval_request(ask, timeout, default),
-                )
-            decision: ApprovalDecision = interpret_answer(answer)
-        except TimeoutError:
-            return await self._decide(ask, default == "allow", "", "timeout")
-        except Exception as err:
-            return await self._decide(
-                ask, default == "allow", "", "error", error=f"{type(err).__name__}: {err}"
-            )
-        if decision.approved and decision.always:
-            self._always_allowed.add((source, prompt))
-        return await self._decide(ask, decision.approved, decision.answer, "user", decision.always)
-
-    @staticmethod
-    def _approval_request(ask: _Ask, timeout: float, default: str) -> ApprovalRequest:
-        data = ask.result.data or {}
-        tool = data.get("tool_name") or data.get("tool")
-        risk = data.get("risk_level")
-        details: dict[str, Any] = {
-            "hook": ask.source,
-            "event": ask.event,
-            "options": ask.options,
-            "default": default,
-        }
-        if ask.result.reason:
-            details["reason"] = ask.result.reason
-        if "tool_input" in data:
-            details["tool_input"] = data["tool_input"]
-        return ApprovalRequest(
-            tool_name=tool if isinstance(tool, str) and tool else ask.event,
-            action=ask.prompt,
-            details=details,
-            risk_level=risk if risk in _RISK_LEVELS else "high",
-            timeout=timeout,
-        )
-
-    async def _decide(
-        self,
-        ask: _Ask,
-        approved: bool,
-        answer: str,
-        why: _Why,
-        remembered: bool = False,
-        *,
-        error: str | None = None,
-    ) -> HookResult:
-        system = _type_name(self._approval_system)
-        self._audit.record(
-            "approval_decision",
-            hook=ask.source,
-            event=ask.event,
-            prompt=ask.prompt,
-            approved=approved,
-            answer=answer,
-            why=why,
-            cache_hit=why == "cached",
-            remembered=remembered,
-            system=system,
-            **({"error": error} if error else {}),
-        )
-        result = ask.result
-        reason = None if approved else self._denial_reason(ask, answer, why, system, error)
-        await self._hooks.emit(
-            _events.APPROVAL_GRANTED if approved else _events.APPROVAL_DENIED,
-            {
-                "hook": ask.source,
-                "trigger_event": ask.event,
-                "prompt": ask.prompt,
-                "answer": answer,
-                "why": why,
-                "remembered": remembered,
-                **({"reason": reason} if reason else {}),
-            },
-        )
-        if approved:
-            return HookResult(
-                action="continue", data=result.data, suppress_output=result.suppress_output
-            )
-        return HookResult(
-            action="deny",
-            reason=reason,
-            data=result.data,
-            source=ask.source,
-            suppress_output=result.suppress_output,
-        )
-
-    @staticmethod
-    def _denial_reason(
-        ask: _Ask, answer: str, why: _Why, system: str | None, error: str | None
-    ) -> str:
-        request = f"{ask.prompt!r} (approval requested by hook {ask.source!r} on {ask.event!r})"
-        if why == "user":
-            text = f"Denied by the user via {system}: answered {answer!r} to {request}"
-        elif why == "timeout":
-            text = (
-                f"Denied by default: no answer from {system} within "
-                f"{ask.result.approval_timeout:g}s to {request}; approval_default is 'deny'"
-            )
-        elif why == "error":
-            text = (
-                f"Denied by default: approval system {system} failed ({error}) on {request}; "
-                "approval_default is 'deny'"
-            )
-        else:
-            text = f"Denied by the kernel: no approval system is configured to ask {request}"
-        if ask.result.reason:
-            text = f"{text}. The hook's reason: {ask.result.reason}"
-        return text
-
-
-class _Ask:
-    """One approval request being decided."""
-
-    __slots__ = ("event", "options", "prompt", "result", "source")
-
-    def __init__(
-        self, result: HookResult, event: str, source: str, prompt: str, options: list[str]
-    ) -> None:
-        self.result = result
-        self.event = event
-        self.source = source
-        self.prompt = prompt
-        self.options = options
 
 
 def _coerce(result: object, event: str, hook_name: str) -> HookResult:

@@ -88,9 +88,7 @@ async def run_demo(console: Console, *, keep: bool = False) -> int:
             session_id="demo-session",
         )
         loader = ModuleLoader(coordinator)
-        await loader.mount_all(bundle.hooks)
-        for failure in loader.failures:
-            console.print(f"[yellow]not mounted: {failure}[/yellow]")
+        await loader.mount_all(bundle.hooks)  # a module that fails is logged once and skipped
         console.rule(f"session demo-session in {workspace}")
         for event, data in _script(workspace):
             trace = await trace_emit(coordinator.hooks, event, data)

@@ -345,6 +345,11 @@ class HookRegistry:
         event = _events.ALIASES.get(event, event)
         chain = self._chains.get(event)
         if chain is None:
+            if _events.is_pattern(event):
+                raise ValueError(
+                    f"HookRegistry.emit({event!r}): a pattern is for subscribing; "
+                    "emit one concrete event name"
+                )
             chain = self.handlers_for(event)
         current = self._prepare(event, data)
         ask: HookResult | None = None

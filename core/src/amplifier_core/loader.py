@@ -100,6 +100,7 @@ __all__ = [
     "ModuleLoader",
     "ModuleSpec",
     "MountedModule",
+    "discover_modules",
 ]
 
 logger = logging.getLogger(__name__)
@@ -258,6 +259,36 @@ class _LoadFailure(Exception):
         self.location = location if location is not None else _location(error)
 
 
+def discover_modules(group: str = DEFAULT_GROUP) -> dict[str, ModuleSpec]:
+    """Module id -> :class:`ModuleSpec` for every entry point in ``group``, importing nothing.
+
+    The first distribution on ``sys.path`` wins when two declare the same id (the other is
+    logged).
+    """
+    specs: dict[str, ModuleSpec] = {}
+    for ep in importlib_metadata.entry_points(group=group):
+        dist = ep.dist
+        spec = ModuleSpec(
+            id=ep.name,
+            value=ep.value,
+            distribution=dist.name if dist is not None else None,
+            version=dist.version if dist is not None else None,
+            group=group,
+        )
+        first = specs.get(ep.name)
+        if first is not None:
+            logger.warning(
+                "module id %r is declared by %s and by %s; using %s (first on sys.path)",
+                ep.name,
+                first.origin,
+                spec.origin,
+                first.origin,
+            )
+            continue
+        specs[ep.name] = spec
+    return specs
+
+
 class ModuleLoader:
     """Discovers, mounts and cleans up modules for one session (see the module docstring).
 
@@ -299,28 +330,7 @@ class ModuleLoader:
         cached; ``refresh=True`` reads the metadata again.
         """
         if self._specs is None or refresh:
-            specs: dict[str, ModuleSpec] = {}
-            for ep in importlib_metadata.entry_points(group=self.group):
-                dist = ep.dist
-                spec = ModuleSpec(
-                    id=ep.name,
-                    value=ep.value,
-                    distribution=dist.name if dist is not None else None,
-                    version=dist.version if dist is not None else None,
-                    group=self.group,
-                )
-                first = specs.get(ep.name)
-                if first is not None:
-                    logger.warning(
-                        "module id %r is declared by %s and by %s; using %s (first on sys.path)",
-                        ep.name,
-                        first.origin,
-                        spec.origin,
-                        first.origin,
-                    )
-                    continue
-                specs[ep.name] = spec
-            self._specs = specs
+            self._specs = discover_modules(self.group)
         return dict(self._specs)
 
     # -- state -------------------------------------------------------------------------

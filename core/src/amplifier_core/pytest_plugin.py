@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import inspect
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
-from typing import Any
+from typing import Any, TypeVar, cast
 
 import pytest
 
@@ -29,10 +29,16 @@ __all__ = ["coordinator", "event_recorder", "hook_registry", "mount_module"]
 
 MountModule = Callable[..., Awaitable[Any]]
 
-try:  # async fixtures work in pytest-asyncio's strict mode too
-    from pytest_asyncio import fixture as _async_fixture
-except ImportError:  # pragma: no cover - pytest-asyncio is part of the test extra
-    _async_fixture = pytest.fixture
+_F = TypeVar("_F", bound=Callable[..., Any])
+
+
+def _async_fixture(function: _F) -> _F:
+    """An async fixture that also works in pytest-asyncio's strict mode."""
+    try:
+        from pytest_asyncio import fixture
+    except ImportError:  # pragma: no cover - pytest-asyncio is part of the test extra
+        return cast(_F, pytest.fixture(function))
+    return cast(_F, fixture(function))
 
 
 @pytest.fixture
@@ -61,7 +67,9 @@ async def mount_module(coordinator: MockCoordinator) -> AsyncIterator[MountModul
     """Mount module ``mount`` functions on ``coordinator``; clean them up after the test."""
     cleanups: list[Any] = []
 
-    async def mount(mount_function: Callable[..., Any], config: dict[str, Any] | None = None) -> Any:
+    async def mount(
+        mount_function: Callable[..., Any], config: dict[str, Any] | None = None
+    ) -> Any:
         outcome = mount_function(coordinator, config or {})
         if inspect.isawaitable(outcome):
             outcome = await outcome

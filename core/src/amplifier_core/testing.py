@@ -96,7 +96,7 @@ class MockTool:
     def call_count(self) -> int:
         return len(self.calls)
 
-    async def execute(self, input: dict[str, Any]) -> ToolResult:  # noqa: A002 - ecosystem name
+    async def execute(self, input: dict[str, Any]) -> ToolResult:
         self.calls.append(dict(input))
         if self.error is not None:
             return ToolResult(success=False, error={"message": self.error})

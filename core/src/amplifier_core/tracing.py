@@ -45,7 +45,7 @@ def _wrap(info: HandlerInfo, step: HandlerStep) -> Any:
     async def traced(event: str, data: dict[str, Any]) -> Any:
         started = time.perf_counter()
         try:
-            outcome = info.handler(event, data)
+            outcome: Any = info.handler(event, data)
             if inspect.isawaitable(outcome):
                 outcome = await outcome
         except asyncio.CancelledError:

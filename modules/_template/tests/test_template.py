@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+
 from amplifier_core.testing import create_test_coordinator
 from amplifier_module_hooks_template import mount
 
@@ -43,6 +44,6 @@ async def test_notes_results_only_when_configured() -> None:
     ],
 )
 async def test_bad_config_is_rejected_clearly(config: dict[str, object], message: str) -> None:
-    with pytest.raises(ValueError, match="^hooks-template: config: ") as caught:
+    with pytest.raises(ValueError, match=r"^hooks-template: config: ") as caught:
         await mount(create_test_coordinator(), config)
     assert message in str(caught.value)

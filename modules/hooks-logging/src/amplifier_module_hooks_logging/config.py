@@ -42,7 +42,9 @@ def _check_template(template: str) -> str:
     if not template.strip():
         raise ValueError("must be a non-empty path template")
     try:
-        parsed = [(f, spec, conv) for _, f, spec, conv in Formatter().parse(template) if f is not None]
+        parsed = [
+            (f, spec, conv) for _, f, spec, conv in Formatter().parse(template) if f is not None
+        ]
     except ValueError as err:
         raise ValueError(f"is not a valid path template ({err})") from err
     allowed = ", ".join(f"{{{name}}}" for name in sorted(PATH_PLACEHOLDERS))
@@ -61,7 +63,7 @@ class LoggingConfig(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True, strict=True, populate_by_name=True)
 
     path: str = Field(
-        DEFAULT_PATH, validation_alias=AliasChoices("path", "session_log_template")
+        default=DEFAULT_PATH, validation_alias=AliasChoices("path", "session_log_template")
     )
     """Path template of the JSONL file; ``{home}``, ``{project}``, ``{session_id}``, ``~``."""
 
@@ -94,16 +96,16 @@ class LoggingConfig(BaseModel):
     bytes_format: Literal["utf8", "base64"] = "utf8"
     """How bytes values are written: readable UTF-8 text, or lossless base64."""
 
-    max_bytes: int = Field(0, ge=0)
+    max_bytes: int = Field(default=0, ge=0)
     """Rotate a file before it would grow past this many bytes; 0 turns rotation off."""
 
-    backups: int = Field(5, ge=0)
+    backups: int = Field(default=5, ge=0)
     """Rotated files kept (``events.jsonl.1`` is the newest); 0 keeps none."""
 
-    queue_size: int = Field(10_000, ge=1)
+    queue_size: int = Field(default=10_000, ge=1)
     """Records held in memory for the writer before emit has to wait."""
 
-    block_timeout: float = Field(10.0, gt=0)
+    block_timeout: float = Field(default=10.0, gt=0)
     """Seconds emit waits for room in a full queue before it drops (and counts) a record."""
 
     priority: int = -1000
@@ -152,7 +154,7 @@ def parse_config(raw: Mapping[str, Any] | None) -> LoggingConfig:
     each offending key path with what was expected.
     """
     if raw is None:
-        return LoggingConfig()
+        return LoggingConfig.model_validate({})
     if not isinstance(raw, Mapping):
         raise ValueError(f"{_PREFIX}: expected a mapping of keys, got {type(raw).__name__}")
     try:

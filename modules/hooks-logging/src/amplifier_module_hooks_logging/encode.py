@@ -240,9 +240,7 @@ class DataEncoder:
         out: dict[str, Any] = {}
         for key, item in list(value.items()):
             name = key if type(key) is str else self._key(key)
-            if self._secrets.is_secret(name) and not (
-                item is None or isinstance(item, _NUMBERS)
-            ):
+            if self._secrets.is_secret(name) and not (item is None or isinstance(item, _NUMBERS)):
                 out[name] = MASK
             else:
                 out[name] = self._walk(item, depth + 1, active)
@@ -253,6 +251,8 @@ class DataEncoder:
             return str.__str__(key)
         if isinstance(key, Enum):
             key = key.value
+        if key is None or isinstance(key, bool):
+            return json.dumps(key)  # as the JSON encoder writes them: null, true, false
         if isinstance(key, float):
             return str(_float(key))
         try:

@@ -68,6 +68,11 @@ class EventFilter:
         self._threshold = _RANK[level]
         self._cache: dict[str, Level | None] = {}
 
+    @property
+    def decisions(self) -> dict[str, Level | None]:
+        """The live cache of decisions (name -> level or None); read-only for callers."""
+        return self._cache
+
     @classmethod
     def from_config(cls, config: LoggingConfig) -> EventFilter:
         return cls(config.include, config.exclude, config.debug_events, config.level)

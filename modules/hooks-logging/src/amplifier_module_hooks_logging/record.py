@@ -58,9 +58,20 @@ class LineFormatter:
         return text
 
     def line(self, when: float, level: str, event: str, session_id: str, data_json: str) -> str:
-        """One complete record line, ending in ``\\n``."""
+        """One complete record line, ending in ``\\n`` (inlined: it runs once per record)."""
+        second = int(when)
+        if second != self._second:
+            self._prefix = datetime.fromtimestamp(second, UTC).strftime("%Y-%m-%dT%H:%M:%S")
+            self._second = second
+        micros = min(int((when - second) * 1_000_000), 999_999)
+        names = self._names
+        event_text = names.get(event)
+        if event_text is None:
+            event_text = self.quoted(event)
+        session_text = names.get(session_id)
+        if session_text is None:
+            session_text = self.quoted(session_id)
         return (
-            f'{{"ts":"{self.timestamp(when)}","level":"{level}",'
-            f'"event":{self.quoted(event)},"session_id":{self.quoted(session_id)},'
-            f'"data":{data_json}{_SCHEMA_TAIL}'
+            f'{{"ts":"{self._prefix}.{micros:06d}+00:00","level":"{level}",'
+            f'"event":{event_text},"session_id":{session_text},"data":{data_json}{_SCHEMA_TAIL}'
         )

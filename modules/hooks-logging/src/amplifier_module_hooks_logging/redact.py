@@ -98,7 +98,10 @@ class SecretKeys:
         if _LEAVES.issuperset(map(type, items)):
             return False
         for item in items:
-            if item.__class__ not in _LEAVES and isinstance(item, _CONTAINERS):
-                if depth >= SCAN_DEPTH or self.scan(item, depth + 1):
-                    return True
+            if (
+                item.__class__ not in _LEAVES
+                and isinstance(item, _CONTAINERS)
+                and (depth >= SCAN_DEPTH or self.scan(item, depth + 1))
+            ):
+                return True
         return False

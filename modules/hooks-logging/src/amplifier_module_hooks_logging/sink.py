@@ -17,13 +17,16 @@ On systems without ``fcntl`` the lock is skipped (single-writer files stay corre
 
 from __future__ import annotations
 
+import contextlib
 import os
 from typing import Final
 
 try:
     import fcntl
+
+    _FLOCK = True
 except ImportError:  # pragma: no cover - Windows
-    fcntl = None  # type: ignore[assignment]
+    _FLOCK = False
 
 __all__ = ["CHUNK_BYTES", "FileSink"]
 
@@ -64,11 +67,20 @@ class FileSink:
             fd, self._fd = self._fd, -1
             os.close(fd)
 
+    def forget(self) -> None:
+        """In a forked child: let go of the inherited descriptor without touching the lock
+        (it belongs to the parent too)."""
+        self._locked = False
+        if self._fd >= 0:
+            fd, self._fd = self._fd, -1
+            with contextlib.suppress(OSError):
+                os.close(fd)
+
     def _lock_current(self) -> int:
         """Open if needed, lock, and make sure the locked file is the one at ``path``."""
         while True:
             fd = self._fd if self._fd >= 0 else self._open()
-            if fcntl is None:
+            if not _FLOCK:
                 return fd
             fcntl.flock(fd, fcntl.LOCK_EX)
             self._locked = True
@@ -84,7 +96,7 @@ class FileSink:
     def _unlock(self) -> None:
         if self._locked:
             self._locked = False
-            if fcntl is not None and self._fd >= 0:
+            if _FLOCK and self._fd >= 0:
                 try:
                     fcntl.flock(self._fd, fcntl.LOCK_UN)
                 except OSError:  # closing the descriptor releases the lock anyway

@@ -56,8 +56,8 @@ class Rule:
     ``patterns`` run on the text, or on ``text.lower()`` when ``lowered`` is set (so that
     ``PASSWORD=`` and ``password=`` are one literal; ``ignorecase`` holds the same patterns
     compiled case-insensitively for the rare text whose lower-case form changes length).
-    The rule is skipped for text that contains none of ``triggers``. ``select`` returns the
-    span to replace, in the original text, or ``None`` to reject the match.
+    ``select`` returns the span to replace, in the original text, or ``None`` to reject the
+    match.
     """
 
     name: str
@@ -65,7 +65,6 @@ class Rule:
     summary: str
     patterns: tuple[re.Pattern[str], ...]
     select: Selector
-    triggers: tuple[str, ...] = ()
     lowered: bool = False
     ignorecase: tuple[re.Pattern[str], ...] = ()
 
@@ -120,7 +119,11 @@ _FILE_SUFFIXES: Final = frozenset(
 
 
 def _email(text: str, match: re.Match[str]) -> Span | None:
-    """Extend an ``@domain`` match to the left over the local part."""
+    """Extend an ``@domain`` match to the left over the local part.
+
+    Not an address: ``icon@2x.png`` (a file name), ``ssh://git@host`` (a URL's user name);
+    ``git@github.com:org/repo`` is excluded by the pattern itself.
+    """
     at = match.start()
     local = _LOCAL_PART.search(text, max(0, at - 64), at)
     if local is None:
@@ -129,6 +132,8 @@ def _email(text: str, match: re.Match[str]) -> Span | None:
     while start < at and text[start] == ".":
         start += 1
     if start == at or match.group("tld").lower() in _FILE_SUFFIXES:
+        return None
+    if text.endswith("//", 0, start):  # ssh://git@host/...: a URL's user name, not an address
         return None
     return start, match.end()
 
@@ -169,9 +174,9 @@ _W = "[A-Za-z0-9_]"
 _WD = "[A-Za-z0-9_-]"
 
 # Assignment grammar, on lower-cased text: key end, separator, quoted or bare value.
-_KEY_END = r"""(?:\\?["'])?\]?[ \t]*(?:=>|:=|=(?![=~])|:(?!:))[ \t]*"""
+_KEY_END = r"""(?:\\{0,8}["'])?\]?[ \t]*(?:=>|:=|=(?![=~])|:(?!:))[ \t]*"""
 _VALUE = (
-    r"""(?:\\?(?P<q>["'])(?P<v>(?:(?!(?P=q))[^\\\r\n]){1,512})"""
+    r"""(?:\\{0,8}(?P<q>["'])(?P<v>(?:(?!(?P=q))[^\\\r\n]){1,512})"""
     r"""|(?P<u>[^\s"'`,;&<>(){}\[\]\\]{1,512}))"""
 )
 _KEY_PREFIXES = (
@@ -190,21 +195,26 @@ _ASSIGNMENT_KEYS = ("pass(?:word|wd|phrase)", r"secret(?:[_-]?(?:access[_-]?)?ke
 
 _PEM_LABEL = r"[ A-Z0-9]*PRIVATE KEY(?: BLOCK)?-----"
 
-# Phone numbers and card numbers, scanned in one pass. The first character is checked to
-# stand apart from a longer token (not after a letter, digit, ``_ . + / -`` or a ``12:``
-# time); the last is checked likewise, so digits inside hashes, UUIDs, versions, paths and
+# Phone numbers and card numbers, scanned in one pass. The pattern starts with a character
+# class (``[0-9+(]``) so the engine skips other text quickly; the look-behinds after it check
+# that this first character stands apart from a longer token (not after a letter, digit,
+# ``_ . + / -`` or a ``12:`` time), and each branch checks with a look-behind which character
+# that was. The end is checked likewise, so digits inside hashes, UUIDs, versions, paths and
 # timestamps never match.
 _DIGIT_SHAPES = r"""
-(?<![A-Za-z0-9_.+/-])(?<![0-9]:)
+[0-9+(](?<![A-Za-z0-9_.+/-].)(?<![0-9]:.)
 (?:
-    (?P<intl>\+[1-9][0-9]{0,2}(?:[ .-]?(?:\([0-9]{1,4}\)|[0-9]{1,4})){2,6})
-  | (?P<card_grouped>[0-9]{4}(?P<cs>[ -])
+    (?<=\+)(?P<intl>[1-9][0-9]{0,2}(?:[ .-]?(?:\([0-9]{1,4}\)|[0-9]{1,4})){2,6})
+  | (?<=[0-9])(?P<card_grouped>[0-9]{3}(?P<cs>[ -])
         (?:[0-9]{4}(?P=cs)[0-9]{4}(?P=cs)[0-9]{4}(?:(?P=cs)?[0-9]{3})?|[0-9]{6}(?P=cs)[0-9]{4,5}))
-  | (?P<card_compact>[0-9]{13,19}+)
-  | (?P<nanp>(?:\+?1[ .-]?)?
-        (?:\([2-9][0-9]{2}\)[ ]?[2-9][0-9]{2}[ .-]|[2-9][0-9]{2}(?P<ns>[ .-])[2-9][0-9]{2}(?P=ns))
-        [0-9]{4})
-  | (?P<trunk>0[0-9]{1,4}(?P<ts>[ .-])[0-9]{2,8}(?:(?P=ts)[0-9]{2,8}){0,3})
+  | (?<=[0-9])(?P<card_compact>[0-9]{12,18}+)
+  | (?P<nanp>
+        (?<=\()[2-9][0-9]{2}\)[ ]?[2-9][0-9]{2}[ .-][0-9]{4}
+      | (?<=1)[ .-]?
+        (?:\([2-9][0-9]{2}\)[ ]?[2-9][0-9]{2}[ .-]|[2-9][0-9]{2}(?P<ns1>[ .-])[2-9][0-9]{2}(?P=ns1))
+        [0-9]{4}
+      | (?<=[2-9])[0-9]{2}(?P<ns>[ .-])[2-9][0-9]{2}(?P=ns)[0-9]{4})
+  | (?<=0)(?P<trunk>[0-9]{1,4}(?P<ts>[ .-])[0-9]{2,8}(?:(?P=ts)[0-9]{2,8}){0,3})
 )
 (?![A-Za-z0-9_+]|[.:/-][A-Za-z0-9])
 """
@@ -220,7 +230,6 @@ def _rule(
     summary: str,
     sources: tuple[str, ...],
     select: Selector,
-    triggers: tuple[str, ...] = (),
     *,
     lowered: bool = False,
     flags: int = 0,
@@ -231,7 +240,6 @@ def _rule(
         summary=summary,
         patterns=_compile(*sources, flags=flags),
         select=select,
-        triggers=triggers,
         lowered=lowered,
         ignorecase=_compile(*sources, flags=flags | re.IGNORECASE) if lowered else (),
     )
@@ -248,7 +256,6 @@ BUILTIN_RULES: Final[tuple[Rule, ...]] = (
             rf"-----BEGIN{_PEM_LABEL}(?:[\s\S]*?-----END{_PEM_LABEL}|[A-Za-z0-9+/=\s\\:,.-]*)",
         ),
         _whole(),
-        ("-----BEGIN",),
     ),
     _rule(
         "jwt",
@@ -256,7 +263,6 @@ BUILTIN_RULES: Final[tuple[Rule, ...]] = (
         "JSON Web Tokens (eyJ... header and payload)",
         (_after("eyJ", 3, _WD) + r"[A-Za-z0-9_-]{4,}\.eyJ[A-Za-z0-9_-]{4,}\.[A-Za-z0-9_-]*",),
         _whole(),
-        ("eyJ",),
     ),
     _rule(
         "aws_access_key_id",
@@ -264,18 +270,16 @@ BUILTIN_RULES: Final[tuple[Rule, ...]] = (
         "AWS access key ids (AKIA, ASIA, ABIA, ACCA, A3T...)",
         (_after("AKIA|ASIA|ABIA|ACCA|A3T[A-Z0-9]", 4, "[A-Za-z0-9]") + "[A-Z0-9]{16}(?![A-Za-z0-9])",),
         _whole(),
-        ("AKIA", "ASIA", "ABIA", "ACCA", "A3T"),
     ),
     _rule(
         "aws_secret_access_key",
         "secret",
         "AWS secret access keys assigned to aws_secret_access_key / SecretAccessKey",
         tuple(
-            key + _KEY_END + r"""(?:\\?["'])?(?P<v>[a-z0-9/+]{40})(?![a-z0-9/+=])"""
+            key + _KEY_END + r"""(?:\\{0,8}["'])?(?P<v>[a-z0-9/+]{40})(?![a-z0-9/+=])"""
             for key in (r"secret[_-]?access[_-]?key", r"aws[_-]?secret[_-]?key")
         ),
         _group("v"),
-        ("secret",),
         lowered=True,
     ),
     _rule(
@@ -287,7 +291,6 @@ BUILTIN_RULES: Final[tuple[Rule, ...]] = (
             _after("github_pat_", 11, _W) + "[A-Za-z0-9_]{22,244}(?![A-Za-z0-9_])",
         ),
         _whole(),
-        ("ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_"),
     ),
     _rule(
         "gitlab_token",
@@ -295,7 +298,6 @@ BUILTIN_RULES: Final[tuple[Rule, ...]] = (
         "GitLab personal access tokens (glpat-)",
         (_after("glpat-", 6, _WD) + "[A-Za-z0-9_-]{20,}(?![A-Za-z0-9_-])",),
         _whole(),
-        ("glpat-",),
     ),
     _rule(
         "slack_token",
@@ -306,7 +308,6 @@ BUILTIN_RULES: Final[tuple[Rule, ...]] = (
             _after("xapp-", 5, _WD) + "[0-9]-[A-Za-z0-9-]{10,250}(?![A-Za-z0-9_-])",
         ),
         _whole(looks_random),
-        ("xox", "xapp-"),
     ),
     _rule(
         "slack_webhook",
@@ -314,7 +315,6 @@ BUILTIN_RULES: Final[tuple[Rule, ...]] = (
         "Slack incoming-webhook URLs",
         (r"https://hooks\.slack\.com/(?:services|workflows|triggers)/[A-Za-z0-9_/+-]{20,}",),
         _whole(),
-        ("hooks.slack.com",),
     ),
     _rule(
         "google_api_key",
@@ -322,18 +322,17 @@ BUILTIN_RULES: Final[tuple[Rule, ...]] = (
         "Google API keys (AIza + 35 characters)",
         (_after("AIza", 4, _WD) + "[0-9A-Za-z_-]{35}(?![0-9A-Za-z_-])",),
         _whole(),
-        ("AIza",),
     ),
     _rule(
         "stripe_key",
         "secret",
         "Stripe secret and restricted keys (sk_live_, sk_test_, rk_...) and webhook secrets",
         (
-            _after("[sr]k_(?:live|test)_", 8, _W) + "[0-9A-Za-z]{16,247}(?![0-9A-Za-z_])",
+            _after("sk_(?:live|test)_", 8, _W) + "[0-9A-Za-z]{16,247}(?![0-9A-Za-z_])",
+            _after("rk_(?:live|test)_", 8, _W) + "[0-9A-Za-z]{16,247}(?![0-9A-Za-z_])",
             _after("whsec_", 6, _W) + "[A-Za-z0-9]{32,}(?![A-Za-z0-9_])",
         ),
         _whole(),
-        ("sk_live_", "sk_test_", "rk_live_", "rk_test_", "whsec_"),
     ),
     _rule(
         "anthropic_api_key",
@@ -341,7 +340,6 @@ BUILTIN_RULES: Final[tuple[Rule, ...]] = (
         "Anthropic API keys (sk-ant-...)",
         (_after("sk-ant-", 7, _WD) + "[A-Za-z0-9_-]{20,}(?![A-Za-z0-9_-])",),
         _whole(looks_random),
-        ("sk-ant-",),
     ),
     _rule(
         "openai_api_key",
@@ -349,7 +347,6 @@ BUILTIN_RULES: Final[tuple[Rule, ...]] = (
         "OpenAI API keys (sk-..., sk-proj-..., sk-svcacct-..., sk-admin-...)",
         (_after("sk-", 3, _WD) + "(?!ant-)[A-Za-z0-9_-]{20,}(?![A-Za-z0-9_-])",),
         _whole(looks_random),
-        ("sk-",),
     ),
     _rule(
         "url_credentials",
@@ -357,7 +354,6 @@ BUILTIN_RULES: Final[tuple[Rule, ...]] = (
         "the password in scheme://user:password@host URLs",
         (r"""://[^\s:/?#@"'<>\[\]]{0,256}:(?P<v>[^\s/?#@"'<>]{1,256})@""",),
         _group("v"),
-        ("://",),
     ),
     _rule(
         "auth_header",
@@ -365,11 +361,10 @@ BUILTIN_RULES: Final[tuple[Rule, ...]] = (
         "Bearer tokens and Authorization: Basic credentials",
         (
             _after("bearer", 6, "[a-z0-9_]") + r"[ \t]+(?P<v>[a-z0-9._~+/-]{16,}=*)(?![a-z0-9._~+/=-])",
-            r"""authorization(?:\\?["'])?[ \t]*[:=][ \t]*(?:\\?["'])?basic[ \t]+"""
+            r"""authorization(?:\\{0,8}["'])?[ \t]*[:=][ \t]*(?:\\{0,8}["'])?basic[ \t]+"""
             r"(?P<v>[a-z0-9+/]{8,}={0,2})(?![a-z0-9+/=])",
         ),
         _group("v", looks_random),
-        ("bearer", "authorization"),
         lowered=True,
     ),
     _rule(
@@ -379,7 +374,6 @@ BUILTIN_RULES: Final[tuple[Rule, ...]] = (
         "that are not code)",
         tuple(key + _KEY_END + _VALUE for key in _ASSIGNMENT_KEYS),
         _assignment,
-        ("pass", "secret", "token", "key"),
         lowered=True,
     ),
     _rule(
@@ -391,7 +385,6 @@ BUILTIN_RULES: Final[tuple[Rule, ...]] = (
             r"(?![A-Za-z0-9_-]|:[A-Za-z0-9_~/])",
         ),
         _email,
-        ("@",),
     ),
     Rule(
         name="phone",

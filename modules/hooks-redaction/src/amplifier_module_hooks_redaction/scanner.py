@@ -1,10 +1,11 @@
 """Find and replace secrets in one string.
 
 :class:`TextRedactor` groups the enabled rules into scanning passes (rules that share a
-pattern, such as ``phone`` and ``payment_card``, share one pass), skips every pass whose trigger
-substrings are absent, and computes ``text.lower()`` once for the passes that need it. Matches
-from all passes are merged: where two overlap, the one that starts first wins, and at the same
-start the rule listed first wins. The result is built with one join.
+pattern, such as ``phone`` and ``payment_card``, share one pass) and computes ``text.lower()``
+once for the passes that need it. Every pattern starts with a literal or a narrow character
+class, so the regex engine's own prefix search is the quick pre-check that skips text which
+cannot match. Matches from all passes are merged: where two overlap, the one that starts first
+wins, and at the same start the rule listed first wins. The result is built with one join.
 """
 
 from __future__ import annotations
@@ -25,7 +26,6 @@ class _Pass:
     patterns: tuple[re.Pattern[str], ...]
     ignorecase: tuple[re.Pattern[str], ...]
     lowered: bool
-    triggers: tuple[str, ...]
     members: tuple[tuple[int, Selector], ...]
 
 
@@ -36,14 +36,11 @@ def _build_passes(rules: Sequence[Rule]) -> tuple[_Pass, ...]:
     passes = []
     for indexes in grouped.values():
         first = rules[indexes[0]]
-        always = any(not rules[i].triggers for i in indexes)
-        triggers = () if always else tuple(dict.fromkeys(t for i in indexes for t in rules[i].triggers))
         passes.append(
             _Pass(
                 patterns=first.patterns,
                 ignorecase=first.ignorecase,
                 lowered=first.lowered,
-                triggers=triggers,
                 members=tuple((i, rules[i].select) for i in indexes),
             )
         )
@@ -107,14 +104,10 @@ class TextRedactor:
             if scan.lowered:
                 if lowered is None:
                     lowered = text.lower()
-                if scan.triggers and not any(t in lowered for t in scan.triggers):
-                    continue
                 if len(lowered) == len(text):
                     haystack = lowered
                 else:  # lower() changed the length: scan the original case-insensitively
                     patterns = scan.ignorecase
-            elif scan.triggers and not any(t in text for t in scan.triggers):
-                continue
             members = scan.members
             for pattern in patterns:
                 for match in pattern.finditer(haystack):

@@ -1,0 +1,386 @@
+"""The background writer: a bounded in-memory queue drained by one thread per logger.
+
+The emit side (:meth:`EventWriter.put`) appends an already-encoded record to a deque and
+wakes the thread when the deque was empty: a few hundred nanoseconds, no lock taken on the
+common path. The thread turns records into lines, groups them by file and appends each group
+with as few ``os.write`` calls as possible (see :mod:`.sink`).
+
+Guarantees:
+
+* **Back-pressure, not loss.** When ``queue_size`` records are waiting, ``put`` blocks the
+  caller until the thread makes room. Only when the thread makes no progress for
+  ``block_timeout`` seconds (a stalled disk), or is gone, is a record dropped; every drop is
+  counted in :attr:`EventWriter.stats`, logged once per reason, and summed up in a final
+  ``hooks-logging:dropped`` record when the writer closes.
+* **Nothing left behind.** :meth:`EventWriter.close` drains the queue before it returns, and
+  an ``atexit`` hook closes every writer still open when the interpreter exits.
+* **Order.** Records reach each file in the order they were put.
+* **Forks.** A child process starts its own thread and its own descriptors; records queued in
+  the parent stay the parent's to write.
+"""
+
+from __future__ import annotations
+
+import atexit
+import contextlib
+import json
+import logging
+import os
+import threading
+import time
+import weakref
+from collections import deque
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Final, TypeAlias
+
+from .record import LineFormatter
+from .sink import FileSink
+
+__all__ = ["DROPPED_EVENT", "EventWriter", "Item", "WriterStats"]
+
+logger = logging.getLogger("amplifier_module_hooks_logging")
+
+#: ``(time.time(), level, event, session_id, data as JSON text)``
+Item: TypeAlias = tuple[float, str, str, str, str]
+
+#: Event name of the summary record written when records were dropped.
+DROPPED_EVENT: Final = "hooks-logging:dropped"
+
+_BATCH: Final = 2048  # records formatted before a write and a wake-up of waiting producers
+_IDLE_WAIT: Final = 0.25  # the thread re-checks the queue at least this often
+_ROOM_POLL: Final = 0.05
+_MAX_SINKS: Final = 64
+
+
+@dataclass
+class WriterStats:
+    """Counters of one writer (read them any time; they only grow)."""
+
+    written: int = 0
+    """Records written to disk."""
+    dropped: int = 0
+    """Records lost; see ``drop_reasons``."""
+    drop_reasons: dict[str, int] = field(default_factory=dict)
+    """Why records were dropped -> how many."""
+    waits: int = 0
+    """How often emit had to wait for room in a full queue."""
+    write_errors: int = 0
+    """Failed writes (each drops the records it carried)."""
+
+
+class _Flush:
+    """A marker in the queue: set once every record before it is written."""
+
+    __slots__ = ("done",)
+
+    def __init__(self) -> None:
+        self.done = threading.Event()
+
+
+class EventWriter:
+    """Queue plus writer thread for the records of one mounted logger."""
+
+    def __init__(
+        self,
+        resolve_path: Callable[[str], str],
+        *,
+        queue_size: int = 10_000,
+        block_timeout: float = 10.0,
+        max_bytes: int = 0,
+        backups: int = 5,
+    ) -> None:
+        self._resolve = resolve_path
+        self._limit = queue_size
+        self._block_timeout = block_timeout
+        self._max_bytes = max_bytes
+        self._backups = backups
+        self._format = LineFormatter()
+        self._paths: dict[str, str] = {}
+        self._sinks: dict[str, FileSink] = {}
+        self._seen_paths: dict[str, None] = {}
+        self._drop_lock = threading.Lock()
+        self._close_lock = threading.Lock()
+        self.stats = WriterStats()
+        self._closing = False
+        self._closed = False
+        self._start()
+        _LIVE.add(self)
+
+    def _start(self) -> None:
+        self._buf: deque[Item | _Flush] = deque()
+        self._wake = threading.Event()
+        self._room = threading.Event()
+        self._stalled = False
+        self._thread = threading.Thread(target=self._run, name="hooks-logging-writer", daemon=True)
+        self._thread.start()
+
+    # ------------------------------------------------------------------ producer side
+
+    def put(self, item: Item) -> None:
+        """Queue one record; waits only when the queue is full (see the module docstring)."""
+        if self._closed:
+            self.count_drop(1, "record arrived after the writer was closed")
+            return
+        buf = self._buf
+        buf.append(item)
+        size = len(buf)
+        if size == 1:
+            self._wake.set()
+        elif size >= self._limit:
+            self._wait_for_room()
+
+    def _wait_for_room(self) -> None:
+        buf = self._buf
+        if self._stalled or not self._thread.is_alive():
+            self._drop_newest("the writer made no progress" if self._stalled else "writer stopped")
+            return
+        self.stats.waits += 1
+        self._wake.set()
+        deadline = time.monotonic() + self._block_timeout
+        while len(buf) >= self._limit:
+            self._room.clear()
+            if len(buf) < self._limit:
+                break
+            remaining = deadline - time.monotonic()
+            if remaining <= 0 or not self._thread.is_alive():
+                self._stalled = remaining <= 0
+                reason = (
+                    f"queue full for {self._block_timeout:g}s (the disk made no progress)"
+                    if remaining <= 0
+                    else "writer stopped"
+                )
+                self._drop_newest(reason)
+                return
+            self._room.wait(min(remaining, _ROOM_POLL))
+
+    def _drop_newest(self, reason: str) -> None:
+        buf = self._buf
+        try:
+            last = buf.pop()
+            if last.__class__ is not tuple:  # keep a flush marker, drop the record before it
+                try:
+                    buf.pop()
+                finally:
+                    buf.append(last)
+        except IndexError:
+            return  # drained meanwhile: nothing was lost
+        self.count_drop(1, reason)
+
+    def count_drop(self, count: int, reason: str) -> None:
+        """Count ``count`` lost records under ``reason`` (logged the first time)."""
+        with self._drop_lock:
+            stats = self.stats
+            first = reason not in stats.drop_reasons
+            stats.dropped += count
+            stats.drop_reasons[reason] = stats.drop_reasons.get(reason, 0) + count
+        if first:
+            logger.error("hooks-logging: dropped %d record(s): %s", count, reason)
+
+    def flush(self, timeout: float | None = None) -> bool:
+        """Wait until every record queued before this call is written; False on timeout."""
+        if not self._thread.is_alive():
+            return not self._buf
+        marker = _Flush()
+        self._buf.append(marker)
+        self._wake.set()
+        return marker.done.wait(timeout)
+
+    def close(self, timeout: float | None = 30.0) -> bool:
+        """Write everything queued, close the files and stop the thread (idempotent).
+
+        Returns False when the thread did not finish within ``timeout`` seconds; whatever it
+        had not written by then is counted as dropped.
+        """
+        with self._close_lock:
+            if self._closed:
+                return not self._thread.is_alive()
+            self._closing = True
+            self._wake.set()
+            self._thread.join(timeout)
+            self._closed = True
+            finished = not self._thread.is_alive()
+            left = sum(1 for item in tuple(self._buf) if item.__class__ is tuple)
+            if left:
+                reason = "closed before the disk caught up" if not finished else "arrived late"
+                self.count_drop(left, reason)
+            _LIVE.discard(self)
+            return finished
+
+    @property
+    def closed(self) -> bool:
+        return self._closed
+
+    @property
+    def pending(self) -> int:
+        """Records queued and not yet taken by the thread."""
+        return len(self._buf)
+
+    # ------------------------------------------------------------------ writer thread
+
+    def _run(self) -> None:
+        try:
+            while True:
+                self._wake.wait(_IDLE_WAIT)
+                self._wake.clear()
+                self._drain()
+                if self._closing and not self._buf:
+                    break
+        except BaseException as err:  # never expected: account for what is left
+            logger.exception("hooks-logging: writer thread failed")
+            left = 0
+            while self._buf:
+                item = self._buf.popleft()
+                if item.__class__ is tuple:
+                    left += 1
+                else:
+                    item.done.set()  # type: ignore[union-attr]
+            if left:
+                self.count_drop(left, f"writer thread failed: {type(err).__name__}: {err}")
+        finally:
+            self._room.set()
+            self._finish()
+
+    def _drain(self) -> None:
+        buf = self._buf
+        line = self._format.line
+        groups: dict[str, list[str]] = {}
+        count = 0
+        while True:
+            try:
+                item = buf.popleft()
+            except IndexError:
+                break
+            if item.__class__ is tuple:
+                when, level, event, session_id, data = item
+                lines = groups.get(session_id)
+                if lines is None:
+                    lines = groups[session_id] = []
+                lines.append(line(when, level, event, session_id, data))
+                count += 1
+                if count >= _BATCH:
+                    self._room.set()
+                    self._write(groups)
+                    groups = {}
+                    count = 0
+            else:
+                if groups:
+                    self._write(groups)
+                    groups = {}
+                    count = 0
+                item.done.set()  # type: ignore[union-attr]
+        if groups:
+            self._write(groups)
+        self._stalled = False
+        self._room.set()
+
+    def _write(self, groups: dict[str, list[str]]) -> None:
+        by_path: dict[str, list[str]] = {}
+        for session_id, lines in groups.items():
+            try:
+                path = self._path_for(session_id)
+            except Exception as err:
+                self.stats.write_errors += 1
+                self.count_drop(len(lines), f"no path for session {session_id!r}: {err}")
+                continue
+            bucket = by_path.get(path)
+            if bucket is None:
+                by_path[path] = lines
+            else:
+                bucket.extend(lines)
+        for path, lines in by_path.items():
+            payload = "".join(lines).encode("utf-8", "backslashreplace")
+            sink = self._sink_for(path)
+            try:
+                sink.write(payload)
+            except Exception as err:
+                self.stats.write_errors += 1
+                sink.close()
+                self.count_drop(len(lines), f"writing {path} failed: {type(err).__name__}: {err}")
+                continue
+            self.stats.written += len(lines)
+
+    def _path_for(self, session_id: str) -> str:
+        path = self._paths.get(session_id)
+        if path is None:
+            path = self._resolve(session_id)
+            if len(self._paths) >= 4096:
+                self._paths.clear()
+            self._paths[session_id] = path
+        return path
+
+    def _sink_for(self, path: str) -> FileSink:
+        sink = self._sinks.get(path)
+        if sink is None:
+            if len(self._sinks) >= _MAX_SINKS:
+                oldest = next(iter(self._sinks))
+                self._sinks.pop(oldest).close()
+            sink = self._sinks[path] = FileSink(
+                path, max_bytes=self._max_bytes, backups=self._backups
+            )
+            if len(self._seen_paths) < 1024:
+                self._seen_paths[path] = None
+        return sink
+
+    def _finish(self) -> None:
+        """Runs last on the thread: leave a summary of drops in the files, close them."""
+        stats = self.stats
+        if stats.dropped:
+            summary = self._format.line(
+                time.time(),
+                "error",
+                DROPPED_EVENT,
+                "",
+                _summary_json(stats.dropped, stats.drop_reasons),
+            )
+            for path in self._seen_paths:
+                with contextlib.suppress(Exception):  # already reported through logging
+                    self._sink_for(path).write(summary.encode("utf-8", "backslashreplace"))
+            logger.error(
+                "hooks-logging: %d record(s) dropped in total: %s",
+                stats.dropped,
+                stats.drop_reasons,
+            )
+        for sink in self._sinks.values():
+            with contextlib.suppress(OSError):
+                sink.close()
+        self._sinks.clear()
+
+    # ------------------------------------------------------------------ fork
+
+    def _after_fork_in_child(self) -> None:
+        for sink in self._sinks.values():
+            sink.forget()
+        self._sinks.clear()
+        self._drop_lock = threading.Lock()
+        self._close_lock = threading.Lock()
+        self.stats = WriterStats()
+        if not self._closed:
+            self._start()
+
+
+def _summary_json(dropped: int, reasons: dict[str, int]) -> str:
+    return json.dumps(
+        {"dropped": dropped, "reasons": reasons}, ensure_ascii=False, separators=(",", ":")
+    )
+
+
+_LIVE: weakref.WeakSet[EventWriter] = weakref.WeakSet()
+
+
+def _close_all_at_exit() -> None:
+    for writer in list(_LIVE):
+        try:
+            writer.close(timeout=10.0)
+        except Exception:
+            logger.exception("hooks-logging: closing a writer at exit failed")
+
+
+def _after_fork_in_child() -> None:
+    for writer in list(_LIVE):
+        writer._after_fork_in_child()
+
+
+atexit.register(_close_all_at_exit)
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_after_fork_in_child)

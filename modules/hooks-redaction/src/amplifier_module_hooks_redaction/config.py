@@ -1,0 +1,213 @@
+"""The module's configuration, validated so that a typo is an error, not a silent default.
+
+Errors read ``hooks-redaction: config: <key path>: <what was expected>``, for example
+``hooks-redaction: config: allowlist.patterns[1]: not a valid regular expression (...)``.
+"""
+
+from __future__ import annotations
+
+import re
+import string
+from collections.abc import Sequence
+from typing import Annotated, Any, Final, Literal
+
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    ConfigDict,
+    Field,
+    ValidationError,
+    field_validator,
+    model_validator,
+)
+from pydantic_core import ErrorDetails
+
+from .paths import parse_path
+from .rules import BUILTIN_RULES, RULE_SETS
+
+__all__ = [
+    "DEFAULT_ALLOWED_PATHS",
+    "DEFAULT_EVENTS",
+    "MODULE_ID",
+    "AllowlistConfig",
+    "RedactionConfig",
+    "parse_config",
+]
+
+MODULE_ID: Final = "hooks-redaction"
+DEFAULT_EVENTS: Final = ("provider:request", "tool:post")
+DEFAULT_ALLOWED_PATHS: Final = ("session_id", "parent_id", "timestamp")
+"""Envelope fields the kernel sets on every event; always exempt, whatever the config says."""
+
+_BUILTIN_NAMES: Final = tuple(rule.name for rule in BUILTIN_RULES)
+_RULE_NAME: Final = re.compile(r"[a-z][a-z0-9_]{0,63}")
+
+
+def _event_name(value: str) -> str:
+    if not value.strip() or value != value.strip():
+        raise ValueError(f"expected an event name such as 'tool:post', got {value!r}")
+    return value
+
+
+def _rule_reference(value: str) -> str:
+    if value not in RULE_SETS and value not in _BUILTIN_NAMES:
+        known = ", ".join([*RULE_SETS, *_BUILTIN_NAMES])
+        raise ValueError(f"unknown rule or rule set {value!r}; expected one of: {known}")
+    return value
+
+
+def _regex(value: str) -> str:
+    try:
+        re.compile(value)
+    except re.error as err:
+        raise ValueError(f"not a valid regular expression ({err}): {value!r}") from err
+    return value
+
+
+def _custom_pattern(value: str) -> str:
+    _regex(value)
+    if re.compile(value).match("") is not None:
+        raise ValueError(f"pattern {value!r} matches the empty string; it must match some text")
+    return value
+
+
+def _key_path(value: str) -> str:
+    parse_path(value)
+    return value
+
+
+def _template(value: str) -> str:
+    try:
+        fields = {name for _, name, _, _ in string.Formatter().parse(value) if name is not None}
+        value.format(rule="rule")
+    except (ValueError, IndexError, KeyError) as err:
+        raise ValueError(
+            f"{value!r} is not a valid template ({err}); write {{rule}} for the rule name "
+            "and {{ }} for literal braces"
+        ) from err
+    unknown = sorted(fields - {"rule"})
+    if unknown:
+        raise ValueError(f"unknown placeholder {{{unknown[0]}}} in {value!r}; only {{rule}} is available")
+    return value
+
+
+def _custom_rule_name(value: str) -> str:
+    if _RULE_NAME.fullmatch(value) is None:
+        raise ValueError(f"rule name {value!r} must be lower case letters, digits and _ (a-z first)")
+    if value in _BUILTIN_NAMES or value in RULE_SETS:
+        raise ValueError(f"rule name {value!r} is already a built-in rule or rule set")
+    return value
+
+
+EventName = Annotated[str, AfterValidator(_event_name)]
+RuleReference = Annotated[str, AfterValidator(_rule_reference)]
+Regex = Annotated[str, AfterValidator(_regex)]
+KeyPath = Annotated[str, AfterValidator(_key_path)]
+CustomRuleName = Annotated[str, AfterValidator(_custom_rule_name)]
+CustomPattern = Annotated[str, AfterValidator(_custom_pattern)]
+
+
+class AllowlistConfig(BaseModel):
+    """What is never redacted: exact values, values matching a regex, and key paths."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    values: tuple[str, ...] = ()
+    patterns: tuple[Regex, ...] = ()
+    paths: tuple[KeyPath, ...] = ()
+
+
+class RedactionConfig(BaseModel):
+    """Config keys; README.md's table documents each one."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    events: tuple[EventName, ...] = Field(default=DEFAULT_EVENTS, min_length=1)
+    rules: tuple[RuleReference, ...] = ("secrets", "pii")
+    disabled_rules: tuple[str, ...] = ()
+    custom_rules: dict[CustomRuleName, CustomPattern] = Field(default_factory=dict)
+    allowlist: AllowlistConfig = AllowlistConfig()
+    replacement: Annotated[str, AfterValidator(_template)] = Field(
+        default="[REDACTED:{rule}]", min_length=1
+    )
+    counts_key: Annotated[str, Field(min_length=1)] | None = "redaction"
+    notify: bool = True
+    notify_level: Literal["info", "warning", "error"] = "info"
+    priority: int = -100
+    fail_closed: bool = False
+
+    @field_validator("allowlist", mode="before")
+    @classmethod
+    def _paths_list(cls, value: Any) -> Any:
+        """An allowlist written as a plain list means key paths (the older bundle form)."""
+        if isinstance(value, list | tuple):
+            return {"paths": list(value)}
+        return value
+
+    @model_validator(mode="after")
+    def _rules_exist(self) -> RedactionConfig:
+        known = (*_BUILTIN_NAMES, *self.custom_rules)
+        for index, name in enumerate(self.disabled_rules):
+            if name not in known:
+                raise ValueError(
+                    f"disabled_rules[{index}]: unknown rule {name!r}; expected one of: "
+                    + ", ".join(known)
+                )
+        if not self.enabled_rules():
+            raise ValueError(
+                "rules: no rule is left to apply (rules is empty or every rule is disabled)"
+            )
+        return self
+
+    def enabled_rules(self) -> tuple[str, ...]:
+        """Names of the rules to apply, custom rules first, then built-ins in their order."""
+        wanted: set[str] = set()
+        for reference in self.rules:
+            wanted.update(RULE_SETS.get(reference, (reference,)))
+        disabled = set(self.disabled_rules)
+        builtins = (name for name in _BUILTIN_NAMES if name in wanted and name not in disabled)
+        custom = (name for name in self.custom_rules if name not in disabled)
+        return (*custom, *builtins)
+
+
+_FIELDS: Final[dict[tuple[str, ...], Sequence[str]]] = {
+    (): tuple(RedactionConfig.model_fields),
+    ("allowlist",): tuple(AllowlistConfig.model_fields),
+}
+
+
+def _where(loc: Sequence[int | str]) -> str:
+    text = ""
+    for part in loc:
+        if isinstance(part, int):
+            text += f"[{part}]"
+        elif part == "[key]":
+            text += " (key)"
+        else:
+            text += f".{part}" if text else part
+    return text
+
+
+def _describe(error: ErrorDetails) -> str:
+    loc = tuple(error["loc"])
+    kind = error["type"]
+    if kind == "extra_forbidden":
+        expected = ", ".join(_FIELDS.get(tuple(str(p) for p in loc[:-1]), ()))
+        message = f"unknown key; expected one of: {expected}"
+    elif kind == "value_error":
+        message = str(error["msg"]).removeprefix("Value error, ")
+    else:
+        message = f"{error['msg']} (got {error['input']!r:.80})"
+    where = _where(loc)
+    if not where:  # whole-model checks name their key path in the message
+        return message
+    return f"{where}: {message}"
+
+
+def parse_config(raw: Any) -> RedactionConfig:
+    """Validate ``raw``; errors name the module, the key path and what was expected."""
+    try:
+        return RedactionConfig.model_validate({} if raw is None else raw)
+    except ValidationError as err:
+        problems = "; ".join(_describe(error) for error in err.errors())
+        raise ValueError(f"{MODULE_ID}: config: {problems}") from err

@@ -1,0 +1,100 @@
+"""The handler: redact an event's data and report what was redacted.
+
+Nothing to redact: ``continue``, and the data is not touched. Something redacted: ``modify``
+with a redacted copy of the data, counts per rule under ``counts_key`` in that copy, and a
+``user_message`` such as ``Redacted 3 secrets (github_token: 2, email: 1)``. If redaction itself
+fails, the handler logs it and continues, or, with ``fail_closed``, denies the event so that
+unredacted data never goes on.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+from typing import Any
+
+from amplifier_core.models import HookResult
+
+from .config import DEFAULT_ALLOWED_PATHS, MODULE_ID, RedactionConfig
+from .rules import BUILTIN_RULES, Rule, custom_rule
+from .scanner import TextRedactor
+from .walker import Redactor
+
+__all__ = ["RedactionHook", "build_redactor", "summarize"]
+
+logger = logging.getLogger(__name__)
+
+_BY_NAME = {rule.name: rule for rule in BUILTIN_RULES}
+
+
+def build_redactor(config: RedactionConfig) -> Redactor:
+    """The :class:`Redactor` that ``config`` describes (rules, allowlist, replacement)."""
+    rules: list[Rule] = []
+    for name in config.enabled_rules():
+        if name in config.custom_rules:
+            rules.append(custom_rule(name, re.compile(config.custom_rules[name])))
+        else:
+            rules.append(_BY_NAME[name])
+    text = TextRedactor(
+        rules,
+        replacement=config.replacement,
+        allow_values=config.allowlist.values,
+        allow_patterns=[re.compile(p) for p in config.allowlist.patterns],
+    )
+    return Redactor(text, (*DEFAULT_ALLOWED_PATHS, *config.allowlist.paths))
+
+
+def summarize(counts: dict[str, int]) -> str:
+    """``Redacted 3 secrets (github_token: 2, email: 1)``: most frequent rule first."""
+    total = sum(counts.values())
+    ordered = sorted(counts.items(), key=lambda item: (-item[1], item[0]))
+    details = ", ".join(f"{name}: {count}" for name, count in ordered)
+    return f"Redacted {total} secret{'' if total == 1 else 's'} ({details})"
+
+
+def _merge_counts(previous: Any, counts: dict[str, int]) -> dict[str, Any]:
+    if not isinstance(previous, dict):
+        return dict(counts)
+    merged = dict(previous)
+    for name, count in counts.items():
+        earlier = merged.get(name)
+        merged[name] = count + earlier if isinstance(earlier, int) else count
+    return merged
+
+
+class RedactionHook:
+    """The handler for every subscribed event, bound to one validated config."""
+
+    def __init__(self, config: RedactionConfig) -> None:
+        self.config = config
+        self.redactor = build_redactor(config)
+
+    async def handle(self, event: str, data: dict[str, Any]) -> HookResult:
+        """Redact ``data``; ``modify`` with counts if anything was found, else ``continue``."""
+        try:
+            redacted, counts = self.redactor.redact(data)
+        except Exception as err:  # a failing redaction never breaks the session
+            problem = f"{type(err).__name__}: {err}"
+            logger.warning("%s: could not redact %s data: %s", MODULE_ID, event, problem)
+            if self.config.fail_closed:
+                return HookResult(
+                    action="deny",
+                    reason=f"{MODULE_ID}: could not redact {event} data ({problem}); "
+                    "blocked because fail_closed is set",
+                )
+            return HookResult()
+        if not counts:
+            return HookResult()
+        key = self.config.counts_key
+        if key is not None:
+            redacted[key] = _merge_counts(redacted.get(key), counts)
+        logger.debug("%s: %s in %s", MODULE_ID, counts, event)
+        if not self.config.notify:
+            return HookResult(action="modify", data=redacted)
+        return HookResult(
+            action="modify",
+            data=redacted,
+            user_message=summarize(counts),
+            user_message_level=self.config.notify_level,
+            user_message_source=MODULE_ID,
+        )

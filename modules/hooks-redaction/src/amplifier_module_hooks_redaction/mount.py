@@ -1,0 +1,35 @@
+"""The entry point: ``mount(coordinator, config)`` registers the handler and returns a cleanup."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from .config import MODULE_ID, parse_config
+from .hook import RedactionHook
+
+__all__ = ["mount"]
+
+
+async def mount(coordinator: Any, config: dict[str, Any] | None = None) -> Callable[[], None]:
+    """Register the redaction handler for each configured event on ``coordinator.hooks``.
+
+    Raises ValueError (``hooks-redaction: config: ...``) for a bad config. The returned
+    function unregisters exactly the handlers this call registered.
+    """
+    hook = RedactionHook(parse_config(config))
+    registry = coordinator.hooks
+    priority = hook.config.priority
+    unregisters = [
+        registry.register(event, hook.handle, priority=priority, name=MODULE_ID)
+        for event in dict.fromkeys(hook.config.events)
+    ]
+
+    def cleanup() -> None:
+        for unregister in unregisters:
+            if callable(unregister):
+                unregister()
+            else:  # a registry whose register() returns nothing: remove by name
+                registry.unregister(MODULE_ID)
+
+    return cleanup
