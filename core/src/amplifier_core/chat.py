@@ -81,6 +81,7 @@ class ChatResponse(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     text: str = ""
+    thinking: str = ""
     tool_calls: list[ToolCall] = Field(default_factory=list)
     usage: Usage = Field(default_factory=Usage)
     stop_reason: Literal["end_turn", "tool_use", "max_tokens", "stop_sequence", "other"] = (

@@ -233,8 +233,8 @@ class JsonPoster:
 
     def _delay(self, retry: int, error: ProviderError) -> float:
         if error.retry_after is not None:
-            return error.retry_after
-        backoff = min(self.settings.backoff_max, self.settings.backoff_base * 2 ** (retry - 1))
+            return float(error.retry_after)
+        backoff = min(self.settings.backoff_max, self.settings.backoff_base * 2.0 ** (retry - 1))
         return backoff * self._random.uniform(0.75, 1.0)
 
     async def _notify(self, retry: int, error: ProviderError, delay: float) -> None:

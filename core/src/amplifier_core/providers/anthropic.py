@@ -265,9 +265,7 @@ def _convert_messages(
                 [
                     {
                         "type": "tool_result",
-                        "tool_use_id": _field(
-                            message, "tool_call_id", f"messages[{index}]", model
-                        ),
+                        "tool_use_id": _field(message, "tool_call_id", f"messages[{index}]", model),
                         "content": _text(message.get("content")),
                         "is_error": bool(message.get("is_error", False)),
                     }

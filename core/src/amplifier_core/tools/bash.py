@@ -22,7 +22,7 @@ import os
 import signal
 import sys
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any, Final
 
@@ -37,6 +37,17 @@ _SHELL: Final = "/bin/bash"
 _CHUNK: Final = 64 * 1024
 _POLL: Final = 0.02
 _PROC: Final = Path("/proc")
+_DRAIN: Final = 1.0
+_REAP: Final = 0.1
+
+
+def _env_text(value: object) -> object:
+    """YAML scalars as environment text: ``true`` -> ``"true"``, ``8080`` -> ``"8080"``."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, int | float):
+        return str(value)
+    return value
 
 
 class BashConfig(BaseModel):
@@ -62,12 +73,7 @@ class BashConfig(BaseModel):
     @classmethod
     def _scalars_to_text(cls, value: object) -> object:
         if isinstance(value, Mapping):
-            return {
-                k: str(v).lower() if isinstance(v, bool) else str(v)
-                if isinstance(v, int | float)
-                else v
-                for k, v in value.items()
-            }
+            return {key: _env_text(item) for key, item in value.items()}
         return value
 
     @model_validator(mode="after")
@@ -129,11 +135,11 @@ class _CappedOutput:
         return self.total - len(self._head) - len(self._tail)
 
     def text(self) -> str:
-        head = self._head.decode("utf-8", "replace")
-        tail = self._tail.decode("utf-8", "replace")
         dropped = self.truncated
         if not dropped:
             return (self._head + self._tail).decode("utf-8", "replace")
+        head = self._head.decode("utf-8", "replace")
+        tail = self._tail.decode("utf-8", "replace")
         return f"{head}\n[... {dropped} bytes truncated ...]\n{tail}"
 
 
@@ -144,15 +150,15 @@ async def _pump(stream: asyncio.StreamReader | None, sink: _CappedOutput) -> Non
         sink.add(chunk)
 
 
-def _group_members(pgid: int) -> set[int] | None:
-    """Pids in process group ``pgid`` (zombies included), or ``None`` without ``/proc``."""
+def _group(pgid: int) -> dict[int, str] | None:
+    """Pid -> state letter of every process in group ``pgid``; ``None`` without ``/proc``."""
     if not sys.platform.startswith("linux"):
         return None
-    members: set[int] = set()
     try:
         entries = list(_PROC.iterdir())
     except OSError:
         return None
+    members: dict[int, str] = {}
     for entry in entries:
         if not entry.name.isdigit():
             continue
@@ -160,11 +166,31 @@ def _group_members(pgid: int) -> set[int] | None:
             stat = (entry / "stat").read_text()
         except OSError:
             continue
-        # pid (comm) state ppid pgrp ...; comm may hold spaces and parentheses.
+        # "pid (comm) state ppid pgrp ...": comm may hold spaces and parentheses.
         fields = stat[stat.rfind(")") + 2 :].split()
         if len(fields) > 2 and fields[2] == str(pgid):
-            members.add(int(entry.name))
+            members[int(entry.name)] = fields[0]
     return members
+
+
+def _others(pgid: int, *, live_only: bool = False) -> set[int]:
+    """Members of group ``pgid`` other than its leader (zombies too, unless ``live_only``)."""
+    members = _group(pgid) or {}
+    return {
+        pid for pid, state in members.items() if pid != pgid and not (live_only and state == "Z")
+    }
+
+
+def _live(pgid: int) -> bool:
+    """Whether any process of group ``pgid`` still runs (a zombie has already ended)."""
+    members = _group(pgid)
+    if members is None:
+        try:
+            os.killpg(pgid, 0)
+        except (ProcessLookupError, PermissionError):
+            return False
+        return True
+    return any(state != "Z" for state in members.values())
 
 
 def _signal(pid: int, sig: signal.Signals, *, group: bool) -> None:
@@ -175,43 +201,45 @@ def _signal(pid: int, sig: signal.Signals, *, group: bool) -> None:
             os.kill(pid, sig)
 
 
-async def _until(condition: Any, seconds: float) -> bool:
-    """Poll ``condition()`` until it is true or ``seconds`` pass; return its last value."""
+async def _until(condition: Callable[[], bool], seconds: float) -> bool:
+    """Poll ``condition()`` until it holds or ``seconds`` pass; return whether it holds."""
     deadline = time.monotonic() + seconds
     while not condition():
         if time.monotonic() >= deadline:
-            return bool(condition())
+            return False
         await asyncio.sleep(_POLL)
     return True
 
 
 async def _stop_group(proc: asyncio.subprocess.Process, grace: float) -> None:
-    """Stop every process of ``proc``'s group: the others first, then the group itself."""
+    """Stop every process of ``proc``'s group, ``SIGTERM`` first and ``SIGKILL`` after ``grace``.
+
+    Each round signals the other members first and, while the shell still runs, lets it reap
+    them, so that they are not orphaned as zombies; then it signals the whole group. (A member
+    whose parent never reaps, or whose parent is gone, is reaped by init.)
+    """
     leader = proc.pid
-    waiter = asyncio.ensure_future(proc.wait())
-    try:
-        for sig in (signal.SIGTERM, signal.SIGKILL):
-            members = _group_members(leader)
-            if members is not None and not waiter.done():
-                others = members - {leader}
-                for pid in others:
-                    _signal(pid, sig, group=False)
-                # Let the shell, still alive, reap them: no orphan is left to become a zombie.
-                await _until(lambda: not ((_group_members(leader) or set()) - {leader}), grace / 2)
-            _signal(leader, sig, group=True)
-            if sig is signal.SIGKILL:
-                await asyncio.wait({waiter}, timeout=max(grace, 1.0))
-                return
-            await asyncio.wait({waiter}, timeout=grace)
-            if waiter.done() and (members := _group_members(leader)) is not None:
-                if not members:
-                    return
-                await _until(lambda: not _group_members(leader), grace)
-                if not _group_members(leader):
-                    return
-    finally:
-        if not waiter.done():
-            waiter.cancel()
+
+    def stopped() -> bool:
+        return proc.returncode is not None and not _live(leader)
+
+    for sig, wait in ((signal.SIGTERM, grace), (signal.SIGKILL, max(grace, 1.0))):
+        others = _others(leader, live_only=True)
+        if others and proc.returncode is None:
+            for pid in others:
+                _signal(pid, sig, group=False)
+            if await _until(lambda: not _others(leader, live_only=True), wait / 2):
+                await _until(lambda: not _others(leader) or proc.returncode is not None, _REAP)
+        _signal(leader, sig, group=True)
+        if await _until(stopped, wait):
+            return
+
+
+def _close_pipes(proc: asyncio.subprocess.Process) -> None:
+    """Close the pipes a process outside the group still holds, so that ``wait()`` returns."""
+    transport = getattr(proc, "_transport", None)
+    if transport is not None:
+        transport.close()
 
 
 def _exit_description(returncode: int) -> str:
@@ -249,7 +277,7 @@ class BashTool:
         env.update(self.config.env)
         return env
 
-    async def execute(self, input: dict[str, Any]) -> ToolResult:  # noqa: A002 - ecosystem name
+    async def execute(self, input: dict[str, Any]) -> ToolResult:
         """Run ``input["command"]``; failures (exit code, timeout, spawn) are failed results."""
         parsed = parse_input(self.name, BashInput, input)
         if isinstance(parsed, ToolResult):
@@ -270,12 +298,11 @@ class BashTool:
         except OSError as err:
             return failure(
                 "SpawnError",
-                f"bash: could not start {_SHELL} in {self.workspace}: "
-                f"{err.strerror or err}",
+                f"bash: could not start {_SHELL} in {self.workspace}: {err.strerror or err}",
             )
         return await self._collect(proc, timeout)
 
-    async def _collect(self, proc: asyncio.subprocess.Process, timeout: float) -> ToolResult:
+    async def _collect(self, proc: asyncio.subprocess.Process, seconds: float) -> ToolResult:
         cap = self.config.max_output_bytes
         stdout, stderr = _CappedOutput(cap), _CappedOutput(cap)
         readers = {
@@ -283,36 +310,38 @@ class BashTool:
             asyncio.create_task(_pump(proc.stderr, stderr)),
         }
         exited = asyncio.create_task(proc.wait())
-        timed_out = False
+        timed_out = shell_exited = False
         try:
-            _, pending = await asyncio.wait({*readers, exited}, timeout=timeout)
+            _, pending = await asyncio.wait({*readers, exited}, timeout=seconds)
             if pending:
-                timed_out = True
-                shell_exited = exited.done()
+                timed_out, shell_exited = True, proc.returncode is not None
                 await _stop_group(proc, self.config.kill_grace)
-                # Take what is still in the pipes; a process that left the group may hold them.
-                _, still_open = await asyncio.wait(readers, timeout=max(self.config.kill_grace, 0.2))
+                # Take what is left in the pipes; a process that left the group may hold them.
+                _, still_open = await asyncio.wait(readers, timeout=_DRAIN)
                 for task in still_open:
                     task.cancel()
+                if still_open:
+                    _close_pipes(proc)
             await exited
         except BaseException:
+            for task in readers:
+                task.cancel()
             if proc.returncode is None:
                 _signal(proc.pid, signal.SIGKILL, group=True)
-            for task in (*readers, exited):
-                task.cancel()
+            _close_pipes(proc)
+            with contextlib.suppress(Exception, asyncio.CancelledError):
+                await asyncio.wait_for(exited, _DRAIN)
             raise
-        returncode = proc.returncode if proc.returncode is not None else -1
+        returncode = -1 if proc.returncode is None else proc.returncode
         output = {"stdout": stdout.text(), "stderr": stderr.text(), "returncode": returncode}
         if timed_out:
-            message = f"bash: command timed out after {timeout:g} s"
+            message = f"bash: command timed out after {seconds:g} s"
             if shell_exited:
                 message += (
-                    " (the shell had exited, but a background process kept stdout/stderr open;"
-                    " redirect its output: `cmd > log 2>&1 &`)"
+                    "; the shell had exited but a background process kept stdout/stderr open"
+                    " (redirect its output: `cmd > log 2>&1 &`)"
                 )
-            else:
-                message += "; it was killed with every process it started"
-            return failure("Timeout", message, output)
+            return failure("Timeout", message + "; output so far is kept", output)
         if returncode != 0:
             return failure("NonZeroExit", _exit_description(returncode), output)
         return ToolResult(success=True, output=output)

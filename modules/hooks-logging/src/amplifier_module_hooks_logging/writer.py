@@ -98,7 +98,7 @@ class EventWriter:
         self._format = LineFormatter()
         self._paths: dict[str, str] = {}
         self._sinks: dict[str, FileSink] = {}
-        self._seen_paths: dict[str, None] = {}
+        self._seen_paths: dict[str, str] = {}  # path -> first session id written there
         self._drop_lock = threading.Lock()
         self._close_lock = threading.Lock()
         self.stats = WriterStats()
@@ -132,8 +132,9 @@ class EventWriter:
 
     def _wait_for_room(self) -> None:
         buf = self._buf
+        stalled = f"queue full for {self._block_timeout:g}s (the disk made no progress)"
         if self._stalled or not self._thread.is_alive():
-            self._drop_newest("the writer made no progress" if self._stalled else "writer stopped")
+            self._drop_newest(stalled if self._stalled else "the writer thread stopped")
             return
         self.stats.waits += 1
         self._wake.set()
@@ -143,14 +144,12 @@ class EventWriter:
             if len(buf) < self._limit:
                 break
             remaining = deadline - time.monotonic()
-            if remaining <= 0 or not self._thread.is_alive():
-                self._stalled = remaining <= 0
-                reason = (
-                    f"queue full for {self._block_timeout:g}s (the disk made no progress)"
-                    if remaining <= 0
-                    else "writer stopped"
-                )
-                self._drop_newest(reason)
+            if remaining <= 0:
+                self._stalled = True  # until the thread makes progress, drop without waiting
+                self._drop_newest(stalled)
+                return
+            if not self._thread.is_alive():
+                self._drop_newest("the writer thread stopped")
                 return
             self._room.wait(min(remaining, _ROOM_POLL))
 
@@ -286,6 +285,8 @@ class EventWriter:
             bucket = by_path.get(path)
             if bucket is None:
                 by_path[path] = lines
+                if path not in self._seen_paths and len(self._seen_paths) < 1024:
+                    self._seen_paths[path] = session_id
             else:
                 bucket.extend(lines)
         for path, lines in by_path.items():
@@ -318,24 +319,18 @@ class EventWriter:
             sink = self._sinks[path] = FileSink(
                 path, max_bytes=self._max_bytes, backups=self._backups
             )
-            if len(self._seen_paths) < 1024:
-                self._seen_paths[path] = None
         return sink
 
     def _finish(self) -> None:
         """Runs last on the thread: leave a summary of drops in the files, close them."""
         stats = self.stats
         if stats.dropped:
-            summary = self._format.line(
-                time.time(),
-                "error",
-                DROPPED_EVENT,
-                "",
-                _summary_json(stats.dropped, stats.drop_reasons),
-            )
-            for path in self._seen_paths:
+            data = _summary_json(stats.dropped, stats.drop_reasons)
+            when = time.time()
+            for path, session_id in self._seen_paths.items():
+                line = self._format.line(when, "error", DROPPED_EVENT, session_id, data)
                 with contextlib.suppress(Exception):  # already reported through logging
-                    self._sink_for(path).write(summary.encode("utf-8", "backslashreplace"))
+                    self._sink_for(path).write(line.encode("utf-8", "backslashreplace"))
             logger.error(
                 "hooks-logging: %d record(s) dropped in total: %s",
                 stats.dropped,

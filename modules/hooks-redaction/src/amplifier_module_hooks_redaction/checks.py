@@ -12,6 +12,7 @@ import re
 from typing import Final
 
 __all__ = [
+    "beside_hex_group",
     "is_card_number",
     "is_plain_code_value",
     "is_placeholder",
@@ -70,6 +71,33 @@ def is_card_number(candidate: str) -> bool:
     return False
 
 
+_HEX: Final = frozenset("0123456789abcdefABCDEF")
+
+
+def _hex_token(text: str, start: int, end: int) -> bool:
+    """True when ``text[start:end]`` is hex digits standing alone (not part of a longer word)."""
+    if start < 0 or end > len(text) or not all(char in _HEX for char in text[start:end]):
+        return False
+    before_ok = start == 0 or not text[start - 1].isalnum()
+    after_ok = end == len(text) or not text[end].isalnum()
+    return before_ok and after_ok
+
+
+def beside_hex_group(text: str, start: int, end: int) -> bool:
+    """True when the span sits in a hex dump: a lone 2- or 4-digit hex group one space away.
+
+    ``7f 45 02 01 00 00 00 00 00 00`` and ``7f45 4c46 4111 1111 1111 1111`` are bytes, not a
+    phone or card number.
+    """
+    for width in (2, 4):
+        if start > width and text[start - 1] == " " and _hex_token(text, start - 1 - width, start - 1):
+            return True
+        if end + width < len(text) + 1 and text[end : end + 1] == " ":
+            if _hex_token(text, end + 1, end + 1 + width):
+                return True
+    return False
+
+
 def phone_digit_count_ok(candidate: str, low: int, high: int) -> bool:
     """True when the candidate holds between ``low`` and ``high`` digits."""
     count = sum(1 for char in candidate if char in _DIGITS)
@@ -94,6 +122,7 @@ _PLACEHOLDER: Final = re.compile(
     | \$\{?[A-Za-z_][A-Za-z0-9_]*\}?             # $VAR, ${VAR}
     | \{\{.*\}\}? | \{[A-Za-z_][A-Za-z0-9_.]*\}  # {{ template }}, {name}
     | %\(?[A-Za-z_]*\)?s                         # %s, %(name)s
+    | \#(?:[0-9A-Fa-f]{3,4}|[0-9A-Fa-f]{6}|[0-9A-Fa-f]{8})  # colours: token: '#d8dee9'
     | (?i:null|none|nil|true|false|undefined|redacted|hidden)
     """,
     re.VERBOSE,

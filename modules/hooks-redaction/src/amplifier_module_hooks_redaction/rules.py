@@ -27,6 +27,7 @@ from dataclasses import dataclass
 from typing import Final, Literal
 
 from .checks import (
+    beside_hex_group,
     is_card_number,
     is_placeholder,
     is_plain_code_value,
@@ -98,7 +99,11 @@ def _group(name: str, check: Callable[[str], bool] | None = None) -> Selector:
 
 
 def _assignment(text: str, match: re.Match[str]) -> Span | None:
-    """Select an assigned value: quoted values unless placeholders, bare ones unless code."""
+    """Select an assigned value: quoted values unless placeholders, bare ones unless code.
+
+    A quoted value needs its closing quote on the same line, so the closing quote of a string
+    literal (``print("token=" + x)``, ``getpass('Password: ')``) does not start a value.
+    """
     if match.group("v") is not None:
         start, end = match.span("v")
         value = text[start:end]
@@ -108,6 +113,8 @@ def _assignment(text: str, match: re.Match[str]) -> Span | None:
     start, end = match.span("u")
     value = text[start:end]
     if value[0] == "$" or is_placeholder(value) or is_plain_code_value(value):
+        return None
+    if text[end : end + 1] in ("(", "["):  # token = b64encode(raw): a call, not a value
         return None
     return start, end
 
@@ -140,22 +147,27 @@ def _email(text: str, match: re.Match[str]) -> Span | None:
 
 def _phone(text: str, match: re.Match[str]) -> Span | None:
     kind = match.lastgroup
-    span = match.span()
-    candidate = text[span[0] : span[1]]
+    start, end = match.span()
+    candidate = text[start:end]
     if kind == "intl":
-        return span if phone_digit_count_ok(candidate, 8, 15) else None
+        return (start, end) if phone_digit_count_ok(candidate, 8, 15) else None
     if kind == "nanp":
-        return span
-    if kind == "trunk":
-        return span if phone_digit_count_ok(candidate, 10, 11) else None
+        return start, end
+    if kind == "trunk" and phone_digit_count_ok(candidate, 10, 11):
+        return None if beside_hex_group(text, start, end) else (start, end)
     return None
 
 
 def _card(text: str, match: re.Match[str]) -> Span | None:
-    if match.lastgroup not in ("card_grouped", "card_compact"):
+    kind = match.lastgroup
+    if kind not in ("card_grouped", "card_compact"):
         return None
     start, end = match.span()
-    return (start, end) if is_card_number(text[start:end]) else None
+    if not is_card_number(text[start:end]):
+        return None
+    if kind == "card_grouped" and beside_hex_group(text, start, end):
+        return None
+    return start, end
 
 
 # ---------------------------------------------------------------------------------- patterns
@@ -176,7 +188,7 @@ _WD = "[A-Za-z0-9_-]"
 # Assignment grammar, on lower-cased text: key end, separator, quoted or bare value.
 _KEY_END = r"""(?:\\{0,8}["'])?\]?[ \t]*(?:=>|:=|=(?![=~])|:(?!:))[ \t]*"""
 _VALUE = (
-    r"""(?:\\{0,8}(?P<q>["'])(?P<v>(?:(?!(?P=q))[^\\\r\n]){1,512})"""
+    r"""(?:\\{0,8}(?P<q>["'])(?P<v>(?:(?!(?P=q))[^\\\r\n]){1,512})\\{0,8}(?P=q)"""
     r"""|(?P<u>[^\s"'`,;&<>(){}\[\]\\]{1,512}))"""
 )
 _KEY_PREFIXES = (
@@ -204,7 +216,9 @@ _PEM_LABEL = r"[ A-Z0-9]*PRIVATE KEY(?: BLOCK)?-----"
 _DIGIT_SHAPES = r"""
 [0-9+(](?<![A-Za-z0-9_.+/-].)(?<![0-9]:.)
 (?:
-    (?<=\+)(?P<intl>[1-9][0-9]{0,2}(?:[ .-]?(?:\([0-9]{1,4}\)|[0-9]{1,4})){2,6})
+    (?<=\+)(?P<intl>
+        [1-9][0-9]{0,2}(?:[ .-]?\([0-9]{1,4}\)[ .-]?|[ .-])[0-9]{1,12}(?:[ .-][0-9]{1,12}){0,5}
+      | [1-9][0-9]{7,14})
   | (?<=[0-9])(?P<card_grouped>[0-9]{3}(?P<cs>[ -])
         (?:[0-9]{4}(?P=cs)[0-9]{4}(?P=cs)[0-9]{4}(?:(?P=cs)?[0-9]{3})?|[0-9]{6}(?P=cs)[0-9]{4,5}))
   | (?<=[0-9])(?P<card_compact>[0-9]{12,18}+)
@@ -214,7 +228,7 @@ _DIGIT_SHAPES = r"""
         (?:\([2-9][0-9]{2}\)[ ]?[2-9][0-9]{2}[ .-]|[2-9][0-9]{2}(?P<ns1>[ .-])[2-9][0-9]{2}(?P=ns1))
         [0-9]{4}
       | (?<=[2-9])[0-9]{2}(?P<ns>[ .-])[2-9][0-9]{2}(?P=ns)[0-9]{4})
-  | (?<=0)(?P<trunk>[0-9]{1,4}(?P<ts>[ .-])[0-9]{2,8}(?:(?P=ts)[0-9]{2,8}){0,3})
+  | (?<=0)(?P<trunk>[1-9][0-9]{0,3}(?P<ts>[ .-])[0-9]{2,8}(?:(?P=ts)[0-9]{2,8}){0,3})
 )
 (?![A-Za-z0-9_+]|[.:/-][A-Za-z0-9])
 """
