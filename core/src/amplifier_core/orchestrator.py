@@ -31,7 +31,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
 from . import events as ev
-from .chat import ChatRequest, ChatResponse, ProviderError, ToolSpec
+from .chat import ChatRequest, ChatResponse, ProviderError
 from .coordinator import InjectionTooLargeError
 from .models import HookResult, ToolResult
 
@@ -252,7 +252,10 @@ class TurnRunner:
         for injection in injections:
             last = messages[-1] if messages else None
             if injection.append_to_last_tool_result and last and last.get("role") == "tool":
-                messages[-1] = {**last, "content": f"{last.get('content', '')}\n\n{injection.content}"}
+                messages[-1] = {
+                    **last,
+                    "content": f"{last.get('content', '')}\n\n{injection.content}",
+                }
                 continue
             messages.append(
                 {
@@ -315,7 +318,9 @@ class TurnRunner:
         requested = await self.hooks.emit(ev.PROVIDER_REQUEST, request_data)
         await self._process(requested, ev.PROVIDER_REQUEST)
         final = requested.data or request_data
-        outgoing = final.get("messages", request_data["messages"])
+        outgoing = final.get("messages")
+        if not isinstance(outgoing, list):
+            outgoing = request_data["messages"]
         outgoing = self._with_ephemeral(outgoing)  # injections made by provider:request hooks
         request = ChatRequest(messages=outgoing, tools=tools, model=provider.model)
         request_id = f"req_{uuid.uuid4().hex[:16]}"
@@ -486,7 +491,9 @@ class TurnRunner:
         result = _as_result_dict(raw)
         await self._artifact(name, tool_input, result)
         await self.session.check_memory(name)
-        post = await self.hooks.emit(ev.TOOL_POST, {**data, "tool_result": result, "result": result})
+        post = await self.hooks.emit(
+            ev.TOOL_POST, {**data, "tool_result": result, "result": result}
+        )
         if post.data is not None and isinstance(post.data.get("tool_result"), dict):
             result = post.data["tool_result"]
         message = self._tool_message(
@@ -504,7 +511,9 @@ class TurnRunner:
             "is_error": error,
         }
 
-    async def _artifact(self, name: str, tool_input: dict[str, Any], result: dict[str, Any]) -> None:
+    async def _artifact(
+        self, name: str, tool_input: dict[str, Any], result: dict[str, Any]
+    ) -> None:
         if not result.get("success", True) or name not in ("read_file", "write_file", "edit_file"):
             return
         output = result.get("output") if isinstance(result.get("output"), dict) else {}

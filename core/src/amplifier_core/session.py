@@ -449,7 +449,7 @@ class AmplifierSession:
         session = cls(bundle, **kwargs)
         await session.context.set_messages(checkpoint.messages)
         if checkpoint.todo_state:
-            session.coordinator.todo_state = list(checkpoint.todo_state)
+            session.coordinator.todo_state = list(checkpoint.todo_state)  # type: ignore[attr-defined]
         session.turns = checkpoint.turn
         session._resumed_from = checkpoint
         session._resumed_path = path

@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+
 from amplifier_core.hooks import HookRegistry
 
 

@@ -56,7 +56,7 @@ class Node:
 
 
 def test_plain_json_passes_through() -> None:
-    data = {"s": "é\n\"q\"", "i": 1, "f": 1.5, "b": True, "n": None, "l": [1, [2, {"x": []}]]}
+    data = {"s": 'é\n"q"', "i": 1, "f": 1.5, "b": True, "n": None, "l": [1, [2, {"x": []}]]}
     assert roundtrip(data) == data
 
 

@@ -5,15 +5,18 @@ from __future__ import annotations
 
 import base64
 import json
+import os
+import threading
+import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
+
 from amplifier_core import events
 from amplifier_core.hooks import HookRegistry
 from amplifier_core.models import HookResult
-
 from amplifier_module_hooks_logging import (
     HANDLER_NAME,
     MASK,
@@ -54,7 +57,8 @@ async def test_many_events_through_the_kernel(
     assert records[-1]["event"] == "tool:pre"
     first = records[0]
     assert list(first) == ["ts", "level", "event", "session_id", "data", "schema"]
-    assert first["schema"] == RECORD_SCHEMA == {"name": "amplifier.hooks-logging.event", "version": 1}
+    assert first["schema"] == {"name": "amplifier.hooks-logging.event", "version": 1}
+    assert first["schema"] == RECORD_SCHEMA
     assert first["session_id"] == "session-1"
     assert first["data"]["session_id"] == "session-1"
     assert first["data"]["timestamp"].endswith("+00:00")
@@ -297,18 +301,23 @@ async def test_max_bytes_and_backups_keys(
 ) -> None:
     coordinator = make_coordinator()
     cleanup = await mount(coordinator, {"path": log_path, "max_bytes": 4096, "backups": 2})
-    hook_files = file_of(log_path)
     for n in range(300):
         await coordinator.hooks.emit("tool:post", {"n": n, "pad": "p" * 50})
     await cleanup()
-    files = [hook_files, Path(f"{hook_files}.1"), Path(f"{hook_files}.2")]
-    assert not Path(f"{hook_files}.3").exists()
-    kept: list[int] = []
-    for f in reversed(files):
-        assert f.stat().st_size <= 4096
-        kept.extend(r["data"]["n"] for r in read_jsonl(f))
+    kept = rotated_numbers(file_of(log_path), backups=2, max_bytes=4096, read_jsonl=read_jsonl)
     assert kept == list(range(300 - len(kept), 300))
     assert len(kept) > 25
+
+
+def rotated_numbers(path: Path, *, backups: int, max_bytes: int, read_jsonl: Reader) -> list[int]:
+    """The ``n`` of every record in ``path`` and its backups, oldest first."""
+    files = [path, *(Path(f"{path}.{i}") for i in range(1, backups + 1))]
+    assert not Path(f"{path}.{backups + 1}").exists()
+    kept: list[int] = []
+    for f in reversed(files):
+        assert f.stat().st_size <= max_bytes
+        kept.extend(r["data"]["n"] for r in read_jsonl(f))
+    return kept
 
 
 async def test_queue_size_key_applies_back_pressure_without_loss(
@@ -410,14 +419,14 @@ async def test_auto_discover_key_and_on_session_ready(
     await registry.emit("late:event", {})
     await off()
     await on()
-    assert [r["event"] for r in read_jsonl(log_path.replace("events", "auto").format(
-        session_id="session-1"))] == ["late:event"]
+    assert [
+        r["event"]
+        for r in read_jsonl(log_path.replace("events", "auto").format(session_id="session-1"))
+    ] == ["late:event"]
     assert not file_of(log_path).exists()
 
 
-async def test_registry_without_unregister_callables(
-    make_coordinator: Any, log_path: str
-) -> None:
+async def test_registry_without_unregister_callables(make_coordinator: Any, log_path: str) -> None:
     class NoUndo(ExactRegistry):
         def register(  # type: ignore[override]
             self, event: str, handler: Any, priority: int = 0, name: str | None = None
@@ -439,3 +448,49 @@ def test_records_parse_as_documented(tmp_path: Path) -> None:
     assert line.startswith('{"ts":"')
     assert line.endswith('"schema":{"name":"amplifier.hooks-logging.event","version":1}}\n')
     assert json.loads(line)["data"] == {"x": 1}
+
+
+def drain_fifo(fifo: Path, done: threading.Event) -> bytes:
+    """Read ``fifo`` until ``done`` is set and nothing more arrives."""
+    received = bytearray()
+    reader = os.open(fifo, os.O_RDONLY | os.O_NONBLOCK)
+    try:
+        while True:
+            try:
+                chunk = os.read(reader, 1 << 16)
+            except BlockingIOError:
+                chunk = b""
+            received += chunk
+            if not chunk:
+                if done.is_set():
+                    return bytes(received)
+                time.sleep(0.005)
+    finally:
+        os.close(reader)
+
+
+def test_block_timeout_key_bounds_the_wait_on_a_stalled_disk(tmp_path: Path) -> None:
+    fifo = tmp_path / "stalled.fifo"  # nobody reads it: writes stop once the pipe is full
+    os.mkfifo(fifo)
+    config = parse_config({"path": str(fifo), "queue_size": 4, "block_timeout": 0.1})
+    hook = LoggingHook(config, session_id="s")
+    started = time.monotonic()
+    for n in range(100):
+        hook.handler("tool:pre", {"n": n, "pad": "p" * 8192})
+    waited = time.monotonic() - started
+    assert 0.1 <= waited < 3
+    assert hook.stats.dropped > 0
+    assert list(hook.stats.drop_reasons) == ["queue full for 0.1s (the disk made no progress)"]
+    done = threading.Event()
+
+    def close() -> None:
+        hook.close()
+        done.set()
+
+    closer = threading.Thread(target=close)
+    closer.start()
+    lines = drain_fifo(fifo, done).decode().splitlines()
+    closer.join(10)
+    written = [json.loads(line) for line in lines]
+    assert len(written) - 1 + hook.stats.dropped == 100
+    assert written[-1]["event"] == "hooks-logging:dropped"

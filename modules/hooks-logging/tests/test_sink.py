@@ -10,9 +10,8 @@ from amplifier_module_hooks_logging.sink import CHUNK_BYTES, FileSink
 
 
 def lines(count: int, start: int = 0, width: int = 40) -> bytes:
-    return b"".join(
-        json.dumps({"n": i, "pad": "x" * width}).encode() + b"\n" for i in range(start, start + count)
-    )
+    rows = ({"n": i, "pad": "x" * width} for i in range(start, start + count))
+    return b"".join(json.dumps(row).encode() + b"\n" for row in rows)
 
 
 def numbers(path: Path) -> list[int]:

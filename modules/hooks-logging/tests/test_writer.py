@@ -116,7 +116,12 @@ def test_a_stalled_disk_blocks_emit_for_block_timeout_then_drops_and_counts(
     received = bytearray()
     reader = os.open(fifo, os.O_RDONLY | os.O_NONBLOCK)
     done = threading.Event()
-    closer = threading.Thread(target=lambda: (writer.close(), done.set()))
+
+    def close_writer() -> None:
+        writer.close()
+        done.set()
+
+    closer = threading.Thread(target=close_writer)
     closer.start()
     try:
         while True:

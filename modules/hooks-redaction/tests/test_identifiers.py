@@ -18,10 +18,13 @@ from collections.abc import Callable
 from datetime import UTC, datetime, timedelta, timezone
 
 import pytest
+
 from amplifier_module_hooks_redaction import RedactionConfig, build_redactor
 
 PER_KIND = 400
 ALNUM = string.ascii_letters + string.digits
+LOWER = string.ascii_lowercase
+HEX = "0123456789abcdef"
 CROCKFORD = "0123456789ABCDEFGHJKMNPQRSTVWXYZ"
 
 
@@ -100,38 +103,39 @@ def gen_digest(rng: random.Random) -> str:
 
 
 def gen_version(rng: random.Random) -> str:
-    n = lambda hi: str(rng.randint(0, hi))  # noqa: E731 - a tiny local shorthand
+    r = rng.randint
     forms = [
-        f"{n(20)}.{n(50)}.{n(200)}",
-        f"v{n(20)}.{n(50)}.{n(200)}-rc.{n(9)}+build.{n(99999)}",
-        f"{n(9)}.{n(9)}.{n(9)}-beta.{n(20)}",
-        f"{n(300)}.{n(300)}.{n(300)}.{n(9999)}",
-        f"{n(99)}.0.{n(99999)}.{n(9999)}",
-        f"{rng.randint(1990, 2099)}.{rng.randint(1, 12):02d}.{rng.randint(1, 28):02d}",
-        f"{n(9)}.{n(30)}.{n(9)}.post{n(9)}.dev{n(9)}",
-        f"{n(255)}.{n(255)}.{n(255)}.{n(255)}",
-        f"{n(255)}.{n(255)}.{n(255)}.{n(255)}:{rng.randint(1, 65535)}",
-        f"2001:db8:{rng.randint(0, 65535):x}::{rng.randint(0, 65535):x}",
-        f"{n(99)}.{n(99)}",
-        f"{rng.randint(100, 999)}.{rng.randint(100, 999)}.{rng.randint(100, 999)}.{rng.randint(1000, 9999)}",
+        f"{r(0, 20)}.{r(0, 50)}.{r(0, 200)}",
+        f"v{r(0, 20)}.{r(0, 50)}.{r(0, 200)}-rc.{r(0, 9)}+build.{r(0, 99999)}",
+        f"{r(0, 9)}.{r(0, 9)}.{r(0, 9)}-beta.{r(0, 20)}",
+        f"{r(0, 300)}.{r(0, 300)}.{r(0, 300)}.{r(0, 9999)}",
+        f"{r(0, 99)}.0.{r(0, 99999)}.{r(0, 9999)}",
+        f"{r(1990, 2099)}.{r(1, 12):02d}.{r(1, 28):02d}",
+        f"{r(0, 9)}.{r(0, 30)}.{r(0, 9)}.post{r(0, 9)}.dev{r(0, 9)}",
+        f"{r(0, 255)}.{r(0, 255)}.{r(0, 255)}.{r(0, 255)}",
+        f"{r(0, 255)}.{r(0, 255)}.{r(0, 255)}.{r(0, 255)}:{r(1, 65535)}",
+        f"2001:db8:{r(0, 65535):x}::{r(0, 65535):x}",
+        f"{r(0, 99)}.{r(0, 99)}",
+        f"{r(100, 999)}.{r(100, 999)}.{r(100, 999)}.{r(1000, 9999)}",
     ]
     return rng.choice(forms)
 
 
 def gen_session_id(rng: random.Random) -> str:
+    r = rng.randint
     forms = [
-        f"sess_{pick(rng, '0123456789abcdef', 32)}",
-        f"{uuid.UUID(int=rng.getrandbits(128), version=4)}-{rng.randint(0, 99)}",
+        f"sess_{pick(rng, HEX, 32)}",
+        f"{uuid.UUID(int=rng.getrandbits(128), version=4)}-{r(0, 99)}",
         pick(rng, CROCKFORD, 26),  # ULID
         f"req_011C{pick(rng, ALNUM, 20)}",
         f"msg_01{pick(rng, ALNUM, 22)}",
         f"toolu_01{pick(rng, ALNUM, 22)}",
         f"chatcmpl-{pick(rng, ALNUM, 29)}",
         f"call_{pick(rng, ALNUM, 24)}",
-        f"run-{rng.randint(1, 10**9)}-{rng.randint(0, 9999):04d}",
-        f"web-{pick(rng, '0123456789abcdef', 10)}-{pick(rng, string.ascii_lowercase + string.digits, 5)}",
-        f"{rng.randint(10**18, 2 * 10**18)}",  # snowflake id (Twitter, Discord: 1...)
-        f"job/{rng.randint(1, 10**6)}/step/{rng.randint(1, 999)}",
+        f"run-{r(1, 10**9)}-{r(0, 9999):04d}",
+        f"web-{pick(rng, HEX, 10)}-{pick(rng, LOWER + string.digits, 5)}",
+        f"{r(10**18, 2 * 10**18)}",  # snowflake id (Twitter, Discord: 1...)
+        f"job/{r(1, 10**6)}/step/{r(1, 999)}",
     ]
     return rng.choice(forms)
 
@@ -163,32 +167,37 @@ def gen_long_number(rng: random.Random) -> str:
 
 
 def gen_path(rng: random.Random) -> str:
+    r = rng.randint
     stamp = random_moment(rng).strftime("%Y-%m-%d")
+    name = pick(rng, LOWER, 6)
     forms = [
-        f"/home/{pick(rng, string.ascii_lowercase, 6)}/project/src/module_{rng.randint(1, 99)}/file_{stamp}.py",
-        f"/var/log/app/{stamp}/{rng.randint(100, 999)}-{rng.randint(100, 999)}-{rng.randint(1000, 9999)}.log",
-        f"C:\\Users\\dev\\AppData\\Local\\Temp\\tmp{pick(rng, ALNUM, 8)}\\{rng.randint(0, 10**6)}.tmp",
-        f"src/app/{pick(rng, string.ascii_lowercase, 8)}.py:{rng.randint(1, 9999)}:{rng.randint(1, 120)}",
-        f"node_modules/@types/{pick(rng, string.ascii_lowercase, 6)}/index.d.ts",
-        f"./assets/icon-{rng.randint(16, 512)}@2x.png",
-        f"~/.cache/pip/wheels/{pick(rng, '0123456789abcdef', 2)}/{pick(rng, '0123456789abcdef', 62)}",
-        f"/nix/store/{pick(rng, string.ascii_lowercase + string.digits, 32)}-python3-3.11.{rng.randint(0, 9)}",
+        f"/home/{name}/project/src/module_{r(1, 99)}/file_{stamp}.py",
+        f"/var/log/app/{stamp}/{r(100, 999)}-{r(100, 999)}-{r(1000, 9999)}.log",
+        f"C:\\Users\\dev\\AppData\\Local\\Temp\\tmp{pick(rng, ALNUM, 8)}\\{r(0, 10**6)}.tmp",
+        f"src/app/{name}.py:{r(1, 9999)}:{r(1, 120)}",
+        f"node_modules/@types/{name}/index.d.ts",
+        f"./assets/icon-{r(16, 512)}@2x.png",
+        f"~/.cache/pip/wheels/{pick(rng, HEX, 2)}/{pick(rng, HEX, 62)}",
+        f"/nix/store/{pick(rng, LOWER + string.digits, 32)}-python3-3.11.{r(0, 9)}",
     ]
     return rng.choice(forms)
 
 
 def gen_url(rng: random.Random) -> str:
+    r = rng.randint
     host = rng.choice(["example.com", "api.example.org", "localhost:8080", "10.1.2.3:9000"])
+    name, repo = pick(rng, LOWER, 6), pick(rng, LOWER, 5)
+    run = uuid.UUID(int=rng.getrandbits(128), version=4)
     forms = [
-        f"https://{host}/v1/items/{rng.randint(1, 10**9)}?ts={rng.randint(10**12, 2 * 10**12)}",
-        f"https://{host}/runs/{uuid.UUID(int=rng.getrandbits(128), version=4)}#step-{rng.randint(1, 99)}",
+        f"https://{host}/v1/items/{r(1, 10**9)}?ts={r(10**12, 2 * 10**12)}",
+        f"https://{host}/runs/{run}#step-{r(1, 99)}",
         f"http://{host}/commit/{hashlib.sha1(rng.randbytes(8)).hexdigest()}",
-        f"https://{host}/@{pick(rng, string.ascii_lowercase, 6)}/post-{rng.randint(1, 999)}",
-        f"ssh://git@github.com/{pick(rng, string.ascii_lowercase, 6)}/repo.git",
-        f"git@github.com:{pick(rng, string.ascii_lowercase, 6)}/{pick(rng, string.ascii_lowercase, 5)}.git",
-        f"https://{host}/search?q={pick(rng, string.ascii_lowercase, 5)}&page={rng.randint(1, 50)}",
-        f"https://registry.npmjs.org/@scope/pkg/-/pkg-{rng.randint(0, 9)}.{rng.randint(0, 20)}.{rng.randint(0, 99)}.tgz",
-        f"https://{host}:{rng.randint(1024, 65535)}/api?id={rng.randint(10**6, 10**9)}",
+        f"https://{host}/@{name}/post-{r(1, 999)}",
+        f"ssh://git@github.com/{name}/repo.git",
+        f"git@github.com:{name}/{repo}.git",
+        f"https://{host}/search?q={repo}&page={r(1, 50)}",
+        f"https://registry.npmjs.org/@scope/pkg/-/pkg-{r(0, 9)}.{r(0, 20)}.{r(0, 99)}.tgz",
+        f"https://{host}:{r(1024, 65535)}/api?id={r(10**6, 10**9)}",
     ]
     return rng.choice(forms)
 

@@ -12,7 +12,7 @@ errors, with exponential backoff, jitter and ``retry-after``) and errors: every 
 own message. ``on_retry(retry, error, delay)`` reports each retry before its wait.
 """
 
-from ._http import RETRY_AFTER_LIMIT, RETRYABLE_STATUSES, OnRetry
+from ._http import RETRY_AFTER_LIMIT, RETRYABLE_STATUSES, THROTTLE_STATUSES, OnRetry
 from .anthropic import ANTHROPIC_VERSION, AnthropicProvider
 from .openai import OpenAIProvider
 from .registry import PROVIDER_TYPES, make_provider
@@ -23,6 +23,7 @@ __all__ = [
     "PROVIDER_TYPES",
     "RETRYABLE_STATUSES",
     "RETRY_AFTER_LIMIT",
+    "THROTTLE_STATUSES",
     "AnthropicProvider",
     "OnRetry",
     "OpenAIProvider",

@@ -7,7 +7,9 @@ status and the API's own error message.
 Retry policy (``max_retries`` retries after the first attempt, so ``max_retries=2`` means at
 most three requests):
 
-- retried: HTTP 429, 500, 502, 503, 504 and 529, connection errors and timeouts;
+- retried: HTTP 429, 500, 502, 503, 504 and 529, connection errors and timeouts; an
+  ``x-should-retry: true|false`` answer header (sent by Anthropic and OpenAI) overrides the
+  status;
 - the wait is the server's ``retry-after-ms`` or ``retry-after`` header (seconds or an HTTP
   date) when present, else ``backoff_base * 2 ** (retry - 1)`` capped at ``backoff_max``, times
   a random factor in [0.75, 1] (jitter);
@@ -41,6 +43,7 @@ from ..chat import ProviderError
 __all__ = [
     "RETRYABLE_STATUSES",
     "RETRY_AFTER_LIMIT",
+    "THROTTLE_STATUSES",
     "HttpSettings",
     "JsonPoster",
     "OnRetry",
@@ -53,6 +56,9 @@ _log = logging.getLogger(__name__)
 
 RETRYABLE_STATUSES: Final = frozenset({429, 500, 502, 503, 504, 529})
 """HTTP statuses worth another try: rate limited, overloaded, or a transient server failure."""
+
+THROTTLE_STATUSES: Final = frozenset({429, 529})
+"""Statuses that mean "slow down" (rate limited, overloaded) rather than "broken"."""
 
 RETRY_AFTER_LIMIT: Final = 60.0
 """The longest ``retry-after`` (seconds) a provider waits for before giving up at once."""
@@ -74,13 +80,18 @@ class HttpSettings:
     backoff_max: float = 8.0
     headers: Mapping[str, str] = field(default_factory=dict)
 
-    def __post_init__(self) -> None:
+    def problems(self) -> list[str]:
+        """What is wrong with these settings (empty when they are usable)."""
+        found: list[str] = []
+        if not self.base_url.startswith(("http://", "https://")):
+            found.append(f"base_url must start with http:// or https://, got {self.base_url!r}")
         if self.timeout <= 0:
-            raise ValueError(f"timeout must be > 0 seconds, got {self.timeout}")
+            found.append(f"timeout must be > 0 seconds, got {self.timeout}")
         if self.max_retries < 0:
-            raise ValueError(f"max_retries must be >= 0, got {self.max_retries}")
+            found.append(f"max_retries must be >= 0, got {self.max_retries}")
         if self.backoff_base < 0 or self.backoff_max < 0:
-            raise ValueError("backoff_base and backoff_max must be >= 0")
+            found.append("backoff_base and backoff_max must be >= 0")
+        return found
 
 
 def resolve_api_key(
@@ -180,6 +191,11 @@ class JsonPoster:
         settings: HttpSettings,
         on_retry: OnRetry | None = None,
     ) -> None:
+        problems = settings.problems()
+        if problems:
+            raise ProviderError(
+                f"{provider} provider: " + "; ".join(problems), provider=provider, model=model
+            )
         self.provider = provider
         self.model = model
         self.settings = settings
@@ -287,6 +303,10 @@ class JsonPoster:
                 model=model,
                 retryable=True,
             ) from err
+        except httpx.HTTPError as err:
+            raise self._error(
+                f"POST {url} failed: {type(err).__name__}: {err}", model=model
+            ) from err
         raw = response.text
         try:
             body: Any = json.loads(raw) if raw else None
@@ -297,11 +317,17 @@ class JsonPoster:
             request_id = response.headers.get("request-id") or response.headers.get("x-request-id")
             where = f"POST {url}" + (f", request-id {request_id}" if request_id else "")
             status = response.status_code
+            should_retry = response.headers.get("x-should-retry", "").lower()
+            retryable = (
+                should_retry == "true"
+                if should_retry in ("true", "false")
+                else status in RETRYABLE_STATUSES
+            )
             raise self._error(
                 f"HTTP {status}: {api_error_text(body, raw)} ({where})",
                 model=model,
                 status=status,
-                retryable=status in RETRYABLE_STATUSES,
+                retryable=retryable,
                 retry_after=parse_retry_after(response.headers),
             )
         if not decoded or not isinstance(body, dict):

@@ -8,7 +8,7 @@ assistant turn::
     - text: "Let me look at the file."
       tool_calls:
         - name: read_file
-          input: {path: README.md}          # id omitted: call_1, call_2, ... in script order
+          input: {path: README.md}          # no id: this is call_1
       expect: "summarise README"            # the prompt must contain this
     - expect: "# Project"                   # the tool result must contain this
       text: "It is a README for the project."
@@ -19,6 +19,8 @@ Entry keys (all optional, unknown keys are an error):
 
 ``text``
     The assistant's text.
+``thinking``
+    Reasoning text shown before the answer (fires ``thinking:delta`` / ``thinking:final``).
 ``tool_calls``
     ``[{name, input, id}]``; ``input`` defaults to ``{}``; a missing ``id`` becomes
     ``call_<n>``, where ``n`` counts the tool calls of the whole script in file order from 1,
@@ -93,6 +95,7 @@ class ScriptEntry(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     text: str = ""
+    thinking: str = ""
     tool_calls: list[ScriptedToolCall] = Field(default_factory=list)
     usage: dict[Literal["input_tokens", "output_tokens"], int] | None = None
     stop_reason: Literal["end_turn", "tool_use", "max_tokens", "stop_sequence", "other"] | None = (
@@ -165,8 +168,10 @@ def _load_script(source: str | Path | Sequence[Any]) -> tuple[str, list[_Turn]]:
             ) from err
         except yaml.YAMLError as err:
             mark = getattr(err, "problem_mark", None)
-            where = f"{name}:{mark.line + 1}" if mark is not None else name
-            raise _fail(f"scripted provider: {where}: invalid YAML: {err}") from err
+            where = f"{name}:{mark.line + 1}:{mark.column + 1}" if mark is not None else name
+            parts = [getattr(err, "context", None), getattr(err, "problem", None)]
+            detail = ", ".join(str(part) for part in parts if part) or str(err)
+            raise _fail(f"scripted provider: {where}: invalid YAML: {detail}") from err
         lines = _entry_lines(text)
     else:
         name = "<inline script>"
@@ -272,9 +277,10 @@ class ScriptedProvider:
             detail = "; unmatched entries: " + ", ".join(
                 f"{t.index} (match {t.entry.match!r})" for t in waiting
             )
+        count = f"{len(self._turns)} {'entry' if len(self._turns) == 1 else 'entries'}"
         raise _fail(
             f"scripted provider: script {self.script_name} is exhausted: call "
-            f"{len(self.requests)} has no reply left ({len(self._turns)} entries){detail}; "
+            f"{len(self.requests)} has no reply left ({count}){detail}; "
             f"latest input was {_shown(latest)}"
         )
 
@@ -312,6 +318,7 @@ class ScriptedProvider:
         stop = entry.stop_reason or ("tool_use" if calls else "end_turn")
         return ChatResponse(
             text=entry.text,
+            thinking=entry.thinking,
             tool_calls=calls,
             usage=usage,
             stop_reason=stop,

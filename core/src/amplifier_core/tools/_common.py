@@ -43,7 +43,7 @@ def _location(loc: tuple[int | str, ...]) -> str:
             path += f"[{part}]"
         else:
             path += f".{part}" if path else part
-    return path or "(input)"
+    return path
 
 
 def describe_validation_error(err: ValidationError) -> str:
@@ -53,7 +53,8 @@ def describe_validation_error(err: ValidationError) -> str:
         message = str(item["msg"])
         if item["type"] == "value_error" and message.startswith("Value error, "):
             message = message.removeprefix("Value error, ")
-        problems.append(f"{_location(tuple(item['loc']))}: {message}")
+        where = _location(tuple(item["loc"]))
+        problems.append(f"{where}: {message}" if where else message)
     return "; ".join(problems)
 
 
@@ -97,6 +98,6 @@ def _clean(node: Any, defs: Mapping[str, Any]) -> Any:
 def schema_for(model: type[BaseModel]) -> dict[str, Any]:
     """The JSON schema the model is shown: self-contained (no ``$ref``), without titles."""
     raw = model.model_json_schema()
-    schema = _clean(raw, raw.get("$defs", {}))
-    assert isinstance(schema, dict)
+    schema: dict[str, Any] = _clean(raw, raw.get("$defs", {}))
+    schema.pop("description", None)  # the model's docstring; the tool's description says it
     return schema

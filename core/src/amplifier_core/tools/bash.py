@@ -102,7 +102,7 @@ class BashInput(BaseModel):
     @classmethod
     def _not_blank(cls, value: str) -> str:
         if not value.strip():
-            raise ValueError("command is blank")
+            raise ValueError("is blank")
         return value
 
 
@@ -150,35 +150,46 @@ async def _pump(stream: asyncio.StreamReader | None, sink: _CappedOutput) -> Non
         sink.add(chunk)
 
 
+def _state(pid: int) -> tuple[str, int] | None:
+    """``(state letter, process group)`` of ``pid`` from ``/proc``, ``None`` if it is gone."""
+    try:
+        stat = (_PROC / str(pid) / "stat").read_text()
+    except OSError:
+        return None
+    # "pid (comm) state ppid pgrp ...": comm may hold spaces and parentheses.
+    fields = stat[stat.rfind(")") + 2 :].split()
+    return (fields[0], int(fields[2])) if len(fields) > 2 else None
+
+
 def _group(pgid: int) -> dict[int, str] | None:
     """Pid -> state letter of every process in group ``pgid``; ``None`` without ``/proc``."""
     if not sys.platform.startswith("linux"):
         return None
     try:
-        entries = list(_PROC.iterdir())
+        pids = [int(entry.name) for entry in _PROC.iterdir() if entry.name.isdigit()]
     except OSError:
         return None
     members: dict[int, str] = {}
-    for entry in entries:
-        if not entry.name.isdigit():
-            continue
-        try:
-            stat = (entry / "stat").read_text()
-        except OSError:
-            continue
-        # "pid (comm) state ppid pgrp ...": comm may hold spaces and parentheses.
-        fields = stat[stat.rfind(")") + 2 :].split()
-        if len(fields) > 2 and fields[2] == str(pgid):
-            members[int(entry.name)] = fields[0]
+    for pid in pids:
+        state = _state(pid)
+        if state is not None and state[1] == pgid:
+            members[pid] = state[0]
     return members
 
 
-def _others(pgid: int, *, live_only: bool = False) -> set[int]:
-    """Members of group ``pgid`` other than its leader (zombies too, unless ``live_only``)."""
-    members = _group(pgid) or {}
-    return {
-        pid for pid, state in members.items() if pid != pgid and not (live_only and state == "Z")
-    }
+def _running(pids: set[int], pgid: int) -> set[int]:
+    """Those of ``pids`` still running in group ``pgid`` (not gone, not zombies)."""
+    running = set()
+    for pid in pids:
+        state = _state(pid)
+        if state is not None and state[1] == pgid and state[0] != "Z":
+            running.add(pid)
+    return running
+
+
+def _present(pids: set[int], pgid: int) -> set[int]:
+    """Those of ``pids`` still in group ``pgid``, zombies included (not yet reaped)."""
+    return {pid for pid in pids if (state := _state(pid)) is not None and state[1] == pgid}
 
 
 def _live(pgid: int) -> bool:
@@ -211,12 +222,25 @@ async def _until(condition: Callable[[], bool], seconds: float) -> bool:
     return True
 
 
+async def _stop_others(proc: asyncio.subprocess.Process, sig: signal.Signals, wait: float) -> None:
+    """Signal the group's members other than the shell and, while the shell still runs, let it
+    reap them, so that none is orphaned as a zombie."""
+    leader = proc.pid
+    members = _group(leader) or {}
+    others = {pid for pid, state in members.items() if pid != leader and state != "Z"}
+    if not others or proc.returncode is not None:
+        return
+    for pid in others:
+        _signal(pid, sig, group=False)
+    if await _until(lambda: not _running(others, leader), wait):
+        await _until(lambda: not _present(others, leader) or proc.returncode is not None, _REAP)
+
+
 async def _stop_group(proc: asyncio.subprocess.Process, grace: float) -> None:
     """Stop every process of ``proc``'s group, ``SIGTERM`` first and ``SIGKILL`` after ``grace``.
 
-    Each round signals the other members first and, while the shell still runs, lets it reap
-    them, so that they are not orphaned as zombies; then it signals the whole group. (A member
-    whose parent never reaps, or whose parent is gone, is reaped by init.)
+    Each round signals the other members first (:func:`_stop_others`), then the whole group.
+    A member whose parent never reaps it, or whose parent is gone, is reaped by init.
     """
     leader = proc.pid
 
@@ -224,12 +248,7 @@ async def _stop_group(proc: asyncio.subprocess.Process, grace: float) -> None:
         return proc.returncode is not None and not _live(leader)
 
     for sig, wait in ((signal.SIGTERM, grace), (signal.SIGKILL, max(grace, 1.0))):
-        others = _others(leader, live_only=True)
-        if others and proc.returncode is None:
-            for pid in others:
-                _signal(pid, sig, group=False)
-            if await _until(lambda: not _others(leader, live_only=True), wait / 2):
-                await _until(lambda: not _others(leader) or proc.returncode is not None, _REAP)
+        await _stop_others(proc, sig, wait / 2)
         _signal(leader, sig, group=True)
         if await _until(stopped, wait):
             return

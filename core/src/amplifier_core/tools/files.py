@@ -23,7 +23,7 @@ import tempfile
 from pathlib import Path
 from typing import IO, Any, Final
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validator
 
 from ..models import ToolResult
 from ._common import failure, parse_input, schema_for
@@ -54,7 +54,9 @@ class FilesConfig(BaseModel):
         default=2000, gt=0, description="Lines read_file shows when no limit is given."
     )
     max_read_bytes: int = Field(
-        default=100_000, gt=0, description="Cap on the text one read_file call returns."
+        default=100_000,
+        gt=0,
+        description="Cap on the text one read_file call returns, in characters.",
     )
     max_line_length: int = Field(
         default=2000, gt=0, description="Characters of one line read_file shows; longer is cut."
@@ -105,11 +107,12 @@ class EditFileInput(_FileInput):
         default=False, description="Replace every occurrence instead of exactly one."
     )
 
-    @model_validator(mode="after")
-    def _changes_something(self) -> EditFileInput:
-        if self.old_string == self.new_string:
-            raise ValueError("new_string is the same as old_string: the edit changes nothing")
-        return self
+    @field_validator("new_string")
+    @classmethod
+    def _changes_something(cls, value: str, info: ValidationInfo) -> str:
+        if value == info.data.get("old_string"):
+            raise ValueError("is the same as old_string: the edit would change nothing")
+        return value
 
 
 # ----------------------------------------------------------------------------- shared
@@ -202,8 +205,8 @@ def _encode(tool: str, field: str, text: str) -> bytes | ToolResult:
     except UnicodeEncodeError as err:
         return failure(
             "InvalidInput",
-            f"{tool}: invalid input: {field}: character {err.start} cannot be written as UTF-8 "
-            "(a lone surrogate)",
+            f"{tool}: invalid input: {field}: cannot be written as UTF-8 "
+            f"(a lone surrogate {err.object[err.start : err.end]!r})",
         )
 
 
@@ -300,6 +303,7 @@ def _read(tool: str, path: Path, start: int, limit: int, config: FilesConfig) ->
         success=True,
         output={
             "file_path": str(path),
+            "path": str(path),
             "content": "".join(window.lines),
             "start_line": start,
             "lines_read": len(window.lines),

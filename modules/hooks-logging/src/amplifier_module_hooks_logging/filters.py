@@ -6,8 +6,9 @@ patterns matched case-sensitively (``tool:*``, ``*:error``, ``content_block:delt
 
 The level of an event comes from its name:
 
-* ``debug`` for debug events: names containing ``:debug`` (``llm:request:debug``) and names
-  matching ``debug_events``. They are written only when ``level`` is ``debug``.
+* ``debug`` for debug events: names containing ``:debug`` (``llm:request:debug``), the raw
+  provider dumps in :data:`DEBUG_EVENTS` (``llm:request:raw``) and names matching
+  ``debug_events``. They are written only when ``level`` is ``debug``.
 * ``error`` for names ending in ``:error`` or ``failed`` (``tool:error``,
   ``module:load_failed``).
 * ``warning`` for :data:`WARNING_EVENTS`.
@@ -24,7 +25,15 @@ from typing import Final
 
 from .config import LEVELS, Level, LoggingConfig
 
-__all__ = ["WARNING_EVENTS", "EventFilter", "event_level"]
+__all__ = ["DEBUG_EVENTS", "WARNING_EVENTS", "EventFilter", "event_level"]
+
+#: Debug events providers emit when asked to; not part of ``ALL_EVENTS``.
+DEBUG_EVENTS: Final[tuple[str, ...]] = (
+    "llm:request:debug",
+    "llm:response:debug",
+    "llm:request:raw",
+    "llm:response:raw",
+)
 
 #: Events recorded at level ``warning``.
 WARNING_EVENTS: Final = frozenset(
@@ -41,7 +50,7 @@ def _matches(name: str, patterns: Sequence[str]) -> bool:
 
 def event_level(name: str, debug_patterns: Sequence[str] = ()) -> Level:
     """The record level of event ``name`` (see the module docstring)."""
-    if ":debug" in name or _matches(name, debug_patterns):
+    if ":debug" in name or name in DEBUG_EVENTS or _matches(name, debug_patterns):
         return "debug"
     if name.endswith((":error", "failed")):
         return "error"

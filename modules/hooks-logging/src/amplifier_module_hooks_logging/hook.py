@@ -27,11 +27,10 @@ from amplifier_core.models import HookResult
 
 from .config import LoggingConfig
 from .encode import DataEncoder
-from .filters import EventFilter
+from .filters import DEBUG_EVENTS, EventFilter
 from .paths import PathTemplate
 from .redact import SecretKeys
 from .subscribe import (
-    DEBUG_EVENTS,
     declared_events,
     is_pattern,
     known_events,
@@ -97,7 +96,7 @@ class LoggingHook:
                 level = self._filter.level_for(event)
             if level is None:
                 return self._continue
-            session_id = data.get("session_id") if data.__class__ is dict else None
+            session_id = data.get("session_id") if isinstance(data, dict) else None
             if not session_id:
                 session_id = self._fallback_session()
             if session_id.__class__ is not str:

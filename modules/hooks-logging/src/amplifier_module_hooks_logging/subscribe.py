@@ -6,9 +6,9 @@ name. That is checked by trying it, not by reading a version string. amplifier-h
 registry passes; amplifier-core 2.0.2's registers ``"*"`` as a plain name and fails.
 
 Without wildcards the logger subscribes, by exact name, to the kernel's ``ALL_EVENTS``, the
-well-known debug events, the configured ``extra_events`` and (``auto_discover``) the names
-that modules declare in the ``observability.events`` capability. Events outside that set
-are not seen on such a kernel.
+well-known debug events (:data:`.filters.DEBUG_EVENTS`), the configured ``extra_events`` and
+(``auto_discover``) the names that modules declare in the ``observability.events``
+capability. Events outside that set are not seen on such a kernel.
 """
 
 from __future__ import annotations
@@ -17,7 +17,6 @@ from collections.abc import Iterable
 from typing import Any, Final
 
 __all__ = [
-    "DEBUG_EVENTS",
     "declared_events",
     "flatten_names",
     "is_pattern",
@@ -25,13 +24,6 @@ __all__ = [
     "supports_wildcards",
 ]
 
-#: Debug events providers emit when asked to (not part of ``ALL_EVENTS``).
-DEBUG_EVENTS: Final[tuple[str, ...]] = (
-    "llm:request:debug",
-    "llm:response:debug",
-    "llm:request:raw",
-    "llm:response:raw",
-)
 
 # Used only when amplifier_core.events cannot be imported: the ecosystem's lifecycle events.
 _LIFECYCLE_EVENTS: Final[tuple[str, ...]] = (

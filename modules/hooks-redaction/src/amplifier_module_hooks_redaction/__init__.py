@@ -14,7 +14,13 @@ Use it from a bundle (``module: hooks-redaction``) or directly::
     clean, counts = redactor.redact({"output": "token=ghp_..."})
 """
 
-from .config import DEFAULT_ALLOWED_PATHS, DEFAULT_EVENTS, AllowlistConfig, RedactionConfig, parse_config
+from .config import (
+    DEFAULT_ALLOWED_PATHS,
+    DEFAULT_EVENTS,
+    AllowlistConfig,
+    RedactionConfig,
+    parse_config,
+)
 from .hook import RedactionHook, build_redactor, summarize
 from .mount import mount
 from .rules import BUILTIN_RULES, RULE_SETS, Rule

@@ -14,8 +14,8 @@ from typing import Final
 __all__ = [
     "beside_hex_group",
     "is_card_number",
-    "is_plain_code_value",
     "is_placeholder",
+    "is_plain_code_value",
     "looks_random",
     "luhn_valid",
     "phone_digit_count_ok",
@@ -90,11 +90,10 @@ def beside_hex_group(text: str, start: int, end: int) -> bool:
     phone or card number.
     """
     for width in (2, 4):
-        if start > width and text[start - 1] == " " and _hex_token(text, start - 1 - width, start - 1):
+        if text[start - 1 : start] == " " and _hex_token(text, start - 1 - width, start - 1):
             return True
-        if end + width < len(text) + 1 and text[end : end + 1] == " ":
-            if _hex_token(text, end + 1, end + 1 + width):
-                return True
+        if text[end : end + 1] == " " and _hex_token(text, end + 1, end + 1 + width):
+            return True
     return False
 
 

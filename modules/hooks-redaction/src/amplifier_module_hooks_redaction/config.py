@@ -77,23 +77,28 @@ def _key_path(value: str) -> str:
 
 
 def _template(value: str) -> str:
+    hint = "write {rule} for the rule name and {{ }} for literal braces"
     try:
         fields = {name for _, name, _, _ in string.Formatter().parse(value) if name is not None}
-        value.format(rule="rule")
-    except (ValueError, IndexError, KeyError) as err:
-        raise ValueError(
-            f"{value!r} is not a valid template ({err}); write {{rule}} for the rule name "
-            "and {{ }} for literal braces"
-        ) from err
+    except ValueError as err:
+        raise ValueError(f"{value!r} is not a valid template ({err}); {hint}") from err
     unknown = sorted(fields - {"rule"})
     if unknown:
-        raise ValueError(f"unknown placeholder {{{unknown[0]}}} in {value!r}; only {{rule}} is available")
+        raise ValueError(
+            f"unknown placeholder {{{unknown[0]}}} in {value!r}; only {{rule}} is available"
+        )
+    try:
+        value.format(rule="rule")
+    except (ValueError, IndexError, KeyError) as err:
+        raise ValueError(f"{value!r} is not a valid template ({err}); {hint}") from err
     return value
 
 
 def _custom_rule_name(value: str) -> str:
     if _RULE_NAME.fullmatch(value) is None:
-        raise ValueError(f"rule name {value!r} must be lower case letters, digits and _ (a-z first)")
+        raise ValueError(
+            f"rule name {value!r} must be lower case letters, digits and _ (a-z first)"
+        )
     if value in _BUILTIN_NAMES or value in RULE_SETS:
         raise ValueError(f"rule name {value!r} is already a built-in rule or rule set")
     return value

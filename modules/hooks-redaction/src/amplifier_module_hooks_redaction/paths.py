@@ -98,7 +98,9 @@ class PathMatcher:
                 break
         return tuple(closed)
 
-    def step(self, states: tuple[State, ...], key: object, is_index: bool) -> tuple[State, ...] | None:
+    def step(
+        self, states: tuple[State, ...], key: object, is_index: bool
+    ) -> tuple[State, ...] | None:
         """States after descending into ``key``; ``None`` when a path ends here (exempt)."""
         moved: list[State] = []
         paths = self._paths

@@ -85,11 +85,25 @@ def _whole(check: Callable[[str], bool] | None = None) -> Selector:
     return select
 
 
-def _group(name: str, check: Callable[[str], bool] | None = None) -> Selector:
-    """Select group ``name`` unless it is a placeholder or ``check`` rejects it."""
+def _trim_period(text: str, start: int, end: int) -> int:
+    """The end of a bare value without the full stop of the sentence it ends."""
+    while end > start and text[end - 1] == ".":
+        end -= 1
+    return end
+
+
+def _group(
+    name: str, check: Callable[[str], bool] | None = None, *, bare: bool = False
+) -> Selector:
+    """Select group ``name`` unless it is a placeholder or ``check`` rejects it.
+
+    ``bare``: the value is not quoted, so a trailing full stop belongs to the sentence.
+    """
 
     def select(text: str, match: re.Match[str]) -> Span | None:
         start, end = match.span(name)
+        if bare:
+            end = _trim_period(text, start, end)
         value = text[start:end]
         if is_placeholder(value) or (check is not None and not check(value)):
             return None
@@ -111,18 +125,19 @@ def _assignment(text: str, match: re.Match[str]) -> Span | None:
             return None
         return start, end
     start, end = match.span("u")
+    end = _trim_period(text, start, end)
     value = text[start:end]
-    if value[0] == "$" or is_placeholder(value) or is_plain_code_value(value):
+    if not value or value[0] == "$" or is_placeholder(value) or is_plain_code_value(value):
         return None
     if text[end : end + 1] in ("(", "["):  # token = b64encode(raw): a call, not a value
         return None
     return start, end
 
 
-_LOCAL_PART: Final = re.compile(r"[A-Za-z0-9._%+-]{1,64}\Z")
-_FILE_SUFFIXES: Final = frozenset(
-    "png jpg jpeg gif svg webp ico bmp css js jsx mjs ts tsx json lock yaml yml toml txt".split()
-)
+_LOCAL_PART: Final = re.compile(r"[A-Za-z0-9_.%+-]{1,64}\Z")
+_IMAGE_SUFFIXES: Final = ("png", "jpg", "jpeg", "gif", "svg", "webp", "ico", "bmp")
+_CODE_SUFFIXES: Final = ("css", "js", "jsx", "mjs", "ts", "tsx", "json", "lock", "yaml", "yml")
+_FILE_SUFFIXES: Final = frozenset((*_IMAGE_SUFFIXES, *_CODE_SUFFIXES, "toml", "txt"))
 
 
 def _email(text: str, match: re.Match[str]) -> Span | None:
@@ -182,11 +197,14 @@ def _after(prefix: str, width: int, word: str) -> str:
     return f"(?:{prefix})(?<!{word}.{{{width}}})"
 
 
-_W = "[A-Za-z0-9_]"
-_WD = "[A-Za-z0-9_-]"
+# A token is glued to what precedes it when that is a word character, or the "]" that ends
+# an earlier replacement: so redacting redacted text finds nothing new.
+_W = r"[A-Za-z0-9_\]]"
+_WD = r"[A-Za-z0-9_\]-]"
 
-# Assignment grammar, on lower-cased text: key end, separator, quoted or bare value.
-_KEY_END = r"""(?:\\{0,8}["'])?\]?[ \t]*(?:=>|:=|=(?![=~])|:(?!:))[ \t]*"""
+# Assignment grammar, on lower-cased text: key end (a closing quote, and "]" only after a
+# quote as in data["api_key"]), separator, quoted or bare value.
+_KEY_END = r"""(?:\\{0,8}["']\]?)?[ \t]*(?:=>|:=|=(?![=~])|:(?!:))[ \t]*"""
 _VALUE = (
     r"""(?:\\{0,8}(?P<q>["'])(?P<v>(?:(?!(?P=q))[^\\\r\n]){1,512})\\{0,8}(?P=q)"""
     r"""|(?P<u>[^\s"'`,;&<>(){}\[\]\\]{1,512}))"""
@@ -202,8 +220,15 @@ _KEY_PREFIXES = (
     "client",
     "auth",
 )
-_KEY_WORD = "key(?:" + "|".join(f"(?<={p}{s}key)" for p in _KEY_PREFIXES for s in ("_", "-", "")) + ")"
-_ASSIGNMENT_KEYS = ("pass(?:word|wd|phrase)", r"secret(?:[_-]?(?:access[_-]?)?key)?", "token", _KEY_WORD)
+_KEY_WORD = (
+    "key(?:" + "|".join(f"(?<={p}{s}key)" for p in _KEY_PREFIXES for s in ("_", "-", "")) + ")"
+)
+_ASSIGNMENT_KEYS = (
+    "pass(?:word|wd|phrase)",
+    r"secret(?:[_-]?(?:access[_-]?)?key)?",
+    "token",
+    _KEY_WORD,
+)
 
 _PEM_LABEL = r"[ A-Z0-9]*PRIVATE KEY(?: BLOCK)?-----"
 
@@ -214,7 +239,7 @@ _PEM_LABEL = r"[ A-Z0-9]*PRIVATE KEY(?: BLOCK)?-----"
 # that was. The end is checked likewise, so digits inside hashes, UUIDs, versions, paths and
 # timestamps never match.
 _DIGIT_SHAPES = r"""
-[0-9+(](?<![A-Za-z0-9_.+/-].)(?<![0-9]:.)
+[0-9+(](?<![A-Za-z0-9_.+/\]-].)(?<![0-9]:.)
 (?:
     (?<=\+)(?P<intl>
         [1-9][0-9]{0,2}(?:[ .-]?\([0-9]{1,4}\)[ .-]?|[ .-])[0-9]{1,12}(?:[ .-][0-9]{1,12}){0,5}
@@ -230,7 +255,7 @@ _DIGIT_SHAPES = r"""
       | (?<=[2-9])[0-9]{2}(?P<ns>[ .-])[2-9][0-9]{2}(?P=ns)[0-9]{4})
   | (?<=0)(?P<trunk>[1-9][0-9]{0,3}(?P<ts>[ .-])[0-9]{2,8}(?:(?P=ts)[0-9]{2,8}){0,3})
 )
-(?![A-Za-z0-9_+]|[.:/-][A-Za-z0-9])
+(?![A-Za-z0-9_+\[]|[.:/-][A-Za-z0-9])
 """
 
 
@@ -266,9 +291,7 @@ BUILTIN_RULES: Final[tuple[Rule, ...]] = (
         "private_key",
         "secret",
         "PEM private key blocks (RSA, EC, DSA, OpenSSH, PKCS#8, PGP), also when truncated",
-        (
-            rf"-----BEGIN{_PEM_LABEL}(?:[\s\S]*?-----END{_PEM_LABEL}|[A-Za-z0-9+/=\s\\:,.-]*)",
-        ),
+        (rf"-----BEGIN{_PEM_LABEL}(?:[\s\S]*?-----END{_PEM_LABEL}|[A-Za-z0-9+/=\s\\:,.-]*)",),
         _whole(),
     ),
     _rule(
@@ -282,7 +305,10 @@ BUILTIN_RULES: Final[tuple[Rule, ...]] = (
         "aws_access_key_id",
         "secret",
         "AWS access key ids (AKIA, ASIA, ABIA, ACCA, A3T...)",
-        (_after("AKIA|ASIA|ABIA|ACCA|A3T[A-Z0-9]", 4, "[A-Za-z0-9]") + "[A-Z0-9]{16}(?![A-Za-z0-9])",),
+        (
+            _after("AKIA|ASIA|ABIA|ACCA|A3T[A-Z0-9]", 4, r"[A-Za-z0-9\]]")
+            + "[A-Z0-9]{16}(?![A-Za-z0-9])",
+        ),
         _whole(),
     ),
     _rule(
@@ -374,11 +400,12 @@ BUILTIN_RULES: Final[tuple[Rule, ...]] = (
         "secret",
         "Bearer tokens and Authorization: Basic credentials",
         (
-            _after("bearer", 6, "[a-z0-9_]") + r"[ \t]+(?P<v>[a-z0-9._~+/-]{16,}=*)(?![a-z0-9._~+/=-])",
+            _after("bearer", 6, r"[a-z0-9_\]]")
+            + r"[ \t]+(?P<v>[a-z0-9._~+/-]{16,}=*)(?![a-z0-9._~+/=-])",
             r"""authorization(?:\\{0,8}["'])?[ \t]*[:=][ \t]*(?:\\{0,8}["'])?basic[ \t]+"""
             r"(?P<v>[a-z0-9+/]{8,}={0,2})(?![a-z0-9+/=])",
         ),
-        _group("v", looks_random),
+        _group("v", looks_random, bare=True),
         lowered=True,
     ),
     _rule(
@@ -396,7 +423,7 @@ BUILTIN_RULES: Final[tuple[Rule, ...]] = (
         "email addresses",
         (
             r"@(?:[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?\.)+(?P<tld>[A-Za-z]{2,24})"
-            r"(?![A-Za-z0-9_-]|:[A-Za-z0-9_~/])",
+            r"(?![A-Za-z0-9_\[-]|:[A-Za-z0-9_~/])",
         ),
         _email,
     ),
@@ -431,4 +458,6 @@ RULE_SETS: Final[Mapping[str, tuple[str, ...]]] = {
 def custom_rule(name: str, pattern: re.Pattern[str]) -> Rule:
     """A rule from a bundle's regex: replaces group ``secret`` if the pattern has one."""
     select = _group("secret") if "secret" in pattern.groupindex else _whole()
-    return Rule(name=name, category="custom", summary=pattern.pattern, patterns=(pattern,), select=select)
+    return Rule(
+        name=name, category="custom", summary=pattern.pattern, patterns=(pattern,), select=select
+    )

@@ -13,10 +13,15 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from typing import Final
 
 from .rules import Rule, Selector
 
 __all__ = ["TextRedactor"]
+
+_CACHE_TEXT_LIMIT: Final = 65_536
+_CACHE_CHARS: Final = 4_000_000
+_CACHE_ENTRIES: Final = 16_384
 
 
 @dataclass(frozen=True, slots=True)
@@ -55,7 +60,16 @@ class TextRedactor:
     ``allow_patterns`` is kept as it is, and no other rule may redact over it.
     """
 
-    __slots__ = ("_allow_patterns", "_allow_values", "_names", "_passes", "_replacements", "rules")
+    __slots__ = (
+        "_allow_patterns",
+        "_allow_values",
+        "_cache",
+        "_cached_chars",
+        "_names",
+        "_passes",
+        "_replacements",
+        "rules",
+    )
 
     def __init__(
         self,
@@ -71,13 +85,35 @@ class TextRedactor:
         self._allow_values = frozenset(allow_values)
         self._allow_patterns = tuple(allow_patterns)
         self._passes = _build_passes(self.rules)
+        self._cache: dict[str, tuple[str, dict[str, int]] | None] = {}
+        self._cached_chars = 0
 
     def find(self, text: str) -> list[tuple[int, int, str]]:
         """Non-overlapping ``(start, end, rule)`` spans to replace, in text order."""
         return [(s, e, self._names[i]) for s, e, i in self._spans(text)]
 
     def redact(self, text: str) -> tuple[str, dict[str, int]] | None:
-        """The redacted text and counts per rule, or ``None`` when nothing matched."""
+        """The redacted text and counts per rule, or ``None`` when nothing matched.
+
+        Results are remembered per string (strings up to 64K characters, 4M characters in
+        all), so the conversation history that every ``provider:request`` carries again is
+        not scanned again.
+        """
+        cache = self._cache
+        if text in cache:
+            cached = cache[text]
+            return None if cached is None else (cached[0], dict(cached[1]))
+        result = self._redact(text)
+        size = len(text)
+        if size <= _CACHE_TEXT_LIMIT:
+            if len(cache) >= _CACHE_ENTRIES or self._cached_chars + size > _CACHE_CHARS:
+                cache.clear()
+                self._cached_chars = 0
+            cache[text] = None if result is None else (result[0], dict(result[1]))
+            self._cached_chars += size
+        return result
+
+    def _redact(self, text: str) -> tuple[str, dict[str, int]] | None:
         spans = self._spans(text)
         if not spans:
             return None
@@ -110,11 +146,15 @@ class TextRedactor:
                     patterns = scan.ignorecase
             members = scan.members
             for pattern in patterns:
-                for match in pattern.finditer(haystack):
+                # search() returns None for a miss much faster than finditer() sets up.
+                match = pattern.search(haystack)
+                while match is not None:
                     for index, select in members:
                         span = select(text, match)
                         if span is not None and span[0] < span[1]:
                             hits.append((span[0], index, span[1]))
+                    end = match.end()
+                    match = pattern.search(haystack, end if end > match.start() else end + 1)
         if not hits:
             return []
         if len(hits) > 1:

@@ -41,7 +41,9 @@ class Redactor:
         result = self._walk(data, counts, states, set())
         return result, counts
 
-    def _walk(self, value: Any, counts: dict[str, int], states: tuple[State, ...], active: set[int]) -> Any:
+    def _walk(
+        self, value: Any, counts: dict[str, int], states: tuple[State, ...], active: set[int]
+    ) -> Any:
         if isinstance(value, str):
             found = self.text.redact(value)
             if found is None:
@@ -56,14 +58,20 @@ class Redactor:
             return self._walk_sequence(value, counts, states, active)
         return value
 
-    def _child_states(self, states: tuple[State, ...], key: object, is_index: bool) -> tuple[State, ...] | None:
+    def _child_states(
+        self, states: tuple[State, ...], key: object, is_index: bool
+    ) -> tuple[State, ...] | None:
         if not states:
             return states
         assert self._paths is not None
         return self._paths.step(states, key, is_index)
 
     def _walk_dict(
-        self, value: dict[Any, Any], counts: dict[str, int], states: tuple[State, ...], active: set[int]
+        self,
+        value: dict[Any, Any],
+        counts: dict[str, int],
+        states: tuple[State, ...],
+        active: set[int],
     ) -> dict[Any, Any]:
         marker = id(value)
         if marker in active:
@@ -120,7 +128,9 @@ class Redactor:
         return _rebuild(value, items)
 
 
-def _rebuild(original: list[Any] | tuple[Any, ...], items: list[Any]) -> list[Any] | tuple[Any, ...]:
+def _rebuild(
+    original: list[Any] | tuple[Any, ...], items: list[Any]
+) -> list[Any] | tuple[Any, ...]:
     """A container of the original's type holding ``items``."""
     kind = type(original)
     if kind is list:
@@ -129,7 +139,7 @@ def _rebuild(original: list[Any] | tuple[Any, ...], items: list[Any]) -> list[An
         return tuple(items)
     if isinstance(original, tuple):
         make = getattr(kind, "_make", None)  # named tuples
-        return make(items) if make is not None else kind(items)  # type: ignore[no-any-return]
+        return make(items) if make is not None else kind(items)
     result = copy.copy(original)
-    result[:] = items  # type: ignore[index]
+    result[:] = items
     return result

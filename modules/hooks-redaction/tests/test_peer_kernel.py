@@ -1,0 +1,76 @@
+"""The module runs unchanged on amplifier-core 2.0.2 (PyPI), in that release's own environment.
+
+The environment is the one the benchmarks create (``bench/.peers/amplifier-core-2.0.2``); the
+test is skipped when it does not exist. The module's source is put on ``sys.path`` of a fresh
+interpreter there; nothing is installed into it.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[3]
+PEER_PYTHON = ROOT / "bench" / ".peers" / "amplifier-core-2.0.2" / "bin" / "python"
+SOURCE = Path(__file__).resolve().parents[1] / "src"
+
+SCRIPT = """
+import asyncio, json, sys
+sys.path.insert(0, sys.argv[1])
+import amplifier_core
+from amplifier_core.testing import create_test_coordinator
+from amplifier_module_hooks_redaction import mount
+
+GH = "ghp_" + "M4rK9sT2vQ7wX1yZ3aB5cD6eF8gH0iJ2kL4mN6"
+
+async def main():
+    coordinator = create_test_coordinator()
+    cleanup = await mount(coordinator, {})
+    text = {"type": "text", "text": f"token {GH} at 2025-03-14T09:26:53Z"}
+    dirty = await coordinator.hooks.emit(
+        "provider:request", {"messages": [{"role": "user", "content": [text]}]}
+    )
+    clean = await coordinator.hooks.emit(
+        "tool:post", {"tool_result": {"output": "ok 550e8400-e29b-41d4-a716-446655440000"}}
+    )
+    registered = coordinator.hooks.list_handlers()
+    cleanup()
+    print(json.dumps({
+        "version": amplifier_core.__version__,
+        "dirty": dirty.data,
+        "clean": clean.data,
+        "registered": registered,
+        "after_cleanup": coordinator.hooks.list_handlers(),
+    }))
+
+asyncio.run(main())
+"""
+
+
+@pytest.mark.skipif(not PEER_PYTHON.exists(), reason=f"no amplifier-core 2.0.2 at {PEER_PYTHON}")
+def test_mounts_and_redacts_on_amplifier_core_2_0_2() -> None:
+    done = subprocess.run(
+        [str(PEER_PYTHON), "-I", "-c", SCRIPT, str(SOURCE)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    report = json.loads(done.stdout.strip().splitlines()[-1])
+    assert report["version"] == "2.0.2"
+    message = report["dirty"]["messages"][0]["content"][0]
+    assert message["text"] == "token [REDACTED:github_token] at 2025-03-14T09:26:53Z"
+    assert report["dirty"]["redaction"] == {"github_token": 1}
+    assert report["clean"]["tool_result"] == {
+        "output": "ok 550e8400-e29b-41d4-a716-446655440000"
+    }
+    assert "redaction" not in report["clean"]
+    assert report["registered"] == {
+        "provider:request": ["hooks-redaction"],
+        "tool:post": ["hooks-redaction"],
+    }
+    assert all(not names for names in report["after_cleanup"].values())
