@@ -529,8 +529,9 @@ class TurnRunner:
         except OSError:
             size = 0
         if name == "read_file":
+            read = int(output.get("bytes_read", size))
             await self.hooks.emit(
-                ev.ARTIFACT_READ, {"path": str(path), "tool_name": name, "bytes": size}
+                ev.ARTIFACT_READ, {"path": str(path), "tool_name": name, "bytes": read}
             )
             return
         await self.hooks.emit(

@@ -104,6 +104,7 @@ class AmplifierSession:
         self.coordinator.mount_points["context"] = self.context
         self.max_iterations = int(settings.get("max_iterations", 20))
         self.provider = provider or self._provider_from_bundle()
+        self._attach_retry_events(self.provider)
         self.tools: dict[str, Tool] = dict(tools) if tools is not None else self._builtin_tools()
         self.coordinator.mount_points["tools"].update(self.tools)
         self.coordinator.mount_points["providers"][self.provider.name] = self.provider
@@ -141,6 +142,11 @@ class AmplifierSession:
             on_retry=self._on_retry,
             where=f"providers[0] ({entry.module})",
         )
+
+    def _attach_retry_events(self, provider: Provider) -> None:
+        """Let an HTTP provider's retries fire provider:retry / provider:throttle."""
+        if hasattr(provider, "on_retry") and getattr(provider, "on_retry", None) is None:
+            provider.on_retry = self._on_retry
 
     def _builtin_tools(self) -> dict[str, Tool]:
         config = dict(self.settings.get("tools", {}))
@@ -391,6 +397,7 @@ class AmplifierSession:
                 else provider
             )
         self.provider = new
+        self._attach_retry_events(new)
         self.coordinator.mount_points["providers"][new.name] = new
         await self._resolve(f"{new.name}/{model}")
         await self.coordinator.hooks.emit(

@@ -151,7 +151,7 @@ def _email(text: str, match: re.Match[str]) -> Span | None:
     if local is None:
         return None
     start = local.start()
-    while start < at and text[start] == ".":
+    while start < at and text[start] in ".-+%":  # punctuation before a name, not part of it
         start += 1
     if start == at or match.group("tld").lower() in _FILE_SUFFIXES:
         return None
