@@ -446,9 +446,17 @@ class AmplifierSession:
 
     @classmethod
     async def resume(
-        cls, checkpoint_path: str | Path, bundle: Bundle | None = None, **kwargs: Any
+        cls,
+        checkpoint_path: str | Path,
+        bundle: Bundle | None = None,
+        *,
+        start: bool = True,
+        **kwargs: Any,
     ) -> AmplifierSession:
-        """A started session restored from a checkpoint (fires ``session:resume``)."""
+        """A session restored from a checkpoint; ``start()`` fires ``session:resume``.
+
+        With ``start=False`` the caller may register handlers before starting it.
+        """
         path = Path(checkpoint_path)
         checkpoint = read_checkpoint(path)
         kwargs.setdefault("session_id", checkpoint.session_id)
@@ -460,11 +468,15 @@ class AmplifierSession:
         session.turns = checkpoint.turn
         session._resumed_from = checkpoint
         session._resumed_path = path
-        await session.start()
+        if start:
+            await session.start()
         return session
 
-    async def fork(self, **kwargs: Any) -> AmplifierSession:
-        """A started child session with this conversation (fires ``session:fork`` first)."""
+    async def fork(self, *, start: bool = True, **kwargs: Any) -> AmplifierSession:
+        """A child session with this conversation; ``start()`` fires ``session:fork`` first.
+
+        With ``start=False`` the caller may register handlers before starting it.
+        """
         kwargs.setdefault("workspace", self.workspace)
         kwargs.setdefault("provider", self.provider)
         kwargs.setdefault("approval_system", self.coordinator.approval_system)
@@ -472,5 +484,6 @@ class AmplifierSession:
         child = AmplifierSession(self.bundle, parent_id=self.session_id, **kwargs)
         await child.context.set_messages(self.context.messages)
         child._fork_of = self.session_id
-        await child.start()
+        if start:
+            await child.start()
         return child

@@ -70,6 +70,19 @@ async def test_many_events_through_the_kernel(
     assert registry.list_handlers() == {}
 
 
+async def test_on_the_kernels_own_coordinator(log_path: str, read_jsonl: Reader) -> None:
+    from amplifier_core.testing import create_test_coordinator
+
+    coordinator = create_test_coordinator(session_id="real-coordinator")
+    cleanup = await mount(coordinator, {"path": log_path})
+    await coordinator.hooks.emit("session:start", {"mount_plan": {}})
+    await coordinator.hooks.emit("tool:pre", {"tool_name": "echo", "tool_input": {}})
+    await cleanup()
+    records = read_jsonl(file_of(log_path, "real-coordinator"))
+    assert [r["event"] for r in records] == ["session:start", "tool:pre"]
+    assert {r["session_id"] for r in records} == {"real-coordinator"}
+
+
 async def test_cleanup_unsubscribes_and_later_events_are_not_written(
     make_coordinator: Any, log_path: str, read_jsonl: Reader
 ) -> None:

@@ -194,7 +194,7 @@ FRAGMENTS = [
 ]
 
 
-@settings(max_examples=8000, deadline=None)
+@settings(max_examples=10000, deadline=None)
 @given(
     st.lists(
         st.one_of(

@@ -35,6 +35,7 @@ CHUNK_BYTES: Final = 256 * 1024
 _FLAGS: Final = os.O_RDWR | os.O_APPEND | os.O_CREAT | getattr(os, "O_CLOEXEC", 0)
 _MODE: Final = 0o600
 _TAIL_STEP: Final = 64 * 1024
+_PREAD: Final = hasattr(os, "pread")
 
 
 class FileSink:
@@ -158,7 +159,7 @@ class FileSink:
     def _repair_tail(self, fd: int) -> int:
         """Current size, after cutting an unfinished tail left by a killed writer."""
         size = os.fstat(fd).st_size
-        if size == 0 or size == self._end:
+        if size == 0 or size == self._end or not _PREAD:
             return size
         if os.pread(fd, 1, size - 1) == b"\n":
             return size

@@ -134,7 +134,8 @@ def _assignment(text: str, match: re.Match[str]) -> Span | None:
     return start, end
 
 
-_LOCAL_PART: Final = re.compile(r"[A-Za-z0-9_.%+-]{1,64}\Z")
+# The local part before "@": runs of letters, digits, _ % + joined by single "." or "-".
+_LOCAL_PART: Final = re.compile(r"(?:[A-Za-z0-9_%+]+[.-])*[A-Za-z0-9_%+]+\Z")
 _IMAGE_SUFFIXES: Final = ("png", "jpg", "jpeg", "gif", "svg", "webp", "ico", "bmp")
 _CODE_SUFFIXES: Final = ("css", "js", "jsx", "mjs", "ts", "tsx", "json", "lock", "yaml", "yml")
 _FILE_SUFFIXES: Final = frozenset((*_IMAGE_SUFFIXES, *_CODE_SUFFIXES, "toml", "txt"))
@@ -151,9 +152,7 @@ def _email(text: str, match: re.Match[str]) -> Span | None:
     if local is None:
         return None
     start = local.start()
-    while start < at and text[start] in ".-+%":  # punctuation before a name, not part of it
-        start += 1
-    if start == at or match.group("tld").lower() in _FILE_SUFFIXES:
+    if match.group("tld").lower() in _FILE_SUFFIXES:
         return None
     if text.endswith("//", 0, start):  # ssh://git@host/...: a URL's user name, not an address
         return None

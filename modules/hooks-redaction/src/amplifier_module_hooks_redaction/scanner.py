@@ -19,6 +19,7 @@ from .rules import Rule, Selector
 
 __all__ = ["TextRedactor"]
 
+_MAX_PASSES: Final = 4
 _CACHE_TEXT_LIMIT: Final = 65_536
 _CACHE_CHARS: Final = 4_000_000
 _CACHE_ENTRIES: Final = 16_384
@@ -90,7 +91,7 @@ class TextRedactor:
 
     def find(self, text: str) -> list[tuple[int, int, str]]:
         """Non-overlapping ``(start, end, rule)`` spans to replace, in text order."""
-        return [(s, e, self._names[i]) for s, e, i in self._spans(text)]
+        return [(s, e, self._names[i]) for s, e, i in self._spans(text)[0]]
 
     def redact(self, text: str) -> tuple[str, dict[str, int]] | None:
         """The redacted text and counts per rule, or ``None`` when nothing matched.
@@ -114,11 +115,22 @@ class TextRedactor:
         return result
 
     def _redact(self, text: str) -> tuple[str, dict[str, int]] | None:
-        spans = self._spans(text)
-        if not spans:
-            return None
-        parts: list[str] = []
         counts: dict[str, int] = {}
+        for _ in range(_MAX_PASSES):
+            spans, cut = self._spans(text)
+            if not spans:
+                break
+            text = self._replace(text, spans, counts)
+            if not cut:
+                break
+            # A match that overlapped a winning one was dropped although part of it lies
+            # outside (``ghp_....a@example.com``): scan the result again for what is left.
+        return (text, counts) if counts else None
+
+    def _replace(
+        self, text: str, spans: list[tuple[int, int, int]], counts: dict[str, int]
+    ) -> str:
+        parts: list[str] = []
         position = 0
         names = self._names
         replacements = self._replacements
@@ -129,9 +141,10 @@ class TextRedactor:
             name = names[index]
             counts[name] = counts.get(name, 0) + 1
         parts.append(text[position:])
-        return "".join(parts), counts
+        return "".join(parts)
 
-    def _spans(self, text: str) -> list[tuple[int, int, int]]:
+    def _spans(self, text: str) -> tuple[list[tuple[int, int, int]], bool]:
+        """The spans to replace, and whether a dropped match reached past the kept ones."""
         hits: list[tuple[int, int, int]] = []
         lowered: str | None = None
         for scan in self._passes:
@@ -156,18 +169,22 @@ class TextRedactor:
                     end = match.end()
                     match = pattern.search(haystack, end if end > match.start() else end + 1)
         if not hits:
-            return []
+            return [], False
         if len(hits) > 1:
             hits.sort()
         return self._resolve(text, hits)
 
-    def _resolve(self, text: str, hits: list[tuple[int, int, int]]) -> list[tuple[int, int, int]]:
+    def _resolve(
+        self, text: str, hits: list[tuple[int, int, int]]
+    ) -> tuple[list[tuple[int, int, int]], bool]:
         chosen: list[tuple[int, int, int]] = []
+        cut = False
         covered = -1
         allow_values = self._allow_values
         allow_patterns = self._allow_patterns
         for start, index, end in hits:
             if start < covered:
+                cut = cut or end > covered
                 continue
             covered = end
             if allow_values or allow_patterns:
@@ -175,4 +192,4 @@ class TextRedactor:
                 if value in allow_values or any(p.fullmatch(value) for p in allow_patterns):
                     continue
             chosen.append((start, end, index))
-        return chosen
+        return chosen, cut
