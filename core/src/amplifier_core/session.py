@@ -302,9 +302,8 @@ class AmplifierSession:
             outcome = TurnOutcome(status="cancelled", reason="cancelled")
         finally:
             self._turn_task = None
-        if outcome.status == "cancelled":
-            self.status = "cancelled"
-        elif outcome.status in ("completed", "incomplete") and self.settings.get(
+        self.status = "cancelled" if outcome.status == "cancelled" else "completed"
+        if outcome.status in ("completed", "incomplete") and self.settings.get(
             "checkpoint_every_turn", True
         ):
             await self.checkpoint()
