@@ -123,7 +123,8 @@ async def test_memory_update_names_the_file_the_tool_and_the_change(tmp_path: Pa
     ]
     assert updates[0]["path"] == str((tmp_path / "AGENTS.md").resolve())
     assert (updates[0]["added_lines"], updates[0]["removed_lines"]) == (1, 1)
-    assert "-rule one" in updates[0]["diff"] and "+rule two" in updates[0]["diff"]
+    assert "-rule one" in updates[0]["diff"]
+    assert "+rule two" in updates[0]["diff"]
     include = recorder.get_events("context:include")[0][1]
     assert include["source"] == "instructions"
 
