@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+
 from amplifier_core.bundle import parse_bundle
 from amplifier_core.checkpoint import CheckpointError, read_checkpoint
 from amplifier_core.providers import ScriptedProvider
@@ -74,7 +75,7 @@ async def test_a_broken_checkpoint_is_a_clear_error(tmp_path: Path) -> None:
 async def test_switch_model_fires_resolve_and_switch_and_uses_the_new_model(
     tmp_path: Path,
 ) -> None:
-    session, recorder, provider = _session(tmp_path, ["a", "b"])
+    session, recorder, _ = _session(tmp_path, ["a", "b"])
     async with session:
         await session.run("one")
         await session.switch_model("bigger-model")
