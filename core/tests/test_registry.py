@@ -1080,3 +1080,45 @@ async def test_emitting_a_pattern_is_refused_with_a_clear_message() -> None:
         await registry.emit("Error", {})
     with pytest.raises(ValueError, match=r"emit\('tool:\*'\)"):
         await registry.emit("tool:*", {})
+
+
+async def test_bounded_handler_that_suspends_returns_its_result_and_one_that_hangs_is_cut() -> None:
+    registry = HookRegistry(default_timeout=0.2)
+
+    async def slow_but_fine(event: str, data: dict[str, Any]) -> HookResult:
+        await asyncio.sleep(0.01)
+        return HookResult(action="modify", data={**data, "seen": True})
+
+    async def suspends_then_hangs(event: str, data: dict[str, Any]) -> HookResult:
+        await asyncio.sleep(0)
+        await asyncio.sleep(30)
+        return HookResult(action="deny", reason="never")
+
+    registry.register("e", slow_but_fine, name="slow")
+    registry.register("e", suspends_then_hangs, name="hangs", timeout=0.05)
+    started = asyncio.get_running_loop().time()
+    result = await registry.emit("e", {})
+    assert asyncio.get_running_loop().time() - started < 1.0
+    assert result.action == "modify"
+    assert result.data is not None
+    assert result.data["seen"] is True
+
+
+async def test_cancelling_emit_reaches_a_bounded_handler_that_is_waiting() -> None:
+    registry = HookRegistry(default_timeout=30)
+    cancelled = asyncio.Event()
+
+    async def waits(event: str, data: dict[str, Any]) -> None:
+        try:
+            await asyncio.sleep(30)
+        except asyncio.CancelledError:
+            cancelled.set()
+            raise
+
+    registry.register("e", waits, name="waits")
+    task = asyncio.create_task(registry.emit("e", {}))
+    await asyncio.sleep(0.01)
+    task.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await task
+    assert cancelled.is_set()

@@ -32,9 +32,10 @@ import asyncio
 import inspect
 import logging
 import time
-from collections.abc import Awaitable, Callable, Iterable
+from collections.abc import Awaitable, Callable, Coroutine, Generator, Iterable
 from datetime import UTC, datetime
 from fnmatch import fnmatchcase
+from types import CoroutineType
 from typing import Any, Final, Literal, Protocol, TypeAlias
 
 from . import events as _events
@@ -69,6 +70,7 @@ class FailureListener(Protocol):
 
 _RESULT_DEFAULTS: Final[dict[str, Any]] = dict(HookResult().__dict__)
 _object_setattr = object.__setattr__
+_monotonic = time.monotonic
 
 
 def _result(
@@ -188,6 +190,51 @@ class _Failure(Exception):
         super().__init__(error)
         self.kind: FailureKind = kind
         self.error = error
+
+
+class _Resumed:
+    """Awaits the rest of a coroutine whose first step already ran and yielded ``pending``.
+
+    It forwards what the task sends or throws (results, cancellation) exactly as ``await``
+    would, so a coroutine can be started eagerly and only then put under a timeout.
+    """
+
+    __slots__ = ("_coro", "_pending")
+
+    def __init__(self, coro: Coroutine[Any, Any, object], pending: object) -> None:
+        self._coro = coro
+        self._pending = pending
+
+    def __await__(self) -> Generator[Any, Any, object]:
+        pending = self._pending
+        coro = self._coro
+        while True:
+            try:
+                sent = yield pending
+            except GeneratorExit:
+                coro.close()
+                raise
+            except BaseException as exc:  # cancellation and errors go into the coroutine
+                try:
+                    pending = coro.throw(exc)
+                except StopIteration as stop:
+                    return stop.value
+            else:
+                try:
+                    pending = coro.send(sent)
+                except StopIteration as stop:
+                    return stop.value
+
+
+async def _bounded(awaitable: Awaitable[object], deadline: float, limit: float) -> object:
+    """Await ``awaitable`` until ``deadline`` (a ``time.monotonic()`` value)."""
+    try:
+        async with asyncio.timeout(max(deadline - _monotonic(), 0.0)) as scope:
+            return await awaitable
+    except TimeoutError:
+        if scope.expired():
+            raise _Failure("timeout", f"timed out after {limit:g}s") from None
+        raise  # the handler's own TimeoutError is an ordinary error
 
 
 class HookRegistry:
@@ -359,7 +406,8 @@ class HookRegistry:
 
         for info in chain:
             try:
-                if info.timeout is None and self.default_timeout is None:
+                limit = info.timeout if info.timeout is not None else self.default_timeout
+                if limit is None:
                     result: object = info.handler(event, current)
                     if info.is_async or (
                         result is not None
@@ -368,7 +416,23 @@ class HookRegistry:
                     ):
                         result = await result  # type: ignore[misc]
                 else:
-                    result = await self._call_bounded(info, event, current)
+                    deadline = _monotonic() + limit
+                    result = info.handler(event, current)
+                    if result.__class__ is CoroutineType:
+                        # Run the first step now, as await would; arm a timer only if it suspends.
+                        try:
+                            pending = result.send(None)
+                        except StopIteration as stop:
+                            result = stop.value
+                        else:
+                            resumed = _Resumed(result, pending)
+                            result = await _bounded(resumed, deadline, limit)
+                    elif (
+                        result is not None
+                        and result.__class__ is not HookResult
+                        and inspect.isawaitable(result)
+                    ):
+                        result = await _bounded(result, deadline, limit)
                 if result is None:
                     continue
                 if not isinstance(result, HookResult):
@@ -440,19 +504,6 @@ class HookRegistry:
         _object_setattr(merged, "__pydantic_extra__", None)
         _object_setattr(merged, "__pydantic_private__", None)
         return merged
-
-    async def _call_bounded(self, info: HandlerInfo, event: str, data: dict[str, Any]) -> object:
-        limit = info.timeout if info.timeout is not None else self.default_timeout
-        try:
-            async with asyncio.timeout(limit) as scope:
-                result: object = info.handler(event, data)
-                if inspect.isawaitable(result):
-                    result = await result
-        except TimeoutError:
-            if scope.expired():
-                raise _Failure("timeout", f"timed out after {limit:g}s") from None
-            raise  # the handler's own TimeoutError is an ordinary error
-        return result
 
     def _fail(self, info: HandlerInfo, event: str, kind: FailureKind, error: str) -> bool:
         logger.warning(

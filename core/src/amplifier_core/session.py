@@ -110,6 +110,7 @@ class AmplifierSession:
         self.coordinator.mount_points["providers"][self.provider.name] = self.provider
         self.loader = ModuleLoader(self.coordinator, strict=strict)
         self.coordinator.register_capability("session", self)
+        self.coordinator.register_capability("session.working_dir", str(self.workspace))
         self.memory = MemoryWatcher(
             self.workspace, tuple(settings.get("memory_files", DEFAULT_MEMORY_FILES))
         )

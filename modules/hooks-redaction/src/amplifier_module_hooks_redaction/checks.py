@@ -83,16 +83,36 @@ def _hex_token(text: str, start: int, end: int) -> bool:
     return before_ok and after_ok
 
 
+def _hex_groups(text: str, position: int, width: int, step: int) -> int:
+    """How many (0-2) lone ``width``-digit hex groups follow one another from ``position``.
+
+    ``step`` -1 walks left from a span's start, +1 walks right from its end; groups are
+    separated by one space.
+    """
+    found = 0
+    while found < 2:
+        if step < 0:
+            start, end = position - 1 - width, position - 1
+            if text[end : end + 1] != " " or not _hex_token(text, start, end):
+                break
+            position = start
+        else:
+            start, end = position + 1, position + 1 + width
+            if text[position : position + 1] != " " or not _hex_token(text, start, end):
+                break
+            position = end
+        found += 1
+    return found
+
+
 def beside_hex_group(text: str, start: int, end: int) -> bool:
-    """True when the span sits in a hex dump: a lone 2- or 4-digit hex group one space away.
+    """True when the span sits in a hex dump: two more 2- or 4-digit hex groups around it.
 
     ``7f 45 02 01 00 00 00 00 00 00`` and ``7f45 4c46 4111 1111 1111 1111`` are bytes, not a
-    phone or card number.
+    phone or card number; ``exp 2027 4111 1111 1111 1111`` (one group) is still a card.
     """
     for width in (2, 4):
-        if text[start - 1 : start] == " " and _hex_token(text, start - 1 - width, start - 1):
-            return True
-        if text[end : end + 1] == " " and _hex_token(text, end + 1, end + 1 + width):
+        if _hex_groups(text, start, width, -1) + _hex_groups(text, end, width, 1) >= 2:
             return True
     return False
 
