@@ -1,6 +1,6 @@
 """Developer sessions for the workspace: tests, per-package tests, lint, types, bench, demo.
 
-``nox`` with no arguments runs tests, lint and types: the whole check that CI runs.
+``nox`` with no arguments runs tests, lint, types and compat: the whole check that CI runs.
 Packages are found, not listed: ``core/`` plus every ``modules/*/pyproject.toml``.
 """
 
@@ -16,7 +16,7 @@ MODULES = sorted(p.parent for p in ROOT.glob("modules/*/pyproject.toml"))
 PACKAGES = [CORE, *MODULES]
 TEST_TOOLS = ["pytest>=8", "pytest-asyncio>=0.23", "hypothesis>=6.100", "ruff>=0.6", "mypy>=1.10"]
 
-nox.options.sessions = ["tests", "lint", "types"]
+nox.options.sessions = ["tests", "lint", "types", "compat"]
 nox.options.reuse_existing_virtualenvs = True
 nox.options.error_on_missing_interpreters = False
 
@@ -61,6 +61,23 @@ def types(session: nox.Session) -> None:
     session.install("types-PyYAML", "nox", "pluggy")
     targets = [str(p / "src") for p in PACKAGES] + ["bench", "noxfile.py"]
     session.run("mypy", "--strict", *targets)
+
+
+@nox.session
+def compat(session: nox.Session) -> None:
+    """Every module on amplifier-core 2.0.2 from PyPI, in this session's own environment.
+
+    Each module's ``tests/test_upstream*.py`` runs its module on the upstream kernel through
+    the interpreter named by ``AMPLIFIER_CORE_202_PYTHON``; our kernel is not installed here.
+    """
+    files = sorted(str(p) for p in ROOT.glob("modules/*/tests/test_upstream*.py"))
+    if not files:
+        session.error("no modules/*/tests/test_upstream*.py found")
+    session.install("amplifier-core==2.0.2", "pytest>=8", "pytest-asyncio>=0.23")
+    for module in MODULES:
+        session.install("-e", str(module))
+    python = str(Path(session.bin) / "python")
+    session.run("pytest", "-q", *files, env={"AMPLIFIER_CORE_202_PYTHON": python})
 
 
 @nox.session

@@ -31,10 +31,11 @@ import asyncio
 import contextlib
 import math
 import os
+import re
 import select
 import sys
 import threading
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Final, Literal, TextIO, TypeAlias
 
@@ -63,7 +64,8 @@ _REFUSAL_WORDS: Final = ("deny", "no")
 _ENTER: Final = frozenset({"\r", "\n"})
 _BACKSPACE: Final = frozenset({"\x7f", "\b"})
 _END_OF_INPUT: Final = "\x04"
-_ESCAPE: Final = "\x1b"
+_KEY_SEQUENCE: Final = re.compile(r"\x1b(?:\[[0-?]*[ -/]*[@-~]|O.|.)?", re.DOTALL)
+"""Escape sequences (arrow and function keys): dropped whole, so their letters never answer."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -309,30 +311,44 @@ class TerminalApprovalSystem:
         body = Text(prompt + "\n", style="bold")
         body.append("   ".join(f"{i}) {o}" for i, o in enumerate(options, 1)))
         self.console.print(
-            Panel(body, title="Approval needed", title_align="left", border_style="yellow",
-                  expand=False)
+            Panel(
+                body,
+                title="Approval needed",
+                title_align="left",
+                border_style="yellow",
+                expand=False,
+            )
         )
         self.console.print(
             f"  [dim]{self._hint(options)}; no answer means[/] {escape(default_answer)}",
             highlight=False,
         )
 
-    def _status(self, line: str) -> None:
-        stream = self.console.file
+    def _status(self, line: Text, *, changed: bool) -> None:
+        """Redraw the answer line in place; off a terminal, print it only when it changes."""
+        console = self.console
+        if not console.is_terminal:
+            if changed:
+                console.print(line, highlight=False)
+            return
+        with console.capture() as captured:
+            console.print(line, end="", soft_wrap=True, highlight=False)
+        console.file.write("\r\x1b[2K" + captured.get())
+        console.file.flush()
+
+    def _clear_line(self) -> None:
         if self.console.is_terminal:
-            stream.write("\r\x1b[2K" + line)
-        else:
-            stream.write(line + "\n")
-        stream.flush()
+            self.console.file.write("\r\x1b[2K")
+            self.console.file.flush()
 
     async def _ask(
-        self, prompt: str, options: list[str], timeout: float, default: ApprovalDefault
+        self, prompt: str, options: list[str], limit: float, default: ApprovalDefault
     ) -> str:
         loop = asyncio.get_running_loop()
         fallback = default_option(options, default)
         started = loop.time()
-        margin = min(0.25, timeout * 0.05) if math.isfinite(timeout) else 0.0
-        deadline = started + max(0.0, timeout - margin)
+        margin = min(0.25, limit * 0.05) if math.isfinite(limit) else 0.0
+        deadline = started + max(0.0, limit - margin)
         self._show_request(prompt, options, fallback)
         fd = self.stdin.fileno()
         reader = _KeyReader(fd, loop)
@@ -343,17 +359,16 @@ class TerminalApprovalSystem:
             try:
                 answer, source = await self._read_answer(reader, options, deadline, fallback)
             except BaseException:
-                self._status("")
+                self._clear_line()
                 self.console.print("  [red]approval interrupted[/]")
                 raise
             finally:
                 reader.stop()
         seconds = loop.time() - started
-        if self.console.is_terminal:
-            self.console.file.write("\r\x1b[2K")
+        self._clear_line()
         if source == "timeout":
             self.console.print(
-                f"  [yellow]No answer within {timeout:g}s: timed out, taking the default:[/] "
+                f"  [yellow]No answer within {limit:g}s: timed out, taking the default:[/] "
                 f"[bold]{escape(answer)}[/]",
                 highlight=False,
             )
@@ -378,21 +393,29 @@ class TerminalApprovalSystem:
         loop = reader.loop
         buffer = ""
         note = ""
-        infinite = not math.isfinite(deadline)
+        shown: tuple[str, str] | None = None
         while True:
             left = deadline - loop.time()
             if left <= 0:
                 return fallback, "timeout"
-            when = "no time limit" if infinite else f"{escape(fallback)} in {_clock(left)}"
-            status = Text.from_markup(f"  [dim]{note}[/]{when} > ", style="yellow")
-            status.append(buffer, style="bold")
-            self._status(status.plain if not self.console.is_terminal else _ansi(self, status))
-            wait = min(1.0, left - math.floor(left) or 1.0) if not infinite else None
+            line = Text("  ")
+            if note:
+                line.append(note, style="dim")
+            if math.isfinite(left):
+                line.append(f"{fallback} in {_clock(left)}", style="yellow")
+                wait: float | None = min(1.0, (left - math.floor(left)) or 1.0)
+            else:
+                line.append("no time limit", style="yellow")
+                wait = None
+            line.append(" > ")
+            line.append(buffer, style="bold")
+            self._status(line, changed=shown != (note, buffer))
+            shown = (note, buffer)
             try:
                 keys = await asyncio.wait_for(reader.queue.get(), timeout=wait)
             except TimeoutError:
                 continue
-            for key in keys:
+            for key in _KEY_SEQUENCE.sub("", keys):
                 if key == _END_OF_INPUT:
                     return fallback, "end_of_input"
                 if key in _ENTER:
@@ -403,7 +426,7 @@ class TerminalApprovalSystem:
                     buffer = ""
                 elif key in _BACKSPACE:
                     buffer = buffer[:-1]
-                elif key == _ESCAPE or not key.isprintable():
+                elif not key.isprintable():
                     continue
                 else:
                     buffer += key
@@ -421,13 +444,3 @@ def _could_grow(buffer: str, options: Sequence[str]) -> bool:
         return any(str(i).startswith(buffer) for i in range(1, len(options) + 1))
     lowered = buffer.lower()
     return any(o.strip().lower().startswith(lowered) for o in options)
-
-
-def _ansi(system: TerminalApprovalSystem, text: Text) -> str:
-    """``text`` rendered with the console's colours, on one line."""
-    with system.console.capture() as captured:
-        system.console.print(text, end="", soft_wrap=True)
-    return captured.get()
-
-
-_Render: TypeAlias = Callable[[Text], str]

@@ -6,9 +6,9 @@ from collections.abc import Callable
 from typing import Any
 
 import pytest
+
 from amplifier_core.hooks import HookRegistry
 from amplifier_core.models import HookResult
-
 from amplifier_module_hooks_redaction import (
     DEFAULT_EVENTS,
     RedactionConfig,
@@ -125,7 +125,9 @@ async def test_allowlist_patterns_keep_full_matches() -> None:
     text = f"{EMAIL}, ops@corp.io, (555) 0123-4567? no: (555) 234-5678"
     result = await emit(config, {"output": text})
     assert result.data is not None
-    assert result.data["output"] == f"{EMAIL}, [REDACTED:email], (555) 0123-4567? no: [REDACTED:phone]"
+    assert (
+        result.data["output"] == f"{EMAIL}, [REDACTED:email], (555) 0123-4567? no: [REDACTED:phone]"
+    )
 
 
 async def test_allowlist_paths_exempt_whole_subtrees() -> None:
@@ -137,7 +139,10 @@ async def test_allowlist_paths_exempt_whole_subtrees() -> None:
     }
     result = await emit(config, data)
     assert result.data is not None
-    assert result.data["tool_result"] == {"fixtures": {"key": GH}, "output": "[REDACTED:github_token]"}
+    assert result.data["tool_result"] == {
+        "fixtures": {"key": GH},
+        "output": "[REDACTED:github_token]",
+    }
     assert result.data["messages"] == [{"meta": [GH], "content": "[REDACTED:github_token]"}]
     assert result.data["deep"] == {"x": [{"checksum": GH}]}
     assert result.data["redaction"] == {"github_token": 2}
@@ -221,7 +226,9 @@ async def test_fail_closed_denies_when_redaction_itself_fails() -> None:
     closed = await emit({"fail_closed": True}, data)
     assert closed.action == "deny"
     assert closed.reason is not None
-    assert closed.reason.startswith("hooks-redaction: could not redact tool:post data (RecursionError")
+    assert closed.reason.startswith(
+        "hooks-redaction: could not redact tool:post data (RecursionError"
+    )
     opened = await emit(None, data)
     assert opened.action == "continue"
 
@@ -236,25 +243,61 @@ async def test_fail_closed_denies_when_redaction_itself_fails() -> None:
         ({"events": []}, "events: Tuple should have at least 1 item"),
         ({"events": "tool:post"}, "events: Input should be a valid tuple (got 'tool:post')"),
         ({"events": ["tool:post", " "]}, "events[1]: expected an event name such as 'tool:post'"),
-        ({"rules": ["secrets", "githb_token"]}, "rules[1]: unknown rule or rule set 'githb_token'; expected one of: secrets, pii,"),
-        ({"disabled_rules": ["nope"]}, "disabled_rules[0]: unknown rule 'nope'; expected one of: private_key,"),
+        (
+            {"rules": ["secrets", "githb_token"]},
+            "rules[1]: unknown rule or rule set 'githb_token'; expected one of: secrets, pii,",
+        ),
+        (
+            {"disabled_rules": ["nope"]},
+            "disabled_rules[0]: unknown rule 'nope'; expected one of: private_key,",
+        ),
         ({"rules": [], "custom_rules": {}}, "rules: no rule is left to apply"),
         ({"rules": ["email"], "disabled_rules": ["email"]}, "rules: no rule is left to apply"),
-        ({"custom_rules": {"ticket": "TICKET-(\\d+"}}, "custom_rules.ticket: not a valid regular expression (missing ), unterminated subpattern"),
-        ({"custom_rules": {"ticket": "x*"}}, "custom_rules.ticket: pattern 'x*' matches the empty string"),
-        ({"custom_rules": {"Bad Name": "x+"}}, "custom_rules.Bad Name (key): rule name 'Bad Name' must be lower case"),
-        ({"custom_rules": {"email": "x+"}}, "custom_rules.email (key): rule name 'email' is already a built-in rule or rule set"),
+        (
+            {"custom_rules": {"ticket": "TICKET-(\\d+"}},
+            "custom_rules.ticket: not a valid regular expression (missing ), unterminated subpattern",
+        ),
+        (
+            {"custom_rules": {"ticket": "x*"}},
+            "custom_rules.ticket: pattern 'x*' matches the empty string",
+        ),
+        (
+            {"custom_rules": {"Bad Name": "x+"}},
+            "custom_rules.Bad Name (key): rule name 'Bad Name' must be lower case",
+        ),
+        (
+            {"custom_rules": {"email": "x+"}},
+            "custom_rules.email (key): rule name 'email' is already a built-in rule or rule set",
+        ),
         ({"allowlist": {"values": "a"}}, "allowlist.values: Input should be a valid tuple"),
-        ({"allowlist": {"patterns": ["ok", "("]}}, "allowlist.patterns[1]: not a valid regular expression"),
-        ({"allowlist": {"paths": ["a..b"]}}, "allowlist.paths[0]: key path 'a..b': part '' is not a key"),
-        ({"allowlist": {"paths": ["**"]}}, "allowlist.paths[0]: key path '**' would match the whole event data"),
-        ({"allowlist": {"pathz": []}}, "allowlist.pathz: unknown key; expected one of: values, patterns, paths"),
-        ({"replacement": "[{name}]"}, "replacement: unknown placeholder {name} in '[{name}]'; only {rule} is available"),
+        (
+            {"allowlist": {"patterns": ["ok", "("]}},
+            "allowlist.patterns[1]: not a valid regular expression",
+        ),
+        (
+            {"allowlist": {"paths": ["a..b"]}},
+            "allowlist.paths[0]: key path 'a..b': part '' is not a key",
+        ),
+        (
+            {"allowlist": {"paths": ["**"]}},
+            "allowlist.paths[0]: key path '**' would match the whole event data",
+        ),
+        (
+            {"allowlist": {"pathz": []}},
+            "allowlist.pathz: unknown key; expected one of: values, patterns, paths",
+        ),
+        (
+            {"replacement": "[{name}]"},
+            "replacement: unknown placeholder {name} in '[{name}]'; only {rule} is available",
+        ),
         ({"replacement": "[{rule]"}, "replacement: '[{rule]' is not a valid template"),
         ({"replacement": ""}, "replacement: String should have at least 1 character"),
         ({"counts_key": ""}, "counts_key: String should have at least 1 character"),
         ({"notify": "loudly"}, "notify: Input should be a valid boolean"),
-        ({"notify_level": "debug"}, "notify_level: Input should be 'info', 'warning' or 'error' (got 'debug')"),
+        (
+            {"notify_level": "debug"},
+            "notify_level: Input should be 'info', 'warning' or 'error' (got 'debug')",
+        ),
         ({"priority": "first"}, "priority: Input should be a valid integer"),
         ({"fail_closed": [True]}, "fail_closed: Input should be a valid boolean"),
         (["secrets"], "Input should be a valid dictionary or instance of RedactionConfig"),

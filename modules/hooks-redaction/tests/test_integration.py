@@ -7,10 +7,9 @@ import json
 from importlib.metadata import entry_points
 from typing import Any
 
+import amplifier_module_hooks_redaction
 from amplifier_core.hooks import HookRegistry
 from amplifier_core.models import HookResult
-
-import amplifier_module_hooks_redaction
 from amplifier_module_hooks_redaction import mount
 
 GH = "ghp_" + "M4rK9sT2vQ7wX1yZ3aB5cD6eF8gH0iJ2kL4mN6"
@@ -109,9 +108,7 @@ async def test_provider_request_is_redacted_before_it_leaves() -> None:
     # The caller's data object is untouched.
     assert data == original
     cleanup()
-    assert coordinator.hooks.list_handlers("provider:request") == {
-        "provider:request": ["provider"]
-    }
+    assert coordinator.hooks.list_handlers("provider:request") == {"provider:request": ["provider"]}
 
 
 async def test_tool_post_result_dict_is_redacted() -> None:
@@ -188,4 +185,6 @@ def test_entry_point_names_mount() -> None:
     (entry,) = entry_points(group="amplifier.modules", name="hooks-redaction")
     assert entry.value == "amplifier_module_hooks_redaction:mount"
     assert entry.load() is mount
-    assert set(amplifier_module_hooks_redaction.__all__) <= set(dir(amplifier_module_hooks_redaction))
+    assert set(amplifier_module_hooks_redaction.__all__) <= set(
+        dir(amplifier_module_hooks_redaction)
+    )

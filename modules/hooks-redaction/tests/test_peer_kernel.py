@@ -65,9 +65,7 @@ def test_mounts_and_redacts_on_amplifier_core_2_0_2() -> None:
     message = report["dirty"]["messages"][0]["content"][0]
     assert message["text"] == "token [REDACTED:github_token] at 2025-03-14T09:26:53Z"
     assert report["dirty"]["redaction"] == {"github_token": 1}
-    assert report["clean"]["tool_result"] == {
-        "output": "ok 550e8400-e29b-41d4-a716-446655440000"
-    }
+    assert report["clean"]["tool_result"] == {"output": "ok 550e8400-e29b-41d4-a716-446655440000"}
     assert "redaction" not in report["clean"]
     assert report["registered"] == {
         "provider:request": ["hooks-redaction"],

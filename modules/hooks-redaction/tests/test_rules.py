@@ -13,7 +13,7 @@ from amplifier_module_hooks_redaction import (
     TextRedactor,
     build_redactor,
 )
-from amplifier_module_hooks_redaction.checks import is_card_number, luhn_valid, looks_random
+from amplifier_module_hooks_redaction.checks import is_card_number, looks_random, luhn_valid
 
 GH = "ghp_" + "a1B2c3D4e5F6g7H8i9J0" + "kLmNoPqRsTuVwXyZ"  # 36 characters after ghp_
 
@@ -28,17 +28,22 @@ def redact(text: str, *rules: str) -> tuple[str, dict[str, int]]:
         ("call (555) 234-5678 now", "call [REDACTED:phone] now"),
         ("tel:+1-816-555-1212.", "tel:[REDACTED:phone]."),
         ("+44 (0)20 7946 0958", "[REDACTED:phone]"),
-        ("office: 020 7946 0958, mobile 07700 900123", "office: [REDACTED:phone], mobile [REDACTED:phone]"),
+        (
+            "office: 020 7946 0958, mobile 07700 900123",
+            "office: [REDACTED:phone], mobile [REDACTED:phone]",
+        ),
         ("4111 1111 1111 1111", "[REDACTED:payment_card]"),
         ("Amex 3782-822463-10005.", "Amex [REDACTED:payment_card]."),
+        ("exp 2027 4111 1111 1111 1111", "exp 2027 [REDACTED:payment_card]"),
+        ("(555) 234-5678 4111 1111 1111 1111", "[REDACTED:phone] [REDACTED:payment_card]"),
         ("mail <Jo.Doe+tag@Example.co.uk>", "mail <[REDACTED:email]>"),
         ("user_name@example.org", "[REDACTED:email]"),
-        (f"api_key={GH}", f"api_key=[REDACTED:github_token]"),
+        (f"api_key={GH}", "api_key=[REDACTED:github_token]"),
         ("postgres://app:s3cr3t@db:5432/x", "postgres://app:[REDACTED:url_credentials]@db:5432/x"),
         ('{"password": "hunter2"}', '{"password": "[REDACTED:credential_assignment]"}'),
         ("PASSWORD=hunter2", "PASSWORD=[REDACTED:credential_assignment]"),
         ("db_password: 'it is long'", "db_password: '[REDACTED:credential_assignment]'"),
-        ("client.secret = \"abc def\";", 'client.secret = "[REDACTED:credential_assignment]";'),
+        ('client.secret = "abc def";', 'client.secret = "[REDACTED:credential_assignment]";'),
     ],
 )
 def test_exact_output(text: str, expected: str) -> None:

@@ -93,14 +93,20 @@ def test_strings_at_the_top_level_and_in_tuples() -> None:
         ("a.b", [("a", "b")], [("a", "c"), ("b",)]),
         ("messages[0].meta", [("messages", 0, "meta")], [("messages", 1, "meta")]),
         ("messages.0.meta", [("messages", 0, "meta")], [("messages", 1, "meta")]),
-        ("messages[*].meta", [("messages", 0, "meta"), ("messages", 7, "meta")], [("messages", "x", "meta")]),
+        (
+            "messages[*].meta",
+            [("messages", 0, "meta"), ("messages", 7, "meta")],
+            [("messages", "x", "meta")],
+        ),
         ("a.*.c", [("a", "x", "c"), ("a", 3, "c")], [("a", "c"), ("a", "x", "y", "c")]),
         ("**.sha", [("sha",), ("a", "sha"), ("a", 1, "b", "sha")], [("a", "shax")]),
         ("a.**.c", [("a", "c"), ("a", "x", "c"), ("a", 1, 2, "c")], [("b", "c")]),
         ("a.**", [("a", "b"), ("a",)], [("b",)]),
     ],
 )
-def test_key_paths(path: str, exempt: list[tuple[Any, ...]], redacted: list[tuple[Any, ...]]) -> None:
+def test_key_paths(
+    path: str, exempt: list[tuple[Any, ...]], redacted: list[tuple[Any, ...]]
+) -> None:
     matcher = PathMatcher([path])
 
     def is_exempt(keys: tuple[Any, ...]) -> bool:

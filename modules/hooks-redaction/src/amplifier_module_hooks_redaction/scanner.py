@@ -127,9 +127,7 @@ class TextRedactor:
             # outside (``ghp_....a@example.com``): scan the result again for what is left.
         return (text, counts) if counts else None
 
-    def _replace(
-        self, text: str, spans: list[tuple[int, int, int]], counts: dict[str, int]
-    ) -> str:
+    def _replace(self, text: str, spans: list[tuple[int, int, int]], counts: dict[str, int]) -> str:
         parts: list[str] = []
         position = 0
         names = self._names
@@ -162,12 +160,16 @@ class TextRedactor:
                 # search() returns None for a miss much faster than finditer() sets up.
                 match = pattern.search(haystack)
                 while match is not None:
+                    accepted = False
                     for index, select in members:
                         span = select(text, match)
                         if span is not None and span[0] < span[1]:
                             hits.append((span[0], index, span[1]))
-                    end = match.end()
-                    match = pattern.search(haystack, end if end > match.start() else end + 1)
+                            accepted = True
+                    # After a rejected match, look again inside it: "2027 4111 1111 1111 1111"
+                    # is not a card from its first group, but is one from the second.
+                    start, end = match.span()
+                    match = pattern.search(haystack, end if accepted and end > start else start + 1)
         if not hits:
             return [], False
         if len(hits) > 1:
