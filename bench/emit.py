@@ -127,8 +127,8 @@ def _start_peers(python: str, with_peer: bool) -> dict[str, Peer]:
     _start(ac, [str(venv.python), "-I", str(WORKER), "registry"])
     if ac.client is not None:
         version = ac.info.get("version")
-        module_file = Path(str(ac.info.get("module_file")))
-        if version != PEER_VERSION or not module_file.is_relative_to(PEER_VENV):
+        module_file = Path(str(ac.info.get("module_file"))).resolve()
+        if version != PEER_VERSION or not module_file.is_relative_to(PEER_VENV.resolve()):
             ac.skipped = f"{venv.python} imported amplifier_core {version} from {module_file}"
             ac.client.close()
             ac.client = None

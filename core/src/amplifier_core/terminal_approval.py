@@ -349,12 +349,12 @@ class TerminalApprovalSystem:
         started = loop.time()
         margin = min(0.25, limit * 0.05) if math.isfinite(limit) else 0.0
         deadline = started + max(0.0, limit - margin)
-        self._show_request(prompt, options, fallback)
         fd = self.stdin.fileno()
         reader = _KeyReader(fd, loop)
         answer: str | None = None
         source: AnswerSource = "user"
-        with _cbreak(fd):
+        with _cbreak(fd):  # type-ahead is discarded before the question is on the screen
+            self._show_request(prompt, options, fallback)
             reader.start()
             try:
                 answer, source = await self._read_answer(reader, options, deadline, fallback)

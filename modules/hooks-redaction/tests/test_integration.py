@@ -102,7 +102,8 @@ async def test_provider_request_is_redacted_before_it_leaves() -> None:
     assert result.user_message == (
         "Redacted 4 secrets (anthropic_api_key: 1, email: 1, github_token: 1, payment_card: 1)"
     )
-    assert GH not in json.dumps(final) and SK not in json.dumps(final)
+    assert GH not in json.dumps(final)
+    assert SK not in json.dumps(final)
     # The later handler (the provider side) saw only redacted data.
     assert seen_by_provider == [final]
     # The caller's data object is untouched.
@@ -164,7 +165,8 @@ async def test_events_not_subscribed_pass_through() -> None:
     await mount(coordinator, {})
     result = await coordinator.hooks.emit("tool:pre", {"tool_input": {"command": GH}})
     assert result.action == "continue"
-    assert result.data is not None and result.data["tool_input"] == {"command": GH}
+    assert result.data is not None
+    assert result.data["tool_input"] == {"command": GH}
 
 
 async def test_two_mounts_clean_up_independently() -> None:
@@ -176,7 +178,8 @@ async def test_two_mounts_clean_up_independently() -> None:
     }
     first()
     result = await coordinator.hooks.emit("tool:post", {"out": f"{GH} ops@example.com"})
-    assert result.data is not None and result.data["out"] == f"{GH} [REDACTED:email]"
+    assert result.data is not None
+    assert result.data["out"] == f"{GH} [REDACTED:email]"
     second()
     assert coordinator.hooks.list_handlers("tool:post") == {"tool:post": []}
 

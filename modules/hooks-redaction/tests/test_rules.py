@@ -141,7 +141,8 @@ def test_redacting_redacted_text_finds_nothing_new(text: str) -> None:
 def test_case_insensitive_rules_survive_text_whose_lower_case_changes_length() -> None:
     # "İ".lower() is two characters: spans must still land on the original text.
     text = "İstanbul PASSWORD=hunter2x Authorization: Bearer abcDEF1234567890xyz"
-    assert "İ".lower() != "i" and len(text.lower()) != len(text)
+    assert "İ".lower() != "i"
+    assert len(text.lower()) != len(text)
     assert redact(text) == (
         "İstanbul PASSWORD=[REDACTED:credential_assignment] "
         "Authorization: Bearer [REDACTED:auth_header]",
@@ -155,11 +156,15 @@ def test_truncated_private_key_is_redacted_to_the_end_of_its_body() -> None:
 
 
 def test_checks() -> None:
-    assert luhn_valid("4111111111111111") and not luhn_valid("4111111111111112")
-    assert is_card_number("4111-1111-1111-1111") and is_card_number("378282246310005")
+    assert luhn_valid("4111111111111111")
+    assert not luhn_valid("4111111111111112")
+    assert is_card_number("4111-1111-1111-1111")
+    assert is_card_number("378282246310005")
     assert not is_card_number("1111111111111117")  # Luhn-valid, but no card network starts with 1
     assert not is_card_number("4111111111111")  # Visa length, Luhn-invalid
-    assert looks_random("abc1") and looks_random("abcD") and not looks_random("some-slug-name")
+    assert looks_random("abc1")
+    assert looks_random("abcD")
+    assert not looks_random("some-slug-name")
 
 
 def test_rule_sets_cover_every_builtin_rule_once() -> None:

@@ -26,7 +26,7 @@ class Pair(NamedTuple):
 
 def test_nested_structures_are_redacted_and_keys_never_change() -> None:
     marker = object()
-    data = {
+    data: dict[str, Any] = {
         GH: {"list": [1, 2.5, None, True, b"ghp_bytes", marker, f"x {GH}"]},
         "tuple": (GH, 3),
         "pair": Pair(GH, "plain"),
@@ -39,8 +39,10 @@ def test_nested_structures_are_redacted_and_keys_never_change() -> None:
     assert result[GH]["list"][:6] == [1, 2.5, None, True, b"ghp_bytes", marker]
     assert result[GH]["list"][5] is marker
     assert result[GH]["list"][6] == f"x {MARK}"
-    assert result["tuple"] == (MARK, 3) and type(result["tuple"]) is tuple
-    assert result["pair"] == Pair(MARK, "plain") and type(result["pair"]) is Pair
+    assert result["tuple"] == (MARK, 3)
+    assert type(result["tuple"]) is tuple
+    assert result["pair"] == Pair(MARK, "plain")
+    assert type(result["pair"]) is Pair
     assert result["content"][0] == {"type": "text", "text": MARK}
     # The input is untouched.
     assert data[GH]["list"][6] == f"x {GH}"
@@ -50,7 +52,8 @@ def test_nested_structures_are_redacted_and_keys_never_change() -> None:
 def test_unchanged_data_is_returned_as_the_same_object_and_subtrees_are_shared() -> None:
     clean = {"a": [{"b": "2024-01-15T10:30:00Z"}], "c": ("d",)}
     result, counts = redactor().redact(clean)
-    assert result is clean and counts == {}
+    assert result is clean
+    assert counts == {}
     mixed = {"clean": clean, "dirty": [GH]}
     result, _ = redactor().redact(mixed)
     assert result is not mixed
@@ -66,10 +69,13 @@ def test_container_subclasses_keep_their_type() -> None:
         pass
 
     result, _ = redactor().redact({"o": ordered, "d": default, "t": Tagged([GH])})
-    assert type(result["o"]) is OrderedDict and result["o"] == {"a": MARK}
-    assert type(result["d"]) is defaultdict and result["d"]["a"] == [MARK]
+    assert type(result["o"]) is OrderedDict
+    assert result["o"] == {"a": MARK}
+    assert type(result["d"]) is defaultdict
+    assert result["d"]["a"] == [MARK]
     assert result["d"].default_factory is list
-    assert type(result["t"]) is Tagged and result["t"] == [MARK]
+    assert type(result["t"]) is Tagged
+    assert result["t"] == [MARK]
 
 
 def test_self_referencing_data_is_walked_once() -> None:

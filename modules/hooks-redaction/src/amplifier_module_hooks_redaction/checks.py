@@ -106,13 +106,13 @@ def _hex_groups(text: str, position: int, width: int, step: int) -> int:
 
 
 def beside_hex_group(text: str, start: int, end: int) -> bool:
-    """True when the span sits in a hex dump: two more 2- or 4-digit hex groups around it.
+    """True when the span sits in a hex dump: two more 2- or 4-digit hex groups on one side.
 
     ``7f 45 02 01 00 00 00 00 00 00`` and ``7f45 4c46 4111 1111 1111 1111`` are bytes, not a
-    phone or card number; ``exp 2027 4111 1111 1111 1111`` (one group) is still a card.
+    phone or card number; ``exp 2027 4111 1111 1111 1111 on 2027-01-01`` is still a card.
     """
     for width in (2, 4):
-        if _hex_groups(text, start, width, -1) + _hex_groups(text, end, width, 1) >= 2:
+        if _hex_groups(text, start, width, -1) == 2 or _hex_groups(text, end, width, 1) == 2:
             return True
     return False
 
@@ -137,7 +137,7 @@ def looks_random(value: str) -> bool:
 _PLACEHOLDER: Final = re.compile(
     r"""
     \*+ | x{3,} | X{3,} | \.{3,} | _+ | -+       # masks and ellipses
-    | <[^<>]*>? | \[[^\[\]]*\]?                  # <your-key>, [REDACTED:...]
+    | <[^<>]*>? | (?i:\[redacted[^\[\]]*\]?)     # <your-key>, [REDACTED:...]
     | \$\{?[A-Za-z_][A-Za-z0-9_]*\}?             # $VAR, ${VAR}
     | \{\{.*\}\}? | \{[A-Za-z_][A-Za-z0-9_.]*\}  # {{ template }}, {name}
     | %\(?[A-Za-z_]*\)?s                         # %s, %(name)s

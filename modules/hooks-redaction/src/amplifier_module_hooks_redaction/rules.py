@@ -230,6 +230,8 @@ _ASSIGNMENT_KEYS = (
 )
 
 _PEM_LABEL = r"[ A-Z0-9]*PRIVATE KEY(?: BLOCK)?-----"
+# Base64 lines, header lines (Proc-Type: 4,ENCRYPTED) and \n escapes, as in JSON key files.
+_PEM_BODY = r"[A-Za-z0-9+/=\s\\:,.-]"
 
 # Phone numbers and card numbers, scanned in one pass. The pattern starts with a character
 # class (``[0-9+(]``) so the engine skips other text quickly; the look-behinds after it check
@@ -270,16 +272,15 @@ def _rule(
     select: Selector,
     *,
     lowered: bool = False,
-    flags: int = 0,
 ) -> Rule:
     return Rule(
         name=name,
         category=category,
         summary=summary,
-        patterns=_compile(*sources, flags=flags),
+        patterns=_compile(*sources),
         select=select,
         lowered=lowered,
-        ignorecase=_compile(*sources, flags=flags | re.IGNORECASE) if lowered else (),
+        ignorecase=_compile(*sources, flags=re.IGNORECASE) if lowered else (),
     )
 
 
@@ -290,7 +291,7 @@ BUILTIN_RULES: Final[tuple[Rule, ...]] = (
         "private_key",
         "secret",
         "PEM private key blocks (RSA, EC, DSA, OpenSSH, PKCS#8, PGP), also when truncated",
-        (rf"-----BEGIN{_PEM_LABEL}(?:[\s\S]*?-----END{_PEM_LABEL}|[A-Za-z0-9+/=\s\\:,.-]*)",),
+        (rf"-----BEGIN{_PEM_LABEL}(?:{_PEM_BODY}*?-----END{_PEM_LABEL}|{_PEM_BODY}{{16,}})",),
         _whole(),
     ),
     _rule(
@@ -422,7 +423,7 @@ BUILTIN_RULES: Final[tuple[Rule, ...]] = (
         "email addresses",
         (
             r"@(?:[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?\.)+(?P<tld>[A-Za-z]{2,24})"
-            r"(?![A-Za-z0-9_\[-]|:[A-Za-z0-9_~/])",
+            r"(?![A-Za-z0-9_\[-]|:[A-Za-z0-9_~/\[])",
         ),
         _email,
     ),

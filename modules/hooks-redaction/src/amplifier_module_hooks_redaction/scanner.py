@@ -11,6 +11,7 @@ wins, and at the same start the rule listed first wins. The result is built with
 from __future__ import annotations
 
 import re
+from bisect import bisect_left, bisect_right
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Final
@@ -20,6 +21,7 @@ from .rules import Rule, Selector
 __all__ = ["TextRedactor"]
 
 _MAX_PASSES: Final = 4
+_CONTEXT_REACH: Final = 16  # characters a pattern or validator looks at around a match
 _CACHE_TEXT_LIMIT: Final = 65_536
 _CACHE_CHARS: Final = 4_000_000
 _CACHE_ENTRIES: Final = 16_384
@@ -117,14 +119,14 @@ class TextRedactor:
     def _redact(self, text: str) -> tuple[str, dict[str, int]] | None:
         counts: dict[str, int] = {}
         for _ in range(_MAX_PASSES):
-            spans, cut = self._spans(text)
+            spans, again = self._spans(text)
             if not spans:
                 break
             text = self._replace(text, spans, counts)
-            if not cut:
+            if not again:
                 break
-            # A match that overlapped a winning one was dropped although part of it lies
-            # outside (``ghp_....a@example.com``): scan the result again for what is left.
+            # A match dropped for overlapping a kept one (``ghp_....a@example.com``), or one
+            # rejected for its context next to a kept one: the replaced text may hold more.
         return (text, counts) if counts else None
 
     def _replace(self, text: str, spans: list[tuple[int, int, int]], counts: dict[str, int]) -> str:
@@ -142,8 +144,13 @@ class TextRedactor:
         return "".join(parts)
 
     def _spans(self, text: str) -> tuple[list[tuple[int, int, int]], bool]:
-        """The spans to replace, and whether a dropped match reached past the kept ones."""
+        """The spans to replace, and whether the text must be scanned again once replaced.
+
+        Again, when a dropped match reached past the kept ones, or a rejected match lies
+        next to a kept one (its context changes when the kept one is replaced).
+        """
         hits: list[tuple[int, int, int]] = []
+        rejected: list[tuple[int, int]] = []
         lowered: str | None = None
         for scan in self._passes:
             haystack = text
@@ -169,24 +176,29 @@ class TextRedactor:
                     # After a rejected match, look again inside it: "2027 4111 1111 1111 1111"
                     # is not a card from its first group, but is one from the second.
                     start, end = match.span()
+                    if not accepted:
+                        rejected.append((start, end))
                     match = pattern.search(haystack, end if accepted and end > start else start + 1)
         if not hits:
             return [], False
         if len(hits) > 1:
             hits.sort()
-        return self._resolve(text, hits)
+        chosen, again = self._resolve(text, hits)
+        if chosen and rejected and not again:
+            again = _near(rejected, chosen)
+        return chosen, again
 
     def _resolve(
         self, text: str, hits: list[tuple[int, int, int]]
     ) -> tuple[list[tuple[int, int, int]], bool]:
         chosen: list[tuple[int, int, int]] = []
-        cut = False
+        again = False
         covered = -1
         allow_values = self._allow_values
         allow_patterns = self._allow_patterns
         for start, index, end in hits:
             if start < covered:
-                cut = cut or end > covered
+                again = again or end > covered
                 continue
             covered = end
             if allow_values or allow_patterns:
@@ -194,4 +206,18 @@ class TextRedactor:
                 if value in allow_values or any(p.fullmatch(value) for p in allow_patterns):
                     continue
             chosen.append((start, end, index))
-        return chosen, cut
+        return chosen, again
+
+
+def _near(rejected: list[tuple[int, int]], chosen: list[tuple[int, int, int]]) -> bool:
+    """Whether a rejected match ends within reach of a chosen span's context."""
+    rejected.sort()
+    starts = [start for start, _ in rejected]
+    longest = max(end - start for start, end in rejected)
+    for start, end, _ in chosen:
+        low = bisect_left(starts, start - _CONTEXT_REACH - longest)
+        high = bisect_right(starts, end + _CONTEXT_REACH)
+        for other_start, other_end in rejected[low:high]:
+            if other_end >= start - _CONTEXT_REACH and other_start <= end + _CONTEXT_REACH:
+                return True
+    return False
