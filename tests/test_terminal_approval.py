@@ -1,4 +1,4 @@
-"""The terminal approval prompt: answer rules, the no-terminal policy, and a real terminal (tmux)."""
+"""The terminal approval prompt: answer rules, the no-terminal policy, a real terminal (tmux)."""
 
 from __future__ import annotations
 
@@ -136,7 +136,7 @@ async def test_a_session_asks_it_and_the_kernel_applies_the_answer(tmp_path: Pat
     )
     async with session:
         await session.run("go")
-    tool_message = [m for m in session.context.messages if m["role"] == "tool"][0]
+    tool_message = next(m for m in session.context.messages if m["role"] == "tool")
     assert "denied" in tool_message["content"]
     assert [r.prompt for r in approvals.history] == ["Run echo?"]
     assert "Run echo? -> Deny (no one to ask; policy: deny)" in shown.getvalue()
@@ -277,8 +277,7 @@ def test_amplifier_hooks_run_asks_in_the_terminal(
     )
     script = tmp_path / "script.yaml"
     script.write_text(
-        "- tool_calls: [{name: bash, input: {command: echo approved-and-ran}}]\n"
-        "- text: all done\n",
+        "- tool_calls: [{name: bash, input: {command: echo approved-and-ran}}]\n- text: all done\n",
         encoding="utf-8",
     )
     cli = Path(sys.executable).with_name("amplifier-hooks")

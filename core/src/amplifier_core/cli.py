@@ -67,7 +67,7 @@ _HTTP_PROVIDERS: Final = ("anthropic", "openai")
 
 def _make_console(*, stderr: bool) -> Console:
     """A console that keeps ids, paths and entry points whole when the output is piped."""
-    made = Console(stderr=stderr, highlight=False)
+    made = Console(stderr=stderr, highlight=False, soft_wrap=True)
     if not made.is_terminal and "COLUMNS" not in os.environ:
         made.width = _PIPED_WIDTH
     return made
@@ -154,12 +154,16 @@ def main(verbose: bool) -> None:
     handler = RichHandler(console=errors, show_time=False, show_path=False, markup=False)
     if not verbose:
         handler.addFilter(_NoTracebacks())
-    logging.basicConfig(
-        level=logging.DEBUG if verbose else logging.WARNING,
-        format="%(message)s",
-        handlers=[handler],
-        force=True,
-    )
+    root = logging.getLogger()
+    saved = (list(root.handlers), root.level)
+    root.handlers[:] = [handler]
+    root.setLevel(logging.DEBUG if verbose else logging.WARNING)
+
+    def restore() -> None:  # leave logging as it was (the command line may run in process)
+        root.handlers[:], level = saved
+        root.setLevel(level)
+
+    click.get_current_context().call_on_close(restore)
 
 
 # -- run -------------------------------------------------------------------------------------
@@ -437,9 +441,19 @@ def _error_location(err: BaseException) -> str | None:
 
 @main.command()
 @click.argument("bundle_path", type=click.Path(path_type=Path))
+@click.option(
+    "--mount",
+    "try_mount",
+    is_flag=True,
+    help="Also mount each hook module (this runs its code) to check its config; "
+    "nothing is emitted.",
+)
 @_friendly
-def validate(bundle_path: Path) -> None:
-    """Check BUNDLE_PATH: YAML syntax, keys and types, installed modules, providers, tools."""
+def validate(bundle_path: Path, try_mount: bool) -> None:
+    """Check BUNDLE_PATH: YAML syntax, keys and types, installed modules, providers, tools.
+
+    A module's own config is checked by the module when it mounts: add --mount for that.
+    """
     from .loader import discover_modules
 
     bundle = load_bundle(bundle_path)
@@ -458,6 +472,8 @@ def validate(bundle_path: Path) -> None:
             problem = _source_problem(entry.source, bundle.base_dir)
             if problem:
                 problems.append(f"{where(('hooks', index, 'source'))}: {problem}")
+    if try_mount and not problems:
+        problems += asyncio.run(_mount_problems(bundle, where))
     problems += _provider_problems(bundle, where)
     problems += _tool_problems(bundle, where)
     for key in bundle.session:
@@ -479,6 +495,36 @@ def validate(bundle_path: Path) -> None:
         spec = installed.get(entry.module)
         origin = spec.origin if spec is not None else f"source {entry.source}"
         console.print(f"  {escape(entry.module)} [dim]{escape(origin)}[/]", highlight=False)
+
+
+async def _mount_problems(bundle: Bundle, where: _Locator) -> list[str]:
+    """Mount every hook module on a scratch coordinator; what failed, located in the file."""
+    from .coordinator import ModuleCoordinator
+    from .loader import ModuleLoader
+
+    coordinator = ModuleCoordinator(config={"session": dict(bundle.session)})
+    coordinator.register_capability("session.working_dir", os.getcwd())
+    loader = ModuleLoader(coordinator, strict=False)
+    quiet = _LoaderQuiet()
+    logging.getLogger("amplifier_core.loader").addFilter(quiet)
+    try:
+        await loader.mount_all(bundle.hooks, base_dir=bundle.base_dir)
+    finally:
+        await loader.cleanup()
+        logging.getLogger("amplifier_core.loader").removeFilter(quiet)
+    index = {entry.module: i for i, entry in enumerate(bundle.hooks)}
+    return [
+        f"{where(('hooks', index.get(f.module_id, 0), 'config'))}: module {f.module_id!r} "
+        f"failed to {f.stage}: {f.cause}" + (f" at {f.location}" if f.location else "")
+        for f in loader.failures
+    ]
+
+
+class _LoaderQuiet(logging.Filter):
+    """Drops the loader's failure lines while the command reports them itself."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        return record.levelno < logging.ERROR
 
 
 def _closest(name: str, candidates: Sequence[str] | dict[str, Any]) -> str | None:

@@ -44,14 +44,14 @@ async def emit(
 # ------------------------------------------------------------------------------------ events
 
 
-async def test_events_default_to_provider_request_and_tool_post() -> None:
+async def test_events_default_to_prompt_provider_request_and_tool_results() -> None:
     coordinator, cleanup = await mounted(None)
-    assert DEFAULT_EVENTS == ("provider:request", "tool:post")
+    assert DEFAULT_EVENTS == ("prompt:submit", "provider:request", "tool:post", "tool:error")
     listing = coordinator.hooks.list_handlers()
-    assert listing == {"provider:request": ["hooks-redaction"], "tool:post": ["hooks-redaction"]}
+    assert listing == {event: ["hooks-redaction"] for event in DEFAULT_EVENTS}
     cleanup()
-    assert coordinator.hooks.list_handlers("provider:request") == {"provider:request": []}
-    assert coordinator.hooks.list_handlers("tool:post") == {"tool:post": []}
+    for event in DEFAULT_EVENTS:
+        assert coordinator.hooks.list_handlers(event) == {event: []}
 
 
 async def test_events_replace_the_defaults_and_accept_aliases_and_duplicates() -> None:

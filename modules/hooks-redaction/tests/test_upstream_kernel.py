@@ -74,7 +74,7 @@ def test_mounts_and_redacts_on_amplifier_core_2_0_2() -> None:
     assert report["clean"]["tool_result"] == {"output": "ok 550e8400-e29b-41d4-a716-446655440000"}
     assert "redaction" not in report["clean"]
     assert report["registered"] == {
-        "provider:request": ["hooks-redaction"],
-        "tool:post": ["hooks-redaction"],
+        event: ["hooks-redaction"]
+        for event in ("prompt:submit", "provider:request", "tool:post", "tool:error")
     }
     assert all(not names for names in report["after_cleanup"].values())

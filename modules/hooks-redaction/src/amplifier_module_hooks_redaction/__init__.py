@@ -1,6 +1,6 @@
 """hooks-redaction: keep secrets and PII out of what leaves for the model.
 
-Mounted on ``provider:request`` and ``tool:post`` by default (``events`` in the config), the
+Mounted on ``prompt:submit``, ``provider:request``, ``tool:post`` and ``tool:error`` by default (``events`` in the config), the
 handler walks the event data (messages with content blocks, tool results, any nested dicts,
 lists and tuples), replaces secrets such as ``ghp_...`` with ``[REDACTED:github_token]`` and
 returns ``modify`` with counts per rule, or ``continue`` with the data untouched when there is

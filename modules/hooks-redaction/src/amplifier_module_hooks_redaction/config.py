@@ -35,7 +35,7 @@ __all__ = [
 ]
 
 MODULE_ID: Final = "hooks-redaction"
-DEFAULT_EVENTS: Final = ("provider:request", "tool:post")
+DEFAULT_EVENTS: Final = ("prompt:submit", "provider:request", "tool:post", "tool:error")
 DEFAULT_ALLOWED_PATHS: Final = ("session_id", "parent_id", "timestamp")
 """Envelope fields the kernel sets on every event; always exempt, whatever the config says."""
 
@@ -138,7 +138,7 @@ class RedactionConfig(BaseModel):
     counts_key: Annotated[str, Field(min_length=1)] | None = "redaction"
     notify: bool = True
     notify_level: Literal["info", "warning", "error"] = "info"
-    priority: int = -100
+    priority: int = -2000
     fail_closed: bool = False
 
     @field_validator("allowlist", mode="before")
