@@ -66,10 +66,14 @@ _HTTP_PROVIDERS: Final = ("anthropic", "openai")
 
 
 def _make_console(*, stderr: bool) -> Console:
-    """A console that keeps ids, paths and entry points whole when the output is piped."""
-    made = Console(stderr=stderr, highlight=False, soft_wrap=True)
-    if not made.is_terminal and "COLUMNS" not in os.environ:
-        made.width = _PIPED_WIDTH
+    """A console that keeps ids, paths and error lines whole when the output is piped."""
+    made = Console(stderr=stderr, highlight=False)
+    if not made.is_terminal:
+        made.soft_wrap = True  # a line stays one line in a file or a pipe
+        if "COLUMNS" not in os.environ:
+            made.width = _PIPED_WIDTH
+    elif stderr:
+        made.soft_wrap = True  # an error stays one line, whole paths included, when copied
     return made
 
 

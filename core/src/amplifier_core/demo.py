@@ -251,8 +251,8 @@ class SessionView:
         shown = result.get("output") if ok else result.get("error")
         status = "[green]ok[/]" if ok else "[red]failed[/]"
         self.console.print(
-            f"  [bold]tool[/] {escape(name)} {escape(_short(tool_input, 100))} -> {status}"
-            f" [dim]{escape(_short(shown, 100))}[/]",
+            f"  [bold]tool[/] {escape(name)} {escape(_short(tool_input, 70))} -> {status}"
+            f" [dim]{escape(_short(shown, 70))}[/]",
             highlight=False,
         )
 

@@ -307,20 +307,22 @@ class TurnRunner:
         provider = session.provider
         tools = session.tool_specs()
         messages = await self._request_messages()
+        messages_with_ephemeral = self._with_ephemeral(messages)
         request_data = {
             "provider": provider.name,
             "model": provider.model,
             "turn": turn,
             "iteration": outcome.iterations,
-            "messages": self._with_ephemeral(messages),
+            "messages": messages_with_ephemeral,
             "tools": [t.name for t in tools],
         }
         requested = await self.hooks.emit(ev.PROVIDER_REQUEST, request_data)
         await self._process(requested, ev.PROVIDER_REQUEST)
         final = requested.data or request_data
-        outgoing = final.get("messages")
-        if not isinstance(outgoing, list):
-            outgoing = request_data["messages"]
+        modified = final.get("messages")
+        outgoing: list[dict[str, Any]] = (
+            modified if isinstance(modified, list) else messages_with_ephemeral
+        )
         outgoing = self._with_ephemeral(outgoing)  # injections made by provider:request hooks
         request = ChatRequest(messages=outgoing, tools=tools, model=provider.model)
         request_id = f"req_{uuid.uuid4().hex[:16]}"

@@ -1,10 +1,10 @@
 """hooks-redaction: keep secrets and PII out of what leaves for the model.
 
-Mounted on ``prompt:submit``, ``provider:request``, ``tool:post`` and ``tool:error`` by default (``events`` in the config), the
-handler walks the event data (messages with content blocks, tool results, any nested dicts,
-lists and tuples), replaces secrets such as ``ghp_...`` with ``[REDACTED:github_token]`` and
-returns ``modify`` with counts per rule, or ``continue`` with the data untouched when there is
-nothing to redact. Timestamps, UUIDs, hashes, versions and ids are never changed.
+Mounted on ``prompt:submit``, ``provider:request``, ``tool:post`` and ``tool:error`` by
+default (``events`` in the config), the handler walks the event data (messages with content
+blocks, tool results, any nested dicts, lists and tuples), replaces secrets such as
+``ghp_...`` with ``[REDACTED:github_token]`` and returns ``modify`` with counts per rule, or
+``continue`` with the data untouched when there is nothing to redact. Timestamps, UUIDs, hashes, versions and ids are never changed.
 
 Use it from a bundle (``module: hooks-redaction``) or directly::
 
