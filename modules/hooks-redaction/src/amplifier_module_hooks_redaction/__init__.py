@@ -4,7 +4,8 @@ Mounted on ``prompt:submit``, ``provider:request``, ``tool:post`` and ``tool:err
 default (``events`` in the config), the handler walks the event data (messages with content
 blocks, tool results, any nested dicts, lists and tuples), replaces secrets such as
 ``ghp_...`` with ``[REDACTED:github_token]`` and returns ``modify`` with counts per rule, or
-``continue`` with the data untouched when there is nothing to redact. Timestamps, UUIDs, hashes, versions and ids are never changed.
+``continue`` with the data untouched when there is nothing to redact. Timestamps, UUIDs,
+hashes, versions and ids are never changed.
 
 Use it from a bundle (``module: hooks-redaction``) or directly::
 
