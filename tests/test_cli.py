@@ -20,7 +20,8 @@ from amplifier_core.demo import DEMO_BUNDLE, DEMO_SCRIPT
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLES = ROOT / "examples"
 SCRIPT = Path(sys.executable).with_name("amplifier-hooks")
-WIDE = {"COLUMNS": "200"}
+LOADER_ENV = ("AMPLIFIER_MODULES_ALLOW", "AMPLIFIER_MODULES_DENY", "AMPLIFIER_MODULES_STRICT")
+WIDE: dict[str, str | None] = {"COLUMNS": "200", **dict.fromkeys(LOADER_ENV)}
 
 GOOD_BUNDLE = """\
 bundle:
@@ -67,7 +68,8 @@ def invoke(*args: str, cwd: Path | None = None) -> Result:
 
 def installed(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
     """Run the installed ``amplifier-hooks`` script, with no terminal and no input."""
-    env = {key: value for key, value in os.environ.items() if key != "COLUMNS"}
+    dropped = ("COLUMNS", *LOADER_ENV)
+    env = {key: value for key, value in os.environ.items() if key not in dropped}
     return subprocess.run(
         [str(SCRIPT), *args],
         cwd=cwd,

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import io
 import os
 import re
@@ -108,6 +109,52 @@ async def test_without_a_terminal_the_policy_answers_and_says_so(
     assert f"Write to prod.yaml? -> {expected} (no one to ask; policy: {policy})" in (
         shown.getvalue()
     )
+
+
+@pytest.mark.parametrize(
+    ("typed", "expected", "source"),
+    [
+        (b"3", "Deny", "user"),
+        (b"\x1b[Ad", "Deny", "user"),  # an arrow key's letters never answer
+        (b"x", "Allow once", "end_of_input"),  # not an option, then the input closes
+        (b"a\n", "Allow once", "user"),  # a shared first letter needs Enter: the first one
+    ],
+)
+async def test_keys_from_a_pipe_answer_without_blocking_the_loop(
+    typed: bytes, expected: str, source: str
+) -> None:
+    read_end, write_end = os.pipe()
+    shown = io.StringIO()
+    with os.fdopen(read_end) as stdin:
+        system = TerminalApprovalSystem(interactive=True, stdin=stdin, console=Console(file=shown))
+        asking = asyncio.create_task(
+            system.request_approval(prompt="Go?", options=OPTIONS, timeout=5, default="allow")
+        )
+        await asyncio.sleep(0.05)  # the question is waiting, and the loop is free
+        assert not asking.done()
+        os.write(write_end, typed)
+        os.close(write_end)
+        answer = await asyncio.wait_for(asking, timeout=3)
+    assert (answer, system.history[-1].source) == (expected, source)
+    assert "1) Allow once   2) Allow always   3) Deny" in shown.getvalue()
+
+
+async def test_no_answer_from_a_pipe_times_out_to_the_default() -> None:
+    read_end, write_end = os.pipe()
+    shown = io.StringIO()
+    try:
+        with os.fdopen(read_end) as stdin:
+            system = TerminalApprovalSystem(
+                interactive=True, stdin=stdin, console=Console(file=shown)
+            )
+            answer = await system.request_approval(
+                prompt="Go?", options=["Yes", "No"], timeout=0.3, default="deny"
+            )
+    finally:
+        os.close(write_end)
+    assert answer == "No"
+    assert system.history[-1].source == "timeout"
+    assert "No answer within 0.3s: timed out, taking the default: No" in shown.getvalue()
 
 
 def test_an_unknown_policy_is_refused() -> None:

@@ -173,7 +173,7 @@ def main(verbose: bool) -> None:
 # -- run -------------------------------------------------------------------------------------
 
 
-@main.command()
+@main.command(short_help="Run an agent session, one turn per --prompt.")
 @click.option(
     "--bundle",
     "bundle_path",
@@ -351,14 +351,16 @@ async def _run_session(plan: _RunPlan) -> int:
         view.detach()
     if view.checkpoints:
         last = view.checkpoints[-1]
-        console.print(f"[dim]checkpoint {escape(last)} (continue with --resume {escape(last)})[/]")
+        console.print(
+            f"[dim]checkpoint saved; continue with --resume {escape(last)}[/]", soft_wrap=True
+        )
     return code
 
 
 # -- demo ------------------------------------------------------------------------------------
 
 
-@main.command()
+@main.command(short_help="The reference hooks at work, offline, in seconds.")
 @click.option("--keep", is_flag=True, help="Keep the temporary workspace and print its path.")
 @click.option(
     "--bundle",
@@ -377,7 +379,7 @@ def demo(keep: bool, bundle_path: Path | None) -> None:
 # -- modules ---------------------------------------------------------------------------------
 
 
-@main.command()
+@main.command(short_help="Installed modules, and why one does not load.")
 @click.option("--no-import", is_flag=True, help="Only read the metadata; import nothing.")
 @_friendly
 def modules(no_import: bool) -> None:
@@ -443,7 +445,7 @@ def _error_location(err: BaseException) -> str | None:
 # -- validate --------------------------------------------------------------------------------
 
 
-@main.command()
+@main.command(short_help="Check a bundle file.")
 @click.argument("bundle_path", type=click.Path(path_type=Path))
 @click.option(
     "--mount",
@@ -639,7 +641,7 @@ class _Locator:
 # -- emit ------------------------------------------------------------------------------------
 
 
-@main.command()
+@main.command(short_help="Fire one event through a bundle's hooks.")
 @click.argument("event")
 @click.option("--bundle", "bundle_path", type=click.Path(path_type=Path), required=True)
 @click.option("--data", "data_json", default="{}", help="Event data as a JSON object.")
@@ -717,7 +719,7 @@ def _print_trace(trace: Trace) -> None:
 # -- events ----------------------------------------------------------------------------------
 
 
-@main.command()
+@main.command(short_help="The event catalogue.")
 @click.option("--markdown", is_flag=True, help="Print the catalogue as docs/events.md has it.")
 @_friendly
 def events(markdown: bool) -> None:
