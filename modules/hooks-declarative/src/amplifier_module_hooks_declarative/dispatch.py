@@ -1,0 +1,461 @@
+"""Dispatch: one kernel handler per event runs that event's declarative hooks.
+
+Order and combination, per event:
+
+* Steps run in declaration order (user file, project files, bundle; within a file, top to
+  bottom). A step is one hook, or a group of hooks.
+* Sequentially (the default): a ``block`` (or a Claude Code ``stop``) ends the event's hooks
+  at once; a ``modify`` feeds the merged arguments to the next hook; an ``ask`` or ``allow``
+  does not stop the others (a later ``block`` still wins).
+* A group with ``parallel: true`` runs its hooks concurrently on the same arguments and
+  combines their decisions in declaration order (see :mod:`.mapping`); a block in it ends the
+  event's later steps.
+* A group with ``matcher`` runs only for tools the matcher accepts (events without a tool
+  always run it).
+* A command hook with ``async: true`` is started and not waited for: it never delays or
+  changes the event; its outcome is logged. At cleanup, running ones get ``async_grace_s``
+  seconds to finish and are then cancelled.
+
+A hook that raises or returns something other than a :class:`~.types.Decision` is handled by
+its ``on_failure`` policy, like any other hook failure: dispatch itself never raises.
+
+``Error`` hooks subscribe to ``*:error`` on a kernel with wildcard subscriptions and to every
+known ``*:error`` event (``provider:error``, ``tool:error``) on one without.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import logging
+from collections.abc import Callable, Coroutine, Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import Any, Final
+
+from amplifier_core.models import HookResult
+
+from .config import HookEntry, HookGroup, HooksDocument
+from .mapping import (
+    ERROR_PATTERN,
+    KNOWN_EVENTS,
+    Outcome,
+    alias_of,
+    apply_modification,
+    event_injections,
+    is_tool_event,
+    to_hook_result,
+)
+from .matcher import MatcherRunner, NameMatcher, compile_claude_matcher
+from .specs import CommandHookSpec, HookSpec, LlmHookSpec, MatcherHookSpec
+from .types import Decision, HookContext, Runner, failure_decision
+
+__all__ = [
+    "HANDLER_PREFIX",
+    "BackgroundHooks",
+    "Dispatcher",
+    "PlannedStep",
+    "RunnerFactory",
+    "default_runner_factory",
+    "plan_steps",
+]
+
+logger = logging.getLogger("amplifier_module_hooks_declarative")
+
+HANDLER_PREFIX: Final = "hooks-declarative"
+"""Handlers are registered as ``hooks-declarative:<event>`` (``hooks-declarative:*:error``)."""
+
+RunnerFactory = Callable[[HookSpec, str], Runner]
+"""Builds the runner of one hook: ``factory(spec, label) -> Runner``."""
+
+_TIMEOUT_MARGIN_S: Final = 5.0
+_SETTLE_CANCEL_S: Final = 1.0
+
+
+def default_runner_factory(project_dir: str) -> RunnerFactory:
+    """The runners of the three hook types; command and llm runners are imported on first use,
+    so a file with only matchers needs neither."""
+    llm_caches: dict[tuple[float, int], Any] = {}
+
+    def build(spec: HookSpec, label: str) -> Runner:
+        if isinstance(spec, MatcherHookSpec):
+            return MatcherRunner(spec, label=label, project_dir=project_dir)
+        if isinstance(spec, CommandHookSpec):
+            from .command import CommandRunner
+
+            return CommandRunner(spec, label=label, project_dir=project_dir)
+        if isinstance(spec, LlmHookSpec):
+            from . import llm
+
+            cache = None
+            if spec.cache:
+                key = (spec.cache_ttl_s, spec.cache_size)
+                cache = llm_caches.get(key)
+                if cache is None:
+                    cache = llm_caches[key] = llm.LlmCache(
+                        max_entries=spec.cache_size, ttl_s=spec.cache_ttl_s
+                    )
+            return llm.LlmRunner(spec, label=label, cache=cache)
+        raise TypeError(f"{HANDLER_PREFIX}: no runner for hook type {type(spec).__name__}")
+
+    return build
+
+
+# --------------------------------------------------------------------------- the plan
+
+
+@dataclass(frozen=True, slots=True)
+class _Hook:
+    runner: Runner
+    spec: HookSpec
+    label: str
+    background: bool
+
+    @property
+    def budget_s(self) -> float:
+        """How long this hook may take in the foreground (its own timeout)."""
+        if self.background or isinstance(self.spec, MatcherHookSpec):
+            return 0.0
+        return self.spec.timeout_ms / 1000
+
+
+@dataclass(frozen=True, slots=True)
+class PlannedStep:
+    """One step of one event key: its hooks, how they run, and the name the event was declared
+    under (``alias``, passed to hooks as :attr:`HookContext.alias`)."""
+
+    key: str
+    alias: str
+    hooks: tuple[_Hook, ...]
+    parallel: bool
+    tool_filter: NameMatcher | None
+    label: str
+
+    @property
+    def budget_s(self) -> float:
+        budgets = [hook.budget_s for hook in self.hooks] or [0.0]
+        return max(budgets) if self.parallel else sum(budgets)
+
+    @property
+    def fail_closed(self) -> bool:
+        return any(h.spec.on_failure == "block" and not h.background for h in self.hooks)
+
+
+def _hook(entry: HookEntry, factory: RunnerFactory) -> _Hook:
+    background = isinstance(entry.spec, CommandHookSpec) and entry.spec.async_
+    return _Hook(factory(entry.spec, entry.label), entry.spec, entry.label, background)
+
+
+def plan_steps(documents: Sequence[HooksDocument], factory: RunnerFactory) -> list[PlannedStep]:
+    """Every step of every document, in declaration order, with its runners built."""
+    steps: list[PlannedStep] = []
+    for document in documents:
+        for block in document.events:
+            alias = block.name if block.name[:1].isupper() else alias_of(block.event)
+            for step in block.steps:
+                if isinstance(step, HookGroup):
+                    hooks = tuple(_hook(entry, factory) for entry in step.hooks)
+                    tool_filter = (
+                        compile_claude_matcher(step.matcher) if step.matcher is not None else None
+                    )
+                    parallel = step.parallel
+                else:
+                    hooks = (_hook(step, factory),)
+                    tool_filter, parallel = None, False
+                if hooks:
+                    steps.append(
+                        PlannedStep(block.event, alias, hooks, parallel, tool_filter, step.label)
+                    )
+    return steps
+
+
+# --------------------------------------------------------------------------- background
+
+
+class BackgroundHooks:
+    """The ``async: true`` hooks still running; their outcomes are logged, never applied."""
+
+    def __init__(self) -> None:
+        self._tasks: set[asyncio.Task[Decision]] = set()
+
+    def __len__(self) -> int:
+        return len(self._tasks)
+
+    def spawn(self, hook: _Hook, work: Coroutine[Any, Any, Decision]) -> None:
+        task: asyncio.Task[Decision] = asyncio.ensure_future(work)
+        self._tasks.add(task)
+        task.add_done_callback(lambda done: self._finished(hook, done))
+
+    def _finished(self, hook: _Hook, task: asyncio.Task[Decision]) -> None:
+        self._tasks.discard(task)
+        if task.cancelled():
+            logger.info("async hook %s was cancelled", hook.label)
+            return
+        error = task.exception()
+        if error is not None:  # _run_one converts failures; this is a last resort
+            logger.warning("async hook %s failed: %r", hook.label, error)
+            return
+        decision = task.result()
+        note = f": {decision.message}" if decision.message else ""
+        if decision.action in ("block", "ask", "modify") or decision.stop:
+            logger.warning(
+                "async hook %s decided %r after the event went on (async hooks cannot change it)%s",
+                hook.label,
+                decision.action,
+                note,
+            )
+        else:
+            logger.info("async hook %s finished: %s%s", hook.label, decision.action, note)
+
+    async def settle(self, grace_s: float) -> tuple[int, int]:
+        """Wait up to ``grace_s`` for running hooks, cancel the rest; (finished, cancelled)."""
+        tasks = set(self._tasks)
+        if not tasks:
+            return 0, 0
+        done, pending = (
+            await asyncio.wait(tasks, timeout=grace_s)
+            if grace_s > 0
+            else (
+                {t for t in tasks if t.done()},
+                {t for t in tasks if not t.done()},
+            )
+        )
+        for task in pending:
+            task.cancel()
+        if pending:
+            await asyncio.wait(pending, timeout=_SETTLE_CANCEL_S)
+            logger.warning(
+                "%s: cancelled %d async hook(s) still running after %gs",
+                HANDLER_PREFIX,
+                len(pending),
+                grace_s,
+            )
+        return len(done), len(pending)
+
+
+# --------------------------------------------------------------------------- dispatch
+
+
+def _now_iso() -> str:
+    return datetime.now(UTC).isoformat(timespec="milliseconds")
+
+
+async def _run_one(hook: _Hook, context: HookContext) -> Decision:
+    try:
+        decision = await hook.runner.run(context)
+    except asyncio.CancelledError:
+        raise
+    except Exception as err:
+        return failure_decision(
+            hook.spec.on_failure, hook.label, f"the runner raised {type(err).__name__}: {err}"
+        )
+    if not isinstance(decision, Decision):
+        return failure_decision(
+            hook.spec.on_failure,
+            hook.label,
+            f"the runner returned {type(decision).__name__}, not a Decision",
+        )
+    return decision if decision.source else dataclasses.replace(decision, source=hook.label)
+
+
+class Dispatcher:
+    """Runs the planned steps of each event; one instance per mount.
+
+    :param steps: from :func:`plan_steps`.
+    :param project_dir: passed to every hook in its context.
+    :param coordinator: gives the session id when the event data has none, and takes context
+        injections that cannot travel in a ``modify`` result.
+    """
+
+    def __init__(
+        self, steps: Sequence[PlannedStep], *, project_dir: str, coordinator: Any = None
+    ) -> None:
+        self.steps = tuple(steps)
+        self.project_dir = project_dir
+        self.coordinator = coordinator
+        self.background = BackgroundHooks()
+        self._by_event: dict[str, tuple[PlannedStep, ...]] = {}
+        self._none_is_continue = True
+
+    # -- registration
+
+    @property
+    def keys(self) -> list[str]:
+        """The declared event keys (canonical names and ``*:error``), in first-use order."""
+        return list(dict.fromkeys(step.key for step in self.steps))
+
+    def subscriptions(self, *, wildcard: bool) -> list[str]:
+        """What to register: one name per event, ``*:error`` as a pattern or expanded."""
+        keys = self.keys
+        if ERROR_PATTERN not in keys:
+            return keys
+        concrete = [k for k in keys if k != ERROR_PATTERN and not k.endswith(":error")]
+        if wildcard:
+            return [*concrete, ERROR_PATTERN]
+        errors = sorted(
+            {k for k in keys if k.endswith(":error") and k != ERROR_PATTERN}
+            | {e for e in KNOWN_EVENTS if e.endswith(":error")}
+        )
+        return [*concrete, *errors]
+
+    def steps_for(self, event: str) -> tuple[PlannedStep, ...]:
+        """The steps that run for one concrete event, in declaration order."""
+        found = self._by_event.get(event)
+        if found is None:
+            error = event.endswith(":error")
+            found = tuple(
+                s for s in self.steps if s.key == event or (error and s.key == ERROR_PATTERN)
+            )
+            self._by_event[event] = found
+        return found
+
+    def register(self, registry: Any, *, priority: int = 0) -> list[Callable[[], Any]]:
+        """Subscribe on ``registry``; return the unregister functions.
+
+        On a kernel whose registry has ``handlers_for`` (wildcards, per-handler timeouts and
+        fail-closed handlers), ``*:error`` is one pattern subscription, each handler's timeout
+        is the sum of its hooks' own timeouts plus a margin, and a handler holding a hook with
+        ``on_failure: block`` fails closed.
+        """
+        rich = callable(getattr(registry, "handlers_for", None))
+        self._none_is_continue = rich
+        unregisters: list[Callable[[], Any]] = []
+        for key in self.subscriptions(wildcard=rich):
+            name = f"{HANDLER_PREFIX}:{key}"
+            handler = self._handler()
+            if rich:
+                steps = self._steps_of_key(key)
+                budget = sum(step.budget_s for step in steps) + _TIMEOUT_MARGIN_S
+                closed = any(step.fail_closed for step in steps)
+                unregister = registry.register(
+                    key, handler, priority=priority, name=name, timeout=budget, fail_closed=closed
+                )
+            else:
+                unregister = registry.register(key, handler, priority=priority, name=name)
+            unregisters.append(unregister)
+        return unregisters
+
+    def _steps_of_key(self, key: str) -> tuple[PlannedStep, ...]:
+        if key == ERROR_PATTERN:
+            return tuple(s for s in self.steps if s.key.endswith(":error"))
+        return self.steps_for(key)
+
+    def _handler(self) -> Callable[[str, dict[str, Any]], Any]:
+        async def handle(event: str, data: dict[str, Any]) -> HookResult | None:
+            return await self.dispatch(event, data)
+
+        return handle
+
+    # -- running
+
+    def context(self, event: str, data: dict[str, Any]) -> HookContext:
+        """The hook context of one event (its ``alias`` is set per step)."""
+        tool = data.get("tool_name") or data.get("tool")
+        raw_args = data.get("tool_input", data.get("input"))
+        session_id = data.get("session_id") or getattr(self.coordinator, "session_id", None)
+        return HookContext(
+            event=event,
+            alias=alias_of(event),
+            data=data,
+            session_id=str(session_id or ""),
+            project_dir=self.project_dir,
+            tool=tool if isinstance(tool, str) else None,
+            args=raw_args if isinstance(raw_args, dict) else {},
+            timestamp=str(data.get("timestamp") or _now_iso()),
+        )
+
+    async def dispatch(self, event: str, data: dict[str, Any]) -> HookResult | None:
+        """Run ``event``'s hooks on ``data`` and return their combined result."""
+        steps = self.steps_for(event)
+        if not steps:
+            return self._nothing()
+        base = self.context(event, data)
+        context = base
+        outcome = Outcome()
+        for step in steps:
+            if step.tool_filter is not None and context.tool is not None:
+                if not step.tool_filter(context.tool):
+                    continue
+            if context.alias != step.alias:
+                context = dataclasses.replace(context, alias=step.alias)
+            if step.parallel:
+                changed = await self._parallel(step, context, outcome)
+            else:
+                changed = await self._sequential(step, context, outcome, base)
+            if outcome.blocked:
+                break
+            if changed:
+                context = self._modified(base, outcome, step.alias)
+        result = to_hook_result(outcome, event, data)
+        if result is None:
+            return self._nothing()
+        if result.action == "modify" and outcome.contexts:
+            await self._inject_aside(outcome, event)
+        return result
+
+    def _nothing(self) -> HookResult | None:
+        """Our kernel takes ``None`` as continue (cheapest); others get a ``HookResult``."""
+        return None if self._none_is_continue else HookResult()
+
+    async def _sequential(
+        self, step: PlannedStep, context: HookContext, outcome: Outcome, base: HookContext
+    ) -> bool:
+        changed = False
+        for hook in step.hooks:
+            if hook.background:
+                self.background.spawn(hook, _run_one(hook, context))
+                continue
+            if outcome.add(await _run_one(hook, context)):
+                changed = True
+                context = self._modified(base, outcome, step.alias)
+            if outcome.blocked:
+                break
+        return changed
+
+    async def _parallel(self, step: PlannedStep, context: HookContext, outcome: Outcome) -> bool:
+        foreground = []
+        for hook in step.hooks:
+            if hook.background:
+                self.background.spawn(hook, _run_one(hook, context))
+            else:
+                foreground.append(hook)
+        decisions = await asyncio.gather(*(_run_one(hook, context) for hook in foreground))
+        changed = False
+        for decision in decisions:  # gather keeps declaration order
+            changed = outcome.add(decision) or changed
+        return changed
+
+    @staticmethod
+    def _modified(base: HookContext, outcome: Outcome, alias: str) -> HookContext:
+        modified = outcome.modified or {}
+        data = apply_modification(base.data, modified)
+        if is_tool_event(base.data):
+            return dataclasses.replace(base, data=data, args=data["tool_input"], alias=alias)
+        return dataclasses.replace(base, data=data, alias=alias)
+
+    async def _inject_aside(self, outcome: Outcome, event: str) -> None:
+        """A ``modify`` result cannot carry injections through the kernel's chain; hand them to
+        the coordinator directly so that neither the change nor the context is lost."""
+        process = getattr(self.coordinator, "process_hook_result", None)
+        injections = event_injections(outcome, event)
+        if not callable(process) or not injections:
+            logger.warning(
+                "%s: context from %s on %s dropped: no coordinator to take it beside a modify",
+                HANDLER_PREFIX,
+                ", ".join(d.source for d in outcome.contexts),
+                event,
+            )
+            return
+        aside = HookResult(
+            action="inject_context",
+            context_injections=injections,
+            context_injection="\n\n".join(i.content for i in injections),
+        )
+        try:
+            await process(aside, event, f"{HANDLER_PREFIX}:{event}")
+        except Exception as err:
+            logger.warning("%s: context on %s not injected: %s", HANDLER_PREFIX, event, err)
+
+    async def settle(self, grace_s: float) -> tuple[int, int]:
+        """Let running ``async: true`` hooks finish (see :meth:`BackgroundHooks.settle`)."""
+        return await self.background.settle(grace_s)

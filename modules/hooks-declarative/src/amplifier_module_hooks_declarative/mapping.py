@@ -1,0 +1,241 @@
+"""Names and results: which kernel event a declared name means, and what the decisions of one
+event's hooks become as one ``HookResult``.
+
+Event names. A hooks file may key its lists by
+
+* the app-cli PascalCase names (:data:`PASCAL_EVENTS`): ``PreToolUse`` -> ``tool:pre`` ...;
+  ``Error`` means every ``*:error`` event;
+* Claude Code's names (:data:`CLAUDE_EVENTS`): ``UserPromptSubmit`` -> ``prompt:submit``,
+  ``Stop`` -> ``prompt:complete`` (the agent has finished answering the prompt),
+  ``SessionEnd`` -> ``session:end``, ``Notification`` -> ``user:notification``,
+  ``PreCompact`` -> ``context:pre_compact``; ``SubagentStop`` has no counterpart;
+* canonical names (``tool:pre``), including events of third-party modules (``my_tool:done``).
+
+Results. Decisions are combined in declaration order into an :class:`Outcome`; the strongest
+wins: block > ask > modify > allow > continue, and nothing is dropped on the way:
+
+================  =============================================================================
+decision          HookResult
+================  =============================================================================
+block             ``deny``, ``reason`` = the message(s), ``source`` = the hook's label
+stop              ``deny`` with the stop reason (Claude Code ``continue: false``)
+ask               ``ask_user``, ``approval_prompt`` = the message(s), options Allow once /
+                  Allow always / Deny
+modify            ``modify``, ``modified_args`` merged into ``tool_input`` and ``input`` (into
+                  the event data for events without a tool); on a conflict the later hook wins
+allow, continue   ``continue`` (no result at all when nothing else is said)
+message           a user message at the decision's level, its source the hook's label
+context           a context injection (system role) naming the hook and the event
+================  =============================================================================
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Final
+
+from amplifier_core import events as kernel_events
+from amplifier_core.models import ContextInjection, HookResult
+
+from .types import Decision
+
+__all__ = [
+    "APPROVAL_OPTIONS",
+    "CLAUDE_EVENTS",
+    "ERROR_PATTERN",
+    "KNOWN_EVENTS",
+    "PASCAL_EVENTS",
+    "Outcome",
+    "alias_of",
+    "apply_modification",
+    "event_injections",
+    "is_tool_event",
+    "to_hook_result",
+]
+
+ERROR_PATTERN: Final = "*:error"
+"""What ``Error`` stands for: every ``*:error`` event."""
+
+#: The app-cli proposal's PascalCase event names.
+PASCAL_EVENTS: Final[dict[str, str]] = {
+    "PreToolUse": "tool:pre",
+    "PostToolUse": "tool:post",
+    "SessionStart": "session:start",
+    "SessionStop": "session:end",
+    "PromptSubmit": "prompt:submit",
+    "ResponseComplete": "prompt:complete",
+    "Error": ERROR_PATTERN,
+    "Checkpoint": "session:checkpoint",
+    "ModelSwitch": "provider:switch",
+    "MemoryUpdate": "memory:update",
+}
+
+#: Claude Code's hook event names; ``None``: no counterpart here (skipped with a warning).
+CLAUDE_EVENTS: Final[dict[str, str | None]] = {
+    "PreToolUse": "tool:pre",
+    "PostToolUse": "tool:post",
+    "UserPromptSubmit": "prompt:submit",
+    "Stop": "prompt:complete",
+    "SessionStart": "session:start",
+    "SessionEnd": "session:end",
+    "Notification": "user:notification",
+    "PreCompact": "context:pre_compact",
+    "SubagentStop": None,
+}
+
+#: Every canonical event the kernels fire (amplifier-core's ``ALL_EVENTS`` and the app-cli ones).
+KNOWN_EVENTS: Final[frozenset[str]] = frozenset(
+    {
+        *kernel_events.ALL_EVENTS,
+        "session:checkpoint",
+        "provider:switch",
+        "memory:update",
+    }
+)
+
+APPROVAL_OPTIONS: Final[tuple[str, ...]] = ("Allow once", "Allow always", "Deny")
+"""The options an ``ask`` decision offers the human."""
+
+_ALIAS_OF: Final[dict[str, str]] = {
+    canonical: alias for alias, canonical in PASCAL_EVENTS.items() if canonical != ERROR_PATTERN
+}
+_LEVELS: Final = {"info": 0, "warning": 1, "error": 2}
+_HAS_MESSAGE_LIST: Final = "user_messages" in HookResult.model_fields
+_HAS_SOURCE: Final = "source" in HookResult.model_fields
+
+
+def alias_of(event: str) -> str:
+    """The PascalCase name of a canonical event (``Error`` for ``*:error`` events), else the
+    canonical name itself."""
+    alias = _ALIAS_OF.get(event)
+    if alias is not None:
+        return alias
+    return "Error" if event.endswith(":error") else event
+
+
+def is_tool_event(data: dict[str, Any]) -> bool:
+    """True when the event concerns a tool call (its data has ``tool_name`` or ``tool_input``)."""
+    return "tool_input" in data or "tool_name" in data
+
+
+def apply_modification(data: dict[str, Any], modified: dict[str, Any]) -> dict[str, Any]:
+    """``data`` with ``modified`` merged into ``tool_input`` and ``input`` (tool events) or into
+    the data itself (other events)."""
+    if not is_tool_event(data):
+        return {**data, **modified}
+    current = data.get("tool_input", data.get("input"))
+    args = {**(current if isinstance(current, dict) else {}), **modified}
+    return {**data, "tool_input": args, "input": args}
+
+
+@dataclass(slots=True)
+class Outcome:
+    """The decisions of one event's hooks so far, combined in declaration order."""
+
+    blocks: list[Decision] = field(default_factory=list)
+    asks: list[Decision] = field(default_factory=list)
+    modified: dict[str, Any] | None = None
+    allowed: bool = False
+    messages: list[Decision] = field(default_factory=list)
+    contexts: list[Decision] = field(default_factory=list)
+
+    @property
+    def blocked(self) -> bool:
+        return bool(self.blocks)
+
+    def add(self, decision: Decision) -> bool:
+        """Take ``decision`` into account; return True when it modified the arguments."""
+        action = decision.action
+        modified = False
+        if action == "block" or decision.stop:
+            self.blocks.append(decision)
+        elif action == "ask":
+            self.asks.append(decision)
+        else:
+            if action == "modify" and decision.modified_args:
+                self.modified = {**(self.modified or {}), **decision.modified_args}
+                modified = True
+            elif action == "allow":
+                self.allowed = True
+            if decision.message:
+                self.messages.append(decision)
+        if decision.context:
+            self.contexts.append(decision)
+        return modified
+
+    @property
+    def empty(self) -> bool:
+        """Nothing to tell the kernel: every hook continued or allowed silently."""
+        return not (self.blocks or self.asks or self.modified or self.messages or self.contexts)
+
+
+def event_injections(outcome: Outcome, event: str) -> list[ContextInjection]:
+    """The outcome's context texts as injections naming their hook and the event."""
+    return [
+        ContextInjection(content=d.context or "", hook_name=d.source or "unknown", event=event)
+        for d in outcome.contexts
+        if d.context and d.context.strip()
+    ]
+
+
+def _message_fields(decisions: list[Decision]) -> dict[str, Any]:
+    if not decisions:
+        return {}
+    if _HAS_MESSAGE_LIST:
+        from amplifier_core.models import UserMessage  # absent from amplifier-core 2.0.2
+
+        return {
+            "user_messages": [
+                UserMessage(message=d.message or "", level=d.level, source=d.source or "hook")
+                for d in decisions
+            ]
+        }
+    return {
+        "user_message": "\n".join(d.message or "" for d in decisions),
+        "user_message_level": max((d.level for d in decisions), key=_LEVELS.__getitem__),
+        "user_message_source": decisions[0].source or None,
+    }
+
+
+def _texts(decisions: list[Decision], fallback: str) -> str:
+    texts = list(dict.fromkeys(d.message for d in decisions if d.message))
+    return "; ".join(texts) if texts else fallback
+
+
+def to_hook_result(outcome: Outcome, event: str, data: dict[str, Any]) -> HookResult | None:
+    """One ``HookResult`` for the whole outcome (see the table in the module docstring), or
+    ``None`` when every hook let the event pass without a word."""
+    if outcome.empty:
+        return None
+    fields: dict[str, Any] = _message_fields(outcome.messages)
+    injections = event_injections(outcome, event)
+    if injections:  # the scalar too, for kernels that read only context_injection
+        fields["context_injections"] = injections
+        fields["context_injection"] = "\n\n".join(i.content for i in injections)
+    if outcome.blocks:
+        first = outcome.blocks[0]
+        fields.update(
+            action="deny",
+            reason=_texts(outcome.blocks, f"blocked by hook {first.source}"),
+        )
+        if _HAS_SOURCE and first.source:
+            fields["source"] = first.source
+        return HookResult(**fields)
+    new_data = apply_modification(data, outcome.modified) if outcome.modified else None
+    if outcome.asks:
+        first = outcome.asks[0]
+        fields.update(
+            action="ask_user",
+            approval_prompt=_texts(outcome.asks, f"Allow this {event} (hook {first.source})?"),
+            approval_options=list(APPROVAL_OPTIONS),
+        )
+        if new_data is not None:
+            fields["data"] = new_data
+        if _HAS_SOURCE and first.source:
+            fields["source"] = first.source
+        return HookResult(**fields)
+    if new_data is not None:
+        return HookResult(action="modify", data=new_data, **fields)
+    if injections:
+        return HookResult(action="inject_context", **fields)
+    return HookResult(action="continue", **fields)

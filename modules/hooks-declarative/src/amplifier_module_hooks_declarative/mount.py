@@ -1,0 +1,81 @@
+"""The entry point: ``mount(coordinator, config)`` loads every source, builds the runners,
+registers one handler per event and returns the async cleanup."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Awaitable, Callable, Mapping
+from typing import Any
+
+from .config import MODULE_ID, parse_config
+from .dispatch import Dispatcher, RunnerFactory, default_runner_factory, plan_steps
+from .sources import load_documents, resolve_project_dir, resolve_user_dir
+
+__all__ = ["mount"]
+
+logger = logging.getLogger("amplifier_module_hooks_declarative")
+
+
+def _registry_of(coordinator: Any) -> Any:
+    hooks = getattr(coordinator, "hooks", None) or getattr(coordinator, "hook_registry", None)
+    if hooks is None and callable(getattr(coordinator, "get", None)):
+        try:
+            hooks = coordinator.get("hooks")
+        except Exception:
+            hooks = None
+    if hooks is None or not callable(getattr(hooks, "register", None)):
+        raise TypeError(
+            f"{MODULE_ID}: mount: the coordinator ({type(coordinator).__name__}) has no hook "
+            "registry (.hooks with register())"
+        )
+    return hooks
+
+
+async def mount(
+    coordinator: Any,
+    config: Mapping[str, Any] | None = None,
+    *,
+    runner_factory: RunnerFactory | None = None,
+) -> Callable[[], Awaitable[None]]:
+    """Register the declared hooks on ``coordinator.hooks``; return the async cleanup.
+
+    :param runner_factory: builds each hook's runner (default: the command, matcher and llm
+        runners of this package); tests pass their own.
+    :raises ValueError: a bad config key (``hooks-declarative: config ...``) or an invalid
+        hooks file (:class:`~.config.HooksConfigError`, naming file, line and key path).
+    :raises TypeError: the coordinator has no hook registry.
+
+    The cleanup unregisters every handler, then lets running ``async: true`` hooks finish for
+    up to ``async_grace_s`` seconds and cancels the rest. Calling it twice is harmless.
+    """
+    settings = parse_config(config)
+    registry = _registry_of(coordinator)
+    project_dir = resolve_project_dir(coordinator, settings)
+    user_dir = resolve_user_dir(settings)
+    documents = load_documents(settings, project_dir=project_dir, user_dir=user_dir)
+    factory = runner_factory or default_runner_factory(str(project_dir))
+    steps = plan_steps(documents, factory)
+    dispatcher = Dispatcher(steps, project_dir=str(project_dir), coordinator=coordinator)
+    unregisters = dispatcher.register(registry, priority=settings.priority)
+    logger.info(
+        "%s: %d hook step(s) on %s from %s",
+        MODULE_ID,
+        len(steps),
+        ", ".join(dispatcher.keys) or "no events",
+        ", ".join(d.source for d in documents) or "no source",
+    )
+    done = False
+
+    async def cleanup() -> None:
+        nonlocal done
+        if done:
+            return
+        done = True
+        for unregister in unregisters:
+            try:
+                unregister()
+            except Exception:  # one failed unregister must not keep the others registered
+                logger.warning("%s: unregistering a handler failed", MODULE_ID, exc_info=True)
+        await dispatcher.settle(settings.async_grace_s)
+
+    return cleanup

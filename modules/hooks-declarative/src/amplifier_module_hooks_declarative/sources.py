@@ -1,0 +1,171 @@
+"""Where declarative hooks come from, and in which order they add up.
+
+Sources, in the order their hooks run for one event:
+
+1. the user's ``hooks.yaml`` in ``user_dir`` (default ``$AMPLIFIER_HOME``, else
+   ``~/.amplifier``), unless ``include_user: false``;
+2. the project's Claude Code settings ``.claude/settings.json`` and
+   ``.claude/settings.local.json`` (their ``hooks`` key; unless ``claude_code: false``), then the
+   project's ``.amplifier/hooks.yaml``, unless ``include_project: false``;
+3. the bundle: each file in the config's ``files`` (in order), then the config's own ``hooks``.
+
+The project directory is the session's ``session.working_dir`` capability, else the config's
+``project_dir``, else the current directory. Missing user and project files are simply absent;
+a file listed in ``files`` must exist. A file reached twice (the project is the home directory)
+is read once. Every hook keeps a label naming its source and key path.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Final, Literal
+
+from .config import (
+    DeclarativeConfig,
+    HooksConfigError,
+    HooksDocument,
+    Problem,
+    parse_claude_settings,
+    parse_hooks_data,
+    parse_hooks_text,
+)
+
+__all__ = [
+    "CLAUDE_SETTINGS_FILES",
+    "HOOKS_FILE",
+    "PROJECT_HOOKS_FILE",
+    "Source",
+    "SourceKind",
+    "display_path",
+    "find_sources",
+    "load_documents",
+    "read_source",
+    "resolve_project_dir",
+    "resolve_user_dir",
+]
+
+HOOKS_FILE: Final = "hooks.yaml"
+"""The user's hooks file, in the user directory."""
+
+PROJECT_HOOKS_FILE: Final = ".amplifier/hooks.yaml"
+"""The project's hooks file, relative to the project directory."""
+
+CLAUDE_SETTINGS_FILES: Final = (".claude/settings.json", ".claude/settings.local.json")
+"""Claude Code's project settings whose ``hooks`` are run, relative to the project directory."""
+
+SourceKind = Literal["user", "claude-settings", "project", "file", "config"]
+
+
+@dataclass(frozen=True, slots=True)
+class Source:
+    """One place hooks may come from; ``label`` is how labels and errors name it."""
+
+    kind: SourceKind
+    label: str
+    path: Path | None = None
+    required: bool = False
+
+
+def resolve_user_dir(settings: DeclarativeConfig) -> Path:
+    """``user_dir``, else ``$AMPLIFIER_HOME``, else ``~/.amplifier``."""
+    raw = settings.user_dir or os.environ.get("AMPLIFIER_HOME") or "~/.amplifier"
+    return Path(raw).expanduser().resolve()
+
+
+def resolve_project_dir(coordinator: Any, settings: DeclarativeConfig) -> Path:
+    """The session's ``session.working_dir``, else ``project_dir``, else the current directory."""
+    working_dir: Any = None
+    get_capability = getattr(coordinator, "get_capability", None)
+    if callable(get_capability):
+        try:
+            working_dir = get_capability("session.working_dir")
+        except Exception:  # a coordinator without capabilities is not an error
+            working_dir = None
+    raw = str(working_dir) if working_dir else settings.project_dir or os.getcwd()
+    return Path(raw).expanduser().resolve()
+
+
+def display_path(path: Path, project_dir: Path | None = None) -> str:
+    """``path`` as labels show it: project-relative, else ``~/...``, else absolute."""
+    if project_dir is not None and path.is_relative_to(project_dir):
+        return path.relative_to(project_dir).as_posix()
+    home = Path.home()
+    if path.is_relative_to(home):
+        return "~/" + path.relative_to(home).as_posix()
+    return path.as_posix()
+
+
+def find_sources(settings: DeclarativeConfig, *, project_dir: Path, user_dir: Path) -> list[Source]:
+    """Every source the config asks for, in order (see the module docstring)."""
+    found: list[Source] = []
+    if settings.include_user:
+        path = user_dir / HOOKS_FILE
+        found.append(Source("user", display_path(path, None), path))
+    if settings.include_project:
+        if settings.claude_code:
+            for name in CLAUDE_SETTINGS_FILES:
+                found.append(Source("claude-settings", name, project_dir / name))
+        found.append(Source("project", PROJECT_HOOKS_FILE, project_dir / PROJECT_HOOKS_FILE))
+    for raw in settings.files:
+        path = Path(raw).expanduser()
+        path = (path if path.is_absolute() else project_dir / path).resolve()
+        found.append(Source("file", display_path(path, project_dir), path, required=True))
+    if settings.hooks is not None:
+        found.append(Source("config", "config"))
+    return _unique(found)
+
+
+def _unique(sources: Iterable[Source]) -> list[Source]:
+    seen: set[Path] = set()
+    kept: list[Source] = []
+    for source in sources:
+        if source.path is not None:
+            key = source.path.resolve()
+            if key in seen:
+                continue
+            seen.add(key)
+        kept.append(source)
+    return kept
+
+
+def read_source(source: Source, settings: DeclarativeConfig) -> HooksDocument | None:
+    """Read and parse one source; ``None`` when an optional file does not exist.
+
+    :raises HooksConfigError: the file is unreadable or invalid (with file, line, key path).
+    """
+    if source.kind == "config":
+        return parse_hooks_data({"hooks": settings.hooks}, source.label)
+    assert source.path is not None
+    try:
+        text = source.path.read_text(encoding="utf-8-sig")
+    except FileNotFoundError as err:
+        if not source.required:
+            return None
+        problem = Problem(f"no such file ({source.path})", key_path=None)
+        raise HooksConfigError(source.label, [problem]) from err
+    except UnicodeDecodeError as err:
+        line = err.object[: err.start].count(b"\n") + 1
+        problem = Problem(f"not UTF-8 text: byte {err.object[err.start]:#04x}", line=line)
+        raise HooksConfigError(source.label, [problem]) from err
+    except OSError as err:
+        problem = Problem(f"cannot read the file: {err.strerror or err}")
+        raise HooksConfigError(source.label, [problem]) from err
+    if source.kind == "claude-settings":
+        return parse_claude_settings(text, source.label)
+    return parse_hooks_text(text, source.label, json_text=source.path.suffix == ".json")
+
+
+def load_documents(
+    settings: DeclarativeConfig, *, project_dir: Path, user_dir: Path
+) -> list[HooksDocument]:
+    """Every source's hooks, in order; the first invalid source raises
+    :class:`~.config.HooksConfigError`."""
+    documents: list[HooksDocument] = []
+    for source in find_sources(settings, project_dir=project_dir, user_dir=user_dir):
+        document = read_source(source, settings)
+        if document is not None and document.events:
+            documents.append(document)
+    return documents
