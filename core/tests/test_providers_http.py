@@ -75,6 +75,7 @@ CONVERSATION: list[dict[str, Any]] = [
 ]
 
 Api = AnthropicApi | OpenAIApi
+Factory = Callable[..., Provider]
 
 
 @asynccontextmanager
@@ -89,6 +90,15 @@ async def closing(provider: Provider) -> AsyncIterator[Any]:
         yield provider
     finally:
         await provider.aclose()  # type: ignore[attr-defined]
+
+
+@asynccontextmanager
+async def against(
+    api: Api, make: Factory, **config: Any
+) -> AsyncIterator[tuple[LoopbackServer, Any]]:
+    """A provider from ``make(url, **config)`` talking to ``api`` on a loopback server."""
+    async with serve(api) as server, closing(make(server.url, **config)) as provider:
+        yield server, provider
 
 
 def ask(text: str = "hello") -> ChatRequest:
@@ -457,8 +467,6 @@ def test_openai_missing_key_names_the_environment_variable(
 
 # ---------------------------------------------------------------- shared HTTP behaviour
 
-Factory = Callable[..., Provider]
-
 
 def anthropic_setup() -> tuple[Api, Factory, Callable[..., Reply], Callable[[str], Reply]]:
     def provider(url: str, **config: Any) -> Provider:
@@ -495,12 +503,10 @@ async def test_429_with_retry_after_is_honoured_then_succeeds(setup: Setup) -> N
     async def on_retry(retry: int, err: ProviderError, delay: float) -> None:
         seen.append((retry, err, delay))
 
-    async with serve(api) as server:
-        provider = make(server.url, max_retries=2, on_retry=on_retry, **FAST)
-        async with closing(provider):
-            started = time.perf_counter()
-            response = await provider.complete(ask())
-            elapsed = time.perf_counter() - started
+    async with against(api, make, max_retries=2, on_retry=on_retry, **FAST) as (server, provider):
+        started = time.perf_counter()
+        response = await provider.complete(ask())
+        elapsed = time.perf_counter() - started
     assert response.text == "after the wait"
     assert len(server.requests) == 2
     assert len(seen) == 1
@@ -515,10 +521,13 @@ async def test_retry_after_in_milliseconds_is_honoured(setup: Setup) -> None:
     api, make, error, ok = setup()
     api.replies.extend([error(503, "busy", {"retry-after-ms": "20"}), ok("ok")])
     delays: list[float] = []
-    async with serve(api) as server:
-        provider = make(server.url, on_retry=lambda _n, _e, d: delays.append(d), **FAST)
-        async with closing(provider):
-            assert (await provider.complete(ask())).text == "ok"
+    async with against(
+        api,
+        make,
+        on_retry=lambda _n, _e, d: delays.append(d),
+        **FAST,
+    ) as (_server, provider):
+        assert (await provider.complete(ask())).text == "ok"
     assert delays == [0.02]
 
 
@@ -527,11 +536,9 @@ async def test_a_retry_after_beyond_the_limit_is_not_waited_for(setup: Setup) ->
     api, make, error, ok = setup()
     wait = str(int(RETRY_AFTER_LIMIT * 10))
     api.replies.extend([error(429, "quota exhausted", {"retry-after": wait}), ok("never")])
-    async with serve(api) as server:
-        provider = make(server.url, **FAST)
-        async with closing(provider):
-            with pytest.raises(ProviderError) as caught:
-                await provider.complete(ask())
+    async with against(api, make, **FAST) as (server, provider):
+        with pytest.raises(ProviderError) as caught:
+            await provider.complete(ask())
     assert len(server.requests) == 1
     assert caught.value.retryable is True
     assert caught.value.retry_after == RETRY_AFTER_LIMIT * 10
@@ -543,17 +550,16 @@ async def test_repeated_500_surfaces_after_max_retries(setup: Setup) -> None:
     api, make, error, ok = setup()
     api.replies.extend([error(500, "internal trouble") for _ in range(3)] + [ok("too late")])
     seen: list[tuple[int, float]] = []
-    async with serve(api) as server:
-        provider = make(
-            server.url,
-            max_retries=2,
-            on_retry=lambda n, _e, d: seen.append((n, d)),
-            backoff_base=0.004,
-            backoff_max=1.0,
-        )
-        async with closing(provider):
-            with pytest.raises(ProviderError) as caught:
-                await provider.complete(ask())
+    async with against(
+        api,
+        make,
+        max_retries=2,
+        on_retry=lambda n, _e, d: seen.append((n, d)),
+        backoff_base=0.004,
+        backoff_max=1.0,
+    ) as (server, provider):
+        with pytest.raises(ProviderError) as caught:
+            await provider.complete(ask())
     assert len(server.requests) == 3
     assert [n for n, _ in seen] == [1, 2]
     assert 0.003 <= seen[0][1] <= 0.004
@@ -573,11 +579,9 @@ async def test_400_error_body_message_is_surfaced_without_retry(setup: Setup) ->
     else:
         bad = openai_error(400, "prompt is too long: 250000 tokens", code="context_length_exceeded")
     api.replies.extend([bad, ok("never")])
-    async with serve(api) as server:
-        provider = make(server.url, **FAST)
-        async with closing(provider):
-            with pytest.raises(ProviderError) as caught:
-                await provider.complete(ask())
+    async with against(api, make, **FAST) as (server, provider):
+        with pytest.raises(ProviderError) as caught:
+            await provider.complete(ask())
     assert len(server.requests) == 1
     assert caught.value.status == 400
     assert caught.value.retryable is False
@@ -591,13 +595,11 @@ async def test_a_slow_answer_times_out(setup: Setup) -> None:
     slow = ok("too slow")
     slow.delay = 2.0
     api.replies.append(slow)
-    async with serve(api) as server:
-        provider = make(server.url, timeout=0.2, max_retries=0)
-        async with closing(provider):
-            started = time.perf_counter()
-            with pytest.raises(ProviderError) as caught:
-                await provider.complete(ask())
-            elapsed = time.perf_counter() - started
+    async with against(api, make, timeout=0.2, max_retries=0) as (_server, provider):
+        started = time.perf_counter()
+        with pytest.raises(ProviderError) as caught:
+            await provider.complete(ask())
+        elapsed = time.perf_counter() - started
     assert 0.15 <= elapsed < 1.5
     assert caught.value.status is None
     assert caught.value.retryable is True
@@ -611,16 +613,15 @@ async def test_a_timeout_is_retried_and_the_next_answer_used(setup: Setup) -> No
     slow.delay = 2.0
     api.replies.extend([slow, ok("in time")])
     retries: list[str] = []
-    async with serve(api) as server:
-        provider = make(
-            server.url,
-            timeout=0.2,
-            max_retries=1,
-            backoff_base=0.001,
-            on_retry=lambda _n, err, _d: retries.append(err.message),
-        )
-        async with closing(provider):
-            assert (await provider.complete(ask())).text == "in time"
+    async with against(
+        api,
+        make,
+        timeout=0.2,
+        max_retries=1,
+        backoff_base=0.001,
+        on_retry=lambda _n, err, _d: retries.append(err.message),
+    ) as (_server, provider):
+        assert (await provider.complete(ask())).text == "in time"
     assert len(retries) == 1
     assert "timeout" in retries[0]
 
@@ -631,11 +632,9 @@ async def test_malformed_json_is_an_error_not_a_retry(setup: Setup) -> None:
     api.replies.extend(
         [Reply(200, '{"id": "x", "content": [', {"content-type": "application/json"})]
     )
-    async with serve(api) as server:
-        provider = make(server.url, **FAST)
-        async with closing(provider):
-            with pytest.raises(ProviderError) as caught:
-                await provider.complete(ask())
+    async with against(api, make, **FAST) as (server, provider):
+        with pytest.raises(ProviderError) as caught:
+            await provider.complete(ask())
     assert len(server.requests) == 1
     assert caught.value.retryable is False
     assert "is not valid JSON" in str(caught.value)
@@ -646,24 +645,20 @@ async def test_malformed_json_is_an_error_not_a_retry(setup: Setup) -> None:
 async def test_an_answer_of_the_wrong_shape_is_an_error(setup: Setup) -> None:
     api, make, _error, _ok = setup()
     api.replies.append(Reply(200, {"unexpected": True}))
-    async with serve(api) as server:
-        provider = make(server.url, **FAST)
-        async with closing(provider):
-            with pytest.raises(ProviderError, match="unexpected"):
-                await provider.complete(ask())
+    async with against(api, make, **FAST) as (_server, provider):
+        with pytest.raises(ProviderError, match="unexpected"):
+            await provider.complete(ask())
 
 
 @SETUPS
 async def test_a_gateway_error_page_is_quoted(setup: Setup) -> None:
     api, make, _error, ok = setup()
     api.replies.extend([Reply(502, "<html>Bad Gateway from the proxy</html>"), ok("through")])
-    async with serve(api) as server:
-        provider = make(
-            server.url, max_retries=0, **{k: v for k, v in FAST.items() if k != "timeout"}
-        )
-        async with closing(provider):
-            with pytest.raises(ProviderError) as caught:
-                await provider.complete(ask())
+    async with against(
+        api, make, max_retries=0, **{k: v for k, v in FAST.items() if k != "timeout"}
+    ) as (_server, provider):
+        with pytest.raises(ProviderError) as caught:
+            await provider.complete(ask())
     assert caught.value.status == 502
     assert caught.value.retryable is True
     assert "<html>Bad Gateway from the proxy</html>" in str(caught.value)
@@ -695,10 +690,8 @@ async def test_a_failing_on_retry_callback_does_not_stop_the_retry(
     def broken(_n: int, _e: ProviderError, _d: float) -> None:
         raise RuntimeError("observer bug")
 
-    async with serve(api) as server:
-        provider = make(server.url, on_retry=broken, **FAST)
-        async with closing(provider):
-            assert (await provider.complete(ask())).text == "ok"
+    async with against(api, make, on_retry=broken, **FAST) as (_server, provider):
+        assert (await provider.complete(ask())).text == "ok"
     assert "on_retry callback failed" in caplog.text
 
 
@@ -712,11 +705,9 @@ async def test_x_should_retry_overrides_the_status(setup: Setup) -> None:
             ok("never"),
         ]
     )
-    async with serve(api) as server:
-        provider = make(server.url, **FAST)
-        async with closing(provider):
-            with pytest.raises(ProviderError) as caught:
-                await provider.complete(ask())
+    async with against(api, make, **FAST) as (server, provider):
+        with pytest.raises(ProviderError) as caught:
+            await provider.complete(ask())
     assert len(server.requests) == 2
     assert (caught.value.status, caught.value.retryable) == (503, False)
     assert "do not bother" in str(caught.value)
@@ -735,11 +726,9 @@ def test_bad_settings_fail_at_construction(setup: Setup) -> None:
 async def test_connections_are_reused_and_calls_may_run_concurrently(setup: Setup) -> None:
     api, make, _error, ok = setup()
     api.replies.extend(ok(f"answer {n}") for n in range(4))
-    async with serve(api) as server:
-        provider = make(server.url, **FAST)
-        async with closing(provider):
-            first = await provider.complete(ask())
-            rest = await asyncio.gather(*(provider.complete(ask()) for _ in range(3)))
+    async with against(api, make, **FAST) as (server, provider):
+        first = await provider.complete(ask())
+        rest = await asyncio.gather(*(provider.complete(ask()) for _ in range(3)))
     texts = sorted(r.text for r in [first, *rest])
     assert texts == [f"answer {n}" for n in range(4)]
     assert len(server.requests) == 4

@@ -144,7 +144,7 @@ class ModuleCoordinator:
     def __new__(cls, *args: Any, **kwargs: Any) -> Self:
         instance = super().__new__(cls)
         if cls.__new__ is not ModuleCoordinator.__new__:
-            instance._setup(*args, **kwargs)
+            ModuleCoordinator.__init__(instance, *args, **kwargs)
         return instance
 
     def __init__(
@@ -162,29 +162,6 @@ class ModuleCoordinator:
         arguments = (session, approval_system, display_system, config, session_id, parent_id)
         if "_hooks" in self.__dict__ and all(a is None for a in (*arguments, hooks, audit)):
             return  # already set up by __new__ (amplifier-core style subclass)
-        self._setup(
-            session,
-            approval_system,
-            display_system,
-            config=config,
-            session_id=session_id,
-            parent_id=parent_id,
-            hooks=hooks,
-            audit=audit,
-        )
-
-    def _setup(
-        self,
-        session: Any = None,
-        approval_system: Any = None,
-        display_system: Any = None,
-        *,
-        config: MutableMapping[str, Any] | None = None,
-        session_id: str | None = None,
-        parent_id: str | None = None,
-        hooks: HookRegistry | None = None,
-        audit: AuditTrail | None = None,
-    ) -> None:
         if config is None:
             config = getattr(session, "config", None)
             if config is None:

@@ -14,10 +14,10 @@ and an object ``input_schema``.
 from __future__ import annotations
 
 import re
-from collections import deque
 from collections.abc import Iterable
 from typing import Any
 
+from .api import CheckedApi, Invalid
 from .server import Reply, Request
 
 __all__ = ["AnthropicApi", "anthropic_error", "anthropic_message"]
@@ -87,62 +87,44 @@ def anthropic_message(
     )
 
 
-class _Invalid(Exception):
-    def __init__(self, message: str, status: int = 400, kind: str = "invalid_request_error"):
-        super().__init__(message)
-        self.status = status
-        self.kind = kind
+class AnthropicApi(CheckedApi):
+    """The Messages API handler; ``api_key`` is the ``x-api-key`` every request must carry."""
 
+    def _refusal(self, err: Invalid) -> Reply:
+        return anthropic_error(err.status, err.code or "invalid_request_error", str(err))
 
-class AnthropicApi:
-    """The handler: validate, record the body in :attr:`bodies`, answer from :attr:`replies`."""
-
-    def __init__(self, replies: Iterable[Reply] = (), *, api_key: str = "test-key") -> None:
-        self.api_key = api_key
-        self.replies: deque[Reply] = deque(replies)
-        self.bodies: list[dict[str, Any]] = []
-        self.rejected: list[str] = []
-
-    async def __call__(self, request: Request) -> Reply:
-        try:
-            body = self._validate(request)
-        except _Invalid as err:
-            self.rejected.append(str(err))
-            return anthropic_error(err.status, err.kind, str(err))
-        self.bodies.append(body)
-        if not self.replies:
-            return anthropic_error(500, "api_error", "loopback: no reply queued")
-        return self.replies.popleft()
+    def _nothing_queued(self) -> Reply:
+        return anthropic_error(500, "api_error", "loopback: no reply queued")
 
     def _validate(self, request: Request) -> dict[str, Any]:
         if request.method != "POST" or request.path != "/v1/messages":
-            raise _Invalid(f"Not found: {request.method} {request.path}", 404, "not_found_error")
+            raise Invalid(f"Not found: {request.method} {request.path}", 404, "not_found_error")
         key = request.headers.get("x-api-key")
         if key is None:
-            raise _Invalid("x-api-key header is required", 401, "authentication_error")
+            raise Invalid("x-api-key header is required", 401, "authentication_error")
         if key != self.api_key:
-            raise _Invalid("invalid x-api-key", 401, "authentication_error")
+            raise Invalid("invalid x-api-key", 401, "authentication_error")
         if "anthropic-version" not in request.headers:
-            raise _Invalid("anthropic-version: header is required")
+            raise Invalid("anthropic-version: header is required")
         if not request.headers.get("content-type", "").startswith("application/json"):
-            raise _Invalid("content-type: must be application/json")
+            raise Invalid("content-type: must be application/json")
         try:
             body = request.json()
         except ValueError as err:
-            raise _Invalid(f"There was an issue with your request body: {err}") from err
+            raise Invalid(f"There was an issue with your request body: {err}") from err
         if not isinstance(body, dict):
-            raise _Invalid("request body must be a JSON object")
+            raise Invalid("request body must be a JSON object")
         for key in body:
             if key not in _TOP_LEVEL:
-                raise _Invalid(f"{key}: Extra inputs are not permitted")
+                raise Invalid(f"{key}: Extra inputs are not permitted")
         if not isinstance(body.get("model"), str):
-            raise _Invalid("model: Field required")
+            raise Invalid("model: Field required")
         max_tokens = body.get("max_tokens")
         if not isinstance(max_tokens, int) or max_tokens < 1:
-            raise _Invalid("max_tokens: Field required (an integer >= 1)")
+            raise Invalid("max_tokens: Field required (an integer >= 1)")
         system = body.get("system")
         if system is not None and not isinstance(system, str | list):
-            raise _Invalid("system: Input should be a valid string or list of text blocks")
+            raise Invalid("system: Input should be a valid string or list of text blocks")
         self._check_messages(body.get("messages"))
         self._check_tools(body.get("tools"))
         return body
@@ -152,53 +134,53 @@ class AnthropicApi:
         if tools is None:
             return
         if not isinstance(tools, list):
-            raise _Invalid("tools: Input should be a valid list")
+            raise Invalid("tools: Input should be a valid list")
         names: set[str] = set()
         for index, tool in enumerate(tools):
             where = f"tools.{index}"
             if not isinstance(tool, dict):
-                raise _Invalid(f"{where}: Input should be an object")
+                raise Invalid(f"{where}: Input should be an object")
             for key in tool:
                 if key not in {"name", "description", "input_schema", "cache_control", "type"}:
-                    raise _Invalid(f"{where}.{key}: Extra inputs are not permitted")
+                    raise Invalid(f"{where}.{key}: Extra inputs are not permitted")
             name = tool.get("name")
             if not isinstance(name, str) or not _TOOL_NAME.match(name):
-                raise _Invalid(f"{where}.name: String should match pattern '^[a-zA-Z0-9_-]+$'")
+                raise Invalid(f"{where}.name: String should match pattern '^[a-zA-Z0-9_-]+$'")
             if name in names:
-                raise _Invalid(f"tools: Tool names must be unique ({name})")
+                raise Invalid(f"tools: Tool names must be unique ({name})")
             names.add(name)
             schema = tool.get("input_schema")
             if not isinstance(schema, dict) or schema.get("type") != "object":
-                raise _Invalid(f"{where}.input_schema.type: Input should be 'object'")
+                raise Invalid(f"{where}.input_schema.type: Input should be 'object'")
 
     @staticmethod
     def _check_messages(messages: Any) -> None:
         if not isinstance(messages, list) or not messages:
-            raise _Invalid("messages: at least one message is required")
+            raise Invalid("messages: at least one message is required")
         previous_tool_uses: set[str] = set()
         for index, message in enumerate(messages):
             where = f"messages.{index}"
             if not isinstance(message, dict):
-                raise _Invalid(f"{where}: Input should be an object")
+                raise Invalid(f"{where}: Input should be an object")
             role = message.get("role")
             if role not in ("user", "assistant"):
-                raise _Invalid(f"{where}.role: Input should be 'user' or 'assistant'")
+                raise Invalid(f"{where}.role: Input should be 'user' or 'assistant'")
             if index == 0 and role != "user":
-                raise _Invalid('messages: first message must use the "user" role')
+                raise Invalid('messages: first message must use the "user" role')
             if index > 0 and messages[index - 1].get("role") == role:
-                raise _Invalid(
+                raise Invalid(
                     f'messages: roles must alternate between "user" and "assistant" ({where})'
                 )
             content = message.get("content")
             blocks: list[Any]
             if isinstance(content, str):
                 if not content:
-                    raise _Invalid(f"{where}: all messages must have non-empty content")
+                    raise Invalid(f"{where}: all messages must have non-empty content")
                 blocks = [{"type": "text", "text": content}]
             elif isinstance(content, list) and content:
                 blocks = content
             else:
-                raise _Invalid(f"{where}: all messages must have non-empty content")
+                raise Invalid(f"{where}: all messages must have non-empty content")
             tool_uses: set[str] = set()
             answered: set[str] = set()
             seen_other = False
@@ -207,48 +189,48 @@ class AnthropicApi:
                 kind = block.get("type") if isinstance(block, dict) else None
                 if kind == "text":
                     if not isinstance(block.get("text"), str) or not block["text"]:
-                        raise _Invalid(f"{spot}.text: text content blocks must be non-empty")
+                        raise Invalid(f"{spot}.text: text content blocks must be non-empty")
                     seen_other = True
                 elif kind == "tool_use":
                     if role != "assistant":
-                        raise _Invalid(
+                        raise Invalid(
                             f"{spot}: tool_use blocks are only allowed in assistant messages"
                         )
                     if not isinstance(block.get("id"), str) or not isinstance(
                         block.get("name"), str
                     ):
-                        raise _Invalid(f"{spot}: tool_use needs `id` and `name`")
+                        raise Invalid(f"{spot}: tool_use needs `id` and `name`")
                     if not isinstance(block.get("input"), dict):
-                        raise _Invalid(f"{spot}.input: Input should be a valid dictionary")
+                        raise Invalid(f"{spot}.input: Input should be a valid dictionary")
                     tool_uses.add(block["id"])
                     seen_other = True
                 elif kind == "tool_result":
                     if role != "user":
-                        raise _Invalid(
+                        raise Invalid(
                             f"{spot}: tool_result blocks are only allowed in user messages"
                         )
                     tool_use_id = block.get("tool_use_id")
                     if tool_use_id not in previous_tool_uses:
-                        raise _Invalid(
+                        raise Invalid(
                             f"{spot}: unexpected `tool_use_id` found in `tool_result` blocks: "
                             f"{tool_use_id}. Each `tool_result` block must have a corresponding "
                             "`tool_use` block in the previous message."
                         )
                     if seen_other:
-                        raise _Invalid(
+                        raise Invalid(
                             f"{spot}: tool_result blocks must come first in the message content"
                         )
                     if not isinstance(block.get("content", ""), str | list):
-                        raise _Invalid(f"{spot}.content: Input should be a valid string or list")
+                        raise Invalid(f"{spot}.content: Input should be a valid string or list")
                     if not isinstance(block.get("is_error", False), bool):
-                        raise _Invalid(f"{spot}.is_error: Input should be a valid boolean")
+                        raise Invalid(f"{spot}.is_error: Input should be a valid boolean")
                     answered.add(tool_use_id)
                 else:
-                    raise _Invalid(f"{spot}.type: unknown content block type {kind!r}")
+                    raise Invalid(f"{spot}.type: unknown content block type {kind!r}")
             if role == "user":
                 missing = previous_tool_uses - answered
                 if missing:
-                    raise _Invalid(
+                    raise Invalid(
                         f"messages.{index - 1}: `tool_use` ids were found without `tool_result` "
                         f"blocks immediately after: {', '.join(sorted(missing))}. Each `tool_use` "
                         "block must have a corresponding `tool_result` block in the next message."

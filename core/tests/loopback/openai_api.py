@@ -13,10 +13,10 @@ every such id answered; tools of ``type: function`` with a name and object param
 
 from __future__ import annotations
 
-from collections import deque
 from collections.abc import Iterable
 from typing import Any
 
+from .api import CheckedApi, Invalid
 from .server import Reply, Request
 
 __all__ = ["OpenAIApi", "openai_completion", "openai_error"]
@@ -94,62 +94,44 @@ def openai_completion(
     )
 
 
-class _Invalid(Exception):
-    def __init__(self, message: str, status: int = 400, code: str | None = None) -> None:
-        super().__init__(message)
-        self.status = status
-        self.code = code
+class OpenAIApi(CheckedApi):
+    """The chat completions handler; ``api_key=None`` checks no ``Authorization`` header."""
 
+    def _refusal(self, err: Invalid) -> Reply:
+        return openai_error(err.status, str(err), code=err.code)
 
-class OpenAIApi:
-    """The handler: validate, record the body in :attr:`bodies`, answer from :attr:`replies`."""
-
-    def __init__(self, replies: Iterable[Reply] = (), *, api_key: str | None = "test-key") -> None:
-        self.api_key = api_key
-        self.replies: deque[Reply] = deque(replies)
-        self.bodies: list[dict[str, Any]] = []
-        self.rejected: list[str] = []
-
-    async def __call__(self, request: Request) -> Reply:
-        try:
-            body = self._validate(request)
-        except _Invalid as err:
-            self.rejected.append(str(err))
-            return openai_error(err.status, str(err), code=err.code)
-        self.bodies.append(body)
-        if not self.replies:
-            return openai_error(500, "loopback: no reply queued", "server_error")
-        return self.replies.popleft()
+    def _nothing_queued(self) -> Reply:
+        return openai_error(500, "loopback: no reply queued", "server_error")
 
     def _validate(self, request: Request) -> dict[str, Any]:
         if request.method != "POST" or request.path != "/v1/chat/completions":
-            raise _Invalid(f"Invalid URL ({request.method} {request.path})", 404)
+            raise Invalid(f"Invalid URL ({request.method} {request.path})", 404)
         if self.api_key is not None:
             auth = request.headers.get("authorization")
             if auth is None:
-                raise _Invalid(
+                raise Invalid(
                     "You didn't provide an API key. You need to provide your API key in an "
                     "Authorization header using Bearer auth (i.e. Authorization: Bearer YOUR_KEY).",
                     401,
                 )
             if auth != f"Bearer {self.api_key}":
-                raise _Invalid("Incorrect API key provided.", 401, "invalid_api_key")
+                raise Invalid("Incorrect API key provided.", 401, "invalid_api_key")
         if not request.headers.get("content-type", "").startswith("application/json"):
-            raise _Invalid("Invalid content type: expected application/json")
+            raise Invalid("Invalid content type: expected application/json")
         try:
             body = request.json()
         except ValueError as err:
-            raise _Invalid(f"We could not parse the JSON body of your request. ({err})") from err
+            raise Invalid(f"We could not parse the JSON body of your request. ({err})") from err
         if not isinstance(body, dict):
-            raise _Invalid("The request body must be a JSON object.")
+            raise Invalid("The request body must be a JSON object.")
         for key in body:
             if key not in _TOP_LEVEL:
-                raise _Invalid(f"Unrecognized request argument supplied: {key}")
+                raise Invalid(f"Unrecognized request argument supplied: {key}")
         if not isinstance(body.get("model"), str):
-            raise _Invalid("you must provide a model parameter")
+            raise Invalid("you must provide a model parameter")
         for key in ("max_tokens", "max_completion_tokens"):
             if key in body and (not isinstance(body[key], int) or body[key] < 1):
-                raise _Invalid(f"Invalid '{key}': expected an integer >= 1.")
+                raise Invalid(f"Invalid '{key}': expected an integer >= 1.")
         self._check_messages(body.get("messages"))
         self._check_tools(body.get("tools"))
         return body
@@ -159,75 +141,76 @@ class OpenAIApi:
         if tools is None:
             return
         if not isinstance(tools, list):
-            raise _Invalid("Invalid type for 'tools': expected an array.")
+            raise Invalid("Invalid type for 'tools': expected an array.")
         for index, tool in enumerate(tools):
             where = f"tools[{index}]"
             if not isinstance(tool, dict) or tool.get("type") != "function":
-                raise _Invalid(f"Invalid value for '{where}.type': expected 'function'.")
+                raise Invalid(f"Invalid value for '{where}.type': expected 'function'.")
             function = tool.get("function")
             if not isinstance(function, dict) or not isinstance(function.get("name"), str):
-                raise _Invalid(f"Missing required parameter: '{where}.function.name'.")
+                raise Invalid(f"Missing required parameter: '{where}.function.name'.")
             parameters = function.get("parameters", {"type": "object"})
             if not isinstance(parameters, dict) or parameters.get("type") != "object":
-                raise _Invalid(
+                raise Invalid(
                     f"Invalid schema for function '{function['name']}': must be an object."
                 )
 
     @staticmethod
     def _check_messages(messages: Any) -> None:
         if not isinstance(messages, list) or not messages:
-            raise _Invalid(
+            raise Invalid(
                 "Invalid 'messages': empty array. Expected an array with minimum length 1."
             )
         pending: set[str] = set()
         for index, message in enumerate(messages):
             where = f"messages[{index}]"
             if not isinstance(message, dict) or message.get("role") not in _ROLES:
-                raise _Invalid(f"Invalid value for '{where}.role'.")
+                raise Invalid(f"Invalid value for '{where}.role'.")
             role = message["role"]
             if pending and role != "tool":
-                raise _Invalid(
-                    "An assistant message with 'tool_calls' must be followed by tool messages "
-                    "responding to each 'tool_call_id'. The following tool_call_ids did not have "
-                    f"response messages: {', '.join(sorted(pending))}"
-                )
+                raise _unanswered(pending)
             content = message.get("content")
             if role == "tool":
                 call_id = message.get("tool_call_id")
                 if call_id not in pending:
-                    raise _Invalid(
+                    raise Invalid(
                         "Invalid parameter: messages with role 'tool' must be a response to a "
                         "preceeding message with 'tool_calls'."
                     )
                 if not isinstance(content, str | list):
-                    raise _Invalid(f"Invalid type for '{where}.content': expected a string.")
+                    raise Invalid(f"Invalid type for '{where}.content': expected a string.")
                 pending.discard(call_id)
             elif role == "assistant":
                 calls = message.get("tool_calls")
                 if content is None and not calls:
-                    raise _Invalid(f"Missing required parameter: '{where}.content'.")
+                    raise Invalid(f"Missing required parameter: '{where}.content'.")
                 if content is not None and not isinstance(content, str | list):
-                    raise _Invalid(f"Invalid type for '{where}.content'.")
+                    raise Invalid(f"Invalid type for '{where}.content'.")
                 for number, call in enumerate(calls or []):
                     spot = f"{where}.tool_calls[{number}]"
                     if not isinstance(call, dict) or not isinstance(call.get("id"), str):
-                        raise _Invalid(f"Missing required parameter: '{spot}.id'.")
+                        raise Invalid(f"Missing required parameter: '{spot}.id'.")
                     if call.get("type") != "function":
-                        raise _Invalid(f"Invalid value for '{spot}.type': expected 'function'.")
+                        raise Invalid(f"Invalid value for '{spot}.type': expected 'function'.")
                     function = call.get("function")
                     if not isinstance(function, dict) or not isinstance(function.get("name"), str):
-                        raise _Invalid(f"Missing required parameter: '{spot}.function.name'.")
+                        raise Invalid(f"Missing required parameter: '{spot}.function.name'.")
                     if not isinstance(function.get("arguments"), str):
-                        raise _Invalid(
+                        raise Invalid(
                             f"Invalid type for '{spot}.function.arguments': expected a string, "
                             f"but got {type(function.get('arguments')).__name__} instead."
                         )
                     pending.add(call["id"])
             elif not isinstance(content, str | list):
-                raise _Invalid(f"Invalid type for '{where}.content': expected a string.")
+                raise Invalid(f"Invalid type for '{where}.content': expected a string.")
         if pending:
-            raise _Invalid(
-                "An assistant message with 'tool_calls' must be followed by tool messages "
-                "responding to each 'tool_call_id'. The following tool_call_ids did not have "
-                f"response messages: {', '.join(sorted(pending))}"
-            )
+            raise _unanswered(pending)
+
+
+def _unanswered(pending: set[str]) -> Invalid:
+    """The error for tool calls of an assistant message that no tool message answered."""
+    return Invalid(
+        "An assistant message with 'tool_calls' must be followed by tool messages "
+        "responding to each 'tool_call_id'. The following tool_call_ids did not have "
+        f"response messages: {', '.join(sorted(pending))}"
+    )

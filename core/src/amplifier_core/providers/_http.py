@@ -64,6 +64,7 @@ RETRY_AFTER_LIMIT: Final = 60.0
 """The longest ``retry-after`` (seconds) a provider waits for before giving up at once."""
 
 _SNIPPET: Final = 500
+_JSON_HEADERS: Final = {"content-type": "application/json", "accept": "application/json"}
 
 OnRetry: TypeAlias = Callable[[int, ProviderError, float], Awaitable[None] | None]
 """``on_retry(retry, error, delay)``: called before waiting ``delay`` seconds for a retry."""
@@ -222,9 +223,13 @@ class JsonPoster:
     async def post(
         self, path: str, body: Mapping[str, Any], headers: Mapping[str, str], *, model: str
     ) -> dict[str, Any]:
-        """POST ``body`` to ``base_url + path``; the decoded JSON object of the answer."""
+        """POST ``body`` as JSON to ``base_url + path``; the decoded JSON object of the answer.
+
+        ``headers`` are sent besides the settings' ones (and win over them); ``content-type``
+        and ``accept`` are always ``application/json``.
+        """
         url = self.settings.base_url.rstrip("/") + path
-        all_headers = {**self.settings.headers, **headers}
+        all_headers = {**self.settings.headers, **headers, **_JSON_HEADERS}
         payload = json.dumps(body, ensure_ascii=False).encode("utf-8")
         attempts = self.settings.max_retries + 1
         for attempt in range(1, attempts + 1):

@@ -24,8 +24,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, Final
 
-from ..chat import ChatRequest, ChatResponse, ProviderError, ToolCall, Usage
-from ._http import HttpSettings, JsonPoster, OnRetry, resolve_api_key
+from ..chat import ChatRequest, ChatResponse, ToolCall, Usage
+from ._base import HttpProvider, message_key, short_repr, text_of, unknown_role
+from ._http import OnRetry, resolve_api_key
 
 __all__ = ["ANTHROPIC_VERSION", "DEFAULT_ANTHROPIC_URL", "AnthropicProvider"]
 
@@ -35,7 +36,7 @@ DEFAULT_ANTHROPIC_URL: Final = "https://api.anthropic.com"
 _STOP_REASONS: Final = frozenset({"end_turn", "tool_use", "max_tokens", "stop_sequence"})
 
 
-class AnthropicProvider:
+class AnthropicProvider(HttpProvider):
     """Claude models over the Anthropic Messages API.
 
     :param model: the model id sent when a request names none (``claude-sonnet-4-5``).
@@ -51,6 +52,7 @@ class AnthropicProvider:
     """
 
     name: str = "anthropic"
+    _endpoint = "/v1/messages"
 
     def __init__(
         self,
@@ -67,42 +69,18 @@ class AnthropicProvider:
         anthropic_version: str = ANTHROPIC_VERSION,
         on_retry: OnRetry | None = None,
     ) -> None:
-        self.model = model
         self._api_key = resolve_api_key(self.name, api_key, api_key_env, model=model)
         self.anthropic_version = anthropic_version
-        self._poster = JsonPoster(
-            provider=self.name,
-            model=model,
-            settings=HttpSettings(
-                base_url=base_url,
-                timeout=timeout,
-                max_retries=max_retries,
-                backoff_base=backoff_base,
-                backoff_max=backoff_max,
-                headers=dict(headers or {}),
-            ),
+        super().__init__(
+            model,
+            base_url=base_url,
+            timeout=timeout,
+            max_retries=max_retries,
+            backoff_base=backoff_base,
+            backoff_max=backoff_max,
+            headers=headers,
             on_retry=on_retry,
         )
-
-    def __repr__(self) -> str:
-        return f"AnthropicProvider(model={self.model!r}, base_url={self.base_url!r})"
-
-    @property
-    def base_url(self) -> str:
-        return self._poster.settings.base_url
-
-    @property
-    def on_retry(self) -> OnRetry | None:
-        """Called before each retry's wait; settable after construction."""
-        return self._poster.on_retry
-
-    @on_retry.setter
-    def on_retry(self, callback: OnRetry | None) -> None:
-        self._poster.on_retry = callback
-
-    async def aclose(self) -> None:
-        """Close the HTTP connection pool."""
-        await self._poster.aclose()
 
     def build_body(self, request: ChatRequest) -> dict[str, Any]:
         """The Messages API request body for ``request``."""
@@ -128,28 +106,13 @@ class AnthropicProvider:
             ]
         return body
 
-    async def complete(self, request: ChatRequest) -> ChatResponse:
-        """Send ``request`` to the Messages API and return the parsed answer."""
-        model = request.model or self.model
-        headers = {
-            "x-api-key": self._api_key,
-            "anthropic-version": self.anthropic_version,
-            "content-type": "application/json",
-            "accept": "application/json",
-        }
-        body = await self._poster.post(
-            "/v1/messages", self.build_body(request), headers, model=model
-        )
-        return self._parse(body, model)
+    def _auth_headers(self) -> dict[str, str]:
+        return {"x-api-key": self._api_key, "anthropic-version": self.anthropic_version}
 
     def _parse(self, body: dict[str, Any], model: str) -> ChatResponse:
         content = body.get("content")
         if not isinstance(content, list):
-            raise ProviderError(
-                f"anthropic {model}: answer has no `content` list: {_short(body)}",
-                provider=self.name,
-                model=model,
-            )
+            raise self._fail(f"answer has no `content` list: {short_repr(body)}", model)
         texts: list[str] = []
         calls: list[ToolCall] = []
         for index, block in enumerate(content):
@@ -159,18 +122,15 @@ class AnthropicProvider:
             elif kind == "tool_use":
                 tool_input = block.get("input", {})
                 if not isinstance(block.get("id"), str) or not isinstance(block.get("name"), str):
-                    raise ProviderError(
-                        f"anthropic {model}: content[{index}] tool_use block lacks id or name: "
-                        f"{_short(block)}",
-                        provider=self.name,
-                        model=model,
+                    raise self._fail(
+                        f"content[{index}] tool_use block lacks id or name: {short_repr(block)}",
+                        model,
                     )
                 if not isinstance(tool_input, dict):
-                    raise ProviderError(
-                        f"anthropic {model}: tool_use {block['name']!r} ({block['id']}) input "
-                        f"is not an object: {_short(tool_input)}",
-                        provider=self.name,
-                        model=model,
+                    raise self._fail(
+                        f"tool_use {block['name']!r} ({block['id']}) input is not an object: "
+                        f"{short_repr(tool_input)}",
+                        model,
                     )
                 calls.append(ToolCall(id=block["id"], name=block["name"], input=tool_input))
         raw_usage = body.get("usage")
@@ -195,28 +155,6 @@ class AnthropicProvider:
         )
 
 
-def _short(value: Any) -> str:
-    text = repr(value)
-    return text if len(text) <= 300 else text[:300] + "..."
-
-
-def _text(content: Any) -> str:
-    if isinstance(content, str):
-        return content
-    if content is None:
-        return ""
-    return str(content)
-
-
-def _field(message: dict[str, Any], key: str, where: str, model: str) -> Any:
-    try:
-        return message[key]
-    except (KeyError, TypeError):
-        raise ProviderError(
-            f"anthropic {model}: {where} has no {key!r}", provider="anthropic", model=model
-        ) from None
-
-
 def _convert_messages(
     messages: list[dict[str, Any]], model: str
 ) -> tuple[str, list[dict[str, Any]]]:
@@ -235,26 +173,26 @@ def _convert_messages(
     for index, message in enumerate(messages):
         role = message.get("role")
         if role == "system":
-            text = _text(message.get("content"))
+            text = text_of(message.get("content"))
             if text:
                 system.append(text)
         elif role == "user":
             content = message.get("content")
             if isinstance(content, list):
                 add("user", list(content))
-            elif text := _text(content):
+            elif text := text_of(content):
                 add("user", [{"type": "text", "text": text}])
         elif role == "assistant":
             blocks: list[dict[str, Any]] = []
-            if text := _text(message.get("content")):
+            if text := text_of(message.get("content")):
                 blocks.append({"type": "text", "text": text})
             for number, call in enumerate(message.get("tool_calls") or []):
                 where = f"messages[{index}].tool_calls[{number}]"
                 blocks.append(
                     {
                         "type": "tool_use",
-                        "id": _field(call, "id", where, model),
-                        "name": _field(call, "name", where, model),
+                        "id": message_key("anthropic", model, call, "id", where),
+                        "name": message_key("anthropic", model, call, "name", where),
                         "input": call.get("input") or {},
                     }
                 )
@@ -265,19 +203,16 @@ def _convert_messages(
                 [
                     {
                         "type": "tool_result",
-                        "tool_use_id": _field(message, "tool_call_id", f"messages[{index}]", model),
-                        "content": _text(message.get("content")),
+                        "tool_use_id": message_key(
+                            "anthropic", model, message, "tool_call_id", f"messages[{index}]"
+                        ),
+                        "content": text_of(message.get("content")),
                         "is_error": bool(message.get("is_error", False)),
                     }
                 ],
             )
         else:
-            raise ProviderError(
-                f"anthropic {model}: messages[{index}] has unknown role {role!r} "
-                "(expected system, user, assistant or tool)",
-                provider="anthropic",
-                model=model,
-            )
+            raise unknown_role("anthropic", model, index, role)
     for turn in turns:
         if turn["role"] == "user":
             # tool_result blocks must lead the user turn that answers a tool_use turn

@@ -25,8 +25,9 @@ import json
 from collections.abc import Mapping
 from typing import Any, Final, Literal
 
-from ..chat import ChatRequest, ChatResponse, ProviderError, ToolCall, Usage
-from ._http import HttpSettings, JsonPoster, OnRetry, resolve_api_key
+from ..chat import ChatRequest, ChatResponse, ToolCall, Usage
+from ._base import HttpProvider, message_key, short_repr, text_of, unknown_role
+from ._http import OnRetry, resolve_api_key
 
 __all__ = ["DEFAULT_OPENAI_URL", "OpenAIProvider"]
 
@@ -42,7 +43,7 @@ _FINISH_REASONS: Final[Mapping[str, StopReason]] = {
 }
 
 
-class OpenAIProvider:
+class OpenAIProvider(HttpProvider):
     """Models behind an OpenAI-compatible chat completions endpoint.
 
     :param model: the model id sent when a request names none (``gpt-4o``).
@@ -60,6 +61,7 @@ class OpenAIProvider:
     """
 
     name: str = "openai"
+    _endpoint = "/v1/chat/completions"
 
     def __init__(
         self,
@@ -76,46 +78,22 @@ class OpenAIProvider:
         max_tokens_param: Literal["max_tokens", "max_completion_tokens"] = "max_tokens",
         on_retry: OnRetry | None = None,
     ) -> None:
-        self.model = model
         self._api_key: str | None = (
             resolve_api_key(self.name, api_key, api_key_env, model=model)
             if api_key or api_key_env
             else None
         )
         self.max_tokens_param = max_tokens_param
-        self._poster = JsonPoster(
-            provider=self.name,
-            model=model,
-            settings=HttpSettings(
-                base_url=base_url,
-                timeout=timeout,
-                max_retries=max_retries,
-                backoff_base=backoff_base,
-                backoff_max=backoff_max,
-                headers=dict(headers or {}),
-            ),
+        super().__init__(
+            model,
+            base_url=base_url,
+            timeout=timeout,
+            max_retries=max_retries,
+            backoff_base=backoff_base,
+            backoff_max=backoff_max,
+            headers=headers,
             on_retry=on_retry,
         )
-
-    def __repr__(self) -> str:
-        return f"OpenAIProvider(model={self.model!r}, base_url={self.base_url!r})"
-
-    @property
-    def base_url(self) -> str:
-        return self._poster.settings.base_url
-
-    @property
-    def on_retry(self) -> OnRetry | None:
-        """Called before each retry's wait; settable after construction."""
-        return self._poster.on_retry
-
-    @on_retry.setter
-    def on_retry(self, callback: OnRetry | None) -> None:
-        self._poster.on_retry = callback
-
-    async def aclose(self) -> None:
-        """Close the HTTP connection pool."""
-        await self._poster.aclose()
 
     def build_body(self, request: ChatRequest) -> dict[str, Any]:
         """The chat completions request body for ``request``."""
@@ -144,27 +122,18 @@ class OpenAIProvider:
             ]
         return body
 
-    async def complete(self, request: ChatRequest) -> ChatResponse:
-        """Send ``request`` to the chat completions endpoint and return the parsed answer."""
-        model = request.model or self.model
-        headers = {"content-type": "application/json", "accept": "application/json"}
-        if self._api_key is not None:
-            headers["authorization"] = f"Bearer {self._api_key}"
-        body = await self._poster.post(
-            "/v1/chat/completions", self.build_body(request), headers, model=model
-        )
-        return self._parse(body, model)
-
-    def _fail(self, message: str, model: str) -> ProviderError:
-        return ProviderError(f"openai {model}: {message}", provider=self.name, model=model)
+    def _auth_headers(self) -> dict[str, str]:
+        if self._api_key is None:
+            return {}
+        return {"authorization": f"Bearer {self._api_key}"}
 
     def _parse(self, body: dict[str, Any], model: str) -> ChatResponse:
         choices = body.get("choices")
         if not isinstance(choices, list) or not choices or not isinstance(choices[0], dict):
-            raise self._fail(f"answer has no choices: {_short(body)}", model)
+            raise self._fail(f"answer has no choices: {short_repr(body)}", model)
         message = choices[0].get("message")
         if not isinstance(message, dict):
-            raise self._fail(f"choices[0] has no message: {_short(choices[0])}", model)
+            raise self._fail(f"choices[0] has no message: {short_repr(choices[0])}", model)
         calls = [
             self._tool_call(raw, index, model)
             for index, raw in enumerate(message.get("tool_calls") or [])
@@ -197,7 +166,7 @@ class OpenAIProvider:
     def _tool_call(self, raw: Any, index: int, model: str) -> ToolCall:
         function = raw.get("function") if isinstance(raw, dict) else None
         if not isinstance(function, dict) or not isinstance(function.get("name"), str):
-            raise self._fail(f"tool_calls[{index}] has no function name: {_short(raw)}", model)
+            raise self._fail(f"tool_calls[{index}] has no function name: {short_repr(raw)}", model)
         name = function["name"]
         call_id = raw.get("id") or f"call_{index + 1}"
         arguments = function.get("arguments")
@@ -211,27 +180,22 @@ class OpenAIProvider:
             except (TypeError, ValueError) as err:
                 raise self._fail(
                     f"tool call {name!r} ({call_id}) has arguments that are not valid JSON "
-                    f"({err}): {_short(arguments)}",
+                    f"({err}): {short_repr(arguments)}",
                     model,
                 ) from err
         if not isinstance(decoded, dict):
             raise self._fail(
                 f"tool call {name!r} ({call_id}) has arguments that are not a JSON object: "
-                f"{_short(arguments)}",
+                f"{short_repr(arguments)}",
                 model,
             )
         return ToolCall(id=str(call_id), name=name, input=decoded)
 
 
-def _short(value: Any) -> str:
-    text = repr(value)
-    return text if len(text) <= 300 else text[:300] + "..."
-
-
 def _convert_message(message: dict[str, Any], index: int, model: str) -> dict[str, Any]:
     role = message.get("role")
     content = message.get("content")
-    text = content if isinstance(content, str) else ("" if content is None else str(content))
+    text = text_of(content)
     if role in ("system", "user"):
         return {"role": role, "content": content if isinstance(content, list) else text}
     if role == "assistant":
@@ -240,11 +204,13 @@ def _convert_message(message: dict[str, Any], index: int, model: str) -> dict[st
         if calls:
             converted["tool_calls"] = [
                 {
-                    "id": _field(call, "id", f"messages[{index}].tool_calls[{number}]", model),
+                    "id": message_key(
+                        "openai", model, call, "id", f"messages[{index}].tool_calls[{number}]"
+                    ),
                     "type": "function",
                     "function": {
-                        "name": _field(
-                            call, "name", f"messages[{index}].tool_calls[{number}]", model
+                        "name": message_key(
+                            "openai", model, call, "name", f"messages[{index}].tool_calls[{number}]"
                         ),
                         "arguments": json.dumps(call.get("input") or {}, ensure_ascii=False),
                     },
@@ -259,21 +225,9 @@ def _convert_message(message: dict[str, Any], index: int, model: str) -> dict[st
             text = f"Error: {text}"
         return {
             "role": "tool",
-            "tool_call_id": _field(message, "tool_call_id", f"messages[{index}]", model),
+            "tool_call_id": message_key(
+                "openai", model, message, "tool_call_id", f"messages[{index}]"
+            ),
             "content": text,
         }
-    raise ProviderError(
-        f"openai {model}: messages[{index}] has unknown role {role!r} "
-        "(expected system, user, assistant or tool)",
-        provider="openai",
-        model=model,
-    )
-
-
-def _field(message: Any, key: str, where: str, model: str) -> Any:
-    try:
-        return message[key]
-    except (KeyError, TypeError):
-        raise ProviderError(
-            f"openai {model}: {where} has no {key!r}", provider="openai", model=model
-        ) from None
+    raise unknown_role("openai", model, index, role)

@@ -28,11 +28,12 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any, Final, Literal
+from typing import Any, ClassVar, Final, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from ..chat import Provider, ProviderError
+from ._base import HttpProvider
 from ._http import OnRetry
 from .anthropic import ANTHROPIC_VERSION, DEFAULT_ANTHROPIC_URL, AnthropicProvider
 from .openai import DEFAULT_OPENAI_URL, OpenAIProvider
@@ -53,7 +54,10 @@ class _ScriptedConfig(BaseModel):
 
 
 class _HttpConfig(BaseModel):
+    """Each field is the keyword of the same name of ``provider_class``'s constructor."""
+
     model_config = ConfigDict(extra="forbid")
+    provider_class: ClassVar[type[HttpProvider]]
 
     model: str
     base_url: str
@@ -67,6 +71,7 @@ class _HttpConfig(BaseModel):
 
 
 class _AnthropicConfig(_HttpConfig):
+    provider_class = AnthropicProvider
     type: Literal["anthropic"]
     base_url: str = DEFAULT_ANTHROPIC_URL
     api_key_env: str | None = "ANTHROPIC_API_KEY"
@@ -74,6 +79,7 @@ class _AnthropicConfig(_HttpConfig):
 
 
 class _OpenAIConfig(_HttpConfig):
+    provider_class = OpenAIProvider
     type: Literal["openai"]
     base_url: str = DEFAULT_OPENAI_URL
     api_key_env: str | None = "OPENAI_API_KEY"
@@ -142,31 +148,7 @@ def make_provider(
                 path = Path(base_dir) / path
             script = path
         return ScriptedProvider(script, model=settings.model)
-    if isinstance(settings, _AnthropicConfig):
-        return AnthropicProvider(
-            settings.model,
-            api_key=settings.api_key,
-            api_key_env=settings.api_key_env,
-            base_url=settings.base_url,
-            timeout=settings.timeout,
-            max_retries=settings.max_retries,
-            backoff_base=settings.backoff_base,
-            backoff_max=settings.backoff_max,
-            headers=settings.headers,
-            anthropic_version=settings.anthropic_version,
-            on_retry=on_retry,
-        )
-    assert isinstance(settings, _OpenAIConfig)
-    return OpenAIProvider(
-        settings.model,
-        api_key=settings.api_key,
-        api_key_env=settings.api_key_env,
-        base_url=settings.base_url,
-        timeout=settings.timeout,
-        max_retries=settings.max_retries,
-        backoff_base=settings.backoff_base,
-        backoff_max=settings.backoff_max,
-        headers=settings.headers,
-        max_tokens_param=settings.max_tokens_param,
-        on_retry=on_retry,
+    assert isinstance(settings, _HttpConfig)
+    return settings.provider_class(
+        settings.model, **settings.model_dump(exclude={"type", "model"}), on_retry=on_retry
     )

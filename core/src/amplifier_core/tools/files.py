@@ -20,8 +20,9 @@ import functools
 import os
 import stat
 import tempfile
+from abc import ABC, abstractmethod
 from pathlib import Path
-from typing import IO, Any, Final
+from typing import IO, Any, Final, Generic, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validator
 
@@ -81,6 +82,9 @@ class _FileInput(BaseModel):
         if "\0" in value:
             raise ValueError("contains a NUL character")
         return value
+
+
+InputT = TypeVar("InputT", bound=_FileInput)
 
 
 class ReadFileInput(_FileInput):
@@ -148,13 +152,57 @@ class _Workspace:
         return f"Relative paths are taken inside the workspace ({self.root}){rule}."
 
 
+class _FileTool(ABC, Generic[InputT]):
+    """What the file tools share: config, workspace, schema, and the steps of ``execute``.
+
+    A tool names its input model and says what it does (:meth:`_describe`) and how it does
+    it to a resolved path (:meth:`_run`, called in a worker thread).
+    """
+
+    name: str
+    _input: type[InputT]
+
+    def __init__(self, workspace: Path, config: FilesConfig | None = None) -> None:
+        self.config = config or FilesConfig()
+        self._workspace = _Workspace(workspace, self.config)
+        self.description = f"{self._describe()} {self._workspace.where()}"
+        self.input_schema: dict[str, Any] = schema_for(self._input)
+
+    async def execute(self, input: dict[str, Any]) -> ToolResult:
+        """Validate ``input``, resolve its ``file_path``, then do the tool's work off the loop."""
+        parsed = parse_input(self.name, self._input, input)
+        if isinstance(parsed, ToolResult):
+            return parsed
+        path = self._workspace.resolve(self.name, parsed.file_path)
+        if isinstance(path, ToolResult):
+            return path
+        return await asyncio.to_thread(self._run, path, parsed)
+
+    @abstractmethod
+    def _describe(self) -> str:
+        """The tool's description, before the sentence about the workspace."""
+
+    @abstractmethod
+    def _run(self, path: Path, parsed: InputT) -> ToolResult:
+        """Do the work on ``path`` (resolved and allowed) with the validated input."""
+
+
+def _success(path: Path, **output: Any) -> ToolResult:
+    """A successful result that names the resolved file under both ``file_path`` and ``path``."""
+    return ToolResult(success=True, output={"file_path": str(path), "path": str(path), **output})
+
+
+def _is_a_directory(tool: str, path: Path) -> ToolResult:
+    return failure("IsADirectory", f"{tool}: {path} is a directory, not a file")
+
+
 def _os_failure(tool: str, path: Path, err: OSError, doing: str) -> ToolResult:
     """A failed result for an ``OSError`` met while ``doing`` something to ``path``."""
     reason = err.strerror or str(err)
     if isinstance(err, FileNotFoundError):
         return failure("FileNotFound", f"{tool}: {path} does not exist")
     if isinstance(err, IsADirectoryError):
-        return failure("IsADirectory", f"{tool}: {path} is a directory, not a file")
+        return _is_a_directory(tool, path)
     if isinstance(err, NotADirectoryError):
         return failure(
             "NotADirectory", f"{tool}: cannot {doing} {path}: a parent is not a directory"
@@ -299,50 +347,37 @@ def _read(tool: str, path: Path, start: int, limit: int, config: FilesConfig) ->
             "OffsetOutOfRange",
             f"{tool}: offset {start} is past the end of {path}, which has {number} lines",
         )
-    return ToolResult(
-        success=True,
-        output={
-            "file_path": str(path),
-            "path": str(path),
-            "content": "".join(window.lines),
-            "start_line": start,
-            "lines_read": len(window.lines),
-            "next_offset": window.next_offset,
-            "bytes_read": window.bytes_read,
-        },
+    return _success(
+        path,
+        content="".join(window.lines),
+        start_line=start,
+        lines_read=len(window.lines),
+        next_offset=window.next_offset,
+        bytes_read=window.bytes_read,
     )
 
 
-class ReadFileTool:
+class ReadFileTool(_FileTool[ReadFileInput]):
     """Shows a window of a UTF-8 text file as numbered lines (like ``cat -n``)."""
 
     name = "read_file"
+    _input = ReadFileInput
 
-    def __init__(self, workspace: Path, config: FilesConfig | None = None) -> None:
-        self.config = config or FilesConfig()
-        self._workspace = _Workspace(workspace, self.config)
+    def _describe(self) -> str:
         cfg = self.config
-        self.description = (
+        return (
             "Read a UTF-8 text file. Returns `content`: its lines numbered like `cat -n` "
             "(line number, tab, text), starting at line `offset` (1-based, default 1), at most "
             f"`limit` lines (default {cfg.max_read_lines}) and about {cfg.max_read_bytes} "
             f"characters; lines over {cfg.max_line_length} characters are cut. `next_offset` "
-            "is the line to continue from, or null at the end of the file. "
-            + self._workspace.where()
+            "is the line to continue from, or null at the end of the file."
         )
-        self.input_schema: dict[str, Any] = schema_for(ReadFileInput)
 
-    async def execute(self, input: dict[str, Any]) -> ToolResult:
-        """Read the window of ``input["file_path"]`` that ``offset`` and ``limit`` select."""
-        parsed = parse_input(self.name, ReadFileInput, input)
-        if isinstance(parsed, ToolResult):
-            return parsed
-        path = self._workspace.resolve(self.name, parsed.file_path)
-        if isinstance(path, ToolResult):
-            return path
+    def _run(self, path: Path, parsed: ReadFileInput) -> ToolResult:
+        """Read the window of ``path`` that ``offset`` and ``limit`` select."""
         start = parsed.offset or 1
         limit = parsed.limit or self.config.max_read_lines
-        return await asyncio.to_thread(_read, self.name, path, start, limit, self.config)
+        return _read(self.name, path, start, limit, self.config)
 
 
 # ----------------------------------------------------------------------------- write_file
@@ -354,7 +389,7 @@ def _write(tool: str, path: Path, content: str) -> ToolResult:
         return data
     try:
         if path.is_dir():
-            return failure("IsADirectory", f"{tool}: {path} is a directory, not a file")
+            return _is_a_directory(tool, path)
         created = not path.exists()
         path.parent.mkdir(parents=True, exist_ok=True)
         _atomic_write(path, data)
@@ -362,42 +397,25 @@ def _write(tool: str, path: Path, content: str) -> ToolResult:
         return failure("NotADirectory", f"{tool}: cannot write {path}: a parent path is a file")
     except OSError as err:
         return _os_failure(tool, path, err, "write")
-    return ToolResult(
-        success=True,
-        output={
-            "file_path": str(path),
-            "path": str(path),
-            "bytes_written": len(data),
-            "created": created,
-        },
-    )
+    return _success(path, bytes_written=len(data), created=created)
 
 
-class WriteFileTool:
+class WriteFileTool(_FileTool[WriteFileInput]):
     """Writes a whole UTF-8 text file atomically, creating parent directories."""
 
     name = "write_file"
+    _input = WriteFileInput
 
-    def __init__(self, workspace: Path, config: FilesConfig | None = None) -> None:
-        self.config = config or FilesConfig()
-        self._workspace = _Workspace(workspace, self.config)
-        self.description = (
+    def _describe(self) -> str:
+        return (
             "Write a UTF-8 text file with the given content, replacing the file if it exists "
             "and creating missing parent directories; the write is atomic. Prefer edit_file "
-            "to change part of an existing file. Returns {file_path, bytes_written, created}. "
-            + self._workspace.where()
+            "to change part of an existing file. Returns {file_path, bytes_written, created}."
         )
-        self.input_schema: dict[str, Any] = schema_for(WriteFileInput)
 
-    async def execute(self, input: dict[str, Any]) -> ToolResult:
-        """Write ``input["content"]`` to ``input["file_path"]``."""
-        parsed = parse_input(self.name, WriteFileInput, input)
-        if isinstance(parsed, ToolResult):
-            return parsed
-        path = self._workspace.resolve(self.name, parsed.file_path)
-        if isinstance(path, ToolResult):
-            return path
-        return await asyncio.to_thread(_write, self.name, path, parsed.content)
+    def _run(self, path: Path, parsed: WriteFileInput) -> ToolResult:
+        """Write ``content`` to ``path``."""
+        return _write(self.name, path, parsed.content)
 
 
 # ------------------------------------------------------------------------------ edit_file
@@ -407,7 +425,7 @@ def _edit(tool: str, path: Path, edit: EditFileInput, config: FilesConfig) -> To
     try:
         info = path.stat()
         if stat.S_ISDIR(info.st_mode):
-            return failure("IsADirectory", f"{tool}: {path} is a directory, not a file")
+            return _is_a_directory(tool, path)
         size = info.st_size
         if size > config.max_edit_bytes:
             return failure(
@@ -442,40 +460,23 @@ def _edit(tool: str, path: Path, edit: EditFileInput, config: FilesConfig) -> To
         _atomic_write(path, new_data)
     except OSError as err:
         return _os_failure(tool, path, err, "write")
-    return ToolResult(
-        success=True,
-        output={
-            "file_path": str(path),
-            "path": str(path),
-            "replacements": count,
-            "bytes_written": len(new_data),
-        },
-    )
+    return _success(path, replacements=count, bytes_written=len(new_data))
 
 
-class EditFileTool:
+class EditFileTool(_FileTool[EditFileInput]):
     """Replaces an exact string in a UTF-8 text file (once, or every occurrence)."""
 
     name = "edit_file"
+    _input = EditFileInput
 
-    def __init__(self, workspace: Path, config: FilesConfig | None = None) -> None:
-        self.config = config or FilesConfig()
-        self._workspace = _Workspace(workspace, self.config)
-        self.description = (
+    def _describe(self) -> str:
+        return (
             "Replace exact text in a UTF-8 text file. `old_string` must occur exactly once "
             "(include surrounding lines to make it unique) unless `replace_all` is true, which "
             "replaces every occurrence. Whitespace and indentation must match exactly; leave "
-            "out the line-number prefix read_file shows. Returns {file_path, replacements}. "
-            + self._workspace.where()
+            "out the line-number prefix read_file shows. Returns {file_path, replacements}."
         )
-        self.input_schema: dict[str, Any] = schema_for(EditFileInput)
 
-    async def execute(self, input: dict[str, Any]) -> ToolResult:
-        """Replace ``old_string`` with ``new_string`` in ``input["file_path"]``."""
-        parsed = parse_input(self.name, EditFileInput, input)
-        if isinstance(parsed, ToolResult):
-            return parsed
-        path = self._workspace.resolve(self.name, parsed.file_path)
-        if isinstance(path, ToolResult):
-            return path
-        return await asyncio.to_thread(_edit, self.name, path, parsed, self.config)
+    def _run(self, path: Path, parsed: EditFileInput) -> ToolResult:
+        """Replace ``old_string`` with ``new_string`` in ``path``."""
+        return _edit(self.name, path, parsed, self.config)
