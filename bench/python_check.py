@@ -1,0 +1,237 @@
+"""hooks-python-check latency per checked file: each checker alone and all of them together.
+
+    python bench/python_check.py [--rounds 10] [--lines 200] [--json PATH]
+
+A Python file of ``--lines`` lines (typed functions and a class, with one unused import, one
+type error, one formatting slip and one TODO planted) is written into a fresh project directory
+with its own ``ruff.toml`` and ``mypy.ini``, so the checkout's settings play no part. Then, in
+one run:
+
+- each checker alone, as the module runs it (``ruff check``, ``ruff format --check --diff``,
+  ``mypy`` with a cold and then a warm cache, the stub scan);
+- the whole handler through ``HookRegistry.emit("tool:post", ...)`` with every check on: the
+  latency a write tool call gains;
+- the same emit for a tool call that is not checked (``read_file``): what every other call pays.
+
+Each figure is the median (and min, max) of ``--rounds`` runs. Every run's findings are checked
+against what was planted, so a fast figure is never a run that found nothing.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import platform
+import statistics
+import sys
+import tempfile
+import time
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+from typing import Any
+
+from _report import render_table
+
+try:
+    from amplifier_core.hooks import HookRegistry
+    from amplifier_module_hooks_python_check import (
+        CheckRun,
+        mount,
+        resolve_command,
+        run_format,
+        run_mypy,
+        run_ruff,
+        scan_stubs,
+    )
+except ImportError as err:  # run from a checkout without the packages installed
+    sys.exit(
+        f"{err}: install the kernel and the module first, e.g. "
+        "pip install -e core -e modules/hooks-python-check ruff mypy"
+    )
+
+RUFF_TOML = 'line-length = 100\n\n[lint]\nselect = ["E", "F", "W", "B", "UP"]\n'
+FUNCTION = '''
+
+def scale_{n}(values: list[float], factor: float = {n}.5) -> list[float]:
+    """Multiply every value by ``factor``, skipping negative ones."""
+    result: list[float] = []
+    for value in values:
+        if value < 0:
+            continue
+        result.append(value * factor)
+    return result
+'''
+CLASS = '''
+
+class Account:
+    """A balance with a history of changes."""
+
+    def __init__(self, owner: str) -> None:
+        self.owner = owner
+        self.history: list[int] = []
+
+    def deposit(self, amount: int) -> int:
+        """Add ``amount`` and return the new balance."""
+        self.history.append(amount)
+        return sum(self.history)
+
+    def label(self) -> int:
+        # TODO: include the currency
+        return self.owner
+'''
+PLANTED = {
+    "ruff": {"F401"},
+    "format": {None},
+    "mypy": {"return-value"},
+    "stubs": {"TODO"},
+}
+
+
+def source(lines: int) -> str:
+    """About ``lines`` lines of ordinary typed code with the planted issues."""
+    parts = ['"""Numbers and accounts."""\n\nimport os\nfrom dataclasses import dataclass\n']
+    parts.append("\n\n@dataclass\nclass Point:\n    x: float\n    y: float\n")
+    parts.append(CLASS)
+    n = 0
+    while sum(part.count("\n") for part in parts) < lines:
+        parts.append(FUNCTION.format(n=n))
+        n += 1
+    parts.append("\n\nTOTAL = sum( scale_0([1.0, 2.0]))\n")  # the formatting slip
+    return "".join(parts)
+
+
+def check_planted(run: CheckRun) -> None:
+    found = {issue.code for issue in run.issues}
+    if run.problem or run.missing or found != PLANTED[run.check]:
+        raise SystemExit(
+            f"{run.check}: expected {PLANTED[run.check]}, found {found} "
+            f"(problem={run.problem!r}, missing={run.missing!r})"
+        )
+
+
+async def timed(rounds: int, call: Callable[[], Awaitable[Any]]) -> list[float]:
+    """Milliseconds of each of ``rounds`` calls."""
+    samples: list[float] = []
+    for _ in range(rounds):
+        started = time.perf_counter()
+        await call()
+        samples.append((time.perf_counter() - started) * 1000)
+    return samples
+
+
+def row(name: str, samples: list[float]) -> list[str]:
+    return [
+        name,
+        f"{statistics.median(samples):.2f}",
+        f"{min(samples):.2f}",
+        f"{max(samples):.2f}",
+        str(len(samples)),
+    ]
+
+
+class Coordinator:
+    """What the module needs from a coordinator: ``hooks`` and the session's directory."""
+
+    def __init__(self, working_dir: Path) -> None:
+        self.hooks = HookRegistry()
+        self._working_dir = str(working_dir)
+
+    def get_capability(self, name: str) -> Any:
+        return self._working_dir if name == "session.working_dir" else None
+
+
+async def measure(project: Path, rounds: int, lines: int) -> dict[str, list[float]]:
+    path = project / "calc.py"
+    path.write_text(source(lines), encoding="utf-8")
+    ruff = resolve_command("ruff", None).command
+    mypy = resolve_command("mypy", None).command
+    if ruff is None or mypy is None:
+        raise SystemExit("ruff and mypy must be installed (pip install ruff mypy)")
+    cache = ["--follow-imports=silent", "--cache-dir", str(project / ".cache")]
+    figures: dict[str, list[float]] = {}
+
+    async def ruff_check() -> None:
+        check_planted(await run_ruff(ruff, path, cwd=project, seconds=60, extra=()))
+
+    async def ruff_format() -> None:
+        run = await run_format(
+            ruff, path, cwd=project, seconds=60, extra=(), display="calc.py", diff_lines=40
+        )
+        check_planted(run)
+
+    async def mypy_run() -> None:
+        check_planted(await run_mypy(mypy, path, cwd=project, seconds=120, extra=cache))
+
+    async def stubs() -> None:
+        text = path.read_text(encoding="utf-8")
+        issues = scan_stubs(text, markers=("TODO", "FIXME", "XXX"))
+        check_planted(CheckRun("stubs", issues))
+
+    figures["ruff check"] = await timed(rounds, ruff_check)
+    figures["ruff format --check"] = await timed(rounds, ruff_format)
+    figures["mypy, cold cache"] = await timed(1, mypy_run)
+    figures["mypy, warm cache"] = await timed(rounds, mypy_run)
+    figures["stub scan (in process)"] = await timed(rounds, stubs)
+
+    coordinator = Coordinator(project)
+    await mount(coordinator, {"args": {"mypy": cache}})
+    write = {
+        "tool_name": "write_file",
+        "tool_input": {"file_path": "calc.py", "content": "..."},
+        "tool_result": {"success": True, "output": {"file_path": str(path)}},
+    }
+    read = {**write, "tool_name": "read_file"}
+
+    async def emit_write() -> None:
+        result = await coordinator.hooks.emit("tool:post", write)
+        expected = "python-check: 4 issues in calc.py (ruff 1, format 1, mypy 1, stubs 1)"
+        if result.user_message != expected:
+            raise SystemExit(f"emit: expected {expected!r}, got {result.user_message!r}")
+
+    async def emit_read() -> None:
+        await coordinator.hooks.emit("tool:post", read)
+
+    figures["all four via emit (write_file)"] = await timed(rounds, emit_write)
+    figures["emit, tool not checked (read_file)"] = await timed(max(rounds, 2000), emit_read)
+    return figures
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0] if __doc__ else None)
+    parser.add_argument("--rounds", type=int, default=10, help="timed runs per figure")
+    parser.add_argument("--lines", type=int, default=200, help="lines of the checked file")
+    parser.add_argument("--json", type=Path, help="also write the samples as JSON")
+    args = parser.parse_args()
+
+    with tempfile.TemporaryDirectory(prefix="python-check-bench-") as tmp:
+        project = Path(tmp)
+        (project / "ruff.toml").write_text(RUFF_TOML, encoding="utf-8")
+        (project / "mypy.ini").write_text("[mypy]\n", encoding="utf-8")
+        figures = asyncio.run(measure(project, args.rounds, args.lines))
+
+    print(
+        f"hooks-python-check, one {args.lines}-line file, {os.cpu_count()} CPUs, "
+        f"Python {platform.python_version()}, milliseconds"
+    )
+    skipped = figures.pop("emit, tool not checked (read_file)")
+    headers = ["what", "median ms", "min ms", "max ms", "runs"]
+    print(render_table(headers, [row(name, samples) for name, samples in figures.items()]))
+    parts = ("ruff check", "ruff format --check", "mypy, warm cache", "stub scan (in process)")
+    serial = sum(statistics.median(figures[name]) for name in parts)
+    together = statistics.median(figures["all four via emit (write_file)"])
+    print(f"one after the other: {serial:.1f} ms; together through emit: {together:.1f} ms")
+    print(
+        "emit for a tool call that is not checked (read_file), with the module mounted: "
+        f"median {statistics.median(skipped) * 1000:.1f} us over {len(skipped)} calls"
+    )
+    figures["emit, tool not checked (read_file)"] = skipped
+    if args.json:
+        args.json.parent.mkdir(parents=True, exist_ok=True)
+        args.json.write_text(json.dumps({"lines": args.lines, "samples_ms": figures}, indent=2))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,112 @@
+"""The module runs unchanged on amplifier-core 2.0.2 (PyPI), in that release's own environment.
+
+Set ``AMPLIFIER_CORE_202_PYTHON`` to that environment's interpreter (``nox -s compat`` sets it
+up); without it, the environment the benchmarks create (``bench/.peers/amplifier-core-2.0.2``)
+is used if it exists, else the test is skipped. The module's source is put first on
+``sys.path`` of a fresh interpreter there; nothing is installed into it. ruff is the one this
+test process finds (PATH, or beside its interpreter); without one, only the stub scan runs.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[3]
+BENCH_PEER = ROOT / "bench" / ".peers" / "amplifier-core-2.0.2" / "bin" / "python"
+PEER_PYTHON = Path(os.environ.get("AMPLIFIER_CORE_202_PYTHON") or BENCH_PEER)
+SOURCE = Path(__file__).resolve().parents[1] / "src"
+RUFF = shutil.which("ruff") or shutil.which("ruff", path=str(Path(sys.executable).parent))
+
+SCRIPT = """
+import asyncio, json, sys
+sys.path.insert(0, sys.argv[1])
+import amplifier_core
+from amplifier_core.testing import create_test_coordinator
+from amplifier_module_hooks_python_check import mount
+
+project, ruff = sys.argv[2], sys.argv[3]
+
+async def main():
+    coordinator = create_test_coordinator()
+    config = {
+        "checks": ["ruff", "format", "stubs", "mypy"] if ruff else ["stubs", "mypy"],
+        "commands": {"ruff": ruff or "ruff", "mypy": project + "/no-such-mypy"},
+        "working_dir": project,
+    }
+    cleanup = await mount(coordinator, config)
+    data = {
+        "tool_name": "write_file",
+        "tool_input": {"file_path": "mod.py", "content": "..."},
+        "tool_result": {"success": True, "output": {"file_path": project + "/mod.py"}},
+    }
+    first = await coordinator.hooks.emit("tool:post", data)
+    second = await coordinator.hooks.emit("tool:post", data)
+    other = await coordinator.hooks.emit("tool:post", {**data, "tool_name": "read_file"})
+    registered = coordinator.hooks.list_handlers()
+    cleanup()
+    fields = ("action", "context_injection", "ephemeral", "append_to_last_tool_result",
+              "user_message", "user_message_level", "user_message_source")
+    print(json.dumps({
+        "version": amplifier_core.__version__,
+        "first": {name: getattr(first, name) for name in fields},
+        "second_message": second.user_message,
+        "other": [other.action, other.context_injection],
+        "registered": registered,
+        "after_cleanup": coordinator.hooks.list_handlers(),
+    }))
+
+asyncio.run(main())
+"""
+
+
+@pytest.mark.skipif(
+    not PEER_PYTHON.exists(),
+    reason="set AMPLIFIER_CORE_202_PYTHON to run on amplifier-core 2.0.2",
+)
+def test_checks_a_written_file_on_amplifier_core_2_0_2(tmp_path: Path) -> None:
+    (tmp_path / "ruff.toml").write_text('[lint]\nselect = ["F"]\n')
+    (tmp_path / "mod.py").write_text("import os\n\n\ndef later() -> None:\n    pass  # TODO\n")
+    done = subprocess.run(
+        [str(PEER_PYTHON), "-I", "-c", SCRIPT, str(SOURCE), str(tmp_path), RUFF or ""],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    report = json.loads(done.stdout.strip().splitlines()[-1])
+    assert report["version"] == "2.0.2"
+    first = report["first"]
+    assert first["action"] == "inject_context"
+    assert first["ephemeral"] is True
+    assert first["append_to_last_tool_result"] is True
+    assert (first["user_message_level"], first["user_message_source"]) == (
+        "warning",
+        "python-check",
+    )
+    found = first["context_injection"].splitlines()[1:]
+    stubs = [
+        "mod.py:4:1: [stubs empty-body] function `later` has no implementation: its body is "
+        "only `pass`",
+        "mod.py:5:13: [stubs TODO] TODO marker",
+    ]
+    if RUFF:
+        assert found[0].startswith("mod.py:1:8: [ruff F401] ")
+        assert found[1:] == stubs
+        assert first["user_message"].startswith(
+            "python-check: 3 issues in mod.py (ruff 1, stubs 2); mypy is not available ("
+        )
+        assert report["second_message"] == "python-check: 3 issues in mod.py (ruff 1, stubs 2)"
+    else:
+        assert found == stubs
+        assert report["second_message"] == "python-check: 2 issues in mod.py (stubs 2)"
+    assert report["other"] == ["continue", None]
+    assert report["registered"] == {"tool:post": ["hooks-python-check"]}
+    assert all(not names for names in report["after_cleanup"].values())
