@@ -1,0 +1,159 @@
+"""The ``tool:pre`` handler: decide by rule, deny, or ask the human through the kernel.
+
+* ``allow`` -> ``continue``;
+* ``deny`` -> ``HookResult(action="deny", reason=...)`` naming the rule (or the default that
+  denied), which the model sees as the tool call's error;
+* ``ask`` -> ``HookResult(action="ask_user", approval_prompt=..., approval_options=...,
+  approval_timeout=..., approval_default=...)``. The kernel asks its approval system, keeps
+  "Allow always" for the session and applies ``approval_default`` on a timeout; a hook only
+  ever requests approval, never grants it.
+
+Every decision taken by a rule or a default is written to the audit log, except a tool that
+needs no approval running because no rule is about it. If deciding fails unexpectedly the
+call is denied (``fail_closed``, the default) or let through, and the failure is logged.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+from amplifier_core.models import HookResult
+
+from .audit import AuditLog
+from .config import MODULE_ID, ApprovalConfig
+from .prompt import PromptStyle, build_prompt, summary_of
+from .rules import Decision, RuleSet
+from .subject import Subject, subject_of, tool_of
+from .tracker import Pending, Tracker, call_key
+
+__all__ = ["ApprovalHook"]
+
+logger = logging.getLogger(__name__)
+
+
+class ApprovalHook:
+    """The handler of one mounted instance, bound to its config, rules and audit log."""
+
+    def __init__(
+        self,
+        config: ApprovalConfig,
+        *,
+        workspace: str,
+        session_id: str,
+        tracker: Tracker,
+        audit: AuditLog | None,
+        name: str = MODULE_ID,
+    ) -> None:
+        self.config = config
+        self.rules = RuleSet(config)
+        self.workspace = workspace
+        self.session_id = session_id
+        self.tracker = tracker
+        self.audit = audit
+        self.name = name
+        self.style = PromptStyle(
+            max_chars=config.max_command_chars,
+            preview_lines=config.preview_lines,
+            preview_line_chars=config.preview_line_chars,
+        )
+
+    async def on_tool_pre(self, event: str, data: dict[str, Any]) -> HookResult:
+        """Decide one tool call (see the module docstring)."""
+        if self.rules.trivially_allowed(tool_of(data)):
+            return HookResult()
+        try:
+            return await self._decide(data)
+        except Exception as err:
+            logger.exception("%s: deciding %s failed", self.name, tool_of(data) or "a tool call")
+            if not self.config.fail_closed:
+                return HookResult()
+            return HookResult(
+                action="deny",
+                reason=(
+                    f"{self.name}: could not decide whether this call needs approval "
+                    f"({type(err).__name__}: {err}); denied because fail_closed is true"
+                ),
+            )
+
+    async def _decide(self, data: dict[str, Any]) -> HookResult:
+        subject = subject_of(data, self.workspace)
+        decision = self.rules.decide(subject)
+        session_id = str(data.get("session_id") or self.session_id)
+        call_id = data.get("tool_call_id")
+        tool_call_id = call_id if isinstance(call_id, str) else None
+        if decision.action == "allow":
+            if decision.rule is not None or decision.gated:
+                self._audit(session_id, subject, decision, tool_call_id)
+            return HookResult()
+        if decision.action == "deny":
+            self._audit(session_id, subject, decision, tool_call_id)
+            return HookResult(action="deny", reason=self._deny_reason(subject, decision))
+        prompt = build_prompt(subject, decision, self.style)
+        self._audit(session_id, subject, decision, tool_call_id, prompt)
+        await self.tracker.asked(
+            Pending(
+                prompt=prompt,
+                session_id=session_id,
+                tool_name=subject.tool,
+                tool_call_id=tool_call_id,
+                key=call_key(data),
+                asked_by=decision.rule_name,
+                options=list(self.config.approval_options),
+                timeout=self.config.approval_timeout,
+                default=self.config.approval_default,
+                summary=summary_of(subject) if self.tracker.needed else {},
+            )
+        )
+        return HookResult(
+            action="ask_user",
+            approval_prompt=prompt,
+            approval_options=list(self.config.approval_options),
+            approval_timeout=self.config.approval_timeout,
+            approval_default=self.config.approval_default,
+            reason=self._ask_reason(decision),
+        )
+
+    def _deny_reason(self, subject: Subject, decision: Decision) -> str:
+        what = f"this {subject.tool} call" if subject.tool else "this tool call"
+        if decision.rule is not None:
+            reason = f": {decision.rule.reason}" if decision.rule.reason else ""
+            return f"{self.name}: rule {decision.rule.name!r} denies {what}{reason}"
+        text = f"{self.name}: {what} is denied by {decision.source} 'deny' (no rule allows it)"
+        miss = decision.near_miss
+        if miss is not None:
+            text += (
+                f"; rule {miss.rule.name!r} would allow it without "
+                f"{', '.join(miss.operators)} in the command"
+            )
+        return text
+
+    def _ask_reason(self, decision: Decision) -> str:
+        if decision.rule is not None:
+            return f"{self.name}: rule {decision.rule.name!r} asks for approval"
+        return f"{self.name}: {decision.source} is 'ask'"
+
+    def _audit(
+        self,
+        session_id: str,
+        subject: Subject,
+        decision: Decision,
+        tool_call_id: str | None,
+        prompt: str | None = None,
+    ) -> None:
+        if self.audit is None:
+            return
+        if prompt is None:
+            prompt = build_prompt(subject, decision, self.style)
+        self.audit.write(
+            session_id,
+            {
+                "kind": "request" if decision.action == "ask" else "rule",
+                "tool_name": subject.tool,
+                "tool_call_id": tool_call_id,
+                **summary_of(subject),
+                "rule": decision.rule_name,
+                "decision": decision.action,
+                "prompt": prompt,
+            },
+        )

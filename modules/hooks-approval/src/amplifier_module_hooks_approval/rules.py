@@ -1,0 +1,231 @@
+"""Rules and the decision for one tool call: allow, ask or deny, and which rule said so.
+
+Precedence is **strictest wins: deny > ask > allow**, whatever the order of the rules. Every
+rule that applies to a call is considered; if any denies, the call is denied (the first such
+rule is named); else if any asks, the human is asked; else if any allows, it runs without
+asking. When no rule applies, ``default_action`` decides for the tools listed in ``tools``
+(``ask``) and ``other_tools_action`` for every other tool (``allow``). So an allow rule can
+never override a deny or an ask, and adding an allow rule can only ever stop a question.
+
+A rule applies when the tool name matches one of its ``tools`` globs and every condition it
+has holds (``command`` / ``command_regex``: one of the patterns matches the command;
+``path`` / ``path_regex``: one of them matches the file). A rule with a condition never
+applies to a call without that argument. Command patterns are tried against the command as
+written and after quote removal (:func:`~.shell.canonical`):
+
+* an **allow** rule needs both forms to match, and the command must be one simple command:
+  a shell control operator (``;``, ``&&``, ``||``, ``|``, ``&``, ``>``, ``<``, ``$(``, a
+  backtick, ``(``, ``)``, a newline) or an unterminated quote stops it from applying unless
+  the rule lists that operator in ``allow_operators`` (``true`` allows them all). The
+  operator check applies to every allow rule deciding a call that has a command, with or
+  without command conditions;
+* a **deny** or **ask** rule applies when either form of the whole command, or of any simple
+  command inside it (``ls; rm -rf /`` contains ``rm -rf /``), matches.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from fnmatch import fnmatchcase
+from typing import Final, Literal
+
+from .config import Action, ApprovalConfig, RuleConfig
+from .patterns import (
+    PathPattern,
+    compile_command_glob,
+    compile_path_glob,
+    compile_path_regex,
+    compile_regex,
+)
+from .subject import Subject
+
+__all__ = ["BUILTIN_RULES", "Decision", "NearMiss", "Rule", "RuleSet"]
+
+# Quoted or escaped text, variables, globs and braces would let bash turn a harmless-looking
+# argument into another one; the built-in git rule therefore only takes plain words, and no
+# option that writes a file (--output) or runs a configured program (--ext-diff, --textconv).
+_GIT_WORD: Final = r"(?!--ou|--ext|--textconv)[^\s{}$*?\[\]\\'\"]+"
+
+BUILTIN_RULES: Final = (
+    RuleConfig(
+        name="builtin:list-files",
+        action="allow",
+        tools=("bash",),
+        command=("ls", "ls *", "pwd", "pwd -L", "pwd -P"),
+        reason="lists files or prints the working directory",
+    ),
+    RuleConfig(
+        name="builtin:git-read",
+        action="allow",
+        tools=("bash",),
+        command_regex=(
+            rf"git (?:status|diff|log|show)(?: +{_GIT_WORD})* *",
+            r"git branch(?: --show-current| --list)? *",
+        ),
+        reason="reads the git repository's state",
+    ),
+)
+"""Read-only commands allowed without asking unless ``builtin_rules`` is false."""
+
+Source = Literal["rule", "default_action", "other_tools_action"]
+
+
+@dataclass(frozen=True, slots=True)
+class Rule:
+    """A rule compiled for matching."""
+
+    name: str
+    action: Action
+    tools: tuple[str, ...]
+    commands: tuple[re.Pattern[str], ...]  # globs are translated to regexes
+    paths: tuple[PathPattern, ...]
+    operators: frozenset[str]
+    reason: str | None
+
+    @classmethod
+    def compile(cls, config: RuleConfig, default_name: str) -> Rule:
+        commands = [compile_command_glob(glob) for glob in config.command]
+        commands += [compile_regex(regex) for regex in config.command_regex]
+        paths = [compile_path_glob(glob) for glob in config.path]
+        paths += [compile_path_regex(regex) for regex in config.path_regex]
+        return cls(
+            name=config.name or default_name,
+            action=config.action,
+            tools=config.tools,
+            commands=tuple(commands),
+            paths=tuple(paths),
+            operators=config.allowed_operators(),
+            reason=config.reason,
+        )
+
+    def covers(self, tool: str) -> bool:
+        """True when this rule is about ``tool`` (one of its ``tools`` globs matches)."""
+        return any(fnmatchcase(tool, pattern) for pattern in self.tools)
+
+    def _command_matches(self, text: str) -> bool:
+        return any(regex.fullmatch(text) is not None for regex in self.commands)
+
+    def conditions_hold(self, subject: Subject) -> bool:
+        """The rule's command and path conditions, as its action reads them."""
+        if self.paths:
+            if subject.target is None:
+                return False
+            if not any(pattern.matches(subject.target) for pattern in self.paths):
+                return False
+        if not self.commands:
+            return True
+        if subject.command is None or subject.scan is None:
+            return False
+        raw = subject.command.strip()
+        if self.action == "allow":
+            return self._command_matches(raw) and self._command_matches(subject.scan.canonical)
+        if self._command_matches(raw) or self._command_matches(subject.scan.canonical):
+            return True
+        return any(self._command_matches(part) for part in subject.scan.parts)
+
+    def blocking_operators(self, subject: Subject) -> tuple[str, ...]:
+        """For an allow rule: what in the command it does not allow (empty = nothing)."""
+        scan = subject.scan
+        if scan is None:
+            return ()
+        blocking = tuple(op for op in scan.operators if op not in self.operators)
+        if scan.unterminated:
+            blocking += ("unterminated quote",)
+        return blocking
+
+
+@dataclass(frozen=True, slots=True)
+class NearMiss:
+    """An allow rule whose patterns match but which the command's operators stop."""
+
+    rule: Rule
+    operators: tuple[str, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Decision:
+    """What to do with a call, and why."""
+
+    action: Action
+    source: Source
+    rule: Rule | None = None
+    near_miss: NearMiss | None = None
+    gated: bool = False
+
+    @property
+    def rule_name(self) -> str:
+        """The deciding rule's name, or the config key whose default applied."""
+        return self.rule.name if self.rule is not None else self.source
+
+
+class RuleSet:
+    """Every rule of one config (built-ins after the user's), and the defaults."""
+
+    def __init__(self, config: ApprovalConfig) -> None:
+        rules = [Rule.compile(rule, f"rules[{i}]") for i, rule in enumerate(config.rules)]
+        if config.builtin_rules:
+            rules += [Rule.compile(rule, rule.name or "builtin") for rule in BUILTIN_RULES]
+        self.rules: tuple[Rule, ...] = tuple(rules)
+        self.gated_tools = config.tools
+        self.default_action: Action = config.default_action
+        self.other_tools_action: Action = config.other_tools_action
+        self._by_tool: dict[str, tuple[Rule, ...]] = {}
+        self._gated: dict[str, bool] = {}
+
+    def rules_for(self, tool: str) -> tuple[Rule, ...]:
+        """The rules about ``tool`` (cached per tool name)."""
+        found = self._by_tool.get(tool)
+        if found is None:
+            found = tuple(rule for rule in self.rules if rule.covers(tool))
+            if len(self._by_tool) < 1024:
+                self._by_tool[tool] = found
+        return found
+
+    def is_gated(self, tool: str) -> bool:
+        """True when ``tool`` needs approval (it matches one of the ``tools`` globs)."""
+        gated = self._gated.get(tool)
+        if gated is None:
+            gated = any(fnmatchcase(tool, pattern) for pattern in self.gated_tools)
+            if len(self._gated) < 1024:
+                self._gated[tool] = gated
+        return gated
+
+    def trivially_allowed(self, tool: str) -> bool:
+        """True when no rule is about ``tool`` and it runs without approval: nothing to do."""
+        return (
+            not self.is_gated(tool)
+            and self.other_tools_action == "allow"
+            and not self.rules_for(tool)
+        )
+
+    def decide(self, subject: Subject) -> Decision:
+        """Apply the precedence deny > ask > allow, then the defaults."""
+        gated = self.is_gated(subject.tool)
+        ask: Rule | None = None
+        allow: Rule | None = None
+        near_miss: NearMiss | None = None
+        for rule in self.rules_for(subject.tool):
+            if rule.action == "allow" and allow is not None:
+                continue
+            if rule.action == "ask" and ask is not None:
+                continue
+            if not rule.conditions_hold(subject):
+                continue
+            if rule.action == "deny":
+                return Decision("deny", "rule", rule, gated=gated)
+            if rule.action == "ask":
+                ask = rule
+                continue
+            blocking = rule.blocking_operators(subject)
+            if blocking:
+                near_miss = near_miss or NearMiss(rule, blocking)
+                continue
+            allow = rule
+        if ask is not None:
+            return Decision("ask", "rule", ask, near_miss, gated)
+        if allow is not None:
+            return Decision("allow", "rule", allow, gated=gated)
+        if gated:
+            return Decision(self.default_action, "default_action", None, near_miss, gated)
+        return Decision(self.other_tools_action, "other_tools_action", None, near_miss, gated)

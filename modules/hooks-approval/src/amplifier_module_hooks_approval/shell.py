@@ -1,0 +1,320 @@
+"""Find the shell control operators in a bash command, the way bash would see them.
+
+A glob such as ``ls *`` must never auto-approve ``ls; rm -rf /``. :func:`scan_command` reads a
+command as bash quotes it and reports every control operator found *outside* quotes (and the
+substitutions that still run inside double quotes), plus the simple commands between them:
+
+========== ====================================================================
+operator   what it covers
+========== ====================================================================
+``;``      command separator
+``&&``     and-list
+``||``     or-list
+``|``      pipe (also ``|&``)
+``&``      background job
+``>``      output redirection (``>``, ``>>``, ``2>&1``, ``&>``, ``>|``, ``>(``)
+``<``      input redirection (``<``, ``<<``, ``<<<``, ``<(``)
+``$(``     command substitution (also inside double quotes; ``$((`` too)
+`````      backtick command substitution (also inside double quotes)
+``(``      subshell or process substitution opening
+``)``      closing parenthesis
+``newline`` a line feed or carriage return outside quotes: a second command
+========== ====================================================================
+
+Quoting follows bash: nothing is special inside single quotes; inside double quotes only
+``$(`` and backticks run something and a backslash escapes the next character; ``$'...'``
+is ANSI-C quoting where a backslash escapes the next character; outside quotes a backslash
+makes the next character literal (``ls \\;`` passes ``;`` to ``ls``). A quote left open is
+reported (``unterminated``): bash would refuse the command, and no rule auto-approves it.
+The scan never errs on the side of fewer operators: a ``#`` comment is not recognised, so
+operators after it still count.
+
+:func:`canonical` is the command as the program receives it: bash's quote removal applied
+and the words joined by single spaces (``git log --o''utput=x`` is ``git log --output=x``,
+``$'\\x2d-force'`` is ``--force``), so that quoting tricks cannot slip an argument past a
+pattern. Expansions (``$HOME``, ``*``, ``{a,b}``) are left as written.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Final
+
+__all__ = ["OPERATORS", "SEPARATORS", "ShellScan", "canonical", "scan_command", "words"]
+
+OPERATORS: Final = (";", "&&", "||", "|", "&", ">", "<", "$(", "`", "(", ")", "newline")
+"""Every operator name :func:`scan_command` reports (and a rule's ``allow_operators`` takes)."""
+
+SEPARATORS: Final = frozenset({";", "&&", "||", "|", "&", "$(", "`", "(", ")", "newline"})
+"""Operators that end one simple command and start another (redirections do not)."""
+
+_REDIRECT_TAIL: Final = frozenset("<>&|")
+# The characters that can start a quote, an escape or an operator (outside quotes), and the
+# ones that matter inside double quotes and inside $'...': the scan jumps from one to the next.
+_OUTSIDE: Final = re.compile(r"[\\'\"$`;&|<>()\n\r]")
+_IN_DOUBLE: Final = re.compile(r'[\\"`$]')
+_IN_ANSI_C: Final = re.compile(r"[\\']")
+_QUOTING: Final = re.compile(r"[\\'\"]")
+_BLANKS: Final = re.compile(r"[ \t\n\r]+")
+_ANSI_C: Final = {
+    "a": "\a",
+    "b": "\b",
+    "e": "\x1b",
+    "E": "\x1b",
+    "f": "\f",
+    "n": "\n",
+    "r": "\r",
+    "t": "\t",
+    "v": "\v",
+    "\\": "\\",
+    "'": "'",
+    '"': '"',
+    "?": "?",
+}
+_HEX_DIGITS: Final = frozenset("0123456789abcdefABCDEF")
+_OCTAL_DIGITS: Final = frozenset("01234567")
+_WHITESPACE: Final = frozenset(" \t\n\r")
+
+
+@dataclass(frozen=True, slots=True)
+class ShellScan:
+    """What bash would see in a command.
+
+    ``operators``: the operator names found, in order of first appearance, each once.
+    ``segments``: the simple commands between separators, stripped, empty ones dropped
+    (``echo $(rm -rf /)`` gives ``echo`` and ``rm -rf /``).
+    ``unterminated``: a quote was left open.
+    ``canonical``: the whole command after quote removal (:func:`canonical`).
+    ``parts``: each segment as written and after quote removal, when the command has more
+    than one (what deny and ask rules also try); empty for one simple command.
+    """
+
+    operators: tuple[str, ...]
+    segments: tuple[str, ...]
+    unterminated: bool
+    canonical: str
+    parts: tuple[str, ...] = ()
+
+    @property
+    def plain(self) -> bool:
+        """True for one simple command: no operator and every quote closed."""
+        return not self.operators and not self.unterminated
+
+
+class _Scanner:
+    """One pass over a command; collects operators and segment boundaries."""
+
+    __slots__ = ("cuts", "found", "text", "unterminated")
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self.found: dict[str, None] = {}
+        self.cuts: list[tuple[int, int]] = []  # (start, end) of each separator
+        self.unterminated = False
+
+    def operator(self, name: str, start: int, end: int) -> int:
+        self.found.setdefault(name, None)
+        if name in SEPARATORS:
+            self.cuts.append((start, end))
+        return end
+
+    def single_quoted(self, start: int) -> int:
+        close = self.text.find("'", start)
+        if close < 0:
+            self.unterminated = True
+            return len(self.text)
+        return close + 1
+
+    def ansi_c_quoted(self, start: int) -> int:
+        text, i = self.text, start
+        while (found := _IN_ANSI_C.search(text, i)) is not None:
+            i = found.start()
+            if text[i] == "\\":
+                i += 2
+            else:
+                return i + 1
+        self.unterminated = True
+        return len(text)
+
+    def double_quoted(self, start: int) -> int:
+        text, i = self.text, start
+        while (found := _IN_DOUBLE.search(text, i)) is not None:
+            i = found.start()
+            char = text[i]
+            if char == "\\":
+                i += 2
+            elif char == '"':
+                return i + 1
+            elif char == "`":
+                i = self.operator("`", i, i + 1)
+            elif char == "$" and text.startswith("$(", i):
+                i = self.operator("$(", i, i + 2)
+            else:
+                i += 1
+        self.unterminated = True
+        return len(text)
+
+    def run(self) -> None:
+        text, size = self.text, len(self.text)
+        i = 0
+        while (found := _OUTSIDE.search(text, i)) is not None:
+            i = found.start()
+            char = text[i]
+            following = text[i + 1] if i + 1 < size else ""
+            if char == "\\":
+                i += 2
+            elif char == "'":
+                i = self.single_quoted(i + 1)
+            elif char == '"':
+                i = self.double_quoted(i + 1)
+            elif char == "$" and following == "'":
+                i = self.ansi_c_quoted(i + 2)
+            elif char == "$" and following == '"':
+                i = self.double_quoted(i + 2)
+            elif char == "$" and following == "(":
+                i = self.operator("$(", i, i + 2)
+            elif char == "`":
+                i = self.operator("`", i, i + 1)
+            elif char == ";":
+                i = self.operator(";", i, i + 1)
+            elif char == "&" and following == "&":
+                i = self.operator("&&", i, i + 2)
+            elif char == "&" and following == ">":
+                i = self.redirect(">", i, i + 2)
+            elif char == "&":
+                i = self.operator("&", i, i + 1)
+            elif char == "|" and following == "|":
+                i = self.operator("||", i, i + 2)
+            elif char == "|":
+                i = self.operator("|", i, i + (2 if following == "&" else 1))
+            elif char in "<>":
+                i = self.redirect(char, i, i + 1)
+            elif char in "\n\r":
+                i = self.operator("newline", i, i + 1)
+            elif char in "()":
+                i = self.operator(char, i, i + 1)
+            else:
+                i += 1
+
+    def redirect(self, name: str, start: int, end: int) -> int:
+        """A redirection, with the operator characters that continue it (``>>``, ``2>&1``)."""
+        while end < len(self.text) and self.text[end] in _REDIRECT_TAIL:
+            end += 1
+        return self.operator(name, start, end)
+
+    def segments(self) -> tuple[str, ...]:
+        pieces: list[str] = []
+        position = 0
+        for start, end in self.cuts:
+            pieces.append(self.text[position:start])
+            position = end
+        pieces.append(self.text[position:])
+        return tuple(piece.strip() for piece in pieces if piece.strip())
+
+
+def scan_command(command: str) -> ShellScan:
+    """Scan ``command`` for shell control operators (see the module docstring)."""
+    stripped = command.strip()
+    if _OUTSIDE.search(command) is None:  # no quote, escape or operator: one plain command
+        return ShellScan((), (stripped,) if stripped else (), False, canonical(command))
+    scanner = _Scanner(command)
+    scanner.run()
+    segments = scanner.segments()
+    whole = canonical(command)
+    parts: tuple[str, ...] = ()
+    if scanner.cuts:
+        forms = dict.fromkeys(f for segment in segments for f in (segment, canonical(segment)))
+        parts = tuple(f for f in forms if f not in (stripped, whole))
+    return ShellScan(tuple(scanner.found), segments, scanner.unterminated, whole, parts)
+
+
+def _ansi_c(text: str, start: int) -> tuple[str, int]:
+    """Decode a ``$'...'`` body from ``start``; returns the text and the index after ``'``."""
+    out: list[str] = []
+    i, size = start, len(text)
+    while i < size:
+        char = text[i]
+        if char == "'":
+            return "".join(out), i + 1
+        if char != "\\" or i + 1 >= size:
+            out.append(char)
+            i += 1
+            continue
+        code = text[i + 1]
+        if code in _ANSI_C:
+            out.append(_ANSI_C[code])
+            i += 2
+        elif code in "xuU":
+            width = {"x": 2, "u": 4, "U": 8}[code]
+            digits = ""
+            j = i + 2
+            while j < size and len(digits) < width and text[j] in _HEX_DIGITS:
+                digits += text[j]
+                j += 1
+            out.append(chr(min(int(digits, 16), 0x10FFFF)) if digits else "\\" + code)
+            i = j
+        elif code in _OCTAL_DIGITS:
+            j = i + 1
+            while j < size and j < i + 4 and text[j] in _OCTAL_DIGITS:
+                j += 1
+            out.append(chr(int(text[i + 1 : j], 8)))
+            i = j
+        else:
+            out.append("\\" + code)
+            i += 2
+    return "".join(out), size
+
+
+def words(command: str) -> list[str]:
+    """The words bash passes on after quote removal (expansions are left as written)."""
+    if _QUOTING.search(command) is None:
+        return [word for word in _BLANKS.split(command) if word]
+    result: list[str] = []
+    word: list[str] = []
+    started = False
+    i, size = 0, len(command)
+    while i < size:
+        char = command[i]
+        if char in _WHITESPACE:
+            if started:
+                result.append("".join(word))
+                word, started = [], False
+            i += 1
+            continue
+        started = True
+        if char == "\\":
+            if i + 1 < size and command[i + 1] != "\n":  # backslash-newline joins lines
+                word.append(command[i + 1])
+            i += 2
+        elif char == "'":
+            close = command.find("'", i + 1)
+            close = size if close < 0 else close
+            word.append(command[i + 1 : close])
+            i = close + 1
+        elif char == "$" and command.startswith("$'", i):
+            decoded, i = _ansi_c(command, i + 2)
+            word.append(decoded)
+        elif char == '"' or command.startswith('$"', i):  # $"..." is a translated "..."
+            i += 1 if char == '"' else 2
+            while i < size and command[i] != '"':
+                if command[i] == "\\" and i + 1 < size and command[i + 1] in '"\\$`':
+                    word.append(command[i + 1])
+                    i += 2
+                elif command[i] == "\\" and command.startswith("\\\n", i):
+                    i += 2
+                else:
+                    word.append(command[i])
+                    i += 1
+            i += 1
+        else:
+            word.append(char)
+            i += 1
+    if started:
+        result.append("".join(word))
+    return result
+
+
+def canonical(command: str) -> str:
+    """``command`` after quote removal, its words joined by single spaces."""
+    return " ".join(words(command))

@@ -1,0 +1,375 @@
+"""Every config key, each shown doing what the README says; bad config rejected clearly."""
+
+from __future__ import annotations
+
+import hashlib
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from amplifier_core.hooks import HookRegistry
+from amplifier_core.testing import MockCoordinator
+from amplifier_module_hooks_approval import ApprovalConfig, RuleConfig, mount, parse_config
+
+from .support import bash, records
+
+WRITE = {"tool_name": "write_file", "tool_input": {"file_path": "a.txt", "content": "hi\n"}}
+READ = {"tool_name": "read_file", "tool_input": {"file_path": "a.txt"}}
+
+
+async def emit(coordinator: MockCoordinator, config: dict[str, Any], data: dict[str, Any]) -> Any:
+    await mount(coordinator, {"audit_log": None, **config})
+    return await coordinator.hooks.emit("tool:pre", data)
+
+
+def test_defaults() -> None:
+    config = parse_config(None)
+    assert config == parse_config({})
+    assert config.tools == ("bash", "write_file", "edit_file")
+    assert (config.default_action, config.other_tools_action) == ("ask", "allow")
+    assert config.approval_options == ("Allow once", "Allow always", "Deny")
+    assert (config.approval_timeout, config.approval_default) == (300.0, "deny")
+    assert config.audit_log == ".amplifier/approvals/{session_id}.jsonl"
+    assert config.builtin_rules
+    assert config.fail_closed
+    assert config.emit_approval_events
+    assert (config.max_command_chars, config.preview_lines, config.preview_line_chars) == (
+        2000,
+        10,
+        200,
+    )
+    assert config.priority == 900
+
+
+async def test_tools(coordinator: MockCoordinator) -> None:
+    result = await emit(coordinator, {"tools": ["read_*"]}, READ)
+    assert result.action == "ask_user"
+    assert (await coordinator.hooks.emit("tool:pre", WRITE)).action == "continue"
+    assert parse_config({"tools": "bash"}).tools == ("bash",)
+    coordinator.hooks.unregister("hooks-approval")
+    nothing_gated = await emit(coordinator, {"tools": []}, bash("rm -rf /"))
+    assert nothing_gated.action == "continue"
+
+
+@pytest.mark.parametrize(
+    ("value", "action"), [("allow", "continue"), ("deny", "deny"), ("ask", "ask_user")]
+)
+async def test_default_action(coordinator: MockCoordinator, value: str, action: str) -> None:
+    result = await emit(coordinator, {"default_action": value}, WRITE)
+    assert result.action == action
+    if value == "deny":
+        assert result.reason == (
+            "hooks-approval: this write_file call is denied by default_action 'deny' "
+            "(no rule allows it)"
+        )
+
+
+@pytest.mark.parametrize(
+    ("value", "action"), [("allow", "continue"), ("deny", "deny"), ("ask", "ask_user")]
+)
+async def test_other_tools_action(coordinator: MockCoordinator, value: str, action: str) -> None:
+    result = await emit(coordinator, {"other_tools_action": value}, READ)
+    assert result.action == action
+    if value == "ask":
+        assert result.approval_prompt.endswith(
+            "Why asked: other_tools_action is 'ask' and no rule decided this call."
+        )
+
+
+async def test_builtin_rules(coordinator: MockCoordinator) -> None:
+    assert (await emit(coordinator, {}, bash("git status"))).action == "continue"
+    coordinator.hooks.unregister("hooks-approval")
+    assert (
+        await emit(coordinator, {"builtin_rules": False}, bash("git status"))
+    ).action == "ask_user"
+
+
+async def test_rules_and_each_rule_key(coordinator: MockCoordinator, workspace: Path) -> None:
+    config = {
+        "rules": [
+            {
+                "name": "tests",
+                "action": "allow",
+                "tools": "bash",
+                "command": ["pytest", "pytest *"],
+            },
+            {"action": "allow", "command_regex": r"make (lint|fmt)"},
+            {"name": "docs", "action": "allow", "tools": ["write_file"], "path": "docs/**"},
+            {"name": "locks", "action": "deny", "path_regex": r".*\.lock", "reason": "generated"},
+            {"name": "pipe", "action": "allow", "command": "cat *", "allow_operators": ["|"]},
+            {"name": "push", "action": "ask", "command": "git push*"},
+        ],
+        "default_action": "deny",
+    }
+    await mount(coordinator, {"audit_log": None, **config})
+
+    async def action(data: dict[str, Any]) -> tuple[str, str | None]:
+        result = await coordinator.hooks.emit("tool:pre", data)
+        return result.action, result.reason
+
+    def write(path: str) -> dict[str, Any]:
+        return {"tool_name": "write_file", "tool_input": {"file_path": path, "content": "x"}}
+
+    assert (await action(bash("pytest -q")))[0] == "continue"  # command (a list of globs)
+    assert (await action(bash("make lint")))[0] == "continue"  # command_regex, unnamed rule
+    assert (await action(write("docs/guide/a.md")))[0] == "continue"  # path, tools
+    assert (await action(write("src/a.md")))[0] == "deny"
+    assert await action(write("poetry.lock")) == (  # path_regex, name, reason
+        "deny",
+        "hooks-approval: rule 'locks' denies this write_file call: generated",
+    )
+    assert (await action(bash("cat a | wc -l")))[0] == "continue"  # allow_operators
+    assert (await action(bash("cat a > b")))[0] == "deny"
+    assert (await action(bash("git push")))[0] == "ask_user"  # action: ask
+    unnamed = parse_config(config)
+    assert isinstance(unnamed.rules[1], RuleConfig)
+    assert unnamed.rules[1].name is None
+
+
+async def test_approval_options_timeout_and_default(coordinator: MockCoordinator) -> None:
+    config = {
+        "approval_options": ["Yes", "Yes, always", "No"],
+        "approval_timeout": 12.5,
+        "approval_default": "allow",
+    }
+    result = await emit(coordinator, config, bash("make"))
+    assert result.action == "ask_user"
+    assert result.approval_options == ["Yes", "Yes, always", "No"]
+    assert result.approval_timeout == 12.5
+    assert result.approval_default == "allow"
+    assert result.reason == "hooks-approval: default_action is 'ask'"
+
+
+async def test_ask_user_defaults(coordinator: MockCoordinator) -> None:
+    result = await emit(coordinator, {}, bash("make"))
+    assert result.approval_options == ["Allow once", "Allow always", "Deny"]
+    assert (result.approval_timeout, result.approval_default) == (300.0, "deny")
+
+
+async def test_audit_log_template_is_relative_to_the_workspace(
+    coordinator: MockCoordinator, workspace: Path
+) -> None:
+    await mount(coordinator, {"audit_log": "logs/{session_id}/approvals.jsonl"})
+    await coordinator.hooks.emit("tool:pre", bash("ls"))
+    (record,) = records(workspace / "logs" / "test-session" / "approvals.jsonl")
+    assert record["rule"] == "builtin:list-files"
+
+
+async def test_audit_log_default_is_under_dot_amplifier(
+    coordinator: MockCoordinator, workspace: Path
+) -> None:
+    await mount(coordinator, {})
+    await coordinator.hooks.emit("tool:pre", bash("pwd"))
+    assert (workspace / ".amplifier" / "approvals" / "test-session.jsonl").is_file()
+
+
+async def test_audit_log_expands_home_and_null_turns_it_off(
+    coordinator: MockCoordinator, workspace: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    await mount(coordinator, {"audit_log": "~/audit/{session_id}.jsonl"})
+    await coordinator.hooks.emit("tool:pre", bash("ls"))
+    assert (tmp_path / "home" / "audit" / "test-session.jsonl").is_file()
+
+    quiet = MockCoordinator()
+    quiet.register_capability("session.working_dir", str(workspace))
+    await mount(quiet, {"audit_log": None})
+    await quiet.hooks.emit("tool:pre", bash("ls"))
+    assert not (workspace / ".amplifier").exists()
+
+
+async def test_audit_log_session_ids_cannot_climb_out(workspace: Path) -> None:
+    coordinator = MockCoordinator(session_id="../../etc/evil")
+    coordinator.register_capability("session.working_dir", str(workspace))
+    await mount(coordinator, {"audit_log": "audit/{session_id}.jsonl"})
+    await coordinator.hooks.emit("tool:pre", bash("ls"))
+    assert [p.name for p in (workspace / "audit").iterdir()] == [".._.._etc_evil.jsonl"]
+
+
+async def test_emit_approval_events() -> None:
+    class Coordinator:  # a kernel whose coordinator does not run an approval gate
+        def __init__(self) -> None:
+            self.hooks = HookRegistry()
+            self.session_id = "s"
+
+    seen: dict[bool, list[str]] = {True: [], False: []}
+    for enabled, events in seen.items():
+        coordinator = Coordinator()
+        coordinator.hooks.register("approval:*", lambda e, d, got=events: got.append(e), name="obs")
+        await mount(coordinator, {"audit_log": None, "emit_approval_events": enabled})
+        await coordinator.hooks.emit("tool:pre", bash("make"))
+    assert seen == {True: ["approval:required"], False: []}
+
+
+async def test_max_command_chars(coordinator: MockCoordinator) -> None:
+    result = await emit(coordinator, {"max_command_chars": 80}, bash("echo " + "q" * 200))
+    assert "… [125 characters elided] …" in result.approval_prompt
+
+
+async def test_preview_lines_and_line_chars(coordinator: MockCoordinator) -> None:
+    content = "\n".join("w" * 50 for _ in range(5))
+    data = {"tool_name": "write_file", "tool_input": {"file_path": "a", "content": content}}
+    result = await emit(coordinator, {"preview_lines": 2, "preview_line_chars": 20}, data)
+    lines = result.approval_prompt.splitlines()
+    assert lines[3:6] == [
+        "  1 | " + "w" * 20 + " … (+30 characters)",
+        "  2 | " + "w" * 20 + " … (+30 characters)",
+        "  … 3 more lines",
+    ]
+    coordinator.hooks.unregister("hooks-approval")
+    none = await emit(coordinator, {"preview_lines": 0}, data)
+    assert none.approval_prompt.splitlines()[2:] == [
+        "Content: 254 bytes in 5 lines, sha256 "
+        + hashlib.sha256(content.encode()).hexdigest()[:16],
+        "Why asked: write_file needs approval and no rule decided this call.",
+    ]
+
+
+async def test_priority(coordinator: MockCoordinator) -> None:
+    await mount(coordinator, {"audit_log": None, "priority": -5})
+    (info,) = coordinator.hooks.handlers_for("tool:pre")
+    assert (info.name, info.priority) == ("hooks-approval", -5)
+    coordinator.hooks.unregister("hooks-approval")
+    await mount(coordinator, {"audit_log": None})
+    (info,) = coordinator.hooks.handlers_for("tool:pre")
+    assert info.priority == 900
+
+
+async def test_priority_late_judges_the_modified_input(coordinator: MockCoordinator) -> None:
+    def rewrite(event: str, data: dict[str, Any]) -> Any:
+        from amplifier_core.models import HookResult
+
+        return HookResult(action="modify", data={**data, "tool_input": {"command": "ls"}})
+
+    coordinator.hooks.register("tool:pre", rewrite, priority=0, name="rewrite")
+    result = await emit(coordinator, {}, bash("rm -rf /"))
+    assert result.action == "modify"  # the approval hook saw "ls" and let it through
+
+
+@pytest.mark.parametrize(("fail_closed", "action"), [(True, "deny"), (False, "continue")])
+async def test_fail_closed(coordinator: MockCoordinator, fail_closed: bool, action: str) -> None:
+    data = {"tool_name": "write_file", "tool_input": {"file_path": "a\x00b", "content": "x"}}
+    result = await emit(coordinator, {"fail_closed": fail_closed}, data)
+    assert result.action == action
+    if fail_closed:
+        assert result.reason == (
+            "hooks-approval: could not decide whether this call needs approval "
+            "(ValueError: embedded null byte); denied because fail_closed is true"
+        )
+
+
+def test_every_key_has_a_test_here() -> None:
+    source = Path(__file__).read_text(encoding="utf-8")
+    for key in ApprovalConfig.model_fields:
+        assert f"def test_{key}" in source or f'"{key}"' in source, key
+    for key in RuleConfig.model_fields:
+        assert f'"{key}"' in source, key
+
+
+@pytest.mark.parametrize(
+    ("config", "message"),
+    [
+        ({"tool": ["bash"]}, "tool: unknown key; expected one of: tools, default_action"),
+        ({"tools": [""]}, "tools[0]: must be a non-empty string"),
+        ({"default_action": "maybe"}, "default_action: Input should be 'allow', 'ask' or 'deny'"),
+        ({"other_tools_action": 1}, "other_tools_action: Input should be 'allow', 'ask' or 'deny'"),
+        ({"builtin_rules": "sometimes"}, "builtin_rules: Input should be a valid boolean"),
+        ({"rules": {"action": "deny"}}, "rules: Input should be a valid tuple"),
+        ({"rules": [{}]}, "rules[0].action: Field required"),
+        (
+            {"rules": [{"action": "deny", "comand": "rm*"}]},
+            "rules[0].comand: unknown key; expected one of: action, name",
+        ),
+        (
+            {"rules": [{"action": "allow", "command_regex": "("}]},
+            "rules[0].command_regex[0]: not a valid regular expression (missing ), "
+            "unterminated subpattern at position 0): '('",
+        ),
+        (
+            {"rules": [{"action": "allow", "path_regex": ["ok", "[a"]}]},
+            "rules[0].path_regex[1]: not a valid regular expression",
+        ),
+        (
+            {"rules": [{"action": "allow", "path": " "}]},
+            "rules[0].path[0]: a path glob must not be empty",
+        ),
+        (
+            {"rules": [{"action": "allow", "tools": []}]},
+            "rules[0].tools: Tuple should have at least 1 item",
+        ),
+        (
+            {"rules": [{"action": "allow", "allow_operators": ["&&", "%"]}]},
+            "rules[0].allow_operators[1]: unknown shell operator '%'; expected one of: "
+            "; && || | & > < $( ` ( ) newline",
+        ),
+        (
+            {"rules": [{"action": "allow", "allow_operators": 3}]},
+            "rules[0].allow_operators: expected true, false or a list of shell operators",
+        ),
+        (
+            {"rules": [{"action": "deny", "allow_operators": True}]},
+            "rules[0]: allow_operators: only an allow rule can allow shell operators",
+        ),
+        (
+            {"rules": [{"action": "deny", "name": "x"}, {"action": "ask", "name": "x"}]},
+            "rules[1].name: 'x' is already the name of rules[0]",
+        ),
+        (
+            {"rules": [{"action": "deny", "name": "builtin:mine"}]},
+            "rules[0].name: 'builtin:mine' is reserved",
+        ),
+        (
+            {"rules": [{"action": "deny", "reason": ""}]},
+            "rules[0].reason: must be a non-empty string",
+        ),
+        ({"approval_options": []}, "approval_options: Tuple should have at least 1 item"),
+        (
+            {"approval_options": ["Allow", "Allow"]},
+            "approval_options: ['Allow', 'Allow'] repeats an option",
+        ),
+        ({"approval_timeout": 0}, "approval_timeout: Input should be greater than 0"),
+        ({"approval_default": "ask"}, "approval_default: Input should be 'allow' or 'deny'"),
+        (
+            {"audit_log": "{home}/a.jsonl"},
+            "audit_log: unknown placeholder {home} in '{home}/a.jsonl'; "
+            "only {session_id} is available",
+        ),
+        (
+            {"audit_log": "a/{session_id!r}.jsonl"},
+            "audit_log: placeholder {session_id} must not carry a format spec",
+        ),
+        ({"audit_log": "a/{"}, "audit_log: 'a/{' is not a valid path template"),
+        ({"audit_log": ""}, "audit_log: must be a path template, or null"),
+        (
+            {"emit_approval_events": "yes please"},
+            "emit_approval_events: Input should be a valid boolean",
+        ),
+        (
+            {"max_command_chars": 10},
+            "max_command_chars: Input should be greater than or equal to 80",
+        ),
+        ({"preview_lines": -1}, "preview_lines: Input should be greater than or equal to 0"),
+        (
+            {"preview_line_chars": 5},
+            "preview_line_chars: Input should be greater than or equal to 20",
+        ),
+        ({"priority": "late"}, "priority: Input should be a valid integer"),
+        ({"fail_closed": "maybe"}, "fail_closed: Input should be a valid boolean"),
+        (["bash"], "expected a mapping of keys, got list"),
+    ],
+)
+async def test_bad_config_is_rejected_clearly(
+    coordinator: MockCoordinator, config: Any, message: str
+) -> None:
+    with pytest.raises(ValueError, match=r"^hooks-approval: config: ") as caught:
+        await mount(coordinator, config)
+    assert message in str(caught.value)
+    assert coordinator.hooks.list_handlers("tool:pre") == {"tool:pre": []}
+
+
+def test_config_is_frozen() -> None:
+    config = parse_config({})
+    with pytest.raises(ValueError, match="frozen"):
+        config.tools = ("x",)
+    assert config.tools == ("bash", "write_file", "edit_file")
