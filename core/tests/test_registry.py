@@ -290,15 +290,30 @@ async def test_modify_to_an_empty_dict_counts() -> None:
     assert (result.action, result.data) == ("modify", {})
 
 
-async def test_inject_and_ask_data_do_not_replace_the_event_data() -> None:
+async def test_inject_data_is_ignored_but_the_winning_ask_carries_its_input() -> None:
     registry = HookRegistry()
     registry.register(
         "tool:pre",
         returning(HookResult(action="inject_context", context_injection="c", data={"no": 1})),
     )
-    registry.register("tool:pre", returning(HookResult(action="ask_user", data={"no": 2})))
     result = await registry.emit("tool:pre", {"timestamp": "t"})
     assert result.data == {"timestamp": "t"}
+
+    registry.register("tool:pre", returning(HookResult(action="ask_user", data={"asked": 2})))
+    registry.register("tool:pre", returning(HookResult(action="ask_user", data={"later": 3})))
+    result = await registry.emit("tool:pre", {"timestamp": "t"})
+    assert result.action == "ask_user"
+    assert result.data == {"asked": 2}  # the input the first ask asks about; later asks lose
+
+
+async def test_a_modify_result_may_also_inject_context() -> None:
+    registry = HookRegistry()
+    modify = HookResult(action="modify", data={"x": 2}, context_injections=[{"content": "note"}])
+    registry.register("tool:pre", returning(modify), name="rewriter")
+    result = await registry.emit("tool:pre", {"x": 1})
+    assert result.action == "inject_context"
+    assert result.data == {"x": 2}
+    assert [(i.content, i.hook_name) for i in result.context_injections] == [("note", "rewriter")]
 
 
 # ---------------------------------------------------------------------------- ask_user

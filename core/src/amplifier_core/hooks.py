@@ -9,7 +9,8 @@ The emit contract, in order of what happens:
    ``*:error``), run one at a time: lower ``priority`` first, ties in registration order.
    Handlers may be sync or async.
 3. ``deny`` stops the chain and is returned as it is (with ``source`` naming the handler).
-4. ``modify`` with ``data`` replaces the data the next handler sees.
+4. ``modify`` with ``data`` replaces the data the next handler sees; so does the data of the
+   winning ``ask_user`` (the input it asks about).
 5. The final result follows the precedence deny > ask_user > inject_context > modify >
    continue. The first ``ask_user`` wins among several. Every injection an ``inject_context``
    or ``ask_user`` result carries is kept, in order, as a
@@ -468,18 +469,15 @@ class HookRegistry:
                 messages.extend(_sourced_messages(result.user_messages, info.name))
             if action == "continue":
                 continue
-            if action == "modify":
-                if result.data is not None:
+            if result.context_injections:  # every action but continue may inject; all are kept
+                if injections is None:
+                    injections = []
+                injections.extend(_sourced_injections(result.context_injections, info.name, event))
+            if action == "modify" or (action == "ask_user" and ask is None):
+                if result.data is not None:  # an ask may carry the input it asks about
                     current = result.data
                     modified = True
-            else:  # inject_context or ask_user: both may carry injections, all are kept
-                if result.context_injections:
-                    if injections is None:
-                        injections = []
-                    injections.extend(
-                        _sourced_injections(result.context_injections, info.name, event)
-                    )
-                if action == "ask_user" and ask is None:  # the first ask_user wins
+                if action == "ask_user":  # the first ask_user wins
                     ask = result
                     if ask.source is None:
                         ask = ask.model_copy(update={"source": info.name})

@@ -353,7 +353,7 @@ def _interpret(
         return Decision(
             action=blocked.action,
             message=_join(blocked.message, system_message),
-            level="warning",
+            level="warning" if system_message else blocked.level,
             context=_join(blocked.context, context),
             source=label,
         )

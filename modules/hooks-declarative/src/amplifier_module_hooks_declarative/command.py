@@ -275,6 +275,30 @@ async def _stop_group(proc: asyncio.subprocess.Process, grace: float) -> None:
             return
 
 
+async def _abandon_spawn(spawn: asyncio.Future[asyncio.subprocess.Process]) -> None:
+    """A run cancelled while its command starts: let the start finish, then kill the group."""
+    with contextlib.suppress(BaseException):
+        proc = await asyncio.wait_for(spawn, _DRAIN_S)
+        exited = asyncio.create_task(proc.wait())
+        await _kill_now(proc, {exited}, exited)
+
+
+async def _kill_now(
+    proc: asyncio.subprocess.Process, tasks: set[asyncio.Task[Any]], exited: asyncio.Task[int]
+) -> None:
+    """A cancelled run: ``SIGKILL`` the group (other members first) and reap the command."""
+    for task in tasks:
+        if task is not exited:
+            task.cancel()
+    with contextlib.suppress(BaseException):
+        await _stop_others(proc, signal.SIGKILL, _REAP_S)
+    _signal(proc.pid, signal.SIGKILL, group=True)
+    _close_pipes(proc)
+    with contextlib.suppress(BaseException):
+        await asyncio.wait({exited}, timeout=_DRAIN_S)
+    exited.cancel()
+
+
 def _close_pipes(proc: asyncio.subprocess.Process) -> None:
     """Close the pipes that a process outside the group still holds, so ``wait()`` returns."""
     transport = getattr(proc, "_transport", None)
@@ -297,17 +321,26 @@ async def run_process(
     :raises OSError: the shell could not be started (missing ``cwd``, no ``/bin/sh``).
     :raises ValueError: ``env`` holds a NUL byte.
     """
-    proc = await asyncio.create_subprocess_exec(
-        SHELL,
-        "-c",
-        command,
-        stdin=asyncio.subprocess.PIPE,
-        stdout=asyncio.subprocess.PIPE,
-        stderr=asyncio.subprocess.PIPE,
-        cwd=cwd,
-        env=env,
-        start_new_session=True,
+    # Shielded: a cancel while asyncio connects the pipes would otherwise kill only the shell
+    # and then wait for every process that holds its pipes (a background job: for minutes).
+    spawn = asyncio.ensure_future(
+        asyncio.create_subprocess_exec(
+            SHELL,
+            "-c",
+            command,
+            stdin=asyncio.subprocess.PIPE,
+            stdout=asyncio.subprocess.PIPE,
+            stderr=asyncio.subprocess.PIPE,
+            cwd=cwd,
+            env=env,
+            start_new_session=True,
+        )
     )
+    try:
+        proc = await asyncio.shield(spawn)
+    except asyncio.CancelledError:
+        await _abandon_spawn(spawn)
+        raise
     out, err = _Capped(max_output_bytes), _Capped(max_output_bytes)
     tasks: set[asyncio.Task[Any]] = {
         asyncio.create_task(_pump(proc.stdout, out)),
@@ -331,13 +364,7 @@ async def run_process(
                 _close_pipes(proc)
                 await asyncio.wait({exited}, timeout=_DRAIN_S)
     except BaseException:
-        for task in tasks:
-            task.cancel()
-        if proc.returncode is None:
-            _signal(proc.pid, signal.SIGKILL, group=True)
-        _close_pipes(proc)
-        with contextlib.suppress(BaseException):
-            await asyncio.wait({exited}, timeout=_DRAIN_S)
+        await _kill_now(proc, tasks, exited)
         raise
     returncode = proc.returncode
     return ProcessResult(

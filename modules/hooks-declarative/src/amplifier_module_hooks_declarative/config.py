@@ -78,7 +78,7 @@ _DOCUMENT_KEYS: Final = ("hooks", "claude_code")
 _GROUP_KEYS: Final = ("hooks", "parallel", "matcher")
 _CLAUDE_GROUP_KEYS: Final = ("matcher", "hooks")
 _CLAUDE_HOOK_KEYS: Final = ("type", "command", "timeout")
-_EVENT_NAME: Final = re.compile(r"[a-z][a-z0-9_]*(?::[a-z0-9_]+)+")
+_EVENT_NAME: Final = re.compile(r"[a-z][a-z0-9_-]*(?::[a-z0-9_-]+)+")
 _EXPECTED: Final = {
     "dict_type": "a mapping",
     "model_type": "a mapping",
@@ -467,8 +467,25 @@ class _Parser:
                 )
                 if step is not None:
                     steps.append(step)
-            events.append(EventHooks(str(name), event, tuple(steps), self.source))
+            if claude and name == "SessionStart":
+                events.extend(self.session_start(steps))
+            else:
+                events.append(EventHooks(str(name), event, tuple(steps), self.source))
         return events
+
+    def session_start(self, steps: list[Step]) -> Iterator[EventHooks]:
+        """Claude Code's SessionStart fires at startup and at resume; its matcher picks which."""
+        for event, origin in (("session:start", "startup"), ("session:resume", "resume")):
+            kept: list[Step] = []
+            for step in steps:
+                matcher = step.matcher if isinstance(step, HookGroup) else None
+                try:
+                    if compile_claude_matcher(matcher)(origin):
+                        kept.append(step)
+                except re.error:  # already reported
+                    continue
+            if kept:
+                yield EventHooks("SessionStart", event, tuple(kept), self.source)
 
     def event_name(self, name: Any, loc: Loc, *, claude: bool) -> str | None:
         if not isinstance(name, str):

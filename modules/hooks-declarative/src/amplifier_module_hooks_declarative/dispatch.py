@@ -31,7 +31,7 @@ import logging
 from collections.abc import Callable, Coroutine, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import Any, Final
+from typing import TYPE_CHECKING, Any, Final
 
 from amplifier_core.models import HookResult
 
@@ -49,6 +49,9 @@ from .mapping import (
 from .matcher import MatcherRunner, NameMatcher, compile_claude_matcher
 from .specs import CommandHookSpec, HookSpec, LlmHookSpec, MatcherHookSpec
 from .types import Decision, HookContext, Runner, failure_decision
+
+if TYPE_CHECKING:
+    from .llm_cache import LlmCache
 
 __all__ = [
     "HANDLER_PREFIX",
@@ -75,7 +78,7 @@ _SETTLE_CANCEL_S: Final = 1.0
 def default_runner_factory(project_dir: str) -> RunnerFactory:
     """The runners of the three hook types; command and llm runners are imported on first use,
     so a file with only matchers needs neither."""
-    llm_caches: dict[tuple[float, int], Any] = {}
+    llm_caches: dict[int, LlmCache] = {}
 
     def build(spec: HookSpec, label: str) -> Runner:
         if isinstance(spec, MatcherHookSpec):
@@ -85,17 +88,17 @@ def default_runner_factory(project_dir: str) -> RunnerFactory:
 
             return CommandRunner(spec, label=label, project_dir=project_dir)
         if isinstance(spec, LlmHookSpec):
-            from . import llm
+            from .llm import LlmRunner
+            from .llm_cache import LlmCache
 
             cache = None
-            if spec.cache:
-                key = (spec.cache_ttl_s, spec.cache_size)
-                cache = llm_caches.get(key)
+            if spec.cache:  # one cache per size; each answer keeps its hook's cache_ttl_s
+                cache = llm_caches.get(spec.cache_size)
                 if cache is None:
-                    cache = llm_caches[key] = llm.LlmCache(
-                        max_entries=spec.cache_size, ttl_s=spec.cache_ttl_s
+                    cache = llm_caches[spec.cache_size] = LlmCache(
+                        spec.cache_size, spec.cache_ttl_s
                     )
-            return llm.LlmRunner(spec, label=label, cache=cache)
+            return LlmRunner(spec, label=label, cache=cache)
         raise TypeError(f"{HANDLER_PREFIX}: no runner for hook type {type(spec).__name__}")
 
     return build
@@ -110,6 +113,8 @@ class _Hook:
     spec: HookSpec
     label: str
     background: bool
+    decide: Callable[[HookContext], Decision] | None = None
+    """A synchronous shortcut (a matcher's ``decide``): no coroutine on the hot path."""
 
     @property
     def budget_s(self) -> float:
@@ -143,7 +148,9 @@ class PlannedStep:
 
 def _hook(entry: HookEntry, factory: RunnerFactory) -> _Hook:
     background = isinstance(entry.spec, CommandHookSpec) and entry.spec.async_
-    return _Hook(factory(entry.spec, entry.label), entry.spec, entry.label, background)
+    runner = factory(entry.spec, entry.label)
+    decide = runner.decide if isinstance(runner, MatcherRunner) else None
+    return _Hook(runner, entry.spec, entry.label, background, decide)
 
 
 def plan_steps(documents: Sequence[HooksDocument], factory: RunnerFactory) -> list[PlannedStep]:
@@ -242,7 +249,7 @@ def _now_iso() -> str:
 
 async def _run_one(hook: _Hook, context: HookContext) -> Decision:
     try:
-        decision = await hook.runner.run(context)
+        decision: object = await hook.runner.run(context)
     except asyncio.CancelledError:
         raise
     except Exception as err:
@@ -373,9 +380,13 @@ class Dispatcher:
         context = base
         outcome = Outcome()
         for step in steps:
-            if step.tool_filter is not None and context.tool is not None:
-                if not step.tool_filter(context.tool):
-                    continue
+            tool_filter = step.tool_filter
+            if (
+                tool_filter is not None
+                and context.tool is not None
+                and not tool_filter(context.tool)
+            ):
+                continue
             if context.alias != step.alias:
                 context = dataclasses.replace(context, alias=step.alias)
             if step.parallel:
@@ -389,7 +400,8 @@ class Dispatcher:
         result = to_hook_result(outcome, event, data)
         if result is None:
             return self._nothing()
-        if result.action == "modify" and outcome.contexts:
+        if result.action == "modify" and outcome.contexts and not self._none_is_continue:
+            # Our kernel keeps injections carried by a modify result; others drop them.
             await self._inject_aside(outcome, event)
         return result
 
@@ -405,7 +417,8 @@ class Dispatcher:
             if hook.background:
                 self.background.spawn(hook, _run_one(hook, context))
                 continue
-            if outcome.add(await _run_one(hook, context)):
+            decision = hook.decide(context) if hook.decide else await _run_one(hook, context)
+            if outcome.add(decision):
                 changed = True
                 context = self._modified(base, outcome, step.alias)
             if outcome.blocked:
@@ -434,11 +447,14 @@ class Dispatcher:
         return dataclasses.replace(base, data=data, alias=alias)
 
     async def _inject_aside(self, outcome: Outcome, event: str) -> None:
-        """A ``modify`` result cannot carry injections through the kernel's chain; hand them to
-        the coordinator directly so that neither the change nor the context is lost."""
+        """On a kernel whose registry drops injections carried by a ``modify`` result (amplifier-core
+        2.0.2), hand them to the coordinator directly so neither the change nor the context is
+        lost."""
         process = getattr(self.coordinator, "process_hook_result", None)
         injections = event_injections(outcome, event)
-        if not callable(process) or not injections:
+        if not injections:
+            return
+        if not callable(process):
             logger.warning(
                 "%s: context from %s on %s dropped: no coordinator to take it beside a modify",
                 HANDLER_PREFIX,
@@ -459,3 +475,17 @@ class Dispatcher:
     async def settle(self, grace_s: float) -> tuple[int, int]:
         """Let running ``async: true`` hooks finish (see :meth:`BackgroundHooks.settle`)."""
         return await self.background.settle(grace_s)
+
+    async def aclose(self) -> None:
+        """Release what runners hold (an llm runner's HTTP connections)."""
+        for step in self.steps:
+            for hook in step.hooks:
+                close = getattr(hook.runner, "aclose", None)
+                if not callable(close):
+                    continue
+                try:
+                    await close()
+                except Exception:
+                    logger.warning(
+                        "%s: closing %s failed", HANDLER_PREFIX, hook.label, exc_info=True
+                    )

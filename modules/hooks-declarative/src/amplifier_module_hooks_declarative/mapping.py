@@ -6,9 +6,12 @@ Event names. A hooks file may key its lists by
 * the app-cli PascalCase names (:data:`PASCAL_EVENTS`): ``PreToolUse`` -> ``tool:pre`` ...;
   ``Error`` means every ``*:error`` event;
 * Claude Code's names (:data:`CLAUDE_EVENTS`): ``UserPromptSubmit`` -> ``prompt:submit``,
+  ``PostToolUseFailure`` -> ``tool:error``,
   ``Stop`` -> ``prompt:complete`` (the agent has finished answering the prompt),
   ``SessionEnd`` -> ``session:end``, ``Notification`` -> ``user:notification``,
-  ``PreCompact`` -> ``context:pre_compact``; ``SubagentStop`` has no counterpart;
+  ``PreCompact`` -> ``context:pre_compact``; ``SubagentStop`` has no counterpart. In a Claude
+  Code block ``SessionStart`` also covers ``session:resume``, and its matcher selects by source
+  (``startup`` for ``session:start``, ``resume`` for ``session:resume``), as in Claude Code;
 * canonical names (``tool:pre``), including events of third-party modules (``my_tool:done``).
 
 Results. Decisions are combined in declaration order into an :class:`Outcome`; the strongest
@@ -74,6 +77,7 @@ PASCAL_EVENTS: Final[dict[str, str]] = {
 CLAUDE_EVENTS: Final[dict[str, str | None]] = {
     "PreToolUse": "tool:pre",
     "PostToolUse": "tool:post",
+    "PostToolUseFailure": "tool:error",
     "UserPromptSubmit": "prompt:submit",
     "Stop": "prompt:complete",
     "SessionStart": "session:start",
@@ -146,19 +150,21 @@ class Outcome:
     def add(self, decision: Decision) -> bool:
         """Take ``decision`` into account; return True when it modified the arguments."""
         action = decision.action
-        modified = False
         if action == "block" or decision.stop:
             self.blocks.append(decision)
-        elif action == "ask":
-            self.asks.append(decision)
+            modified = False
         else:
-            if action == "modify" and decision.modified_args:
-                self.modified = {**(self.modified or {}), **decision.modified_args}
-                modified = True
-            elif action == "allow":
-                self.allowed = True
-            if decision.message:
-                self.messages.append(decision)
+            # modify, and also ask or allow with new arguments (Claude Code's updatedInput)
+            modified = bool(decision.modified_args) and action in ("modify", "ask", "allow")
+            if modified:
+                self.modified = {**(self.modified or {}), **(decision.modified_args or {})}
+            if action == "ask":
+                self.asks.append(decision)
+            else:
+                if action == "allow":
+                    self.allowed = True
+                if decision.message:
+                    self.messages.append(decision)
         if decision.context:
             self.contexts.append(decision)
         return modified
@@ -181,20 +187,19 @@ def event_injections(outcome: Outcome, event: str) -> list[ContextInjection]:
 def _message_fields(decisions: list[Decision]) -> dict[str, Any]:
     if not decisions:
         return {}
-    if _HAS_MESSAGE_LIST:
-        from amplifier_core.models import UserMessage  # absent from amplifier-core 2.0.2
-
-        return {
-            "user_messages": [
-                UserMessage(message=d.message or "", level=d.level, source=d.source or "hook")
-                for d in decisions
-            ]
-        }
-    return {
+    fields: dict[str, Any] = {
         "user_message": "\n".join(d.message or "" for d in decisions),
         "user_message_level": max((d.level for d in decisions), key=_LEVELS.__getitem__),
         "user_message_source": decisions[0].source or None,
     }
+    if _HAS_MESSAGE_LIST:  # each message with its own level and source
+        from amplifier_core.models import UserMessage  # absent from amplifier-core 2.0.2
+
+        fields["user_messages"] = [
+            UserMessage(message=d.message or "", level=d.level, source=d.source or "hook")
+            for d in decisions
+        ]
+    return fields
 
 
 def _texts(decisions: list[Decision], fallback: str) -> str:
@@ -216,7 +221,9 @@ def to_hook_result(outcome: Outcome, event: str, data: dict[str, Any]) -> HookRe
         first = outcome.blocks[0]
         fields.update(
             action="deny",
-            reason=_texts(outcome.blocks, f"blocked by hook {first.source}"),
+            reason=_texts(
+                outcome.blocks, f"{'stopped' if first.stop else 'blocked'} by hook {first.source}"
+            ),
         )
         if _HAS_SOURCE and first.source:
             fields["source"] = first.source

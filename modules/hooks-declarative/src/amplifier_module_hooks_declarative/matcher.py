@@ -92,6 +92,24 @@ def _always(tool: str) -> bool:
     return True
 
 
+_MEMO_LIMIT: Final = 512
+
+
+def _memoized(test: NameMatcher) -> NameMatcher:
+    """``test`` remembered per tool name: a session uses a handful of tools, each many times."""
+    memo: dict[str, bool] = {}
+
+    def matcher(tool: str) -> bool:
+        found = memo.get(tool)
+        if found is None:
+            found = test(tool)
+            if len(memo) < _MEMO_LIMIT:
+                memo[tool] = found
+        return found
+
+    return matcher
+
+
 def compile_tool_pattern(pattern: str, *, regex: bool = False) -> NameMatcher:
     """A tool-name rule of a matcher hook: globs with ``|`` alternatives, or a regex.
 
@@ -99,12 +117,14 @@ def compile_tool_pattern(pattern: str, *, regex: bool = False) -> NameMatcher:
     """
     if regex:
         compiled = re.compile(pattern)
-        return lambda tool: any(compiled.search(name) for name in tool_names(tool))
+        return _memoized(lambda tool: any(compiled.search(name) for name in tool_names(tool)))
     alternatives = [part.strip() for part in pattern.split("|")]
     if not pattern.strip() or "*" in alternatives:
         return _always
-    return lambda tool: any(
-        fnmatchcase(name, alt) for name in tool_names(tool) for alt in alternatives
+    return _memoized(
+        lambda tool: any(
+            fnmatchcase(name, alt) for name in tool_names(tool) for alt in alternatives
+        )
     )
 
 
@@ -119,9 +139,9 @@ def compile_claude_matcher(matcher: str | None) -> NameMatcher:
         return _always
     if _CLAUDE_SIMPLE.fullmatch(matcher):
         wanted = frozenset(part for part in matcher.split("|") if part)
-        return lambda tool: any(name in wanted for name in tool_names(tool))
+        return _memoized(lambda tool: any(name in wanted for name in tool_names(tool)))
     compiled = re.compile(matcher)
-    return lambda tool: any(compiled.search(name) for name in tool_names(tool))
+    return _memoized(lambda tool: any(compiled.search(name) for name in tool_names(tool)))
 
 
 def is_path_key(key: str) -> bool:
@@ -244,7 +264,7 @@ class MatcherRunner:
     Patterns are compiled once, here; :meth:`decide` is synchronous and cheap.
     """
 
-    __slots__ = ("_args", "_tool", "action", "label", "message", "project_dir", "spec")
+    __slots__ = ("_args", "_pass", "_tool", "action", "label", "message", "project_dir", "spec")
 
     def __init__(self, spec: MatcherHookSpec, *, label: str, project_dir: str = "") -> None:
         self.spec = spec
@@ -260,6 +280,7 @@ class MatcherRunner:
         )
         self.action = spec.action
         self.message = spec.message
+        self._pass = Decision(source=label)
 
     def __repr__(self) -> str:
         return f"MatcherRunner({self.label!r}, action={self.action!r})"
@@ -282,7 +303,7 @@ class MatcherRunner:
         """The decision for ``context``: the configured action, or continue."""
         try:
             if not self.matches(context):
-                return Decision(source=self.label)
+                return self._pass
         except Exception as err:  # a rule must never break the session
             return failure_decision(
                 self.spec.on_failure, self.label, f"matching raised {type(err).__name__}: {err}"

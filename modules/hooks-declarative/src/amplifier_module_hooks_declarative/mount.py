@@ -46,7 +46,8 @@ async def mount(
     :raises TypeError: the coordinator has no hook registry.
 
     The cleanup unregisters every handler, then lets running ``async: true`` hooks finish for
-    up to ``async_grace_s`` seconds and cancels the rest. Calling it twice is harmless.
+    up to ``async_grace_s`` seconds, cancels the rest and closes what runners hold (an llm
+    runner's HTTP connections). Calling it twice is harmless.
     """
     settings = parse_config(config)
     registry = _registry_of(coordinator)
@@ -77,5 +78,6 @@ async def mount(
             except Exception:  # one failed unregister must not keep the others registered
                 logger.warning("%s: unregistering a handler failed", MODULE_ID, exc_info=True)
         await dispatcher.settle(settings.async_grace_s)
+        await dispatcher.aclose()
 
     return cleanup

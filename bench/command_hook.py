@@ -1,0 +1,188 @@
+"""Command hook cost: ``CommandRunner.run`` versus a bare subprocess of the same script.
+
+    python bench/command_hook.py [--runs 400] [--warmup 30] [--json PATH] [--check]
+
+The script is a tiny ``/bin/sh`` hook that reads its stdin and echoes an allow answer. Both
+sides run it through ``/bin/sh -c`` with the same stdin bytes (the amplifier protocol's event
+object for a ``PreToolUse`` of ``bash``):
+
+* **bare**: ``asyncio.create_subprocess_exec`` with three pipes, then ``communicate(stdin)``;
+  nothing else (no timeout, no cap, no process group, no parsing);
+* **hook**: ``CommandRunner.run(ctx)``: build the stdin object and the environment, spawn in a
+  new process group, feed stdin, read both streams under the output cap and the timeout, and
+  turn stdout into a ``Decision`` (checked to be ``allow``).
+
+Runs alternate (bare first on even runs, hook first on odd ones) so that drift of the machine
+hits both alike. Prints each side's median and p90 in microseconds, the difference of the
+medians, and the median of the paired differences: the cost a command hook adds over the
+process spawn itself. The target is under 1 ms (``--check`` exits 1 when it is missed).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+try:
+    from amplifier_module_hooks_declarative.command import CommandRunner, amplifier_input, encode
+    from amplifier_module_hooks_declarative.specs import CommandHookSpec
+    from amplifier_module_hooks_declarative.types import HookContext
+except ImportError as err:  # run from a checkout without the packages installed
+    sys.exit(
+        f"{err}: install the kernel and the module first, e.g. "
+        "pip install -e core -e modules/hooks-declarative"
+    )
+
+HOOK_SCRIPT = '#!/bin/sh\ncat > /dev/null\necho \'{"action": "allow"}\'\n'
+TARGET_US = 1000.0
+
+
+def _context(project_dir: str) -> HookContext:
+    args = {"command": "git status --short", "description": "show changed files"}
+    return HookContext(
+        event="tool:pre",
+        alias="PreToolUse",
+        data={
+            "tool_name": "bash",
+            "tool_input": args,
+            "tool": "bash",
+            "input": args,
+            "tool_call_id": "call_bench",
+            "session_id": "bench-session",
+            "timestamp": "2024-01-15T10:30:00.000+00:00",
+        },
+        session_id="bench-session",
+        project_dir=project_dir,
+        tool="bash",
+        args=args,
+        timestamp="2024-01-15T10:30:00.000+00:00",
+    )
+
+
+async def _bare(command: str, stdin: bytes, cwd: str) -> float:
+    started = time.perf_counter()
+    proc = await asyncio.create_subprocess_exec(
+        "/bin/sh",
+        "-c",
+        command,
+        stdin=asyncio.subprocess.PIPE,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.PIPE,
+        cwd=cwd,
+    )
+    out, _ = await proc.communicate(stdin)
+    elapsed = time.perf_counter() - started
+    if proc.returncode != 0 or b'"allow"' not in out:
+        raise RuntimeError(f"bare run failed: exit {proc.returncode}, stdout {out!r}")
+    return elapsed
+
+
+async def _hook(runner: CommandRunner, ctx: HookContext) -> float:
+    started = time.perf_counter()
+    decision = await runner.run(ctx)
+    elapsed = time.perf_counter() - started
+    if decision.action != "allow":
+        raise RuntimeError(f"hook run did not allow: {decision}")
+    return elapsed
+
+
+def _us(seconds: float) -> float:
+    return seconds * 1e6
+
+
+def _p90(values: list[float]) -> float:
+    return statistics.quantiles(values, n=10)[-1]
+
+
+async def measure(runs: int, warmup: int) -> dict[str, Any]:
+    with tempfile.TemporaryDirectory(prefix="command-hook-bench-") as workdir:
+        script = Path(workdir) / "allow.sh"
+        script.write_text(HOOK_SCRIPT)
+        script.chmod(0o755)
+        command = f"sh {script}"
+        ctx = _context(workdir)
+        stdin = encode(amplifier_input(ctx))
+        spec = CommandHookSpec(type="command", command=command, timeout_ms=10_000)
+        runner = CommandRunner(spec, label="bench PreToolUse[0]", project_dir=workdir)
+
+        for _ in range(warmup):
+            await _bare(command, stdin, workdir)
+            await _hook(runner, ctx)
+        bare: list[float] = []
+        hook: list[float] = []
+        for n in range(runs):
+            if n % 2 == 0:
+                bare.append(await _bare(command, stdin, workdir))
+                hook.append(await _hook(runner, ctx))
+            else:
+                hook.append(await _hook(runner, ctx))
+                bare.append(await _bare(command, stdin, workdir))
+
+    paired = [h - b for h, b in zip(hook, bare, strict=True)]
+    bare_median, hook_median = statistics.median(bare), statistics.median(hook)
+    return {
+        "runs": runs,
+        "stdin_bytes": len(stdin),
+        "python": sys.version.split()[0],
+        "cpus": os.cpu_count(),
+        "bare_median_us": _us(bare_median),
+        "bare_p90_us": _us(_p90(bare)),
+        "hook_median_us": _us(hook_median),
+        "hook_p90_us": _us(_p90(hook)),
+        "added_median_us": _us(hook_median - bare_median),
+        "added_paired_median_us": _us(statistics.median(paired)),
+        "target_us": TARGET_US,
+        "samples_us": {"bare": [_us(v) for v in bare], "hook": [_us(v) for v in hook]},
+    }
+
+
+def report(result: dict[str, Any]) -> str:
+    lines = [
+        f"command hook vs bare subprocess: {result['runs']} runs each, "
+        f"{result['stdin_bytes']} bytes of stdin, Python {result['python']}, "
+        f"{result['cpus']} CPUs",
+        "",
+        f"{'':28} {'median us':>10} {'p90 us':>10}",
+        f"{'bare create_subprocess_exec':28} {result['bare_median_us']:>10.0f} "
+        f"{result['bare_p90_us']:>10.0f}",
+        f"{'CommandRunner.run':28} {result['hook_median_us']:>10.0f} "
+        f"{result['hook_p90_us']:>10.0f}",
+        "",
+        f"added by the hook (difference of medians): {result['added_median_us']:.0f} us",
+        f"added by the hook (median of paired runs): {result['added_paired_median_us']:.0f} us",
+        f"target: under {TARGET_US:.0f} us",
+    ]
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--runs", type=int, default=400, help="timed runs of each side")
+    parser.add_argument("--warmup", type=int, default=30, help="untimed runs of each side first")
+    parser.add_argument("--json", type=Path, help="also write the figures and samples here")
+    parser.add_argument("--check", action="store_true", help="exit 1 unless under the target")
+    options = parser.parse_args(argv)
+    if options.runs < 2:
+        parser.error("--runs must be at least 2")
+    result = asyncio.run(measure(options.runs, options.warmup))
+    print(report(result))
+    if options.json is not None:
+        options.json.parent.mkdir(parents=True, exist_ok=True)
+        options.json.write_text(json.dumps(result, indent=1))
+    if options.check and max(result["added_median_us"], result["added_paired_median_us"]) >= (
+        TARGET_US
+    ):
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

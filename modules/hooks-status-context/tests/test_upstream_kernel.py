@@ -1,0 +1,76 @@
+"""On amplifier-core 2.0.2, in its own virtual environment, against a real repository.
+
+Set ``AMPLIFIER_CORE_202_PYTHON`` to the interpreter of an environment where
+``amplifier-core==2.0.2`` is installed; the test runs this package from source there.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import textwrap
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+UPSTREAM_PYTHON = os.environ.get("AMPLIFIER_CORE_202_PYTHON", "")
+SOURCE = Path(__file__).resolve().parents[1] / "src"
+
+SCRIPT = textwrap.dedent(
+    """
+    import asyncio, pathlib, sys
+    import amplifier_core
+    from amplifier_core.testing import MockCoordinator
+    from amplifier_module_hooks_status_context import OPEN_TAG, mount
+
+    async def main(repo):
+        coordinator = MockCoordinator()
+        coordinator.register_capability("session.working_dir", repo)
+        cleanup = await mount(coordinator, {"git_include_commits": 1})
+        first = await coordinator.hooks.emit("provider:request", {"messages": []})
+        assert first.action == "inject_context", first
+        assert first.ephemeral is True, first
+        assert first.context_injection_role == "system", first
+        text = first.context_injection
+        assert text.startswith(OPEN_TAG), text
+        assert "Working directory: " + repo + "\\n" in text, text
+        assert "Current branch: topic" in text, text
+        assert "Main branch: main" in text, text
+        assert "Status: clean" in text, text
+        again = await coordinator.hooks.emit("provider:request", {"messages": []})
+        assert again.context_injection == text
+
+        pathlib.Path(repo, "src", "app.py").write_text("edited in place\\n")
+        await coordinator.hooks.emit("tool:post", {"tool_name": "bash", "tool_input": {}})
+        later = await coordinator.hooks.emit("provider:request", {"messages": []})
+        assert " M src/app.py" in later.context_injection, later.context_injection
+
+        cleanup()
+        left = {k: v for k, v in coordinator.hooks.list_handlers().items() if v}
+        assert left == {}, left
+        assert amplifier_core.__version__ == "2.0.2", amplifier_core.__version__
+        print("ok")
+
+    asyncio.run(main(sys.argv[1]))
+    """
+)
+
+
+@pytest.mark.skipif(
+    not UPSTREAM_PYTHON, reason="set AMPLIFIER_CORE_202_PYTHON to run on amplifier-core 2.0.2"
+)
+def test_mounts_and_injects_on_amplifier_core_2_0_2(tmp_path: Path, repo: Any) -> None:
+    repo.git("checkout", "-q", "-b", "topic")
+    script = tmp_path / "upstream.py"
+    script.write_text(SCRIPT)
+    result = subprocess.run(
+        [UPSTREAM_PYTHON, str(script), str(repo.path)],
+        env={**os.environ, "PYTHONPATH": str(SOURCE)},
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip() == "ok"
