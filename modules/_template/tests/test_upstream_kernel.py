@@ -1,7 +1,7 @@
 """The module on amplifier-core 2.0.2, in its own environment (``nox -s compat`` sets it up).
 
 Set ``AMPLIFIER_CORE_202_PYTHON`` to the interpreter of an environment where
-``amplifier-core==2.0.2`` and this module are installed.
+``amplifier-core==2.0.2`` is installed; the module runs there from its source.
 """
 
 from __future__ import annotations
@@ -9,14 +9,18 @@ from __future__ import annotations
 import os
 import subprocess
 import textwrap
+from pathlib import Path
 
 import pytest
 
 UPSTREAM_PYTHON = os.environ.get("AMPLIFIER_CORE_202_PYTHON", "")
 
+SOURCE = Path(__file__).resolve().parents[1] / "src"
+
 SCRIPT = textwrap.dedent(
     """
-    import asyncio
+    import asyncio, sys
+    sys.path.insert(0, sys.argv[1])  # this module from source; nothing installed there
     from amplifier_core.testing import MockCoordinator
     from amplifier_module_hooks_template import mount
 
@@ -34,6 +38,9 @@ SCRIPT = textwrap.dedent(
         print("ok")
 
     asyncio.run(main())
+    import os as _os, sys as _sys
+    _sys.stdout.flush()
+    _os._exit(0)  # amplifier-core 2.0.2's engine may crash while the interpreter shuts down
     """
 )
 
@@ -43,7 +50,11 @@ SCRIPT = textwrap.dedent(
 )
 def test_mounts_and_denies_on_amplifier_core_2_0_2() -> None:
     result = subprocess.run(
-        [UPSTREAM_PYTHON, "-c", SCRIPT], capture_output=True, text=True, timeout=60, check=False
+        [UPSTREAM_PYTHON, "-c", SCRIPT, str(SOURCE)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
     )
     assert result.returncode == 0, result.stderr
     assert result.stdout.strip() == "ok"

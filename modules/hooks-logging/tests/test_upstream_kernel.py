@@ -47,6 +47,9 @@ SCRIPT = textwrap.dedent(
         print("ok", len(records))
 
     asyncio.run(main(sys.argv[1]))
+    import os as _os, sys as _sys
+    _sys.stdout.flush()
+    _os._exit(0)  # amplifier-core 2.0.2's engine may crash while the interpreter shuts down
     """
 )
 

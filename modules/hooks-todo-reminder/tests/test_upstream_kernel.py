@@ -66,6 +66,9 @@ SCRIPT = textwrap.dedent(
         print("ok")
 
     asyncio.run(main())
+    import os as _os, sys as _sys
+    _sys.stdout.flush()
+    _os._exit(0)  # amplifier-core 2.0.2's engine may crash while the interpreter shuts down
     """
 )
 
