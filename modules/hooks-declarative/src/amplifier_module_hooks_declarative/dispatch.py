@@ -447,9 +447,9 @@ class Dispatcher:
         return dataclasses.replace(base, data=data, alias=alias)
 
     async def _inject_aside(self, outcome: Outcome, event: str) -> None:
-        """On a kernel whose registry drops injections carried by a ``modify`` result (amplifier-core
-        2.0.2), hand them to the coordinator directly so neither the change nor the context is
-        lost."""
+        """On a kernel whose registry drops injections carried by a ``modify`` result
+        (amplifier-core 2.0.2), hand them to the coordinator directly so neither the change nor
+        the context is lost."""
         process = getattr(self.coordinator, "process_hook_result", None)
         injections = event_injections(outcome, event)
         if not injections:
