@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import shutil
 import time
 from pathlib import Path
 from typing import Any
@@ -207,3 +208,45 @@ async def test_outside_a_repository_the_snapshot_is_cached_too(
     (plain / "file.txt").write_text("x")  # the directory changed: look again
     await hook.block()
     assert len(counting_git.calls) == 2
+
+
+async def test_a_write_during_a_snapshot_or_a_cancelled_one_leaves_it_stale(
+    repo: Any, tmp_path: Path, make_script: Any
+) -> None:
+    slow_flag = tmp_path / "slow"
+    calls = tmp_path / "calls.log"
+    git = make_script(
+        tmp_path / "bin" / "git",
+        f'echo "$*" >> "{calls}"\n'
+        f'[ -e "{slow_flag}" ] && sleep 0.3\n'
+        f'exec "{shutil.which("git")}" "$@"\n',
+    )
+    hook = StatusContextHook(parse_config({"working_dir": str(repo.path), "git_path": str(git)}))
+    await hook.block()
+    assert hook.snapshots_taken == 1
+
+    slow_flag.touch()
+    await hook.on_tool_event("tool:post", {"tool_name": "bash"})
+    running = asyncio.create_task(hook.block())
+    await asyncio.sleep(0.1)  # git is running for the new snapshot
+    await hook.on_tool_event("tool:post", {"tool_name": "edit_file"})
+    await running
+    assert hook.snapshots_taken == 2
+    slow_flag.unlink()
+    await hook.block()
+    assert hook.snapshots_taken == 3, "the write seen while git ran was forgotten"
+    await hook.block()
+    assert hook.snapshots_taken == 3
+
+    slow_flag.touch()
+    await hook.on_tool_event("tool:post", {"tool_name": "bash"})
+    cancelled = asyncio.create_task(hook.block())
+    await asyncio.sleep(0.1)
+    cancelled.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await cancelled
+    slow_flag.unlink()
+    repo.write("src/app.py", "edited\n")
+    text = await hook.block()
+    assert hook.snapshots_taken == 4, "a cancelled snapshot left the old one looking fresh"
+    assert " M src/app.py" in text

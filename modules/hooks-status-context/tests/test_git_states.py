@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import os
 import shutil
 import time
@@ -286,3 +287,24 @@ async def test_thousands_of_files_with_vendored_folders_and_caps(
         "?? logs/",
         hidden_note,
     ]
+
+
+async def test_a_cancelled_request_kills_the_running_git(
+    repo: Any, tmp_path: Path, make_script: Any
+) -> None:
+    pid_file = tmp_path / "git.pid"
+    slow = make_script(tmp_path / "hung" / "git", f'echo $$ > "{pid_file}"\nexec sleep 30\n')
+    hook = StatusContextHook(
+        parse_config({"working_dir": str(repo.path), "git_path": str(slow), "git_timeout": 30})
+    )
+    task = asyncio.create_task(hook.block())
+    for _ in range(250):
+        if pid_file.exists() and pid_file.read_text().strip():
+            break
+        await asyncio.sleep(0.02)
+    pid = int(pid_file.read_text())
+    assert alive(pid)
+    task.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await task
+    assert gone_within(pid, 5.0), "the git of a cancelled request is still running"

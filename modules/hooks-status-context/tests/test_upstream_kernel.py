@@ -19,7 +19,7 @@ SOURCE = Path(__file__).resolve().parents[1] / "src"
 
 SCRIPT = textwrap.dedent(
     """
-    import asyncio, pathlib, sys
+    import asyncio, os, pathlib, sys
     import amplifier_core
     from amplifier_core.testing import MockCoordinator
     from amplifier_module_hooks_status_context import OPEN_TAG, mount

@@ -62,6 +62,7 @@ class Snapshot:
     facts: GitFacts | None
     marks: Fingerprint
     taken_at: float
+    writes: int = 0
 
 
 class StatusContextHook:
@@ -95,7 +96,7 @@ class StatusContextHook:
         self._tool_patterns = tuple(p.lower() for p in config.refresh_after_tools)
         self._tool_match: dict[str, bool] = {}
         self._snapshot: Snapshot | None = None
-        self._dirty = False
+        self._writes = 0  # writing tools seen so far; a snapshot records the count it saw
         self._lock = asyncio.Lock()
         self._rendered: tuple[Snapshot, str | None, str] | None = None
         self._dir_key: tuple[object, str] | None = None
@@ -129,10 +130,12 @@ class StatusContextHook:
 
     def mark_stale(self) -> None:
         """Take a new snapshot before the next request."""
-        self._dirty = True
+        self._writes += 1
 
     def _fresh(self, snapshot: Snapshot, working_dir: str) -> bool:
-        if self._dirty or not self.config.cache or snapshot.working_dir != working_dir:
+        if snapshot.writes != self._writes or not self.config.cache:
+            return False
+        if snapshot.working_dir != working_dir:
             return False
         interval = self.config.refresh_interval
         if interval is not None and self.clock() - snapshot.taken_at >= interval:
@@ -157,7 +160,7 @@ class StatusContextHook:
             return await self._take(working_dir, key, latest)
 
     async def _take(self, working_dir: Path, key: str, previous: Snapshot | None) -> Snapshot:
-        self._dirty = False
+        writes = self._writes  # a write seen while git runs makes this snapshot stale
         started = self.clock()
         watched = self._watch(previous) if previous and previous.working_dir == key else None
         before = fingerprint(watched) if watched is not None else None
@@ -169,7 +172,8 @@ class StatusContextHook:
                 raise
             except Exception as err:  # a bug must not cost the session its context
                 logger.exception("%s: reading git state in %s failed", MODULE_ID, working_dir)
-                facts = GitFacts("error", f"internal error: {type(err).__name__}: {err}")
+                detail = f"internal error: {type(err).__name__}: {err}"
+                facts = GitFacts("error", detail, watch=(key,))
         watch = facts.watch if facts is not None else (key,)
         # Marks from before git ran when the watch list is the same: a change made while git
         # was running then shows up as a difference at the next request.
@@ -181,7 +185,7 @@ class StatusContextHook:
             session_id=self._session_attr("session_id"),
             parent_id=self._session_attr("parent_id"),
         )
-        snapshot = Snapshot(key, env, facts, marks, started)
+        snapshot = Snapshot(key, env, facts, marks, started, writes)
         self._snapshot = snapshot
         self.snapshots_taken += 1
         return snapshot
@@ -253,5 +257,5 @@ class StatusContextHook:
         stale."""
         name = data.get("tool_name") or data.get("tool")
         if isinstance(name, str) and self._tool_writes(name):
-            self._dirty = True
+            self._writes += 1
         return HookResult()
