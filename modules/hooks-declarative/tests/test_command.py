@@ -21,6 +21,7 @@ import pytest
 from pydantic import BaseModel
 
 from amplifier_module_hooks_declarative.command import (
+    KILL_GRACE_S,
     CommandRunner,
     amplifier_decision,
     excerpt,
@@ -357,6 +358,19 @@ async def test_timeout_kills_the_script_and_the_child_it_forked(tmp_path: Path, 
     assert our_zombies() == []
 
 
+async def test_a_script_that_ignores_sigterm_is_killed_after_the_grace(tmp_path: Path) -> None:
+    started = time.monotonic()
+    decision = await run(script("ignore_term.sh"), tmp_path, timeout_ms=200)
+    elapsed = time.monotonic() - started
+    assert decision.message is not None
+    assert "timed out after 200 ms" in decision.message
+    assert 0.2 + KILL_GRACE_S <= elapsed < 0.2 + KILL_GRACE_S + 1.5
+    pids = pids_in(decision.message)
+    assert state(pids["self"]) is None
+    assert state(pids["child"]) in (None, "Z")
+    assert our_zombies() == []
+
+
 async def test_a_background_job_holding_stdout_open_is_killed_at_the_timeout(
     tmp_path: Path,
 ) -> None:
@@ -555,6 +569,18 @@ async def test_events_without_a_tool_and_data_that_is_not_json(tmp_path: Path) -
     assert data["raw"] == "bytes"
     assert data["odd"] == "<class 'object'>"
     assert json.loads(record.read_text())["env"]["AMPLIFIER_HOOK_EVENT"] == "Checkpoint"
+
+
+async def test_event_data_that_cannot_be_json_is_a_hook_failure(tmp_path: Path) -> None:
+    loop: dict[str, Any] = {}
+    loop["self"] = loop
+    ctx = context(tmp_path, data={"loop": loop})
+    decision = await run(script("allow.sh"), tmp_path, ctx, on_failure="block")
+    assert decision.action == "block"
+    assert decision.message == (
+        f"{FAILED}command `{script('allow.sh')}` was not run: the tool:pre event could not be "
+        "written as JSON: ValueError: Circular reference detected"
+    )
 
 
 HOSTILE = [

@@ -5,4 +5,6 @@ import json
 import sys
 
 event = json.load(sys.stdin)
-print(json.dumps({"action": "ask", "message": f"Run {event['args'].get('command')!r} on production?"}))
+print(
+    json.dumps({"action": "ask", "message": f"Run {event['args'].get('command')!r} on production?"})
+)

@@ -7,4 +7,6 @@ import sys
 event = json.load(sys.stdin)
 args = dict(event["args"])
 args["command"] = args["command"].replace("rm ", "mv -t .trash ", 1)
-print(json.dumps({"action": "modify", "modified_args": args, "message": "rm became a move to .trash"}))
+print(
+    json.dumps({"action": "modify", "modified_args": args, "message": "rm became a move to .trash"})
+)
