@@ -343,3 +343,34 @@ def test_workspace_must_exist(tmp_path: Path) -> None:
         builtin_tools(tmp_path / "missing")
     assert caught.value.key_path == "workspace"
     assert "missing" in str(caught.value)
+
+
+@pytest.mark.parametrize("ticks", [0, 1, 2, 5])
+async def test_a_cancel_at_any_moment_of_the_start_leaves_no_command_running(
+    tmp_path: Path, ticks: int
+) -> None:
+    tool = BashTool(tmp_path)
+    pid_file = tmp_path / "pid"
+    task = asyncio.create_task(tool.execute({"command": "echo $$ > pid; exec sleep 30"}))
+    for _ in range(ticks):
+        await asyncio.sleep(0)
+    task.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await asyncio.wait_for(task, 10)
+    if not pid_file.exists():  # cancelled before the shell ran its first command
+        return
+    pid = int(pid_file.read_text())
+    deadline = time.monotonic() + 5
+    while time.monotonic() < deadline:
+        if _process_state(pid) in (None, "Z"):
+            return
+        await asyncio.sleep(0.02)
+    raise AssertionError(f"the command (pid {pid}) still runs after the cancel")
+
+
+def _process_state(pid: int) -> str | None:
+    """The state letter of ``pid`` in /proc (``Z`` for a zombie), or None once it is gone."""
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().split()[2]
+    except FileNotFoundError:
+        return None

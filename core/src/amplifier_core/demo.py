@@ -1,17 +1,30 @@
-"""``amplifier-hooks demo``: the installed reference hooks at work in a real, offline session.
+"""``amplifier-hooks demo``: every installed reference hook at work in a real, offline session.
 
-The demo copies nothing from a user's setup. It makes a temporary workspace (a settings file
-holding a made-up API key, a build directory, an ``AGENTS.md``), loads the packaged demo bundle
-(``demo_data/demo-bundle.yaml``, the same file as ``examples/demo-bundle.yaml``) and runs an
-:class:`~amplifier_core.session.AmplifierSession` whose scripted provider replays
-``demo_data/demo-script.yaml``: the model plans, reads the settings, tries ``rm -rf build`` with
-bash, writes a note, and answers a follow-up question. Every event fires for real.
+The demo copies nothing from a user's setup. It makes a temporary workspace that is a small git
+repository (a ``README.md``, an ``AGENTS.md``, an ignored ``build/`` directory, one commit; when
+git is missing the workspace is a plain directory and the demo goes on), loads the packaged demo
+bundle (``demo_data/demo-bundle.yaml``, the same file as ``examples/demo-bundle.yaml``) and runs
+an :class:`~amplifier_core.session.AmplifierSession` whose scripted provider replays
+``demo_data/demo-script.yaml``. Every event fires for real, and each module shows its job:
+
+- the prompt carries a made-up GitHub token and an address: hooks-redaction rewrites it before
+  the model, or the log of hooks-logging, sees it;
+- a command hook of hooks-declarative (a one-line ``printf``) adds a project rule to each prompt;
+- hooks-status-context's block (directory, date, branch, status, commits) reaches every request;
+- the model writes a todo list, which hooks-todo-reminder shows it in the next requests;
+- ``git status`` runs without a question (a read-only rule of hooks-approval);
+- the model writes ``stats.py`` with an unused import and a TODO: hooks-python-check's findings
+  are appended to the tool result, the model rewrites the file, and the checker says it is clean;
+- ``rm -rf build`` is blocked by a matcher hook of hooks-declarative;
+- ``git push`` is asked for by hooks-approval and denied: the demo answers every approval with a
+  fixed policy (deny), so it never waits for a terminal;
+- hooks-template tells the human about each tool call.
 
 While it runs, the demo prints each turn and what every hook did (each emit is traced handler
-by handler with :func:`~amplifier_core.tracing.trace_emit`); at the end it sums up the denials,
-redactions, context injections, approvals, user messages and the log lines written. A module of
-the bundle that is not installed is reported once and skipped. No terminal input is read:
-approvals are answered by a fixed policy (allow), so the demo runs unattended in a few seconds.
+by handler with :func:`~amplifier_core.tracing.trace_emit`; a block a hook injects is printed
+in full the first time and by its new lines when it changes). At the end a table sums up the
+handlers, and one line per module says what that module did. A module of the bundle that is
+not installed is reported once and skipped.
 
 The pieces the command line also uses live here: :class:`SessionView` (prints a session's
 turns as they happen), :class:`ConsoleDisplay` (the display system that prints hook messages),
@@ -20,13 +33,18 @@ and :func:`script_prompts` / :func:`bundle_script` (the prompts a script file ca
 
 from __future__ import annotations
 
+import asyncio
 import json
 import logging
+import os
+import re
 import shutil
+import subprocess
 import tempfile
 import time
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Final
 
@@ -42,7 +60,7 @@ from .hooks import HookRegistry
 from .models import HookResult, MessageLevel
 from .session import AmplifierSession
 from .terminal_approval import TerminalApprovalSystem
-from .tracing import Trace, trace_emit
+from .tracing import HandlerStep, Trace, trace_emit
 
 __all__ = [
     "DEMO_BUNDLE",
@@ -64,22 +82,45 @@ VIEW_NAME: Final = "amplifier-hooks.view"
 _LAST: Final = 1_000_000
 _SHOWN: Final = 160
 _LEVEL_STYLE: Final = {"info": "cyan", "warning": "yellow", "error": "red"}
-_SECRETS: Final = (
-    "ghp_Zx81yQ2mTq9LrV0aBcD3eF4gH5iJ6kL7mN8o",
-    "dev@example.com",
-    "sk-proj-Q2xR7tLm9VbN4cZ8kP1sW6yH3dF5gJ0a",
-)
+_SECRETS: Final = ("ghp_Zx81yQ2mTq9LrV0aBcD3eF4gH5iJ6kL7mN8o", "dev@example.com")
 _WORKSPACE_FILES: Final = {
-    "settings.env": f"APP_ENV=staging\nOPENAI_API_KEY={_SECRETS[2]}\nLOG_LEVEL=info\n",
+    "README.md": "# stats\n\nSmall statistics helpers.\n",
     "AGENTS.md": "Keep changes small. Never delete files without asking.\n",
+    ".gitignore": "build/\n",
     "build/app.bin": "compiled output\n",
 }
+_GIT_TIMEOUT: Final = 10.0
+_GIT_IDENTITY: Final = ("-c", "user.name=amplifier-hooks demo", "-c", "user.email=demo@localhost")
+_GIT_ISOLATION: Final = {"GIT_CONFIG_NOSYSTEM": "1", "GIT_CONFIG_GLOBAL": os.devnull}
+_GIT_LOCATION_VARS: Final = (
+    "GIT_DIR",
+    "GIT_WORK_TREE",
+    "GIT_INDEX_FILE",
+    "GIT_CEILING_DIRECTORIES",
+)
+_REMINDER: Final = re.compile(
+    r'<system-reminder source="(?P<source>[^"]+)">\n?(?P<body>.*?)\n?</system-reminder>', re.DOTALL
+)
+_LABEL_WIDTH: Final = 21
 
 
 def _short(value: Any, limit: int = _SHOWN) -> str:
     text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False, default=str)
     text = " ".join(text.split())
     return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def _block_lines(text: str) -> list[str]:
+    """The lines of an injected block, without the ``<system-reminder>`` wrapper."""
+    found = _REMINDER.search(text)
+    body = found.group("body") if found is not None else text
+    return [line for line in body.splitlines() if line.strip()]
+
+
+def _injected_text(result: HookResult) -> str:
+    if result.context_injections:
+        return "\n\n".join(i.content for i in result.context_injections)
+    return result.context_injection or ""
 
 
 # -- scripts -------------------------------------------------------------------------------
@@ -154,18 +195,23 @@ class SessionView:
 
     Observers are registered on the session's registry at the last priority (they only read);
     ``trace`` additionally routes each emit through :func:`trace_emit`, which combines results
-    by the very same rules and records each handler's action and time.
+    by the very same rules and records each handler's action and time. With ``blocks``, a
+    context block a hook injects is printed in full the first time, by its new lines when it
+    changes, and not again while it stays the same (instead of a one-line excerpt each time).
     """
 
-    def __init__(self, console: Console, *, trace: bool = False) -> None:
+    def __init__(self, console: Console, *, trace: bool = False, blocks: bool = False) -> None:
         self.console = console
         self.trace = trace
+        self.blocks = blocks
         self.traces: list[Trace] = []
         self.events: Counter[str] = Counter()
         self.denials: list[dict[str, Any]] = []
         self.skipped: list[dict[str, Any]] = []
         self.checkpoints: list[str] = []
         self.tool_calls: list[tuple[str, dict[str, Any], bool]] = []
+        self._last_blocks: dict[str, list[str]] = {}
+        self._tool_input: dict[str, Any] = {}
         self._undo: list[Callable[[], None]] = []
 
     # -- wiring --------------------------------------------------------------------------
@@ -183,6 +229,10 @@ class SessionView:
         }
         for event, handler in watched.items():
             self._undo.append(hooks.register(event, handler, priority=_LAST, name=VIEW_NAME))
+        # first of all, so that a denied call's input is known whoever denies it
+        self._undo.append(
+            hooks.register(ev.TOOL_PRE, self._on_tool_pre, priority=-_LAST, name=VIEW_NAME)
+        )
         loader_log = logging.getLogger("amplifier_core.loader")
         notice = _FailureNotice()
         loader_log.addFilter(notice)
@@ -224,11 +274,18 @@ class SessionView:
             result = step.result
             if step.action in ("continue", "not run") and not step.error:
                 continue  # what it told the human is shown by the display
+            lines: list[str] = []
             detail = step.error or (result.reason if result is not None else None) or ""
             if step.action == "modify" and result is not None and result.data is not None:
                 detail = detail or _changed(trace.event, result.data)
             if step.action == "inject_context" and result is not None:
-                detail = detail or _short(result.context_injection or "", 100)
+                if self.blocks:
+                    shown = self._block(step.name, _injected_text(result), result.ephemeral)
+                    if shown is None:
+                        continue  # the very block it injected last time
+                    detail, lines = shown
+                else:
+                    detail = detail or _short(_injected_text(result), 100)
             colour = "red" if step.action in ("deny", "failed") else "magenta"
             self.console.print(
                 f"    [dim]hook[/] [bold]{escape(step.name)}[/] [{colour}]{step.action}[/] "
@@ -236,11 +293,30 @@ class SessionView:
                 + (f": {escape(_short(detail, 120))}" if detail else ""),
                 highlight=False,
             )
+            for line in lines:
+                self.console.print(f"      [dim]│[/] {escape(line)}", highlight=False)
+
+    def _block(self, name: str, text: str, ephemeral: bool) -> tuple[str, list[str]] | None:
+        """What to print for a block ``name`` injected: a headline and lines, or None."""
+        lines = _block_lines(text)
+        before = self._last_blocks.get(name)
+        self._last_blocks[name] = lines
+        if before == lines:
+            return None
+        reach = "this request only" if ephemeral else "kept in the conversation"
+        if before is None:
+            return f"{len(lines)} line(s), {reach}", lines
+        seen = set(before)
+        new = [line for line in lines if line not in seen]
+        return f"the block changed ({reach}); new lines", new
 
     def _on_response(self, event: str, data: dict[str, Any]) -> None:
         text = (data.get("response") or {}).get("content") or ""
         if text:
             self.console.print(f"[bold green]assistant[/]: {escape(text)}", highlight=False)
+
+    def _on_tool_pre(self, event: str, data: dict[str, Any]) -> None:
+        self._tool_input = dict(data.get("tool_input") or {})
 
     def _on_tool_post(self, event: str, data: dict[str, Any]) -> None:
         name = str(data.get("tool_name", "?"))
@@ -265,7 +341,10 @@ class SessionView:
         )
 
     def _on_violation(self, event: str, data: dict[str, Any]) -> None:
-        self.denials.append(dict(data))
+        denial = dict(data)
+        if data.get("tool_name"):
+            denial["tool_input"] = self._tool_input
+        self.denials.append(denial)
         what = data.get("tool_name") or data.get("event")
         self.console.print(
             f"  [bold red]denied[/] {escape(str(what))} by {escape(str(data.get('hook')))}: "
@@ -298,7 +377,16 @@ def _changed(event: str, data: dict[str, Any]) -> str:
     return "data rewritten"
 
 
-# -- the demo ------------------------------------------------------------------------------
+# -- the workspace -------------------------------------------------------------------------
+
+_GIT_STEPS: Final = (
+    ("init", ("-c", "init.defaultBranch=main", "init", "-q")),
+    ("add", ("add", "-A")),
+    (
+        "commit",
+        (*_GIT_IDENTITY, "-c", "commit.gpgsign=false", "commit", "-q", "-m", "Start stats"),
+    ),
+)
 
 
 def _seed(workspace: Path) -> None:
@@ -308,13 +396,360 @@ def _seed(workspace: Path) -> None:
         path.write_text(text, encoding="utf-8")
 
 
-def _summary(
-    console: Console,
-    session: AmplifierSession,
-    view: SessionView,
-    display: ConsoleDisplay,
-    approvals: TerminalApprovalSystem,
-) -> None:
+def _git(git: str, workspace: Path, verb: str, args: tuple[str, ...]) -> str | None:
+    """Run one git command in ``workspace``: None when it worked, else what went wrong."""
+    env = {k: v for k, v in os.environ.items() if k not in _GIT_LOCATION_VARS}
+    env.update(_GIT_ISOLATION)  # the user's git config (hooks, signing) stays out of it
+    try:
+        done = subprocess.run(
+            [git, *args],
+            cwd=workspace,
+            env=env,
+            stdin=subprocess.DEVNULL,
+            capture_output=True,
+            text=True,
+            timeout=_GIT_TIMEOUT,
+            check=False,
+        )
+    except (OSError, subprocess.TimeoutExpired) as err:
+        return f"`git {verb}` failed: {err}"
+    if done.returncode == 0:
+        return None
+    said = (done.stderr or done.stdout).strip().splitlines()
+    return f"`git {verb}` failed (exit {done.returncode})" + (f": {said[0]}" if said else "")
+
+
+def _make_repository(workspace: Path) -> str:
+    """Make ``workspace`` a git repository with one commit; say what it is now."""
+    git = shutil.which("git")
+    if git is None:
+        return "not a git repository: git is not installed"
+    for number, (verb, args) in enumerate(_GIT_STEPS):
+        failed = _git(git, workspace, verb, args)
+        if failed is not None:
+            what = "not a git repository" if number == 0 else "a git repository without commits"
+            return f"{what}: {failed}"
+    return "a git repository: branch main, 1 commit"
+
+
+def _audit_path(bundle: Bundle, session: AmplifierSession) -> Path | None:
+    """Where hooks-approval of ``bundle`` writes its audit log in ``session`` (None: nowhere)."""
+    entry = next((h for h in bundle.hooks if h.module == "hooks-approval"), None)
+    if entry is None:
+        return None
+    template = entry.config.get("audit_log", ".amplifier/approvals/{session_id}.jsonl")
+    if not isinstance(template, str):
+        return None
+    path = Path(os.path.expanduser(template.replace("{session_id}", session.session_id)))
+    return path if path.is_absolute() else session.workspace / path
+
+
+class _ApprovalAudit:
+    """Follows hooks-approval's audit log and prints each call it let through without asking.
+
+    A call that runs is shown by the tool line; that nobody was asked, and which rule said so,
+    is only in the audit log, written before the call goes on.
+    """
+
+    def __init__(self, console: Console, path: Path | None) -> None:
+        self.console = console
+        self.path = path
+        self.records: list[dict[str, Any]] = []
+        self._offset = 0
+
+    def attach(self, session: AmplifierSession) -> Callable[[], None]:
+        """Print new records after each ``tool:pre``; returns the undo."""
+        return session.coordinator.hooks.register(
+            ev.TOOL_PRE, self._on_tool_pre, priority=_LAST, name=VIEW_NAME
+        )
+
+    def read(self) -> list[dict[str, Any]]:
+        """The whole records written since the last read."""
+        if self.path is None:
+            return []
+        try:
+            with self.path.open("rb") as handle:
+                handle.seek(self._offset)
+                chunk = handle.read()
+        except OSError:
+            return []
+        whole = chunk[: chunk.rfind(b"\n") + 1]
+        self._offset += len(whole)
+        new: list[dict[str, Any]] = []
+        for line in whole.decode("utf-8", errors="replace").splitlines():
+            try:
+                record = json.loads(line)
+            except ValueError:
+                continue
+            if isinstance(record, dict):
+                new.append(record)
+        self.records.extend(new)
+        return new
+
+    def _on_tool_pre(self, event: str, data: dict[str, Any]) -> None:
+        for record in self.read():
+            if record.get("kind") == "rule" and record.get("decision") == "allow":
+                self.console.print(
+                    f"    [dim]hook[/] [bold]hooks-approval[/] [green]allowed[/] "
+                    f"{escape(_subject(record))} without asking: "
+                    f"rule {escape(str(record.get('rule')))}",
+                    highlight=False,
+                )
+
+
+def _subject(record: Mapping[str, Any]) -> str:
+    """The call an audit record is about: ``bash `git status```, ``write_file stats.py``."""
+    tool = str(record.get("tool_name") or "a tool")
+    if isinstance(record.get("command"), str):
+        return f"{tool} `{_short(record['command'], 80)}`"
+    if isinstance(record.get("path"), str):
+        return f"{tool} {record['path']}"
+    return f"{tool} {_short(record.get('tool_input', {}), 80)}"
+
+
+# -- what each module did ------------------------------------------------------------------
+
+
+@dataclass(slots=True)
+class _Evidence:
+    """What the session left behind, read back to say what each module did."""
+
+    session: AmplifierSession
+    view: SessionView
+    display: ConsoleDisplay
+    approvals: TerminalApprovalSystem
+    audit: list[dict[str, Any]]
+    requests: list[list[dict[str, Any]]]
+    steps: dict[str, list[tuple[str, HandlerStep]]] = field(default_factory=dict)
+
+    def messages_from(self, source: str) -> list[str]:
+        """What ``source`` told the human, in order."""
+        return [m.message for m in self.display.messages if m.source == source]
+
+    def acted(self, module: str, action: str) -> list[tuple[str, HandlerStep]]:
+        """``(event, step)`` of each time a handler of ``module`` returned ``action``."""
+        return [(event, s) for event, s in self.steps.get(module, []) if s.action == action]
+
+    def blocks(self, source: str) -> list[list[str]]:
+        """The lines of ``source``'s ``<system-reminder>`` block in each request that had one."""
+        found: list[list[str]] = []
+        for messages in self.requests:
+            for message in messages:
+                text = _content(message)
+                for match in _REMINDER.finditer(text):
+                    if match.group("source") == source:
+                        found.append(_block_lines(match.group(0)))
+        return found
+
+    def reached(self, text: str) -> int:
+        """How many model requests had ``text`` in one of their messages."""
+        return sum(any(text in _content(m) for m in messages) for messages in self.requests)
+
+    def config(self, module: str) -> Mapping[str, Any]:
+        """The bundle's config of ``module`` (empty when it has none)."""
+        entry = next((h for h in self.session.bundle.hooks if h.module == module), None)
+        return entry.config if entry is not None else {}
+
+
+def _content(message: Mapping[str, Any]) -> str:
+    content = message.get("content", "")
+    return content if isinstance(content, str) else json.dumps(content, default=str)
+
+
+def _quoted(lines: Iterable[str], limit: int = 3) -> str:
+    shown = [f"'{_short(line, 90)}'" for line in lines][:limit]
+    return ", ".join(shown)
+
+
+def _times(counted: Counter[str]) -> str:
+    return ", ".join(f"{what} ({n}x)" if n > 1 else what for what, n in counted.items())
+
+
+def _did_redaction(e: _Evidence) -> str:
+    redacted = e.messages_from("hooks-redaction")
+    events = Counter(event for event, _ in e.acted("hooks-redaction", "modify"))
+    if not redacted and not events:
+        return "found nothing to redact"
+    text = f"{'; '.join(redacted)} on {', '.join(events)}"
+    first_user = next(
+        (m for m in (e.requests[0] if e.requests else []) if m.get("role") == "user"), None
+    )
+    if first_user is not None:
+        text += f"; the model saw {_short(_content(first_user), 110)!r}"
+    return text
+
+
+def _did_logging(e: _Evidence) -> str:
+    workspace = e.session.workspace
+    template = e.config("hooks-logging").get("path")
+    logs = sorted(workspace.glob(".amplifier/logs/*.jsonl"))
+    if isinstance(template, str) and "{" not in template and (workspace / template).is_file():
+        logs = [workspace / template]
+    if not logs:
+        return "no log file found in the workspace (the demo looks in .amplifier/logs/)"
+    parts: list[str] = []
+    for log in logs:
+        text = log.read_text(encoding="utf-8")
+        lines = [raw for raw in text.splitlines() if raw.strip()]
+        events = Counter(json.loads(raw).get("event", "?") for raw in lines)
+        leaked = [s for s in _SECRETS if s in text]
+        top = ", ".join(f"{name} {count}" for name, count in events.most_common(3))
+        secrets = "no secret in the log" if not leaked else f"{len(leaked)} SECRET(S) IN THE LOG"
+        parts.append(
+            f"wrote {len(lines)} lines to {log.relative_to(workspace)} ({len(events)} kinds of "
+            f"event; most: {top}); {secrets}"
+        )
+    return "; ".join(parts)
+
+
+def _did_declarative(e: _Evidence) -> str:
+    parts: list[str] = []
+    contexts = [
+        (event, _injected_text(s.result))
+        for event, s in e.acted("hooks-declarative", "inject_context")
+        if s.result is not None
+    ]
+    if contexts:
+        events = Counter(event for event, _ in contexts)
+        parts.append(
+            f"a command hook ran on {_times(events)} and added "
+            f"{_quoted(dict.fromkeys(text for _, text in contexts), 1)}"
+        )
+    labels = {
+        s.result.source
+        for _, s in e.acted("hooks-declarative", "deny")
+        if s.result is not None and s.result.source
+    }
+    for denial in e.view.denials:
+        if denial.get("hook") in labels:
+            command = (denial.get("tool_input") or {}).get("command")
+            what = f"{denial.get('tool_name')} `{command}`" if command else denial.get("event")
+            parts.append(f"blocked {what} ({denial.get('hook')}): {denial.get('reason')}")
+    return "; ".join(parts) or "none of its hooks had anything to say"
+
+
+def _did_status_context(e: _Evidence) -> str:
+    blocks = e.blocks("hooks-status-context")
+    if not blocks:
+        return f"its block reached none of the {len(e.requests)} model requests"
+    keys = ("Git", "Current branch:", "Status")
+    first = [line for line in blocks[0] if line.startswith(keys)]
+    text = f"its block reached {len(blocks)} of {len(e.requests)} model requests: {_quoted(first)}"
+    seen = set(blocks[0])
+    later = [line for block in blocks[1:] for line in block if line not in seen]
+    later = list(dict.fromkeys(later))
+    later = [line for line in later if not line.startswith(("Recent commits", "Today"))]
+    if later:
+        text += f"; after the tools ran it also said {_quoted(later)}"
+    return text
+
+
+def _did_todo_reminder(e: _Evidence) -> str:
+    blocks = e.blocks("hooks-todo-reminder")
+    if not blocks:
+        return "no todo list was written, so it had nothing to show"
+    counts = [line for line in blocks[-1] if line.startswith("Your todo list")]
+    return (
+        f"showed the model its todo list in {len(blocks)} of {len(e.requests)} model requests; "
+        f"the last: {_quoted(counts or blocks[-1][:1])}"
+    )
+
+
+def _did_python_check(e: _Evidence) -> str:
+    said = [
+        _block_lines(_injected_text(s.result))[:2]
+        for _, s in e.acted("hooks-python-check", "inject_context")
+        if s.result is not None
+    ]
+    checks = e.config("hooks-python-check").get("checks")
+    mypy_off = isinstance(checks, list) and not {"mypy", "types"} & set(checks)
+    note = (
+        "; mypy is off in this demo's config (its first run in a new project takes about a second)"
+        if mypy_off
+        else ""
+    )
+    if not said:
+        return "no Python file was written" + note
+    reached = sum(e.reached(lines[0]) > 0 for lines in said if lines)
+    told = " then ".join(_quoted(lines, 2) for lines in said)
+    return f"{told}; {reached} of {len(said)} reached the model with the tool result{note}"
+
+
+def _did_approval(e: _Evidence) -> str:
+    allowed = Counter(
+        f"{_subject(r)} ({r.get('rule')})"
+        for r in e.audit
+        if r.get("kind") == "rule" and r.get("decision") == "allow"
+    )
+    denied = [
+        f"{_subject(r)} ({r.get('rule')})"
+        for r in e.audit
+        if r.get("kind") == "rule" and r.get("decision") == "deny"
+    ]
+    answers = {record.prompt: record for record in e.approvals.history}
+    asked: list[str] = []
+    for record in e.audit:
+        if record.get("kind") != "request":
+            continue
+        answer = answers.get(str(record.get("prompt")))
+        how = (
+            f"{answer.answer} (policy: {e.approvals.policy}, no one to ask)"
+            if answer is not None and answer.source == "policy"
+            else answer.answer
+            if answer is not None
+            else "not asked (another hook decided first)"
+        )
+        asked.append(f"{_subject(record)} -> {how}")
+    parts = [f"allowed without asking: {_times(allowed)}"] if allowed else []
+    parts += [f"denied by rule: {'; '.join(denied)}"] if denied else []
+    parts += [f"asked the human: {'; '.join(asked)}"] if asked else []
+    return "; ".join(parts) or "no call needed its judgement"
+
+
+def _did_template(e: _Evidence) -> str:
+    notes = Counter(e.messages_from("hooks-template"))
+    denied = e.acted("hooks-template", "deny")
+    parts = [f"told the human about {sum(notes.values())} tool calls: {_times(notes)}"]
+    if denied:
+        parts.append(f"denied {len(denied)} call(s)")
+    return "; ".join(parts) if notes or denied else "had nothing to say"
+
+
+_REPORTS: Final[dict[str, Callable[[_Evidence], str]]] = {
+    "hooks-redaction": _did_redaction,
+    "hooks-logging": _did_logging,
+    "hooks-declarative": _did_declarative,
+    "hooks-status-context": _did_status_context,
+    "hooks-todo-reminder": _did_todo_reminder,
+    "hooks-python-check": _did_python_check,
+    "hooks-approval": _did_approval,
+    "hooks-template": _did_template,
+}
+
+
+def _did_anything(e: _Evidence, module: str) -> str:
+    """For a module the demo knows nothing about: its handlers' actions."""
+    actions = Counter(s.action for _, s in e.steps.get(module, []))
+    if not actions:
+        return "none of its handlers ran"
+    return f"{sum(actions.values())} handler calls: " + ", ".join(
+        f"{action} {n}" for action, n in actions.most_common()
+    )
+
+
+def _module_of(name: str, modules: Iterable[str]) -> str | None:
+    """The mounted module a handler name belongs to (``hooks-x``, ``hooks-x.y``, ``hooks-x:y``)."""
+    for module in sorted(modules, key=len, reverse=True):
+        if name == module or name.startswith((f"{module}.", f"{module}:")):
+            return module
+    return None
+
+
+# -- the demo ------------------------------------------------------------------------------
+
+
+def _summary(console: Console, evidence: _Evidence) -> None:
+    view = evidence.view
     console.print()
     console.rule("what the hooks did", align="left")
     table = Table(show_edge=False, pad_edge=False)
@@ -334,55 +769,36 @@ def _summary(
         done = ", ".join(f"{a} {n}" for a, n in actions[name].most_common())
         table.add_row(name, str(calls[name]), done, f"{spent[name]:.2f}")
     console.print(table)
+    console.print()
+    mounted = [m.id for m in evidence.session.loader.mounted]
+    for module in mounted:
+        report = _REPORTS.get(module)
+        text = report(evidence) if report is not None else _did_anything(evidence, module)
+        console.print(f"[bold]{module:<{_LABEL_WIDTH}}[/] {escape(text)}", highlight=False)
+    if view.skipped:
+        console.print(
+            f"[yellow]{len(view.skipped)} module(s) of the bundle not mounted[/] (shown above)",
+            highlight=False,
+        )
 
-    def line(label: str, text: str) -> None:
-        console.print(f"[bold]{label:<15}[/] {text}", highlight=False)
 
-    denials = [f"{d.get('tool_name') or d.get('event')} by {d.get('hook')}" for d in view.denials]
-    line("denials", escape("; ".join(denials)) or "none")
-    redactions = [m.message for m in display.messages if m.source == "hooks-redaction"]
-    line("redactions", escape("; ".join(redactions)) or "none")
-    injections = session.coordinator.audit.of_type("injection")
-    line(
-        "injections",
-        escape(
-            "; ".join(
-                f"{r.get('hook')} on {r.get('event')} ({r.get('size')} bytes)" for r in injections
-            )
-        )
-        or "none",
-    )
-    asked = [f"{r.prompt!r} -> {r.answer}" for r in approvals.history]
-    line("approvals", escape("; ".join(asked)) or "none requested")
-    shown = [f"{m.source}: {m.message}" for m in display.messages]
-    line("user messages", escape(f"{len(shown)}: " + "; ".join(shown)) if shown else "none")
-    provider = session.provider
-    requests = getattr(provider, "requests", [])
-    if requests:
-        first_user = next(
-            (m for m in requests[0].messages if m.get("role") == "user"), {"content": ""}
-        )
-        line("model saw", escape(_short(first_user.get("content", ""), 200)))
-    logs = sorted(session.workspace.glob(".amplifier/logs/*.jsonl"))
-    if not logs:
-        line("log", "no log written (hooks-logging not mounted)")
-    for log in logs:
-        text = log.read_text(encoding="utf-8")
-        lines = text.splitlines()
-        events = Counter(json.loads(raw).get("event", "?") for raw in lines if raw.strip())
-        leaked = [s for s in _SECRETS if s in text]
-        top = ", ".join(f"{name} {count}" for name, count in events.most_common(4))
-        line(
-            "log",
-            f"{len(lines)} lines in {escape(str(log.relative_to(session.workspace)))} "
-            f"({len(events)} kinds of event; most: {escape(top)})",
-        )
-        secrets = (
-            "[green]no secret in the log[/]"
-            if not leaked
-            else f"[red]{len(leaked)} secret(s) in the log[/]"
-        )
-        line("", secrets)
+def _evidence(
+    session: AmplifierSession,
+    view: SessionView,
+    display: ConsoleDisplay,
+    approvals: TerminalApprovalSystem,
+    audit: _ApprovalAudit,
+) -> _Evidence:
+    audit.read()  # decisions written after the last tool:pre
+    requests = [list(r.messages) for r in getattr(session.provider, "requests", [])]
+    evidence = _Evidence(session, view, display, approvals, audit.records, requests)
+    modules = [m.id for m in session.loader.mounted]
+    for trace in view.traces:
+        for step in trace.steps:
+            module = _module_of(step.name, modules)
+            if module is not None:
+                evidence.steps.setdefault(module, []).append((trace.event, step))
+    return evidence
 
 
 async def run_demo(console: Console, *, keep: bool = False, bundle_path: Path | None = None) -> int:
@@ -396,8 +812,9 @@ async def run_demo(console: Console, *, keep: bool = False, bundle_path: Path | 
     workspace = Path(tempfile.mkdtemp(prefix="amplifier-hooks-demo-"))
     try:
         _seed(workspace)
+        repository = await asyncio.to_thread(_make_repository, workspace)
         display = ConsoleDisplay(console)
-        approvals = TerminalApprovalSystem(policy="allow", interactive=False, console=console)
+        approvals = TerminalApprovalSystem(policy="deny", interactive=False, console=console)
         session = AmplifierSession(
             bundle,
             workspace=workspace,
@@ -406,10 +823,17 @@ async def run_demo(console: Console, *, keep: bool = False, bundle_path: Path | 
             session_id=f"demo-{int(time.time())}",
         )
         session.coordinator.register_capability("session.working_dir", str(workspace))
-        view = SessionView(console, trace=True)
+        view = SessionView(console, trace=True, blocks=True)
         view.attach(session)
+        audit = _ApprovalAudit(console, _audit_path(bundle, session))
+        forget_audit = audit.attach(session)
         console.rule(f"[bold]amplifier-hooks demo[/]: session {session.session_id}", align="left")
-        console.print(f"workspace {escape(str(workspace))}", highlight=False)
+        console.print(f"workspace {escape(str(workspace))} ({escape(repository)})", highlight=False)
+        console.print(
+            "approvals: nobody is asked; the demo answers every approval request with its "
+            "fixed policy, deny",
+            highlight=False,
+        )
         failed = 0
         try:
             async with session:
@@ -428,8 +852,9 @@ async def run_demo(console: Console, *, keep: bool = False, bundle_path: Path | 
                             f"{escape(str(outcome.error or outcome.reason))}"
                         )
         finally:
+            forget_audit()
             view.detach()
-        _summary(console, session, view, display, approvals)
+        _summary(console, _evidence(session, view, display, approvals, audit))
         total = sum(view.events.values())
         console.print(
             f"\n[bold]{total}[/] events fired in {len(prompts)} turns; "

@@ -270,6 +270,15 @@ def _exit_description(returncode: int) -> str:
     return f"exit code {returncode}"
 
 
+async def _abandon(spawn: asyncio.Future[asyncio.subprocess.Process]) -> None:
+    """Kill the process group of a command whose start was cancelled, once it has started."""
+    with contextlib.suppress(BaseException):
+        proc = await asyncio.wait_for(spawn, 5.0)
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(proc.pid, signal.SIGKILL)
+        await asyncio.wait_for(proc.wait(), 5.0)
+
+
 class BashTool:
     """Runs a shell command in the workspace and returns ``{stdout, stderr, returncode}``."""
 
@@ -302,8 +311,8 @@ class BashTool:
         if isinstance(parsed, ToolResult):
             return parsed
         timeout = min(parsed.timeout or self.config.timeout, self.config.max_timeout)
-        try:
-            proc = await asyncio.create_subprocess_exec(
+        spawn = asyncio.ensure_future(
+            asyncio.create_subprocess_exec(
                 _SHELL,
                 "-c",
                 parsed.command,
@@ -314,6 +323,14 @@ class BashTool:
                 env=self._environment(),
                 start_new_session=True,
             )
+        )
+        try:
+            # Shielded: a cancel that lands while the pipes connect must not leave the command
+            # running unwatched; it is killed, group and all, once it has started.
+            proc = await asyncio.shield(spawn)
+        except asyncio.CancelledError:
+            await _abandon(spawn)
+            raise
         except OSError as err:
             return failure(
                 "SpawnError",
