@@ -11,10 +11,12 @@ an :class:`~amplifier_core.session.AmplifierSession` whose scripted provider rep
   the model, or the log of hooks-logging, sees it;
 - a command hook of hooks-declarative (a one-line ``printf``) adds a project rule to each prompt;
 - hooks-status-context's block (directory, date, branch, status, commits) reaches every request;
-- the model writes a todo list, which hooks-todo-reminder shows it in the next requests;
+- the model writes a todo list, and hooks-todo-reminder shows it back in the next requests;
 - ``git status`` runs without a question (a read-only rule of hooks-approval);
 - the model writes ``stats.py`` with an unused import and a TODO: hooks-python-check's findings
-  are appended to the tool result, the model rewrites the file, and the checker says it is clean;
+  are appended to the tool result, the model rewrites the file, and the checker says it is clean
+  (ruff, ruff format and the stub scan: mypy is left out of the demo's config, because its first
+  run in a new project alone takes about a second, and the summary says so);
 - ``rm -rf build`` is blocked by a matcher hook of hooks-declarative;
 - ``git push`` is asked for by hooks-approval and denied: the demo answers every approval with a
   fixed policy (deny), so it never waits for a terminal;
@@ -86,7 +88,7 @@ _SECRETS: Final = ("ghp_Zx81yQ2mTq9LrV0aBcD3eF4gH5iJ6kL7mN8o", "dev@example.com"
 _WORKSPACE_FILES: Final = {
     "README.md": "# stats\n\nSmall statistics helpers.\n",
     "AGENTS.md": "Keep changes small. Never delete files without asking.\n",
-    ".gitignore": "build/\n",
+    ".gitignore": "build/\n.amplifier/\n",
     "build/app.bin": "compiled output\n",
 }
 _GIT_TIMEOUT: Final = 10.0
@@ -101,7 +103,6 @@ _GIT_LOCATION_VARS: Final = (
 _REMINDER: Final = re.compile(
     r'<system-reminder source="(?P<source>[^"]+)">\n?(?P<body>.*?)\n?</system-reminder>', re.DOTALL
 )
-_LABEL_WIDTH: Final = 21
 
 
 def _short(value: Any, limit: int = _SHOWN) -> str:
@@ -306,9 +307,12 @@ class SessionView:
         reach = "this request only" if ephemeral else "kept in the conversation"
         if before is None:
             return f"{len(lines)} line(s), {reach}", lines
-        seen = set(before)
+        seen, kept = set(before), set(lines)
         new = [line for line in lines if line not in seen]
-        return f"the block changed ({reach}); new lines", new
+        if new:
+            return f"the block changed ({reach}); new lines", new
+        gone = sum(line not in kept for line in before)
+        return f"the block changed ({reach}): {gone} line(s) left out", []
 
     def _on_response(self, event: str, data: dict[str, Any]) -> None:
         text = (data.get("response") or {}).get("content") or ""
@@ -348,7 +352,7 @@ class SessionView:
         what = data.get("tool_name") or data.get("event")
         self.console.print(
             f"  [bold red]denied[/] {escape(str(what))} by {escape(str(data.get('hook')))}: "
-            f"{escape(str(data.get('reason')))}",
+            f"{escape(_short(str(data.get('reason')), 240))}",
             highlight=False,
         )
 
@@ -520,6 +524,7 @@ class _Evidence:
     approvals: TerminalApprovalSystem
     audit: list[dict[str, Any]]
     requests: list[list[dict[str, Any]]]
+    mounted: list[str]
     steps: dict[str, list[tuple[str, HandlerStep]]] = field(default_factory=dict)
 
     def messages_from(self, source: str) -> list[str]:
@@ -534,11 +539,18 @@ class _Evidence:
         """The lines of ``source``'s ``<system-reminder>`` block in each request that had one."""
         found: list[list[str]] = []
         for messages in self.requests:
-            for message in messages:
-                text = _content(message)
-                for match in _REMINDER.finditer(text):
-                    if match.group("source") == source:
-                        found.append(_block_lines(match.group(0)))
+            texts = (_content(message) for message in messages)
+            block = next(
+                (
+                    match.group(0)
+                    for text in texts
+                    for match in _REMINDER.finditer(text)
+                    if match.group("source") == source
+                ),
+                None,
+            )
+            if block is not None:
+                found.append(_block_lines(block))
         return found
 
     def reached(self, text: str) -> int:
@@ -565,7 +577,17 @@ def _times(counted: Counter[str]) -> str:
     return ", ".join(f"{what} ({n}x)" if n > 1 else what for what, n in counted.items())
 
 
+def _event_of(line: str) -> str:
+    """The ``event`` of one log line (``?`` for a line that is not a record)."""
+    try:
+        record = json.loads(line)
+    except ValueError:
+        return "?"
+    return str(record.get("event", "?")) if isinstance(record, dict) else "?"
+
+
 def _did_redaction(e: _Evidence) -> str:
+    """What was redacted, on which events, and the prompt as the model got it."""
     redacted = e.messages_from("hooks-redaction")
     events = Counter(event for event, _ in e.acted("hooks-redaction", "modify"))
     if not redacted and not events:
@@ -580,6 +602,7 @@ def _did_redaction(e: _Evidence) -> str:
 
 
 def _did_logging(e: _Evidence) -> str:
+    """The log file(s) written, what they hold, and whether a secret got in."""
     workspace = e.session.workspace
     template = e.config("hooks-logging").get("path")
     logs = sorted(workspace.glob(".amplifier/logs/*.jsonl"))
@@ -591,7 +614,7 @@ def _did_logging(e: _Evidence) -> str:
     for log in logs:
         text = log.read_text(encoding="utf-8")
         lines = [raw for raw in text.splitlines() if raw.strip()]
-        events = Counter(json.loads(raw).get("event", "?") for raw in lines)
+        events = Counter(_event_of(raw) for raw in lines)
         leaked = [s for s in _SECRETS if s in text]
         top = ", ".join(f"{name} {count}" for name, count in events.most_common(3))
         secrets = "no secret in the log" if not leaked else f"{len(leaked)} SECRET(S) IN THE LOG"
@@ -603,6 +626,7 @@ def _did_logging(e: _Evidence) -> str:
 
 
 def _did_declarative(e: _Evidence) -> str:
+    """What the declared command hooks added and what the matcher hooks blocked."""
     parts: list[str] = []
     contexts = [
         (event, _injected_text(s.result))
@@ -629,22 +653,24 @@ def _did_declarative(e: _Evidence) -> str:
 
 
 def _did_status_context(e: _Evidence) -> str:
+    """How many requests the block reached, and what it said then and later."""
     blocks = e.blocks("hooks-status-context")
     if not blocks:
         return f"its block reached none of the {len(e.requests)} model requests"
-    keys = ("Git", "Current branch:", "Status")
-    first = [line for line in blocks[0] if line.startswith(keys)]
+    first = [line for line in blocks[0] if line.startswith(("Current branch:", "Status:"))]
+    first = first or [line for line in blocks[0] if line.startswith("Git")]
     text = f"its block reached {len(blocks)} of {len(e.requests)} model requests: {_quoted(first)}"
     seen = set(blocks[0])
     later = [line for block in blocks[1:] for line in block if line not in seen]
     later = list(dict.fromkeys(later))
-    later = [line for line in later if not line.startswith(("Recent commits", "Today"))]
+    later = [line for line in later if not line.startswith(("Status (", "Today"))]
     if later:
         text += f"; after the tools ran it also said {_quoted(later)}"
     return text
 
 
 def _did_todo_reminder(e: _Evidence) -> str:
+    """How many requests carried the todo list, and its last count line."""
     blocks = e.blocks("hooks-todo-reminder")
     if not blocks:
         return "no todo list was written, so it had nothing to show"
@@ -656,6 +682,7 @@ def _did_todo_reminder(e: _Evidence) -> str:
 
 
 def _did_python_check(e: _Evidence) -> str:
+    """The findings fed back after each write, and whether they reached the model."""
     said = [
         _block_lines(_injected_text(s.result))[:2]
         for _, s in e.acted("hooks-python-check", "inject_context")
@@ -672,10 +699,14 @@ def _did_python_check(e: _Evidence) -> str:
         return "no Python file was written" + note
     reached = sum(e.reached(lines[0]) > 0 for lines in said if lines)
     told = " then ".join(_quoted(lines, 2) for lines in said)
-    return f"{told}; {reached} of {len(said)} reached the model with the tool result{note}"
+    return (
+        f"fed back to the model with the tool result ({reached} of {len(said)} reached a "
+        f"request): {told}{note}"
+    )
 
 
 def _did_approval(e: _Evidence) -> str:
+    """The calls let through by a rule, denied by one, and asked about (with answers)."""
     allowed = Counter(
         f"{_subject(r)} ({r.get('rule')})"
         for r in e.audit
@@ -693,7 +724,7 @@ def _did_approval(e: _Evidence) -> str:
             continue
         answer = answers.get(str(record.get("prompt")))
         how = (
-            f"{answer.answer} (policy: {e.approvals.policy}, no one to ask)"
+            f"{answer.answer} (no one to ask; policy: {e.approvals.policy})"
             if answer is not None and answer.source == "policy"
             else answer.answer
             if answer is not None
@@ -702,11 +733,12 @@ def _did_approval(e: _Evidence) -> str:
         asked.append(f"{_subject(record)} -> {how}")
     parts = [f"allowed without asking: {_times(allowed)}"] if allowed else []
     parts += [f"denied by rule: {'; '.join(denied)}"] if denied else []
-    parts += [f"asked the human: {'; '.join(asked)}"] if asked else []
+    parts += [f"asked for approval: {'; '.join(asked)}"] if asked else []
     return "; ".join(parts) or "no call needed its judgement"
 
 
 def _did_template(e: _Evidence) -> str:
+    """The notes it showed the human, and the calls it denied."""
     notes = Counter(e.messages_from("hooks-template"))
     denied = e.acted("hooks-template", "deny")
     parts = [f"told the human about {sum(notes.values())} tool calls: {_times(notes)}"]
@@ -768,13 +800,19 @@ def _summary(console: Console, evidence: _Evidence) -> None:
     for name in sorted(calls):
         done = ", ".join(f"{a} {n}" for a, n in actions[name].most_common())
         table.add_row(name, str(calls[name]), done, f"{spent[name]:.2f}")
-    console.print(table)
+    console.print(table if calls else "no hook handler ran")
+    if not evidence.mounted:
+        console.print("[yellow]no module of the bundle is mounted[/] (see above)")
+        return
     console.print()
-    mounted = [m.id for m in evidence.session.loader.mounted]
-    for module in mounted:
+    modules = Table(show_edge=False, pad_edge=False)
+    modules.add_column("module", no_wrap=True)
+    modules.add_column("what it did", overflow="fold")
+    for module in evidence.mounted:
         report = _REPORTS.get(module)
         text = report(evidence) if report is not None else _did_anything(evidence, module)
-        console.print(f"[bold]{module:<{_LABEL_WIDTH}}[/] {escape(text)}", highlight=False)
+        modules.add_row(module, escape(text))
+    console.print(modules)
     if view.skipped:
         console.print(
             f"[yellow]{len(view.skipped)} module(s) of the bundle not mounted[/] (shown above)",
@@ -788,14 +826,14 @@ def _evidence(
     display: ConsoleDisplay,
     approvals: TerminalApprovalSystem,
     audit: _ApprovalAudit,
+    mounted: list[str],
 ) -> _Evidence:
     audit.read()  # decisions written after the last tool:pre
     requests = [list(r.messages) for r in getattr(session.provider, "requests", [])]
-    evidence = _Evidence(session, view, display, approvals, audit.records, requests)
-    modules = [m.id for m in session.loader.mounted]
+    evidence = _Evidence(session, view, display, approvals, audit.records, requests, mounted)
     for trace in view.traces:
         for step in trace.steps:
-            module = _module_of(step.name, modules)
+            module = _module_of(step.name, mounted)
             if module is not None:
                 evidence.steps.setdefault(module, []).append((trace.event, step))
     return evidence
@@ -835,13 +873,15 @@ async def run_demo(console: Console, *, keep: bool = False, bundle_path: Path | 
             highlight=False,
         )
         failed = 0
+        mounted: list[str] = []
         try:
             async with session:
-                mounted = ", ".join(
+                mounted = [m.id for m in session.loader.mounted]
+                listed = ", ".join(
                     f"{m.id} ({m.spec.origin.removeprefix('distribution ')})"
                     for m in session.loader.mounted
                 )
-                console.print(f"mounted: {escape(mounted) or 'no hook module'}", highlight=False)
+                console.print(f"mounted: {escape(listed) or 'no hook module'}", highlight=False)
                 for number, prompt in enumerate(prompts, 1):
                     view.turn(number, prompt)
                     outcome = await session.run(prompt)
@@ -854,7 +894,7 @@ async def run_demo(console: Console, *, keep: bool = False, bundle_path: Path | 
         finally:
             forget_audit()
             view.detach()
-        _summary(console, _evidence(session, view, display, approvals, audit))
+        _summary(console, _evidence(session, view, display, approvals, audit, mounted))
         total = sum(view.events.values())
         console.print(
             f"\n[bold]{total}[/] events fired in {len(prompts)} turns; "
