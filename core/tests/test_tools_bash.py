@@ -357,9 +357,10 @@ async def test_a_cancel_at_any_moment_of_the_start_leaves_no_command_running(
     task.cancel()
     with pytest.raises(asyncio.CancelledError):
         await asyncio.wait_for(task, 10)
-    if not pid_file.exists():  # cancelled before the shell ran its first command
+    text = pid_file.read_text().strip() if pid_file.exists() else ""
+    if not text:  # cancelled before the shell wrote its pid: it was killed before that
         return
-    pid = int(pid_file.read_text())
+    pid = int(text)
     deadline = time.monotonic() + 5
     while time.monotonic() < deadline:
         if _process_state(pid) in (None, "Z"):
