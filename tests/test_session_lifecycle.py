@@ -175,3 +175,10 @@ async def test_cancel_immediate_stops_a_running_tool_and_the_session_goes_on(
     assert recorder.get_events("provider:tool_sequence_repaired")
     end = recorder.get_events("session:end")[0][1]
     assert end["turns"] == 2
+
+
+@pytest.mark.parametrize("value", [0, -1, "soon", True])
+def test_a_bad_hook_timeout_is_a_clear_error(tmp_path: Path, value: object) -> None:
+    bundle = parse_bundle(f"session: {{hook_timeout: {json.dumps(value)}}}\n", "bundle.yaml")
+    with pytest.raises(ValueError, match=r"session.hook_timeout: expected seconds > 0 or null"):
+        AmplifierSession(bundle, workspace=tmp_path, provider=ScriptedProvider(["x"]))

@@ -99,10 +99,20 @@ class AmplifierSession:
             parent_id=parent_id,
         )
         hooks = self.coordinator.hooks
-        hooks.default_timeout = settings.get("hook_timeout", 60.0)
+        hook_timeout = settings.get("hook_timeout", 60.0)
+        if hook_timeout is not None and (
+            isinstance(hook_timeout, bool)
+            or not isinstance(hook_timeout, int | float)
+            or hook_timeout <= 0
+        ):
+            raise ValueError(
+                f"session.hook_timeout: expected seconds > 0 or null, got {hook_timeout!r}"
+            )
+        hooks.default_timeout = hook_timeout
         self.context = SessionContext(hooks, max_tokens=settings.get("context_max_tokens", 100_000))
         self.coordinator.mount_points["context"] = self.context
         self.max_iterations = int(settings.get("max_iterations", 20))
+        self._owns_provider = provider is None  # built here from the bundle: closed here
         self.provider = provider or self._provider_from_bundle()
         self._attach_retry_events(self.provider)
         self.tools: dict[str, Tool] = dict(tools) if tools is not None else self._builtin_tools()
@@ -282,6 +292,9 @@ class AmplifierSession:
         finally:
             await self.loader.cleanup()
             await self.coordinator.cleanup()
+            aclose = getattr(self.provider, "aclose", None)
+            if self._owns_provider and callable(aclose):
+                await aclose()  # the HTTP providers' connection pools
 
     # -- turns ---------------------------------------------------------------------------
 
