@@ -284,7 +284,7 @@ class _RunPlan:
 
 
 async def _run_session(plan: _RunPlan) -> int:
-    from .demo import ConsoleDisplay, SessionView
+    from .demo_view import ConsoleDisplay, SessionView
     from .providers import ScriptedProvider
     from .session import AmplifierSession
     from .terminal_approval import TerminalApprovalSystem
