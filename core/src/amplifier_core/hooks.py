@@ -84,6 +84,16 @@ def _result(
     fields = _RESULT_DEFAULTS.copy()  # copy + item writes is twice as fast as {**d, ...}
     fields["action"] = action
     fields["data"] = data
+    return _assemble(fields, {"action", "data"}, injections, messages)
+
+
+def _assemble(
+    fields: dict[str, Any],
+    fields_set: set[str],
+    injections: list[ContextInjection] | None,
+    messages: list[UserMessage] | None,
+) -> HookResult:
+    """A HookResult from complete, valid ``fields``, with the merged lists projected."""
     fields["context_injections"] = injections if injections is not None else []
     fields["user_messages"] = messages if messages is not None else []
     if injections:
@@ -92,7 +102,7 @@ def _result(
         _project_messages(fields, messages)
     result = HookResult.__new__(HookResult)
     _object_setattr(result, "__dict__", fields)
-    _object_setattr(result, "__pydantic_fields_set__", {"action", "data"})
+    _object_setattr(result, "__pydantic_fields_set__", fields_set)
     _object_setattr(result, "__pydantic_extra__", None)
     _object_setattr(result, "__pydantic_private__", None)
     return result
@@ -497,18 +507,7 @@ class HookRegistry:
     ) -> HookResult:
         fields = dict(ask.__dict__)
         fields["data"] = data
-        fields["context_injections"] = injections or []
-        fields["user_messages"] = messages or []
-        if injections:
-            _project_injections(fields, injections)
-        if messages:
-            _project_messages(fields, messages)
-        merged = HookResult.__new__(HookResult)
-        _object_setattr(merged, "__dict__", fields)
-        _object_setattr(merged, "__pydantic_fields_set__", set(ask.__pydantic_fields_set__))
-        _object_setattr(merged, "__pydantic_extra__", None)
-        _object_setattr(merged, "__pydantic_private__", None)
-        return merged
+        return _assemble(fields, set(ask.__pydantic_fields_set__), injections, messages)
 
     def _fail(self, info: HandlerInfo, event: str, kind: FailureKind, error: str) -> bool:
         logger.warning(
