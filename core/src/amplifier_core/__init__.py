@@ -22,6 +22,8 @@ Test it with :mod:`amplifier_core.testing` (``create_test_coordinator``) or the 
 fixtures the kernel ships (``coordinator``, ``hook_registry``, ``event_recorder``).
 """
 
+from typing import TYPE_CHECKING, Any
+
 from . import events
 from .approval import (
     ApprovalProvider,
@@ -41,10 +43,14 @@ from .interfaces import HookHandler
 from .loader import ModuleFailure, ModuleLoader, ModuleSpec, MountedModule
 from .models import ContextInjection, HookResult, ToolResult, UserMessage
 
+if TYPE_CHECKING:
+    from .session import AmplifierSession
+
 __version__ = "0.1.0"
 
 __all__ = [
     "AmplifierError",
+    "AmplifierSession",
     "ApprovalProvider",
     "ApprovalRequest",
     "ApprovalResponse",
@@ -77,3 +83,13 @@ __all__ = [
     "load_bundle",
     "parse_bundle",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    """``AmplifierSession`` is imported on first use: the session runtime (providers, tools,
+    HTTP client) stays out of ``import amplifier_core`` for hook modules that never need it."""
+    if name == "AmplifierSession":
+        from .session import AmplifierSession
+
+        return AmplifierSession
+    raise AttributeError(f"module 'amplifier_core' has no attribute {name!r}")

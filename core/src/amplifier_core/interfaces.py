@@ -5,9 +5,21 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable
 from typing import Any, Protocol, TypeAlias, runtime_checkable
 
+from .approval import ApprovalProvider, ApprovalRequest, ApprovalResponse
+from .chat import Provider, Tool
 from .models import HookResult
 
-__all__ = ["Cleanup", "HookHandler", "MountFunction", "OnSessionReady"]
+__all__ = [
+    "ApprovalProvider",
+    "ApprovalRequest",
+    "ApprovalResponse",
+    "Cleanup",
+    "HookHandler",
+    "MountFunction",
+    "OnSessionReady",
+    "Provider",
+    "Tool",
+]
 
 
 @runtime_checkable
