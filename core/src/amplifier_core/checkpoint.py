@@ -2,7 +2,9 @@
 
 A checkpoint holds the session id, the number of completed turns, the messages (with their
 provenance metadata), the todo list, and the provider and model in use. It is written
-atomically (temporary file, then rename), so a crash never leaves half a checkpoint.
+atomically (temporary file flushed to disk, then rename), so a crash never leaves half a
+checkpoint. Reading one checks that every message has a ``role``, so a resumed conversation is
+one the session can continue.
 """
 
 from __future__ import annotations
@@ -13,7 +15,7 @@ import tempfile
 from pathlib import Path
 from typing import Any, Final
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from .errors import AmplifierError
 
@@ -42,6 +44,14 @@ class Checkpoint(BaseModel):
     todo_state: list[dict[str, Any]] = Field(default_factory=list)
     created: str
 
+    @field_validator("messages")
+    @classmethod
+    def _messages_have_roles(cls, messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        for index, message in enumerate(messages):
+            if not isinstance(message.get("role"), str):
+                raise ValueError(f"message {index} has no 'role' (got keys {sorted(message)})")
+        return messages
+
     def write(self, path: Path) -> Path:
         """Write atomically to ``path`` and return it."""
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -49,6 +59,8 @@ class Checkpoint(BaseModel):
         try:
             with os.fdopen(handle, "w", encoding="utf-8") as stream:
                 stream.write(self.model_dump_json(indent=1))
+                stream.flush()
+                os.fsync(stream.fileno())
             os.replace(temporary, path)
         except BaseException:
             Path(temporary).unlink(missing_ok=True)
@@ -62,6 +74,10 @@ def read_checkpoint(path: Path) -> Checkpoint:
         raw = json.loads(path.read_text(encoding="utf-8"))
     except OSError as err:
         raise CheckpointError(f"checkpoint {path}: cannot read: {err}") from err
+    except UnicodeDecodeError as err:
+        raise CheckpointError(
+            f"checkpoint {path}: not UTF-8 text (byte {err.start}): not a checkpoint"
+        ) from err
     except json.JSONDecodeError as err:
         raise CheckpointError(
             f"checkpoint {path}:{err.lineno}:{err.colno}: not valid JSON: {err.msg}"

@@ -11,11 +11,20 @@ What each hook result does here:
   result. Every deny fires ``policy:violation``.
 - ``modify`` at ``prompt:submit`` changes the prompt, at ``tool:pre`` the tool input, at
   ``tool:post`` the tool result, at ``provider:request`` the messages the provider receives.
-- ``ask_user`` goes to the approval system (through the coordinator), then allow or deny.
+- ``ask_user`` at ``prompt:submit`` and ``tool:pre`` goes to the approval system (through the
+  coordinator), then allow or deny; where nothing can be gated (``provider:request``,
+  ``tool:post``, ``tool:error``, ``session:start``, ``session:resume``) it is ignored and the
+  user is never asked.
 - ``inject_context``: persistent injections enter the context (with provenance) and so every
   later request; ephemeral ones reach only the next provider request, appended to the last
-  tool result when the hook asked for that.
+  tool result when the hook asked for that. Injections made at ``provider:request`` reach that
+  very request. Injections made at ``tool:pre`` enter the context after the results of the
+  response's tool calls, so that a tool call is never separated from its result.
 - user messages reach the display (through the coordinator).
+
+A hook result the runtime cannot act on (a ``modify`` whose data has the wrong shape, a result
+whose processing fails) is ignored with a warning, so a hook never crashes a turn; a gate
+(``deny`` / ``ask_user``) whose processing fails denies.
 """
 
 from __future__ import annotations
@@ -29,6 +38,8 @@ import uuid
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
+
+from pydantic import ValidationError
 
 from . import events as ev
 from .chat import ChatRequest, ChatResponse, ProviderError
@@ -75,8 +86,43 @@ def _as_result_dict(result: Any) -> dict[str, Any]:
     if isinstance(result, ToolResult):
         return {"success": result.success, "output": result.output, "error": result.error}
     if isinstance(result, dict) and "success" in result:
-        return {"success": bool(result["success"]), **result}
+        return {**result, "success": bool(result["success"])}
     return {"success": True, "output": result, "error": None}
+
+
+def _whole_number(value: Any, default: int) -> int:
+    try:
+        return int(value)
+    except (TypeError, ValueError):
+        return default
+
+
+def _split_injections(result: HookResult) -> tuple[HookResult, HookResult | None]:
+    """``result`` without its injections, and a result that carries only them (or None)."""
+    if not result.context_injections:
+        return result, None
+    gate = result.model_copy(update={"context_injections": [], "context_injection": None})
+    later = HookResult(context_injections=list(result.context_injections), source=result.source)
+    return gate, later
+
+
+def _readable(response: Any, provider: str) -> ChatResponse:
+    """``response`` as a :class:`ChatResponse`, or a TypeError saying why it is not one."""
+    dump = getattr(response, "model_dump", None)
+    raw = dump() if callable(dump) else response
+    try:
+        return ChatResponse.model_validate(raw)
+    except ValidationError as err:
+        raise TypeError(
+            f"provider {provider!r} returned {type(response).__name__}, not a ChatResponse: "
+            f"{err.error_count()} problem(s), first: {err.errors()[0]['msg']}"
+        ) from err
+
+
+def _usable_messages(messages: object) -> bool:
+    return isinstance(messages, list) and all(
+        isinstance(m, dict) and isinstance(m.get("role"), str) for m in messages
+    )
 
 
 class TurnRunner:
@@ -87,16 +133,41 @@ class TurnRunner:
         self.coordinator = session.coordinator
         self.hooks = session.coordinator.hooks
         self.running_tools: list[str] = []
+        self.outcome: TurnOutcome | None = None  # of the running (else the last) turn
+        self.finishing = False  # the turn stopped and fires its closing events
 
     # -- hook plumbing -------------------------------------------------------------------
 
-    async def _process(self, result: HookResult, event: str) -> HookResult:
-        """Route a combined result through the coordinator; never let an injection kill a turn."""
+    async def process(self, result: HookResult, event: str, *, gate: bool = True) -> HookResult:
+        """Route a combined result through the coordinator; never let it crash a turn.
+
+        ``gate`` says whether ``event`` can block an operation; where it cannot, an
+        ``ask_user`` is ignored instead of asking the user a question whose answer is unused.
+        """
+        if not gate and result.action == "ask_user":
+            logger.warning(
+                "hook %r asked the user on %r, where nothing can be gated; ignored",
+                result.source,
+                event,
+            )
+            result = result.model_copy(update={"action": "continue"})
         try:
             return await self.coordinator.process_hook_result(result, event, "hooks")
         except InjectionTooLargeError as err:
             logger.error("%s", err)
             await self._notify(str(err), "error", "session")
+            return HookResult(action="continue", data=result.data)
+        except Exception as err:
+            message = (
+                f"acting on the hook result of {event!r} (action {result.action!r}) failed: "
+                f"{type(err).__name__}: {err}"
+            )
+            logger.error("%s", message, exc_info=True)
+            await self._notify(message, "error", "session")
+            if result.action in ("deny", "ask_user"):  # a gate that cannot be decided denies
+                return HookResult(
+                    action="deny", reason=message, data=result.data, source=result.source
+                )
             return HookResult(action="continue", data=result.data)
 
     async def _violation(self, event: str, result: HookResult, tool_name: str | None) -> None:
@@ -118,21 +189,35 @@ class TurnRunner:
     # -- a turn --------------------------------------------------------------------------
 
     async def run(self, prompt: str, turn: int) -> TurnOutcome:
-        """Run one turn; never raises for a hook, tool or provider failure."""
+        """Run one turn; never raises for a hook, tool or provider failure.
+
+        While :attr:`finishing` is true the turn is past the point where a cancel can stop
+        it: it is firing its closing events, which a cancel must not cut short.
+        """
         started = time.perf_counter()
-        submitted = await self.hooks.emit(ev.PROMPT_SUBMIT, {"prompt": prompt, "turn": turn})
-        handled = await self._process(submitted, ev.PROMPT_SUBMIT)
+        outcome = self.outcome = TurnOutcome(status="completed")
+        self.finishing = False
+        try:
+            submitted = await self.hooks.emit(ev.PROMPT_SUBMIT, {"prompt": prompt, "turn": turn})
+            handled = await self.process(submitted, ev.PROMPT_SUBMIT)
+        except asyncio.CancelledError:  # an immediate cancel while the prompt was checked
+            self.finishing = True
+            outcome.status = "cancelled"
+            await self._cancel_completed()
+            raise
         if handled.action == "deny":
+            self.finishing = True
             await self._violation(ev.PROMPT_SUBMIT, handled, None)
             reason = handled.reason or "the prompt was denied by a hook"
             await self._show(f"Prompt blocked: {reason}", "warning")
-            return TurnOutcome(status="denied", reason=reason)
+            outcome.status = "denied"
+            outcome.reason = reason
+            return outcome
         if submitted.data is not None and isinstance(submitted.data.get("prompt"), str):
             prompt = submitted.data["prompt"]
 
-        await self.hooks.emit(ev.EXECUTION_START, {"prompt": prompt, "turn": turn})
-        outcome = TurnOutcome(status="completed")
         try:
+            await self.hooks.emit(ev.EXECUTION_START, {"prompt": prompt, "turn": turn})
             await self._include_mentions(prompt)
             await self.coordinator.context.add_message({"role": "user", "content": prompt})
             await self._loop(outcome, turn)
@@ -140,16 +225,20 @@ class TurnRunner:
             outcome.status = "cancelled"
             raise
         finally:
+            self.finishing = True
             await self._finish(outcome, prompt, turn, started)
         return outcome
+
+    async def _cancel_completed(self) -> None:
+        await self.hooks.emit(
+            ev.CANCEL_COMPLETED, {"was_immediate": self.coordinator.cancel_immediate}
+        )
 
     async def _finish(self, outcome: TurnOutcome, prompt: str, turn: int, started: float) -> None:
         duration = time.perf_counter() - started
         if self.coordinator.cancel_requested or outcome.status == "cancelled":
             outcome.status = "cancelled"
-            await self.hooks.emit(
-                ev.CANCEL_COMPLETED, {"was_immediate": self.coordinator.cancel_immediate}
-            )
+            await self._cancel_completed()
         await self.session.check_memory(None)
         await self.hooks.emit(
             ev.PROMPT_COMPLETE,
@@ -199,10 +288,15 @@ class TurnRunner:
     async def _include_mentions(self, prompt: str) -> None:
         workspace = self.session.workspace
         for mention in dict.fromkeys(_MENTION.findall(prompt)):
-            path = (workspace / mention).resolve()
-            if not path.is_file():
+            try:
+                path = (workspace / mention).resolve()
+                if not path.is_file():
+                    continue
+                with path.open("rb") as stream:
+                    data = stream.read(_MAX_MENTION_BYTES)
+            except (OSError, RuntimeError) as err:  # unreadable, or a symlink loop
+                logger.warning("@%s is not included: %s", mention, err)
                 continue
-            data = path.read_bytes()[:_MAX_MENTION_BYTES]
             text = data.decode("utf-8", errors="replace")
             await self.coordinator.context.add_message(
                 {
@@ -245,6 +339,7 @@ class TurnRunner:
         return messages
 
     def _with_ephemeral(self, messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        """``messages`` with the ephemeral injections waiting for this request."""
         injections = self.coordinator.take_ephemeral_injections()
         if not injections:
             return messages
@@ -277,18 +372,29 @@ class TurnRunner:
         repaired: list[dict[str, Any]] = []
         for message in messages:
             repaired.append(message)
-            for call in message.get("tool_calls") or ():
-                if message.get("role") == "assistant" and call.get("id") not in answered:
-                    repairs.append({"tool_call_id": call["id"], "tool_name": call["name"]})
-                    repaired.append(
-                        {
-                            "role": "tool",
-                            "tool_call_id": call["id"],
-                            "name": call["name"],
-                            "content": "Error: the tool call was interrupted and has no result",
-                            "is_error": True,
-                        }
-                    )
+            calls = message.get("tool_calls") if message.get("role") == "assistant" else None
+            if not calls or not isinstance(calls, list):
+                continue
+            for call in calls:
+                call_id = call.get("id") if isinstance(call, dict) else None
+                if not isinstance(call_id, str) or call_id in answered:
+                    continue
+                answered.add(call_id)
+                function = call.get("function")
+                name = call.get("name") or (
+                    function.get("name") if isinstance(function, dict) else None
+                )
+                name = name if isinstance(name, str) and name else "unknown"
+                repairs.append({"tool_call_id": call_id, "tool_name": name})
+                repaired.append(
+                    {
+                        "role": "tool",
+                        "tool_call_id": call_id,
+                        "name": name,
+                        "content": "Error: the tool call was interrupted and has no result",
+                        "is_error": True,
+                    }
+                )
         if not repairs:
             return messages
         await self.coordinator.context.set_messages(repaired)
@@ -302,27 +408,46 @@ class TurnRunner:
         )
         return repaired
 
+    async def _outgoing(
+        self, requested: HookResult, messages: list[dict[str, Any]]
+    ) -> list[dict[str, Any]]:
+        """The messages a ``provider:request`` modify asks for, when they are usable."""
+        modified = requested.data.get("messages") if requested.data is not None else None
+        if modified is None or modified is messages:
+            return messages
+        if _usable_messages(modified):
+            assert isinstance(modified, list)
+            return modified
+        message = (
+            f"a {ev.PROVIDER_REQUEST!r} hook modified the messages into "
+            f"{type(modified).__name__} {modified!r:.80}, not a list of messages with a "
+            "'role'; the request was sent with the messages as they were"
+        )
+        logger.error("%s", message)
+        await self._notify(message, "warning", "session")
+        return messages
+
     async def _call_provider(self, outcome: TurnOutcome, turn: int) -> ChatResponse | None:
         session = self.session
         provider = session.provider
         tools = session.tool_specs()
-        messages = await self._request_messages()
-        messages_with_ephemeral = self._with_ephemeral(messages)
+        context = self.coordinator.context
+        messages = self._with_ephemeral(await self._request_messages())
         request_data = {
             "provider": provider.name,
             "model": provider.model,
             "turn": turn,
             "iteration": outcome.iterations,
-            "messages": messages_with_ephemeral,
+            "messages": messages,
             "tools": [t.name for t in tools],
         }
         requested = await self.hooks.emit(ev.PROVIDER_REQUEST, request_data)
-        await self._process(requested, ev.PROVIDER_REQUEST)
-        final = requested.data or request_data
-        modified = final.get("messages")
-        outgoing: list[dict[str, Any]] = (
-            modified if isinstance(modified, list) else messages_with_ephemeral
-        )
+        persistent = any(not i.ephemeral for i in requested.context_injections)
+        known = len(await context.get_messages()) if persistent else 0
+        await self.process(requested, ev.PROVIDER_REQUEST, gate=False)
+        outgoing = await self._outgoing(requested, messages)
+        if persistent:  # what the hooks just added to the context reaches this request too
+            outgoing = [*outgoing, *(await context.get_messages())[known:]]
         outgoing = self._with_ephemeral(outgoing)  # injections made by provider:request hooks
         request = ChatRequest(messages=outgoing, tools=tools, model=provider.model)
         request_id = f"req_{uuid.uuid4().hex[:16]}"
@@ -339,7 +464,10 @@ class TurnRunner:
         session.current_request_id = request_id
         started = time.perf_counter()
         try:
-            response = await provider.complete(request)
+            answer: object = await provider.complete(request)
+            response = (
+                answer if isinstance(answer, ChatResponse) else _readable(answer, provider.name)
+            )
         except asyncio.CancelledError:
             raise
         except Exception as err:
@@ -358,6 +486,7 @@ class TurnRunner:
             await self._notify(f"{provider.name} provider failed: {err}", "error", "session")
             outcome.status = "error"
             outcome.error = error
+            outcome.response = ""  # the text of an earlier round is not the turn's answer
             return None
         duration = time.perf_counter() - started
         await self.hooks.emit(
@@ -443,16 +572,23 @@ class TurnRunner:
         for call in response.tool_calls:
             if self.coordinator.cancel_requested:
                 break  # the repair step answers the calls that never ran
-            message, after = await self._run_tool(call.id, call.name, call.input, group)
+            message = await self._run_tool(call.id, call.name, call.input, group, pending)
             await self.coordinator.context.add_message(message)
-            if after is not None:
-                pending.append(after)
         for result, event in pending:  # after every result, so tool results stay contiguous
-            await self._process(result, event)
+            await self.process(result, event, gate=False)
 
     async def _run_tool(
-        self, call_id: str, name: str, tool_input: dict[str, Any], group: str
-    ) -> tuple[dict[str, Any], tuple[HookResult, str] | None]:
+        self,
+        call_id: str,
+        name: str,
+        call_input: object,
+        group: str,
+        pending: list[tuple[HookResult, str]],
+    ) -> dict[str, Any]:
+        """Run one call; its result message. Results to act on later go to ``pending``."""
+        if not isinstance(call_input, dict):  # a provider that skipped validation
+            return await self._unusable_input(call_id, name, call_input, group, pending)
+        tool_input: dict[str, Any] = call_input
         base = {
             "tool_name": name,
             "tool": name,
@@ -462,15 +598,26 @@ class TurnRunner:
             "parallel_group_id": group,
         }
         pre = await self.hooks.emit(ev.TOOL_PRE, base)
-        handled = await self._process(pre, ev.TOOL_PRE)
+        gate, injections = _split_injections(pre)
+        if injections is not None:  # they enter the context after the tool results
+            pending.append((injections, ev.TOOL_PRE))
+        handled = await self.process(gate, ev.TOOL_PRE)
         if handled.action == "deny":
             await self._violation(ev.TOOL_PRE, handled, name)
             who = f" by hook {handled.source!r}" if handled.source else ""
             reason = handled.reason or "denied"
             content = f"Error: tool call denied{who}: {reason}"
-            return self._tool_message(call_id, name, content, error=True), None
-        if pre.data is not None and isinstance(pre.data.get("tool_input"), dict):
-            tool_input = pre.data["tool_input"]
+            return self._tool_message(call_id, name, content, error=True)
+        if pre.data is not None and pre.data.get("tool_input") is not tool_input:
+            modified = pre.data.get("tool_input")
+            if isinstance(modified, dict):
+                tool_input = modified
+            else:
+                logger.warning(
+                    "a tool:pre hook modified the input of %r into %s, not a dict; ignored",
+                    name,
+                    type(modified).__name__,
+                )
         data = {**base, "tool_input": tool_input, "input": tool_input}
 
         tool = self.session.tools.get(name)
@@ -485,8 +632,9 @@ class TurnRunner:
             error = {"type": type(err).__name__, "message": str(err)}
             failed = await self.hooks.emit(ev.TOOL_ERROR, {**data, "error": error})
             await self.session.check_memory(name)
+            pending.append((failed, ev.TOOL_ERROR))
             content = f"Error: {error['type']}: {error['message']}"
-            return self._tool_message(call_id, name, content, error=True), (failed, ev.TOOL_ERROR)
+            return self._tool_message(call_id, name, content, error=True)
         finally:
             self.running_tools.remove(name)
 
@@ -498,10 +646,33 @@ class TurnRunner:
         )
         if post.data is not None and isinstance(post.data.get("tool_result"), dict):
             result = post.data["tool_result"]
-        message = self._tool_message(
+        pending.append((post, ev.TOOL_POST))
+        return self._tool_message(
             call_id, name, render_tool_result(result), error=not result.get("success", True)
         )
-        return message, (post, ev.TOOL_POST)
+
+    async def _unusable_input(
+        self,
+        call_id: str,
+        name: str,
+        tool_input: object,
+        group: str,
+        pending: list[tuple[HookResult, str]],
+    ) -> dict[str, Any]:
+        """The model's call has input that is not an object: it gets an error, nothing runs."""
+        message = f"tool input is not a JSON object (got {type(tool_input).__name__})"
+        error = {"type": "TypeError", "message": message}
+        data = {
+            "tool_name": name,
+            "tool": name,
+            "tool_input": {},
+            "input": {},
+            "tool_call_id": call_id,
+            "parallel_group_id": group,
+            "error": error,
+        }
+        pending.append((await self.hooks.emit(ev.TOOL_ERROR, data), ev.TOOL_ERROR))
+        return self._tool_message(call_id, name, f"Error: TypeError: {message}", error=True)
 
     @staticmethod
     def _tool_message(call_id: str, name: str, content: str, *, error: bool) -> dict[str, Any]:
@@ -531,7 +702,7 @@ class TurnRunner:
         except OSError:
             size = 0
         if name == "read_file":
-            read = int(output.get("bytes_read", size))
+            read = _whole_number(output.get("bytes_read", size), size)
             await self.hooks.emit(
                 ev.ARTIFACT_READ, {"path": str(path), "tool_name": name, "bytes": read}
             )
@@ -541,7 +712,7 @@ class TurnRunner:
             {
                 "path": str(path),
                 "tool_name": name,
-                "bytes": int(output.get("bytes_written", size)),
+                "bytes": _whole_number(output.get("bytes_written", size), size),
                 "created": bool(output.get("created", False)),
             },
         )

@@ -14,6 +14,11 @@ Session config (the bundle's ``session:`` mapping): ``injection_size_limit``,
 ``checkpoint_dir`` (``.amplifier/sessions/{session_id}`` in the workspace),
 ``checkpoint_every_turn`` (true), ``memory_files`` (``AGENTS.md``, ``AMPLIFIER.md``,
 ``CLAUDE.md``, ``.amplifier/memory/*.md``), ``metadata``; tool settings under ``tools``.
+
+A session runs one turn at a time. :meth:`AmplifierSession.cancel` acts on the running turn
+only (between turns it does nothing); :meth:`AmplifierSession.close` cancels a running turn
+and waits for it before ``session:end``. A checkpoint that cannot be written is reported
+(``user:notification``) and does not fail the turn.
 """
 
 from __future__ import annotations
@@ -112,17 +117,22 @@ class AmplifierSession:
         self.context = SessionContext(hooks, max_tokens=settings.get("context_max_tokens", 100_000))
         self.coordinator.mount_points["context"] = self.context
         self.max_iterations = int(settings.get("max_iterations", 20))
-        self._owns_provider = provider is None  # built here from the bundle: closed here
         self.provider = provider or self._provider_from_bundle()
+        # providers built here (from the bundle or a switch_model mapping) are closed here
+        self._owned_providers: list[Provider] = [] if provider is not None else [self.provider]
         self._attach_retry_events(self.provider)
-        self.tools: dict[str, Tool] = dict(tools) if tools is not None else self._builtin_tools()
-        self.coordinator.mount_points["tools"].update(self.tools)
+        mounted_tools: dict[str, Tool] = self.coordinator.mount_points["tools"]
+        mounted_tools.update(dict(tools) if tools is not None else self._builtin_tools())
+        self.tools = mounted_tools  # the coordinator's table: tools modules mount are callable
         self.coordinator.mount_points["providers"][self.provider.name] = self.provider
         self.loader = ModuleLoader(self.coordinator, strict=strict)
         self.coordinator.register_capability("session", self)
         self.coordinator.register_capability("session.working_dir", str(self.workspace))
+        memory_files = settings.get("memory_files", DEFAULT_MEMORY_FILES)
         self.memory = MemoryWatcher(
-            self.workspace, tuple(settings.get("memory_files", DEFAULT_MEMORY_FILES))
+            self.workspace,
+            (memory_files,) if isinstance(memory_files, str) else tuple(memory_files),
+            where="session.memory_files",
         )
         self.turns = 0
         self.current_request_id: str | None = None
@@ -130,6 +140,7 @@ class AmplifierSession:
         self._runner = TurnRunner(self)
         self._started_at: float | None = None
         self._closed = False
+        self._turn_running = False
         self._turn_task: asyncio.Task[TurnOutcome] | None = None
         self._resumed_from: Checkpoint | None = None
         self._resumed_path: Path | None = None
@@ -174,11 +185,19 @@ class AmplifierSession:
         return {name: available[name] for name in wanted}
 
     def tool_specs(self) -> list[ToolSpec]:
-        """What the model is told about the mounted tools."""
-        return [
-            ToolSpec(name=t.name, description=t.description, input_schema=t.input_schema)
-            for t in self.tools.values()
-        ]
+        """What the model is told about the mounted tools (by the names they are called by)."""
+        specs: list[ToolSpec] = []
+        for name, tool in self.tools.items():
+            description = getattr(tool, "description", "")
+            schema = getattr(tool, "input_schema", None)
+            specs.append(
+                ToolSpec(
+                    name=name,
+                    description=description if isinstance(description, str) else "",
+                    input_schema=schema if isinstance(schema, dict) else {"type": "object"},
+                )
+            )
+        return specs
 
     # -- lifecycle -----------------------------------------------------------------------
 
@@ -200,7 +219,11 @@ class AmplifierSession:
             await self.close("failed", error)
 
     async def start(self) -> None:
-        """Mount the bundle's hook modules and fire the session's opening events."""
+        """Mount the bundle's hook modules and fire the session's opening events (once)."""
+        if self._closed:
+            raise RuntimeError(f"session {self.session_id} is closed")
+        if self._started_at is not None:
+            return
         self._started_at = time.perf_counter()
         hooks = self.coordinator.hooks
         await self.loader.mount_all(self.bundle.hooks, base_dir=self.bundle.base_dir)
@@ -212,7 +235,7 @@ class AmplifierSession:
         await self._resolve(None)
         if self._resumed_from is not None:
             checkpoint = self._resumed_from
-            await hooks.emit(
+            resumed = await hooks.emit(
                 ev.SESSION_RESUME,
                 {
                     "parent_id": self.coordinator.parent_id,
@@ -224,10 +247,11 @@ class AmplifierSession:
                     "model": self.provider.model,
                 },
             )
+            await self._runner.process(resumed, ev.SESSION_RESUME, gate=False)
         else:
             await self._include_instructions()
             start = await hooks.emit(ev.SESSION_START, self._start_data())
-            await self.coordinator.process_hook_result(start, ev.SESSION_START, "hooks")
+            await self._runner.process(start, ev.SESSION_START, gate=False)
         await self.loader.session_ready()
 
     def _start_data(self) -> dict[str, Any]:
@@ -251,8 +275,16 @@ class AmplifierSession:
         return data
 
     async def _include_instructions(self) -> None:
+        context = self.coordinator.context
+        present = set()  # a fork starts with its parent's conversation, instructions included
+        for message in await context.get_messages():
+            metadata = message.get("metadata")
+            if isinstance(metadata, dict) and metadata.get("source") == "instructions":
+                present.add(metadata.get("path"))
         for path, text in self.memory.snapshot().items():
-            await self.context.add_message(
+            if str(path) in present:
+                continue
+            await context.add_message(
                 {
                     "role": "system",
                     "content": f"Instructions from {path.name}:\n{text}",
@@ -278,10 +310,19 @@ class AmplifierSession:
     async def close(
         self, status: SessionStatus | None = None, error: BaseException | None = None
     ) -> None:
-        """Fire ``session:end`` (always, once) and clean up every mounted module."""
+        """Fire ``session:end`` (always, once) and clean up every mounted module.
+
+        A turn still running is cancelled at once and finishes (with its closing events)
+        before ``session:end``; the session then ends ``cancelled`` unless told otherwise.
+        """
         if self._closed:
             return
         self._closed = True
+        task = self._turn_task
+        if task is not None and not task.done() and task is not asyncio.current_task():
+            await self.cancel(immediate=True)
+            await asyncio.wait({task})
+            status = status or "cancelled"
         self.status = status or self.status
         duration = time.perf_counter() - (self._started_at or time.perf_counter())
         data: dict[str, Any] = {"status": self.status, "duration": duration, "turns": self.turns}
@@ -292,50 +333,92 @@ class AmplifierSession:
         finally:
             await self.loader.cleanup()
             await self.coordinator.cleanup()
-            aclose = getattr(self.provider, "aclose", None)
-            if self._owns_provider and callable(aclose):
-                await aclose()  # the HTTP providers' connection pools
+            for provider in dict.fromkeys(self._owned_providers):
+                aclose = getattr(provider, "aclose", None)
+                if callable(aclose):
+                    await aclose()  # the HTTP providers' connection pools
 
     # -- turns ---------------------------------------------------------------------------
 
     async def run(self, prompt: str) -> TurnOutcome:
-        """Run one turn for ``prompt``; a cancel ends it with status ``cancelled``."""
+        """Run one turn for ``prompt``; a cancel ends it with status ``cancelled``.
+
+        One turn at a time: calling it while a turn runs is a :class:`RuntimeError`.
+        """
         if self._closed:
             raise RuntimeError(f"session {self.session_id} is closed")
+        if self._turn_running:
+            raise RuntimeError(
+                f"session {self.session_id}: a turn is already running; await it (or cancel "
+                "it) before the next prompt"
+            )
+        self._turn_running = True
+        try:
+            outcome = await self._run_turn(prompt)
+        finally:
+            self._turn_running = False
+        self.status = "cancelled" if outcome.status == "cancelled" else "completed"
+        if (
+            outcome.status in ("completed", "incomplete")
+            and self.settings.get("checkpoint_every_turn", True)
+            and not self._closed
+        ):
+            await self._checkpoint_after_turn()
+        return outcome
+
+    async def _run_turn(self, prompt: str) -> TurnOutcome:
         if self._started_at is None:
             await self.start()
         self.turns += 1
         self.coordinator.reset_turn()
         self.coordinator.clear_cancel()
+        await self.check_memory(None)  # what changed outside since the last turn
+        if self._closed:  # closed while the turn was getting ready
+            raise RuntimeError(f"session {self.session_id} is closed")
+        self._runner.outcome = None
         self._turn_task = asyncio.create_task(self._runner.run(prompt, self.turns))
         try:
-            outcome = await self._turn_task
+            return await self._turn_task
         except asyncio.CancelledError:
             if not self.coordinator.cancel_requested:
                 raise  # the caller itself was cancelled
-            outcome = TurnOutcome(status="cancelled", reason="cancelled")
+            outcome = self._runner.outcome or TurnOutcome(status="cancelled")
+            outcome.status = "cancelled"
+            outcome.reason = outcome.reason or "cancelled"
+            return outcome
         finally:
             self._turn_task = None
-        self.status = "cancelled" if outcome.status == "cancelled" else "completed"
-        if outcome.status in ("completed", "incomplete") and self.settings.get(
-            "checkpoint_every_turn", True
-        ):
+
+    async def _checkpoint_after_turn(self) -> None:
+        try:
             await self.checkpoint()
-        return outcome
+        except (OSError, ValueError) as err:  # ValueError: content that is not JSON
+            message = f"the checkpoint after turn {self.turns} was not saved: {err}"
+            logger.error("%s", message)
+            await self.coordinator.hooks.emit(
+                ev.USER_NOTIFICATION, {"message": message, "level": "error", "source": "session"}
+            )
 
     async def execute(self, prompt: str) -> str:
         """Run one turn and return the final assistant text (the ecosystem's name)."""
         return (await self.run(prompt)).response
 
     async def cancel(self, immediate: bool = False) -> None:
-        """Ask the running turn to stop: after the running tool, or at once (``immediate``)."""
+        """Ask the running turn to stop: after the running tool, or at once (``immediate``).
+
+        Without a running turn this does nothing. A turn that already stopped and is firing
+        its closing events is never interrupted, so every closing event still fires.
+        """
+        task = self._turn_task
+        if task is None or task.done():
+            return
         await self.coordinator.hooks.emit(
             ev.CANCEL_REQUESTED,
             {"immediate": immediate, "running_tools": list(self._runner.running_tools)},
         )
         await self.coordinator.request_cancel(immediate)
-        if immediate and self._turn_task is not None and not self._turn_task.done():
-            self._turn_task.cancel()
+        if immediate and not self._runner.finishing and not task.done() and not task.cancelling():
+            task.cancel()
 
     async def check_memory(self, tool_name: str | None) -> None:
         """Fire ``memory:update`` for every memory file that changed since the last look."""
@@ -409,6 +492,8 @@ class AmplifierSession:
                 if isinstance(provider, Mapping)
                 else provider
             )
+            if isinstance(provider, Mapping):
+                self._owned_providers.append(new)
         self.provider = new
         self._attach_retry_events(new)
         self.coordinator.mount_points["providers"][new.name] = new
@@ -433,7 +518,7 @@ class AmplifierSession:
         """Save the conversation; fires ``session:checkpoint``."""
         checkpoint_id = f"ckpt_{self.turns}_{uuid.uuid4().hex[:8]}"
         target = path or self.checkpoint_dir() / f"checkpoint-{self.turns:04d}.json"
-        messages = self.context.messages
+        messages = list(await self.coordinator.context.get_messages())
         todo = getattr(self.coordinator, "todo_state", None)
         Checkpoint(
             checkpoint_id=checkpoint_id,
@@ -475,6 +560,9 @@ class AmplifierSession:
         kwargs.setdefault("session_id", checkpoint.session_id)
         kwargs.setdefault("parent_id", checkpoint.parent_id)
         session = cls(bundle, **kwargs)
+        provider = session.provider
+        if kwargs.get("provider") is None and provider.name == checkpoint.provider:
+            provider.model = checkpoint.model  # continue with the model in use at the checkpoint
         await session.context.set_messages(checkpoint.messages)
         if checkpoint.todo_state:
             session.coordinator.todo_state = list(checkpoint.todo_state)  # type: ignore[attr-defined]
@@ -495,7 +583,7 @@ class AmplifierSession:
         kwargs.setdefault("approval_system", self.coordinator.approval_system)
         kwargs.setdefault("display_system", self.coordinator.display_system)
         child = AmplifierSession(self.bundle, parent_id=self.session_id, **kwargs)
-        await child.context.set_messages(self.context.messages)
+        await child.context.set_messages(list(await self.coordinator.context.get_messages()))
         child._fork_of = self.session_id
         if start:
             await child.start()
