@@ -732,7 +732,12 @@ _SPECS: Final[tuple[EventSpec, ...]] = (
                 "the approval system asks the user (`approval:required`, then "
                 "`approval:granted` or `approval:denied`); a denial acts as `deny`",
             ),
-            ("inject_context", _INJECT_NEXT),
+            (
+                "inject_context",
+                "enters the context after the results of that response's tool calls, so it "
+                "never separates a tool call from its result, and reaches the next provider "
+                "request",
+            ),
         ),
         modifiable=("tool_input",),
     ),
@@ -1043,7 +1048,8 @@ _SPECS: Final[tuple[EventSpec, ...]] = (
         "Memory",
         summary="A memory file (`AGENTS.md`, `CLAUDE.md`, `.amplifier/memory/*`) changed.",
         when="When the session sees a memory file created, modified or deleted: after each "
-        "tool call that touched the workspace, and at the end of each turn.",
+        "tool call that touched the workspace, at the end of each turn, and before each turn "
+        "for changes made outside the session (`tool_name` None).",
         emitter=_MEMORY,
         fields=(
             _req("path", "str", "Absolute path of the memory file."),
@@ -1270,7 +1276,9 @@ hooks.register("*", handler)              # every event
 
 Patterns use shell-style wildcards (`*`, `?`, `[...]`). A handler's result changes the outcome
 only where the event's **Hooks can** line says so; elsewhere the session ignores the action
-(observe only). `continue` is always allowed.
+(observe only). `continue` is always allowed. An `ask_user` on an event that cannot block
+anything is ignored with a warning: the user is never asked a question whose answer would
+change nothing.
 
 ## Index
 
