@@ -25,53 +25,6 @@ __all__ = [
 ]
 
 
-# Used only when amplifier_core.events cannot be imported: the ecosystem's lifecycle events.
-_LIFECYCLE_EVENTS: Final[tuple[str, ...]] = (
-    "session:start",
-    "session:end",
-    "session:fork",
-    "session:resume",
-    "prompt:submit",
-    "prompt:complete",
-    "plan:start",
-    "plan:end",
-    "provider:request",
-    "provider:response",
-    "provider:retry",
-    "provider:error",
-    "provider:throttle",
-    "provider:tool_sequence_repaired",
-    "provider:resolve",
-    "llm:request",
-    "llm:response",
-    "content_block:start",
-    "content_block:delta",
-    "content_block:end",
-    "thinking:delta",
-    "thinking:final",
-    "tool:pre",
-    "tool:post",
-    "tool:error",
-    "context:pre_compact",
-    "context:post_compact",
-    "context:compaction",
-    "context:include",
-    "orchestrator:complete",
-    "execution:start",
-    "execution:end",
-    "user:notification",
-    "artifact:write",
-    "artifact:read",
-    "policy:violation",
-    "approval:required",
-    "approval:granted",
-    "approval:denied",
-    "cancel:requested",
-    "cancel:completed",
-    "module:on_session_ready_failed",
-    "module:load_failed",
-)
-
 _PROBE_EVENT: Final = "hooks-logging:wildcard-probe"
 _PROBE_NAME: Final = "hooks-logging:probe"
 _PATTERN_CHARS: Final = frozenset("*?[")
@@ -83,15 +36,10 @@ def is_pattern(name: str) -> bool:
 
 
 def known_events() -> tuple[str, ...]:
-    """The kernel's ``ALL_EVENTS`` (or the ecosystem's lifecycle names without one)."""
-    try:
-        from amplifier_core.events import ALL_EVENTS
-    except Exception:
-        return _LIFECYCLE_EVENTS
-    try:
-        return tuple(str(name) for name in ALL_EVENTS)
-    except Exception:
-        return _LIFECYCLE_EVENTS
+    """The kernel's ``ALL_EVENTS`` (this kernel's and amplifier-core 2.0.2's both have it)."""
+    from amplifier_core.events import ALL_EVENTS
+
+    return tuple(str(name) for name in ALL_EVENTS)
 
 
 def _probe(event: str, data: dict[str, Any]) -> None:
