@@ -106,6 +106,20 @@ def _split_injections(result: HookResult) -> tuple[HookResult, HookResult | None
     return gate, later
 
 
+def _tool_event_data(
+    name: str, tool_input: dict[str, Any], call_id: str, group: str
+) -> dict[str, Any]:
+    """The data every tool event carries, legacy copies (``tool``, ``input``) included."""
+    return {
+        "tool_name": name,
+        "tool": name,
+        "tool_input": tool_input,
+        "input": tool_input,
+        "tool_call_id": call_id,
+        "parallel_group_id": group,
+    }
+
+
 def _readable(response: Any, provider: str) -> ChatResponse:
     """``response`` as a :class:`ChatResponse`, or a TypeError saying why it is not one."""
     dump = getattr(response, "model_dump", None)
@@ -589,14 +603,7 @@ class TurnRunner:
         if not isinstance(call_input, dict):  # a provider that skipped validation
             return await self._unusable_input(call_id, name, call_input, group, pending)
         tool_input: dict[str, Any] = call_input
-        base = {
-            "tool_name": name,
-            "tool": name,
-            "tool_input": tool_input,
-            "input": tool_input,
-            "tool_call_id": call_id,
-            "parallel_group_id": group,
-        }
+        base = _tool_event_data(name, tool_input, call_id, group)
         pre = await self.hooks.emit(ev.TOOL_PRE, base)
         gate, injections = _split_injections(pre)
         if injections is not None:  # they enter the context after the tool results
@@ -618,7 +625,7 @@ class TurnRunner:
                     name,
                     type(modified).__name__,
                 )
-        data = {**base, "tool_input": tool_input, "input": tool_input}
+        data = _tool_event_data(name, tool_input, call_id, group)
 
         tool = self.session.tools.get(name)
         self.running_tools.append(name)
@@ -629,12 +636,9 @@ class TurnRunner:
         except asyncio.CancelledError:
             raise
         except Exception as err:
-            error = {"type": type(err).__name__, "message": str(err)}
-            failed = await self.hooks.emit(ev.TOOL_ERROR, {**data, "error": error})
+            message = await self._tool_error(data, type(err).__name__, str(err), pending)
             await self.session.check_memory(name)
-            pending.append((failed, ev.TOOL_ERROR))
-            content = f"Error: {error['type']}: {error['message']}"
-            return self._tool_message(call_id, name, content, error=True)
+            return message
         finally:
             self.running_tools.remove(name)
 
@@ -660,19 +664,24 @@ class TurnRunner:
         pending: list[tuple[HookResult, str]],
     ) -> dict[str, Any]:
         """The model's call has input that is not an object: it gets an error, nothing runs."""
-        message = f"tool input is not a JSON object (got {type(tool_input).__name__})"
-        error = {"type": "TypeError", "message": message}
-        data = {
-            "tool_name": name,
-            "tool": name,
-            "tool_input": {},
-            "input": {},
-            "tool_call_id": call_id,
-            "parallel_group_id": group,
-            "error": error,
-        }
-        pending.append((await self.hooks.emit(ev.TOOL_ERROR, data), ev.TOOL_ERROR))
-        return self._tool_message(call_id, name, f"Error: TypeError: {message}", error=True)
+        data = _tool_event_data(name, {}, call_id, group)
+        kind = type(tool_input).__name__
+        message = f"tool input is not a JSON object (got {kind})"
+        return await self._tool_error(data, "TypeError", message, pending)
+
+    async def _tool_error(
+        self,
+        data: dict[str, Any],
+        kind: str,
+        message: str,
+        pending: list[tuple[HookResult, str]],
+    ) -> dict[str, Any]:
+        """Fire ``tool:error`` (its result is acted on later) and return the model's message."""
+        error = {"type": kind, "message": message}
+        failed = await self.hooks.emit(ev.TOOL_ERROR, {**data, "error": error})
+        pending.append((failed, ev.TOOL_ERROR))
+        name, call_id = data["tool_name"], data["tool_call_id"]
+        return self._tool_message(call_id, name, f"Error: {kind}: {message}", error=True)
 
     @staticmethod
     def _tool_message(call_id: str, name: str, content: str, *, error: bool) -> dict[str, Any]:
