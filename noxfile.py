@@ -12,8 +12,10 @@ import nox
 
 ROOT = Path(__file__).parent
 CORE = ROOT / "core"
+UTIL = ROOT / "util"
+CLI = ROOT / "cli"
 MODULES = sorted(p.parent for p in ROOT.glob("modules/*/pyproject.toml"))
-PACKAGES = [CORE, *MODULES]
+PACKAGES = [CORE, *(p for p in (UTIL, CLI) if (p / "pyproject.toml").exists()), *MODULES]
 TEST_TOOLS = ["pytest>=8", "pytest-asyncio>=0.23", "hypothesis>=6.100", "ruff>=0.6", "mypy>=1.10"]
 
 nox.options.sessions = ["tests", "lint", "types", "compat"]
