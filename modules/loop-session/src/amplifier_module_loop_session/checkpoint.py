@@ -1,0 +1,95 @@
+"""Session checkpoints: everything needed to resume a conversation, as one JSON file.
+
+A checkpoint holds the session id, the number of completed turns, the messages (with their
+provenance metadata), the todo list, and the provider and model in use. It is written
+atomically (temporary file flushed to disk, then rename), so a crash never leaves half a
+checkpoint. Reading one checks that every message has a ``role``, so a resumed conversation is
+one the session can continue.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from pathlib import Path
+from typing import Any, Final
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+
+__all__ = ["CHECKPOINT_VERSION", "Checkpoint", "CheckpointError", "read_checkpoint"]
+
+CHECKPOINT_VERSION: Final = 1
+
+
+class CheckpointError(ValueError):
+    """A checkpoint file is missing, unreadable or not a checkpoint."""
+
+
+class Checkpoint(BaseModel):
+    """What a session saves and restores."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    version: int = CHECKPOINT_VERSION
+    checkpoint_id: str
+    session_id: str
+    parent_id: str | None = None
+    turn: int
+    provider: str
+    model: str
+    messages: list[dict[str, Any]]
+    todo_state: list[dict[str, Any]] = Field(default_factory=list)
+    created: str
+
+    @field_validator("messages")
+    @classmethod
+    def _messages_have_roles(cls, messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        for index, message in enumerate(messages):
+            if not isinstance(message.get("role"), str):
+                raise ValueError(f"message {index} has no 'role' (got keys {sorted(message)})")
+        return messages
+
+    def write(self, path: Path) -> Path:
+        """Write atomically to ``path`` and return it."""
+        path.parent.mkdir(parents=True, exist_ok=True)
+        handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=".checkpoint-")
+        try:
+            with os.fdopen(handle, "w", encoding="utf-8") as stream:
+                stream.write(self.model_dump_json(indent=1))
+                stream.flush()
+                os.fsync(stream.fileno())
+            os.replace(temporary, path)
+        except BaseException:
+            Path(temporary).unlink(missing_ok=True)
+            raise
+        return path
+
+
+def read_checkpoint(path: Path) -> Checkpoint:
+    """Read a checkpoint; errors name the file and what is wrong with it."""
+    try:
+        raw = json.loads(path.read_text(encoding="utf-8"))
+    except OSError as err:
+        raise CheckpointError(f"checkpoint {path}: cannot read: {err}") from err
+    except UnicodeDecodeError as err:
+        raise CheckpointError(
+            f"checkpoint {path}: not UTF-8 text (byte {err.start}): not a checkpoint"
+        ) from err
+    except json.JSONDecodeError as err:
+        raise CheckpointError(
+            f"checkpoint {path}:{err.lineno}:{err.colno}: not valid JSON: {err.msg}"
+        ) from err
+    try:
+        checkpoint = Checkpoint.model_validate(raw)
+    except ValidationError as err:
+        problems = "; ".join(
+            f"{'.'.join(str(p) for p in e['loc']) or '<root>'}: {e['msg']}" for e in err.errors()
+        )
+        raise CheckpointError(f"checkpoint {path}: {problems}") from err
+    if checkpoint.version != CHECKPOINT_VERSION:
+        raise CheckpointError(
+            f"checkpoint {path}: version {checkpoint.version} is not supported "
+            f"(expected {CHECKPOINT_VERSION})"
+        )
+    return checkpoint

@@ -1,0 +1,47 @@
+"""The orchestrator's config, checked once at mount (see the README's config table)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+
+from .memory import DEFAULT_MEMORY_FILES
+
+__all__ = ["LoopConfig", "LoopConfigError", "parse_config"]
+
+
+class LoopConfigError(ValueError):
+    """The orchestrator's config has a mistake; the message names the key."""
+
+
+class LoopConfig(BaseModel):
+    """What the turn loop reads from its config."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    max_iterations: int = Field(default=20, ge=1)
+    default_provider: str | None = None
+    model: str | None = None
+    working_dir: str | None = None
+    checkpoint_dir: str = ".amplifier/sessions/{session_id}"
+    checkpoint_every_turn: bool = True
+    memory_files: tuple[str, ...] = DEFAULT_MEMORY_FILES
+    include_instructions: bool = True
+
+    @field_validator("memory_files", mode="before")
+    @classmethod
+    def _one_or_many(cls, value: object) -> object:
+        return (value,) if isinstance(value, str) else value
+
+
+def parse_config(config: Mapping[str, Any] | None) -> LoopConfig:
+    """``config`` as a :class:`LoopConfig`, or a :class:`LoopConfigError` naming each key."""
+    try:
+        return LoopConfig.model_validate(dict(config or {}))
+    except ValidationError as err:
+        problems = "; ".join(
+            f"{'.'.join(str(p) for p in e['loc']) or '(config)'}: {e['msg']}" for e in err.errors()
+        )
+        raise LoopConfigError(f"loop-session config: {problems}") from err

@@ -1,0 +1,324 @@
+"""``SessionLoop``: the orchestrator a session hands each prompt to.
+
+Around the turns of :mod:`.turn` it keeps what lasts from one turn to the next: the turn count,
+the provider and model in use (``provider:resolve``, ``provider:switch``), the workspace's
+instruction files (``context:include`` on the first turn) and memory files (``memory:update``
+whenever one changes), a checkpoint after each turn (``session:checkpoint``), and the
+cancellation of a running turn (``cancel:requested``).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import uuid
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any, Literal
+
+from amplifier_core.message_models import ToolSpec
+
+from . import names as ev
+from .checkpoint import Checkpoint
+from .config import LoopConfig
+from .memory import MemoryWatcher
+from .results import TurnOutcome
+from .turn import TurnRunner
+
+__all__ = ["SessionLoop"]
+
+logger = logging.getLogger(__name__)
+
+
+class SessionLoop:
+    """The orchestrator: ``execute(prompt, context, providers, tools, hooks, coordinator=...)``.
+
+    One turn at a time. :attr:`last_outcome` says how the last turn ended (``execute`` returns
+    only its text, as the protocol asks).
+    """
+
+    def __init__(self, config: LoopConfig, coordinator: Any) -> None:
+        self.config = config
+        self.coordinator = coordinator
+        self.working_dir = self._working_dir(config, coordinator)
+        self.memory = MemoryWatcher(
+            self.working_dir, config.memory_files, where="loop-session config memory_files"
+        )
+        self.turns = 0
+        self.last_outcome: TurnOutcome | None = None
+        self.current_request_id: str | None = None
+        self.providers: dict[str, Any] = {}
+        self.tools: dict[str, Any] = {}
+        self._provider_name: str | None = config.default_provider
+        self._model: str | None = config.model
+        self._resolved = False
+        self._instructions_included = False
+        self._runner = TurnRunner(self)
+        self._context: Any = None
+
+    @staticmethod
+    def _working_dir(config: LoopConfig, coordinator: Any) -> Path:
+        where = config.working_dir
+        if where is None:
+            getter = getattr(coordinator, "get_capability", None)
+            where = getter("session.working_dir") if callable(getter) else None
+        return Path(where or ".").resolve()
+
+    # -- what the turn uses --------------------------------------------------------------
+
+    @property
+    def provider_name(self) -> str:
+        if self._provider_name in self.providers:
+            return str(self._provider_name)
+        if not self.providers:
+            raise RuntimeError("loop-session: no provider is mounted")
+        return next(iter(self.providers))
+
+    @property
+    def provider(self) -> Any:
+        return self.providers[self.provider_name]
+
+    @property
+    def model(self) -> str:
+        if self._model:
+            return self._model
+        return str(getattr(self.provider, "model", "") or "")
+
+    @property
+    def running_tools(self) -> list[str]:
+        return list(self._runner.running_tools)
+
+    @property
+    def finishing(self) -> bool:
+        return self._runner.finishing
+
+    @property
+    def cancelled(self) -> bool:
+        cancellation = getattr(self.coordinator, "cancellation", None)
+        return bool(cancellation is not None and cancellation.is_cancelled)
+
+    def tool_specs(self) -> list[ToolSpec]:
+        """What the model is told about the mounted tools (by the names they are called by)."""
+        specs: list[ToolSpec] = []
+        for name, tool in self.tools.items():
+            description = getattr(tool, "description", "")
+            schema = getattr(tool, "input_schema", None)
+            specs.append(
+                ToolSpec(
+                    name=name,
+                    description=description if isinstance(description, str) else "",
+                    parameters=schema if isinstance(schema, dict) else {"type": "object"},
+                )
+            )
+        return specs
+
+    # -- the protocol --------------------------------------------------------------------
+
+    async def execute(
+        self,
+        prompt: str,
+        context: Any,
+        providers: dict[str, Any],
+        tools: dict[str, Any],
+        hooks: Any,
+        coordinator: Any = None,
+        **kwargs: Any,
+    ) -> str:
+        """Run one turn for ``prompt`` and return the final assistant text."""
+        if coordinator is not None:
+            self.coordinator = coordinator
+        self.providers = providers
+        self.tools = tools
+        self._context = context
+        cancellation = getattr(self.coordinator, "cancellation", None)
+        if cancellation is not None and cancellation.is_cancelled:
+            cancellation.reset()  # a cancel between turns does nothing
+        reset_turn = getattr(self.coordinator, "reset_turn", None)
+        if callable(reset_turn):
+            reset_turn()
+        if not self._resolved:
+            self._resolved = True
+            await self._resolve(None)
+        if not self._instructions_included:
+            self._instructions_included = True
+            if self.config.include_instructions:
+                await self._include_instructions(context)
+        await self.check_memory(None)  # what changed outside since the last turn
+        self.turns += 1
+        try:
+            outcome = await self._runner.run(prompt, self.turns, context)
+        except asyncio.CancelledError:
+            outcome = self._runner.outcome or TurnOutcome(status="cancelled")
+            outcome.status = "cancelled"
+            outcome.reason = outcome.reason or "cancelled"
+            self.last_outcome = outcome
+            raise
+        self.last_outcome = outcome
+        if outcome.status in ("completed", "incomplete") and self.config.checkpoint_every_turn:
+            await self._checkpoint_after_turn()
+        return outcome.response
+
+    # -- cancellation --------------------------------------------------------------------
+
+    async def cancel(self, immediate: bool = False) -> None:
+        """Ask the running turn to stop: after the running tool, or at once (``immediate``).
+
+        Fires ``cancel:requested`` and sets the coordinator's cancellation token; stopping
+        the running task at once is the caller's part (it owns the task).
+        """
+        await self.coordinator.hooks.emit(
+            ev.CANCEL_REQUESTED,
+            {"immediate": immediate, "running_tools": self.running_tools},
+        )
+        cancellation = getattr(self.coordinator, "cancellation", None)
+        if cancellation is not None:
+            if immediate:
+                cancellation.request_immediate()
+            else:
+                cancellation.request_graceful()
+
+    # -- memory and instructions ---------------------------------------------------------
+
+    async def check_memory(self, tool_name: str | None) -> None:
+        """Fire ``memory:update`` for every memory file that changed since the last look."""
+        for change in self.memory.check():
+            await self.coordinator.hooks.emit(
+                ev.MEMORY_UPDATE,
+                {
+                    "path": str(change.path),
+                    "change": change.change,
+                    "diff": change.diff,
+                    "added_lines": change.added_lines,
+                    "removed_lines": change.removed_lines,
+                    "tool_name": tool_name,
+                },
+            )
+
+    async def _include_instructions(self, context: Any) -> None:
+        present = set()  # a fork starts with its parent's conversation, instructions included
+        for message in await context.get_messages():
+            metadata = message.get("metadata")
+            if isinstance(metadata, dict) and metadata.get("source") == "instructions":
+                present.add(metadata.get("path"))
+        for path, text in self.memory.snapshot().items():
+            if str(path) in present:
+                continue
+            await context.add_message(
+                {
+                    "role": "system",
+                    "content": f"Instructions from {path.name}:\n{text}",
+                    "metadata": {"source": "instructions", "path": str(path)},
+                }
+            )
+            await self.coordinator.hooks.emit(
+                ev.CONTEXT_INCLUDE,
+                {"path": str(path), "source": "instructions", "size": len(text.encode())},
+            )
+
+    # -- providers and models ------------------------------------------------------------
+
+    async def _resolve(self, requested: str | None) -> None:
+        await self.coordinator.hooks.emit(
+            ev.PROVIDER_RESOLVE,
+            {
+                "requested": requested,
+                "provider": self.provider_name,
+                "model": self.model,
+                "candidates": sorted(self.providers),
+            },
+        )
+
+    async def switch_model(
+        self,
+        model: str,
+        *,
+        provider_name: str | None = None,
+        reason: Literal["user", "fallback", "config"] = "user",
+    ) -> None:
+        """Continue with another model, and optionally another mounted provider."""
+        if not self.providers:
+            self.providers = dict(self.coordinator.get("providers") or {})
+        if provider_name is not None and provider_name not in self.providers:
+            raise ValueError(
+                f"loop-session: no provider named {provider_name!r} is mounted; "
+                f"mounted: {', '.join(sorted(self.providers)) or 'none'}"
+            )
+        old_provider, old_model = self.provider_name, self.model
+        if provider_name is not None:
+            self._provider_name = provider_name
+        self._model = model
+        provider = self.provider
+        if hasattr(provider, "model"):
+            # a read-only model stays as it is: each request carries the model instead
+            with contextlib.suppress(AttributeError):
+                provider.model = model
+        await self._resolve(f"{self.provider_name}/{model}")
+        await self.coordinator.hooks.emit(
+            ev.PROVIDER_SWITCH,
+            {
+                "old_model": old_model,
+                "new_model": model,
+                "old_provider": old_provider,
+                "new_provider": self.provider_name,
+                "reason": reason,
+            },
+        )
+
+    # -- checkpoints ---------------------------------------------------------------------
+
+    def checkpoint_dir(self) -> Path:
+        session_id = str(getattr(self.coordinator, "session_id", "") or "session")
+        path = Path(self.config.checkpoint_dir.format(session_id=session_id)).expanduser()
+        return path if path.is_absolute() else self.working_dir / path
+
+    async def checkpoint(self, path: Path | None = None) -> Path:
+        """Save the conversation; fires ``session:checkpoint``."""
+        context = self._context or self.coordinator.get("context")
+        checkpoint_id = f"ckpt_{self.turns}_{uuid.uuid4().hex[:8]}"
+        target = path or self.checkpoint_dir() / f"checkpoint-{self.turns:04d}.json"
+        messages = list(await context.get_messages())
+        todo = getattr(self.coordinator, "todo_state", None)
+        if not self.providers:
+            self.providers = dict(self.coordinator.get("providers") or {})
+        Checkpoint(
+            checkpoint_id=checkpoint_id,
+            session_id=str(self.coordinator.session_id),
+            parent_id=getattr(self.coordinator, "parent_id", None),
+            turn=self.turns,
+            provider=self.provider_name if self.providers else "",
+            model=self.model if self.providers else "",
+            messages=messages,
+            todo_state=list(todo) if isinstance(todo, list) else [],
+            created=datetime.now(UTC).isoformat(),
+        ).write(target)
+        await self.coordinator.hooks.emit(
+            ev.SESSION_CHECKPOINT,
+            {
+                "checkpoint_id": checkpoint_id,
+                "path": str(target),
+                "turn": self.turns,
+                "messages": len(messages),
+            },
+        )
+        return target
+
+    async def _checkpoint_after_turn(self) -> None:
+        try:
+            await self.checkpoint()
+        except (OSError, ValueError) as err:  # ValueError: content that is not JSON
+            message = f"the checkpoint after turn {self.turns} was not saved: {err}"
+            logger.error("%s", message)
+            await self._runner.notify(message, "error")
+
+    def restore(self, checkpoint: Checkpoint) -> None:
+        """Continue from ``checkpoint``: its turn count, provider and model.
+
+        The conversation itself goes back into the context manager (``set_messages``) and
+        the todo list onto the coordinator; the caller does both (it owns them).
+        """
+        self.turns = checkpoint.turn
+        if checkpoint.provider:
+            self._provider_name = checkpoint.provider
+        if checkpoint.model:
+            self._model = checkpoint.model

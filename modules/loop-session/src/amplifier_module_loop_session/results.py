@@ -1,0 +1,76 @@
+"""Small pure helpers of the turn loop: turn outcomes, tool results as text, event data."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+__all__ = [
+    "TurnOutcome",
+    "TurnStatus",
+    "as_result_dict",
+    "render_tool_result",
+    "tool_event_data",
+    "whole_number",
+]
+
+TurnStatus = Literal["completed", "denied", "cancelled", "error", "incomplete"]
+
+
+@dataclass(slots=True)
+class TurnOutcome:
+    """How a turn ended and what the model said."""
+
+    status: TurnStatus
+    response: str = ""
+    iterations: int = 0
+    usage: dict[str, int] = field(default_factory=lambda: {"input_tokens": 0, "output_tokens": 0})
+    reason: str | None = None
+    error: dict[str, Any] | None = None
+
+
+def render_tool_result(result: dict[str, Any]) -> str:
+    """The text the model sees for a tool result dict ``{success, output, error}``."""
+    output = result.get("output")
+    text = output if isinstance(output, str) else json.dumps(output, default=str)
+    if result.get("success", True):
+        return "" if output is None else text
+    error = result.get("error") or {}
+    message = error.get("message", "tool failed") if isinstance(error, dict) else str(error)
+    return f"Error: {message}" + ("" if output is None else f"\n{text}")
+
+
+def as_result_dict(result: Any) -> dict[str, Any]:
+    """A tool's answer (a ToolResult of either kernel, a dict, anything) as a result dict."""
+    if isinstance(result, dict) and "success" in result:
+        return {**result, "success": bool(result["success"])}
+    success = getattr(result, "success", None)
+    if isinstance(success, bool) and hasattr(result, "output"):
+        return {
+            "success": success,
+            "output": getattr(result, "output", None),
+            "error": getattr(result, "error", None),
+        }
+    return {"success": True, "output": result, "error": None}
+
+
+def whole_number(value: Any, default: int) -> int:
+    try:
+        return int(value)
+    except (TypeError, ValueError):
+        return default
+
+
+def tool_event_data(
+    name: str, tool_input: dict[str, Any], call_id: str, group: str
+) -> dict[str, Any]:
+    """The data every tool event carries, legacy copies (``tool``, ``input``) included."""
+    return {
+        "tool_name": name,
+        "tool": name,
+        "tool_input": tool_input,
+        "input": tool_input,
+        "tool_call_id": call_id,
+        "parallel_group_id": group,
+    }
