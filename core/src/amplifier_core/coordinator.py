@@ -47,7 +47,7 @@ import logging
 import uuid
 from collections.abc import Callable, Mapping, MutableMapping
 from datetime import UTC, datetime
-from typing import Any, Final, Self, TypeAlias
+from typing import TYPE_CHECKING, Any, Final, Self, TypeAlias
 
 from .approval import ApprovalGate
 from .audit import AuditTrail
@@ -56,6 +56,9 @@ from .display import log_level
 from .errors import AmplifierError
 from .hooks import HookRegistry
 from .models import ContextInjection, HookResult, UserMessage
+
+if TYPE_CHECKING:
+    from .cancellation import CancellationState, CancellationToken
 
 __all__ = [
     "DEFAULT_INJECTION_BUDGET_PER_TURN",
@@ -209,8 +212,8 @@ class ModuleCoordinator:
         self._turn_tokens = 0
         self._budget_warned = False
         self._gate = ApprovalGate(audit, self._hooks)
+        self._cancellation: CancellationToken | None = None
         self._cancel_event = asyncio.Event()
-        self._cancel_immediate = False
         self.loader: Any = None
 
     # ------------------------------------------------------------------ infrastructure
@@ -443,28 +446,47 @@ class ModuleCoordinator:
 
     # ------------------------------------------------------------------ cancellation
 
+    @property
+    def cancellation(self) -> CancellationToken:
+        """This session's cancellation token; the methods below read and write the same state."""
+        if self._cancellation is None:  # made on first use: most hook-only coordinators never ask
+            from .cancellation import CancellationToken
+
+            token = CancellationToken()
+            token._watch(self._on_cancellation_state)
+            self._cancellation = token
+        return self._cancellation
+
+    def _on_cancellation_state(self, state: CancellationState) -> None:
+        if state.value == "none":
+            self._cancel_event.clear()
+        else:
+            self._cancel_event.set()
+
     async def request_cancel(self, immediate: bool = False) -> None:
         """Ask the session to stop (after the running tools, or at once when ``immediate``)."""
-        self._cancel_immediate = self._cancel_immediate or immediate
-        self._cancel_event.set()
+        if immediate:
+            self.cancellation.request_immediate()
+        else:
+            self.cancellation.request_graceful()
 
     @property
     def cancel_requested(self) -> bool:
-        return self._cancel_event.is_set()
+        return self._cancellation is not None and self._cancellation.is_cancelled
 
     @property
     def cancel_immediate(self) -> bool:
-        return self._cancel_immediate
+        return self._cancellation is not None and self._cancellation.is_immediate
 
     @property
     def cancel_event(self) -> asyncio.Event:
-        """Set when cancellation was requested; ``await coordinator.cancel_event.wait()``."""
+        """Set while cancellation is requested; ``await coordinator.cancel_event.wait()``."""
         return self._cancel_event
 
     def clear_cancel(self) -> None:
-        """Forget a cancellation request (a new turn starts)."""
-        self._cancel_event.clear()
-        self._cancel_immediate = False
+        """Forget a cancellation request (a new turn starts): the token is reset."""
+        if self._cancellation is not None:
+            self._cancellation.reset()
 
     # ------------------------------------------------------------------ introspection
 
