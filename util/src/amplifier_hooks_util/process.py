@@ -1,0 +1,453 @@
+"""Run a command in a process group of its own, with a deadline, capped output and a clean kill.
+
+:func:`run_process` starts a command (an argv list, or a string run by a shell), feeds it
+``stdin`` (or ``/dev/null``), reads stdout and stderr as they come, each kept up to a cap, and
+returns a :class:`ProcessResult` once the command has exited and both streams are closed (a
+background job that keeps them open counts as part of the command).
+
+Past the timeout the whole process group is stopped: the members other than the command first,
+so that a still-running shell reaps them, then the group; ``SIGTERM`` and, after ``grace``
+seconds, ``SIGKILL``. The command is reaped: nothing it started in its group keeps running and
+no zombie of ours is left. Cancelling the call (``asyncio.CancelledError``) kills the group at
+once, even while the command is still being started, and re-raises.
+
+By default the command gets a new session (no controlling terminal, so it cannot read from or
+write to the user's terminal); ``new_session=False`` gives it only a new process group, which is
+a little cheaper to start and enough for the kill.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import dataclasses
+import os
+import signal
+import sys
+import time
+from collections.abc import Callable, Mapping, Sequence
+from pathlib import Path
+from typing import Any, Final, Literal
+
+__all__ = [
+    "DEFAULT_GRACE",
+    "DEFAULT_SHELL",
+    "ProcessResult",
+    "describe_exit",
+    "run_process",
+    "signal_name",
+]
+
+#: Seconds between ``SIGTERM`` and ``SIGKILL`` when a command runs past its timeout.
+DEFAULT_GRACE: Final = 0.5
+#: The shell that runs a command given as one string.
+DEFAULT_SHELL: Final = "/bin/sh"
+
+_POSIX: Final = os.name == "posix"
+_CHUNK: Final = 64 * 1024
+_DRAIN: Final = 1.0
+_POLL: Final = 0.01
+_REAP: Final = 0.1
+_KILL_WAIT: Final = 1.0
+_PROC: Final = Path("/proc")
+_MARKER: Final = "\n[... {dropped} bytes truncated ...]\n"
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class ProcessResult:
+    """What one run of a command produced.
+
+    ``returncode`` is negative when a signal ended the command. ``stdout`` and ``stderr`` are
+    the bytes kept; ``*_dropped`` counts the bytes read past the cap and discarded, which sat
+    at offset ``*_gap`` of the kept bytes (the end, unless the tail was kept too).
+    ``timed_out``: the command ran past its timeout and its group was stopped; ``held_open``:
+    the command had exited by then, but a process it started kept stdout or stderr open.
+    """
+
+    returncode: int
+    stdout: bytes
+    stderr: bytes
+    stdout_dropped: int = 0
+    stderr_dropped: int = 0
+    stdout_gap: int = 0
+    stderr_gap: int = 0
+    timed_out: bool = False
+    held_open: bool = False
+
+    @property
+    def truncated(self) -> bool:
+        """Whether either stream was cut at the cap."""
+        return bool(self.stdout_dropped or self.stderr_dropped)
+
+    def text(
+        self, stream: Literal["stdout", "stderr"] = "stdout", *, marker: str | None = _MARKER
+    ) -> str:
+        """The stream decoded as UTF-8 (bad bytes replaced); where bytes were dropped,
+        ``marker`` (``{dropped}`` is their count) stands in for them."""
+        data, dropped, gap = (
+            (self.stdout, self.stdout_dropped, self.stdout_gap)
+            if stream == "stdout"
+            else (self.stderr, self.stderr_dropped, self.stderr_gap)
+        )
+        if not dropped or marker is None:
+            return data.decode("utf-8", "replace")
+        head = data[:gap].decode("utf-8", "replace")
+        tail = data[gap:].decode("utf-8", "replace")
+        return head + marker.format(dropped=dropped) + tail
+
+
+def signal_name(returncode: int) -> str | None:
+    """``"SIGKILL"`` for a return code of ``-9``, ``"signal 77"`` for an unknown one; ``None``
+    when the command exited on its own (``returncode >= 0``)."""
+    if returncode >= 0:
+        return None
+    try:
+        return signal.Signals(-returncode).name
+    except ValueError:
+        return f"signal {-returncode}"
+
+
+def describe_exit(returncode: int) -> str:
+    """``"exit code 3"``, or ``"exit code -9 (killed by SIGKILL)"`` when a signal ended it."""
+    name = signal_name(returncode)
+    return f"exit code {returncode}" + (f" (killed by {name})" if name else "")
+
+
+# ----------------------------------------------------------------------------- output
+
+
+class _Capture:
+    """The bytes of one stream, at most ``cap`` of them: the first ones, or with ``keep_tail``
+    the first half and the last half. Later bytes are only counted."""
+
+    __slots__ = ("_head", "_head_cap", "_tail", "_tail_cap", "dropped")
+
+    def __init__(self, cap: int | None, keep_tail: bool) -> None:
+        if cap is None:
+            self._head_cap, self._tail_cap = -1, 0
+        elif keep_tail:
+            self._head_cap, self._tail_cap = cap // 2, cap - cap // 2
+        else:
+            self._head_cap, self._tail_cap = cap, 0
+        self._head = bytearray()
+        self._tail = bytearray()
+        self.dropped = 0
+
+    def add(self, chunk: bytes) -> None:
+        if self._head_cap < 0:
+            self._head += chunk
+            return
+        room = self._head_cap - len(self._head)
+        if room > 0:
+            self._head += chunk[:room]
+            chunk = chunk[room:]
+        if not chunk:
+            return
+        if not self._tail_cap:
+            self.dropped += len(chunk)
+            return
+        self._tail += chunk[-self._tail_cap :]
+        self.dropped += max(0, len(chunk) - self._tail_cap)
+        excess = len(self._tail) - self._tail_cap
+        if excess > 0:
+            del self._tail[:excess]
+            self.dropped += excess
+
+    def result(self) -> tuple[bytes, int, int]:
+        """``(kept bytes, dropped count, offset of the gap)``."""
+        return bytes(self._head + self._tail), self.dropped, len(self._head)
+
+
+async def _pump(stream: asyncio.StreamReader | None, sink: _Capture) -> None:
+    if stream is None:
+        return
+    while chunk := await stream.read(_CHUNK):
+        sink.add(chunk)
+
+
+async def _finish_feed(stdin: asyncio.StreamWriter) -> None:
+    with contextlib.suppress(BrokenPipeError, ConnectionResetError):
+        await stdin.drain()
+    stdin.close()
+
+
+def _feed(stdin: asyncio.StreamWriter | None, data: bytes) -> asyncio.Task[None] | None:
+    """Write ``data`` and close stdin; a task only when the pipe could not take it at once.
+
+    A command that exits without reading its stdin breaks the pipe: that is not an error.
+    """
+    if stdin is None:
+        return None
+    try:
+        stdin.write(data)
+    except (BrokenPipeError, ConnectionResetError):
+        stdin.close()
+        return None
+    if stdin.transport.get_write_buffer_size():
+        return asyncio.create_task(_finish_feed(stdin))
+    stdin.close()
+    return None
+
+
+# ----------------------------------------------------------------------------- the group
+
+
+def _state(pid: int) -> tuple[str, int] | None:
+    """``(state letter, process group)`` of ``pid`` from ``/proc``; ``None`` when it is gone."""
+    try:
+        stat = (_PROC / str(pid) / "stat").read_text()
+    except OSError:
+        return None
+    # "pid (comm) state ppid pgrp ...": comm may hold spaces and parentheses.
+    fields = stat[stat.rfind(")") + 2 :].split()
+    return (fields[0], int(fields[2])) if len(fields) > 2 else None
+
+
+def _members(pgid: int) -> set[int] | None:
+    """Running (not zombie) processes of group ``pgid``; ``None`` where ``/proc`` is missing."""
+    if not sys.platform.startswith("linux"):
+        return None
+    try:
+        pids = [int(entry.name) for entry in _PROC.iterdir() if entry.name.isdigit()]
+    except OSError:
+        return None
+    return {
+        pid
+        for pid in pids
+        if (state := _state(pid)) is not None and state[1] == pgid and state[0] != "Z"
+    }
+
+
+def _running(pid: int, pgid: int) -> bool:
+    state = _state(pid)
+    return state is not None and state[1] == pgid and state[0] != "Z"
+
+
+def _in_group(pid: int, pgid: int) -> bool:
+    state = _state(pid)
+    return state is not None and state[1] == pgid
+
+
+def _group_running(pgid: int) -> bool:
+    members = _members(pgid)
+    if members is not None:
+        return bool(members)
+    try:
+        os.killpg(pgid, 0)
+    except (ProcessLookupError, PermissionError):
+        return False
+    return True
+
+
+def _signal(proc: asyncio.subprocess.Process, sig: signal.Signals, *, group: bool) -> None:
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        if not _POSIX:  # pragma: no cover - no process groups to signal
+            proc.kill()
+        elif group:
+            os.killpg(proc.pid, sig)
+        else:
+            os.kill(proc.pid, sig)
+
+
+async def _until(condition: Callable[[], bool], seconds: float) -> bool:
+    """Poll ``condition()`` until it holds or ``seconds`` pass; return whether it holds."""
+    deadline = time.monotonic() + seconds
+    while not condition():
+        if time.monotonic() >= deadline:
+            return False
+        await asyncio.sleep(_POLL)
+    return True
+
+
+async def _stop_others(proc: asyncio.subprocess.Process, sig: signal.Signals, wait: float) -> bool:
+    """Signal the group's members other than the leader and, while the leader still runs,
+    give it a moment to reap them (a killed child of a dead parent stays a zombie where init
+    does not reap). Return whether none of them still runs."""
+    leader = proc.pid
+    others = (_members(leader) or set()) - {leader}
+    if not others or proc.returncode is not None:
+        return True
+    for pid in others:
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.kill(pid, sig)
+
+    def others_stopped() -> bool:
+        return not any(_running(pid, leader) for pid in others)
+
+    def others_reaped() -> bool:
+        return proc.returncode is not None or not any(_in_group(pid, leader) for pid in others)
+
+    if not await _until(others_stopped, wait):
+        return False
+    await _until(others_reaped, _REAP)
+    return True
+
+
+async def _stop_group(proc: asyncio.subprocess.Process, grace: float) -> None:
+    """Stop every process of ``proc``'s group: ``SIGTERM``, then ``SIGKILL`` after ``grace``.
+
+    Each round stops the members other than the leader first (:func:`_stop_others`), then
+    signals the whole group. When some member outlives ``SIGTERM``, the leader is spared until
+    the ``SIGKILL`` round, so that it is still there to reap that member.
+    """
+
+    def stopped() -> bool:
+        return proc.returncode is not None and (not _POSIX or not _group_running(proc.pid))
+
+    if _POSIX and await _stop_others(proc, signal.SIGTERM, grace):
+        _signal(proc, signal.SIGTERM, group=True)
+        if await _until(stopped, grace):
+            return
+    if _POSIX:
+        await _stop_others(proc, signal.SIGKILL, _KILL_WAIT)
+    _signal(proc, signal.SIGKILL, group=True)
+    await _until(stopped, _KILL_WAIT)
+
+
+def _close_pipes(proc: asyncio.subprocess.Process) -> None:
+    """Close the pipes that a process outside the group still holds, so ``wait()`` returns."""
+    transport = getattr(proc, "_transport", None)
+    if transport is not None:
+        transport.close()
+
+
+async def _kill_now(
+    proc: asyncio.subprocess.Process, tasks: set[asyncio.Task[Any]], exited: asyncio.Task[int]
+) -> None:
+    """A cancelled run: ``SIGKILL`` the group (other members first) and reap the command."""
+    for task in tasks:
+        if task is not exited:
+            task.cancel()
+    if _POSIX:
+        with contextlib.suppress(BaseException):
+            await _stop_others(proc, signal.SIGKILL, _REAP)
+    _signal(proc, signal.SIGKILL, group=True)
+    _close_pipes(proc)
+    with contextlib.suppress(BaseException):
+        await asyncio.wait({exited}, timeout=_DRAIN)
+    exited.cancel()
+
+
+async def _abandon_spawn(spawn: asyncio.Future[asyncio.subprocess.Process]) -> None:
+    """A run cancelled while its command starts: let the start finish, then kill the group."""
+    with contextlib.suppress(BaseException):
+        proc = await asyncio.wait_for(spawn, _DRAIN)
+        exited = asyncio.create_task(proc.wait())
+        await _kill_now(proc, {exited}, exited)
+
+
+# ----------------------------------------------------------------------------- the run
+
+
+async def run_process(
+    command: str | Sequence[str],
+    *,
+    cwd: str | os.PathLike[str] | None = None,
+    env: Mapping[str, str] | None = None,
+    stdin: bytes | None = None,
+    timeout: float | None = None,  # noqa: ASYNC109 - the group is stopped, not only the wait
+    output_cap: int | None = None,
+    keep_tail: bool = False,
+    grace: float = DEFAULT_GRACE,
+    shell: str = DEFAULT_SHELL,
+    new_session: bool = True,
+) -> ProcessResult:
+    """Run ``command`` and return what it did (see the module docstring).
+
+    :param command: an argv list, executed directly; or one string, run as
+        ``<shell> -c <command>``.
+    :param cwd: the working directory (default: ours).
+    :param env: the whole environment of the command (default: ours).
+    :param stdin: bytes written to the command's stdin, which is then closed; ``None`` gives
+        it ``/dev/null``. A command that never reads its stdin is fine.
+    :param timeout: seconds before the group is stopped; ``None`` waits as long as it takes.
+    :param output_cap: bytes kept of each of stdout and stderr; ``None`` keeps everything.
+    :param keep_tail: keep the first and the last half of the cap instead of the first bytes.
+    :param grace: seconds between ``SIGTERM`` and ``SIGKILL`` on a timeout.
+    :param shell: the shell that runs a string ``command``.
+    :param new_session: a new session (no controlling terminal) rather than only a new group.
+    :raises OSError: the command could not be started (missing executable or ``cwd``, no
+        permission).
+    :raises ValueError: ``command`` is empty, or ``env`` or the command holds a NUL byte.
+    """
+    argv = [shell, "-c", command] if isinstance(command, str) else list(command)
+    if not argv:
+        raise ValueError("run_process: the command is empty")
+    group: dict[str, Any] = {}
+    if _POSIX:
+        group = {"start_new_session": True} if new_session else {"process_group": 0}
+    # Shielded: a cancel while asyncio connects the pipes would otherwise kill only the command
+    # and then wait for every process that holds its pipes (a background job: for minutes).
+    spawn = asyncio.ensure_future(
+        asyncio.create_subprocess_exec(
+            *argv,
+            stdin=asyncio.subprocess.DEVNULL if stdin is None else asyncio.subprocess.PIPE,
+            stdout=asyncio.subprocess.PIPE,
+            stderr=asyncio.subprocess.PIPE,
+            cwd=cwd,
+            env=None if env is None else dict(env),
+            **group,
+        )
+    )
+    try:
+        proc = await asyncio.shield(spawn)
+    except asyncio.CancelledError:
+        await _abandon_spawn(spawn)
+        raise
+    return await _collect(
+        proc,
+        stdin,
+        timeout,
+        _Capture(output_cap, keep_tail),
+        _Capture(output_cap, keep_tail),
+        grace,
+    )
+
+
+async def _collect(
+    proc: asyncio.subprocess.Process,
+    stdin: bytes | None,
+    timeout: float | None,  # noqa: ASYNC109 - see run_process
+    out: _Capture,
+    err: _Capture,
+    grace: float,
+) -> ProcessResult:
+    tasks: set[asyncio.Task[Any]] = {
+        asyncio.create_task(_pump(proc.stdout, out)),
+        asyncio.create_task(_pump(proc.stderr, err)),
+    }
+    exited = asyncio.create_task(proc.wait())
+    tasks.add(exited)
+    feeder = _feed(proc.stdin, stdin) if stdin is not None else None
+    if feeder is not None:
+        tasks.add(feeder)
+    timed_out = held_open = False
+    try:
+        _, pending = await asyncio.wait(tasks, timeout=timeout)
+        if pending:
+            timed_out, held_open = True, proc.returncode is not None
+            await _stop_group(proc, grace)
+            # Take what is left in the pipes; a process that left the group may hold them.
+            _, still_open = await asyncio.wait(pending, timeout=_DRAIN)
+            for task in still_open:
+                task.cancel()
+            if still_open:
+                _close_pipes(proc)
+                await asyncio.wait({exited}, timeout=_DRAIN)
+    except BaseException:
+        await _kill_now(proc, tasks, exited)
+        raise
+    stdout, stdout_dropped, stdout_gap = out.result()
+    stderr, stderr_dropped, stderr_gap = err.result()
+    returncode = proc.returncode
+    return ProcessResult(
+        returncode=-signal.SIGKILL if returncode is None else returncode,
+        stdout=stdout,
+        stderr=stderr,
+        stdout_dropped=stdout_dropped,
+        stderr_dropped=stderr_dropped,
+        stdout_gap=stdout_gap,
+        stderr_gap=stderr_gap,
+        timed_out=timed_out,
+        held_open=held_open,
+    )

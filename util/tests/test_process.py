@@ -1,0 +1,281 @@
+"""run_process with real processes: exit codes, stdin, output caps, timeouts that stop a whole
+group (grandchildren included), cancellation at any moment, and spawn failures."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import signal
+import sys
+import textwrap
+import time
+from pathlib import Path
+
+import pytest
+from amplifier_hooks_util.process import (
+    DEFAULT_GRACE,
+    ProcessResult,
+    describe_exit,
+    run_process,
+    signal_name,
+)
+
+linux_only = pytest.mark.skipif(
+    not sys.platform.startswith("linux"), reason="inspects processes through /proc"
+)
+
+# A shell that starts a child which starts a grandchild; each writes its pid, then all wait.
+FAMILY = textwrap.dedent(
+    """
+    sh -c 'sleep 30 & echo "grandchild=$!" >> "$PIDS"; wait' &
+    echo "child=$!" >> "$PIDS"
+    echo "self=$$" >> "$PIDS"
+    wait
+    """
+)
+
+
+def state(pid: int) -> tuple[str, int] | None:
+    """``(state letter, parent pid)`` from /proc, ``None`` once the process is gone."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return None
+    fields = stat[stat.rfind(")") + 2 :].split()
+    return fields[0], int(fields[1])
+
+
+def ended(pid: int) -> bool:
+    """Gone, or a zombie that init (not we) will reap."""
+    now = state(pid)
+    return now is None or (now[0] == "Z" and now[1] != os.getpid())
+
+
+def our_zombies() -> list[int]:
+    found = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit() and state(int(entry.name)) == ("Z", os.getpid()):
+            found.append(int(entry.name))
+    return found
+
+
+def real(path: Path) -> str:
+    """What ``pwd`` prints inside ``path``."""
+    return str(path.resolve())
+
+
+def lines_of(path: Path) -> list[str]:
+    return path.read_text().splitlines() if path.exists() else []
+
+
+async def pids_written(path: Path, count: int) -> dict[str, int]:
+    """The ``name=pid`` lines of ``path`` once ``count`` of them are there."""
+    deadline = time.monotonic() + 10
+    while True:
+        lines = lines_of(path)
+        if len(lines) >= count:
+            return {k: int(v) for k, v in (line.split("=") for line in lines)}
+        assert time.monotonic() < deadline, f"{path} has {lines}"
+        await asyncio.sleep(0.01)
+
+
+# ----------------------------------------------------------------------------- results
+
+
+async def test_exit_code_output_and_environment(tmp_path: Path) -> None:
+    where = f"{real(tmp_path)}\n"
+    result = await run_process(
+        'pwd; echo "$MARK" >&2; exit 3', cwd=tmp_path, env={**os.environ, "MARK": "seen"}
+    )
+    assert result == ProcessResult(
+        returncode=3,
+        stdout=where.encode(),
+        stderr=b"seen\n",
+        stdout_gap=len(where),
+        stderr_gap=5,
+    )
+    assert not result.truncated
+    assert result.text("stderr") == "seen\n"
+
+
+async def test_an_argv_list_is_executed_without_a_shell(tmp_path: Path) -> None:
+    result = await run_process([sys.executable, "-c", "import sys; print(sys.argv[1])", "$HOME;x"])
+    assert result.stdout == b"$HOME;x\n"
+
+
+async def test_another_shell_runs_a_string_command() -> None:
+    result = await run_process("echo ${BASH_VERSION:+bash}", shell="/bin/bash")
+    assert result.stdout == b"bash\n"
+
+
+async def test_stdin_is_written_and_closed() -> None:
+    result = await run_process("wc -c", stdin=b"x" * 3_000_000)
+    assert result.stdout.strip() == b"3000000"
+
+
+async def test_without_stdin_the_command_reads_dev_null() -> None:
+    assert (await run_process("cat", timeout=5)).stdout == b""
+
+
+@pytest.mark.parametrize("command", ["exit 0", "exec 0<&-; sleep 0.01; exit 0"])
+async def test_a_command_that_never_reads_a_large_stdin_does_not_deadlock(command: str) -> None:
+    result = await run_process(command, stdin=b"y" * 5_000_000, timeout=10)
+    assert (result.returncode, result.timed_out) == (0, False)
+
+
+# ----------------------------------------------------------------------------- output caps
+
+
+async def test_the_cap_keeps_the_head_of_each_stream_and_counts_the_rest() -> None:
+    result = await run_process(
+        "head -c 3000000 /dev/zero; head -c 100 /dev/zero >&2", output_cap=1000
+    )
+    assert (len(result.stdout), result.stdout_dropped) == (1000, 3_000_000 - 1000)
+    assert (len(result.stderr), result.stderr_dropped) == (100, 0)
+    assert result.truncated
+    assert result.text().endswith("\n[... 2999000 bytes truncated ...]\n")
+    assert result.text(marker=None) == "\0" * 1000
+
+
+async def test_keep_tail_keeps_both_ends_around_a_marker() -> None:
+    result = await run_process(
+        "printf 0123456789; printf 0123456789abcdefghij >&2", output_cap=10, keep_tail=True
+    )
+    assert result.text("stdout") == "0123456789"  # exactly the cap: nothing cut
+    assert result.text("stderr") == "01234\n[... 10 bytes truncated ...]\nfghij"
+    assert (result.stderr, result.stderr_dropped) == (b"01234fghij", 10)
+
+
+async def test_no_cap_keeps_everything() -> None:
+    result = await run_process("head -c 2000000 /dev/zero")
+    assert (len(result.stdout), result.stdout_dropped) == (2_000_000, 0)
+
+
+# ----------------------------------------------------------------------------- timeouts
+
+
+@linux_only
+async def test_a_timeout_stops_the_group_with_the_grandchild(tmp_path: Path) -> None:
+    pids = tmp_path / "pids"
+    result = await run_process(FAMILY, env={**os.environ, "PIDS": str(pids)}, timeout=0.5)
+    assert result.timed_out
+    assert not result.held_open
+    family = await pids_written(pids, 3)
+    assert all(ended(pid) for pid in family.values()), {k: state(v) for k, v in family.items()}
+    assert our_zombies() == []
+
+
+@linux_only
+async def test_sigterm_ignored_is_followed_by_sigkill_after_the_grace(tmp_path: Path) -> None:
+    pids = tmp_path / "pids"
+    started = time.monotonic()
+    result = await run_process(
+        "trap '' TERM; " + FAMILY, env={**os.environ, "PIDS": str(pids)}, timeout=0.3, grace=0.2
+    )
+    assert time.monotonic() - started >= 0.5  # the timeout, then the grace before SIGKILL
+    assert result.timed_out
+    family = await pids_written(pids, 3)
+    assert all(ended(pid) for pid in family.values())
+    assert our_zombies() == []
+
+
+async def test_a_timeout_of_a_single_command_ends_it_by_signal() -> None:
+    result = await run_process(["sleep", "30"], timeout=0.2)
+    assert (result.timed_out, result.returncode) == (True, -signal.SIGTERM)
+    ignoring = await run_process("trap '' TERM; while :; do :; done", timeout=0.2, grace=0.1)
+    assert (ignoring.timed_out, ignoring.returncode) == (True, -signal.SIGKILL)
+
+
+@linux_only
+async def test_a_background_job_holding_stdout_open_is_stopped_too(tmp_path: Path) -> None:
+    result = await run_process("sleep 30 & echo $!", timeout=0.3)
+    assert (result.timed_out, result.held_open, result.returncode) == (True, True, 0)
+    assert ended(int(result.stdout))
+    assert our_zombies() == []
+
+
+async def test_a_background_job_with_its_output_redirected_does_not_hold_the_run() -> None:
+    result = await run_process("sleep 30 > /dev/null 2>&1 & echo $!", timeout=10)
+    assert (result.timed_out, result.returncode) == (False, 0)
+    os.kill(int(result.stdout), signal.SIGKILL)
+
+
+def test_the_default_grace_is_short() -> None:
+    assert 0 < DEFAULT_GRACE <= 1
+
+
+# ----------------------------------------------------------------------------- cancellation
+
+
+@linux_only
+async def test_cancelling_the_run_kills_the_group_and_re_raises(tmp_path: Path) -> None:
+    pids = tmp_path / "pids"
+    task = asyncio.create_task(run_process(FAMILY, env={**os.environ, "PIDS": str(pids)}))
+    family = await pids_written(pids, 3)
+    assert not ended(family["grandchild"])
+    task.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await task
+    assert ended(family["self"])
+    deadline = time.monotonic() + 5
+    while not all(ended(pid) for pid in family.values()):
+        assert time.monotonic() < deadline, {k: state(v) for k, v in family.items()}
+        await asyncio.sleep(0.01)
+    assert our_zombies() == []
+
+
+@linux_only
+@pytest.mark.parametrize("ticks", [0, 1, 2, 3, 5, 8])
+async def test_a_cancel_while_the_command_starts_leaves_nothing_running(
+    tmp_path: Path, ticks: int
+) -> None:
+    pid_file = tmp_path / "pid"
+    task = asyncio.create_task(run_process(f"echo $$ > {pid_file}; exec sleep 30", cwd=tmp_path))
+    for _ in range(ticks):
+        await asyncio.sleep(0)
+    task.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await asyncio.wait_for(task, 10)
+    text = pid_file.read_text().strip() if pid_file.exists() else ""
+    if text:
+        deadline = time.monotonic() + 5
+        while not ended(int(text)):
+            assert time.monotonic() < deadline
+            await asyncio.sleep(0.01)
+    assert our_zombies() == []
+
+
+# ----------------------------------------------------------------------------- failures
+
+
+async def test_a_missing_executable_or_directory_raises_os_error(tmp_path: Path) -> None:
+    with pytest.raises(FileNotFoundError):
+        await run_process([str(tmp_path / "no-such-tool")])
+    with pytest.raises(FileNotFoundError):
+        await run_process("true", cwd=tmp_path / "gone")
+    plain = tmp_path / "plain.txt"
+    plain.write_text("x")
+    with pytest.raises(PermissionError):
+        await run_process([str(plain)])
+
+
+async def test_an_empty_command_or_a_nul_byte_is_a_value_error() -> None:
+    with pytest.raises(ValueError, match="empty"):
+        await run_process([])
+    with pytest.raises(ValueError):
+        await run_process("true", env={"A": "x\0y"})
+
+
+def test_exit_descriptions() -> None:
+    assert describe_exit(0) == "exit code 0"
+    assert describe_exit(3) == "exit code 3"
+    assert describe_exit(-9) == "exit code -9 (killed by SIGKILL)"
+    assert signal_name(-15) == "SIGTERM"
+    assert signal_name(-200) == "signal 200"
+    assert signal_name(1) is None
+
+
+async def test_a_signal_ending_the_command_is_a_negative_return_code() -> None:
+    result = await run_process("kill -TERM $$")
+    assert result.returncode == -signal.SIGTERM
+    assert describe_exit(result.returncode) == "exit code -15 (killed by SIGTERM)"
