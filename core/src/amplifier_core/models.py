@@ -7,20 +7,47 @@ that modules written for it run unchanged.
 
 Unknown keyword arguments are rejected: ``HookResult(acton="deny")`` is a typo that would
 otherwise silently let an operation through.
+
+Also here: :class:`ToolResult` (what a tool returns), the descriptions modules and providers
+publish (:class:`ModuleInfo`, :class:`ProviderInfo`, :class:`ModelInfo`, :class:`Pricing`,
+:class:`ConfigField`) and :class:`SessionStatus`.
 """
 
 from __future__ import annotations
 
-from typing import Any, Literal
+import base64
+import binascii
+import json
+import re
+from collections.abc import Mapping
+from datetime import datetime
+from decimal import Decimal
+from typing import Any, Literal, Self
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validator, model_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    SerializerFunctionWrapHandler,
+    ValidationInfo,
+    field_serializer,
+    field_validator,
+    model_serializer,
+    model_validator,
+)
 
 __all__ = [
+    "ConfigField",
     "ContextInjection",
     "HookAction",
     "HookResult",
     "MessageLevel",
+    "ModelInfo",
+    "ModuleInfo",
+    "Pricing",
+    "ProviderInfo",
     "Role",
+    "SessionStatus",
     "ToolResult",
     "UserMessage",
 ]
@@ -140,17 +167,272 @@ class HookResult(BaseModel):
         return self
 
 
-class ToolResult(BaseModel):
-    """Outcome of a tool call, as tools and ``tool:post`` hooks see it."""
+_CONTROL_CHARACTERS = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\ud800-\udfff]")
+_IMAGE_MEDIA_TYPE = re.compile(r"image/[a-z0-9][a-z0-9.+-]*")
+_IMAGE_OMITTED = (
+    "[Image omitted from tool event; original retained for model request if unmodified.]"
+)
 
-    model_config = ConfigDict(extra="allow")
+
+def _json_default(value: Any) -> Any:
+    """``json.dumps`` fallback for tool output: a Decimal keeps its digits as a string."""
+    if isinstance(value, Decimal):
+        return str(value)
+    if isinstance(value, BaseModel):
+        return value.model_dump(mode="json")
+    return str(value)
+
+
+def _for_model(text: str) -> str:
+    """``text`` without the control characters and lone surrogates model APIs reject."""
+    return _CONTROL_CHARACTERS.sub("", text)
+
+
+def _rich_block(index: int, block: Any) -> dict[str, Any]:
+    """One rich content block as a canonical dict (text or base64 image)."""
+    if isinstance(block, BaseModel):
+        block = block.model_dump(exclude_none=True)
+    where = f"ToolResult.content[{index}]"
+    if not isinstance(block, Mapping):
+        raise ValueError(f"{where}: expected a text or image block, got {type(block).__name__}")
+    kind = block.get("type")
+    if kind == "text":
+        text = block.get("text")
+        if not isinstance(text, str):
+            raise ValueError(f"{where}: a text block needs 'text' as a string")
+        return {"type": "text", "text": text}
+    if kind == "image":
+        source = block.get("source")
+        if not isinstance(source, Mapping) or source.get("type") != "base64":
+            raise ValueError(f"{where}: an image block needs source.type 'base64'")
+        media_type = source.get("media_type")
+        if not isinstance(media_type, str) or not _IMAGE_MEDIA_TYPE.fullmatch(media_type):
+            raise ValueError(f"{where}: source.media_type must be 'image/...', got {media_type!r}")
+        data = source.get("data")
+        if not isinstance(data, str) or not data or not _is_base64(data):
+            raise ValueError(f"{where}: source.data must be non-empty standard base64")
+        return {
+            "type": "image",
+            "source": {"type": "base64", "media_type": media_type, "data": data},
+        }
+    raise ValueError(f"{where}: type must be 'text' or 'image', got {kind!r}")
+
+
+def _is_base64(data: str) -> bool:
+    try:
+        base64.b64decode(data, validate=True)
+    except (binascii.Error, ValueError):
+        return False
+    return True
+
+
+def _rich_content(value: Any) -> list[Any] | None:
+    """Validated rich content as TextBlock/ImageBlock objects; an empty list is ``None``."""
+    if value is None:
+        return None
+    if isinstance(value, str | bytes | Mapping) or not isinstance(value, list | tuple):
+        raise ValueError(
+            f"ToolResult.content must be a list of text/image blocks, got {type(value).__name__}"
+        )
+    blocks = [_rich_block(i, block) for i, block in enumerate(value)]
+    if not blocks:
+        return None
+    from .message_models import ImageBlock, TextBlock  # on use: most results carry no content
+
+    return [TextBlock(**b) if b["type"] == "text" else ImageBlock(**b) for b in blocks]
+
+
+class ToolResult(BaseModel):
+    """Outcome of a tool call, as tools and ``tool:post`` hooks see it.
+
+    ``output`` is what the model reads (see :meth:`get_serialized_output`), ``error`` the
+    failure details (``{"message": ...}``), and ``content`` optional rich content (text and
+    base64 image blocks) for providers that pass it to the model. Extra keys are kept.
+    """
+
+    model_config = ConfigDict(extra="allow", validate_assignment=True, hide_input_in_errors=True)
 
     success: bool = True
     output: Any | None = None
     error: dict[str, Any] | None = None
+    content: list[Any] | None = None
+    """Text/image blocks (``TextBlock`` / ``ImageBlock``); ``None`` when there are none."""
+
+    @field_validator("content", mode="before")
+    @classmethod
+    def _check_content(cls, value: Any) -> list[Any] | None:
+        return _rich_content(value)
+
+    @field_serializer("content", when_used="unless-none")
+    def _content_as_dicts(self, value: list[Any]) -> list[dict[str, Any]]:
+        return [_rich_block(i, block) for i, block in enumerate(value)]
+
+    @model_serializer(mode="wrap")
+    def _without_empty_content(self, handler: SerializerFunctionWrapHandler) -> Any:
+        dumped = handler(self)
+        if isinstance(dumped, dict) and not self.content:
+            dumped.pop("content", None)
+        return dumped
+
+    def model_copy(self, *, update: Mapping[str, Any] | None = None, deep: bool = False) -> Self:
+        """A validated copy: updated fields go through the same checks as construction."""
+        data = self.model_dump()
+        if update:
+            data.update(update)
+        return self.model_validate(data)
 
     def __str__(self) -> str:
         if self.success:
             return "" if self.output is None else str(self.output)
         message = (self.error or {}).get("message", "unknown error")
         return f"Error: {message}"
+
+    def get_serialized_output(self) -> str:
+        """The text a model reads for this result.
+
+        A dict or list ``output`` becomes JSON (Decimal as a string), anything else ``str()``,
+        whatever ``success`` says (a failed command's output carries its stderr); control
+        characters are removed. Without output: ``"Success"``, or ``"Error: <message>"``.
+        """
+        if self.output is not None:
+            if isinstance(self.output, dict | list):
+                text = json.dumps(self.output, default=_json_default)
+            else:
+                text = str(self.output)
+            return _for_model(text)
+        if self.success:
+            return "Success"
+        if self.error:
+            return _for_model(f"Error: {self.error.get('message', 'Unknown error')}")
+        return "Error: Failed"
+
+    def safe_hook_presentation(self) -> dict[str, Any]:
+        """The result as JSON-ready event data, with each image replaced by a short note."""
+        payload: dict[str, Any] = {
+            "success": self.success,
+            "output": self.output,
+            "error": self.error,
+        }
+        if self.content is not None:
+            blocks = (_rich_block(i, block) for i, block in enumerate(self.content))
+            payload["content"] = [
+                {"type": "text", "text": _IMAGE_OMITTED} if b["type"] == "image" else b
+                for b in blocks
+            ]
+        loaded: dict[str, Any] = json.loads(json.dumps(payload, default=_json_default))
+        return loaded
+
+
+# ---------------------------------------------------------------------------- descriptions
+
+
+class Pricing(BaseModel):
+    """A model's list price per million tokens (display estimates; costs use Decimal)."""
+
+    input_per_million: float
+    output_per_million: float
+    cache_read_per_million: float | None = None
+    cache_write_per_million: float | None = None
+    currency: str = Field(default="USD", description="ISO 4217 code, e.g. USD")
+
+    @field_validator("currency")
+    @classmethod
+    def _iso_currency(cls, value: str) -> str:
+        if not re.fullmatch(r"[A-Z]{3}", value):
+            raise ValueError(f"currency must be a 3-letter ISO 4217 code, got {value!r}")
+        return value
+
+
+class ModelInfo(BaseModel):
+    """A model a provider offers: its limits, capabilities and defaults."""
+
+    id: str
+    display_name: str
+    context_window: int
+    max_output_tokens: int
+    capabilities: list[str] = Field(default_factory=list)
+    """E.g. ``tools``, ``vision``, ``thinking``, ``streaming``, ``json_mode``."""
+    defaults: dict[str, Any] = Field(default_factory=dict)
+    pricing: Pricing | None = None
+
+
+class ConfigField(BaseModel):
+    """One setting a provider asks for during setup, with how to prompt for it."""
+
+    id: str
+    display_name: str
+    field_type: Literal["text", "secret", "choice", "boolean"] = "text"
+    prompt: str
+    env_var: str | None = None
+    choices: list[str] | None = None
+    required: bool = True
+    default: str | None = None
+    show_when: dict[str, str] | None = None
+    """Show only when other fields have these values, e.g. ``{"model": "..."}``."""
+    requires_model: bool = False
+    """Ask after the model is chosen (so ``show_when`` can name the model)."""
+
+
+class ProviderInfo(BaseModel):
+    """What a provider is: its id, credentials, capabilities, defaults and setup fields."""
+
+    id: str
+    display_name: str
+    credential_env_vars: list[str] = Field(default_factory=list)
+    capabilities: list[str] = Field(default_factory=list)
+    defaults: dict[str, Any] = Field(default_factory=dict)
+    config_fields: list[ConfigField] = Field(default_factory=list)
+
+
+class ModuleInfo(BaseModel):
+    """What a module is and where it mounts."""
+
+    id: str
+    name: str
+    version: str
+    type: Literal["orchestrator", "provider", "tool", "context", "hook", "resolver"]
+    mount_point: str
+    description: str
+    config_schema: dict[str, Any] | None = None
+
+
+class SessionStatus(BaseModel):
+    """A session's progress counters, token totals and cost.
+
+    ``cost_usd`` follows the rules of ``Usage.cost_usd``: a Decimal (a float is refused),
+    dumped as a string, ``None`` when unknown.
+    """
+
+    session_id: str
+    started_at: datetime = Field(default_factory=datetime.now)
+    ended_at: datetime | None = None
+    status: Literal["running", "completed", "failed", "cancelled"] = "running"
+    total_messages: int = 0
+    tool_invocations: int = 0
+    tool_successes: int = 0
+    tool_failures: int = 0
+    total_input_tokens: int = 0
+    total_output_tokens: int = 0
+    cost_usd: Decimal | None = Field(
+        default=None, description="Session cost in USD so far; None when unknown (not zero)."
+    )
+    last_activity: datetime | None = None
+    last_error: dict[str, Any] | None = None
+
+    @field_validator("cost_usd", mode="before")
+    @classmethod
+    def _refuse_float_cost(cls, value: Any) -> Any:
+        if isinstance(value, float):
+            raise ValueError(
+                f"SessionStatus.cost_usd must be a Decimal (or a string or int), not the float "
+                f"{value!r}: write Decimal('1.23') so the amount keeps its exact digits"
+            )
+        return value
+
+    @field_serializer("cost_usd", when_used="always")
+    def _cost_as_string(self, value: Decimal | None) -> str | None:
+        return None if value is None else str(value)
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready, with unset (``None``) fields left out."""
+        return self.model_dump(mode="json", exclude_none=True)
