@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from amplifier_hooks_util.process import run_process
 from pydantic import BaseModel
 
 from amplifier_module_hooks_declarative.command import (
@@ -25,7 +26,6 @@ from amplifier_module_hooks_declarative.command import (
     CommandRunner,
     amplifier_decision,
     excerpt,
-    run_process,
 )
 from amplifier_module_hooks_declarative.specs import CommandHookSpec
 from amplifier_module_hooks_declarative.types import Decision, HookContext
@@ -450,11 +450,12 @@ async def test_run_process_keeps_the_head_of_each_stream_and_counts_the_rest(
 ) -> None:
     result = await run_process(
         "head -c 3000000 /dev/zero; head -c 100 /dev/zero >&2",
-        b"",
+        stdin=b"",
         cwd=str(tmp_path),
         env=dict(os.environ),
-        seconds=10,
-        max_output_bytes=1000,
+        timeout=10,
+        output_cap=1000,
+        new_session=False,
     )
     assert result.returncode == 0
     assert (len(result.stdout), result.stdout_dropped) == (1000, 3_000_000 - 1000)

@@ -1,7 +1,8 @@
 """On amplifier-core 2.0.2 (no wildcards, no per-handler timeouts), in its own environment.
 
 Set ``AMPLIFIER_CORE_202_PYTHON`` to the interpreter of an environment where
-``amplifier-core==2.0.2`` is installed; the test runs this package from source there.
+``amplifier-core==2.0.2`` is installed; the test runs this package (and amplifier-hooks-util)
+from source there.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ import pytest
 
 UPSTREAM_PYTHON = os.environ.get("AMPLIFIER_CORE_202_PYTHON", "")
 SOURCE = Path(__file__).resolve().parents[1] / "src"
+UTIL_SOURCE = Path(__file__).resolve().parents[3] / "util" / "src"
 
 SCRIPT = textwrap.dedent(
     """
@@ -106,7 +108,11 @@ def test_mounts_blocks_asks_and_modifies_on_amplifier_core_2_0_2(tmp_path: Path)
     project.mkdir()
     result = subprocess.run(
         [UPSTREAM_PYTHON, str(script), str(project)],
-        env={**os.environ, "PYTHONPATH": str(SOURCE), "HOME": str(tmp_path)},
+        env={
+            **os.environ,
+            "PYTHONPATH": os.pathsep.join([str(SOURCE), str(UTIL_SOURCE)]),
+            "HOME": str(tmp_path),
+        },
         capture_output=True,
         text=True,
         timeout=60,

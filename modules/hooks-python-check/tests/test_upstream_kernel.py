@@ -2,8 +2,9 @@
 
 Set ``AMPLIFIER_CORE_202_PYTHON`` to that environment's interpreter (``nox -s compat`` sets it
 up); without it, the environment the benchmarks create (``bench/.peers/amplifier-core-2.0.2``)
-is used if it exists, else the test is skipped. The module's source is put first on
-``sys.path`` of a fresh interpreter there; nothing is installed into it. ruff is the one this
+is used if it exists, else the test is skipped. The module's source and that of
+amplifier-hooks-util are put first on ``sys.path`` of a fresh interpreter there; nothing is
+installed into it. ruff is the one this
 test process finds (PATH, or beside its interpreter); without one, only the stub scan runs.
 """
 
@@ -22,11 +23,12 @@ ROOT = Path(__file__).resolve().parents[3]
 BENCH_PEER = ROOT / "bench" / ".peers" / "amplifier-core-2.0.2" / "bin" / "python"
 PEER_PYTHON = Path(os.environ.get("AMPLIFIER_CORE_202_PYTHON") or BENCH_PEER)
 SOURCE = Path(__file__).resolve().parents[1] / "src"
+UTIL_SOURCE = ROOT / "util" / "src"
 RUFF = shutil.which("ruff") or shutil.which("ruff", path=str(Path(sys.executable).parent))
 
 SCRIPT = """
-import asyncio, json, sys
-sys.path.insert(0, sys.argv[1])
+import asyncio, json, os, sys
+sys.path[:0] = sys.argv[1].split(os.pathsep)
 import amplifier_core
 from amplifier_core.testing import create_test_coordinator
 from amplifier_module_hooks_python_check import mount
@@ -77,7 +79,15 @@ def test_checks_a_written_file_on_amplifier_core_2_0_2(tmp_path: Path) -> None:
     (tmp_path / "ruff.toml").write_text('[lint]\nselect = ["F"]\n')
     (tmp_path / "mod.py").write_text("import os\n\n\ndef later() -> None:\n    pass  # TODO\n")
     done = subprocess.run(
-        [str(PEER_PYTHON), "-I", "-c", SCRIPT, str(SOURCE), str(tmp_path), RUFF or ""],
+        [
+            str(PEER_PYTHON),
+            "-I",
+            "-c",
+            SCRIPT,
+            os.pathsep.join([str(SOURCE), str(UTIL_SOURCE)]),
+            str(tmp_path),
+            RUFF or "",
+        ],
         capture_output=True,
         text=True,
         timeout=60,

@@ -1,7 +1,8 @@
 """On amplifier-core 2.0.2, in its own virtual environment, against a real repository.
 
 Set ``AMPLIFIER_CORE_202_PYTHON`` to the interpreter of an environment where
-``amplifier-core==2.0.2`` is installed; the test runs this package from source there.
+``amplifier-core==2.0.2`` is installed; the test runs this package (and amplifier-hooks-util)
+from source there.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ import pytest
 
 UPSTREAM_PYTHON = os.environ.get("AMPLIFIER_CORE_202_PYTHON", "")
 SOURCE = Path(__file__).resolve().parents[1] / "src"
+UTIL_SOURCE = Path(__file__).resolve().parents[3] / "util" / "src"
 
 SCRIPT = textwrap.dedent(
     """
@@ -69,7 +71,7 @@ def test_mounts_and_injects_on_amplifier_core_2_0_2(tmp_path: Path, repo: Any) -
     script.write_text(SCRIPT)
     result = subprocess.run(
         [UPSTREAM_PYTHON, str(script), str(repo.path)],
-        env={**os.environ, "PYTHONPATH": str(SOURCE)},
+        env={**os.environ, "PYTHONPATH": os.pathsep.join([str(SOURCE), str(UTIL_SOURCE)])},
         capture_output=True,
         text=True,
         timeout=60,

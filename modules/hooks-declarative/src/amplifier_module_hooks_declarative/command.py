@@ -28,38 +28,35 @@ than 2 (with the first lines of stderr), ``/bin/sh``'s exit 127 (command not fou
 (not executable), a spawn failure, a timeout, and stdout that is not a valid answer (with an
 excerpt, and a note when ``max_output_bytes`` cut it).
 
-The process: a process group of its own, the project directory as working directory,
-the inherited environment plus the hook's ``env`` plus ``AMPLIFIER_SESSION_ID``,
-``AMPLIFIER_PROJECT_DIR`` and ``AMPLIFIER_HOOK_EVENT`` (the event's PascalCase alias, else
-its canonical name); ``claude-code`` hooks also get ``CLAUDE_PROJECT_DIR``. stdin is written
-in full and closed; a command that never reads it is fine. stdout and stderr are read as they
-come, each kept up to ``max_output_bytes`` (the rest is read and discarded). The run ends when
-the command has exited and both streams are closed. Past ``timeout_ms`` the whole process
-group is stopped: the other members first (so that a still-running shell reaps them), then
-the group, ``SIGTERM`` and after a short grace ``SIGKILL``; the command itself is reaped, so
-nothing it started in its group keeps running and no zombie of ours is left. A cancelled run
-kills the group at once.
+The process (:func:`amplifier_hooks_util.process.run_process`): a process group of its own,
+the project directory as working directory, the inherited environment plus the hook's ``env``
+plus ``AMPLIFIER_SESSION_ID``, ``AMPLIFIER_PROJECT_DIR`` and ``AMPLIFIER_HOOK_EVENT`` (the
+event's PascalCase alias, else its canonical name); ``claude-code`` hooks also get
+``CLAUDE_PROJECT_DIR``. stdin is written in full and closed; a command that never reads it is
+fine. stdout and stderr are each kept up to ``max_output_bytes`` (the rest is read and
+discarded). The run ends when the command has exited and both streams are closed. Past
+``timeout_ms`` the whole process group is stopped, ``SIGTERM`` and after :data:`KILL_GRACE_S`
+``SIGKILL``, so nothing the command started in its group keeps running and no zombie of ours is
+left. A cancelled run (an ``async: true`` hook still running at cleanup) kills the group at
+once.
 
-The group is made with ``setpgid`` (``process_group=0``), not ``setsid``: a new session costs
+The group is made with ``setpgid`` (``new_session=False``), not ``setsid``: a new session costs
 0.2-0.3 ms more per run where the scheduler gives every session its own group (Linux
 autogroup), for nothing a hook needs; the group is what the timeout kills.
 """
 
 from __future__ import annotations
 
-import asyncio
-import contextlib
 import dataclasses
 import json
 import logging
 import os
-import signal
-import sys
-import time
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from datetime import date, datetime
-from pathlib import Path, PurePath
+from pathlib import PurePath
 from typing import Any, Final
+
+from amplifier_hooks_util.process import ProcessResult, run_process, signal_name
 
 from .claude_code import claude_blocked, claude_decision, claude_input
 from .specs import CommandHookSpec
@@ -69,12 +66,10 @@ __all__ = [
     "KILL_GRACE_S",
     "SHELL",
     "CommandRunner",
-    "ProcessResult",
     "amplifier_decision",
     "amplifier_input",
     "encode",
     "excerpt",
-    "run_process",
 ]
 
 logger = logging.getLogger(__name__)
@@ -82,12 +77,6 @@ logger = logging.getLogger(__name__)
 SHELL: Final = "/bin/sh"
 #: Seconds between ``SIGTERM`` and ``SIGKILL`` when a hook runs past its timeout.
 KILL_GRACE_S: Final = 0.5
-_CHUNK: Final = 64 * 1024
-_DRAIN_S: Final = 1.0
-_POLL_S: Final = 0.01
-_REAP_S: Final = 0.1
-_KILL_WAIT_S: Final = 1.0
-_PROC: Final = Path("/proc")
 _EXCERPT_LINES: Final = 5
 _EXCERPT_CHARS: Final = 300
 
@@ -99,293 +88,6 @@ _ACTIONS: Final[dict[str, Action]] = {
     "modify": "modify",
     "ask": "ask",
 }
-
-
-# ----------------------------------------------------------------------------- the process
-
-
-@dataclasses.dataclass(frozen=True, slots=True)
-class ProcessResult:
-    """What one run of a command produced.
-
-    ``returncode`` is negative when a signal ended the command. ``*_dropped`` count the bytes
-    read past ``max_output_bytes`` and discarded. ``timed_out``: the command ran past its
-    timeout and its group was killed; ``held_open``: it had exited by then, but a process it
-    started kept stdout or stderr open.
-    """
-
-    returncode: int
-    stdout: bytes
-    stderr: bytes
-    stdout_dropped: int = 0
-    stderr_dropped: int = 0
-    timed_out: bool = False
-    held_open: bool = False
-
-
-class _Capped:
-    """The first ``cap`` bytes of a stream; later bytes are only counted."""
-
-    __slots__ = ("cap", "data", "dropped")
-
-    def __init__(self, cap: int) -> None:
-        self.cap = cap
-        self.data = bytearray()
-        self.dropped = 0
-
-    def add(self, chunk: bytes) -> None:
-        room = self.cap - len(self.data)
-        if len(chunk) <= room:
-            self.data += chunk
-            return
-        if room > 0:
-            self.data += chunk[:room]
-            self.dropped += len(chunk) - room
-        else:
-            self.dropped += len(chunk)
-
-
-async def _pump(stream: asyncio.StreamReader | None, sink: _Capped) -> None:
-    if stream is None:
-        return
-    while chunk := await stream.read(_CHUNK):
-        sink.add(chunk)
-
-
-async def _finish_feed(stdin: asyncio.StreamWriter) -> None:
-    with contextlib.suppress(BrokenPipeError, ConnectionResetError):
-        await stdin.drain()
-    stdin.close()
-
-
-def _feed(stdin: asyncio.StreamWriter | None, data: bytes) -> asyncio.Task[None] | None:
-    """Write ``data`` and close stdin; a task only when the pipe could not take it at once.
-
-    A command that exits without reading stdin breaks the pipe: that is not an error.
-    """
-    if stdin is None:
-        return None
-    try:
-        stdin.write(data)
-    except (BrokenPipeError, ConnectionResetError):
-        stdin.close()
-        return None
-    if stdin.transport.get_write_buffer_size():
-        return asyncio.create_task(_finish_feed(stdin))
-    stdin.close()
-    return None
-
-
-def _state(pid: int) -> tuple[str, int] | None:
-    """``(state letter, process group)`` of ``pid`` from ``/proc``; ``None`` when it is gone."""
-    try:
-        stat = (_PROC / str(pid) / "stat").read_text()
-    except OSError:
-        return None
-    # "pid (comm) state ppid pgrp ...": comm may hold spaces and parentheses.
-    fields = stat[stat.rfind(")") + 2 :].split()
-    return (fields[0], int(fields[2])) if len(fields) > 2 else None
-
-
-def _members(pgid: int) -> set[int] | None:
-    """Running (not zombie) processes of group ``pgid``; ``None`` where ``/proc`` is missing."""
-    if not sys.platform.startswith("linux"):
-        return None
-    try:
-        pids = [int(entry.name) for entry in _PROC.iterdir() if entry.name.isdigit()]
-    except OSError:
-        return None
-    return {
-        pid
-        for pid in pids
-        if (state := _state(pid)) is not None and state[1] == pgid and state[0] != "Z"
-    }
-
-
-def _running(pid: int, pgid: int) -> bool:
-    state = _state(pid)
-    return state is not None and state[1] == pgid and state[0] != "Z"
-
-
-def _in_group(pid: int, pgid: int) -> bool:
-    state = _state(pid)
-    return state is not None and state[1] == pgid
-
-
-def _group_running(pgid: int) -> bool:
-    members = _members(pgid)
-    if members is not None:
-        return bool(members)
-    try:
-        os.killpg(pgid, 0)
-    except (ProcessLookupError, PermissionError):
-        return False
-    return True
-
-
-def _signal(pid: int, sig: signal.Signals, *, group: bool) -> None:
-    with contextlib.suppress(ProcessLookupError, PermissionError):
-        if group:
-            os.killpg(pid, sig)
-        else:
-            os.kill(pid, sig)
-
-
-async def _until(condition: Callable[[], bool], seconds: float) -> bool:
-    """Poll ``condition()`` until it holds or ``seconds`` pass; return whether it holds."""
-    deadline = time.monotonic() + seconds
-    while not condition():
-        if time.monotonic() >= deadline:
-            return False
-        await asyncio.sleep(_POLL_S)
-    return True
-
-
-async def _stop_others(proc: asyncio.subprocess.Process, sig: signal.Signals, wait: float) -> bool:
-    """Signal the group's members other than the leader and, while the leader still runs,
-    give it a moment to reap them (a killed child of a dead parent stays a zombie where init
-    does not reap). Return whether none of them still runs."""
-    leader = proc.pid
-    others = (_members(leader) or set()) - {leader}
-    if not others or proc.returncode is not None:
-        return True
-    for pid in others:
-        _signal(pid, sig, group=False)
-
-    def others_stopped() -> bool:
-        return not any(_running(pid, leader) for pid in others)
-
-    def others_reaped() -> bool:
-        return proc.returncode is not None or not any(_in_group(pid, leader) for pid in others)
-
-    if not await _until(others_stopped, wait):
-        return False
-    await _until(others_reaped, _REAP_S)
-    return True
-
-
-async def _stop_group(proc: asyncio.subprocess.Process, grace: float) -> None:
-    """Stop every process of ``proc``'s group: ``SIGTERM``, then ``SIGKILL`` after ``grace``.
-
-    Each round stops the members other than the leader first (:func:`_stop_others`), then
-    signals the whole group. When some member outlives ``SIGTERM``, the leader is spared until
-    the ``SIGKILL`` round, so that it is still there to reap that member.
-    """
-    leader = proc.pid
-
-    def stopped() -> bool:
-        return proc.returncode is not None and not _group_running(leader)
-
-    if await _stop_others(proc, signal.SIGTERM, grace):
-        _signal(leader, signal.SIGTERM, group=True)
-        if await _until(stopped, grace):
-            return
-    await _stop_others(proc, signal.SIGKILL, _KILL_WAIT_S)
-    _signal(leader, signal.SIGKILL, group=True)
-    await _until(stopped, _KILL_WAIT_S)
-
-
-async def _abandon_spawn(spawn: asyncio.Future[asyncio.subprocess.Process]) -> None:
-    """A run cancelled while its command starts: let the start finish, then kill the group."""
-    with contextlib.suppress(BaseException):
-        proc = await asyncio.wait_for(spawn, _DRAIN_S)
-        exited = asyncio.create_task(proc.wait())
-        await _kill_now(proc, {exited}, exited)
-
-
-async def _kill_now(
-    proc: asyncio.subprocess.Process, tasks: set[asyncio.Task[Any]], exited: asyncio.Task[int]
-) -> None:
-    """A cancelled run: ``SIGKILL`` the group (other members first) and reap the command."""
-    for task in tasks:
-        if task is not exited:
-            task.cancel()
-    with contextlib.suppress(BaseException):
-        await _stop_others(proc, signal.SIGKILL, _REAP_S)
-    _signal(proc.pid, signal.SIGKILL, group=True)
-    _close_pipes(proc)
-    with contextlib.suppress(BaseException):
-        await asyncio.wait({exited}, timeout=_DRAIN_S)
-    exited.cancel()
-
-
-def _close_pipes(proc: asyncio.subprocess.Process) -> None:
-    """Close the pipes that a process outside the group still holds, so ``wait()`` returns."""
-    transport = getattr(proc, "_transport", None)
-    if transport is not None:
-        transport.close()
-
-
-async def run_process(
-    command: str,
-    stdin: bytes,
-    *,
-    cwd: str,
-    env: Mapping[str, str],
-    seconds: float,
-    max_output_bytes: int,
-    kill_grace: float = KILL_GRACE_S,
-) -> ProcessResult:
-    """Run ``/bin/sh -c command`` with ``stdin``, for at most ``seconds`` (module docstring).
-
-    :raises OSError: the shell could not be started (missing ``cwd``, no ``/bin/sh``).
-    :raises ValueError: ``env`` holds a NUL byte.
-    """
-    # Shielded: a cancel while asyncio connects the pipes would otherwise kill only the shell
-    # and then wait for every process that holds its pipes (a background job: for minutes).
-    spawn = asyncio.ensure_future(
-        asyncio.create_subprocess_exec(
-            SHELL,
-            "-c",
-            command,
-            stdin=asyncio.subprocess.PIPE,
-            stdout=asyncio.subprocess.PIPE,
-            stderr=asyncio.subprocess.PIPE,
-            cwd=cwd,
-            env=env,
-            process_group=0,
-        )
-    )
-    try:
-        proc = await asyncio.shield(spawn)
-    except asyncio.CancelledError:
-        await _abandon_spawn(spawn)
-        raise
-    out, err = _Capped(max_output_bytes), _Capped(max_output_bytes)
-    tasks: set[asyncio.Task[Any]] = {
-        asyncio.create_task(_pump(proc.stdout, out)),
-        asyncio.create_task(_pump(proc.stderr, err)),
-    }
-    exited = asyncio.create_task(proc.wait())
-    tasks.add(exited)
-    feeder = _feed(proc.stdin, stdin)
-    if feeder is not None:
-        tasks.add(feeder)
-    timed_out = held_open = False
-    try:
-        _, pending = await asyncio.wait(tasks, timeout=seconds)
-        if pending:
-            timed_out, held_open = True, proc.returncode is not None
-            await _stop_group(proc, kill_grace)
-            _, still_open = await asyncio.wait(pending, timeout=_DRAIN_S)
-            for task in still_open:
-                task.cancel()
-            if still_open:
-                _close_pipes(proc)
-                await asyncio.wait({exited}, timeout=_DRAIN_S)
-    except BaseException:
-        await _kill_now(proc, tasks, exited)
-        raise
-    returncode = proc.returncode
-    return ProcessResult(
-        returncode=-signal.SIGKILL if returncode is None else returncode,
-        stdout=bytes(out.data),
-        stderr=bytes(err.data),
-        stdout_dropped=out.dropped,
-        stderr_dropped=err.dropped,
-        timed_out=timed_out,
-        held_open=held_open,
-    )
 
 
 # ----------------------------------------------------------------------------- messages
@@ -408,12 +110,8 @@ def _stderr_note(result: ProcessResult) -> str:
 
 
 def _exit_text(returncode: int) -> str:
-    if returncode < 0:
-        try:
-            return f"was killed by {signal.Signals(-returncode).name}"
-        except ValueError:
-            return f"was killed by signal {-returncode}"
-    return f"exited with code {returncode}"
+    killer = signal_name(returncode)
+    return f"was killed by {killer}" if killer else f"exited with code {returncode}"
 
 
 def _cap_note(result: ProcessResult, cap: int) -> str:
@@ -584,11 +282,14 @@ class CommandRunner:
         try:
             result = await run_process(
                 spec.command,
-                stdin,
+                stdin=stdin,
                 cwd=project_dir,
                 env=self._environment(ctx, project_dir),
-                seconds=spec.timeout_ms / 1000,
-                max_output_bytes=spec.max_output_bytes,
+                timeout=spec.timeout_ms / 1000,
+                output_cap=spec.max_output_bytes,
+                grace=KILL_GRACE_S,
+                shell=SHELL,
+                new_session=False,
             )
         except (OSError, ValueError) as err:  # ValueError: a NUL byte in the environment
             reason = getattr(err, "strerror", None) or str(err)

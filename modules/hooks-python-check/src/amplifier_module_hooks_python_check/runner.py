@@ -1,23 +1,23 @@
 """Run one checker process with a deadline, never blocking the event loop.
 
-The process gets its own process group (POSIX) so that a timeout or a cancelled hook kills it
-and anything it started; a command that does not exist is told apart from one that fails.
+The process runs in a process group of its own (:mod:`amplifier_hooks_util.process`), so a
+timeout or a cancelled hook stops it and anything it started; a command that does not exist is
+told apart from one that fails.
 """
 
 from __future__ import annotations
 
-import asyncio
-import contextlib
-import os
-import signal
-import sys
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Final
+
+from amplifier_hooks_util.process import run_process
 
 __all__ = ["CommandMissing", "CommandTimeout", "Completed", "run_command"]
 
-_POSIX = sys.platform != "win32"
+#: Seconds a checker gets to exit after ``SIGTERM`` before it is killed.
+_GRACE: Final = 0.5
 
 
 @dataclass(frozen=True, slots=True)
@@ -34,50 +34,24 @@ class CommandMissing(Exception):
 
 
 class CommandTimeout(Exception):
-    """The command ran past its deadline and was killed."""
-
-
-def _kill(process: asyncio.subprocess.Process) -> None:
-    """Kill ``process`` and, on POSIX, every process of its group."""
-    if process.returncode is not None:
-        return
-    with contextlib.suppress(ProcessLookupError, PermissionError):
-        if _POSIX:
-            os.killpg(process.pid, signal.SIGKILL)
-        else:  # pragma: no cover - Windows has no process groups to kill
-            process.kill()
+    """The command ran past its deadline and was stopped."""
 
 
 async def run_command(argv: Sequence[str], *, cwd: Path, seconds: float) -> Completed:
     """Run ``argv`` in ``cwd`` and return how it ended.
 
     Raises :class:`CommandMissing` when the executable cannot be started and
-    :class:`CommandTimeout` when it is still running after ``seconds`` (it is killed
-    first). If the caller is cancelled, the process is killed too.
+    :class:`CommandTimeout` when it is still running after ``seconds`` (its group is stopped
+    first). If the caller is cancelled, the process group is killed too.
     """
     try:
-        process = await asyncio.create_subprocess_exec(
-            *argv,
-            cwd=cwd,
-            stdin=asyncio.subprocess.DEVNULL,
-            stdout=asyncio.subprocess.PIPE,
-            stderr=asyncio.subprocess.PIPE,
-            start_new_session=_POSIX,
-        )
+        result = await run_process(argv, cwd=cwd, timeout=seconds, grace=_GRACE)
     except (FileNotFoundError, PermissionError, NotADirectoryError) as err:
         raise CommandMissing(f"cannot start {argv[0]!r}: {err.strerror or err}") from err
-    try:
-        out, errors = await asyncio.wait_for(process.communicate(), seconds)
-    except TimeoutError:
-        _kill(process)
-        with contextlib.suppress(Exception):
-            await asyncio.wait_for(process.wait(), 5.0)
-        raise CommandTimeout(f"{argv[0]} timed out after {seconds:g}s") from None
-    except BaseException:  # cancelled: the process must not outlive the hook
-        _kill(process)
-        raise
+    if result.timed_out:
+        raise CommandTimeout(f"{argv[0]} timed out after {seconds:g}s")
     return Completed(
-        returncode=process.returncode if process.returncode is not None else -1,
-        stdout=out.decode("utf-8", errors="replace"),
-        stderr=errors.decode("utf-8", errors="replace"),
+        returncode=result.returncode,
+        stdout=result.stdout.decode("utf-8", errors="replace"),
+        stderr=result.stderr.decode("utf-8", errors="replace"),
     )

@@ -1,22 +1,23 @@
-"""Running git: an asyncio subprocess with a timeout, killed (with its children) when late.
+"""Running git: a subprocess with a timeout, stopped (with its children) when late.
 
 Every call runs ``git --no-optional-locks -c core.fsmonitor=false -c color.ui=never ...``:
 status never rewrites ``.git/index`` (so looking does not change what the change detection
 watches), a repository's own config cannot start an fsmonitor program, and nothing is
 coloured. ``GIT_DIR``-style variables of the host process are dropped so that the working
 directory alone decides the repository, and ``LC_ALL=C`` keeps git's messages stable.
-On POSIX the process starts in its own session, so a timeout kills the whole group (a
-wrapper script and whatever it started), not just the first process.
+The process starts in a session of its own (:mod:`amplifier_hooks_util.process`), so a timeout
+or a cancelled request stops the whole group (a wrapper script and whatever it started), not
+just the first process.
 """
 
 from __future__ import annotations
 
-import asyncio
 import os
-import signal
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Literal
+from typing import Final, Literal
+
+from amplifier_hooks_util.process import run_process
 
 __all__ = ["GitResult", "GitRunner"]
 
@@ -40,7 +41,8 @@ _FIXED_ENV = {
 }
 _BASE_ARGS = ("--no-optional-locks", "-c", "core.fsmonitor=false", "-c", "color.ui=never")
 _MESSAGE_CHARS = 200
-_POSIX = os.name == "posix"
+#: Seconds git gets to exit after ``SIGTERM`` before it is killed.
+_GRACE: Final = 0.2
 
 
 @dataclass(frozen=True, slots=True)
@@ -72,18 +74,6 @@ def _environment() -> dict[str, str]:
     return env
 
 
-def _kill(process: asyncio.subprocess.Process) -> None:
-    if process.returncode is not None:
-        return
-    try:
-        if _POSIX:
-            os.killpg(process.pid, signal.SIGKILL)
-        else:  # pragma: no cover - exercised on Windows only
-            process.kill()
-    except (ProcessLookupError, PermissionError):
-        pass
-
-
 class GitRunner:
     """Runs git commands with one executable and one timeout per call.
 
@@ -101,16 +91,12 @@ class GitRunner:
         """Run ``git args...`` in ``cwd``; never raises for a git failure (only on cancel)."""
         command = f"git {args[0]}" if args else "git"
         try:
-            process = await asyncio.create_subprocess_exec(
-                self.executable,
-                *_BASE_ARGS,
-                *args,
+            result = await run_process(
+                [self.executable, *_BASE_ARGS, *args],
                 cwd=cwd,
-                stdin=asyncio.subprocess.DEVNULL,
-                stdout=asyncio.subprocess.PIPE,
-                stderr=asyncio.subprocess.PIPE,
                 env=_environment(),
-                start_new_session=_POSIX,
+                timeout=self.timeout,
+                grace=_GRACE,
             )
         except FileNotFoundError:
             return GitResult(command, "missing", reason=f"executable {self.executable!r} not found")
@@ -120,16 +106,9 @@ class GitRunner:
                 "missing",
                 reason=f"executable {self.executable!r} cannot run: {err.strerror or err}",
             )
-        try:
-            stdout, stderr = await asyncio.wait_for(process.communicate(), self.timeout)
-        except TimeoutError:
-            _kill(process)
-            await process.wait()
+        if result.timed_out:
             return GitResult(command, "timeout", reason=f"no answer within {self.timeout:g} s")
-        except BaseException:
-            _kill(process)
-            raise
-        if process.returncode != 0:
-            message = _first_line(stderr) or f"exit status {process.returncode}"
+        if result.returncode != 0:
+            message = _first_line(result.stderr) or f"exit status {result.returncode}"
             return GitResult(command, "failed", reason=message)
-        return GitResult(command, "ok", stdout=stdout.decode("utf-8", errors="replace"))
+        return GitResult(command, "ok", stdout=result.stdout.decode("utf-8", errors="replace"))
