@@ -38,6 +38,8 @@ from pathlib import Path
 from typing import Any, Final
 
 import yaml
+from amplifier_hooks_util.config_errors import describe_value, key_path, validation_problems
+from amplifier_hooks_util.yaml_locations import YamlDocument, describe_yaml_error
 from pydantic import (
     BaseModel,
     ConfigDict,
@@ -48,7 +50,6 @@ from pydantic import (
     field_validator,
     model_validator,
 )
-from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
 from .errors import BundleError, BundleProblem
 
@@ -73,20 +74,6 @@ _KNOWN_KEYS: Final = frozenset(
 )
 _SKIP_CROSS_CHECKS: Final = "amplifier_core.bundle.skip_cross_checks"
 _MARKDOWN_SUFFIXES: Final = (".md", ".markdown")
-_EXPECTED: Final = {
-    "dict_type": "a mapping",
-    "model_type": "a mapping",
-    "model_attributes_type": "a mapping",
-    "list_type": "a list",
-    "string_type": "a string",
-    "string_too_short": "a non-empty string",
-    "int_type": "an integer",
-    "int_parsing": "an integer",
-    "float_type": "a number",
-    "float_parsing": "a number",
-    "bool_type": "true or false",
-    "bool_parsing": "true or false",
-}
 
 Loc = tuple[str | int, ...]
 
@@ -163,7 +150,7 @@ class Bundle(BaseModel):
     @classmethod
     def _cross_checks(cls, data: Any, info: ValidationInfo) -> Any:
         if isinstance(data, dict) and not (info.context or {}).get(_SKIP_CROSS_CHECKS):
-            problems = [f"{_key_path(loc)}: {message}" for loc, message in _cross_problems(data)]
+            problems = [f"{key_path(loc)}: {message}" for loc, message in _cross_problems(data)]
             if problems:
                 raise ValueError("; ".join(problems))
         return data
@@ -235,7 +222,8 @@ def parse_bundle(
     instruction: str | None = None
     if markdown:
         text, instruction = _front_matter(text, source_name)
-    root, data = _compose(text, source_name)
+    document = _compose(text, source_name)
+    data = document.data
     if data is None:
         raise BundleError(
             source_name,
@@ -247,21 +235,29 @@ def parse_bundle(
             [
                 BundleProblem(
                     f"expected a mapping with keys such as 'bundle' and 'hooks', "
-                    f"got {_describe_value(data)}",
-                    line=_line(root),
+                    f"got {describe_value(data)}",
+                    line=document.line_of(()),
                 )
             ],
         )
     if instruction is not None and "instruction" not in data:
         data["instruction"] = instruction
-    problems = list(_duplicate_keys(root))
-    for loc, message in _cross_problems(data, root):
-        node = _find(root, loc, key=len(loc) == 1)
-        problems.append(BundleProblem(message, key_path=_key_path(loc), line=_line(node)))
+    problems = [
+        BundleProblem(
+            f"duplicate key {dup.key!r} (first at line {dup.first_line}); "
+            "YAML would keep only the last one",
+            key_path=key_path(dup.path),
+            line=dup.line,
+        )
+        for dup in document.duplicate_keys()
+    ]
+    for loc, message in _cross_problems(data, document):
+        line = document.line_of(loc, key=len(loc) == 1)
+        problems.append(BundleProblem(message, key_path=key_path(loc), line=line))
     try:
         bundle = Bundle.model_validate(data, context={_SKIP_CROSS_CHECKS: True})
     except ValidationError as err:
-        problems.extend(_validation_problems(err, root))
+        problems.extend(_validation_problems(err, document))
         bundle = None
     if problems or bundle is None:
         problems.sort(key=lambda p: (p.line or 0, p.column or 0))
@@ -289,91 +285,22 @@ def _front_matter(text: str, source_name: str) -> tuple[str, str | None]:
     raise BundleError(source_name, [problem])
 
 
-def _compose(text: str, source_name: str) -> tuple[Node | None, Any]:
+def _compose(text: str, source_name: str) -> YamlDocument:
     """Parse YAML once, keeping both the node tree (for line numbers) and the data."""
-    loader = yaml.SafeLoader(text)
     try:
-        root = loader.get_single_node()
-        data = loader.construct_document(root) if root is not None else None
-    except yaml.MarkedYAMLError as err:
-        raise BundleError(source_name, [_yaml_problem(err)]) from err
+        return YamlDocument.parse(text)
     except yaml.YAMLError as err:
-        raise BundleError(source_name, [BundleProblem(f"invalid YAML: {err}")]) from err
-    finally:
-        loader.dispose()
-    return root, data
-
-
-def _yaml_problem(err: yaml.MarkedYAMLError) -> BundleProblem:
-    mark = err.problem_mark or err.context_mark
-    problem, context = err.problem, err.context
-    if problem and context and context.startswith("expected"):
-        message = f"{context}, {problem}"
-    elif problem and context:
-        message = f"{problem} ({context}"
-        if err.context_mark is not None and err.context_mark is not mark:
-            message += f" at line {err.context_mark.line + 1}"
-        message += ")"
-    else:
-        message = problem or context or "syntax error"
-    if mark is None:
-        return BundleProblem(f"invalid YAML: {message}")
-    return BundleProblem(f"invalid YAML: {message}", line=mark.line + 1, column=mark.column + 1)
-
-
-def _line(node: Node | None) -> int | None:
-    return node.start_mark.line + 1 if node is not None else None
-
-
-def _pairs(node: MappingNode) -> Iterator[tuple[str | None, Node, Node]]:
-    for key, value in node.value:
-        yield (key.value if isinstance(key, ScalarNode) else None), key, value
-
-
-def _find(root: Node | None, loc: Loc, *, key: bool = False) -> Node | None:
-    """The deepest node along ``loc``; with ``key``, the key node of the last step."""
-    node = root
-    for index, part in enumerate(loc):
-        last = index == len(loc) - 1
-        if isinstance(node, MappingNode):
-            match = next(((k, v) for name, k, v in _pairs(node) if name == str(part)), None)
-            if match is None:
-                return node
-            node = match[0] if key and last else match[1]
-        elif isinstance(node, SequenceNode) and isinstance(part, int) and part < len(node.value):
-            node = node.value[part]
-        else:
-            return node
-    return node
-
-
-def _duplicate_keys(root: Node | None) -> Iterator[BundleProblem]:
-    """YAML keeps the last of two equal keys; a bundle should say what it means once."""
-    stack: list[tuple[Node, Loc]] = [(root, ())] if root is not None else []
-    while stack:
-        node, loc = stack.pop()
-        if isinstance(node, MappingNode):
-            seen: dict[str, Node] = {}
-            for name, key, value in _pairs(node):
-                if name is not None and name != "<<":
-                    if name in seen:
-                        yield BundleProblem(
-                            f"duplicate key {name!r} (first at line {_line(seen[name])}); "
-                            "YAML would keep only the last one",
-                            key_path=_key_path((*loc, name)),
-                            line=_line(key),
-                        )
-                    else:
-                        seen[name] = key
-                stack.append((value, (*loc, name if name is not None else "?")))
-        elif isinstance(node, SequenceNode):
-            stack.extend((item, (*loc, i)) for i, item in enumerate(node.value))
+        message, line, column = describe_yaml_error(err)
+        problem = BundleProblem(f"invalid YAML: {message}", line=line, column=column)
+        raise BundleError(source_name, [problem]) from err
 
 
 # -- checks and messages ---------------------------------------------------------------
 
 
-def _cross_problems(data: dict[Any, Any], root: Node | None = None) -> list[tuple[Loc, str]]:
+def _cross_problems(
+    data: dict[Any, Any], document: YamlDocument | None = None
+) -> list[tuple[Loc, str]]:
     """Problems the schema cannot see: one module listed twice, a misspelled section."""
     problems: list[tuple[Loc, str]] = []
     for key in data:
@@ -394,9 +321,9 @@ def _cross_problems(data: dict[Any, Any], root: Node | None = None) -> list[tupl
                 continue
             if module_id in first:
                 earlier = first[module_id]
-                where = _key_path(earlier)
-                if root is not None:
-                    where += f" (line {_line(_find(root, earlier))})"
+                where = key_path(earlier)
+                if document is not None:
+                    where += f" (line {document.line_of(earlier)})"
                 problems.append(
                     (
                         (section, index, "module"),
@@ -409,59 +336,21 @@ def _cross_problems(data: dict[Any, Any], root: Node | None = None) -> list[tupl
     return problems
 
 
-def _validation_problems(err: ValidationError, root: Node | None) -> Iterator[BundleProblem]:
-    for error in err.errors(include_url=False):
-        loc: Loc = tuple(error["loc"])
-        kind = error["type"]
-        if kind == "extra_forbidden":
-            node = _find(root, loc, key=True)
-            message = _unknown_key(str(loc[-1]))
-        elif kind == "missing":
-            node = _find(root, loc[:-1])
-            message = f"missing required key {loc[-1]!r}"
-        else:
-            node = _find(root, loc)
-            message = _expectation(kind, error["msg"], error.get("input"), loc)
-        yield BundleProblem(message, key_path=_key_path(loc) or None, line=_line(node))
+def _validation_problems(err: ValidationError, document: YamlDocument) -> Iterator[BundleProblem]:
+    for problem in validation_problems(err, schema=Bundle, document=document):
+        message = problem.message
+        loc = problem.loc
+        if len(loc) == 2 and loc[0] in MODULE_SECTIONS and isinstance(loc[1], int):
+            entry = _entry(document.data, loc)
+            if isinstance(entry, str):
+                message += f"; write it as '- module: {entry}'"
+        yield BundleProblem(message, key_path=problem.key_path or None, line=problem.line)
 
 
-def _unknown_key(key: str) -> str:
-    allowed = list(ModuleEntry.model_fields)
-    message = f"unknown key {key!r}"
-    close = difflib.get_close_matches(key, allowed, n=1, cutoff=0.6)
-    if close:
-        message += f" (did you mean {close[0]!r}?)"
-    return f"{message}; expected one of: {', '.join(allowed)}"
-
-
-def _expectation(kind: str, msg: str, value: Any, loc: Loc) -> str:
-    expected = _EXPECTED.get(kind)
-    if expected is None:
-        return msg.removeprefix("Value error, ")
-    message = f"expected {expected}, got {_describe_value(value)}"
-    in_section = len(loc) == 2 and loc[0] in MODULE_SECTIONS and isinstance(loc[1], int)
-    if in_section and isinstance(value, str):
-        message += f"; write it as '- module: {value}'"
-    return message
-
-
-def _describe_value(value: Any) -> str:
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return f"bool {str(value).lower()}"
-    if isinstance(value, dict):
-        return "a mapping"
-    if isinstance(value, list):
-        return "a list"
-    text = repr(value)
-    if len(text) > 40:
-        text = text[:37] + "..."
-    return f"{type(value).__name__} {text}"
-
-
-def _key_path(loc: Loc) -> str:
-    path = ""
-    for part in loc:
-        path += f"[{part}]" if isinstance(part, int) else (f".{part}" if path else str(part))
-    return path
+def _entry(data: Any, loc: Loc) -> Any:
+    """The value of ``data`` at ``(section, index)``, or ``None``."""
+    section, index = loc
+    items = data.get(section) if isinstance(data, dict) else None
+    if isinstance(items, list) and isinstance(index, int) and 0 <= index < len(items):
+        return items[index]
+    return None
