@@ -56,3 +56,42 @@ def test_an_unknown_attribute_is_an_attribute_error() -> None:
 
     with pytest.raises(AttributeError, match="NoSuchThing"):
         getattr(amplifier_core, "NoSuchThing")  # noqa: B009 - the name is the point
+
+
+def test_the_runtime_names_are_at_the_top_level_and_are_the_submodules_objects() -> None:
+    import amplifier_core
+    from amplifier_core import cancellation, content_models, interfaces, llm_errors, models
+    from amplifier_core import message_models as mm
+
+    assert amplifier_core.ChatRequest is mm.ChatRequest
+    assert amplifier_core.Usage is mm.Usage
+    assert amplifier_core.ResponseFormat is mm.ResponseFormat
+    assert amplifier_core.RateLimitError is llm_errors.RateLimitError
+    assert amplifier_core.CancellationToken is cancellation.CancellationToken
+    assert amplifier_core.TextContent is content_models.TextContent
+    assert amplifier_core.Provider is interfaces.Provider
+    assert amplifier_core.ModelInfo is models.ModelInfo
+    for name in amplifier_core.__all__:
+        assert getattr(amplifier_core, name) is not None, name
+
+
+def test_importing_the_kernel_leaves_the_provider_facing_modules_unloaded() -> None:
+    lazy = (
+        "amplifier_core.message_models",
+        "amplifier_core.llm_errors",
+        "amplifier_core.cancellation",
+        "amplifier_core.content_models",
+        "amplifier_core.chat",
+    )
+    probe = (
+        "import sys, amplifier_core; "
+        f"print(sorted(m for m in {lazy!r} if m in sys.modules)); "
+        "amplifier_core.ModuleCoordinator().hooks; "
+        f"print(sorted(m for m in {lazy!r} if m in sys.modules)); "
+        "from amplifier_core import ChatRequest; "
+        "print('amplifier_core.message_models' in sys.modules)"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", probe], capture_output=True, text=True, check=True, timeout=60
+    )
+    assert out.stdout.split("\n")[:3] == ["[]", "[]", "True"]

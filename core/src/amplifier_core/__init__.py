@@ -22,6 +22,7 @@ Test it with :mod:`amplifier_core.testing` (``create_test_coordinator``) or the 
 fixtures the kernel ships (``coordinator``, ``hook_registry``, ``event_recorder``).
 """
 
+from importlib import import_module
 from typing import TYPE_CHECKING, Any
 
 from . import events
@@ -39,16 +40,83 @@ from .coordinator import InjectionTooLargeError, ModuleCoordinator
 from .display import DisplaySystem, LoggingDisplay, RecordingDisplay
 from .errors import AmplifierError, BundleError, ModuleLoadError
 from .hooks import HookRegistry
-from .interfaces import HookHandler
+from .interfaces import ContextManager, HookHandler, Orchestrator, Provider, Tool
 from .loader import ModuleFailure, ModuleLoader, ModuleSpec, MountedModule
-from .models import ContextInjection, HookResult, ToolResult, UserMessage
+from .models import (
+    ConfigField,
+    ContextInjection,
+    HookResult,
+    ModelInfo,
+    ModuleInfo,
+    Pricing,
+    ProviderInfo,
+    SessionStatus,
+    ToolResult,
+    UserMessage,
+)
 
 if TYPE_CHECKING:
+    from .cancellation import CancellationState, CancellationToken
+    from .content_models import (
+        ContentBlock,
+        ContentBlockType,
+        TextContent,
+        ThinkingContent,
+        ToolCallContent,
+        ToolResultContent,
+    )
+    from .llm_errors import (
+        AbortError,
+        AccessDeniedError,
+        AuthenticationError,
+        ConfigurationError,
+        ContentFilterError,
+        ContextLengthError,
+        InvalidRequestError,
+        InvalidToolCallError,
+        LLMError,
+        LLMTimeoutError,
+        NetworkError,
+        NotFoundError,
+        ProviderUnavailableError,
+        QuotaExceededError,
+        RateLimitError,
+        StreamError,
+    )
+    from .message_models import (
+        ChatRequest,
+        ChatResponse,
+        Degradation,
+        ImageBlock,
+        Message,
+        ReasoningBlock,
+        RedactedThinkingBlock,
+        ResponseFormat,
+        ResponseFormatJson,
+        ResponseFormatJsonSchema,
+        ResponseFormatText,
+        TextBlock,
+        ThinkingBlock,
+        ToolCall,
+        ToolCallBlock,
+        ToolResultBlock,
+        ToolSpec,
+        Usage,
+    )
     from .session import AmplifierSession
+    from .testing import (
+        EventRecorder,
+        MockCoordinator,
+        MockTool,
+        create_test_coordinator,
+        wait_for,
+    )
 
 __version__ = "0.1.0"
 
 __all__ = [
+    "AbortError",
+    "AccessDeniedError",
     "AmplifierError",
     "AmplifierSession",
     "ApprovalProvider",
@@ -56,40 +124,178 @@ __all__ = [
     "ApprovalResponse",
     "ApprovalSystem",
     "ApprovalTimeoutError",
+    "AuthenticationError",
     "Bundle",
     "BundleError",
     "BundleInfo",
     "CallbackApprovalSystem",
+    "CancellationState",
+    "CancellationToken",
+    "ChatRequest",
+    "ChatResponse",
+    "ConfigField",
+    "ConfigurationError",
+    "ContentBlock",
+    "ContentBlockType",
+    "ContentFilterError",
     "ContextInjection",
+    "ContextLengthError",
+    "ContextManager",
+    "Degradation",
     "DisplaySystem",
+    "EventRecorder",
     "HookHandler",
     "HookRegistry",
     "HookResult",
+    "ImageBlock",
     "InjectionTooLargeError",
+    "InvalidRequestError",
+    "InvalidToolCallError",
+    "LLMError",
+    "LLMTimeoutError",
     "LoggingDisplay",
+    "Message",
+    "MockCoordinator",
+    "MockTool",
+    "ModelInfo",
     "ModuleCoordinator",
     "ModuleEntry",
     "ModuleFailure",
+    "ModuleInfo",
     "ModuleLoadError",
     "ModuleLoader",
     "ModuleSpec",
     "MountedModule",
+    "NetworkError",
+    "NotFoundError",
+    "Orchestrator",
+    "Pricing",
+    "Provider",
+    "ProviderInfo",
+    "ProviderUnavailableError",
+    "QuotaExceededError",
+    "RateLimitError",
+    "ReasoningBlock",
     "RecordingDisplay",
+    "RedactedThinkingBlock",
+    "ResponseFormat",
+    "ResponseFormatJson",
+    "ResponseFormatJsonSchema",
+    "ResponseFormatText",
+    "SessionStatus",
     "StaticApprovalSystem",
+    "StreamError",
+    "TextBlock",
+    "TextContent",
+    "ThinkingBlock",
+    "ThinkingContent",
+    "Tool",
+    "ToolCall",
+    "ToolCallBlock",
+    "ToolCallContent",
     "ToolResult",
+    "ToolResultBlock",
+    "ToolResultContent",
+    "ToolSpec",
+    "Usage",
     "UserMessage",
     "__version__",
+    "create_test_coordinator",
     "events",
     "load_bundle",
     "parse_bundle",
+    "wait_for",
 ]
 
 
-def __getattr__(name: str) -> Any:
-    """``AmplifierSession`` is imported on first use: the session runtime (providers, tools,
-    HTTP client) stays out of ``import amplifier_core`` for hook modules that never need it."""
-    if name == "AmplifierSession":
-        from .session import AmplifierSession
+# Names loaded on first use, with the submodule that defines them: the session runtime and the
+# provider-facing models stay out of ``import amplifier_core`` for hook modules that never need
+# them.
+_LAZY: dict[str, str] = {
+    **dict.fromkeys(
+        (
+            "CancellationState",
+            "CancellationToken",
+        ),
+        ".cancellation",
+    ),
+    **dict.fromkeys(
+        (
+            "ContentBlock",
+            "ContentBlockType",
+            "TextContent",
+            "ThinkingContent",
+            "ToolCallContent",
+            "ToolResultContent",
+        ),
+        ".content_models",
+    ),
+    **dict.fromkeys(
+        (
+            "AbortError",
+            "AccessDeniedError",
+            "AuthenticationError",
+            "ConfigurationError",
+            "ContentFilterError",
+            "ContextLengthError",
+            "InvalidRequestError",
+            "InvalidToolCallError",
+            "LLMError",
+            "LLMTimeoutError",
+            "NetworkError",
+            "NotFoundError",
+            "ProviderUnavailableError",
+            "QuotaExceededError",
+            "RateLimitError",
+            "StreamError",
+        ),
+        ".llm_errors",
+    ),
+    **dict.fromkeys(
+        (
+            "ChatRequest",
+            "ChatResponse",
+            "Degradation",
+            "ImageBlock",
+            "Message",
+            "ReasoningBlock",
+            "RedactedThinkingBlock",
+            "ResponseFormat",
+            "ResponseFormatJson",
+            "ResponseFormatJsonSchema",
+            "ResponseFormatText",
+            "TextBlock",
+            "ThinkingBlock",
+            "ToolCall",
+            "ToolCallBlock",
+            "ToolResultBlock",
+            "ToolSpec",
+            "Usage",
+        ),
+        ".message_models",
+    ),
+    **dict.fromkeys(
+        ("AmplifierSession",),
+        ".session",
+    ),
+    **dict.fromkeys(
+        (
+            "EventRecorder",
+            "MockCoordinator",
+            "MockTool",
+            "create_test_coordinator",
+            "wait_for",
+        ),
+        ".testing",
+    ),
+}
 
-        return AmplifierSession
-    raise AttributeError(f"module 'amplifier_core' has no attribute {name!r}")
+
+def __getattr__(name: str) -> Any:
+    """Load a name of :data:`_LAZY` from its submodule on first use and keep it here."""
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module 'amplifier_core' has no attribute {name!r}")
+    value = getattr(import_module(module, __name__), name)
+    globals()[name] = value
+    return value
