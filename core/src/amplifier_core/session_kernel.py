@@ -1,0 +1,241 @@
+"""``AmplifierSession``: a mount plan in, mounted modules, prompts handed to the orchestrator.
+
+The session mounts the plan's orchestrator and context manager (both required), then its
+providers, tools and hooks, through the :class:`~amplifier_core.loader.ModuleLoader`, and
+hands each ``execute(prompt)`` to the orchestrator. It fires ``session:fork`` at initialize for
+a child session, ``session:start`` (``session:resume`` when resumed) once before the first
+prompt, ``cancel:completed`` after a cancelled prompt and ``session:end`` at cleanup. Every
+other event belongs to the mounted modules. The shape and the behaviour are amplifier-core
+2.0.2's; see ``docs/session.md``.
+"""
+
+from __future__ import annotations
+
+import logging
+import uuid
+from collections.abc import Mapping
+from types import TracebackType
+from typing import Any, Self
+
+from . import events as ev
+from .coordinator import ModuleCoordinator
+from .loader import ModuleLoader
+from .models import SessionStatus
+
+__all__ = ["AmplifierSession"]
+
+logger = logging.getLogger(__name__)
+
+_SECRET_WORDS = ("key", "token", "secret", "password", "authorization")
+_DEFAULT_HOOK_TIMEOUT = 60.0
+
+
+def _redacted(value: Any) -> Any:
+    """``value`` with every secret-looking key's value masked (for ``raw`` config events)."""
+    if isinstance(value, Mapping):
+        return {
+            k: "[REDACTED]" if any(w in str(k).lower() for w in _SECRET_WORDS) else _redacted(v)
+            for k, v in value.items()
+        }
+    if isinstance(value, list):
+        return [_redacted(v) for v in value]
+    return value
+
+
+def _module_entry(spec: Any, default_config: Any, kind: str) -> tuple[str, dict[str, Any], Any]:
+    """(module id, config, source) of the plan's orchestrator or context entry."""
+    if isinstance(spec, Mapping):
+        module_id = spec.get("module")
+        if not isinstance(module_id, str) or not module_id:
+            raise ValueError(f"session.{kind}: expected a module id, got {module_id!r}")
+        config = spec.get("config") or {}
+        source = spec.get("source")
+    elif isinstance(spec, str):
+        module_id, config, source = spec, default_config or {}, None
+    else:
+        raise ValueError(f"session.{kind}: expected a module id or a mapping, got {spec!r}")
+    if not isinstance(config, Mapping):
+        raise ValueError(f"session.{kind}.config: expected a mapping, got {type(config).__name__}")
+    return module_id, dict(config), source
+
+
+class AmplifierSession:
+    """One session: a coordinator, the mounted modules, and ``execute`` for each prompt.
+
+    :param config: the mount plan: ``session.orchestrator`` and ``session.context`` (a module
+        id or ``{module, config, source}``), ``providers``, ``tools`` and ``hooks`` (lists of
+        ``{module, config, source}``), and session settings under ``session``.
+    :param is_resumed: fire ``session:resume`` instead of ``session:start``.
+    """
+
+    def __init__(
+        self,
+        config: dict[str, Any],
+        loader: ModuleLoader | None = None,
+        session_id: str | None = None,
+        parent_id: str | None = None,
+        approval_system: Any = None,
+        display_system: Any = None,
+        is_resumed: bool = False,
+    ) -> None:
+        if not config:
+            raise ValueError("Configuration is required")
+        settings = config.get("session")
+        if not isinstance(settings, Mapping) or not settings.get("orchestrator"):
+            raise ValueError("Configuration must specify session.orchestrator")
+        if not settings.get("context"):
+            raise ValueError("Configuration must specify session.context")
+        self.session_id = session_id or str(uuid.uuid4())
+        self.parent_id = parent_id
+        self.config = config
+        self.status = SessionStatus(session_id=self.session_id)
+        self._is_resumed = is_resumed
+        self._initialized = False
+        self._started = False
+        self.coordinator = ModuleCoordinator(
+            session=self, approval_system=approval_system, display_system=display_system
+        )
+        hooks = self.coordinator.hooks
+        hooks.set_default_fields(session_id=self.session_id, parent_id=self.parent_id)
+        timeout = settings.get("hook_timeout", _DEFAULT_HOOK_TIMEOUT)
+        if timeout is not None and (
+            isinstance(timeout, bool) or not isinstance(timeout, int | float) or timeout <= 0
+        ):
+            raise ValueError(f"session.hook_timeout: expected seconds > 0 or null, got {timeout!r}")
+        hooks.default_timeout = timeout
+        working_dir = settings.get("working_dir")
+        if working_dir is not None:
+            self.coordinator.register_capability("session.working_dir", str(working_dir))
+        self.loader = loader or ModuleLoader(self.coordinator)
+        self.coordinator.loader = self.loader
+
+    # -- mounting ------------------------------------------------------------------------
+
+    async def initialize(self) -> None:
+        """Mount every module of the plan (once); fires ``session:fork`` for a child."""
+        if self._initialized:
+            return
+        settings = self.config["session"]
+        base_dir = settings.get("base_dir")
+        for kind in ("orchestrator", "context"):
+            module_id, module_config, source = _module_entry(
+                settings[kind], (self.config.get(kind) or {}).get("config"), kind
+            )
+            mounted = await self.loader.mount(module_id, module_config, source, base_dir=base_dir)
+            if mounted is None or self.coordinator.get(kind) is None:
+                cause = self._failure(module_id) or f"{module_id!r} mounted nothing at {kind!r}"
+                raise RuntimeError(f"Cannot initialize without {kind}: {cause}")
+        for kind in ("providers", "tools", "hooks"):
+            entries = self.config.get(kind) or []
+            if not isinstance(entries, list):
+                raise ValueError(f"{kind}: expected a list, got {type(entries).__name__}")
+            await self.loader.mount_all(
+                [e for e in entries if isinstance(e, Mapping) and e.get("module")],
+                base_dir=base_dir,
+            )
+        await self.loader.session_ready()
+        self._initialized = True
+        if self.parent_id:
+            payload: dict[str, Any] = {"parent": self.parent_id, "session_id": self.session_id}
+            payload.update(self._metadata())
+            await self.coordinator.hooks.emit(ev.SESSION_FORK, payload)
+
+    def _failure(self, module_id: str) -> str | None:
+        for failure in reversed(self.loader.failures):
+            if failure.module_id == module_id:
+                return failure.message
+        return None
+
+    def _metadata(self) -> dict[str, Any]:
+        settings = self.config.get("session") or {}
+        extra: dict[str, Any] = {}
+        if settings.get("metadata"):
+            extra["metadata"] = settings["metadata"]
+        if settings.get("raw"):
+            extra["raw"] = _redacted(self.config)
+        return extra
+
+    # -- prompts -------------------------------------------------------------------------
+
+    async def execute(self, prompt: str) -> str:
+        """Hand ``prompt`` to the mounted orchestrator; its answer is the final text."""
+        if not self._initialized:
+            await self.initialize()
+        coordinator = self.coordinator
+        if not self._started:
+            self._started = True
+            event = ev.SESSION_RESUME if self._is_resumed else ev.SESSION_START
+            payload = {"session_id": self.session_id, "parent_id": self.parent_id}
+            payload.update(self._metadata())
+            await coordinator.hooks.emit(event, payload)
+        orchestrator = coordinator.get("orchestrator")
+        if not orchestrator:
+            raise RuntimeError("No orchestrator module mounted")
+        context = coordinator.get("context")
+        if not context:
+            raise RuntimeError("No context manager mounted")
+        providers = coordinator.get("providers")
+        if not providers:
+            raise RuntimeError("No providers mounted")
+        tools = coordinator.get("tools") or {}
+        cancellation = coordinator.cancellation
+        try:
+            self.status.status = "running"
+            result: str = await orchestrator.execute(
+                prompt=prompt,
+                context=context,
+                providers=providers,
+                tools=tools,
+                hooks=coordinator.hooks,
+                coordinator=coordinator,
+            )
+        except BaseException as err:
+            if cancellation.is_cancelled:
+                self.status.status = "cancelled"
+                await coordinator.hooks.emit(
+                    ev.CANCEL_COMPLETED,
+                    {"was_immediate": cancellation.is_immediate, "error": str(err)},
+                )
+            else:
+                self.status.status = "failed"
+                self.status.last_error = {"message": str(err)}
+            raise
+        if cancellation.is_cancelled:
+            self.status.status = "cancelled"
+            await coordinator.hooks.emit(
+                ev.CANCEL_COMPLETED, {"was_immediate": cancellation.is_immediate}
+            )
+        else:
+            self.status.status = "completed"
+        return result
+
+    # -- the end -------------------------------------------------------------------------
+
+    async def cleanup(self) -> None:
+        """Fire ``session:end`` (when initialized), then run every module's cleanup."""
+        try:
+            if self._initialized:
+                try:
+                    await self.coordinator.hooks.emit(
+                        ev.SESSION_END,
+                        {"session_id": self.session_id, "status": self.status.status},
+                    )
+                except Exception:
+                    logger.exception(
+                        "session %s: session:end could not be emitted", self.session_id
+                    )
+            await self.loader.cleanup()
+        finally:
+            await self.coordinator.cleanup()
+
+    async def __aenter__(self) -> Self:
+        await self.initialize()
+        return self
+
+    async def __aexit__(
+        self,
+        kind: type[BaseException] | None,
+        error: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> None:
+        await self.cleanup()
