@@ -331,8 +331,8 @@ BAD_FILES: list[tuple[str, str]] = [
     ),
     (
         "hooks:\n  PreToolUse:\n    - type: command\n     command: ls\n",
-        "hooks-declarative: .amplifier/hooks.yaml:4: invalid YAML: while parsing a block "
-        "collection, expected <block end>, but found '<block mapping start>'",
+        "hooks-declarative: .amplifier/hooks.yaml:4: invalid YAML: expected <block end>, but "
+        "found '<block mapping start>' (while parsing a block collection at line 3)",
     ),
     (
         "hooks:\n  PreToolUze:\n    - {type: command, command: ls}\n",
@@ -381,7 +381,7 @@ BAD_FILES: list[tuple[str, str]] = [
     ),
     (
         "hooks:\n  tool:pre:\n    - type: matcher\n      action: block\n",
-        ".amplifier/hooks.yaml:3: hooks.tool:pre[0]: missing required key 'match'",
+        ".amplifier/hooks.yaml:3: hooks.tool:pre[0].match: missing required key 'match'",
     ),
     (
         "hooks:\n  tool:pre:\n    - type: matcher\n      match: {args: {command: '(x'}, "
@@ -391,7 +391,7 @@ BAD_FILES: list[tuple[str, str]] = [
     ),
     (
         "hooks:\n  tool:pre:\n    - type: llm\n      model: haiku\n",
-        ".amplifier/hooks.yaml:3: hooks.tool:pre[0]: missing required key 'prompt'",
+        ".amplifier/hooks.yaml:3: hooks.tool:pre[0].prompt: missing required key 'prompt'",
     ),
     (
         "hooks:\n  tool:pre: []\n  tool:pre: []\n",
@@ -467,6 +467,37 @@ def test_several_problems_are_one_error_sorted_by_line() -> None:
     assert [p.line for p in caught.value.problems] == [5, 8]
 
 
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        (
+            "hooks: &h\n  PreToolUse: [*h]\n",
+            ".amplifier/hooks.yaml:1: hooks.PreToolUse[0]: expected a hook (a mapping with 'type: "
+            "command | matcher | llm') or a group (a mapping with 'hooks:'), got a mapping",
+        ),
+        (
+            "hooks:\n  PreToolUse: &l [*l]\n",
+            ".amplifier/hooks.yaml:2: hooks.PreToolUse[0]: expected a hook",
+        ),
+        (
+            "hooks: {PreToolUse: " + "[" * 5000 + "]" * 5000 + "}\n",
+            ".amplifier/hooks.yaml:1: invalid YAML: found collections nested more than",
+        ),
+        ("a: &a {b: 1, <<: *a}\n", "merges this mapping into itself"),
+    ],
+)
+def test_cycles_and_deep_nesting_are_reported_not_followed(text: str, expected: str) -> None:
+    with pytest.raises(HooksConfigError) as caught:
+        parse_hooks_text(text, ".amplifier/hooks.yaml")
+    assert expected in str(caught.value)
+
+
+def test_json_nested_too_deeply_is_an_error() -> None:
+    with pytest.raises(HooksConfigError) as caught:
+        parse_claude_settings('{"hooks": ' + "[" * 100_000 + "]" * 100_000 + "}", "s.json")
+    assert "s.json: invalid JSON: nested too deeply" in str(caught.value)
+
+
 def test_json_hooks_files_have_lines_too() -> None:
     text = (
         '{\n\t"hooks": {\n\t\t"PreToolUse": [\n'
@@ -496,7 +527,7 @@ def test_inline_config_errors_start_like_every_config_error() -> None:
     with pytest.raises(ValueError) as caught:
         parse_hooks_data({"hooks": {"PreToolUse": [{"type": "command"}]}}, "config")
     assert str(caught.value) == (
-        "hooks-declarative: config: hooks.PreToolUse[0]: missing required key 'command'"
+        "hooks-declarative: config: hooks.PreToolUse[0].command: missing required key 'command'"
     )
 
 

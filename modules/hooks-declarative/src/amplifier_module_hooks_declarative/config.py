@@ -39,12 +39,23 @@ from dataclasses import dataclass
 from typing import Annotated, Any, Final
 
 import yaml
+from amplifier_hooks_util.config_errors import (
+    describe_value as _describe,
+)
+from amplifier_hooks_util.config_errors import (
+    key_path,
+    validate_config,
+    validation_problems,
+)
+from amplifier_hooks_util.config_errors import (
+    unknown_key_message as _unknown_key,
+)
+from amplifier_hooks_util.yaml_locations import YamlDocument, describe_yaml_error
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
-from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
 from .mapping import CLAUDE_EVENTS, ERROR_PATTERN, KNOWN_EVENTS, PASCAL_EVENTS
 from .matcher import compile_arg_pattern, compile_claude_matcher, compile_tool_pattern
-from .specs import CommandHookSpec, HookSpec, LlmHookSpec, MatcherHookSpec, MatchSpec
+from .specs import CommandHookSpec, HookSpec, LlmHookSpec, MatcherHookSpec
 
 __all__ = [
     "MODULE_ID",
@@ -66,9 +77,10 @@ MODULE_ID: Final = "hooks-declarative"
 logger = logging.getLogger("amplifier_module_hooks_declarative")
 
 Loc = tuple[str | int, ...]
-_SPEC_ADAPTER: Final[TypeAdapter[HookSpec]] = TypeAdapter(
-    Annotated[CommandHookSpec | MatcherHookSpec | LlmHookSpec, Field(discriminator="type")]
-)
+_SPEC_TYPE: Final[Any] = Annotated[
+    CommandHookSpec | MatcherHookSpec | LlmHookSpec, Field(discriminator="type")
+]
+_SPEC_ADAPTER: Final[TypeAdapter[HookSpec]] = TypeAdapter(_SPEC_TYPE)
 _SPEC_MODELS: Final[dict[str, type[BaseModel]]] = {
     "command": CommandHookSpec,
     "matcher": MatcherHookSpec,
@@ -79,22 +91,6 @@ _GROUP_KEYS: Final = ("hooks", "parallel", "matcher")
 _CLAUDE_GROUP_KEYS: Final = ("matcher", "hooks")
 _CLAUDE_HOOK_KEYS: Final = ("type", "command", "timeout")
 _EVENT_NAME: Final = re.compile(r"[a-z][a-z0-9_-]*(?::[a-z0-9_-]+)+")
-_EXPECTED: Final = {
-    "dict_type": "a mapping",
-    "model_type": "a mapping",
-    "model_attributes_type": "a mapping",
-    "list_type": "a list",
-    "string_type": "a string",
-    "string_too_short": "a non-empty string",
-    "int_type": "an integer",
-    "int_parsing": "an integer",
-    "int_from_float": "a whole number",
-    "float_type": "a number",
-    "float_parsing": "a number",
-    "bool_type": "true or false",
-    "bool_parsing": "true or false",
-    "greater_than": "a number greater than 0",
-}
 
 
 # --------------------------------------------------------------------------- module config
@@ -133,69 +129,10 @@ class DeclarativeConfig(BaseModel):
     """At cleanup, how long running ``async: true`` hooks may finish before they are cancelled."""
 
 
-def _key_path(loc: Loc) -> str:
-    text = ""
-    for part in loc:
-        text += f"[{part}]" if isinstance(part, int) else (f".{part}" if text else str(part))
-    return text
-
-
-def _describe(value: Any) -> str:
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return f"bool {str(value).lower()}"
-    if isinstance(value, dict):
-        return "a mapping"
-    if isinstance(value, list):
-        return "a list"
-    text = repr(value)
-    return f"{type(value).__name__} {text if len(text) <= 40 else text[:37] + '...'}"
-
-
 def parse_config(raw: Mapping[str, Any] | None) -> DeclarativeConfig:
     """Validate the module config; a bad key raises :class:`ValueError` starting with
     ``hooks-declarative: config`` and naming the key path and what was expected."""
-    if raw is None:
-        return DeclarativeConfig()
-    if not isinstance(raw, Mapping):
-        raise ValueError(f"{MODULE_ID}: config: expected a mapping of keys, got {_describe(raw)}")
-    try:
-        return DeclarativeConfig.model_validate(dict(raw))
-    except ValidationError as err:
-        problems: list[str] = []
-        for error in err.errors(include_url=False):
-            where = _key_path(tuple(error["loc"])) or "(root)"
-            if error["type"] == "extra_forbidden":
-                problems.append(
-                    f"{where}: {_unknown_key(where, list(DeclarativeConfig.model_fields))}"
-                )
-            else:
-                problems.append(f"{where}: {_expectation(error)}")
-        raise ValueError(f"{MODULE_ID}: config: " + "; ".join(problems)) from err
-
-
-def _unknown_key(key: str, allowed: list[str]) -> str:
-    message = f"unknown key {key!r}"
-    close = difflib.get_close_matches(key, allowed, n=1, cutoff=0.6)
-    if close:
-        message += f" (did you mean {close[0]!r}?)"
-    return f"{message}; expected one of: {', '.join(allowed)}"
-
-
-def _expectation(error: Mapping[str, Any]) -> str:
-    kind = error["type"]
-    value = error.get("input")
-    expected = _EXPECTED.get(kind)
-    if kind == "literal_error":
-        expected = f"one of {error.get('ctx', {}).get('expected', '')}"
-    elif kind in ("greater_than", "greater_than_equal"):
-        bound = error.get("ctx", {}).get("gt", error.get("ctx", {}).get("ge"))
-        word = "greater than" if kind == "greater_than" else "at least"
-        expected = f"a number {word} {bound}"
-    if expected is None:
-        return str(error.get("msg", "invalid value")).removeprefix("Value error, ")
-    return f"expected {expected}, got {_describe(value)}"
+    return validate_config(DeclarativeConfig, raw, owner=MODULE_ID)
 
 
 # --------------------------------------------------------------------------- parsed hooks
@@ -292,10 +229,10 @@ def parse_hooks_text(text: str, source: str, *, json_text: bool = False) -> Hook
     :raises HooksConfigError: invalid YAML/JSON, an unknown key, a wrong type; every problem
         with its line and key path.
     """
-    root, data = _compose_json(text, source) if json_text else _compose_yaml(text, source)
-    parser = _Parser(source, root)
-    parser.problems.extend(_duplicate_keys(root))
-    return parser.document(data)
+    document = _compose_json(text, source) if json_text else _compose_yaml(text, source)
+    parser = _Parser(source, document)
+    parser.problems.extend(_duplicate_keys(document))
+    return parser.document(document.data)
 
 
 def parse_hooks_data(data: Any, source: str) -> HooksDocument:
@@ -306,8 +243,9 @@ def parse_hooks_data(data: Any, source: str) -> HooksDocument:
 
 def parse_claude_settings(text: str, source: str) -> HooksDocument:
     """The ``hooks`` of a Claude Code settings file (JSON); every other key is ignored."""
-    root, data = _compose_json(text, source)
-    parser = _Parser(source, root)
+    document = _compose_json(text, source)
+    data = document.data
+    parser = _Parser(source, document)
     if data is None:
         return HooksDocument(source, ())
     if not isinstance(data, dict):
@@ -318,79 +256,39 @@ def parse_claude_settings(text: str, source: str) -> HooksDocument:
     return HooksDocument(source, tuple(events))
 
 
-def _compose_yaml(text: str, source: str) -> tuple[Node | None, Any]:
-    loader = yaml.SafeLoader(text)
+def _compose_yaml(text: str, source: str) -> YamlDocument:
     try:
-        root = loader.get_single_node()
-        data = loader.construct_document(root) if root is not None else None
-    except yaml.MarkedYAMLError as err:
-        mark = err.problem_mark or err.context_mark
-        what = ", ".join(p for p in (err.context, err.problem) if p) or "syntax error"
-        line = mark.line + 1 if mark is not None else None
-        raise HooksConfigError(source, [Problem(f"invalid YAML: {what}", line=line)]) from err
+        return YamlDocument.parse(text)
     except yaml.YAMLError as err:
-        raise HooksConfigError(source, [Problem(f"invalid YAML: {err}")]) from err
-    finally:
-        loader.dispose()
-    return root, data
+        message, line, _ = describe_yaml_error(err)
+        raise HooksConfigError(source, [Problem(f"invalid YAML: {message}", line=line)]) from err
 
 
-def _compose_json(text: str, source: str) -> tuple[Node | None, Any]:
+def _compose_json(text: str, source: str) -> YamlDocument:
+    """The JSON data, with the positions of its YAML reading (JSON is YAML once tabs, never
+    inside JSON strings, are spaces)."""
     try:
         data = json.loads(text) if text.strip() else None
     except json.JSONDecodeError as err:
         problem = Problem(f"invalid JSON: {err.msg} (column {err.colno})", line=err.lineno)
         raise HooksConfigError(source, [problem]) from err
-    try:  # JSON is YAML once tabs (never inside JSON strings) are spaces: positions for free
-        root = yaml.compose(text.replace("\t", " "), Loader=yaml.SafeLoader)
+    except RecursionError as err:
+        raise HooksConfigError(source, [Problem("invalid JSON: nested too deeply")]) from err
+    try:
+        positions = YamlDocument.positions(text.replace("\t", " "))
     except yaml.YAMLError:
-        root = None
-    return root, data
+        positions = YamlDocument(None)
+    return YamlDocument(positions.root, data)
 
 
-def _pairs(node: MappingNode) -> Iterator[tuple[str | None, Node, Node]]:
-    for key, value in node.value:
-        yield (key.value if isinstance(key, ScalarNode) else None), key, value
-
-
-def _find(root: Node | None, loc: Loc, *, key: bool = False) -> Node | None:
-    """The deepest node along ``loc``; with ``key``, the key node of the last step."""
-    node = root
-    for index, part in enumerate(loc):
-        last = index == len(loc) - 1
-        if isinstance(node, MappingNode):
-            found = next(((k, v) for name, k, v in _pairs(node) if name == str(part)), None)
-            if found is None:
-                return node
-            node = found[0] if key and last else found[1]
-        elif isinstance(node, SequenceNode) and isinstance(part, int) and part < len(node.value):
-            node = node.value[part]
-        else:
-            return node
-    return node
-
-
-def _duplicate_keys(root: Node | None) -> Iterator[Problem]:
+def _duplicate_keys(document: YamlDocument) -> Iterator[Problem]:
     """YAML and JSON keep the last of two equal keys; a hooks file must say it once."""
-    stack: list[tuple[Node, Loc]] = [(root, ())] if root is not None else []
-    while stack:
-        node, loc = stack.pop()
-        if isinstance(node, MappingNode):
-            seen: dict[str, Node] = {}
-            for name, key, value in _pairs(node):
-                if name is not None and name != "<<":
-                    if name in seen:
-                        yield Problem(
-                            f"duplicate key {name!r} (first at line "
-                            f"{seen[name].start_mark.line + 1}); only one would be kept",
-                            key_path=_key_path((*loc, name)),
-                            line=key.start_mark.line + 1,
-                        )
-                    else:
-                        seen[name] = key
-                stack.append((value, (*loc, name if name is not None else "?")))
-        elif isinstance(node, SequenceNode):
-            stack.extend((item, (*loc, i)) for i, item in enumerate(node.value))
+    for dup in document.duplicate_keys():
+        yield Problem(
+            f"duplicate key {dup.key!r} (first at line {dup.first_line}); only one would be kept",
+            key_path=key_path(dup.path),
+            line=dup.line,
+        )
 
 
 # --------------------------------------------------------------------------- the parser
@@ -399,24 +297,23 @@ def _duplicate_keys(root: Node | None) -> Iterator[Problem]:
 class _Parser:
     """Walks one document, collecting every problem with its position, then raises once."""
 
-    def __init__(self, source: str, root: Node | None) -> None:
+    def __init__(self, source: str, document: YamlDocument | None) -> None:
         self.source = source
-        self.root = root
+        self.positions = document
         self.problems: list[Problem] = []
 
     # -- problems
 
     def fail(self, loc: Loc, message: str, *, key: bool = False) -> None:
-        node = _find(self.root, loc, key=key)
-        line = node.start_mark.line + 1 if node is not None else None
-        self.problems.append(Problem(message, _key_path(loc) or None, line))
+        line = self.positions.line_of(loc, key=key) if self.positions else None
+        self.problems.append(Problem(message, key_path(loc) or None, line))
 
     def raise_problems(self) -> None:
         if self.problems:
             raise HooksConfigError(self.source, self.problems)
 
     def label(self, loc: Loc) -> str:
-        return f"{self.source}:{_key_path(loc)}"
+        return f"{self.source}:{key_path(loc)}"
 
     # -- structure
 
@@ -444,7 +341,8 @@ class _Parser:
             return []
         if not isinstance(value, dict):
             self.fail(
-                loc, f"expected a mapping of event name to a list of hooks, got {_describe(value)}"
+                loc,
+                f"expected a mapping of event name to a list of hooks, got {_describe(value)}",
             )
             return []
         events: list[EventHooks] = []
@@ -503,7 +401,7 @@ class _Parser:
                 logger.warning(
                     "%s: %s: Claude Code event %r has no counterpart here; its hooks are skipped",
                     self.source,
-                    _key_path(loc),
+                    key_path(loc),
                     name,
                 )
             return event
@@ -594,24 +492,14 @@ class _Parser:
         try:
             spec = _SPEC_ADAPTER.validate_python(item)
         except ValidationError as err:
-            model = _SPEC_MODELS[str(kind)]
-            for error in err.errors(include_url=False):
-                sub: Loc = tuple(error["loc"])[1:]  # drop the union tag
-                self.spec_problem(model, error, (*loc, *sub))
+            for problem in validation_problems(
+                err, schema=_SPEC_TYPE, base=loc, document=self.positions
+            ):
+                self.problems.append(Problem(problem.message, problem.key_path, problem.line))
             return None
         if isinstance(spec, MatcherHookSpec):
             self.check_patterns(spec, loc)
         return HookEntry(spec, self.label(loc))
-
-    def spec_problem(self, model: type[BaseModel], error: Mapping[str, Any], loc: Loc) -> None:
-        kind = error["type"]
-        if kind == "extra_forbidden":
-            allowed = _allowed_keys(model, loc)
-            self.fail(loc, _unknown_key(str(loc[-1]), allowed), key=True)
-        elif kind == "missing":
-            self.fail(loc[:-1], f"missing required key {loc[-1]!r}")
-        else:
-            self.fail(loc, _expectation(error))
 
     def check_patterns(self, spec: MatcherHookSpec, loc: Loc) -> None:
         match = spec.match
@@ -636,7 +524,9 @@ class _Parser:
         for key in item:
             if key not in _CLAUDE_GROUP_KEYS:
                 self.fail(
-                    (*loc, str(key)), _unknown_key(str(key), list(_CLAUDE_GROUP_KEYS)), key=True
+                    (*loc, str(key)),
+                    _unknown_key(str(key), list(_CLAUDE_GROUP_KEYS)),
+                    key=True,
                 )
         matcher = self.matcher_string(item.get("matcher"), (*loc, "matcher"))
         hooks = item.get("hooks")
@@ -664,12 +554,15 @@ class _Parser:
         for key in hook:
             if key not in _CLAUDE_HOOK_KEYS:
                 self.fail(
-                    (*loc, str(key)), _unknown_key(str(key), list(_CLAUDE_HOOK_KEYS)), key=True
+                    (*loc, str(key)),
+                    _unknown_key(str(key), list(_CLAUDE_HOOK_KEYS)),
+                    key=True,
                 )
         command = hook.get("command")
         if not isinstance(command, str) or not command.strip():
             self.fail(
-                (*loc, "command"), f"expected a non-empty command string, got {_describe(command)}"
+                (*loc, "command"),
+                f"expected a non-empty command string, got {_describe(command)}",
             )
             return None
         timeout = hook.get("timeout", 60)
@@ -686,9 +579,3 @@ class _Parser:
             protocol="claude-code",
         )
         return HookEntry(spec, self.label(loc))
-
-
-def _allowed_keys(model: type[BaseModel], loc: Loc) -> list[str]:
-    if len(loc) >= 2 and loc[-2] == "match" and model is MatcherHookSpec:
-        model = MatchSpec
-    return [field.alias or name for name, field in model.model_fields.items()]
