@@ -51,7 +51,8 @@ def test_accepted_spellings() -> None:
     [
         (
             {"check": ["ruff"]},
-            "check: unknown key; expected one of: tools, file_patterns, checks, commands, args, "
+            "check: unknown key 'check' (did you mean 'checks'?); expected one of: tools, "
+            "file_patterns, checks, commands, args, "
             "timeout, max_issues, format_diff, max_diff_lines, stub_markers, report_clean, "
             "working_dir, priority",
         ),
@@ -60,28 +61,31 @@ def test_accepted_spellings() -> None:
             "checks[1]: unknown check 'pyright'; expected one of: ruff, format, mypy, stubs, "
             "lint, types",
         ),
-        ({"checks": "ruff"}, "checks: Input should be a valid list (got 'ruff')"),
-        ({"tools": []}, "tools: List should have at least 1 item"),
+        ({"checks": "ruff"}, "checks: expected a list, got str 'ruff'"),
+        ({"tools": []}, "tools: expected at least 1 item, got 0 items"),
         ({"tools": [" write_file"]}, "tools[0]: expected a tool name such as 'write_file'"),
         ({"file_patterns": [""]}, "file_patterns[0]: expected a file pattern such as '*.py'"),
         ({"commands": {"ruff": []}}, "commands.ruff: expected a command such as 'ruff'"),
         ({"commands": {"ruff": 'ruff "x'}}, "commands.ruff: cannot split 'ruff \"x' into"),
         (
             {"commands": {"pyright": "pyright"}},
-            "commands.pyright: unknown key; expected one of: ruff, mypy",
+            "commands.pyright: unknown key 'pyright'; expected one of: ruff, mypy",
         ),
-        ({"args": {"stubs": []}}, "args.stubs: unknown key; expected one of: ruff, format, mypy"),
-        ({"args": {"mypy": "--strict"}}, "args.mypy: Input should be a valid list"),
-        ({"timeout": 0}, "timeout: Input should be greater than 0 (got 0)"),
-        ({"timeout": "soon"}, "timeout: Input should be a valid number"),
-        ({"max_issues": 0}, "max_issues: Input should be greater than or equal to 1 (got 0)"),
-        ({"max_diff_lines": -1}, "max_diff_lines: Input should be greater than or equal to 1"),
-        ({"format_diff": "sometimes"}, "format_diff: Input should be a valid boolean"),
-        ({"report_clean": "maybe"}, "report_clean: Input should be a valid boolean"),
+        (
+            {"args": {"stubs": []}},
+            "args.stubs: unknown key 'stubs'; expected one of: ruff, format, mypy",
+        ),
+        ({"args": {"mypy": "--strict"}}, "args.mypy: expected a list, got str '--strict'"),
+        ({"timeout": 0}, "timeout: expected a number greater than 0, got int 0"),
+        ({"timeout": "soon"}, "timeout: expected a number, got str 'soon'"),
+        ({"max_issues": 0}, "max_issues: expected a number at least 1, got int 0"),
+        ({"max_diff_lines": -1}, "max_diff_lines: expected a number at least 1, got int -1"),
+        ({"format_diff": "sometimes"}, "format_diff: expected true or false, got str 'sometimes'"),
+        ({"report_clean": "maybe"}, "report_clean: expected true or false, got str 'maybe'"),
         ({"stub_markers": ["TO DO"]}, "stub_markers[0]: expected a marker word such as 'TODO'"),
-        ({"working_dir": ""}, "working_dir: String should have at least 1 character"),
-        ({"priority": "high"}, "priority: Input should be a valid integer"),
-        ("not a mapping", "Input should be a valid dictionary or instance of PythonCheckConfig"),
+        ({"working_dir": ""}, "working_dir: expected a non-empty string, got str ''"),
+        ({"priority": "high"}, "priority: expected an integer, got str 'high'"),
+        ("not a mapping", "config: expected a mapping of keys, got str 'not a mapping'"),
     ],
 )
 async def test_bad_config_is_rejected_clearly(raw: object, message: str) -> None:
@@ -94,6 +98,6 @@ def test_every_problem_is_named_at_once() -> None:
     with pytest.raises(ValueError) as caught:
         parse_config({"timeout": -1, "max_issues": 0})
     assert str(caught.value) == (
-        "hooks-python-check: config: timeout: Input should be greater than 0 (got -1); "
-        "max_issues: Input should be greater than or equal to 1 (got 0)"
+        "hooks-python-check: config: timeout: expected a number greater than 0, got int -1; "
+        "max_issues: expected a number at least 1, got int 0"
     )

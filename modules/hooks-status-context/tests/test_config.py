@@ -375,25 +375,44 @@ async def test_refresh_after_tools(repo: Any, make_coordinator: Any) -> None:
 @pytest.mark.parametrize(
     ("config", "message"),
     [
-        ({"git_include_comits": 3}, "git_include_comits: Extra inputs are not permitted"),
-        ({"git_timeout": 0}, "git_timeout: Input should be greater than 0"),
-        ({"git_timeout": "soon"}, "git_timeout: Input should be a valid number"),
-        ({"git_include_commits": -1}, "git_include_commits: Input should be greater than or equal"),
-        ({"git_include_commits": 500}, "git_include_commits: Input should be less than or equal"),
+        (
+            {"git_include_comits": 3},
+            "git_include_comits: unknown key 'git_include_comits' (did you mean "
+            "'git_include_commits'?); expected one of: working_dir, priority,",
+        ),
+        ({"git_timeout": 0}, "git_timeout: expected a number greater than 0, got int 0"),
+        ({"git_timeout": "soon"}, "git_timeout: expected a number, got str 'soon'"),
+        (
+            {"git_include_commits": -1},
+            "git_include_commits: expected a number at least 0, got int -1",
+        ),
+        (
+            {"git_include_commits": 500},
+            "git_include_commits: expected a number at most 50, got int 500",
+        ),
         (
             {"git_status_max_lines": 0},
-            "git_status_max_lines: Input should be greater than or equal",
+            "git_status_max_lines: expected a number at least 1, got int 0",
         ),
-        ({"injection_role": "tool"}, "injection_role: Input should be 'system', 'user' or"),
-        ({"max_bytes": 100}, "max_bytes: Input should be greater than or equal to 512"),
-        ({"refresh_interval": -1}, "refresh_interval: Input should be greater than or equal to 0"),
-        ({"git_path": ""}, "git_path: String should have at least 1 character"),
-        ({"working_dir": ""}, "working_dir: String should have at least 1 character"),
-        ({"git_status_hidden_paths": "node_modules"}, "git_status_hidden_paths: Input should be"),
+        (
+            {"injection_role": "tool"},
+            "injection_role: expected one of 'system', 'user' or 'assistant', got str 'tool'",
+        ),
+        ({"max_bytes": 100}, "max_bytes: expected a number at least 512, got int 100"),
+        ({"refresh_interval": -1}, "refresh_interval: expected a number at least 0, got int -1"),
+        ({"git_path": ""}, "git_path: expected a non-empty string, got str ''"),
+        ({"working_dir": ""}, "working_dir: expected a non-empty string, got str ''"),
+        (
+            {"git_status_hidden_paths": "node_modules"},
+            "git_status_hidden_paths: expected a list, got str 'node_modules'",
+        ),
         ({"git_status_tier1_patterns_extend": [""]}, "entries must be non-empty patterns"),
-        ({"refresh_after_tools": [" "]}, "refresh_after_tools: Value error, refresh_after_tools"),
-        ({"include_git": "perhaps"}, "include_git: Input should be a valid boolean"),
-        ({"priority": "high"}, "priority: Input should be a valid integer"),
+        (
+            {"refresh_after_tools": [" "]},
+            "refresh_after_tools: refresh_after_tools entries must be non-empty patterns",
+        ),
+        ({"include_git": "perhaps"}, "include_git: expected true or false, got str 'perhaps'"),
+        ({"priority": "high"}, "priority: expected an integer, got str 'high'"),
     ],
 )
 async def test_bad_config_is_rejected_clearly(
@@ -410,7 +429,7 @@ async def test_config_that_is_not_a_mapping(make_coordinator: Any) -> None:
     with pytest.raises(ValueError) as caught:
         await mount(make_coordinator(), ["git_timeout", 1])  # type: ignore[arg-type]
     assert str(caught.value) == (
-        "hooks-status-context: config: <root>: expected a mapping, got list"
+        "hooks-status-context: config: expected a mapping of keys, got a list"
     )
 
 

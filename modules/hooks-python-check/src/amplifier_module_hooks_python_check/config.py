@@ -1,24 +1,17 @@
 """The module's configuration, validated so that a typo is an error, not a silent default.
 
 Errors read ``hooks-python-check: config: <key path>: <what was expected>``, for example
-``hooks-python-check: config: checks[1]: unknown check 'pyright'; expected one of: ruff, ...``.
+``hooks-python-check: config: checks[1]: unknown check 'pyright'; expected one of: ruff, ...``
+(worded by :mod:`amplifier_hooks_util.config_errors`).
 """
 
 from __future__ import annotations
 
 import shlex
-from collections.abc import Sequence
 from typing import Annotated, Any, Final, Literal
 
-from pydantic import (
-    AfterValidator,
-    BaseModel,
-    BeforeValidator,
-    ConfigDict,
-    Field,
-    ValidationError,
-)
-from pydantic_core import ErrorDetails
+from amplifier_hooks_util.config_errors import validate_config
+from pydantic import AfterValidator, BaseModel, BeforeValidator, ConfigDict, Field
 
 __all__ = [
     "CHECKS",
@@ -142,44 +135,6 @@ class PythonCheckConfig(BaseModel):
         return check in self.checks
 
 
-_FIELDS: Final[dict[tuple[str, ...], Sequence[str]]] = {
-    (): tuple(PythonCheckConfig.model_fields),
-    ("commands",): tuple(Commands.model_fields),
-    ("args",): tuple(CheckArgs.model_fields),
-}
-
-
-def _where(loc: Sequence[int | str]) -> str:
-    text = ""
-    for part in loc:
-        if isinstance(part, int):
-            text += f"[{part}]"
-        else:
-            text += f".{part}" if text else part
-    return text
-
-
-def _describe(error: ErrorDetails) -> str:
-    loc = tuple(error["loc"])
-    kind = error["type"]
-    where = _where(loc)
-    if kind == "extra_forbidden":
-        parent = tuple(str(p) for p in loc[:-1])
-        expected = ", ".join(_FIELDS.get(parent, ()))
-        message = f"unknown key; expected one of: {expected}"
-    elif kind == "value_error":
-        message = str(error["msg"]).removeprefix("Value error, ")
-    else:
-        # The model holds lists as tuples; a YAML or JSON author writes lists.
-        what = str(error["msg"]).replace("valid tuple", "valid list").replace("Tuple ", "List ")
-        message = f"{what} (got {error['input']!r:.80})"
-    return f"{where}: {message}" if where else message
-
-
 def parse_config(raw: Any) -> PythonCheckConfig:
     """Validate ``raw``; errors name the module, the key path and what was expected."""
-    try:
-        return PythonCheckConfig.model_validate({} if raw is None else raw)
-    except ValidationError as err:
-        problems = "; ".join(_describe(error) for error in err.errors())
-        raise ValueError(f"{MODULE_ID}: config: {problems}") from err
+    return validate_config(PythonCheckConfig, raw, owner=MODULE_ID)

@@ -8,7 +8,8 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from amplifier_hooks_util.config_errors import validate_config
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 __all__ = [
     "DEFAULT_CAPPED_PATHS",
@@ -163,15 +164,4 @@ class StatusContextConfig(BaseModel):
 
 def parse_config(raw: dict[str, Any] | None) -> StatusContextConfig:
     """Validate ``raw``; errors name the module, the key path and what was expected."""
-    if raw is not None and not isinstance(raw, dict):
-        raise ValueError(
-            f"{MODULE_ID}: config: <root>: expected a mapping, got {type(raw).__name__}"
-        )
-    try:
-        return StatusContextConfig.model_validate(raw or {})
-    except ValidationError as err:
-        problems = "; ".join(
-            f"{'.'.join(str(part) for part in e['loc']) or '<root>'}: {e['msg']}"
-            for e in err.errors()
-        )
-        raise ValueError(f"{MODULE_ID}: config: {problems}") from err
+    return validate_config(StatusContextConfig, raw, owner=MODULE_ID)
