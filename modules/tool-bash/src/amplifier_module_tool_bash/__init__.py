@@ -1,0 +1,47 @@
+"""tool-bash: the ``bash`` tool, one shell command per call, bounded in time and output.
+
+``mount(coordinator, config)`` mounts a :class:`BashTool` under ``tools`` as ``bash``. It runs
+on amplifier-hooks and on amplifier-core 2.0.2; the README's table documents the config.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from .config import MODULE_ID, BashConfig, parse_config
+from .inputs import BashInput
+from .tool import SHELL, TOOL_NAME, BashTool
+
+__all__ = [
+    "MODULE_ID",
+    "SHELL",
+    "TOOL_NAME",
+    "BashConfig",
+    "BashInput",
+    "BashTool",
+    "mount",
+    "working_dir_for",
+]
+
+__amplifier_module_type__ = "tool"
+
+
+def working_dir_for(coordinator: Any, config: BashConfig) -> Path:
+    """Where commands run: ``working_dir`` from the config (relative to the session's), else
+    the capability ``session.working_dir``, else the current directory."""
+    get_capability = getattr(coordinator, "get_capability", None)
+    session_dir = get_capability("session.working_dir") if callable(get_capability) else None
+    base = Path(str(session_dir)) if session_dir else Path(os.getcwd())
+    if config.working_dir is None:
+        return base
+    return base / Path(config.working_dir).expanduser()
+
+
+async def mount(coordinator: Any, config: Mapping[str, Any] | None = None) -> None:
+    """Mount the ``bash`` tool under ``tools``; a config mistake raises, naming the key."""
+    settings = parse_config(config)
+    tool = BashTool(working_dir_for(coordinator, settings), settings)
+    await coordinator.mount("tools", tool, name=TOOL_NAME)

@@ -1,0 +1,114 @@
+"""The ``bash`` tool: run one shell command in the working directory, bounded in time and output.
+
+Each call runs ``/bin/bash -c <command>`` in the working directory, in a new session (no
+controlling terminal) and process group, with stdin from ``/dev/null`` and the session's
+environment plus the configured extra variables. stdout and stderr are read as they come and
+each is capped at ``max_output_bytes``: the head and the tail are kept around a
+``[... N bytes truncated ...]`` marker, so a command that prints gigabytes costs a fixed amount
+of memory.
+
+The call ends when the shell has exited and both output streams are closed (a background job
+that keeps them open counts as part of the command). Past the timeout the whole process group
+is stopped, ``SIGTERM`` and, after ``kill_grace`` seconds, ``SIGKILL``: nothing the command
+started in its group survives, and no zombie is left. Cancelling the call kills the group at
+once. (:mod:`amplifier_hooks_util.process` does the running.)
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any, Final
+
+from amplifier_hooks_util.process import ProcessResult, describe_exit, run_process
+
+from amplifier_core import ToolResult
+
+from .config import BashConfig
+from .inputs import failure, input_schema, parse_input
+
+__all__ = ["SHELL", "TOOL_NAME", "BashTool"]
+
+TOOL_NAME: Final = "bash"
+SHELL: Final = "/bin/bash"
+
+
+class BashTool:
+    """Runs a shell command in ``working_dir`` and returns ``{stdout, stderr, returncode}``."""
+
+    def __init__(self, working_dir: Path, config: BashConfig | None = None) -> None:
+        self.working_dir = Path(working_dir)
+        self.config = config or BashConfig()
+        cfg = self.config
+        self._description = (
+            f"Run a shell command with {SHELL} -c in the working directory "
+            f"({self.working_dir}). Each call starts a fresh shell; stdin is empty. "
+            f"Timeout: {cfg.timeout:g} s by default, at most {cfg.max_timeout:g} s; on timeout "
+            "the command and everything it started are killed. stdout and stderr are each "
+            f"capped at {cfg.max_output_bytes} bytes (head and tail kept). Returns "
+            "{stdout, stderr, returncode}; a non-zero exit code is a failure. A background "
+            "job (`cmd &`) must redirect its output (`cmd > log 2>&1 &`), or the call waits "
+            "for it."
+        )
+        self._schema = input_schema()
+
+    @property
+    def name(self) -> str:
+        """``bash``: the name the model calls the tool by."""
+        return TOOL_NAME
+
+    @property
+    def description(self) -> str:
+        """What the tool does and its limits, as the model reads them."""
+        return self._description
+
+    @property
+    def input_schema(self) -> dict[str, Any]:
+        """The JSON schema of a call's input (``command``, ``timeout``, ``description``)."""
+        return self._schema
+
+    def _environment(self) -> dict[str, str]:
+        return {**os.environ, **self.config.env}
+
+    async def execute(self, input: dict[str, Any]) -> ToolResult:
+        """Run ``input["command"]``; failures (exit code, timeout, spawn) are failed results."""
+        parsed = parse_input(TOOL_NAME, input)
+        if isinstance(parsed, ToolResult):
+            return parsed
+        seconds = min(parsed.timeout or self.config.timeout, self.config.max_timeout)
+        try:
+            result = await run_process(
+                parsed.command,
+                cwd=self.working_dir,
+                env=self._environment(),
+                timeout=seconds,
+                output_cap=self.config.max_output_bytes,
+                keep_tail=True,
+                grace=self.config.kill_grace,
+                shell=SHELL,
+            )
+        except (OSError, ValueError) as err:  # ValueError: a NUL byte in the command
+            reason = getattr(err, "strerror", None) or str(err)
+            return failure(
+                "SpawnError", f"bash: could not start {SHELL} in {self.working_dir}: {reason}"
+            )
+        return _outcome(result, seconds)
+
+
+def _outcome(result: ProcessResult, seconds: float) -> ToolResult:
+    output = {
+        "stdout": result.text("stdout"),
+        "stderr": result.text("stderr"),
+        "returncode": result.returncode,
+    }
+    if result.timed_out:
+        message = f"bash: command timed out after {seconds:g} s"
+        if result.held_open:
+            message += (
+                "; the shell had exited but a background process kept stdout/stderr open"
+                " (redirect its output: `cmd > log 2>&1 &`)"
+            )
+        return failure("Timeout", message + "; output so far is kept", output)
+    if result.returncode != 0:
+        return failure("NonZeroExit", describe_exit(result.returncode), output)
+    return ToolResult(success=True, output=output)

@@ -1,0 +1,80 @@
+"""On amplifier-core 2.0.2, in its own virtual environment: mounted by ``mount()``, it runs
+commands and reports failures as that kernel's ``ToolResult``.
+
+Set ``AMPLIFIER_CORE_202_PYTHON`` to the interpreter of an environment where
+``amplifier-core==2.0.2`` is installed; the test runs this package (and amplifier-hooks-util)
+from source there.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import textwrap
+from pathlib import Path
+
+import pytest
+
+UPSTREAM_PYTHON = os.environ.get("AMPLIFIER_CORE_202_PYTHON", "")
+SOURCE = Path(__file__).resolve().parents[1] / "src"
+UTIL_SOURCE = Path(__file__).resolve().parents[3] / "util" / "src"
+
+SCRIPT = textwrap.dedent(
+    """
+    import asyncio, os, sys
+    import amplifier_core
+    from amplifier_core import ToolResult
+    from amplifier_core.testing import MockCoordinator
+    from amplifier_module_tool_bash import mount
+
+    async def main(workspace):
+        coordinator = MockCoordinator()
+        coordinator.register_capability("session.working_dir", workspace)
+        await mount(coordinator, {"timeout": 5, "env": {"GREETING": "hello"}})
+        tool = coordinator.get("tools")["bash"]
+        assert tool.name == "bash" and tool.input_schema["required"] == ["command"]
+
+        done = await tool.execute({"command": 'echo "$GREETING from $(pwd)"'})
+        assert isinstance(done, ToolResult) and done.success, done
+        assert done.output == {
+            "stdout": f"hello from {os.path.realpath(workspace)}\\n",
+            "stderr": "",
+            "returncode": 0,
+        }, done.output
+
+        failed = await tool.execute({"command": "exit 4"})
+        assert not failed.success
+        assert failed.error == {"type": "NonZeroExit", "message": "exit code 4"}, failed.error
+
+        late = await tool.execute({"command": "sleep 30", "timeout": 0.2})
+        assert late.error["type"] == "Timeout", late.error
+
+        bad = await tool.execute({"cmd": "ls"})
+        assert bad.error["type"] == "InvalidInput", bad.error
+        print("ok", amplifier_core.__version__ if hasattr(amplifier_core, "__version__") else "")
+
+    asyncio.run(main(sys.argv[1]))
+    sys.stdout.flush()
+    os._exit(0)  # amplifier-core 2.0.2's engine may crash while the interpreter shuts down
+    """
+)
+
+
+@pytest.mark.skipif(
+    not UPSTREAM_PYTHON, reason="set AMPLIFIER_CORE_202_PYTHON to run on amplifier-core 2.0.2"
+)
+def test_mounts_and_runs_a_command_on_amplifier_core_2_0_2(tmp_path: Path) -> None:
+    script = tmp_path / "upstream.py"
+    script.write_text(SCRIPT)
+    workspace = tmp_path / "workspace"
+    workspace.mkdir()
+    result = subprocess.run(
+        [UPSTREAM_PYTHON, str(script), str(workspace)],
+        env={**os.environ, "PYTHONPATH": os.pathsep.join([str(SOURCE), str(UTIL_SOURCE)])},
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.startswith("ok")
