@@ -600,7 +600,7 @@ UPSTREAM_PYTHON = os.environ.get("AMPLIFIER_CORE_202_PYTHON", "")
 UPSTREAM_SCRIPT = textwrap.dedent(
     """
     import asyncio, sys
-    sys.path.insert(0, sys.argv[1])
+    sys.path[:0] = sys.argv[1:]  # this module's source and amplifier-hooks-util's
     from amplifier_module_hooks_declarative.llm import LlmRunner
     from amplifier_module_hooks_declarative.specs import LlmHookSpec
     from amplifier_module_hooks_declarative.types import HookContext
@@ -618,8 +618,9 @@ UPSTREAM_SCRIPT = textwrap.dedent(
 )
 def test_amplifier_core_2_0_2_gets_a_clear_failure() -> None:
     src = Path(__file__).resolve().parents[1] / "src"
+    util_src = Path(__file__).resolve().parents[3] / "util" / "src"
     result = subprocess.run(
-        [UPSTREAM_PYTHON, "-c", UPSTREAM_SCRIPT, str(src)],
+        [UPSTREAM_PYTHON, "-c", UPSTREAM_SCRIPT, str(src), str(util_src)],
         capture_output=True,
         text=True,
         timeout=60,
