@@ -51,6 +51,7 @@ _REAP: Final = 0.1
 _KILL_WAIT: Final = 1.0
 _PROC: Final = Path("/proc")
 _MARKER: Final = "\n[... {dropped} bytes truncated ...]\n"
+_KILLED: Final = -9  # the return code of a command that could not be reaped: SIGKILL's
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -441,7 +442,7 @@ async def _collect(
     stderr, stderr_dropped, stderr_gap = err.result()
     returncode = proc.returncode
     return ProcessResult(
-        returncode=-signal.SIGKILL if returncode is None else returncode,
+        returncode=_KILLED if returncode is None else returncode,
         stdout=stdout,
         stderr=stderr,
         stdout_dropped=stdout_dropped,
