@@ -76,6 +76,7 @@ def compat(session: nox.Session) -> None:
     if not files:
         session.error("no modules/*/tests/test_upstream*.py found")
     session.install("amplifier-core==2.0.2", "pytest>=8", "pytest-asyncio>=0.23", "ruff>=0.6")
+    session.install("-e", str(UTIL) + "[http]")
     for module in MODULES:
         session.install("-e", str(module))
     python = str(Path(session.bin) / "python")

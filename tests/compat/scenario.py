@@ -62,12 +62,18 @@ def amplifier_plan(workdir: Path) -> dict[str, Any]:
 
 def our_plan(workdir: Path) -> dict[str, Any]:
     """Our runtime modules: a scripted model tries ``rm -rf victim`` (denied), then writes."""
-    script = {"turns": [
-        {"tool_calls": [{"name": "bash", "input": {"command": "rm -rf victim"}}]},
-        {"tool_calls": [{"name": "write_file", "input": {"file_path": "out.txt", "content": "hi"}}]},
-        {"text": "first turn done"},
-        {"text": "second turn done"},
-    ]}
+    script = {
+        "turns": [
+            {"tool_calls": [{"name": "bash", "input": {"command": "rm -rf victim"}}]},
+            {
+                "tool_calls": [
+                    {"name": "write_file", "input": {"file_path": "out.txt", "content": "hi"}}
+                ]
+            },
+            {"text": "first turn done"},
+            {"text": "second turn done"},
+        ]
+    }
     return {
         "session": {
             "orchestrator": {"module": "loop-session", "config": {"working_dir": str(workdir)}},

@@ -647,9 +647,9 @@ class TurnRunner:
         except asyncio.CancelledError:
             raise
         except Exception as err:
-            message = await self._tool_error(data, type(err).__name__, str(err), pending)
+            failed = await self._tool_error(data, type(err).__name__, str(err), pending)
             await self.loop.check_memory(name)
-            return message
+            return failed
         finally:
             self.running_tools.remove(name)
             if cancellation is not None:
