@@ -25,6 +25,13 @@ async def test_messages_come_back_in_the_order_they_were_added(rig: RigFactory) 
     assert len(context) == len(conversation)
 
 
+async def test_an_empty_manager_still_counts_as_mounted(rig: RigFactory) -> None:
+    # sessions check ``if not coordinator.get("context")`` before the first message
+    context = (await rig()).context
+    assert len(context) == 0
+    assert context
+
+
 async def test_returned_lists_are_copies(rig: RigFactory) -> None:
     context = (await rig()).context
     await context.add_message(user("hello"))

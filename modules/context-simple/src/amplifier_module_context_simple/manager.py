@@ -73,6 +73,11 @@ class SimpleContextManager:
     def __len__(self) -> int:
         return len(self._messages)
 
+    def __bool__(self) -> bool:
+        # a mounted manager is always "there", even with no messages: sessions test
+        # ``if not coordinator.get("context")`` before the first turn
+        return True
+
     async def add_message(self, message: dict[str, Any]) -> None:
         """Append ``message`` (a dict with a ``role``); it is never refused for its size."""
         checked = _checked(message, "add_message")
