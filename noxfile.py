@@ -1,11 +1,12 @@
 """Developer sessions for the workspace: tests, per-package tests, lint, types, bench, demo.
 
 ``nox`` with no arguments runs tests, lint, types and compat: the whole check that CI runs.
-Packages are found, not listed: ``core/`` plus every ``modules/*/pyproject.toml``.
+Packages are found, not listed: ``core/``, ``util/``, ``cli/`` and every ``modules/*/pyproject.toml``.
 """
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import nox
@@ -41,10 +42,17 @@ def tests(session: nox.Session) -> None:
 @nox.session(name="package")
 @nox.parametrize("package", [p.name for p in PACKAGES], ids=[p.name for p in PACKAGES])
 def package_tests(session: nox.Session, package: str) -> None:
-    """One package's own tests, with only the kernel and that package installed."""
-    path = ROOT / ("core" if package == "core" else f"modules/{package}")
-    install = ["-e", str(CORE)] + ([] if path == CORE else ["-e", str(path)])
-    session.install(*TEST_TOOLS, *install)
+    """One package's own tests, with only what it needs installed.
+
+    The kernel and amplifier-hooks-util (not on PyPI yet) come from the tree; the command line
+    needs every runtime module it composes sessions from.
+    """
+    path = next(p for p in PACKAGES if p.name == package)
+    needs = PACKAGES if path == CLI else [CORE, UTIL, path]
+    editable: list[str] = []
+    for needed in dict.fromkeys(needs):
+        editable += ["-e", str(needed)]
+    session.install(*TEST_TOOLS, *editable)
     session.run("pytest", "-q", "--rootdir", str(ROOT), str(path / "tests"), *session.posargs)
 
 
@@ -65,22 +73,61 @@ def types(session: nox.Session) -> None:
     session.run("mypy", "--strict", *targets)
 
 
-@nox.session
-def compat(session: nox.Session) -> None:
-    """Every module on amplifier-core 2.0.2 from PyPI, in this session's own environment.
+UPSTREAM = ROOT.parent / "shared" / "upstream"
+AMPLIFIER_RUNTIME = [
+    "loop-basic",
+    "context-simple",
+    "provider-mock",
+    "tool-bash",
+    "tool-filesystem",
+]
+RUNTIME_MODULES = [m for m in MODULES if not m.name.startswith(("hooks-", "_"))]
+HOOK_MODULES = [m for m in MODULES if m.name.startswith("hooks-")]
 
-    Each module's ``tests/test_upstream*.py`` runs its module on the upstream kernel through
-    the interpreter named by ``AMPLIFIER_CORE_202_PYTHON``; our kernel is not installed here.
+
+def _amplifier_runtime(session: nox.Session) -> list[str]:
+    """Amplifier's runtime modules: pip requirements from the environment, else the archives."""
+    requirements = os.environ.get("AMPLIFIER_MODULES_REQUIREMENTS", "").split()
+    if requirements:
+        return requirements
+    archives = [UPSTREAM / f"amplifier-module-{name}.tar.gz" for name in AMPLIFIER_RUNTIME]
+    missing = [a.name for a in archives if not a.exists()]
+    if missing:
+        session.skip(
+            f"Amplifier's modules are not available ({', '.join(missing)} not in {UPSTREAM}); "
+            "set AMPLIFIER_MODULES_REQUIREMENTS to pip requirements for them "
+            "(git+https://github.com/microsoft/amplifier-module-loop-basic@<commit> ...)"
+        )
+    return [str(a) for a in archives]
+
+
+@nox.session
+@nox.parametrize("kernel", ["amplifier-core", "ours"], ids=["amplifier-core", "ours"])
+def compat(session: nox.Session, kernel: str) -> None:
+    """Both directions of compatibility, each in an environment of its own.
+
+    ``amplifier-core``: amplifier-core 2.0.2 from PyPI with our modules (never our kernel):
+    each module's ``tests/test_upstream*.py`` and a whole session of our runtime and hook
+    modules. ``ours``: our kernel and hook modules with Amplifier's published runtime modules
+    (loop-basic, context-simple, provider-mock, tool-bash, tool-filesystem), installed from
+    ``../shared/upstream`` or ``AMPLIFIER_MODULES_REQUIREMENTS``: a whole session.
     """
-    files = sorted(str(p) for p in ROOT.glob("modules/*/tests/test_upstream*.py"))
-    if not files:
-        session.error("no modules/*/tests/test_upstream*.py found")
-    session.install("amplifier-core==2.0.2", "pytest>=8", "pytest-asyncio>=0.23", "ruff>=0.6")
-    session.install("-e", str(UTIL) + "[http]")
-    for module in MODULES:
-        session.install("-e", str(module))
     python = str(Path(session.bin) / "python")
-    session.run("pytest", "-q", *files, env={"AMPLIFIER_CORE_202_PYTHON": python})
+    session.install("pytest>=8", "pytest-asyncio>=0.23")
+    if kernel == "amplifier-core":
+        session.install("amplifier-core==2.0.2", "-e", str(UTIL) + "[http]")
+        for module in MODULES:
+            session.install("--no-deps", "-e", str(module))
+        session.install("httpx>=0.27", "PyYAML>=6.0")
+        files = sorted(str(p) for p in ROOT.glob("modules/*/tests/test_upstream*.py"))
+        files.append(str(ROOT / "tests" / "compat" / "test_sessions.py"))
+        env = {"AMPLIFIER_CORE_202_PYTHON": python}
+    else:
+        session.install("-e", str(CORE), "-e", str(UTIL), *(f"-e{m}" for m in HOOK_MODULES))
+        session.install("--no-deps", *_amplifier_runtime(session))
+        files = [str(ROOT / "tests" / "compat" / "test_sessions.py")]
+        env = {"AMPLIFIER_MODULES_PYTHON": python}
+    session.run("pytest", "-q", "-p", "no:cacheprovider", *files, env=env)
 
 
 @nox.session

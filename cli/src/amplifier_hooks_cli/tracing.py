@@ -13,8 +13,8 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
-from .hooks import HandlerInfo, HookRegistry
-from .models import HookResult
+from amplifier_core.hooks import HandlerInfo, HookRegistry
+from amplifier_core.models import HookResult
 
 __all__ = ["HandlerStep", "Trace", "trace_emit"]
 

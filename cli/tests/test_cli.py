@@ -12,12 +12,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from amplifier_hooks_cli.demo import DEMO_BUNDLE, DEMO_SCRIPT
+from amplifier_hooks_cli.main import main
 from click.testing import CliRunner, Result
 
-from amplifier_core.cli import main
-from amplifier_core.demo import DEMO_BUNDLE, DEMO_SCRIPT
-
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 EXAMPLES = ROOT / "examples"
 SCRIPT = Path(sys.executable).with_name("amplifier-hooks")
 LOADER_ENV = ("AMPLIFIER_MODULES_ALLOW", "AMPLIFIER_MODULES_DENY", "AMPLIFIER_MODULES_STRICT")

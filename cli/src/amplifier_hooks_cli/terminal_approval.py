@@ -44,7 +44,7 @@ from rich.markup import escape
 from rich.panel import Panel
 from rich.text import Text
 
-from .approval import DEFAULT_APPROVAL_OPTIONS, ApprovalDefault, is_allow_option
+from amplifier_core.approval import DEFAULT_APPROVAL_OPTIONS, ApprovalDefault, is_allow_option
 
 __all__ = [
     "AnswerSource",

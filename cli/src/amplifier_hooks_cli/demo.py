@@ -4,7 +4,7 @@ The demo copies nothing from a user's setup. It makes a temporary workspace that
 repository (a ``README.md``, an ``AGENTS.md``, an ignored ``build/`` directory, one commit; when
 git is missing the workspace is a plain directory and the demo goes on), loads the packaged demo
 bundle (``demo_data/demo-bundle.yaml``, the same file as ``examples/demo-bundle.yaml``) and runs
-an :class:`~amplifier_core.session.AmplifierSession` whose scripted provider replays
+an :class:`~amplifier_hooks_cli.session.AgentSession` whose scripted provider replays
 ``demo_data/demo-script.yaml``. Every event fires for real, and each module shows its job:
 
 - the prompt carries a made-up GitHub token and an address: hooks-redaction rewrites it before
@@ -23,16 +23,16 @@ an :class:`~amplifier_core.session.AmplifierSession` whose scripted provider rep
 - hooks-template tells the human about each tool call.
 
 While it runs, the demo prints each turn and what every hook did (each emit is traced handler
-by handler with :func:`~amplifier_core.tracing.trace_emit`; a block a hook injects is printed
+by handler with :func:`~amplifier_hooks_cli.tracing.trace_emit`; a block a hook injects is printed
 in full the first time and by its new lines when it changes). At the end a table sums up the
 handlers, and one line per module says what that module did. A module of the bundle that is
 not installed is reported once and skipped.
 
-The pieces the command line also uses live here: :func:`script_prompts` and
-:func:`bundle_script` (the prompts a script file carries), and, re-exported from
-:mod:`~amplifier_core.demo_view`, :class:`SessionView` (prints a session's turns as they
-happen) and :class:`ConsoleDisplay` (the display system that prints hook messages). The
-end-of-run summary is :mod:`~amplifier_core.demo_report`'s.
+The pieces ``amplifier-hooks run`` shares with the demo live in
+:mod:`~amplifier_hooks_cli.demo_view` (:class:`SessionView` prints a session's turns as they
+happen, :class:`ConsoleDisplay` prints hook messages) and :mod:`~amplifier_hooks_cli.scripts`
+(the prompts a script file carries). The end-of-run summary is
+:mod:`~amplifier_hooks_cli.demo_report`'s.
 """
 
 from __future__ import annotations
@@ -46,25 +46,18 @@ import time
 from pathlib import Path
 from typing import Final
 
-import yaml
 from rich.console import Console
 from rich.markup import escape
 
-from .bundle import Bundle, load_bundle
+from amplifier_core.bundle import Bundle, load_bundle
+
 from .demo_report import print_report
 from .demo_view import ApprovalAudit, ConsoleDisplay, SessionView
-from .session import AmplifierSession
+from .scripts import bundle_script, script_prompts
+from .session import AgentSession
 from .terminal_approval import TerminalApprovalSystem
 
-__all__ = [
-    "DEMO_BUNDLE",
-    "DEMO_SCRIPT",
-    "ConsoleDisplay",
-    "SessionView",
-    "bundle_script",
-    "run_demo",
-    "script_prompts",
-]
+__all__ = ["DEMO_BUNDLE", "DEMO_SCRIPT", "run_demo"]
 
 DEMO_DATA: Final = Path(__file__).with_name("demo_data")
 DEMO_BUNDLE: Final = DEMO_DATA / "demo-bundle.yaml"
@@ -87,46 +80,6 @@ _GIT_LOCATION_VARS: Final = (
     "GIT_INDEX_FILE",
     "GIT_CEILING_DIRECTORIES",
 )
-
-
-# -- scripts -------------------------------------------------------------------------------
-
-
-def script_prompts(path: Path) -> list[str]:
-    """The user prompts a script file carries under ``prompts:`` (empty when it has none).
-
-    :raises ValueError: the file cannot be read or ``prompts`` is not a list of strings; the
-        message names the file.
-    """
-    try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8"))
-    except OSError as err:
-        raise ValueError(f"{path}: cannot read the script: {err.strerror or err}") from err
-    except yaml.YAMLError as err:
-        mark = getattr(err, "problem_mark", None)
-        where = f"{path}:{mark.line + 1}" if mark is not None else str(path)
-        raise ValueError(f"{where}: invalid YAML: {getattr(err, 'problem', err)}") from err
-    if not isinstance(data, dict) or "prompts" not in data:
-        return []
-    prompts = data["prompts"]
-    if not isinstance(prompts, list) or not all(isinstance(p, str) for p in prompts):
-        raise ValueError(f"{path}: prompts: expected a list of strings")
-    return list(prompts)
-
-
-def bundle_script(bundle: Bundle) -> Path | None:
-    """The script file of the bundle's first provider, when it is a scripted one."""
-    if not bundle.providers:
-        return None
-    entry = bundle.providers[0]
-    kind = entry.config.get("type", entry.module.removeprefix("provider-"))
-    script = entry.config.get("script")
-    if kind != "scripted" or not isinstance(script, str):
-        return None
-    path = Path(script).expanduser()
-    if not path.is_absolute() and bundle.base_dir is not None:
-        path = bundle.base_dir / path
-    return path
 
 
 # -- the workspace -------------------------------------------------------------------------
@@ -185,7 +138,7 @@ def _make_repository(workspace: Path) -> str:
     return "a git repository: branch main, 1 commit"
 
 
-def _audit_path(bundle: Bundle, session: AmplifierSession) -> Path | None:
+def _audit_path(bundle: Bundle, session: AgentSession) -> Path | None:
     """Where hooks-approval of ``bundle`` writes its audit log in ``session`` (None: nowhere)."""
     entry = next((h for h in bundle.hooks if h.module == "hooks-approval"), None)
     if entry is None:
@@ -214,14 +167,13 @@ async def run_demo(console: Console, *, keep: bool = False, bundle_path: Path | 
         repository = await asyncio.to_thread(_make_repository, workspace)
         display = ConsoleDisplay(console)
         approvals = TerminalApprovalSystem(policy="deny", interactive=False, console=console)
-        session = AmplifierSession(
+        session = AgentSession(
             bundle,
             workspace=workspace,
             approval_system=approvals,
             display_system=display,
             session_id=f"demo-{int(time.time())}",
         )
-        session.coordinator.register_capability("session.working_dir", str(workspace))
         view = SessionView(console, trace=True, blocks=True)
         view.attach(session)
         audit = ApprovalAudit(console, _audit_path(bundle, session))
@@ -237,10 +189,11 @@ async def run_demo(console: Console, *, keep: bool = False, bundle_path: Path | 
         mounted: list[str] = []
         try:
             async with session:
-                mounted = [m.id for m in session.loader.mounted]
+                wanted = {entry.module for entry in bundle.hooks}
+                hooks = [m for m in session.loader.mounted if m.id in wanted]
+                mounted = [m.id for m in hooks]
                 listed = ", ".join(
-                    f"{m.id} ({m.spec.origin.removeprefix('distribution ')})"
-                    for m in session.loader.mounted
+                    f"{m.id} ({m.spec.origin.removeprefix('distribution ')})" for m in hooks
                 )
                 console.print(f"mounted: {escape(listed) or 'no hook module'}", highlight=False)
                 for number, prompt in enumerate(prompts, 1):

@@ -21,9 +21,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from amplifier_hooks_cli.demo import run_demo
 from rich.console import Console
-
-from amplifier_core.demo import run_demo
 
 SCRIPT = Path(sys.executable).with_name("amplifier-hooks")
 LOADER_ENV = ("AMPLIFIER_MODULES_ALLOW", "AMPLIFIER_MODULES_DENY", "AMPLIFIER_MODULES_STRICT")

@@ -1,7 +1,7 @@
 """The end of the demo: what the session left behind, read back and summed up.
 
 :func:`print_report` prints two tables: every handler's calls, actions and time (from the
-traces of a :class:`~amplifier_core.demo_view.SessionView`), and one line per mounted module
+traces of a :class:`~amplifier_hooks_cli.demo_view.SessionView`), and one line per mounted module
 saying what it did, read from what the session left behind: the messages shown to the human,
 the requests the model got, hooks-logging's log file and hooks-approval's audit log.
 """
@@ -29,7 +29,7 @@ from .demo_view import (
     injected_text,
     shorten,
 )
-from .session import AmplifierSession
+from .session import AgentSession
 from .terminal_approval import TerminalApprovalSystem
 from .tracing import HandlerStep
 
@@ -45,7 +45,7 @@ _SECRETS: Final = ("ghp_Zx81yQ2mTq9LrV0aBcD3eF4gH5iJ6kL7mN8o", "dev@example.com"
 class _Evidence:
     """What the session left behind, read back to say what each module did."""
 
-    session: AmplifierSession
+    session: AgentSession
     view: SessionView
     display: ConsoleDisplay
     approvals: TerminalApprovalSystem
@@ -94,6 +94,14 @@ def _content(message: Mapping[str, Any]) -> str:
     """The text of a request message (its content as JSON when it is not a string)."""
     content = message.get("content", "")
     return content if isinstance(content, str) else json.dumps(content, default=str)
+
+
+def _as_dict(message: Any) -> dict[str, Any]:
+    """A request message as a dict (a message model is dumped)."""
+    if isinstance(message, Mapping):
+        return dict(message)
+    dump = getattr(message, "model_dump", None)
+    return dict(dump()) if callable(dump) else {"content": str(message)}
 
 
 def _quoted(lines: Iterable[str], limit: int = 3) -> str:
@@ -352,7 +360,7 @@ def _summary(console: Console, evidence: _Evidence) -> None:
 
 
 def _evidence(
-    session: AmplifierSession,
+    session: AgentSession,
     view: SessionView,
     display: ConsoleDisplay,
     approvals: TerminalApprovalSystem,
@@ -361,7 +369,10 @@ def _evidence(
 ) -> _Evidence:
     """Gather what the session left behind, each handler step filed under its module."""
     audit.read()  # decisions written after the last tool:pre
-    requests = [list(r.messages) for r in getattr(session.provider, "requests", [])]
+    requests = [
+        [_as_dict(m) for m in getattr(r, "messages", [])]
+        for r in getattr(session.provider, "requests", [])
+    ]
     evidence = _Evidence(session, view, display, approvals, audit.records, requests, mounted)
     for trace in view.traces:
         for step in trace.steps:
@@ -374,7 +385,7 @@ def _evidence(
 def print_report(
     console: Console,
     *,
-    session: AmplifierSession,
+    session: AgentSession,
     view: SessionView,
     display: ConsoleDisplay,
     approvals: TerminalApprovalSystem,

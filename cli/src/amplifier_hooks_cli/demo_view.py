@@ -19,11 +19,12 @@ from typing import Any, Final
 from rich.console import Console
 from rich.markup import escape
 
-from . import events as ev
-from .display import RecordingDisplay
-from .hooks import HookRegistry
-from .models import HookResult, MessageLevel
-from .session import AmplifierSession
+from amplifier_core import events as ev
+from amplifier_core.display import RecordingDisplay
+from amplifier_core.hooks import HookRegistry
+from amplifier_core.models import HookResult, MessageLevel
+
+from .session import AgentSession
 from .tracing import Trace, trace_emit
 
 __all__ = [
@@ -123,7 +124,7 @@ class SessionView:
 
     # -- wiring --------------------------------------------------------------------------
 
-    def attach(self, session: AmplifierSession) -> None:
+    def attach(self, session: AgentSession) -> None:
         """Start showing ``session`` (before it starts, so module failures are seen)."""
         hooks = session.coordinator.hooks
         watched: dict[str, Callable[[str, dict[str, Any]], None]] = {
@@ -303,7 +304,7 @@ class ApprovalAudit:
         self.records: list[dict[str, Any]] = []
         self._offset = 0
 
-    def attach(self, session: AmplifierSession) -> Callable[[], None]:
+    def attach(self, session: AgentSession) -> Callable[[], None]:
         """Print new records after each ``tool:pre``; returns the undo."""
         return session.coordinator.hooks.register(
             ev.TOOL_PRE, self._on_tool_pre, priority=_LAST, name=VIEW_NAME

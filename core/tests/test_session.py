@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 from amplifier_core import HookResult
-from amplifier_core.session_kernel import AmplifierSession
+from amplifier_core.session import AmplifierSession
 
 MODULES = {
     "echo-loop": """

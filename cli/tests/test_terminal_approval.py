@@ -16,19 +16,19 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from rich.console import Console
-
-from amplifier_core.bundle import parse_bundle
-from amplifier_core.display import RecordingDisplay
-from amplifier_core.models import HookResult
-from amplifier_core.providers import ScriptedProvider
-from amplifier_core.session import AmplifierSession
-from amplifier_core.terminal_approval import (
+from amplifier_hooks_cli.session import AgentSession
+from amplifier_hooks_cli.terminal_approval import (
     TerminalApprovalSystem,
     default_option,
     is_interactive,
     match_answer,
 )
+from rich.console import Console
+
+from amplifier_core.display import RecordingDisplay
+from amplifier_core.models import HookResult
+
+from .conftest import EchoTool, PlannedProvider, hermetic_bundle
 
 TMUX = shutil.which("tmux")
 needs_tmux = pytest.mark.skipif(TMUX is None, reason="tmux is not installed; no real terminal")
@@ -163,16 +163,14 @@ def test_an_unknown_policy_is_refused() -> None:
 
 
 async def test_a_session_asks_it_and_the_kernel_applies_the_answer(tmp_path: Path) -> None:
-    script = [
-        {"tool_calls": [{"name": "bash", "input": {"command": "echo ran"}}]},
-        {"text": "done"},
-    ]
+    provider = PlannedProvider(("", [("echo", {"text": "ran"})]), "done")
     shown = io.StringIO()
     approvals = TerminalApprovalSystem(interactive=False, console=Console(file=shown))
-    session = AmplifierSession(
-        parse_bundle("hooks: []\n", "bundle.yaml"),
+    session = AgentSession(
+        hermetic_bundle(),
         workspace=tmp_path,
-        provider=ScriptedProvider(script),
+        provider=provider,
+        tools={"echo": EchoTool()},
         approval_system=approvals,
         display_system=RecordingDisplay(),
     )
@@ -183,7 +181,8 @@ async def test_a_session_asks_it_and_the_kernel_applies_the_answer(tmp_path: Pat
     )
     async with session:
         await session.run("go")
-    tool_message = next(m for m in session.context.messages if m["role"] == "tool")
+        messages = await session.context.get_messages()
+    tool_message = next(m for m in messages if m["role"] == "tool")
     assert "denied" in tool_message["content"]
     assert [r.prompt for r in approvals.history] == ["Run echo?"]
     assert "Run echo? -> Deny (no one to ask; policy: deny)" in shown.getvalue()
@@ -194,7 +193,7 @@ async def test_a_session_asks_it_and_the_kernel_applies_the_answer(tmp_path: Pat
 PROGRAM = textwrap.dedent(
     """
     import asyncio, sys
-    from amplifier_core.terminal_approval import TerminalApprovalSystem
+    from amplifier_hooks_cli.terminal_approval import TerminalApprovalSystem
 
     async def main() -> None:
         system = TerminalApprovalSystem()

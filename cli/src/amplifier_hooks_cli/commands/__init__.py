@@ -1,0 +1,17 @@
+"""The built-in commands of ``amplifier-hooks``, one module each."""
+
+from __future__ import annotations
+
+import click
+
+from .demo import demo
+from .emit import emit
+from .events import events
+from .modules import modules
+from .run import run
+from .validate import validate
+
+__all__ = ["BUILTIN_COMMANDS", "demo", "emit", "events", "modules", "run", "validate"]
+
+BUILTIN_COMMANDS: tuple[click.Command, ...] = (run, demo, modules, validate, emit, events)
+"""Every built-in command, in the order ``--help`` lists them."""

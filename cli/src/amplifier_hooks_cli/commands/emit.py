@@ -1,0 +1,101 @@
+"""``amplifier-hooks emit``: fire one event through a bundle's hooks, handler by handler."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+import click
+from rich.markup import escape
+from rich.table import Table
+
+from amplifier_core.bundle import Bundle, load_bundle
+
+from .. import output
+from ..tracing import Trace, trace_emit
+
+__all__ = ["emit"]
+
+
+@click.command(short_help="Fire one event through a bundle's hooks.")
+@click.argument("event")
+@click.option("--bundle", "bundle_path", type=click.Path(path_type=Path), required=True)
+@click.option("--data", "data_json", default="{}", help="Event data as a JSON object.")
+@output.friendly
+def emit(event: str, bundle_path: Path, data_json: str) -> None:
+    """Fire EVENT through the bundle's hooks and show what each handler did."""
+    from amplifier_core import events as ev
+    from amplifier_core.catalogue import UnknownEventError, validate_event_data
+
+    errors = output.stderr()
+    try:
+        data = json.loads(data_json)
+    except json.JSONDecodeError as err:
+        output.fail(
+            f"--data: not valid JSON at line {err.lineno} column {err.colno}: {err.msg}", code=2
+        )
+    if not isinstance(data, dict):
+        output.fail(f"--data: expected a JSON object, got {type(data).__name__}", code=2)
+    if ev.is_pattern(ev.canonical(event)):
+        output.fail(
+            f"{event!r} is a subscription pattern; emit one event name, such as tool:pre", code=2
+        )
+    try:
+        missing = [
+            p.rpartition("missing required key ")[2]
+            for p in validate_event_data(event, data, include_common=False)
+        ]
+        if missing:
+            errors.print(
+                f"[yellow]note:[/] --data lacks keys a session always sends with "
+                f"{ev.canonical(event)}: {escape(', '.join(missing))}",
+                highlight=False,
+            )
+    except UnknownEventError as err:
+        errors.print(f"[yellow]note:[/] {escape(str(err))}; emitting it anyway", highlight=False)
+    bundle = load_bundle(bundle_path)
+    trace = asyncio.run(_emit_through_bundle(bundle, ev.canonical(event), data))
+    _print_trace(trace)
+
+
+async def _emit_through_bundle(bundle: Bundle, event: str, data: dict[str, Any]) -> Trace:
+    from amplifier_core.coordinator import ModuleCoordinator
+    from amplifier_core.loader import ModuleLoader
+
+    coordinator = ModuleCoordinator(config={"session": dict(bundle.session or {})})
+    coordinator.register_capability("session.working_dir", os.getcwd())
+    loader = ModuleLoader(coordinator)
+    await loader.mount_all(bundle.hooks, base_dir=bundle.base_dir)  # failures: one log line
+    try:
+        return await trace_emit(coordinator.hooks, event, data)
+    finally:
+        await loader.cleanup()
+
+
+def _print_trace(trace: Trace) -> None:
+    console = output.stdout()
+    table = Table(title=f"emit {trace.event}: {len(trace.steps)} handler(s)")
+    for column in ("#", "handler", "priority", "action", "ms", "detail"):
+        table.add_column(column, overflow="fold")
+    colour = {"deny": "red", "failed": "red", "modify": "magenta", "ask_user": "yellow"}
+    for index, step in enumerate(trace.steps, 1):
+        detail = step.error or ""
+        if step.result is not None and not detail:
+            detail = step.result.reason or step.result.user_message or ""
+        style = colour.get(step.action, "")
+        table.add_row(
+            str(index),
+            escape(step.name),
+            str(step.priority),
+            f"[{style}]{step.action}[/]" if style else step.action,
+            f"{step.seconds * 1000:.3f}",
+            escape(detail),
+        )
+    console.print(table)
+    if trace.result is not None:
+        console.print("[bold]result[/]")
+        shown = trace.result.model_dump(exclude_defaults=True) or {"action": "continue"}
+        console.print_json(json.dumps(shown, default=str))

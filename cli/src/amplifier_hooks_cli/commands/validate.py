@@ -1,0 +1,221 @@
+"""``amplifier-hooks validate``: check a bundle file before a session runs it.
+
+Beyond the bundle's own schema it checks that every module the session would mount is
+installed (or its ``source`` exists), and mounts the runtime modules (orchestrator, context,
+providers, tools) on a scratch coordinator so that each checks its own config; ``--mount``
+does the same for the hook modules. Each problem is one line naming the file, the line and
+the key path.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import difflib
+import logging
+import os
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Final
+
+import click
+from rich.markup import escape
+
+from amplifier_core.bundle import Bundle, load_bundle
+
+from .. import output
+from ..locator import Locator
+from ..plan import PlanError, mount_plan
+
+__all__ = ["validate"]
+
+_SESSION_KEYS: Final = (
+    "orchestrator",
+    "context",
+    "injection_size_limit",
+    "injection_budget_per_turn",
+    "audit_log",
+    "max_iterations",
+    "context_max_tokens",
+    "hook_timeout",
+    "checkpoint_dir",
+    "checkpoint_every_turn",
+    "memory_files",
+    "metadata",
+    "raw",
+    "tools",
+)
+_HTTP_PROVIDERS: Final = ("provider-anthropic", "provider-openai")
+
+
+@dataclass(frozen=True, slots=True)
+class _Planned:
+    """One module of the plan, and where the bundle names it (``None``: a default)."""
+
+    section: str
+    entry: Mapping[str, Any]
+    where: tuple[str | int, ...] | None
+
+    kind: str = ""
+
+    @property
+    def module(self) -> str:
+        return str(self.entry["module"])
+
+    @property
+    def where_kind(self) -> str:
+        """What the module is to the session: orchestrator, context, provider, tool, hook."""
+        return self.kind or self.section[:-1]
+
+
+@click.command(short_help="Check a bundle file.")
+@click.argument("bundle_path", type=click.Path(path_type=Path))
+@click.option(
+    "--mount",
+    "try_mount",
+    is_flag=True,
+    help="Also mount each hook module (this runs its code) to check its config; "
+    "nothing is emitted.",
+)
+@output.friendly
+def validate(bundle_path: Path, try_mount: bool) -> None:
+    """Check BUNDLE_PATH: YAML syntax, keys and types, installed modules and their config.
+
+    The runtime modules (orchestrator, context, providers, tools) are mounted to check
+    their config; a hook module's config is checked when it mounts: add --mount for that.
+    """
+    from amplifier_core.loader import discover_modules
+
+    bundle = load_bundle(bundle_path)
+    where = Locator(bundle_path)
+    try:
+        plan = mount_plan(bundle, workspace=Path.cwd())
+    except PlanError as err:
+        output.fail(f"{bundle_path}: {err}")
+    installed = discover_modules()
+    planned = _planned(bundle, plan)
+    problems: list[str] = []
+    for section in ("hooks", "providers", "tools", "session"):
+        for item in (p for p in planned if p.section == section):
+            problem = _availability(item, installed, bundle.base_dir)
+            if problem is not None:
+                problems.append(f"{_located(where, item, 'module')}: {problem}")
+    if not problems:
+        runtime = [p for p in planned if p.section != "hooks"]
+        hooks = [p for p in planned if p.section == "hooks"] if try_mount else []
+        problems += asyncio.run(_mount_problems(plan, [*hooks, *runtime], where))
+    for key in bundle.session:
+        if key not in _SESSION_KEYS:
+            close = _closest(key, _SESSION_KEYS)
+            output.stderr().print(
+                f"[yellow]warning:[/] {escape(where(('session', key), key=True))}: "
+                f"unknown session key {key!r}"
+                + (f" (did you mean {close!r}?)" if close else "; the session ignores it"),
+                highlight=False,
+            )
+    if problems:
+        output.fail(*problems)
+    counts = ", ".join(
+        f"{len(getattr(bundle, s))} {s[:-1]}(s)" for s in ("hooks", "providers", "tools")
+    )
+    console = output.stdout()
+    console.print(f"[green]{escape(str(bundle_path))}: ok[/] ({counts})")
+    for entry in bundle.hooks:
+        spec = installed.get(entry.module)
+        origin = spec.origin if spec is not None else f"source {entry.source}"
+        console.print(f"  {escape(entry.module)} [dim]{escape(origin)}[/]", highlight=False)
+
+
+def _planned(bundle: Bundle, plan: Mapping[str, Any]) -> list[_Planned]:
+    """Every module of ``plan``, with the key path of the bundle entry it comes from."""
+    items: list[_Planned] = []
+    for section in ("providers", "tools", "hooks"):
+        named = bool(getattr(bundle, section))
+        for index, entry in enumerate(plan[section]):
+            items.append(_Planned(section, entry, (section, index) if named else None))
+    for kind in ("orchestrator", "context"):
+        given = kind in bundle.session
+        where = ("session", kind) if given else None
+        items.append(_Planned("session", plan["session"][kind], where, kind))
+    return items
+
+
+def _located(where: Locator, item: _Planned, key: str) -> str:
+    if item.where is None:
+        what = item.where_kind
+        return f"{where.path}: the default {what} {item.module!r}"
+    if item.section == "session":  # session.orchestrator / session.context
+        return where(item.where)
+    return where((*item.where, key))
+
+
+def _availability(
+    item: _Planned, installed: Mapping[str, Any], base_dir: Path | None
+) -> str | None:
+    """Why ``item`` cannot be found (not installed, a missing source), or ``None``."""
+    source = item.entry.get("source")
+    if source is not None:
+        return _source_problem(str(source), base_dir)
+    if item.module in installed:
+        return None
+    close = _closest(item.module, installed)
+    return (
+        f"module {item.module!r} is not installed"
+        + (f" (did you mean {close!r}?)" if close else "")
+        + "; `amplifier-hooks modules` lists what is"
+    )
+
+
+def _source_problem(source: str, base_dir: Path | None) -> str | None:
+    text = source.strip()
+    if text.startswith(("git+", "http://", "https://", "git@", "ssh://")):
+        return None  # remote: the loader says what to install when the module is missing
+    if ":" in text and not text.startswith(("/", ".", "~", "file:")):
+        return None  # a package.module:attr reference, imported when mounted
+    path = Path(text.removeprefix("file://")).expanduser()
+    if not path.is_absolute() and base_dir is not None:
+        path = base_dir / path
+    return None if path.is_dir() else f"source directory {path} does not exist"
+
+
+class _LoaderQuiet(logging.Filter):
+    """Drops the loader's failure lines while the command reports them itself."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        return record.levelno < logging.ERROR
+
+
+async def _mount_problems(
+    plan: Mapping[str, Any], items: Sequence[_Planned], where: Locator
+) -> list[str]:
+    """Mount ``items`` on a scratch coordinator; what failed, located in the bundle file."""
+    from amplifier_core.coordinator import ModuleCoordinator
+    from amplifier_core.loader import ModuleLoader
+
+    coordinator = ModuleCoordinator(config={"session": dict(plan["session"])})
+    coordinator.register_capability("session.working_dir", os.getcwd())
+    loader = ModuleLoader(coordinator, strict=False)
+    quiet = _LoaderQuiet()
+    logging.getLogger("amplifier_core.loader").addFilter(quiet)
+    problems: list[str] = []
+    try:
+        for item in items:
+            config = dict(item.entry.get("config") or {})
+            if item.module in _HTTP_PROVIDERS and "api_key" not in config:
+                config["api_key"] = "set-at-run-time"  # the key comes from the environment then
+            failures = len(loader.failures)
+            await loader.mount(item.module, config, item.entry.get("source"))
+            problems += [
+                f"{_located(where, item, 'config')}: module {f.module_id!r} failed to {f.stage}: "
+                f"{f.cause}" + (f" at {f.location}" if f.location else "")
+                for f in loader.failures[failures:]
+            ]
+    finally:
+        await loader.cleanup()
+        logging.getLogger("amplifier_core.loader").removeFilter(quiet)
+    return problems
+
+
+def _closest(name: str, candidates: Sequence[str] | Mapping[str, Any]) -> str | None:
+    found = difflib.get_close_matches(name, list(candidates), n=1)
+    return found[0] if found else None

@@ -1,0 +1,204 @@
+"""hooks-logging's ``logs show`` / ``logs tail``, on an in-process plugin manager.
+
+The plugin module is registered by hand (never through the installed entry points); the log
+files are real JSONL files in the layout hooks-logging writes.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+from typing import Any
+
+import click
+import pytest
+from amplifier_hooks_cli.main import build_cli
+from amplifier_hooks_cli.plugins import Plugins
+from click.testing import CliRunner, Result
+
+import amplifier_module_hooks_logging.cli_plugin as logs_plugin
+from amplifier_module_hooks_logging.paths import project_slug
+
+SESSION = "5e55-10n"
+
+
+def record(event: str, level: str = "info", second: int = 0, **data: Any) -> str:
+    body = {
+        "ts": f"2026-01-31T12:00:{second:02d}.123456+00:00",
+        "level": level,
+        "event": event,
+        "session_id": SESSION,
+        "data": {**data, "session_id": SESSION, "timestamp": "x"},
+        "schema": {"name": "amplifier.hooks-logging.event", "version": 1},
+    }
+    return json.dumps(body) + "\n"
+
+
+STORY = [
+    record("session:start", second=1),
+    record("tool:pre", second=2, tool_name="bash", tool_input={"command": "ls"}),
+    record("tool:error", "error", second=3, tool_name="bash", error={"message": "boom"}),
+    record("llm:request:raw", "debug", second=4, body="..."),
+    record("session:end", second=5, status="completed"),
+]
+
+
+def cli() -> click.Group:
+    plugins = Plugins()
+    plugins.register(logs_plugin, "logs")
+    return build_cli(lambda: plugins)
+
+
+def invoke(*args: str) -> Result:
+    return CliRunner().invoke(cli(), list(args), catch_exceptions=False, env={"COLUMNS": "200"})
+
+
+@pytest.fixture
+def log(tmp_path: Path) -> Path:
+    path = tmp_path / "events.jsonl"
+    path.write_text("".join(STORY), encoding="utf-8")
+    return path
+
+
+def events_of(out: str) -> list[str]:
+    return [line.split()[2] for line in out.splitlines()]
+
+
+def test_show_prints_one_line_per_record(log: Path) -> None:
+    result = invoke("logs", "show", str(log))
+    assert result.exit_code == 0, result.output
+    lines = result.stdout.splitlines()
+    assert events_of(result.stdout) == [
+        "session:start",
+        "tool:pre",
+        "tool:error",
+        "llm:request:raw",
+        "session:end",
+    ]
+    assert lines[1].startswith("12:00:02.123  info     tool:pre ")
+    assert lines[1].endswith('{"tool_name": "bash", "tool_input": {"command": "ls"}}')
+    assert "session_id" not in result.stdout
+
+
+def test_show_filters_by_event_and_level(log: Path) -> None:
+    assert events_of(invoke("logs", "show", str(log), "--event", "tool:*").stdout) == [
+        "tool:pre",
+        "tool:error",
+    ]
+    assert events_of(invoke("logs", "show", str(log), "--level", "info").stdout) == [
+        "session:start",
+        "tool:pre",
+        "tool:error",
+        "session:end",
+    ]
+    assert events_of(invoke("logs", "show", str(log), "--level", "warning").stdout) == [
+        "tool:error"
+    ]
+
+
+def test_show_json_prints_the_lines_as_written(log: Path) -> None:
+    result = invoke("logs", "show", str(log), "--json", "--event", "session:*")
+    assert result.stdout == STORY[0] + STORY[4]
+
+
+def test_a_bad_line_is_reported_with_its_number_and_reading_goes_on(tmp_path: Path) -> None:
+    log = tmp_path / "events.jsonl"
+    log.write_text(STORY[0] + "{not json\n" + "[1, 2]\n" + STORY[1], encoding="utf-8")
+    result = invoke("logs", "show", str(log))
+    assert result.exit_code == 0
+    assert events_of(result.stdout) == ["session:start", "tool:pre"]
+    assert result.stderr.splitlines() == [
+        f"warning: {log}:2: not a JSON record (Expecting property name enclosed in double "
+        "quotes: line 1 column 2 (char 1))",
+        f"warning: {log}:3: not a record (a JSON list)",
+    ]
+
+
+@pytest.fixture
+def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    home = tmp_path / "home"
+    monkeypatch.setenv("HOME", str(home))
+    return home
+
+
+def sessions_dir(home: Path, workspace: Path) -> Path:
+    return home / ".amplifier" / "projects" / project_slug(workspace) / "sessions"
+
+
+def test_a_session_id_or_nothing_finds_the_log_where_the_module_writes_it(
+    tmp_path: Path, home: Path
+) -> None:
+    workspace = tmp_path / "project"
+    workspace.mkdir()
+    older = sessions_dir(home, workspace) / "older" / "events.jsonl"
+    newer = sessions_dir(home, workspace) / SESSION / "events.jsonl"
+    for path, text in ((older, STORY[0]), (newer, STORY[1])):
+        path.parent.mkdir(parents=True)
+        path.write_text(text, encoding="utf-8")
+    os.utime(older, ns=(1_000_000_000, 1_000_000_000))
+    by_id = invoke("logs", "show", "older", "--workspace", str(workspace))
+    assert events_of(by_id.stdout) == ["session:start"]
+    newest = invoke("logs", "show", "--workspace", str(workspace))
+    assert events_of(newest.stdout) == ["tool:pre"]
+    by_dir = invoke("logs", "show", str(sessions_dir(home, workspace)))
+    assert events_of(by_dir.stdout) == ["tool:pre"]
+
+
+def test_no_log_to_be_found_is_one_clear_error(tmp_path: Path, home: Path) -> None:
+    result = invoke("logs", "show", "--workspace", str(tmp_path))
+    assert result.exit_code == 1
+    assert result.stderr == (
+        f"Error: no session log of the project {tmp_path} in {sessions_dir(home, tmp_path)}; "
+        "pass a log file or a session id\n"
+    )
+    missing = invoke("logs", "tail", "nope", "--workspace", str(tmp_path))
+    assert missing.exit_code == 1
+    assert "'nope' is neither a log file nor a session with a log at " in missing.stderr
+
+
+def test_tail_prints_the_last_records(log: Path) -> None:
+    result = invoke("logs", "tail", str(log), "-n", "2", "--level", "info")
+    assert events_of(result.stdout) == ["tool:error", "session:end"]
+    assert invoke("logs", "tail", str(log), "-n", "0").stdout == ""
+
+
+def test_tail_follow_prints_new_records_until_the_session_ends(tmp_path: Path) -> None:
+    log = tmp_path / "events.jsonl"
+    log.write_text(STORY[0], encoding="utf-8")
+    program = textwrap.dedent(
+        """
+        import sys
+        import amplifier_module_hooks_logging.cli_plugin as logs_plugin
+        from amplifier_hooks_cli.main import build_cli
+        from amplifier_hooks_cli.plugins import Plugins
+
+        plugins = Plugins()
+        plugins.register(logs_plugin, "logs")
+        build_cli(lambda: plugins)(sys.argv[1:])
+        """
+    )
+    env = {**os.environ, "COLUMNS": "200"}
+    command = [sys.executable, "-c", program, "logs", "tail", str(log), "--follow"]
+    command += ["--interval", "0.01"]
+    with subprocess.Popen(
+        command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env
+    ) as process:
+        assert process.stdout is not None
+        assert "session:start" in process.stdout.readline()  # the tail, then it follows
+        with log.open("a", encoding="utf-8") as stream:
+            half = STORY[1]
+            stream.write(half[:20])  # a line written halfway is not read yet
+            stream.flush()
+            stream.write(half[20:])
+            stream.flush()
+        assert "tool:pre" in process.stdout.readline()
+        with log.open("a", encoding="utf-8") as stream:
+            stream.write(STORY[4] + record("after:end"))
+        assert "session:end" in process.stdout.readline()
+        out, err = process.communicate(timeout=30)
+    assert process.returncode == 0, err
+    assert out == ""  # nothing after session:end
