@@ -20,7 +20,8 @@ everything else             the plan's ``session`` (the kernel reads it)
 =========================  ===========================================
 
 A module's own config in the bundle wins over a routed setting. Relative ``source`` paths
-are resolved against the bundle's directory, and ``session.working_dir`` is the workspace.
+are resolved against the bundle's directory, so is the scripted provider's ``script`` (its
+``base_dir``), and ``session.working_dir`` is the workspace.
 """
 
 from __future__ import annotations
@@ -164,6 +165,9 @@ def mount_plan(bundle: Bundle, *, workspace: Path) -> dict[str, Any]:
     providers = _module_entries(bundle.providers, base_dir) or [
         _entry(DEFAULT_PROVIDER, {"script": [{"text": NO_PROVIDER_TEXT}]}, None)
     ]
+    for provider in providers:  # a script file named in the bundle is relative to the bundle
+        if provider["module"] == DEFAULT_PROVIDER and base_dir is not None:
+            provider["config"].setdefault("base_dir", str(base_dir))
     tools = _module_entries(bundle.tools, base_dir) or [
         _entry(module, {}, None) for module in DEFAULT_TOOLS
     ]

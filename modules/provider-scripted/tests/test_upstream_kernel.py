@@ -1,0 +1,83 @@
+"""On amplifier-core 2.0.2, in its own virtual environment: mounted by ``mount()``, it answers
+that kernel's ``ChatRequest`` with its ``ChatResponse`` and fails with its ``LLMError``.
+
+Set ``AMPLIFIER_CORE_202_PYTHON`` to the interpreter of an environment where
+``amplifier-core==2.0.2`` is installed; the test runs this package (and amplifier-hooks-util)
+from source there.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import textwrap
+from pathlib import Path
+
+import pytest
+
+UPSTREAM_PYTHON = os.environ.get("AMPLIFIER_CORE_202_PYTHON", "")
+SOURCE = Path(__file__).resolve().parents[1] / "src"
+UTIL_SOURCE = Path(__file__).resolve().parents[3] / "util" / "src"
+
+SCRIPT = textwrap.dedent(
+    """
+    import asyncio, os, sys
+    from amplifier_core.llm_errors import LLMError
+    from amplifier_core.message_models import ChatRequest, ChatResponse, Message
+    from amplifier_core.testing import MockCoordinator
+    from amplifier_module_provider_scripted import mount
+
+    async def main(workspace):
+        with open(os.path.join(workspace, "turns.yaml"), "w") as handle:
+            handle.write("- text: calling\\n  tool_calls: [{name: bash, input: {command: ls}}]\\n")
+            handle.write("- {text: done, expect: listing}\\n")
+        coordinator = MockCoordinator()
+        coordinator.register_capability("session.working_dir", workspace)
+        await mount(coordinator, {"script": "turns.yaml", "name": "offline"})
+        provider = coordinator.get("providers")["offline"]
+
+        first = await provider.complete(ChatRequest(messages=[Message(role="user", content="go")]))
+        assert isinstance(first, ChatResponse), type(first)
+        calls = provider.parse_tool_calls(first)
+        got = [(c.id, c.name, c.arguments) for c in calls]
+        assert got == [("call_1", "bash", {"command": "ls"})], got
+
+        messages = [
+            Message(role="user", content="go"),
+            Message(role="assistant", content="calling"),
+            Message(role="tool", tool_call_id="call_1", content="the listing"),
+        ]
+        second = await provider.complete(ChatRequest(messages=messages))
+        assert second.content[0].text == "done" and second.usage.total_tokens > 0
+
+        try:
+            await provider.complete(ChatRequest(messages=messages))
+        except LLMError as err:
+            assert "exhausted" in str(err) and err.retryable is False, err
+        else:
+            raise AssertionError("an exhausted script answered")
+        print("ok")
+
+    asyncio.run(main(sys.argv[1]))
+    sys.stdout.flush()
+    os._exit(0)  # amplifier-core 2.0.2's engine may crash while the interpreter shuts down
+    """
+)
+
+
+@pytest.mark.skipif(
+    not UPSTREAM_PYTHON, reason="set AMPLIFIER_CORE_202_PYTHON to run on amplifier-core 2.0.2"
+)
+def test_mounts_and_answers_on_amplifier_core_2_0_2(tmp_path: Path) -> None:
+    script = tmp_path / "upstream.py"
+    script.write_text(SCRIPT)
+    result = subprocess.run(
+        [UPSTREAM_PYTHON, str(script), str(tmp_path)],
+        env={**os.environ, "PYTHONPATH": os.pathsep.join([str(SOURCE), str(UTIL_SOURCE)])},
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.startswith("ok")
