@@ -6,10 +6,11 @@ on amplifier-hooks and on amplifier-core 2.0.2; the README's table documents the
 
 from __future__ import annotations
 
-import os
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
+
+from amplifier_hooks_util.tool_inputs import working_dir
 
 from .config import MODULE_ID, BashConfig, parse_config
 from .inputs import BashInput
@@ -30,14 +31,9 @@ __amplifier_module_type__ = "tool"
 
 
 def working_dir_for(coordinator: Any, config: BashConfig) -> Path:
-    """Where commands run: ``working_dir`` from the config (relative to the session's), else
+    """Where the tool works: ``working_dir`` from the config (relative to the session's), else
     the capability ``session.working_dir``, else the current directory."""
-    get_capability = getattr(coordinator, "get_capability", None)
-    session_dir = get_capability("session.working_dir") if callable(get_capability) else None
-    base = Path(str(session_dir)) if session_dir else Path(os.getcwd())
-    if config.working_dir is None:
-        return base
-    return base / Path(config.working_dir).expanduser()
+    return working_dir(coordinator, config.working_dir)
 
 
 async def mount(coordinator: Any, config: Mapping[str, Any] | None = None) -> None:

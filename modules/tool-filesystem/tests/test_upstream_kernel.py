@@ -1,0 +1,72 @@
+"""On amplifier-core 2.0.2, in its own virtual environment: mounted by ``mount()``, the three
+tools read, write and edit files and report failures as that kernel's ``ToolResult``.
+
+Set ``AMPLIFIER_CORE_202_PYTHON`` to the interpreter of an environment where
+``amplifier-core==2.0.2`` is installed; the test runs this package (and amplifier-hooks-util)
+from source there.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import textwrap
+from pathlib import Path
+
+import pytest
+
+UPSTREAM_PYTHON = os.environ.get("AMPLIFIER_CORE_202_PYTHON", "")
+SOURCE = Path(__file__).resolve().parents[1] / "src"
+UTIL_SOURCE = Path(__file__).resolve().parents[3] / "util" / "src"
+
+SCRIPT = textwrap.dedent(
+    """
+    import asyncio, os, sys
+    from amplifier_core import ToolResult
+    from amplifier_core.testing import MockCoordinator
+    from amplifier_module_tool_filesystem import mount
+
+    async def main(workspace):
+        coordinator = MockCoordinator()
+        coordinator.register_capability("session.working_dir", workspace)
+        await mount(coordinator, {"denied_write_paths": ["locked"]})
+        tools = coordinator.get("tools")
+        written = await tools["write_file"].execute({"file_path": "a.txt", "content": "one\\n"})
+        assert isinstance(written, ToolResult) and written.success, written
+        edited = await tools["edit_file"].execute(
+            {"file_path": "a.txt", "old_string": "one", "new_string": "two"}
+        )
+        assert edited.success and edited.output["replacements"] == 1, edited
+        read = await tools["read_file"].execute({"file_path": "a.txt"})
+        assert read.output["content"] == "     1\\ttwo\\n", read.output
+        refused = await tools["write_file"].execute({"file_path": "locked/x", "content": "x"})
+        assert refused.error["type"] == "PathNotAllowed", refused.error
+        bad = await tools["read_file"].execute({"path": "a.txt"})
+        assert bad.error["type"] == "InvalidInput", bad.error
+        print("ok")
+
+    asyncio.run(main(sys.argv[1]))
+    sys.stdout.flush()
+    os._exit(0)  # amplifier-core 2.0.2's engine may crash while the interpreter shuts down
+    """
+)
+
+
+@pytest.mark.skipif(
+    not UPSTREAM_PYTHON, reason="set AMPLIFIER_CORE_202_PYTHON to run on amplifier-core 2.0.2"
+)
+def test_mounts_reads_writes_and_edits_on_amplifier_core_2_0_2(tmp_path: Path) -> None:
+    script = tmp_path / "upstream.py"
+    script.write_text(SCRIPT)
+    workspace = tmp_path / "workspace"
+    workspace.mkdir()
+    result = subprocess.run(
+        [UPSTREAM_PYTHON, str(script), str(workspace)],
+        env={**os.environ, "PYTHONPATH": os.pathsep.join([str(SOURCE), str(UTIL_SOURCE)])},
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.startswith("ok")
