@@ -1,4 +1,5 @@
-"""Loopback HTTP servers that speak the model APIs' wire formats, for provider tests."""
+"""Loopback HTTP servers that speak the model APIs' wire formats, for testing provider modules
+and what uses them (pure asyncio, on 127.0.0.1, in the test's own event loop)."""
 
 from .anthropic_api import AnthropicApi, anthropic_error, anthropic_message
 from .openai_api import OpenAIApi, openai_completion, openai_error
