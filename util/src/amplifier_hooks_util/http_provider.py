@@ -1,12 +1,15 @@
 """The frame of a provider module that talks JSON over HTTP, and the pieces its converter uses.
 
-:class:`HttpProvider` owns the model, the :class:`~.http.JsonPoster` and the call itself
-(:meth:`HttpProvider.post`: build the body, post it, read the answer). A subclass says what
-differs: its ``name``, ``endpoint``, key headers, the request body and how an answer is read.
+:class:`HttpProvider` is amplifier-core's Provider protocol for any JSON-over-HTTP model API:
+it owns the model, the :class:`~.http.JsonPoster` and the call (``complete``: build the body,
+post it with retries and their events, read the answer into a ``ChatResponse``, turn failures
+into the kernel's ``llm_errors``). A subclass says what differs: its ``endpoint``, key headers,
+how a request body is built and how an answer is read (into an :class:`Answer`).
 Messages reach a converter as plain dicts (``Message.model_dump()``) in Amplifier's shape:
 assistant ``tool_calls`` of ``{id, tool, arguments}`` (``name`` / ``input`` accepted too),
-tool results ``{role: tool, tool_call_id, content}``. Kernel-independent: errors are
-:class:`~.http.HttpError`; the provider module turns them into the kernel's ``llm_errors``.
+tool results ``{role: tool, tool_call_id, content}``. The kernel's message models and errors
+are imported when a call is made, from whichever kernel the host runs (ours or
+amplifier-core 2.0.2).
 """
 
 from __future__ import annotations
@@ -14,11 +17,13 @@ from __future__ import annotations
 import json
 from abc import ABC, abstractmethod
 from collections.abc import Mapping
+from dataclasses import dataclass, field
 from typing import Any, ClassVar, Final
 
-from .http import THROTTLE_STATUSES, HttpError, HttpSettings, JsonPoster, OnRetry
+from .http import THROTTLE_STATUSES, HttpError, HttpSettings, JsonPoster, OnRetry, llm_error
 
 __all__ = [
+    "Answer",
     "HttpProvider",
     "answer_error",
     "call_fields",
@@ -101,6 +106,20 @@ def unknown_role(provider: str, model: str, index: int, role: Any) -> HttpError:
     )
 
 
+@dataclass(slots=True)
+class Answer:
+    """What an API's answer holds, as plain data for the kernel's ``ChatResponse``: content
+    blocks (``{type: text|thinking, ...}``), tool calls ``{id, name, arguments}``, usage and
+    the finish reason."""
+
+    content: list[dict[str, Any]] = field(default_factory=list)
+    tool_calls: list[dict[str, Any]] = field(default_factory=list)
+    usage: dict[str, int] = field(
+        default_factory=lambda: {"input_tokens": 0, "output_tokens": 0, "total_tokens": 0}
+    )
+    finish_reason: str | None = None
+
+
 class HttpProvider(ABC):
     """A model behind a JSON-over-HTTP API, with the shared timeout, retry and error policy."""
 
@@ -108,19 +127,34 @@ class HttpProvider(ABC):
     endpoint: ClassVar[str]
     """The path posted to, after ``base_url`` (``/v1/messages``)."""
 
+    display_name: ClassVar[str]
+    capabilities: ClassVar[tuple[str, ...]] = ("tools",)
+
     def __init__(
         self,
         model: str,
         *,
+        name: str,
+        hooks: Any = None,
+        credential_env: str | None = None,
+        max_tokens: int = 4096,
+        temperature: float | None = None,
+        context_window: int = 128_000,
         base_url: str,
         timeout: float,
         max_retries: int,
         backoff_base: float,
         backoff_max: float,
         headers: Mapping[str, str] | None,
-        on_retry: OnRetry | None,
+        on_retry: OnRetry | None = None,
     ) -> None:
+        self.name = name
         self.model = model
+        self.hooks = hooks
+        self.credential_env = credential_env
+        self.max_tokens = max_tokens
+        self.temperature = temperature
+        self.context_window = context_window
         self.max_retries = max_retries
         self.poster = JsonPoster(
             provider=self.name,
@@ -189,3 +223,82 @@ class HttpProvider(ABC):
     @abstractmethod
     def auth_headers(self) -> dict[str, str]:
         """The headers that carry the API key (and version), sent with every request."""
+
+    @abstractmethod
+    def request_body(
+        self,
+        messages: list[dict[str, Any]],
+        tools: list[dict[str, Any]],
+        *,
+        model: str,
+        max_tokens: int,
+        temperature: float | None,
+    ) -> dict[str, Any]:
+        """The API's request body (messages and ``ToolSpec`` dicts as plain data)."""
+
+    @abstractmethod
+    def read_answer(self, body: dict[str, Any], model: str) -> Answer:
+        """What the API's decoded answer holds; :class:`HttpError` when it cannot be read."""
+
+    # -- amplifier-core's Provider protocol --------------------------------------------------
+
+    def get_info(self) -> dict[str, Any]:
+        """What this provider is (the keys of amplifier-core's ``ProviderInfo``)."""
+        return {
+            "id": self.name,
+            "display_name": self.display_name,
+            "credential_env_vars": [self.credential_env] if self.credential_env else [],
+            "capabilities": list(self.capabilities),
+            "defaults": {"model": self.model, "max_tokens": self.max_tokens},
+            "config_fields": [],
+        }
+
+    async def list_models(self) -> list[dict[str, Any]]:
+        """The configured model (the API is not asked)."""
+        return [
+            {
+                "id": self.model,
+                "display_name": self.model,
+                "context_window": self.context_window,
+                "max_output_tokens": self.max_tokens,
+                "capabilities": list(self.capabilities),
+                "defaults": {},
+            }
+        ]
+
+    def parse_tool_calls(self, response: Any) -> list[Any]:
+        """The tool calls of a response this provider gave."""
+        return list(getattr(response, "tool_calls", None) or [])
+
+    async def complete(self, request: Any, **kwargs: Any) -> Any:
+        """Send a ``ChatRequest`` to the API and return its answer as a ``ChatResponse``.
+
+        :raises amplifier_core.llm_errors.LLMError: the call failed (the subclass for why).
+        """
+        from amplifier_core.message_models import ChatResponse
+
+        model = request.model or self.model
+        metadata = request.metadata or {}
+        temperature = request.temperature
+        try:
+            body = self.request_body(
+                [m.model_dump() for m in request.messages],
+                [t.model_dump() for t in request.tools or []],
+                model=model,
+                max_tokens=request.max_output_tokens or self.max_tokens,
+                temperature=self.temperature if temperature is None else temperature,
+            )
+            raw = await self.send(
+                body, model, hooks=self.hooks, request_id=metadata.get("request_id")
+            )
+            answer = self.read_answer(raw, model)
+        except HttpError as err:
+            raise llm_error(err) from err
+        return ChatResponse.model_validate(
+            {
+                "content": answer.content,
+                "tool_calls": answer.tool_calls or None,
+                "usage": answer.usage,
+                "finish_reason": answer.finish_reason,
+            }
+        )

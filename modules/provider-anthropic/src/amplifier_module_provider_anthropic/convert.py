@@ -20,6 +20,7 @@ from __future__ import annotations
 from typing import Any
 
 from amplifier_hooks_util.http_provider import (
+    Answer,
     answer_error,
     call_fields,
     message_key,
@@ -28,7 +29,7 @@ from amplifier_hooks_util.http_provider import (
     unknown_role,
 )
 
-__all__ = ["Answer", "read_answer", "request_body"]
+__all__ = ["read_answer", "request_body"]
 
 NAME = "anthropic"
 
@@ -108,16 +109,6 @@ def request_body(
             for tool in tools
         ]
     return body
-
-
-class Answer:
-    """What an answer holds, as plain data for the kernel's ``ChatResponse``."""
-
-    def __init__(self) -> None:
-        self.content: list[dict[str, Any]] = []
-        self.tool_calls: list[dict[str, Any]] = []
-        self.usage: dict[str, int] = {"input_tokens": 0, "output_tokens": 0, "total_tokens": 0}
-        self.finish_reason: str | None = None
 
 
 def read_answer(body: dict[str, Any], model: str) -> Answer:

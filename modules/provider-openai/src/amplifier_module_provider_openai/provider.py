@@ -1,0 +1,74 @@
+"""``OpenAIProvider``: models behind a chat completions endpoint, as amplifier-core's Provider.
+
+Works with OpenAI itself and with servers that speak its wire format (vLLM, Ollama, LM Studio,
+llama.cpp, gateways): ``base_url`` is the server's root, without ``/v1``. The API key is read
+when the first request is made; with ``api_key_env: null`` and no ``api_key`` no key is sent
+(a local server). Failures are the kernel's ``llm_errors``; retries fire ``provider:retry`` /
+``provider:throttle`` through the hooks.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from amplifier_hooks_util.http import resolve_api_key
+from amplifier_hooks_util.http_provider import Answer, HttpProvider
+
+from .config import OpenAIConfig
+from .convert import read_answer, request_body
+
+__all__ = ["OpenAIProvider"]
+
+
+class OpenAIProvider(HttpProvider):
+    """Models behind ``POST {base_url}/v1/chat/completions``."""
+
+    endpoint = "/v1/chat/completions"
+    display_name = "OpenAI-compatible"
+    capabilities = ("tools",)
+
+    def __init__(self, config: OpenAIConfig | None = None, *, hooks: Any = None) -> None:
+        self.config = config or OpenAIConfig()
+        cfg = self.config
+        super().__init__(
+            cfg.model,
+            name=cfg.name,
+            hooks=hooks,
+            credential_env=cfg.api_key_env,
+            max_tokens=cfg.max_tokens,
+            temperature=cfg.temperature,
+            context_window=cfg.context_window,
+            base_url=cfg.base_url,
+            timeout=cfg.timeout,
+            max_retries=cfg.max_retries,
+            backoff_base=cfg.backoff_base,
+            backoff_max=cfg.backoff_max,
+            headers=cfg.headers,
+        )
+
+    def auth_headers(self) -> dict[str, str]:
+        if not self.config.api_key and not self.config.api_key_env:
+            return {}
+        key = resolve_api_key(self.name, self.config.api_key, self.config.api_key_env)
+        return {"authorization": f"Bearer {key}"}
+
+    def request_body(
+        self,
+        messages: list[dict[str, Any]],
+        tools: list[dict[str, Any]],
+        *,
+        model: str,
+        max_tokens: int,
+        temperature: float | None,
+    ) -> dict[str, Any]:
+        return request_body(
+            messages,
+            tools,
+            model=model,
+            max_tokens=max_tokens,
+            max_tokens_param=self.config.max_tokens_param,
+            temperature=temperature,
+        )
+
+    def read_answer(self, body: dict[str, Any], model: str) -> Answer:
+        return read_answer(body, model)

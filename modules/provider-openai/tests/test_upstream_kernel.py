@@ -1,0 +1,79 @@
+"""On amplifier-core 2.0.2, in its own virtual environment: mounted by ``mount()``, the provider
+answers that kernel's ``ChatRequest`` from a loopback chat completions API and fails with its errors.
+
+Set ``AMPLIFIER_CORE_202_PYTHON`` to the interpreter of an environment where
+``amplifier-core==2.0.2`` and httpx are installed; the test runs this package (and
+amplifier-hooks-util) from source there.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import textwrap
+from pathlib import Path
+
+import pytest
+
+UPSTREAM_PYTHON = os.environ.get("AMPLIFIER_CORE_202_PYTHON", "")
+SOURCE = Path(__file__).resolve().parents[1] / "src"
+UTIL_SOURCE = Path(__file__).resolve().parents[3] / "util" / "src"
+
+SCRIPT = textwrap.dedent(
+    """
+    import asyncio, os, sys
+    from amplifier_core import llm_errors
+    from amplifier_core.message_models import ChatRequest, ChatResponse, Message
+    from amplifier_core.testing import MockCoordinator
+    from amplifier_hooks_util.loopback import (
+        OpenAIApi, LoopbackServer, openai_completion, openai_error,
+    )
+    from amplifier_module_provider_openai import mount
+
+    async def main():
+        api = OpenAIApi([
+            openai_completion("hello", [("toolu_1", "bash", '{"command": "ls"}')]),
+            openai_error(401, "bad key", "invalid_request_error", "invalid_api_key"),
+        ])
+        async with LoopbackServer(api) as server:
+            coordinator = MockCoordinator()
+            await mount(coordinator, {"api_key": "test-key", "base_url": server.url})
+            provider = coordinator.get("providers")["openai"]
+            request = ChatRequest(messages=[Message(role="user", content="hi")])
+            response = await provider.complete(request)
+            assert isinstance(response, ChatResponse), type(response)
+            assert response.content[0].text == "hello", response
+            calls = provider.parse_tool_calls(response)
+            assert [(c.id, c.name) for c in calls] == [("toolu_1", "bash")], calls
+            try:
+                await provider.complete(request)
+            except llm_errors.AuthenticationError as err:
+                assert err.status_code == 401, err
+            else:
+                raise AssertionError("a 401 answered")
+            await provider.aclose()
+        print("ok")
+
+    asyncio.run(main())
+    sys.stdout.flush()
+    os._exit(0)  # amplifier-core 2.0.2's engine may crash while the interpreter shuts down
+    """
+)
+
+
+@pytest.mark.skipif(
+    not UPSTREAM_PYTHON, reason="set AMPLIFIER_CORE_202_PYTHON to run on amplifier-core 2.0.2"
+)
+def test_mounts_and_answers_on_amplifier_core_2_0_2(tmp_path: Path) -> None:
+    script = tmp_path / "upstream.py"
+    script.write_text(SCRIPT)
+    result = subprocess.run(
+        [UPSTREAM_PYTHON, str(script)],
+        env={**os.environ, "PYTHONPATH": os.pathsep.join([str(SOURCE), str(UTIL_SOURCE)])},
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.startswith("ok")
