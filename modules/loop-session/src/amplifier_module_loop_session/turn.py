@@ -470,6 +470,7 @@ class TurnRunner:
                 messages=[Message.model_validate(m) for m in outgoing],
                 tools=specs or None,
                 model=model or None,
+                metadata={"request_id": request_id},
             )
             await self.hooks.emit(
                 ev.LLM_REQUEST,
