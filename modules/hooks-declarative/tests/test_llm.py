@@ -7,7 +7,6 @@ import contextlib
 import json
 import os
 import subprocess
-import sys
 import textwrap
 import time
 from collections import deque
@@ -18,18 +17,18 @@ from types import TracebackType
 from typing import Any, Literal
 
 import pytest
+from pydantic import ValidationError
 
-from amplifier_core.providers import ScriptedProvider
-from amplifier_module_hooks_declarative.llm import (
-    AnswerError,
-    LlmRunner,
-    _Kernel,
-    parse_answer,
-)
+from amplifier_module_hooks_declarative.llm import AnswerError, LlmRunner, parse_answer
 from amplifier_module_hooks_declarative.llm_cache import LlmCache
 from amplifier_module_hooks_declarative.specs import LlmHookSpec
 from amplifier_module_hooks_declarative.template import TemplateError
 from amplifier_module_hooks_declarative.types import HookContext
+from amplifier_module_provider_anthropic import AnthropicProvider
+from amplifier_module_provider_anthropic.config import parse_config as anthropic_config
+from amplifier_module_provider_openai import OpenAIProvider
+from amplifier_module_provider_openai.config import parse_config as openai_config
+from amplifier_module_provider_scripted import ScriptedProvider
 
 Wire = Literal["anthropic", "openai"]
 
@@ -217,10 +216,11 @@ async def openai() -> AsyncIterator[ModelServer]:
 
 
 class Runners:
-    """Makes runners and closes their HTTP connections at the end of the test."""
+    """Makes runners asking a provider module mounted as ``guard`` against a loopback server,
+    and closes the providers' connections at the end of the test."""
 
     def __init__(self) -> None:
-        self.made: list[LlmRunner] = []
+        self.providers: list[Any] = []
 
     def __call__(
         self,
@@ -230,26 +230,32 @@ class Runners:
         provider: dict[str, Any] | None = None,
         **fields: Any,
     ) -> LlmRunner:
+        config = {
+            "name": "guard",
+            "base_url": server.url,
+            "api_key": API_KEY,
+            "max_retries": 0,
+            **(provider or {}),
+        }
         spec = LlmHookSpec.model_validate(
-            {
-                "type": "llm",
-                "model": server.model,
-                "prompt": PROMPT,
-                "provider": {"base_url": server.url, "api_key": API_KEY, **(provider or {})},
-                **fields,
-            }
+            {"type": "llm", "model": server.model, "prompt": PROMPT, "provider": config["name"]}
+            | fields
         )
-        runner = LlmRunner(spec, label="hooks.yaml#0", cache=shared)
-        self.made.append(runner)
-        return runner
+        if server.wire == "anthropic":
+            mounted: Any = AnthropicProvider(anthropic_config(config))
+        else:
+            mounted = OpenAIProvider(openai_config(config))
+        self.providers.append(mounted)
+        mounts = {config["name"]: mounted}
+        return LlmRunner(spec, label="hooks.yaml#0", cache=shared, providers=lambda: mounts)
 
 
 @pytest.fixture
 async def make() -> AsyncIterator[Runners]:
     runners = Runners()
     yield runners
-    for runner in runners.made:
-        await runner.aclose()
+    for provider in runners.providers:
+        await provider.aclose()
 
 
 def context(tool: str = "Bash", **args: Any) -> HookContext:
@@ -431,15 +437,8 @@ async def test_missing_api_key_is_a_failure(
 ) -> None:
     monkeypatch.delenv("HOOKS_DECLARATIVE_TEST_KEY", raising=False)
     anthropic.queue('{"safe": true}')
-    spec = LlmHookSpec(
-        type="llm",
-        model="claude-3-haiku",
-        prompt=PROMPT,
-        on_failure="block",
-        provider={"base_url": anthropic.url, "api_key_env": "HOOKS_DECLARATIVE_TEST_KEY"},
-    )
-    runner = LlmRunner(spec, label="hooks.yaml#3")
-    make.made.append(runner)
+    keyless = {"api_key": None, "api_key_env": "HOOKS_DECLARATIVE_TEST_KEY"}
+    runner = make(anthropic, provider=keyless, on_failure="block")
 
     decision = await runner.run(context())
 
@@ -489,16 +488,11 @@ async def test_on_failure_modes(anthropic: ModelServer, make: Runners) -> None:
 # --- provider choice and configuration -------------------------------------------------------
 
 
-async def test_provider_type_overrides_the_model_name(openai: ModelServer, make: Runners) -> None:
+async def test_the_hooks_model_is_what_the_provider_is_asked_for(
+    openai: ModelServer, make: Runners
+) -> None:
     openai.queue('{"decision": "allow"}')
-    spec = LlmHookSpec(
-        type="llm",
-        model="claude-via-gateway",
-        prompt="{{event}} {{tool}}",
-        provider={"type": "openai", "base_url": openai.url, "api_key": API_KEY},
-    )
-    runner = LlmRunner(spec, label="gateway")
-    make.made.append(runner)
+    runner = make(openai, model="claude-via-gateway", prompt="{{event}} {{tool}}")
 
     decision = await runner.run(context())
 
@@ -507,43 +501,45 @@ async def test_provider_type_overrides_the_model_name(openai: ModelServer, make:
     assert user_text(openai.seen[0]) == "PreToolUse Bash"
 
 
-def test_provider_config_defaults() -> None:
-    claude = LlmRunner(LlmHookSpec(type="llm", model="claude-3-haiku", prompt="x"), label="a")
-    gpt = LlmRunner(
-        LlmHookSpec(type="llm", model="gpt-4o-mini", prompt="x", timeout_ms=2500), label="b"
-    )
-    assert claude.provider_config == {
-        "type": "anthropic",
-        "model": "claude-3-haiku",
-        "timeout": 10.0,
-        "max_retries": 0,
-    }
-    assert gpt.provider_config["type"] == "openai"
-    assert gpt.provider_config["timeout"] == 2.5
+async def test_without_a_name_the_first_mounted_provider_is_asked() -> None:
+    first = ScriptedProvider(['{"decision": "block", "reason": "first"}'])
+    second = ScriptedProvider(['{"decision": "allow"}'])
+    spec = LlmHookSpec(type="llm", model="m", prompt="{{tool}}")
+    runner = LlmRunner(spec, label="a", providers=lambda: {"one": first, "two": second})
+
+    decision = await runner.run(context())
+
+    assert (decision.action, decision.message) == ("block", "first")
+    assert second.requests == []
 
 
-@pytest.mark.parametrize(
-    ("provider", "problem"),
-    [
-        ({"max_retries": 2}, "provider.max_retries: expected 0 or 1"),
-        ({"max_retries": True}, "provider.max_retries: expected 0 or 1"),
-        ({"type": "scripted"}, "provider.type: expected one of anthropic, openai, got 'scripted'"),
-        ({"model": "other"}, "provider.model: not allowed here; set the hook's `model`"),
-        ({"timeout": 3}, "provider.timeout: not allowed here; set the hook's `timeout_ms`"),
-    ],
-)
-def test_bad_provider_config_is_rejected(provider: dict[str, Any], problem: str) -> None:
-    spec = LlmHookSpec(type="llm", model="claude-3-haiku", prompt="x", provider=provider)
-    with pytest.raises(ValueError) as caught:
-        LlmRunner(spec, label="hooks.yaml#4")
-    assert str(caught.value).startswith(f"llm hook hooks.yaml#4: {problem}")
+async def test_a_name_that_is_not_mounted_is_a_failure_naming_what_is() -> None:
+    spec = LlmHookSpec(type="llm", model="m", prompt="x", provider="guard", on_failure="block")
+    runner = LlmRunner(spec, label="hooks.yaml#4", providers=lambda: {"main": object()})
 
+    decision = await runner.run(context())
 
-async def test_bad_provider_key_is_reported_at_call(anthropic: ModelServer, make: Runners) -> None:
-    decision = await make(anthropic, provider={"base_ulr": "http://x"}).run(context())
-
+    assert decision.action == "block"
     assert decision.message is not None
-    assert "llm hook hooks.yaml#0: provider.base_ulr" in decision.message
+    assert "no provider named 'guard' is mounted (mounted: main)" in decision.message
+    assert "(event tool:pre)" in decision.message
+
+
+@pytest.mark.parametrize("mounted", [None, {}])
+async def test_no_provider_mounted_is_a_failure(mounted: dict[str, Any] | None) -> None:
+    spec = LlmHookSpec(type="llm", model="m", prompt="x", on_failure="block")
+    runner = LlmRunner(spec, label="hooks.yaml#6", providers=lambda: mounted)
+
+    decision = await runner.run(context())
+
+    assert decision.action == "block"
+    assert decision.message is not None
+    assert "no provider is mounted, so there is no model to ask" in decision.message
+
+
+def test_provider_is_a_mount_name_not_connection_settings() -> None:
+    with pytest.raises(ValidationError):
+        LlmHookSpec(type="llm", model="m", prompt="x", provider={"base_url": "http://x"})  # type: ignore[arg-type]
 
 
 def test_unknown_placeholder_is_rejected_at_construction() -> None:
@@ -566,7 +562,7 @@ async def test_given_provider_is_used(make: Runners) -> None:
 
     assert decision.action == "block"
     assert scripted.requests[0].model == "claude-3-haiku"
-    assert scripted.requests[0].max_tokens == 100
+    assert scripted.requests[0].max_output_tokens == 100
 
 
 async def test_event_values_are_not_expanded(anthropic: ModelServer, make: Runners) -> None:
@@ -580,35 +576,29 @@ async def test_event_values_are_not_expanded(anthropic: ModelServer, make: Runne
     assert "tool_call_id" not in sent
 
 
-async def test_kernel_without_providers_fails_clearly(
-    make: Runners, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    monkeypatch.setattr(_Kernel, "chat_request", None)
-    monkeypatch.setattr(_Kernel, "make_provider", None)
-    monkeypatch.setitem(sys.modules, "amplifier_core.providers", None)
-    spec = LlmHookSpec(type="llm", model="claude-3-haiku", prompt="x", on_failure="block")
-    runner = LlmRunner(spec, label="hooks.yaml#6")
-
-    decision = await runner.run(context())
-
-    assert decision.action == "block"
-    assert decision.message is not None
-    assert "LLM hooks need model providers (amplifier_core.providers)" in decision.message
-
-
 UPSTREAM_PYTHON = os.environ.get("AMPLIFIER_CORE_202_PYTHON", "")
 UPSTREAM_SCRIPT = textwrap.dedent(
     """
     import asyncio, sys
-    sys.path[:0] = sys.argv[1:]  # this module's source and amplifier-hooks-util's
+    sys.path[:0] = sys.argv[1:]  # the sources of this module, provider-scripted and util
+    from amplifier_core.testing import MockCoordinator
     from amplifier_module_hooks_declarative.llm import LlmRunner
     from amplifier_module_hooks_declarative.specs import LlmHookSpec
     from amplifier_module_hooks_declarative.types import HookContext
+    from amplifier_module_provider_scripted import mount
 
-    spec = LlmHookSpec(type="llm", model="claude-3-haiku", prompt="{{tool}}", on_failure="block")
-    context = HookContext(event="tool:pre", alias="PreToolUse", data={}, session_id="s",
-                          project_dir="/", tool="Bash")
-    print(asyncio.run(LlmRunner(spec, label="up").run(context)).message)
+    async def main():
+        coordinator = MockCoordinator()
+        answer = {"expect": "Bash", "text": '{"safe": false, "reason": "no"}'}
+        await mount(coordinator, {"script": [answer]})
+        spec = LlmHookSpec(type="llm", model="m", prompt="{{tool}}", provider="scripted")
+        context = HookContext(event="tool:pre", alias="PreToolUse", data={}, session_id="s",
+                              project_dir="/", tool="Bash")
+        runner = LlmRunner(spec, label="up", providers=lambda: coordinator.get("providers"))
+        decision = await runner.run(context)
+        print(decision.action, decision.message)
+
+    asyncio.run(main())
     """
 )
 
@@ -616,19 +606,22 @@ UPSTREAM_SCRIPT = textwrap.dedent(
 @pytest.mark.skipif(
     not UPSTREAM_PYTHON, reason="set AMPLIFIER_CORE_202_PYTHON to run on amplifier-core 2.0.2"
 )
-def test_amplifier_core_2_0_2_gets_a_clear_failure() -> None:
-    src = Path(__file__).resolve().parents[1] / "src"
-    util_src = Path(__file__).resolve().parents[3] / "util" / "src"
+def test_on_amplifier_core_2_0_2_it_asks_the_mounted_provider() -> None:
+    root = Path(__file__).resolve().parents[3]
+    sources = [
+        root / "modules" / "hooks-declarative" / "src",
+        root / "modules" / "provider-scripted" / "src",
+        root / "util" / "src",
+    ]
     result = subprocess.run(
-        [UPSTREAM_PYTHON, "-c", UPSTREAM_SCRIPT, str(src), str(util_src)],
+        [UPSTREAM_PYTHON, "-c", UPSTREAM_SCRIPT, *map(str, sources)],
         capture_output=True,
         text=True,
         timeout=60,
         check=False,
     )
     assert result.returncode == 0, result.stderr
-    assert "hook up failed: LLM hooks need model providers" in result.stdout
-    assert "amplifier-core 2.0.2" in result.stdout
+    assert result.stdout.strip().splitlines()[-1] == "block no"
 
 
 # --- the cache, through real requests --------------------------------------------------------
@@ -737,9 +730,7 @@ async def test_shared_cache_across_runners(anthropic: ModelServer, make: Runners
     one = make(anthropic, shared=shared, cache=True)
     two = make(anthropic, shared=shared, cache=True)
     other_budget = make(anthropic, shared=shared, cache=True, max_tokens=50)
-    other_server = make(
-        anthropic, shared=shared, provider={"headers": {"x-tenant": "b"}}, cache=True
-    )
+    other_server = make(anthropic, shared=shared, provider={"name": "tenant-b"}, cache=True)
 
     for runner in (one, two, other_budget, other_server):
         await runner.run(context())

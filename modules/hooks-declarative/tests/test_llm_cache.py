@@ -7,7 +7,7 @@ from collections.abc import Awaitable, Callable
 
 import pytest
 
-from amplifier_module_hooks_declarative.llm_cache import LlmCache, provider_identity, request_key
+from amplifier_module_hooks_declarative.llm_cache import LlmCache, request_key
 
 
 class Clock:
@@ -182,27 +182,17 @@ def test_bad_settings_are_rejected(kwargs: dict[str, float], message: str) -> No
 
 
 def test_request_key_covers_what_changes_the_answer() -> None:
-    base: dict[str, object] = {"type": "anthropic", "base_url": "http://a", "api_key": "secret-1"}
-
     def key(
         *,
         model: str = "claude-3-haiku",
-        provider: dict[str, object] = base,
+        provider: str = "guard",
         prompt: str = "p",
         max_tokens: int = 100,
     ) -> object:
-        return request_key(
-            model=model,
-            provider_id=provider_identity(provider),
-            prompt=prompt,
-            max_tokens=max_tokens,
-        )
+        return request_key(model=model, provider_id=provider, prompt=prompt, max_tokens=max_tokens)
 
     assert key() == key()
-    assert key() == key(provider={**base, "timeout": 3, "max_retries": 1})
     assert key() != key(model="claude-3-5-haiku")
     assert key() != key(prompt="q")
     assert key() != key(max_tokens=50)
-    assert key() != key(provider={**base, "base_url": "http://b"})
-    assert key() != key(provider={**base, "api_key": "secret-2"})
-    assert "secret-1" not in repr(key())
+    assert key() != key(provider="other")

@@ -75,9 +75,10 @@ _TIMEOUT_MARGIN_S: Final = 5.0
 _SETTLE_CANCEL_S: Final = 1.0
 
 
-def default_runner_factory(project_dir: str) -> RunnerFactory:
+def default_runner_factory(project_dir: str, coordinator: Any = None) -> RunnerFactory:
     """The runners of the three hook types; command and llm runners are imported on first use,
-    so a file with only matchers needs neither."""
+    so a file with only matchers needs neither. LLM hooks ask the providers mounted on
+    ``coordinator``."""
     llm_caches: dict[int, LlmCache] = {}
 
     def build(spec: HookSpec, label: str) -> Runner:
@@ -98,7 +99,9 @@ def default_runner_factory(project_dir: str) -> RunnerFactory:
                     cache = llm_caches[spec.cache_size] = LlmCache(
                         spec.cache_size, spec.cache_ttl_s
                     )
-            return LlmRunner(spec, label=label, cache=cache)
+            get = getattr(coordinator, "get", None)
+            providers = (lambda: get("providers")) if callable(get) else None
+            return LlmRunner(spec, label=label, cache=cache, providers=providers)
         raise TypeError(f"{HANDLER_PREFIX}: no runner for hook type {type(spec).__name__}")
 
     return build

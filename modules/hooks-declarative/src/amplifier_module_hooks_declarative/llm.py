@@ -12,21 +12,20 @@
       max_tokens: 100
       cache: true
 
-The prompt is rendered by :mod:`.template` and sent as one user message through the kernel's
-HTTP providers (``amplifier_core.providers.make_provider``): ``type`` comes from
-``provider.type``, else from the model name (``claude*`` is Anthropic, anything else an
-OpenAI-compatible API); the other ``provider`` keys (``base_url``, ``api_key_env``,
-``headers``, ...) are passed on. ``timeout_ms`` bounds the whole call and is the provider's
-timeout; ``provider.max_retries`` may be 0 (the default) or 1, so a hook stays fast.
+The prompt is rendered by :mod:`.template` and sent as one user message (the kernel's
+``amplifier_core.message_models.ChatRequest``, with the hook's ``model`` and ``max_tokens``)
+to a provider mounted on the session's coordinator: the one ``provider`` names (its mount
+name, e.g. a ``provider-openai`` mounted as ``guard`` against a local server), else the first
+mounted. ``timeout_ms`` bounds the whole call.
 
 The answer is JSON, bare, in a ```json fence or inside prose, in one of two shapes:
 
 - ``{"safe": true | false, "reason": "..."}``: false blocks with the reason, true allows;
 - ``{"decision": "allow" | "block" | "ask", "reason": "..."}``.
 
-Anything else (no JSON, wrong types, an unknown decision), an HTTP error, a timeout, a missing
-API key, or a kernel without ``amplifier_core.providers`` (amplifier-core 2.0.2) is a failure
-of the hook and gets :func:`~.types.failure_decision` under the hook's ``on_failure``.
+Anything else (no JSON, wrong types, an unknown decision), a provider error, a timeout, or no
+provider mounted (or none under the name given) is a failure of the hook and gets
+:func:`~.types.failure_decision` under the hook's ``on_failure``.
 
 With ``cache: true`` answers are kept in an :class:`~.llm_cache.LlmCache` (bounded, timed,
 single-flight); unusable answers and failures are never kept.
@@ -36,25 +35,24 @@ from __future__ import annotations
 
 import asyncio
 import json
-from collections.abc import Callable, Hashable
+from collections.abc import Callable, Hashable, Mapping
 from dataclasses import dataclass
 from functools import partial
-from typing import TYPE_CHECKING, Any, Final, Literal
+from typing import Any, Final, Literal
 
-from .llm_cache import LlmCache, provider_identity, request_key
+from .llm_cache import LlmCache, request_key
 from .specs import LlmHookSpec
 from .template import Template
 from .types import Decision, HookContext, failure_decision
 
-if TYPE_CHECKING:
-    from amplifier_core.chat import ChatRequest, Provider
+Providers = Callable[[], Mapping[str, Any] | None]
+"""Where a runner finds the mounted providers (``lambda: coordinator.get("providers")``)."""
 
 __all__ = ["AnswerError", "LlmRunner", "LlmUnavailableError", "Verdict", "parse_answer"]
 
 _SNIPPET: Final = 200
 _SCAN_LIMIT: Final = 65_536
 _DECISIONS: Final = frozenset({"allow", "block", "ask"})
-_PROVIDER_TYPES: Final = ("anthropic", "openai")
 _DECODER: Final = json.JSONDecoder()
 
 
@@ -63,7 +61,7 @@ class AnswerError(ValueError):
 
 
 class LlmUnavailableError(RuntimeError):
-    """The running kernel has no model providers (``amplifier_core.providers``)."""
+    """No provider is mounted to ask (or none under the name the hook gives)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -150,69 +148,6 @@ def _find_object(text: str) -> dict[str, Any] | None:
     return first
 
 
-def _provider_config(spec: LlmHookSpec, label: str) -> dict[str, Any]:
-    """The ``make_provider`` config of ``spec``; config mistakes raise ``ValueError``."""
-    given = dict(spec.provider or {})
-    where = f"llm hook {label}: provider"
-    for key, instead in (("model", "the hook's `model`"), ("timeout", "the hook's `timeout_ms`")):
-        if key in given:
-            raise ValueError(f"{where}.{key}: not allowed here; set {instead} instead")
-    kind = given.pop("type", None)
-    if kind is None:
-        kind = "anthropic" if spec.model.lower().startswith("claude") else "openai"
-    if kind not in _PROVIDER_TYPES:
-        raise ValueError(
-            f"{where}.type: expected one of {', '.join(_PROVIDER_TYPES)}, got {kind!r}"
-        )
-    retries = given.pop("max_retries", 0)
-    if isinstance(retries, bool) or retries not in (0, 1):
-        raise ValueError(
-            f"{where}.max_retries: expected 0 or 1 (a hook must stay fast), got {retries!r}"
-        )
-    return {
-        "type": kind,
-        "model": spec.model,
-        **given,
-        "timeout": spec.timeout_ms / 1000,
-        "max_retries": retries,
-    }
-
-
-class _Kernel:
-    """The kernel parts an LLM hook needs, imported on first use."""
-
-    chat_request: type[ChatRequest] | None = None
-    make_provider: Callable[..., Provider] | None = None
-
-    @classmethod
-    def load(cls) -> tuple[type[ChatRequest], Callable[..., Provider]]:
-        if cls.chat_request is None or cls.make_provider is None:
-            try:
-                from amplifier_core.chat import ChatRequest
-                from amplifier_core.providers import make_provider
-            except ImportError as err:
-                raise LlmUnavailableError(
-                    "LLM hooks need model providers (amplifier_core.providers), which this "
-                    f"kernel does not have ({_kernel_version()}): {err}; run on the "
-                    "amplifier-hooks kernel, or use a command hook that calls the model"
-                ) from err
-            cls.chat_request, cls.make_provider = ChatRequest, make_provider
-        return cls.chat_request, cls.make_provider
-
-
-def _kernel_version() -> str:
-    try:
-        from importlib.metadata import PackageNotFoundError, version
-    except ImportError:  # pragma: no cover - always present on Python >= 3.8
-        return "version unknown"
-    for name in ("amplifier-hooks", "amplifier-core"):
-        try:
-            return f"{name} {version(name)}"
-        except PackageNotFoundError:
-            continue
-    return "version unknown"
-
-
 class LlmRunner:
     """An LLM hook: ``await runner.run(context)`` asks the model and returns its decision.
 
@@ -220,11 +155,11 @@ class LlmRunner:
     :param label: names the hook in messages and decisions (file and index).
     :param cache: a cache to share with other runners; used only when ``spec.cache`` is true
         (without it such a runner makes its own of ``cache_size`` and ``cache_ttl_s``).
+    :param providers: returns the mounted providers by name (the coordinator's ``providers``
+        mount point), looked up at each call.
     :param provider: a ready provider (anything with ``async complete(ChatRequest)``) instead
-        of building one from ``spec.provider``; the request still names ``spec.model``.
+        of a mounted one; the request still names ``spec.model``.
     :raises TemplateError: the prompt uses an unknown placeholder.
-    :raises ValueError: a ``provider`` key that is not allowed (``type`` other than anthropic
-        or openai, ``max_retries`` above 1, ``model`` or ``timeout``).
     """
 
     def __init__(
@@ -233,31 +168,23 @@ class LlmRunner:
         *,
         label: str,
         cache: LlmCache | None = None,
-        provider: Provider | None = None,
+        providers: Providers | None = None,
+        provider: Any = None,
     ) -> None:
         self.spec = spec
         self.label = label
         self.template = Template(spec.prompt, where=f"llm hook {label}: prompt")
-        self.provider_config = _provider_config(spec, label)
         self.cache: LlmCache | None = None
         if spec.cache:
             self.cache = cache if cache is not None else LlmCache(spec.cache_size, spec.cache_ttl_s)
         self._timeout_s = spec.timeout_ms / 1000
+        self._providers = providers
         self._provider = provider
-        self._owns_provider = provider is None
-        self._provider_id = provider_identity(
-            self.provider_config
-            if provider is None
-            else {
-                "instance": f"{type(provider).__module__}.{type(provider).__qualname__}",
-                "id": id(provider),
-            }
-        )
 
     def __repr__(self) -> str:
         return (
             f"LlmRunner({self.label!r}, model={self.spec.model!r}, "
-            f"type={self.provider_config['type']!r}, cache={self.cache is not None})"
+            f"provider={self.spec.provider or '(first mounted)'!r}, cache={self.cache is not None})"
         )
 
     async def run(self, context: HookContext) -> Decision:
@@ -266,15 +193,16 @@ class LlmRunner:
         cache = self.cache
         try:
             prompt = self.template.render(context)
-            key = None if cache is None else self._key(prompt)
+            name, provider = self._chosen()
+            key = None if cache is None else self._key(name, prompt)
             answer = None if cache is None else cache.get(key)
             if answer is None:
                 async with asyncio.timeout(self._timeout_s):
                     if cache is None:
-                        answer = await self._ask(prompt)
+                        answer = await self._ask(provider, prompt)
                     else:
                         answer, _cached = await cache.get_or_call(
-                            key, partial(self._ask, prompt), ttl_s=spec.cache_ttl_s
+                            key, partial(self._ask, provider, prompt), ttl_s=spec.cache_ttl_s
                         )
             verdict = parse_answer(answer)
         except TimeoutError:
@@ -282,44 +210,59 @@ class LlmRunner:
         except AnswerError as err:
             return self._failed(f"unusable answer from {spec.model}: {err}")
         except LlmUnavailableError as err:
-            return self._failed(str(err))
+            return self._failed(f"{err} (event {context.event})")
         except Exception as err:
             return self._failed(f"calling {spec.model} failed: {_describe(err)}")
         return self._decide(verdict)
 
     async def aclose(self) -> None:
-        """Close the HTTP connections of the provider this runner built (not a given one)."""
-        if not self._owns_provider:
-            return
-        provider, self._provider = self._provider, None
-        close = getattr(provider, "aclose", None)
-        if close is not None:
-            await close()
+        """Nothing to close: providers belong to whoever mounted them."""
 
-    def _key(self, prompt: str) -> Hashable:
+    def _chosen(self) -> tuple[str, Any]:
+        """The provider to ask and its name; :class:`LlmUnavailableError` when there is none."""
+        if self._provider is not None:
+            return f"given:{id(self._provider)}", self._provider
+        mounted = dict((self._providers() if self._providers is not None else None) or {})
+        wanted = self.spec.provider
+        if wanted is not None:
+            if wanted not in mounted:
+                shown = ", ".join(sorted(mounted)) or "none"
+                raise LlmUnavailableError(
+                    f"no provider named {wanted!r} is mounted (mounted: {shown}); mount one "
+                    "under that name (providers: - module: provider-openai, config: {name: "
+                    f"{wanted}, ...}})"
+                )
+            return wanted, mounted[wanted]
+        if not mounted:
+            raise LlmUnavailableError(
+                "no provider is mounted, so there is no model to ask; mount one in the "
+                "bundle's providers (provider-anthropic, provider-openai ...)"
+            )
+        name = next(iter(mounted))
+        return name, mounted[name]
+
+    def _key(self, provider: str, prompt: str) -> Hashable:
         return request_key(
             model=self.spec.model,
-            provider_id=self._provider_id,
+            provider_id=provider,
             prompt=prompt,
             max_tokens=self.spec.max_tokens,
         )
 
-    async def _ask(self, prompt: str) -> str:
+    async def _ask(self, provider: Any, prompt: str) -> str:
         """The model's answer text; raises when the call fails or the answer is unusable."""
-        chat_request, make_provider = _Kernel.load()
-        provider = self._provider
-        if provider is None:
-            provider = make_provider(self.provider_config, where=f"llm hook {self.label}: provider")
-            self._provider = provider
-        request = chat_request(
-            messages=[{"role": "user", "content": prompt}],
+        from amplifier_core.message_models import ChatRequest, Message
+
+        request = ChatRequest(
+            messages=[Message(role="user", content=prompt)],
             model=self.spec.model,
-            max_tokens=self.spec.max_tokens,
+            max_output_tokens=self.spec.max_tokens,
         )
         async with asyncio.timeout(self._timeout_s):
             response = await provider.complete(request)
-        parse_answer(response.text)  # an unusable answer raises here, so it is never cached
-        return response.text
+        text = _response_text(response)
+        parse_answer(text)  # an unusable answer raises here, so it is never cached
+        return text
 
     def _decide(self, verdict: Verdict) -> Decision:
         if verdict.action == "allow":
@@ -331,8 +274,17 @@ class LlmRunner:
         return failure_decision(self.spec.on_failure, self.label, problem)
 
 
+def _response_text(response: Any) -> str:
+    """The text blocks of a ``ChatResponse``, joined (thinking and tool calls are not text)."""
+    parts: list[str] = []
+    for block in getattr(response, "content", None) or []:
+        if getattr(block, "type", None) == "text":
+            parts.append(str(getattr(block, "text", "")))
+    return "".join(parts)
+
+
 def _describe(err: Exception) -> str:
     """A provider error's own message (it names provider, model, status); else type: text."""
-    if type(err).__name__ == "ProviderError":
-        return str(err)
+    if any(cls.__name__ == "LLMError" for cls in type(err).__mro__):
+        return f"{type(err).__name__}: {err}"
     return f"{type(err).__name__}: {err}" if str(err) else type(err).__name__

@@ -16,36 +16,17 @@ The clock is injectable (``clock=``) so that expiry is tested without sleeping.
 from __future__ import annotations
 
 import asyncio
-import hashlib
-import json
 import time
 from collections import OrderedDict
-from collections.abc import Awaitable, Callable, Hashable, Mapping
+from collections.abc import Awaitable, Callable, Hashable
 from dataclasses import dataclass
-from typing import Any, Final
 
-__all__ = ["CacheStats", "LlmCache", "provider_identity", "request_key"]
-
-_NOT_IDENTITY: Final = frozenset({"timeout", "max_retries", "backoff_base", "backoff_max"})
-"""Provider settings that change how patiently we ask, not what the answer is."""
-
-
-def provider_identity(config: Mapping[str, Any]) -> str:
-    """What in a provider config changes the answer, as text for :func:`request_key`.
-
-    Settings that do not change the answer (timeouts, retries) are left out and an
-    ``api_key`` is replaced by its SHA-256 digest, so keys never hold a secret.
-    """
-    identity = {key: value for key, value in config.items() if key not in _NOT_IDENTITY}
-    secret = identity.get("api_key")
-    if isinstance(secret, str):
-        identity["api_key"] = "sha256:" + hashlib.sha256(secret.encode()).hexdigest()
-    return json.dumps(identity, sort_keys=True, default=repr)
+__all__ = ["CacheStats", "LlmCache", "request_key"]
 
 
 def request_key(*, model: str, provider_id: str, prompt: str, max_tokens: int) -> Hashable:
-    """The cache key of one request; ``provider_id`` is :func:`provider_identity` of the
-    provider config (computed once per hook, not per call)."""
+    """The cache key of one request; ``provider_id`` names the provider asked (its mount
+    name), so two providers never share an answer."""
     return (model, provider_id, prompt, max_tokens)
 
 

@@ -54,7 +54,7 @@ async def mount(
     project_dir = resolve_project_dir(coordinator, settings)
     user_dir = resolve_user_dir(settings)
     documents = load_documents(settings, project_dir=project_dir, user_dir=user_dir)
-    factory = runner_factory or default_runner_factory(str(project_dir))
+    factory = runner_factory or default_runner_factory(str(project_dir), coordinator)
     steps = plan_steps(documents, factory)
     dispatcher = Dispatcher(steps, project_dir=str(project_dir), coordinator=coordinator)
     unregisters = dispatcher.register(registry, priority=settings.priority)

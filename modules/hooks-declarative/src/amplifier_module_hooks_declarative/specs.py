@@ -7,7 +7,7 @@ handful of keys a Claude Code ``hooks`` block adds. Unknown keys are errors, so 
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -70,10 +70,9 @@ class LlmHookSpec(_Spec):
     ``{{data}}``; the answer is JSON (``{"safe": bool, "reason": str}`` or
     ``{"decision": "allow" | "block" | "ask", "reason": str}``).
 
-    ``provider`` picks the API: ``{type: anthropic | openai, base_url, api_key_env, ...}``
-    (the kernel's provider config); without it, ``model`` names starting with ``claude`` use
-    Anthropic and others OpenAI-compatible. ``cache: true`` answers an identical request from a
-    bounded cache with a time-to-live instead of calling the model again.
+    ``provider`` names the provider mounted on the session to ask (its mount name); without
+    it, the first mounted provider is asked. ``cache: true`` answers an identical request from
+    a bounded cache with a time-to-live instead of calling the model again.
     """
 
     type: Literal["llm"]
@@ -85,7 +84,7 @@ class LlmHookSpec(_Spec):
     cache_ttl_s: float = Field(default=3600.0, gt=0)
     cache_size: int = Field(default=1024, gt=0)
     on_failure: OnFailure = "warn"
-    provider: dict[str, Any] | None = None
+    provider: str | None = Field(default=None, min_length=1)
 
 
 HookSpec = CommandHookSpec | MatcherHookSpec | LlmHookSpec
