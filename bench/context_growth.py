@@ -11,10 +11,7 @@ of one ``await context.get_messages_for_request(...)``, per call, the best and t
 - ``with provider``: the call orchestrators make, ``provider=`` a provider whose
   ``get_model_info()`` reports a 200,000-token window (the budget is worked out every call);
 - ``no provider``: the bare call; what is left is the list copy the call returns (a new
-  list of the stored message dicts, one pointer per message);
-- ``core SessionContext``: the store the kernel used before this module (it counts the
-  whole conversation at every call), for comparison, when ``amplifier_core.session_context``
-  is still importable.
+  list of the stored message dicts, one pointer per message).
 
 The ratio column divides each size's best figure by the smallest size's. ``--check`` exits 1
 unless the ``with provider`` ratio of the largest size is at most 1.5.
@@ -32,7 +29,6 @@ from typing import Any
 
 try:
     from amplifier_core import ModelInfo
-    from amplifier_core.hooks import HookRegistry
     from amplifier_module_context_simple import SimpleContextManager
 except ImportError as err:  # run from a checkout without the packages installed
     sys.exit(
@@ -99,18 +95,10 @@ async def contexts(size: int) -> dict[str, Call]:
     assert sent == messages, "the benchmark conversation must fit without compaction"
     assert ours.compactions == 0
 
-    calls: dict[str, Call] = {
+    return {
         "with provider": lambda: ours.get_messages_for_request(provider=provider),
         "no provider": lambda: ours.get_messages_for_request(),
     }
-    try:
-        from amplifier_core.session_context import SessionContext
-    except ImportError:
-        return calls
-    old = SessionContext(HookRegistry(), max_tokens=1_000_000)
-    await old.set_messages(messages)
-    calls["core SessionContext"] = lambda: old.get_messages_for_request(provider=provider)
-    return calls
 
 
 async def run(sizes: list[int], rounds: int, calls: int) -> dict[str, dict[int, float]]:
@@ -118,8 +106,7 @@ async def run(sizes: list[int], rounds: int, calls: int) -> dict[str, dict[int, 
     print(f"{'what':<22} {'messages':>8} {'best µs':>9} {'median µs':>10} {'ratio':>6}")
     for size in sizes:
         for name, call in (await contexts(size)).items():
-            slow = name.startswith("core")
-            fastest, median = await per_call(call, rounds, max(calls // 50, 50) if slow else calls)
+            fastest, median = await per_call(call, rounds, calls)
             best.setdefault(name, {})[size] = fastest
             ratio = fastest / best[name][sizes[0]]
             print(f"{name:<22} {size:>8} {fastest * 1e6:>9.2f} {median * 1e6:>10.2f} {ratio:>6.2f}")

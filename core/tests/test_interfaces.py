@@ -117,7 +117,7 @@ def test_the_public_names_are_listed_and_the_approval_ones_are_the_kernels() -> 
 def test_importing_the_protocols_leaves_the_envelope_models_unloaded() -> None:
     probe = (
         "import sys, amplifier_core.interfaces; "
-        "print(sorted(m for m in ('amplifier_core.message_models', 'amplifier_core.chat', "
+        "print(sorted(m for m in ('amplifier_core.message_models', "
         "'amplifier_core.cancellation', 'amplifier_core.llm_errors', "
         "'amplifier_core.content_models') if m in sys.modules))"
     )
