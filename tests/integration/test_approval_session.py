@@ -1,4 +1,4 @@
-"""The module mounted from a bundle in a real session: tools run or not, the model sees why."""
+"""hooks-approval mounted from a bundle in a real session: tools run or not, the model sees why."""
 
 from __future__ import annotations
 
@@ -7,46 +7,34 @@ import time
 from pathlib import Path
 from typing import Any
 
+from amplifier_hooks_cli.session import AgentSession
+
 from amplifier_core.approval import CallbackApprovalSystem, StaticApprovalSystem
-from amplifier_core.bundle import parse_bundle
-from amplifier_core.display import RecordingDisplay
-from amplifier_core.providers import ScriptedProvider
-from amplifier_core.session import AmplifierSession
 from amplifier_core.testing import EventRecorder
+from amplifier_module_provider_scripted import ScriptedProvider
 
-from .support import records
+from . import support
+from .support import call, make_bundle, module, records, sent
 
-BUNDLE = """
-hooks:
-  - module: hooks-approval
-    config:
-      approval_timeout: {timeout}
-      rules:
-        - name: no-force-push
-          action: deny
-          command: "git push --force*"
-          reason: force pushes rewrite shared history
-"""
-
-
-def call(name: str, **tool_input: Any) -> dict[str, Any]:
-    return {"tool_calls": [{"name": name, "input": tool_input}]}
+NO_FORCE_PUSH = {
+    "name": "no-force-push",
+    "action": "deny",
+    "command": "git push --force*",
+    "reason": "force pushes rewrite shared history",
+}
 
 
 def session_for(
     workspace: Path, script: list[Any], approvals: Any, timeout: float = 300
-) -> tuple[AmplifierSession, ScriptedProvider, EventRecorder]:
-    provider = ScriptedProvider(script)
-    session = AmplifierSession(
-        parse_bundle(BUNDLE.format(timeout=timeout), "bundle.yaml"),
-        workspace=workspace,
-        provider=provider,
+) -> tuple[AgentSession, ScriptedProvider, EventRecorder]:
+    config = {"approval_timeout": timeout, "rules": [NO_FORCE_PUSH]}
+    session, recorder, provider = support.session_for(
+        workspace,
+        script,
+        make_bundle(hooks=[module("hooks-approval", config)]),
         approval_system=approvals,
-        display_system=RecordingDisplay(),
         session_id="approval-session",
     )
-    recorder = EventRecorder()
-    recorder.attach(session.coordinator.hooks)
     return session, provider, recorder
 
 
@@ -90,7 +78,7 @@ async def test_static_deny_blocks_the_tool_and_the_model_sees_it(workspace: Path
     assert outcome.response == "I will not"
     assert (workspace / "build").is_dir()
     assert "tool:post" not in recorder.names
-    seen = provider.requests[1].messages[-1]
+    seen = sent(provider.requests[1])[-1]
     assert seen["role"] == "tool"
     assert seen["is_error"] is True
     assert seen["content"].startswith(
@@ -178,7 +166,7 @@ async def test_timeout_applies_the_default_deny(workspace: Path) -> None:
     assert time.perf_counter() - started < 5
     assert outcome.response == "timed out"
     assert not (workspace / "late.txt").exists()
-    seen = provider.requests[1].messages[-1]["content"]
+    seen = sent(provider.requests[1])[-1]["content"]
     assert "Denied by default: no answer from CallbackApprovalSystem within 0.2s" in seen
     decision = audit(workspace)[-1]
     assert (decision["kind"], decision["decision"], decision["why"]) == (
@@ -204,7 +192,7 @@ async def test_rules_decide_without_asking(workspace: Path) -> None:
     async with session:
         await session.run("look and push")
     assert approvals.calls == 0
-    ls_result, push_result = provider.requests[1].messages[-2:]
+    ls_result, push_result = sent(provider.requests[1])[-2:]
     assert "visible.txt" in ls_result["content"]
     assert push_result["content"] == (
         "Error: tool call denied by hook 'hooks-approval': hooks-approval: rule 'no-force-push' "

@@ -8,48 +8,40 @@ from __future__ import annotations
 
 import time
 from pathlib import Path
+from typing import Any
 
-from amplifier_core.bundle import parse_bundle
-from amplifier_core.providers import ScriptedProvider
-from amplifier_core.session import AmplifierSession
-from amplifier_core.testing import EventRecorder
+from .support import call, make_bundle, module, session_for
 
 
-async def test_one_hundred_async_hooks_do_not_delay_the_tool_call(tmp_path: Path) -> None:
+async def test_one_hundred_async_hooks_do_not_delay_the_tool_call(
+    tmp_path: Path, workspace: Path
+) -> None:
     marks = tmp_path / "marks"
     marks.mkdir()
     release = tmp_path / "release"
-    hooks = "\n".join(
-        f"        - {{type: command, async: true, timeout_ms: 20000, command: "
-        f'"while [ ! -e {release} ]; do sleep 0.05; done; touch {marks}/{index}"}}'
+    waiting = f"while [ ! -e {release} ]; do sleep 0.05; done; touch {marks}/"
+    hooks = [
+        {"type": "command", "async": True, "timeout_ms": 20000, "command": f"{waiting}{index}"}
         for index in range(100)
-    )
-    bundle = parse_bundle(
-        f"""
-hooks:
-  - module: hooks-declarative
-    config:
-      include_user: false
-      include_project: false
-      async_grace_s: 30
-      hooks:
-        PreToolUse:
-{hooks}
-""",
-        "bundle.yaml",
-    )
-    script = [
-        {"tool_calls": [{"name": "bash", "input": {"command": "echo ran"}}]},
-        {"text": "done"},
     ]
-    session = AmplifierSession(bundle, workspace=tmp_path, provider=ScriptedProvider(script))
-    recorder = EventRecorder()
-    recorder.attach(session.coordinator.hooks)
+    declarative = module(
+        "hooks-declarative",
+        {
+            "include_user": False,
+            "include_project": False,
+            "async_grace_s": 30,
+            "hooks": {"PreToolUse": hooks},
+        },
+    )
+    script = [call("bash", command="echo ran"), {"text": "done"}]
+    session, recorder, _ = session_for(workspace, script, make_bundle(hooks=[declarative]))
     stamps: dict[str, float] = {}
+
+    def stamp(event: str, data: dict[str, Any]) -> None:
+        stamps.setdefault(event, time.monotonic())
+
     for event in ("tool:pre", "tool:post"):
-        session.coordinator.hooks.register(
-            event, lambda e, d: stamps.setdefault(e, time.monotonic()), priority=-(10**6)
-        )
+        session.coordinator.hooks.register(event, stamp, priority=-(10**6))
     async with session:
         started = time.monotonic()
         outcome = await session.run("run it")

@@ -1,6 +1,6 @@
 """A Claude Code validator script, unchanged, guarding a full session: the bundle mounts
-hooks-declarative through its installed entry point, the scripted model asks for ``rm -rf``,
-the script exits 2, the command never runs and the model reads the script's message."""
+hooks-declarative, the scripted model asks for ``rm -rf``, the script exits 2, the command
+never runs and the model reads the script's message."""
 
 from __future__ import annotations
 
@@ -13,24 +13,21 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from amplifier_hooks_cli.session import AgentSession
 
-from amplifier_core.bundle import parse_bundle
-from amplifier_core.display import RecordingDisplay
-from amplifier_core.providers import ScriptedProvider
-from amplifier_core.session import AmplifierSession
 from amplifier_core.testing import EventRecorder
+from amplifier_module_provider_scripted import ScriptedProvider
 
-SCRIPTS = Path(__file__).parent / "scripts"
+from . import support
+from .support import DECLARATIVE_SCRIPTS as SCRIPTS
+from .support import call, make_bundle, module, tool_results
+
 VALIDATOR_MESSAGE = "• rm -rf is destructive; delete specific files instead"
 
 
 @pytest.fixture(autouse=True)
-def _isolated(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """No user hooks file of the machine's, and `python3` is the test interpreter."""
-    home = tmp_path / "home"
-    home.mkdir()
-    monkeypatch.setenv("HOME", str(home))
-    monkeypatch.delenv("AMPLIFIER_HOME", raising=False)
+def _python3(monkeypatch: pytest.MonkeyPatch) -> None:
+    """`python3` is the test interpreter (the home is the test's own: see conftest)."""
     bin_dir = str(Path(sys.executable).parent)
     monkeypatch.setenv("PATH", f"{bin_dir}{os.pathsep}{os.environ.get('PATH', '')}")
 
@@ -43,39 +40,16 @@ def workspace(tmp_path: Path) -> Path:
     return path
 
 
-def call(name: str, **tool_input: Any) -> dict[str, Any]:
-    return {"tool_calls": [{"name": name, "input": tool_input}]}
-
-
-def bundle(hooks: dict[str, Any] | None = None) -> str:
+def bundle(hooks: dict[str, Any] | None = None) -> Any:
     config: dict[str, Any] = {} if hooks is None else {"hooks": hooks}
-    return json.dumps({"hooks": [{"module": "hooks-declarative", "config": config}]})
+    return make_bundle(hooks=[module("hooks-declarative", config)])
 
 
 def session_for(
-    workspace: Path, bundle_text: str, script: list[Any]
-) -> tuple[AmplifierSession, ScriptedProvider, EventRecorder]:
-    provider = ScriptedProvider(script)
-    session = AmplifierSession(
-        parse_bundle(bundle_text, "bundle.yaml"),
-        workspace=workspace,
-        provider=provider,
-        display_system=RecordingDisplay(),
-        strict=True,
-    )
-    recorder = EventRecorder()
-    recorder.attach(session.coordinator.hooks)
+    workspace: Path, bundle: Any, script: list[Any]
+) -> tuple[AgentSession, ScriptedProvider, EventRecorder]:
+    session, recorder, provider = support.session_for(workspace, script, bundle, strict=True)
     return session, provider, recorder
-
-
-def tool_results(provider: ScriptedProvider) -> list[str]:
-    """What the model saw as each tool call's result, in order."""
-    seen: list[str] = []
-    for request in provider.requests:
-        for message in request.messages:
-            if message.get("role") == "tool" and message["content"] not in seen:
-                seen.append(message["content"])
-    return seen
 
 
 VALIDATOR_HOOKS = {

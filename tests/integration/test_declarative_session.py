@@ -1,6 +1,6 @@
-"""The module in real sessions, mounted from a bundle through its installed entry point: the
-model sees a matcher's block, project and user files add up, and the proposal's YAML example
-runs end to end as the user's ``~/.amplifier/hooks.yaml`` with real scripts."""
+"""hooks-declarative in real sessions, mounted from a bundle: the model sees a matcher's block,
+project and user files add up, and the proposal's YAML example runs end to end as the user's
+``~/.amplifier/hooks.yaml`` with real scripts."""
 
 from __future__ import annotations
 
@@ -11,47 +11,32 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from amplifier_hooks_cli.session import AgentSession
 
 from amplifier_core.approval import StaticApprovalSystem
-from amplifier_core.bundle import parse_bundle
-from amplifier_core.display import RecordingDisplay
-from amplifier_core.providers import ScriptedProvider
-from amplifier_core.session import AmplifierSession
 from amplifier_core.testing import EventRecorder
+from amplifier_module_provider_scripted import ScriptedProvider
 
-FIXTURES = Path(__file__).parent / "fixtures"
+from . import support
+from .support import DECLARATIVE_FIXTURES as FIXTURES
+from .support import call, make_bundle, module
+from .support import tool_results as tool_messages
+
 RM_MESSAGE = "Destructive rm commands require confirmation"
 
 
-def call(name: str, **tool_input: Any) -> dict[str, Any]:
-    return {"tool_calls": [{"name": name, "input": tool_input}]}
+def declarative(config: dict[str, Any] | None = None) -> Any:
+    """A bundle of the runtime and hooks-declarative with ``config``."""
+    return make_bundle(hooks=[module("hooks-declarative", config)])
 
 
 def session_for(
-    workspace: Path, bundle_text: str, script: list[Any], **kwargs: Any
-) -> tuple[AmplifierSession, ScriptedProvider, EventRecorder]:
-    provider = ScriptedProvider(script)
-    session = AmplifierSession(
-        parse_bundle(bundle_text, "bundle.yaml"),
-        workspace=workspace,
-        provider=provider,
-        display_system=kwargs.pop("display", RecordingDisplay()),
-        strict=True,
-        **kwargs,
+    workspace: Path, bundle: Any, script: list[Any], **kwargs: Any
+) -> tuple[AgentSession, ScriptedProvider, EventRecorder]:
+    session, recorder, provider = support.session_for(
+        workspace, script, bundle, strict=True, **kwargs
     )
-    recorder = EventRecorder()
-    recorder.attach(session.coordinator.hooks)
     return session, provider, recorder
-
-
-def tool_messages(provider: ScriptedProvider) -> list[str]:
-    """What the model saw as each tool call's result, in order."""
-    seen: list[str] = []
-    for request in provider.requests:
-        for message in request.messages:
-            if message.get("role") == "tool" and message["content"] not in seen:
-                seen.append(message["content"])
-    return seen
 
 
 @pytest.fixture
@@ -78,24 +63,22 @@ def workspace(tmp_path: Path) -> Path:
     return path
 
 
-INLINE_BUNDLE = """\
-bundle:
-  name: guarded
-hooks:
-  - module: hooks-declarative
-    config:
-      include_user: false
-      include_project: false
-      hooks:
-        PreToolUse:
-          - type: matcher
-            match:
-              tool: "Bash"
-              args:
-                command: "rm *"
-            action: "block"
-            message: "Destructive rm commands require confirmation"
-"""
+INLINE_BUNDLE = declarative(
+    {
+        "include_user": False,
+        "include_project": False,
+        "hooks": {
+            "PreToolUse": [
+                {
+                    "type": "matcher",
+                    "match": {"tool": "Bash", "args": {"command": "rm *"}},
+                    "action": "block",
+                    "message": "Destructive rm commands require confirmation",
+                }
+            ]
+        },
+    }
+)
 
 
 async def test_a_matcher_blocks_rm_in_bash_and_the_model_sees_why(
@@ -155,11 +138,7 @@ async def test_project_and_user_files_add_up_in_a_session(
         "      action: ask\n"
         "      message: Push to the remote?\n"
     )
-    bundle = (
-        "hooks:\n"
-        "  - module: hooks-declarative\n"
-        f"    config: {{user_dir: {json.dumps(str(user_dir))}}}\n"
-    )
+    bundle = declarative({"user_dir": str(user_dir)})
     script = [
         call("write_file", file_path="config/.env.local", content="TOKEN=1"),
         call("write_file", file_path="notes.txt", content="hello"),
@@ -210,7 +189,7 @@ async def test_the_issue_example_runs_as_the_users_hooks_file(workspace: Path, h
         call("bash", command="echo hello"),
         {"text": "finished", "expect": "hello"},
     ]
-    bundle = "hooks:\n  - module: hooks-declarative\n"  # no config: the user's file is read
+    bundle = declarative()  # no config: the user's file is read
     session, provider, _ = session_for(workspace, bundle, script)
     async with session:
         outcome = await session.run("tidy up and greet")
@@ -270,11 +249,7 @@ async def test_claude_code_settings_run_unchanged_unless_turned_off(
         },
     }
     (workspace / ".claude" / "settings.json").write_text(json.dumps(settings, indent=2))
-    bundle = (
-        "hooks:\n"
-        "  - module: hooks-declarative\n"
-        f"    config: {{include_user: false, claude_code: {str(claude_code).lower()}}}\n"
-    )
+    bundle = declarative({"include_user": False, "claude_code": claude_code})
     script = [call("bash", command="echo curl example.com"), {"text": "ok"}]
     session, provider, _ = session_for(workspace, bundle, script)
     async with session:

@@ -5,31 +5,26 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from amplifier_core.bundle import parse_bundle
-from amplifier_core.providers import ScriptedProvider
-from amplifier_core.session import AmplifierSession
+from .support import call, make_bundle, module, session_for
 
 TOKEN = "ghp_" + "Q7wErTy8uIoP1aSdFgHjKl2ZxCvBnM3qWeRt"
 
 
-async def test_secrets_reach_neither_the_model_nor_the_log(tmp_path: Path) -> None:
+async def test_secrets_reach_neither_the_model_nor_the_log(tmp_path: Path, workspace: Path) -> None:
     logs = tmp_path / "logs"
-    bundle = parse_bundle(
-        f"""
-hooks:
-  - module: hooks-logging
-    config: {{path: "{logs}/{{session_id}}.jsonl"}}
-  - module: hooks-redaction
-""",
-        "bundle.yaml",
+    bundle = make_bundle(
+        hooks=[
+            module("hooks-logging", {"path": f"{logs}/{{session_id}}.jsonl"}),
+            module("hooks-redaction"),
+        ]
     )
-    (tmp_path / "deploy.env").write_text(f"GITHUB_TOKEN={TOKEN}\n")
+    (workspace / "deploy.env").write_text(f"GITHUB_TOKEN={TOKEN}\n")
     script = [
-        {"tool_calls": [{"name": "bash", "input": {"command": "cat deploy.env"}}]},
+        call("bash", command="cat deploy.env"),
         {"text": "printed it", "expect": "[REDACTED:github_token]"},
     ]
-    provider = ScriptedProvider(script)
-    async with AmplifierSession(bundle, workspace=tmp_path, provider=provider) as session:
+    session, _, provider = session_for(workspace, script, bundle)
+    async with session:
         outcome = await session.run(f"my token is {TOKEN}, print it")
     assert outcome.response == "printed it"
     sent = json.dumps([request.model_dump() for request in provider.requests])

@@ -8,47 +8,25 @@ from typing import Any
 import pytest
 
 from amplifier_core.approval import StaticApprovalSystem
-from amplifier_core.bundle import parse_bundle
 from amplifier_core.display import RecordingDisplay
 from amplifier_core.models import HookResult
-from amplifier_core.providers import ScriptedProvider
-from amplifier_core.session import AmplifierSession
-from amplifier_core.testing import EventRecorder
+
+from .support import SESSION_END_DATA, call, make_bundle, module, not_yet, sent, session_for
 
 TOOL = ["tool:pre", "tool:post"]
 REPLY = ["content_block:start", "content_block:delta", "content_block:end"]
 
 
-def _session(
-    workspace: Path, script: list[Any], bundle_text: str = "hooks: []\n", **kwargs: Any
-) -> tuple[AmplifierSession, EventRecorder, ScriptedProvider]:
-    provider = ScriptedProvider(script)
-    session = AmplifierSession(
-        parse_bundle(bundle_text, "bundle.yaml"),
-        workspace=workspace,
-        provider=provider,
-        display_system=kwargs.pop("display", RecordingDisplay()),
-        **kwargs,
-    )
-    recorder = EventRecorder()
-    recorder.attach(session.coordinator.hooks)
-    return session, recorder, provider
-
-
-def _call(name: str, **tool_input: Any) -> dict[str, Any]:
-    return {"tool_calls": [{"name": name, "input": tool_input}]}
-
-
-async def test_exact_event_stream_of_a_turn_with_one_tool_call(tmp_path: Path) -> None:
-    script = [_call("bash", command="echo hi"), {"text": "done"}]
-    session, recorder, _ = _session(tmp_path, script)
+async def test_exact_event_stream_of_a_turn_with_one_tool_call(workspace: Path) -> None:
+    script = [call("bash", command="echo hi"), {"text": "done"}]
+    session, recorder, _ = session_for(workspace, script)
     async with session:
         outcome = await session.run("say hi")
     assert outcome.status == "completed"
     assert outcome.response == "done"
     assert recorder.names == [
-        "provider:resolve",
         "session:start",
+        "provider:resolve",
         "prompt:submit",
         "execution:start",
         "provider:request",
@@ -74,9 +52,9 @@ async def test_exact_event_stream_of_a_turn_with_one_tool_call(tmp_path: Path) -
     assert post["tool_name"] == post["tool"] == "bash"
 
 
-async def test_deny_at_tool_pre_becomes_the_error_the_model_sees(tmp_path: Path) -> None:
-    script = [_call("bash", command="rm -rf /"), {"text": "ok, I will not", "expect": "denied"}]
-    session, recorder, provider = _session(tmp_path, script)
+async def test_deny_at_tool_pre_becomes_the_error_the_model_sees(workspace: Path) -> None:
+    script = [call("bash", command="rm -rf /"), {"text": "ok, I will not", "expect": "denied"}]
+    session, recorder, provider = session_for(workspace, script)
 
     def guard(event: str, data: dict[str, Any]) -> HookResult:
         if "rm -rf" in data["tool_input"]["command"]:
@@ -88,16 +66,16 @@ async def test_deny_at_tool_pre_becomes_the_error_the_model_sees(tmp_path: Path)
         outcome = await session.run("clean up")
     assert outcome.response == "ok, I will not"
     assert "tool:post" not in recorder.names
-    tool_message = provider.requests[1].messages[-1]
+    tool_message = sent(provider.requests[1])[-1]
     assert tool_message["role"] == "tool"
     assert tool_message["content"] == "Error: tool call denied by hook 'guard': wiping is forbidden"
     violation = recorder.get_events("policy:violation")[0][1]
     assert violation == {**violation, "hook": "guard", "tool_name": "bash", "event": "tool:pre"}
 
 
-async def test_modify_at_tool_pre_runs_the_tool_with_the_new_input(tmp_path: Path) -> None:
-    script = [_call("bash", command="echo original"), {"text": "done"}]
-    session, recorder, _ = _session(tmp_path, script)
+async def test_modify_at_tool_pre_runs_the_tool_with_the_new_input(workspace: Path) -> None:
+    script = [call("bash", command="echo original"), {"text": "done"}]
+    session, recorder, _ = session_for(workspace, script)
 
     def rewrite(event: str, data: dict[str, Any]) -> HookResult:
         return HookResult(action="modify", data={**data, "tool_input": {"command": "echo safer"}})
@@ -112,11 +90,11 @@ async def test_modify_at_tool_pre_runs_the_tool_with_the_new_input(tmp_path: Pat
 
 @pytest.mark.parametrize(("decision", "ran"), [("allow", True), ("deny", False)])
 async def test_ask_user_goes_to_the_approval_system(
-    tmp_path: Path, decision: str, ran: bool
+    workspace: Path, decision: str, ran: bool
 ) -> None:
-    script = [_call("bash", command="echo approved"), {"text": "done"}]
+    script = [call("bash", command="echo approved"), {"text": "done"}]
     approvals = StaticApprovalSystem(decision)  # type: ignore[arg-type]
-    session, recorder, _ = _session(tmp_path, script, approval_system=approvals)
+    session, recorder, _ = session_for(workspace, script, approval_system=approvals)
     session.coordinator.hooks.register(
         "tool:pre",
         lambda e, d: HookResult(action="ask_user", approval_prompt="Run echo?"),
@@ -130,37 +108,40 @@ async def test_ask_user_goes_to_the_approval_system(
     assert ("approval:granted" if ran else "approval:denied") in recorder.names
 
 
-async def test_injections_reach_the_next_request_ephemeral_only_once(tmp_path: Path) -> None:
-    script = [_call("bash", command="true"), {"text": "a"}, {"text": "b"}]
-    session, _, provider = _session(tmp_path, script)
+async def test_injections_reach_the_next_request_ephemeral_only_once(workspace: Path) -> None:
+    script = [call("bash", command="true"), {"text": "a"}, {"text": "b"}]
+    session, _, provider = session_for(workspace, script)
 
     def inject(event: str, data: dict[str, Any]) -> HookResult:
-        return HookResult(
-            action="inject_context",
-            context_injections=[
-                {"content": "LINT: line 1 too long", "ephemeral": False},
-                {"content": "REMINDER: todo list", "ephemeral": True},
-            ],
+        return HookResult.model_validate(
+            {
+                "action": "inject_context",
+                "context_injections": [
+                    {"content": "LINT: line 1 too long", "ephemeral": False},
+                    {"content": "REMINDER: todo list", "ephemeral": True},
+                ],
+            }
         )
 
     session.coordinator.hooks.register("tool:post", inject, name="lint")
     async with session:
         await session.run("first")
         await session.run("second")
-    second_request = [m["content"] for m in provider.requests[1].messages]
-    third_request = [m["content"] for m in provider.requests[2].messages]
+        stored = await session.context.get_messages()
+    second_request = [m["content"] for m in sent(provider.requests[1])]
+    third_request = [m["content"] for m in sent(provider.requests[2])]
     assert "LINT: line 1 too long" in second_request
     assert "REMINDER: todo list" in second_request
     assert "LINT: line 1 too long" in third_request  # persistent
     assert "REMINDER: todo list" not in third_request  # ephemeral: that one request only
-    persistent = [m for m in session.context.messages if m["content"] == "LINT: line 1 too long"]
+    persistent = [m for m in stored if m["content"] == "LINT: line 1 too long"]
     assert persistent[0]["metadata"]["hook_name"] == "lint"
     assert persistent[0]["metadata"]["event"] == "tool:post"
 
 
-async def test_append_to_last_tool_result_is_honoured(tmp_path: Path) -> None:
-    script = [_call("bash", command="echo out"), {"text": "seen"}]
-    session, _, provider = _session(tmp_path, script)
+async def test_append_to_last_tool_result_is_honoured(workspace: Path) -> None:
+    script = [call("bash", command="echo out"), {"text": "seen"}]
+    session, _, provider = session_for(workspace, script)
     session.coordinator.hooks.register(
         "tool:post",
         lambda e, d: HookResult(
@@ -173,15 +154,15 @@ async def test_append_to_last_tool_result_is_honoured(tmp_path: Path) -> None:
     )
     async with session:
         await session.run("go")
-    last = provider.requests[1].messages[-1]
+    last = sent(provider.requests[1])[-1]
     assert last["role"] == "tool"
     assert last["content"].endswith("\n\nCHECK: 2 issues")
 
 
 async def test_modify_at_provider_request_changes_what_the_provider_receives(
-    tmp_path: Path,
+    workspace: Path,
 ) -> None:
-    session, _, provider = _session(tmp_path, [{"text": "hello"}])
+    session, _, provider = session_for(workspace, [{"text": "hello"}])
 
     def scrub(event: str, data: dict[str, Any]) -> HookResult:
         messages = [
@@ -193,13 +174,12 @@ async def test_modify_at_provider_request_changes_what_the_provider_receives(
     session.coordinator.hooks.register("provider:request", scrub, name="scrub")
     async with session:
         await session.run("my password is hunter2")
-    sent = provider.requests[0].messages[-1]["content"]
-    assert sent == "my password is [REDACTED]"
+    assert sent(provider.requests[0])[-1]["content"] == "my password is [REDACTED]"
 
 
-async def test_deny_at_prompt_submit_ends_the_turn_with_the_reason_shown(tmp_path: Path) -> None:
+async def test_deny_at_prompt_submit_ends_the_turn_with_the_reason_shown(workspace: Path) -> None:
     display = RecordingDisplay()
-    session, recorder, provider = _session(tmp_path, [{"text": "never"}], display=display)
+    session, recorder, provider = session_for(workspace, [{"text": "never"}], display=display)
     session.coordinator.hooks.register(
         "PromptSubmit", lambda e, d: HookResult(action="deny", reason="off topic"), name="topic"
     )
@@ -211,9 +191,9 @@ async def test_deny_at_prompt_submit_ends_the_turn_with_the_reason_shown(tmp_pat
     assert "execution:start" not in recorder.names
 
 
-async def test_user_messages_reach_the_display(tmp_path: Path) -> None:
+async def test_user_messages_reach_the_display(workspace: Path) -> None:
     display = RecordingDisplay()
-    session, _, _ = _session(tmp_path, [{"text": "x"}], display=display)
+    session, _, _ = session_for(workspace, [{"text": "x"}], display=display)
     session.coordinator.hooks.register(
         "prompt:submit",
         lambda e, d: HookResult(user_message="checked", user_message_level="warning"),
@@ -226,8 +206,9 @@ async def test_user_messages_reach_the_display(tmp_path: Path) -> None:
     ]
 
 
-async def test_session_end_fires_after_an_error(tmp_path: Path) -> None:
-    session, recorder, _ = _session(tmp_path, [{"text": "x"}])
+@not_yet(SESSION_END_DATA)
+async def test_session_end_fires_after_an_error(workspace: Path) -> None:
+    session, recorder, _ = session_for(workspace, [{"text": "x"}])
     with pytest.raises(RuntimeError, match="boom"):
         async with session:
             raise RuntimeError("boom")
@@ -236,10 +217,10 @@ async def test_session_end_fires_after_an_error(tmp_path: Path) -> None:
     assert end["error"] == {"type": "RuntimeError", "message": "boom"}
 
 
-async def test_bundle_hooks_are_mounted_through_entry_points(tmp_path: Path) -> None:
-    bundle = "hooks:\n  - module: hooks-template\n    config: {deny_tools: [bash]}\n"
-    script = [_call("bash", command="echo hi"), {"text": "blocked", "expect": "disabled"}]
-    session, recorder, _ = _session(tmp_path, script, bundle)
+async def test_bundle_hooks_act_on_the_session(workspace: Path) -> None:
+    bundle = make_bundle(hooks=[module("hooks-template", {"deny_tools": ["bash"]})])
+    script = [call("bash", command="echo hi"), {"text": "blocked", "expect": "disabled"}]
+    session, recorder, _ = session_for(workspace, script, bundle)
     async with session:
         outcome = await session.run("go")
     assert outcome.response == "blocked"

@@ -14,41 +14,32 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 import pytest
+from amplifier_hooks_cli.session import AgentSession
 
-from amplifier_core.bundle import parse_bundle
-from amplifier_core.chat import ChatRequest, ChatResponse, ToolCall
-from amplifier_core.checkpoint import read_checkpoint
-from amplifier_core.display import RecordingDisplay
-from amplifier_core.memory import MemoryWatcher
+from amplifier_core.approval import StaticApprovalSystem
+from amplifier_core.message_models import ChatRequest, ChatResponse, TextBlock, ToolCall
 from amplifier_core.models import HookResult, ToolResult
-from amplifier_core.providers import ScriptedProvider
-from amplifier_core.session import AmplifierSession
 from amplifier_core.testing import EventRecorder
+from amplifier_module_loop_session import CheckpointError, read_checkpoint
+from amplifier_module_loop_session.memory import MemoryWatcher
+from amplifier_module_provider_scripted import ScriptedProvider
+
+from .support import (
+    SESSION_RESUME_DATA,
+    call,
+    make_bundle,
+    module,
+    not_yet,
+    sent,
+    session_for,
+)
 
 TURN_END = ["prompt:complete", "execution:end", "orchestrator:complete"]
-
-
-def _session(
-    workspace: Path,
-    script: list[Any],
-    session_yaml: str = "{}",
-    **kwargs: Any,
-) -> tuple[AmplifierSession, EventRecorder, ScriptedProvider]:
-    provider = ScriptedProvider(script)
-    session = AmplifierSession(
-        parse_bundle(f"session: {session_yaml}\n", "bundle.yaml"),
-        workspace=workspace,
-        provider=provider,
-        display_system=kwargs.pop("display", RecordingDisplay()),
-        **kwargs,
-    )
-    recorder = EventRecorder()
-    recorder.attach(session.coordinator.hooks)
-    return session, recorder, provider
-
-
-def _call(name: str, **tool_input: Any) -> dict[str, Any]:
-    return {"tool_calls": [{"name": name, "input": tool_input}]}
+START_RESULTS = (
+    "what session:start and session:resume handlers return is not acted on (the kernel's "
+    "AmplifierSession.execute drops it): docs/events.md says their inject_context enters the "
+    "context before the prompt, and an injection over the size limit is reported"
+)
 
 
 def _contents(messages: list[dict[str, Any]]) -> list[Any]:
@@ -70,6 +61,10 @@ def _tool_sequence_is_valid(messages: list[dict[str, Any]]) -> bool:
             calls.discard(messages[index]["tool_call_id"])
             index += 1
     return True
+
+
+def _answer(text: str) -> ChatResponse:
+    return ChatResponse(content=[TextBlock(text=text)])
 
 
 class WaitingTool:
@@ -113,15 +108,16 @@ class NoteTool:
 # -- hook results take effect as documented ---------------------------------------------------
 
 
-async def test_session_resume_injection_enters_the_restored_context(tmp_path: Path) -> None:
-    session, recorder, _ = _session(tmp_path, ["first"])
+@not_yet(START_RESULTS)
+async def test_session_resume_injection_enters_the_restored_context(workspace: Path) -> None:
+    session, recorder, _ = session_for(workspace, ["first"])
     async with session:
         await session.run("one")
     path = Path(recorder.get_events("session:checkpoint")[-1][1]["path"])
 
     provider = ScriptedProvider(["second"])
-    resumed = await AmplifierSession.resume(
-        path, workspace=tmp_path, provider=provider, start=False
+    resumed = await AgentSession.resume(
+        path, make_bundle(), workspace=workspace, provider=provider, start=False
     )
     resumed.coordinator.hooks.register(
         "session:resume",
@@ -130,16 +126,16 @@ async def test_session_resume_injection_enters_the_restored_context(tmp_path: Pa
     )
     async with resumed:
         await resumed.run("two")
-    sent = _contents(provider.requests[0].messages)
-    assert "RESUMED: re-read" in sent
-    assert sent.index("RESUMED: re-read") < sent.index("two")
+    contents = _contents(sent(provider.requests[0]))
+    assert "RESUMED: re-read" in contents
+    assert contents.index("RESUMED: re-read") < contents.index("two")
 
 
+@not_yet(START_RESULTS)
 async def test_a_session_start_injection_over_the_size_limit_does_not_stop_the_session(
-    tmp_path: Path,
+    workspace: Path,
 ) -> None:
-    display = RecordingDisplay()
-    session, recorder, provider = _session(tmp_path, ["hello"], display=display)
+    session, recorder, provider = session_for(workspace, ["hello"])
     session.coordinator.hooks.register(
         "session:start",
         lambda e, d: HookResult(action="inject_context", context_injection="x" * 20_000),
@@ -148,15 +144,15 @@ async def test_a_session_start_injection_over_the_size_limit_does_not_stop_the_s
     async with session:
         outcome = await session.run("hi")
     assert outcome.status == "completed"
-    assert "x" * 20_000 not in _contents(provider.requests[0].messages)
+    assert "x" * 20_000 not in _contents(sent(provider.requests[0]))
     notes = [d["message"] for _, d in recorder.get_events("user:notification")]
     assert any("bulky" in note and "session.injection_size_limit" in note for note in notes)
 
 
 async def test_a_persistent_injection_at_provider_request_reaches_that_request(
-    tmp_path: Path,
+    workspace: Path,
 ) -> None:
-    session, _, provider = _session(tmp_path, ["a", "b"])
+    session, _, provider = session_for(workspace, ["a", "b"])
     injected: list[int] = []
 
     def once(event: str, data: dict[str, Any]) -> HookResult:
@@ -169,15 +165,16 @@ async def test_a_persistent_injection_at_provider_request_reaches_that_request(
     async with session:
         await session.run("first")
         await session.run("second")
-    assert _contents(provider.requests[0].messages)[-1] == "POLICY: be brief"
-    assert _contents(provider.requests[1].messages).count("POLICY: be brief") == 1
-    assert _contents(session.context.messages).count("POLICY: be brief") == 1
+        stored = await session.context.get_messages()
+    assert _contents(sent(provider.requests[0]))[-1] == "POLICY: be brief"
+    assert _contents(sent(provider.requests[1])).count("POLICY: be brief") == 1
+    assert _contents(stored).count("POLICY: be brief") == 1
 
 
 async def test_a_modify_at_provider_request_with_unusable_messages_is_ignored(
-    tmp_path: Path,
+    workspace: Path,
 ) -> None:
-    session, recorder, provider = _session(tmp_path, ["still fine"])
+    session, recorder, provider = session_for(workspace, ["still fine"])
     session.coordinator.hooks.register(
         "provider:request",
         lambda e, d: HookResult(action="modify", data={**d, "messages": ["not", "messages"]}),
@@ -188,14 +185,14 @@ async def test_a_modify_at_provider_request_with_unusable_messages_is_ignored(
         again = await session.run("again?")
     assert outcome.status == "completed"
     assert outcome.response == "still fine"
-    assert _contents(provider.requests[0].messages) == ["hello"]
+    assert _contents(sent(provider.requests[0])) == ["hello"]
     assert again.status == "error"  # the script is exhausted: the session itself goes on
     notes = [d["message"] for _, d in recorder.get_events("user:notification")]
     assert any("provider:request" in note and "messages" in note for note in notes)
 
 
 async def test_a_tool_pre_injection_never_separates_tool_calls_from_their_results(
-    tmp_path: Path,
+    workspace: Path,
 ) -> None:
     script = [
         {
@@ -206,7 +203,7 @@ async def test_a_tool_pre_injection_never_separates_tool_calls_from_their_result
         },
         "done",
     ]
-    session, _, provider = _session(tmp_path, script, tools={"note": NoteTool("note")})
+    session, _, provider = session_for(workspace, script, tools={"note": NoteTool("note")})
     session.coordinator.hooks.register(
         "tool:pre",
         lambda e, d: HookResult(
@@ -216,16 +213,17 @@ async def test_a_tool_pre_injection_never_separates_tool_calls_from_their_result
     )
     async with session:
         outcome = await session.run("go")
+        stored = await session.context.get_messages()
     assert outcome.status == "completed"
-    sent = provider.requests[1].messages
-    assert _tool_sequence_is_valid(sent), sent
-    assert _contents(sent)[-2:] == ["PRE: 1", "PRE: 2"]
-    assert _tool_sequence_is_valid(session.context.messages)
+    messages = sent(provider.requests[1])
+    assert _tool_sequence_is_valid(messages), messages
+    assert _contents(messages)[-2:] == ["PRE: 1", "PRE: 2"]
+    assert _tool_sequence_is_valid(stored)
 
 
-async def test_a_denied_tool_keeps_its_injection_after_the_results(tmp_path: Path) -> None:
-    script = [_call("note", n=1), "ok"]
-    session, recorder, provider = _session(tmp_path, script, tools={"note": NoteTool("note")})
+async def test_a_denied_tool_keeps_its_injection_after_the_results(workspace: Path) -> None:
+    script = [call("note", n=1), "ok"]
+    session, recorder, provider = session_for(workspace, script, tools={"note": NoteTool("note")})
     session.coordinator.hooks.register(
         "tool:pre",
         lambda e, d: HookResult(action="deny", reason="no", context_injection="DENIED: why"),
@@ -233,20 +231,18 @@ async def test_a_denied_tool_keeps_its_injection_after_the_results(tmp_path: Pat
     )
     async with session:
         await session.run("go")
-    sent = provider.requests[1].messages
-    assert _tool_sequence_is_valid(sent), sent
-    assert sent[-2]["content"] == "Error: tool call denied by hook 'gate': no"
-    assert sent[-1]["content"] == "DENIED: why"
+    messages = sent(provider.requests[1])
+    assert _tool_sequence_is_valid(messages), messages
+    assert messages[-2]["content"] == "Error: tool call denied by hook 'gate': no"
+    assert messages[-1]["content"] == "DENIED: why"
     assert recorder.get_events("policy:violation")
 
 
-async def test_ask_user_on_an_event_that_cannot_gate_never_asks_the_user(tmp_path: Path) -> None:
-    from amplifier_core.approval import StaticApprovalSystem
-
+async def test_ask_user_on_an_event_that_cannot_gate_never_asks_the_user(workspace: Path) -> None:
     approvals = StaticApprovalSystem("deny")
-    session, recorder, _ = _session(
-        tmp_path,
-        [_call("note", n=1), "done"],
+    session, recorder, _ = session_for(
+        workspace,
+        [call("note", n=1), "done"],
         tools={"note": NoteTool("note")},
         approval_system=approvals,
     )
@@ -260,8 +256,8 @@ async def test_ask_user_on_an_event_that_cannot_gate_never_asks_the_user(tmp_pat
     assert "approval:required" not in recorder.names
 
 
-async def test_a_failing_hook_result_processing_does_not_crash_the_turn(tmp_path: Path) -> None:
-    session, recorder, _ = _session(tmp_path, ["fine"])
+async def test_a_failing_hook_result_processing_does_not_crash_the_turn(workspace: Path) -> None:
+    session, recorder, _ = session_for(workspace, ["fine"])
 
     def inject(event: str, data: dict[str, Any]) -> HookResult:
         # a module changed the session config at run time to a value the coordinator rejects
@@ -290,14 +286,15 @@ class OddProvider:
         self.answers = answers
         self.requests: list[ChatRequest] = []
 
-    async def complete(self, request: ChatRequest) -> Any:
+    async def complete(self, request: ChatRequest, **kwargs: Any) -> Any:
         self.requests.append(request)
         return self.answers.pop(0)
 
 
-async def test_an_unreadable_provider_response_is_a_provider_error(tmp_path: Path) -> None:
-    provider = OddProvider([42, {"text": "a dict is readable"}])
-    session = AmplifierSession(workspace=tmp_path, provider=provider, tools={})
+async def test_an_unreadable_provider_response_is_a_provider_error(workspace: Path) -> None:
+    readable = {"content": [{"type": "text", "text": "a dict is readable"}]}
+    provider = OddProvider([42, readable])
+    session = AgentSession(make_bundle(), workspace=workspace, provider=provider, tools={})
     recorder = EventRecorder()
     recorder.attach(session.coordinator.hooks)
     async with session:
@@ -312,30 +309,31 @@ async def test_an_unreadable_provider_response_is_a_provider_error(tmp_path: Pat
 
 
 async def test_a_tool_call_whose_input_is_not_an_object_becomes_an_error_result(
-    tmp_path: Path,
+    workspace: Path,
 ) -> None:
-    call = ToolCall.model_construct(id="c1", name="note", input="ls -la")
+    odd = ToolCall.model_construct(id="c1", name="note", arguments="ls -la")
     provider = OddProvider(
-        [ChatResponse.model_construct(tool_calls=[call]), ChatResponse(text="understood")]
+        [ChatResponse.model_construct(content=[], tool_calls=[odd]), _answer("understood")]
     )
     note = NoteTool("note")
-    session = AmplifierSession(workspace=tmp_path, provider=provider, tools={"note": note})
+    session = AgentSession(
+        make_bundle(), workspace=workspace, provider=provider, tools={"note": note}
+    )
     recorder = EventRecorder()
     recorder.attach(session.coordinator.hooks)
     async with session:
-        with pytest.warns(UserWarning, match="serializ"):  # the constructed call
-            outcome = await session.run("go")
+        outcome = await session.run("go")
     assert outcome.status == "completed"
     assert note.inputs == []
     error = recorder.get_events("tool:error")[0][1]
     assert error["error"]["type"] == "TypeError"
     assert error["tool_input"] == {}
-    result = provider.requests[1].messages[-1]
+    result = sent(provider.requests[1])[-1]
     assert result["role"] == "tool"
     assert "not a JSON object" in result["content"]
 
 
-async def test_an_unknown_tool_and_odd_tool_results_never_crash_the_turn(tmp_path: Path) -> None:
+async def test_an_unknown_tool_and_odd_tool_results_never_crash_the_turn(workspace: Path) -> None:
     script = [
         {
             "tool_calls": [
@@ -350,29 +348,29 @@ async def test_an_unknown_tool_and_odd_tool_results_never_crash_the_turn(tmp_pat
         "read_file": NoteTool("read_file", {"success": 1, "output": {"bytes_read": "many"}}),
         "flag": NoteTool("flag", {"success": 0, "output": "no"}),
     }
-    session, recorder, provider = _session(tmp_path, script, tools=tools)
+    session, recorder, provider = session_for(workspace, script, tools=tools)
     async with session:
         outcome = await session.run("go")
     assert outcome.status == "completed"
-    results = [m for m in provider.requests[1].messages if m["role"] == "tool"]
+    results = [m for m in sent(provider.requests[1]) if m["role"] == "tool"]
     assert results[0]["content"] == "Error: LookupError: no tool named 'nope' is mounted"
     posts = [d["tool_result"]["success"] for _, d in recorder.get_events("tool:post")]
     assert posts == [True, False]
     assert all(isinstance(value, bool) for value in posts)
 
 
-async def test_a_mention_of_an_unreadable_file_is_skipped(tmp_path: Path) -> None:
-    session, recorder, provider = _session(tmp_path, ["ok"])
+async def test_a_mention_of_an_unreadable_file_is_skipped(workspace: Path) -> None:
+    session, recorder, provider = session_for(workspace, ["ok"])
     async with session:
         outcome = await session.run("what is in @/proc/self/mem ?")
     assert outcome.status == "completed"
-    assert _contents(provider.requests[0].messages) == ["what is in @/proc/self/mem ?"]
+    assert _contents(sent(provider.requests[0])) == ["what is in @/proc/self/mem ?"]
     assert "context:include" not in recorder.names
 
 
-async def test_a_turn_that_fails_reports_no_stale_response(tmp_path: Path) -> None:
-    script = [{"text": "let me look", **_call("note", n=1)}, {"error": "model down"}]
-    session, recorder, _ = _session(tmp_path, script, tools={"note": NoteTool("note")})
+async def test_a_turn_that_fails_reports_no_stale_response(workspace: Path) -> None:
+    script = [{"text": "let me look", **call("note", n=1)}, {"error": "model down"}]
+    session, recorder, _ = session_for(workspace, script, tools={"note": NoteTool("note")})
     async with session:
         outcome = await session.run("go")
     assert outcome.status == "error"
@@ -384,10 +382,14 @@ async def test_a_turn_that_fails_reports_no_stale_response(tmp_path: Path) -> No
     }
 
 
-async def test_a_checkpoint_that_cannot_be_written_does_not_fail_the_turn(tmp_path: Path) -> None:
-    (tmp_path / "blocker").write_text("a file where the checkpoint directory should be")
-    session, recorder, _ = _session(
-        tmp_path, ["first", "second"], "{checkpoint_dir: blocker/sessions}"
+async def test_a_checkpoint_that_cannot_be_written_does_not_fail_the_turn(
+    workspace: Path,
+) -> None:
+    (workspace / "blocker").write_text("a file where the checkpoint directory should be")
+    session, recorder, _ = session_for(
+        workspace,
+        ["first", "second"],
+        make_bundle(session={"checkpoint_dir": "blocker/sessions"}),
     )
     async with session:
         first = await session.run("one")
@@ -399,21 +401,21 @@ async def test_a_checkpoint_that_cannot_be_written_does_not_fail_the_turn(tmp_pa
     assert all(n["level"] == "error" and "checkpoint" in n["message"] for n in notes)
 
 
-async def test_a_tool_mounted_by_a_module_can_be_called(tmp_path: Path) -> None:
-    session, recorder, provider = _session(tmp_path, [_call("extra", n=1), "done"], tools={})
+async def test_a_tool_mounted_by_a_module_can_be_called(workspace: Path) -> None:
+    session, recorder, provider = session_for(workspace, [call("extra", n=1), "done"], tools={})
     async with session:
         await session.coordinator.mount("tools", NoteTool("extra"))
         outcome = await session.run("go")
     assert outcome.status == "completed"
-    assert "extra" in [t.name for t in provider.requests[0].tools]
+    assert "extra" in [t.name for t in provider.requests[0].tools or []]
     assert recorder.get_events("tool:post")[0][1]["tool_result"]["output"] == {"n": 1}
 
 
 # -- cancellation and the session's lifecycle -------------------------------------------------
 
 
-async def test_a_cancel_between_turns_is_a_no_op(tmp_path: Path) -> None:
-    session, recorder, _ = _session(tmp_path, ["a", "b"])
+async def test_a_cancel_between_turns_is_a_no_op(workspace: Path) -> None:
+    session, recorder, _ = session_for(workspace, ["a", "b"])
     async with session:
         await session.run("one")
         await session.cancel()
@@ -424,35 +426,38 @@ async def test_a_cancel_between_turns_is_a_no_op(tmp_path: Path) -> None:
     assert "cancel:completed" not in recorder.names
 
 
-async def test_an_immediate_cancel_sent_twice_still_finishes_the_turn(tmp_path: Path) -> None:
+async def test_an_immediate_cancel_sent_twice_still_finishes_the_turn(workspace: Path) -> None:
     tool = WaitingTool()
-    session, recorder, _ = _session(tmp_path, [_call("wait"), "after"], tools={"wait": tool})
+    session, recorder, _ = session_for(workspace, [call("wait"), "after"], tools={"wait": tool})
     in_finish = asyncio.Event()
+    second_cancel_sent = asyncio.Event()
 
-    async def slow_observer(event: str, data: dict[str, Any]) -> None:
+    async def held_observer(event: str, data: dict[str, Any]) -> None:
         in_finish.set()
-        await asyncio.sleep(0.05)
+        await second_cancel_sent.wait()  # the turn is finishing while the second cancel lands
 
-    session.coordinator.hooks.register("cancel:completed", slow_observer, name="slow")
+    # prompt:complete is the first of the closing events a stopped turn fires
+    session.coordinator.hooks.register("prompt:complete", held_observer, name="held")
     async with session:
         turn = asyncio.create_task(session.run("wait"))
-        await asyncio.wait_for(tool.started.wait(), 5)
+        await tool.started.wait()
         await session.cancel(immediate=True)
-        await asyncio.wait_for(in_finish.wait(), 5)
+        await in_finish.wait()
         await session.cancel(immediate=True)  # lands while the turn is finishing
-        outcome = await asyncio.wait_for(turn, 5)
+        second_cancel_sent.set()
+        outcome = await turn
         again = await session.run("go on")
     assert tool.cancelled
     assert outcome.status == "cancelled"
     assert outcome.iterations == 1  # what the turn did before the cancel is kept
     assert outcome.usage["output_tokens"] > 0
     names = recorder.names
-    first_turn = names[: names.index("orchestrator:complete") + 1]
-    assert first_turn[-4:] == ["cancel:completed", *TURN_END]
+    first_turn = names[: names.index("cancel:completed") + 1]
+    assert first_turn[-4:] == [*TURN_END, "cancel:completed"]
     assert again.response == "after"
 
 
-async def test_an_immediate_cancel_during_a_provider_call(tmp_path: Path) -> None:
+async def test_an_immediate_cancel_during_a_provider_call(workspace: Path) -> None:
     class SlowProvider:
         name = "slow"
         model = "slow-1"
@@ -461,22 +466,22 @@ async def test_an_immediate_cancel_during_a_provider_call(tmp_path: Path) -> Non
             self.calls = 0
             self.waiting = asyncio.Event()
 
-        async def complete(self, request: ChatRequest) -> ChatResponse:
+        async def complete(self, request: ChatRequest, **kwargs: Any) -> ChatResponse:
             self.calls += 1
             if self.calls == 1:
                 self.waiting.set()
                 await asyncio.Event().wait()
-            return ChatResponse(text="second call")
+            return _answer("second call")
 
     provider = SlowProvider()
-    session = AmplifierSession(workspace=tmp_path, provider=provider, tools={})
+    session = AgentSession(make_bundle(), workspace=workspace, provider=provider, tools={})
     recorder = EventRecorder()
     recorder.attach(session.coordinator.hooks)
     async with session:
         turn = asyncio.create_task(session.run("one"))
-        await asyncio.wait_for(provider.waiting.wait(), 5)
+        await provider.waiting.wait()
         await session.cancel(immediate=True)
-        outcome = await asyncio.wait_for(turn, 5)
+        outcome = await turn
         again = await session.run("two")
     assert (outcome.status, outcome.iterations) == ("cancelled", 1)
     assert again.response == "second call"
@@ -484,7 +489,7 @@ async def test_an_immediate_cancel_during_a_provider_call(tmp_path: Path) -> Non
     assert recorder.get_events("orchestrator:complete")[0][1]["status"] == "cancelled"
 
 
-async def test_an_immediate_cancel_while_the_prompt_waits_for_approval(tmp_path: Path) -> None:
+async def test_an_immediate_cancel_while_the_prompt_waits_for_approval(workspace: Path) -> None:
     class WaitingApprovals:
         def __init__(self) -> None:
             self.asked = asyncio.Event()
@@ -501,15 +506,15 @@ async def test_an_immediate_cancel_while_the_prompt_waits_for_approval(tmp_path:
             return "Allow"
 
     approvals = WaitingApprovals()
-    session, recorder, provider = _session(tmp_path, ["answer"], approval_system=approvals)
+    session, recorder, provider = session_for(workspace, ["answer"], approval_system=approvals)
     session.coordinator.hooks.register(
         "prompt:submit", lambda e, d: HookResult(action="ask_user"), name="ask"
     )
     async with session:
         turn = asyncio.create_task(session.run("hello"))
-        await asyncio.wait_for(approvals.asked.wait(), 5)
+        await approvals.asked.wait()
         await session.cancel(immediate=True)
-        outcome = await asyncio.wait_for(turn, 5)
+        outcome = await turn
     assert outcome.status == "cancelled"
     assert provider.requests == []
     assert recorder.get_events("cancel:completed")[0][1]["was_immediate"] is True
@@ -517,14 +522,14 @@ async def test_an_immediate_cancel_while_the_prompt_waits_for_approval(tmp_path:
     assert "execution:end" not in recorder.names
 
 
-async def test_close_while_a_turn_runs_cancels_it_first(tmp_path: Path) -> None:
+async def test_close_while_a_turn_runs_cancels_it_first(workspace: Path) -> None:
     tool = WaitingTool()
-    session, recorder, _ = _session(tmp_path, [_call("wait"), "never"], tools={"wait": tool})
+    session, recorder, _ = session_for(workspace, [call("wait"), "never"], tools={"wait": tool})
     await session.start()
     turn = asyncio.create_task(session.run("wait"))
-    await asyncio.wait_for(tool.started.wait(), 5)
-    await asyncio.wait_for(session.close(), 5)
-    outcome = await asyncio.wait_for(turn, 5)
+    await tool.started.wait()
+    await session.close()
+    outcome = await turn
     assert outcome.status == "cancelled"
     assert tool.cancelled
     assert recorder.names[-1] == "session:end"
@@ -535,21 +540,21 @@ async def test_close_while_a_turn_runs_cancels_it_first(tmp_path: Path) -> None:
         await session.run("more")
 
 
-async def test_two_turns_at_once_are_refused(tmp_path: Path) -> None:
+async def test_two_turns_at_once_are_refused(workspace: Path) -> None:
     tool = WaitingTool()
-    session, _, _ = _session(tmp_path, [_call("wait"), "done"], tools={"wait": tool})
+    session, _, _ = session_for(workspace, [call("wait"), "done"], tools={"wait": tool})
     async with session:
         first = asyncio.create_task(session.run("one"))
-        await asyncio.wait_for(tool.started.wait(), 5)
+        await tool.started.wait()
         with pytest.raises(RuntimeError, match="a turn is already running"):
             await session.run("two")
         tool.release.set()
-        outcome = await asyncio.wait_for(first, 5)
+        outcome = await first
     assert outcome.response == "done"
 
 
-async def test_start_runs_once(tmp_path: Path) -> None:
-    session, recorder, _ = _session(tmp_path, ["a"])
+async def test_start_runs_once(workspace: Path) -> None:
+    session, recorder, _ = session_for(workspace, ["a"])
     await session.start()
     async with session:
         await session.run("one")
@@ -560,46 +565,51 @@ async def test_start_runs_once(tmp_path: Path) -> None:
 # -- checkpoints, resume and fork -------------------------------------------------------------
 
 
-async def test_resume_continues_with_the_model_the_checkpoint_names(tmp_path: Path) -> None:
-    bundle = parse_bundle(
-        "providers:\n  - module: provider-scripted\n"
-        "    config: {model: small, script: [a, b, c]}\n",
-        "bundle.yaml",
-    )
-    session = AmplifierSession(bundle, workspace=tmp_path)
+@not_yet(
+    "a resumed session asks for the checkpoint's model (loop-session restores it) but the "
+    "provider object keeps its configured model, where switch_model sets both; "
+    + SESSION_RESUME_DATA
+)
+async def test_resume_continues_with_the_model_the_checkpoint_names(workspace: Path) -> None:
+    scripted = module("provider-scripted", {"model": "small", "script": ["a", "b", "c"]})
+    bundle = make_bundle(providers=[scripted])
+    session = AgentSession(bundle, workspace=workspace)
     async with session:
         await session.run("one")
         await session.switch_model("large")
         await session.run("two")
-    path = session.checkpoint_dir() / "checkpoint-0002.json"
+    path = session.orchestrator.checkpoint_dir() / "checkpoint-0002.json"
     assert read_checkpoint(path).model == "large"
-    resumed = await AmplifierSession.resume(path, bundle, workspace=tmp_path, start=False)
+    resumed = await AgentSession.resume(path, bundle, workspace=workspace, start=False)
     recorder = EventRecorder()
     recorder.attach(resumed.coordinator.hooks)
     async with resumed:
-        pass
-    assert resumed.provider.model == "large"
+        assert resumed.provider.model == "large"
+        await resumed.run("three")
+    assert [d["model"] for _, d in recorder.get_events("provider:request")] == ["large"]
     assert recorder.get_events("session:resume")[0][1]["model"] == "large"
 
 
-async def test_a_fork_does_not_include_the_instructions_twice(tmp_path: Path) -> None:
-    (tmp_path / "AGENTS.md").write_text("be careful\n")
-    session, _, _ = _session(tmp_path, ["a"])
+async def test_a_fork_does_not_include_the_instructions_twice(workspace: Path) -> None:
+    (workspace / "AGENTS.md").write_text("be careful\n")
+    session, _, _ = session_for(workspace, ["a"])
     async with session:
         await session.run("one")
         child = await session.fork(provider=ScriptedProvider(["b"]))
+        parent_messages = await session.context.get_messages()
+        child_messages = await child.context.get_messages()
         await child.close()
     instructions = [
-        m for m in child.context.messages if m.get("metadata", {}).get("source") == "instructions"
+        m for m in child_messages if m.get("metadata", {}).get("source") == "instructions"
     ]
     assert len(instructions) == 1
-    assert len(child.context.messages) == len(session.context.messages)
+    assert len(child_messages) == len(parent_messages)
 
 
 async def test_a_checkpoint_from_another_writer_with_odd_tool_calls_resumes(
-    tmp_path: Path,
+    workspace: Path,
 ) -> None:
-    path = tmp_path / "checkpoint.json"
+    path = workspace / "checkpoint.json"
     path.write_text(
         json.dumps(
             {
@@ -621,11 +631,11 @@ async def test_a_checkpoint_from_another_writer_with_odd_tool_calls_resumes(
         )
     )
     provider = ScriptedProvider(["fine"])
-    resumed = await AmplifierSession.resume(path, workspace=tmp_path, provider=provider)
+    resumed = await AgentSession.resume(path, make_bundle(), workspace=workspace, provider=provider)
     async with resumed:
         outcome = await resumed.run("two")
     assert outcome.status == "completed"
-    repaired = provider.requests[0].messages[2]
+    repaired = sent(provider.requests[0])[2]
     assert (repaired["role"], repaired["tool_call_id"]) == ("tool", "c9")
 
 
@@ -633,11 +643,14 @@ async def test_a_checkpoint_from_another_writer_with_odd_tool_calls_resumes(
 
 
 async def test_compaction_keeps_the_prompt_when_a_hook_injects_a_user_message_after_it(
-    tmp_path: Path,
+    workspace: Path,
 ) -> None:
-    script = ["x" * 400, _call("note", n=1), "done"]
-    session, recorder, provider = _session(
-        tmp_path, script, "{context_max_tokens: 200}", tools={"note": NoteTool("note")}
+    script = ["x" * 400, call("note", n=1), "done"]
+    session, recorder, provider = session_for(
+        workspace,
+        script,
+        make_bundle(session={"context_max_tokens": 200}),
+        tools={"note": NoteTool("note")},
     )
     session.coordinator.hooks.register(
         "tool:post",
@@ -651,32 +664,37 @@ async def test_compaction_keeps_the_prompt_when_a_hook_injects_a_user_message_af
         await session.run("first")
         await session.run(prompt)
     assert recorder.get_events("context:compaction")
-    last = _contents(provider.requests[-1].messages)
+    last = _contents(sent(provider.requests[-1]))
     assert prompt in last
     assert "LINT: ok" in last
 
 
-async def test_compaction_keeps_a_mention_with_its_prompt(tmp_path: Path) -> None:
-    (tmp_path / "notes.txt").write_text("n" * 600)
-    session, recorder, provider = _session(tmp_path, ["x" * 400, "ok"], "{context_max_tokens: 250}")
+async def test_compaction_keeps_a_mention_with_its_prompt(workspace: Path) -> None:
+    (workspace / "notes.txt").write_text("n" * 600)
+    session, recorder, provider = session_for(
+        workspace, ["x" * 400, "ok"], make_bundle(session={"context_max_tokens": 250})
+    )
     async with session:
         await session.run("first")
         await session.run("summarise @notes.txt")
     assert recorder.get_events("context:compaction")
-    last = _contents(provider.requests[-1].messages)
+    last = _contents(sent(provider.requests[-1]))
     assert last[-2:] == ["Contents of @notes.txt:\n" + "n" * 600, "summarise @notes.txt"]
     assert "first" not in last
 
 
-async def test_compaction_never_cuts_between_a_tool_call_and_its_result(tmp_path: Path) -> None:
-    script = [_call("note", n=1), "ok", "short"]
-    session, recorder, provider = _session(
-        tmp_path, script, "{context_max_tokens: 100}", tools={"note": NoteTool("note")}
+async def test_compaction_never_cuts_between_a_tool_call_and_its_result(workspace: Path) -> None:
+    script = [call("note", n=1), "ok", "short"]
+    session, recorder, provider = session_for(
+        workspace,
+        script,
+        make_bundle(session={"context_max_tokens": 100}),
+        tools={"note": NoteTool("note")},
     )
 
     async def annotate(event: str, data: dict[str, Any]) -> None:
         # a module writing into the conversation while a tool runs, without provenance
-        await session.coordinator.context.add_message({"role": "user", "content": "aside"})
+        await session.context.add_message({"role": "user", "content": "aside"})
 
     session.coordinator.hooks.register("tool:pre", annotate, name="annotate")
     async with session:
@@ -684,41 +702,43 @@ async def test_compaction_never_cuts_between_a_tool_call_and_its_result(tmp_path
         await session.run("second")
     assert recorder.get_events("context:compaction")
     for request in provider.requests:
-        results = {m["tool_call_id"] for m in request.messages if m["role"] == "tool"}
-        calls = {c["id"] for m in request.messages for c in m.get("tool_calls") or ()}
-        assert results <= calls, request.messages
-    assert _contents(provider.requests[-1].messages)[-1] == "second"
+        messages = sent(request)
+        results = {m["tool_call_id"] for m in messages if m["role"] == "tool"}
+        calls = {c["id"] for m in messages for c in m.get("tool_calls") or ()}
+        assert results <= calls, messages
+    assert _contents(sent(provider.requests[-1]))[-1] == "second"
 
 
-async def test_repeated_compactions_keep_one_note_with_the_running_count(tmp_path: Path) -> None:
+async def test_repeated_compactions_keep_one_note_with_the_running_count(workspace: Path) -> None:
     script = ["x" * 400] * 5
-    session, recorder, provider = _session(tmp_path, script, "{context_max_tokens: 200}")
+    session, recorder, provider = session_for(
+        workspace, script, make_bundle(session={"context_max_tokens": 200})
+    )
     async with session:
         for prompt in ("one", "two", "three", "four", "five"):
             await session.run(prompt)
+        stored = await session.context.get_messages()
     compactions = recorder.get_events("context:post_compact")
     assert len(compactions) >= 2
-    notes = [
-        m for m in session.context.messages if m.get("metadata", {}).get("source") == "compaction"
-    ]
+    notes = [m for m in stored if m.get("metadata", {}).get("source") == "compaction"]
     assert len(notes) == 1
     removed = sum(d["messages_removed"] for _, d in compactions)
     assert notes[0]["content"].startswith(f"[{removed} earlier messages were removed")
-    assert _contents(provider.requests[-1].messages)[-1] == "five"
+    assert _contents(sent(provider.requests[-1]))[-1] == "five"
 
 
 # -- memory watcher ---------------------------------------------------------------------------
 
 
 async def test_a_memory_file_changed_between_turns_is_not_blamed_on_a_tool(
-    tmp_path: Path,
+    workspace: Path,
 ) -> None:
-    (tmp_path / "AGENTS.md").write_text("rule one\n")
-    script = ["a", _call("note", n=1), "b"]
-    session, recorder, _ = _session(tmp_path, script, tools={"note": NoteTool("note")})
+    (workspace / "AGENTS.md").write_text("rule one\n")
+    script = ["a", call("note", n=1), "b"]
+    session, recorder, _ = session_for(workspace, script, tools={"note": NoteTool("note")})
     async with session:
         await session.run("one")
-        (tmp_path / "AGENTS.md").write_text("rule one\nrule two\n")
+        (workspace / "AGENTS.md").write_text("rule one\nrule two\n")
         await session.run("two")
     updates = [d for _, d in recorder.get_events("memory:update")]
     assert [(u["change"], u["tool_name"]) for u in updates] == [("modified", None)]
@@ -764,8 +784,6 @@ def test_a_same_size_edit_within_one_timestamp_tick_is_seen(tmp_path: Path) -> N
 def test_a_checkpoint_that_is_not_text_or_has_messages_without_roles_is_a_clear_error(
     tmp_path: Path,
 ) -> None:
-    from amplifier_core.checkpoint import CheckpointError
-
     path = tmp_path / "checkpoint.json"
     path.write_bytes(b"\xff\xfe\x00binary")
     with pytest.raises(CheckpointError, match=r"checkpoint .*checkpoint.json: not UTF-8"):
@@ -784,7 +802,7 @@ def test_a_checkpoint_that_is_not_text_or_has_messages_without_roles_is_a_clear_
 
 
 async def test_switching_to_a_callers_provider_closes_only_what_the_session_built(
-    tmp_path: Path,
+    workspace: Path,
 ) -> None:
     class CallersProvider:
         name = "callers"
@@ -793,17 +811,15 @@ async def test_switching_to_a_callers_provider_closes_only_what_the_session_buil
         def __init__(self) -> None:
             self.closed = False
 
-        async def complete(self, request: ChatRequest) -> ChatResponse:
-            return ChatResponse(text="hi")
+        async def complete(self, request: ChatRequest, **kwargs: Any) -> ChatResponse:
+            return _answer("hi")
 
         async def aclose(self) -> None:
             self.closed = True
 
-    bundle = parse_bundle(
-        "providers:\n  - module: provider-scripted\n    config: {script: [a]}\n", "bundle.yaml"
-    )
+    bundle = make_bundle(providers=[module("provider-scripted", {"script": ["a"]})])
     mine = CallersProvider()
-    async with AmplifierSession(bundle, workspace=tmp_path) as session:
+    async with AgentSession(bundle, workspace=workspace) as session:
         await session.switch_model("c-2", provider=mine)
         assert (await session.run("hello")).response == "hi"
     assert mine.closed is False
@@ -811,23 +827,29 @@ async def test_switching_to_a_callers_provider_closes_only_what_the_session_buil
 
 @pytest.mark.parametrize(
     ("value", "message"),
-    [("/etc/*.md", r"session.memory_files\[0\]: '/etc/\*.md' is absolute"), ("", r"\[0\]")],
+    [
+        ("/etc/*.md", r"memory_files\[0\]: '/etc/\*.md' is absolute"),
+        ("", r"memory_files\[0\]: expected a glob pattern"),
+    ],
 )
-def test_bad_memory_file_patterns_are_clear_errors(
-    tmp_path: Path, value: str, message: str
+async def test_bad_memory_file_patterns_are_clear_errors(
+    workspace: Path, value: str, message: str
 ) -> None:
-    bundle = parse_bundle(f"session: {{memory_files: [{json.dumps(value)}]}}\n", "bundle.yaml")
-    with pytest.raises(ValueError, match=message):
-        AmplifierSession(bundle, workspace=tmp_path, provider=ScriptedProvider(["x"]))
+    bundle = make_bundle(session={"memory_files": [value]})
+    session = AgentSession(bundle, workspace=workspace, provider=ScriptedProvider(["x"]))
+    with pytest.raises(RuntimeError, match=r"loop-session config " + message):
+        await session.start()
 
 
-async def test_a_single_memory_file_pattern_may_be_a_string(tmp_path: Path) -> None:
-    (tmp_path / "RULES.md").write_text("rules\n")
-    session, recorder, _ = _session(tmp_path, ["a"], "{memory_files: RULES.md}")
+async def test_a_single_memory_file_pattern_may_be_a_string(workspace: Path) -> None:
+    (workspace / "RULES.md").write_text("rules\n")
+    session, recorder, _ = session_for(
+        workspace, ["a"], make_bundle(session={"memory_files": "RULES.md"})
+    )
     async with session:
         await session.run("one")
     includes = [d["path"] for _, d in recorder.get_events("context:include")]
-    assert includes == [str((tmp_path / "RULES.md").resolve())]
+    assert includes == [str((workspace / "RULES.md").resolve())]
 
 
 def test_memory_globs_see_files_in_directories_created_later(tmp_path: Path) -> None:

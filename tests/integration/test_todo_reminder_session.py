@@ -1,4 +1,4 @@
-"""The module mounted from a bundle in a real scripted session that uses the todo tool.
+"""hooks-todo-reminder mounted from a bundle in a real scripted session that uses the todo tool.
 
 What the provider received (``provider.requests[i].messages``) shows the reminder reaching
 every request after the list is written, following status changes, never entering the stored
@@ -10,10 +10,14 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from amplifier_core.bundle import parse_bundle
-from amplifier_core.providers import ScriptedProvider
-from amplifier_core.session import AmplifierSession
+from amplifier_hooks_cli.session import AgentSession
+
+from amplifier_core.bundle import Bundle
 from amplifier_module_hooks_todo_reminder import BLOCK_OPEN, REMINDER_HANDLER, TRACKER_HANDLER
+from amplifier_module_provider_scripted import ScriptedProvider
+from amplifier_module_tool_filesystem import ReadFileTool
+
+from .support import make_bundle, module, sent
 
 NUDGE = "The todo tool has not been used"
 
@@ -29,17 +33,16 @@ def write_todos(*items: tuple[str, str]) -> dict[str, Any]:
 READ = {"tool_calls": [{"name": "read_file", "input": {"file_path": "notes.txt"}}]}
 
 
-def bundle(config: str, tools: str = "") -> Any:
-    text = f"{tools}hooks:\n  - module: hooks-todo-reminder\n    config: {config}\n"
-    return parse_bundle(text, "bundle.yaml")
+def bundle(config: dict[str, Any]) -> Bundle:
+    return make_bundle(hooks=[module("hooks-todo-reminder", config)])
 
 
 def text_of(messages: list[dict[str, Any]]) -> str:
     return "\n".join(str(m.get("content", "")) for m in messages)
 
 
-async def test_reminder_follows_the_plan_and_the_nudge_comes_and_goes(tmp_path: Path) -> None:
-    (tmp_path / "notes.txt").write_text("step notes\n")
+async def test_reminder_follows_the_plan_and_the_nudge_comes_and_goes(workspace: Path) -> None:
+    (workspace / "notes.txt").write_text("step notes\n")
     script: list[Any] = [
         write_todos(("A", "in_progress"), ("B", "pending"), ("C", "pending")),
         READ,
@@ -49,8 +52,8 @@ async def test_reminder_follows_the_plan_and_the_nudge_comes_and_goes(tmp_path: 
         {"text": "still on B"},
     ]
     provider = ScriptedProvider(script)
-    session = AmplifierSession(
-        bundle("{nudge_after: 2}"), workspace=tmp_path, provider=provider, strict=True
+    session = AgentSession(
+        bundle({"nudge_after": 2}), workspace=workspace, provider=provider, strict=True
     )
     async with session:
         handlers = session.coordinator.hooks.list_handlers()
@@ -62,7 +65,7 @@ async def test_reminder_follows_the_plan_and_the_nudge_comes_and_goes(tmp_path: 
 
     assert first.status == second.status == "completed"
     assert second.response == "still on B"
-    requests = [request.messages for request in provider.requests]
+    requests = [sent(request) for request in provider.requests]
     assert len(requests) == 6
 
     # Before the todo tool ran there is no list, no nudge: nothing injected.
@@ -115,13 +118,14 @@ async def test_reminder_follows_the_plan_and_the_nudge_comes_and_goes(tmp_path: 
     assert session.coordinator.todo_state[1]["status"] == "in_progress"  # type: ignore[attr-defined]
 
 
-async def test_no_nudge_when_the_session_has_no_todo_tool(tmp_path: Path) -> None:
-    (tmp_path / "notes.txt").write_text("step notes\n")
+async def test_no_nudge_when_the_session_has_no_todo_tool(workspace: Path) -> None:
+    (workspace / "notes.txt").write_text("step notes\n")
     provider = ScriptedProvider([READ, READ, READ, {"text": "read it three times"}])
-    session = AmplifierSession(
-        bundle("{nudge_after: 1}", tools="tools:\n  - module: tool-read-file\n"),
-        workspace=tmp_path,
+    session = AgentSession(
+        bundle({"nudge_after": 1}),
+        workspace=workspace,
         provider=provider,
+        tools={"read_file": ReadFileTool(workspace)},
         strict=True,
     )
     async with session:
@@ -129,22 +133,18 @@ async def test_no_nudge_when_the_session_has_no_todo_tool(tmp_path: Path) -> Non
     assert outcome.response == "read it three times"
     assert sorted(session.tools) == ["read_file"]
     assert len(provider.requests) == 4
-    assert all(BLOCK_OPEN not in text_of(r.messages) for r in provider.requests)
+    assert all(BLOCK_OPEN not in text_of(sent(r)) for r in provider.requests)
 
 
-async def test_nudge_without_a_list_in_a_session(tmp_path: Path) -> None:
-    (tmp_path / "notes.txt").write_text("step notes\n")
+async def test_nudge_without_a_list_in_a_session(workspace: Path) -> None:
+    (workspace / "notes.txt").write_text("step notes\n")
     provider = ScriptedProvider([READ, {"text": "read it"}])
-    session = AmplifierSession(
-        bundle("{nudge_after: 1, nudge_text: 'Plan with the todo tool ({count} calls so far).'}"),
-        workspace=tmp_path,
-        provider=provider,
-        strict=True,
-    )
+    config = {"nudge_after": 1, "nudge_text": "Plan with the todo tool ({count} calls so far)."}
+    session = AgentSession(bundle(config), workspace=workspace, provider=provider, strict=True)
     async with session:
         await session.run("read the notes")
-    assert BLOCK_OPEN not in text_of(provider.requests[0].messages)
-    last = provider.requests[1].messages[-1]
+    assert BLOCK_OPEN not in text_of(sent(provider.requests[0]))
+    last = sent(provider.requests[1])[-1]
     assert last["role"] == "tool"
     assert "Plan with the todo tool (1 calls so far)." in last["content"]
     assert "Your todo list" not in last["content"]

@@ -1,0 +1,148 @@
+"""What the whole-session tests share: hermetic bundles, sessions on a script, what was sent.
+
+Every module a bundle here names carries a ``source: <package>:mount``, so the loader imports
+the package directly and never reads the machine's installed entry points. A session runs
+the real runtime modules (``loop-session``, ``context-simple``), the real tools
+(``tool-bash``, ``tool-filesystem``, ``tool-todo``) and the scripted provider, in a
+temporary workspace.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+import pytest
+from amplifier_hooks_cli.session import AgentSession
+
+from amplifier_core.bundle import Bundle
+from amplifier_core.display import RecordingDisplay
+from amplifier_core.message_models import ChatRequest
+from amplifier_core.testing import EventRecorder
+from amplifier_module_provider_scripted import ScriptedProvider
+
+__all__ = [
+    "DECLARATIVE_FIXTURES",
+    "DECLARATIVE_SCRIPTS",
+    "DEFAULT_TOOLS",
+    "REPO",
+    "SESSION_END_DATA",
+    "SESSION_RESUME_DATA",
+    "call",
+    "make_bundle",
+    "module",
+    "not_yet",
+    "records",
+    "sent",
+    "session_for",
+    "tool_results",
+]
+
+REPO = Path(__file__).resolve().parents[2]
+DECLARATIVE_SCRIPTS = REPO / "modules" / "hooks-declarative" / "tests" / "scripts"
+"""Hook scripts (Claude Code validators and others) that hooks-declarative's tests run too."""
+DECLARATIVE_FIXTURES = REPO / "modules" / "hooks-declarative" / "tests" / "fixtures"
+"""Hooks files of hooks-declarative's tests (the proposal's YAML example among them)."""
+SESSION_END_DATA = (
+    "session:end carries only session_id and status; docs/events.md promises duration, turns "
+    "and, after a failure, error (the kernel's AmplifierSession.cleanup fires it; AgentSession "
+    "knows the turns and the error)"
+)
+SESSION_RESUME_DATA = (
+    "session:resume carries only session_id and parent_id; docs/events.md promises "
+    "checkpoint_id, path, turn, messages, provider and model (the kernel's AmplifierSession "
+    "fires it; AgentSession.resume holds the checkpoint)"
+)
+DEFAULT_TOOLS = ("tool-bash", "tool-filesystem", "tool-todo")
+"""The tools a session has when its bundle names none (as the CLI's default plan)."""
+
+
+def module(module_id: str, config: Mapping[str, Any] | None = None) -> dict[str, Any]:
+    """A bundle entry for ``module_id``, imported from its package (not its entry point)."""
+    package = "amplifier_module_" + module_id.replace("-", "_")
+    return {"module": module_id, "source": f"{package}:mount", "config": dict(config or {})}
+
+
+def make_bundle(
+    *,
+    session: Mapping[str, Any] | None = None,
+    hooks: Sequence[Mapping[str, Any]] = (),
+    tools: Sequence[str | Mapping[str, Any]] = DEFAULT_TOOLS,
+    providers: Sequence[Mapping[str, Any]] = (),
+    orchestrator: Mapping[str, Any] | None = None,
+) -> Bundle:
+    """A bundle of the runtime modules, ``tools`` (ids or entries) and ``hooks`` entries.
+
+    ``session`` holds the bundle's session settings (``context_max_tokens``, ``memory_files``,
+    ...); ``orchestrator`` is loop-session's own config.
+    """
+    settings = {
+        "orchestrator": module("loop-session", orchestrator),
+        "context": module("context-simple"),
+        **(session or {}),
+    }
+    return Bundle.model_validate(
+        {
+            "session": settings,
+            "providers": list(providers),
+            "tools": [module(t) if isinstance(t, str) else dict(t) for t in tools],
+            "hooks": list(hooks),
+        }
+    )
+
+
+def session_for(
+    workspace: Path,
+    script: Any,
+    bundle: Bundle | None = None,
+    **kwargs: Any,
+) -> tuple[AgentSession, EventRecorder, ScriptedProvider]:
+    """A session on ``script`` (a :class:`ScriptedProvider` or its script) with a recorder.
+
+    ``display`` (default a :class:`RecordingDisplay`) and every other keyword go to
+    :class:`AgentSession`.
+    """
+    provider = script if isinstance(script, ScriptedProvider) else ScriptedProvider(script)
+    session = AgentSession(
+        bundle if bundle is not None else make_bundle(),
+        workspace=workspace,
+        provider=provider,
+        display_system=kwargs.pop("display", None) or RecordingDisplay(),
+        **kwargs,
+    )
+    recorder = EventRecorder()
+    recorder.attach(session.coordinator.hooks)
+    return session, recorder, provider
+
+
+def not_yet(reason: str) -> pytest.MarkDecorator:
+    """Mark a test whose assertions the product does not meet yet; ``reason`` names what is
+    missing and where. Strict: the test fails as soon as they are met, so the mark goes."""
+    return pytest.mark.xfail(strict=True, reason=reason)
+
+
+def call(name: str, **tool_input: Any) -> dict[str, Any]:
+    """A script entry asking for one tool call."""
+    return {"tool_calls": [{"name": name, "input": tool_input}]}
+
+
+def sent(request: ChatRequest) -> list[dict[str, Any]]:
+    """The messages of a request the provider received, as dicts (extra keys kept)."""
+    return [m.model_dump(exclude_none=True) for m in request.messages]
+
+
+def tool_results(provider: ScriptedProvider) -> list[str]:
+    """What the model saw as each tool call's result, in order, each once."""
+    seen: list[str] = []
+    for request in provider.requests:
+        for message in request.messages:
+            if message.role == "tool" and message.content not in seen:
+                seen.append(str(message.content))
+    return seen
+
+
+def records(path: Path) -> list[dict[str, Any]]:
+    """The JSON records of a JSON-lines file."""
+    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
