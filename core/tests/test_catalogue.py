@@ -266,7 +266,7 @@ def test_specs_refuse_inconsistent_definitions() -> None:
         "aliases": (),
         "summary": "S.",
         "when": "F.",
-        "emitter": "session runtime",
+        "emitter": "orchestrator",
         "fields": (FieldSpec("a", "str", True, "A."),),
     }
     EventSpec(**base)

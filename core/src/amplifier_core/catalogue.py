@@ -214,7 +214,8 @@ _APPROVAL_FIELDS: Final[tuple[FieldSpec, ...]] = (
 _BLOCK_TYPE = '"text" | "thinking" | "tool_use"'
 
 # Who emits what: the short names the specs use, each explained once in the docs.
-_SESSION = "session runtime"
+_KERNEL = "kernel session"
+_SESSION = "orchestrator"
 _TOOLS = "tool wrapper"
 _PROVIDER_MOD = "provider module"
 _CONTEXT = "context manager"
@@ -226,17 +227,20 @@ _MEMORY = "memory watcher"
 #: Every emitter an event names, with what it is.
 EMITTERS: Final[Mapping[str, str]] = MappingProxyType(
     {
-        _SESSION: "The session's agent loop: lifecycle, turns, provider calls, checkpoints.",
-        _TOOLS: "The session runtime around each tool call (`bash`, `read_file`, `write_file`, "
-        "`edit_file`, `todo`).",
-        _PROVIDER_MOD: "The mounted provider (scripted, Anthropic Messages, OpenAI-compatible), "
-        "through the session's hook registry.",
-        _CONTEXT: "The session's conversation store: compaction and file inclusion.",
+        _KERNEL: "The kernel's `AmplifierSession`: mounting, the first execute, cancel and "
+        "cleanup, as amplifier-core 2.0.2's session fires them.",
+        _SESSION: "The mounted orchestrator (`loop-session`): turns, provider calls and their "
+        "content blocks, checkpoints, model switches, cancels, `@file` mentions.",
+        _TOOLS: "The orchestrator around each tool call (`bash`, `read_file`, `write_file`, "
+        "`edit_file`, `todo`, any mounted tool).",
+        _PROVIDER_MOD: "The mounted provider module (`provider-anthropic`, `provider-openai`), "
+        "through the session's hook registry, while it retries a call.",
+        _CONTEXT: "The mounted context manager (`context-simple`): compaction.",
         _APPROVAL: "The coordinator's processing of an `ask_user` result and the pluggable "
         "approval system behind it.",
         _LOADER: "The module loader, while it mounts the bundle's modules.",
-        _TODO: "The `todo` tool, when its list of items changes.",
-        _MEMORY: "The session runtime's check of memory files after tool calls and turns.",
+        _TODO: "The `todo` tool (`tool-todo`), when its list of items changes.",
+        _MEMORY: "The orchestrator's check of memory files after tool calls and turns.",
     }
 )
 
@@ -306,7 +310,7 @@ _SPECS: Final[tuple[EventSpec, ...]] = (
         summary="A new session is ready to take its first prompt.",
         when="Once per session, after the bundle's modules are mounted and before the first "
         "prompt. A restored session fires `session:resume` instead.",
-        emitter=_SESSION,
+        emitter=_KERNEL,
         fields=(
             _req("parent_id", "str | None", "Id of the parent session for a fork, else `None`."),
             _req(
@@ -335,7 +339,7 @@ _SPECS: Final[tuple[EventSpec, ...]] = (
         summary="The session is closing.",
         when="Once per session when it ends (normally, after an error or after a cancel), "
         "before module cleanups run.",
-        emitter=_SESSION,
+        emitter=_KERNEL,
         fields=(
             _req("status", '"completed" | "failed" | "cancelled"', "How the session ended."),
             _req("duration", "float", "Seconds since the session started."),
@@ -349,7 +353,7 @@ _SPECS: Final[tuple[EventSpec, ...]] = (
         summary="A child session was created from this one.",
         when="When a child session (a sub-agent, or a fork of the conversation) is "
         "initialised, before its `session:start`. `session_id` is the child's id.",
-        emitter=_SESSION,
+        emitter=_KERNEL,
         fields=(
             _req("parent", "str", "Id of the parent session."),
             _opt("metadata", "dict[str, Any]", "The child's `session.metadata`, when set."),
@@ -361,7 +365,7 @@ _SPECS: Final[tuple[EventSpec, ...]] = (
         summary="A session was restored from a checkpoint.",
         when="Once, instead of `session:start`, when a session is restored from a checkpoint "
         "and is ready to take its next prompt.",
-        emitter=_SESSION,
+        emitter=_KERNEL,
         fields=(
             _req("parent_id", "str | None", "Id of the parent session for a fork, else `None`."),
             _req("checkpoint_id", "str", "Id of the checkpoint restored."),
@@ -615,7 +619,7 @@ _SPECS: Final[tuple[EventSpec, ...]] = (
         summary="The raw request a provider puts on the wire.",
         when="Right before a provider sends a request (HTTP providers: the JSON body; the "
         "scripted provider: the request it replays against).",
-        emitter=_PROVIDER_MOD,
+        emitter=_SESSION,
         fields=(
             _PROVIDER,
             _MODEL,
@@ -629,7 +633,7 @@ _SPECS: Final[tuple[EventSpec, ...]] = (
         "Provider calls",
         summary="The raw response a provider received.",
         when="Right after a provider receives a response, before it is parsed.",
-        emitter=_PROVIDER_MOD,
+        emitter=_SESSION,
         fields=(
             _PROVIDER,
             _MODEL,
@@ -646,7 +650,7 @@ _SPECS: Final[tuple[EventSpec, ...]] = (
         summary="A content block of a provider response begins.",
         when="For each block of every provider response (text, thinking or tool call), "
         "before the block's deltas.",
-        emitter=_PROVIDER_MOD,
+        emitter=_SESSION,
         fields=(
             _req("block_type", _BLOCK_TYPE, "Kind of block."),
             _req("block_index", "int", "Position of the block in the response, from 0."),
@@ -659,7 +663,7 @@ _SPECS: Final[tuple[EventSpec, ...]] = (
         summary="A piece of a text or tool-call block.",
         when="For each chunk of a `text` or `tool_use` block; a provider that does not "
         "stream sends one delta with the whole block. Thinking blocks use `thinking:delta`.",
-        emitter=_PROVIDER_MOD,
+        emitter=_SESSION,
         fields=(
             _req("block_type", '"text" | "tool_use"', "Kind of block."),
             _req("block_index", "int", "Position of the block in the response, from 0."),
@@ -671,7 +675,7 @@ _SPECS: Final[tuple[EventSpec, ...]] = (
         "Streaming content",
         summary="A content block of a provider response is complete.",
         when="For each block, after its last delta, with the whole block.",
-        emitter=_PROVIDER_MOD,
+        emitter=_SESSION,
         fields=(
             _req("block_index", "int", "Position of the block in the response, from 0."),
             _req(
@@ -690,7 +694,7 @@ _SPECS: Final[tuple[EventSpec, ...]] = (
         summary="A piece of the model's reasoning.",
         when="For each chunk of a thinking block; a provider that does not stream sends one "
         "delta with the whole block.",
-        emitter=_PROVIDER_MOD,
+        emitter=_SESSION,
         fields=(
             _req("block_index", "int", "Position of the thinking block in the response."),
             _req("delta", "str", "The new reasoning text."),
@@ -702,7 +706,7 @@ _SPECS: Final[tuple[EventSpec, ...]] = (
         summary="The model's reasoning for a block is complete.",
         when="For each thinking block, after its last `thinking:delta` and before its "
         "`content_block:end`.",
-        emitter=_PROVIDER_MOD,
+        emitter=_SESSION,
         fields=(
             _req("block_index", "int", "Position of the thinking block in the response."),
             _req("text", "str", "The whole reasoning text of the block."),
@@ -821,7 +825,7 @@ _SPECS: Final[tuple[EventSpec, ...]] = (
         summary="A file's contents were pulled into the context.",
         when="When a file enters the context: the session's instruction files (`AGENTS.md`) "
         "at start, or an `@path` mention in a prompt.",
-        emitter=_CONTEXT,
+        emitter=_SESSION,
         fields=(
             _req("path", "str", "File included."),
             _req("source", '"instructions" | "mention"', "Why it was included."),
@@ -998,7 +1002,7 @@ _SPECS: Final[tuple[EventSpec, ...]] = (
         "Cancellation",
         summary="A cancel took effect.",
         when="After the turn stopped because of a cancel, before `orchestrator:complete`.",
-        emitter=_SESSION,
+        emitter=_KERNEL,
         fields=(
             _req("was_immediate", "bool", "True when the turn was stopped at once."),
             _opt("error", "str", "The exception that interrupted the turn, when there was one."),
