@@ -14,7 +14,6 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-import pytest
 from amplifier_hooks_cli.session import AgentSession
 
 from amplifier_core.bundle import Bundle
@@ -28,12 +27,9 @@ __all__ = [
     "DECLARATIVE_SCRIPTS",
     "DEFAULT_TOOLS",
     "REPO",
-    "SESSION_END_DATA",
-    "SESSION_RESUME_DATA",
     "call",
     "make_bundle",
     "module",
-    "not_yet",
     "records",
     "sent",
     "session_for",
@@ -45,16 +41,6 @@ DECLARATIVE_SCRIPTS = REPO / "modules" / "hooks-declarative" / "tests" / "script
 """Hook scripts (Claude Code validators and others) that hooks-declarative's tests run too."""
 DECLARATIVE_FIXTURES = REPO / "modules" / "hooks-declarative" / "tests" / "fixtures"
 """Hooks files of hooks-declarative's tests (the proposal's YAML example among them)."""
-SESSION_END_DATA = (
-    "session:end carries only session_id and status; docs/events.md promises duration, turns "
-    "and, after a failure, error (the kernel's AmplifierSession.cleanup fires it; AgentSession "
-    "knows the turns and the error)"
-)
-SESSION_RESUME_DATA = (
-    "session:resume carries only session_id and parent_id; docs/events.md promises "
-    "checkpoint_id, path, turn, messages, provider and model (the kernel's AmplifierSession "
-    "fires it; AgentSession.resume holds the checkpoint)"
-)
 DEFAULT_TOOLS = ("tool-bash", "tool-filesystem", "tool-todo")
 """The tools a session has when its bundle names none (as the CLI's default plan)."""
 
@@ -115,12 +101,6 @@ def session_for(
     recorder = EventRecorder()
     recorder.attach(session.coordinator.hooks)
     return session, recorder, provider
-
-
-def not_yet(reason: str) -> pytest.MarkDecorator:
-    """Mark a test whose assertions the product does not meet yet; ``reason`` names what is
-    missing and where. Strict: the test fails as soon as they are met, so the mark goes."""
-    return pytest.mark.xfail(strict=True, reason=reason)
 
 
 def call(name: str, **tool_input: Any) -> dict[str, Any]:

@@ -33,7 +33,7 @@ from amplifier_core.events import ALL_EVENTS
 from amplifier_core.models import HookResult
 from amplifier_module_provider_scripted import ScriptedProvider
 
-from .support import make_bundle, module, not_yet
+from .support import make_bundle, module
 
 
 class Seen:
@@ -218,13 +218,6 @@ def test_every_catalogue_event_fires(seen: Seen) -> None:
     assert missing == [], f"events that never fired: {missing}"
 
 
-@not_yet(
-    "llm:request / llm:response lack 'request' / 'response' (loop-session fires them with "
-    "counts; docs/events.md has the provider module send the bodies); session:start lacks "
-    "mount_plan, provider, model, tools, cwd; session:resume lacks checkpoint_id, path, turn, "
-    "messages, provider, model; session:end lacks duration, turns (the kernel's "
-    "AmplifierSession fires them with amplifier-core 2.0.2's payloads)"
-)
 def test_every_catalogue_event_carries_its_documented_data(seen: Seen) -> None:
     problems = sorted(
         {problem for name, data in seen.events for problem in validate_event_data(name, data)}

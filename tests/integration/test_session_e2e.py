@@ -11,7 +11,7 @@ from amplifier_core.approval import StaticApprovalSystem
 from amplifier_core.display import RecordingDisplay
 from amplifier_core.models import HookResult
 
-from .support import SESSION_END_DATA, call, make_bundle, module, not_yet, sent, session_for
+from .support import call, make_bundle, module, sent, session_for
 
 TOOL = ["tool:pre", "tool:post"]
 REPLY = ["content_block:start", "content_block:delta", "content_block:end"]
@@ -206,7 +206,6 @@ async def test_user_messages_reach_the_display(workspace: Path) -> None:
     ]
 
 
-@not_yet(SESSION_END_DATA)
 async def test_session_end_fires_after_an_error(workspace: Path) -> None:
     session, recorder, _ = session_for(workspace, [{"text": "x"}])
     with pytest.raises(RuntimeError, match="boom"):

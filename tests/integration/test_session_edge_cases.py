@@ -25,21 +25,14 @@ from amplifier_module_loop_session.memory import MemoryWatcher
 from amplifier_module_provider_scripted import ScriptedProvider
 
 from .support import (
-    SESSION_RESUME_DATA,
     call,
     make_bundle,
     module,
-    not_yet,
     sent,
     session_for,
 )
 
 TURN_END = ["prompt:complete", "execution:end", "orchestrator:complete"]
-START_RESULTS = (
-    "what session:start and session:resume handlers return is not acted on (the kernel's "
-    "AmplifierSession.execute drops it): docs/events.md says their inject_context enters the "
-    "context before the prompt, and an injection over the size limit is reported"
-)
 
 
 def _contents(messages: list[dict[str, Any]]) -> list[Any]:
@@ -108,7 +101,6 @@ class NoteTool:
 # -- hook results take effect as documented ---------------------------------------------------
 
 
-@not_yet(START_RESULTS)
 async def test_session_resume_injection_enters_the_restored_context(workspace: Path) -> None:
     session, recorder, _ = session_for(workspace, ["first"])
     async with session:
@@ -131,7 +123,6 @@ async def test_session_resume_injection_enters_the_restored_context(workspace: P
     assert contents.index("RESUMED: re-read") < contents.index("two")
 
 
-@not_yet(START_RESULTS)
 async def test_a_session_start_injection_over_the_size_limit_does_not_stop_the_session(
     workspace: Path,
 ) -> None:
@@ -565,11 +556,6 @@ async def test_start_runs_once(workspace: Path) -> None:
 # -- checkpoints, resume and fork -------------------------------------------------------------
 
 
-@not_yet(
-    "a resumed session asks for the checkpoint's model (loop-session restores it) but the "
-    "provider object keeps its configured model, where switch_model sets both; "
-    + SESSION_RESUME_DATA
-)
 async def test_resume_continues_with_the_model_the_checkpoint_names(workspace: Path) -> None:
     scripted = module("provider-scripted", {"model": "small", "script": ["a", "b", "c"]})
     bundle = make_bundle(providers=[scripted])

@@ -14,17 +14,13 @@ from amplifier_module_loop_session import CheckpointError, read_checkpoint
 from amplifier_module_provider_scripted import ScriptedProvider
 
 from .support import (
-    SESSION_END_DATA,
-    SESSION_RESUME_DATA,
     call,
     make_bundle,
-    not_yet,
     sent,
     session_for,
 )
 
 
-@not_yet(SESSION_RESUME_DATA)
 async def test_checkpoint_after_each_turn_and_resume_restores_the_conversation(
     workspace: Path,
 ) -> None:
@@ -139,7 +135,6 @@ async def test_compaction_keeps_instructions_and_the_latest_exchange(workspace: 
     assert order.index("context:pre_compact") < order.index("context:post_compact")
 
 
-@not_yet(SESSION_END_DATA)
 async def test_cancel_immediate_stops_a_running_tool_and_the_session_goes_on(
     workspace: Path,
 ) -> None:

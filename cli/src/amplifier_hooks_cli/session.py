@@ -18,6 +18,7 @@ coordinator directly, after the plan's modules.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import time
 from collections.abc import Mapping
 from pathlib import Path
@@ -206,9 +207,9 @@ class AgentSession:
         if self._fork_messages is not None:
             await self.context.set_messages(self._fork_messages)
         if self._resumed is not None:
-            await self._restore(self._resumed[0])
+            await self._restore(*self._resumed)
 
-    async def _restore(self, checkpoint: Checkpoint) -> None:
+    async def _restore(self, checkpoint: Checkpoint, path: Path) -> None:
         await self.context.set_messages(list(checkpoint.messages))
         if checkpoint.todo_state:
             # the todo tool keeps its list on the coordinator
@@ -218,6 +219,18 @@ class AgentSession:
             # another provider than the checkpoint's: its model would mean nothing here
             checkpoint = checkpoint.model_copy(update={"provider": "", "model": ""})
         self.orchestrator.restore(checkpoint)
+        restored = mounted.get(checkpoint.provider)
+        if checkpoint.model and restored is not None and hasattr(restored, "model"):
+            with contextlib.suppress(AttributeError):  # a read-only model: requests name it
+                restored.model = checkpoint.model
+        self._kernel.resumed_from = {
+            "checkpoint_id": checkpoint.checkpoint_id,
+            "path": str(path),
+            "turn": checkpoint.turn,
+            "messages": len(checkpoint.messages),
+            "provider": checkpoint.provider or next(iter(mounted), ""),
+            "model": checkpoint.model or str(getattr(self.provider, "model", "") or ""),
+        }
 
     async def close(
         self, status: SessionStatus | None = None, error: BaseException | None = None

@@ -6,12 +6,13 @@ hands each ``execute(prompt)`` to the orchestrator. It fires ``session:fork`` at
 a child session, ``session:start`` (``session:resume`` when resumed) once before the first
 prompt, ``cancel:completed`` after a cancelled prompt and ``session:end`` at cleanup. Every
 other event belongs to the mounted modules. The shape and the behaviour are amplifier-core
-2.0.2's; see ``docs/session.md``.
+2.0.2's; see docs/architecture.md.
 """
 
 from __future__ import annotations
 
 import logging
+import time
 import uuid
 from collections.abc import Mapping
 from types import TracebackType
@@ -20,26 +21,14 @@ from typing import Any, Self
 from . import events as ev
 from .coordinator import ModuleCoordinator
 from .loader import ModuleLoader
-from .models import SessionStatus
+from .models import HookResult, SessionStatus
+from .session_data import end_data, opening_data, redacted
 
 __all__ = ["AmplifierSession"]
 
 logger = logging.getLogger(__name__)
 
-_SECRET_WORDS = ("key", "token", "secret", "password", "authorization")
 _DEFAULT_HOOK_TIMEOUT = 60.0
-
-
-def _redacted(value: Any) -> Any:
-    """``value`` with every secret-looking key's value masked (for ``raw`` config events)."""
-    if isinstance(value, Mapping):
-        return {
-            k: "[REDACTED]" if any(w in str(k).lower() for w in _SECRET_WORDS) else _redacted(v)
-            for k, v in value.items()
-        }
-    if isinstance(value, list):
-        return [_redacted(v) for v in value]
-    return value
 
 
 def _module_entry(spec: Any, default_config: Any, kind: str) -> tuple[str, dict[str, Any], Any]:
@@ -92,6 +81,12 @@ class AmplifierSession:
         self._is_resumed = is_resumed
         self._initialized = False
         self._started = False
+        self._started_at: float | None = None
+        self._prompts = 0
+        self.resumed_from: dict[str, Any] | None = None
+        """What a resumed session was restored from (``checkpoint_id``, ``path``, ``turn``,
+        ``messages``, ``provider``, ``model``), set by the host before the first prompt; it
+        goes into ``session:resume``."""
         self.coordinator = ModuleCoordinator(
             session=self, approval_system=approval_system, display_system=display_system
         )
@@ -135,10 +130,37 @@ class AmplifierSession:
             )
         await self.loader.session_ready()
         self._initialized = True
+        self._started_at = time.monotonic()
         if self.parent_id:
             payload: dict[str, Any] = {"parent": self.parent_id, "session_id": self.session_id}
             payload.update(self._metadata())
             await self.coordinator.hooks.emit(ev.SESSION_FORK, payload)
+
+    async def _opening(self) -> None:
+        """Fire ``session:start`` (``session:resume``) and act on what its hooks return: an
+        injection enters the context; a result that cannot be acted on is reported, never
+        raised (``ask_user`` and ``deny`` have nothing to gate here)."""
+        coordinator = self.coordinator
+        event = ev.SESSION_RESUME if self._is_resumed else ev.SESSION_START
+        payload: dict[str, Any] = {"session_id": self.session_id, "parent_id": self.parent_id}
+        payload.update(self._metadata())
+        for key, value in opening_data(self.config, coordinator).items():
+            payload.setdefault(key, value)
+        if self._is_resumed and self.resumed_from:
+            payload.update(self.resumed_from)
+        result = await coordinator.hooks.emit(event, payload)
+        if not isinstance(result, HookResult) or result.action in ("deny", "ask_user"):
+            return
+        if result.action == "continue" and not result.user_message and not result.user_messages:
+            return
+        try:
+            await coordinator.process_hook_result(result, event, "hooks")
+        except Exception as err:
+            message = f"acting on the hook result of {event!r} failed: {err}"
+            logger.error("session %s: %s", self.session_id, message)
+            await coordinator.hooks.emit(
+                ev.USER_NOTIFICATION, {"message": message, "level": "error", "source": "session"}
+            )
 
     def _failure(self, module_id: str) -> str | None:
         for failure in reversed(self.loader.failures):
@@ -152,7 +174,7 @@ class AmplifierSession:
         if settings.get("metadata"):
             extra["metadata"] = settings["metadata"]
         if settings.get("raw"):
-            extra["raw"] = _redacted(self.config)
+            extra["raw"] = redacted(self.config)
         return extra
 
     # -- prompts -------------------------------------------------------------------------
@@ -164,10 +186,7 @@ class AmplifierSession:
         coordinator = self.coordinator
         if not self._started:
             self._started = True
-            event = ev.SESSION_RESUME if self._is_resumed else ev.SESSION_START
-            payload = {"session_id": self.session_id, "parent_id": self.parent_id}
-            payload.update(self._metadata())
-            await coordinator.hooks.emit(event, payload)
+            await self._opening()
         orchestrator = coordinator.get("orchestrator")
         if not orchestrator:
             raise RuntimeError("No orchestrator module mounted")
@@ -179,6 +198,7 @@ class AmplifierSession:
             raise RuntimeError("No providers mounted")
         tools = coordinator.get("tools") or {}
         cancellation = coordinator.cancellation
+        self._prompts += 1
         try:
             self.status.status = "running"
             result: str = await orchestrator.execute(
@@ -198,7 +218,7 @@ class AmplifierSession:
                 )
             else:
                 self.status.status = "failed"
-                self.status.last_error = {"message": str(err)}
+                self.status.last_error = {"type": type(err).__name__, "message": str(err)}
             raise
         if cancellation.is_cancelled:
             self.status.status = "cancelled"
@@ -216,10 +236,12 @@ class AmplifierSession:
         try:
             if self._initialized:
                 try:
-                    await self.coordinator.hooks.emit(
-                        ev.SESSION_END,
-                        {"session_id": self.session_id, "status": self.status.status},
+                    started = self._started_at or time.monotonic()
+                    payload = {"session_id": self.session_id, "status": self.status.status}
+                    payload.update(
+                        end_data(time.monotonic() - started, self._prompts, self.status.last_error)
                     )
+                    await self.coordinator.hooks.emit(ev.SESSION_END, payload)
                 except Exception:
                     logger.exception(
                         "session %s: session:end could not be emitted", self.session_id

@@ -131,6 +131,8 @@ class SessionLoop:
         self.providers = providers
         self.tools = tools
         self._context = context
+        if self._model and self._provider_name in providers:
+            self._adopt_model(self._model)  # a model restored before the providers were known
         cancellation = getattr(self.coordinator, "cancellation", None)
         if cancellation is not None and cancellation.is_cancelled:
             cancellation.reset()  # a cancel between turns does nothing
@@ -248,11 +250,7 @@ class SessionLoop:
         if provider_name is not None:
             self._provider_name = provider_name
         self._model = model
-        provider = self.provider
-        if hasattr(provider, "model"):
-            # a read-only model stays as it is: each request carries the model instead
-            with contextlib.suppress(AttributeError):
-                provider.model = model
+        self._adopt_model(model)
         await self._resolve(f"{self.provider_name}/{model}")
         await self.coordinator.hooks.emit(
             ev.PROVIDER_SWITCH,
@@ -311,6 +309,14 @@ class SessionLoop:
             logger.error("%s", message)
             await self._runner.notify(message, "error")
 
+    def _adopt_model(self, model: str) -> None:
+        """Tell the current provider its model, where it has a settable one (a read-only one
+        stays as it is: each request carries the model anyway)."""
+        provider = self.provider if self.providers else None
+        if provider is not None and hasattr(provider, "model"):
+            with contextlib.suppress(AttributeError):
+                provider.model = model
+
     def restore(self, checkpoint: Checkpoint) -> None:
         """Continue from ``checkpoint``: its turn count, provider and model.
 
@@ -322,3 +328,4 @@ class SessionLoop:
             self._provider_name = checkpoint.provider
         if checkpoint.model:
             self._model = checkpoint.model
+            self._adopt_model(checkpoint.model)

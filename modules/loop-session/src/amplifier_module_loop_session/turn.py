@@ -62,6 +62,20 @@ def _usable_messages(messages: object) -> bool:
     )
 
 
+def _listened(hooks: Any, event: str) -> bool:
+    """Whether a handler runs for ``event`` (a hook registry that cannot say: assume so)."""
+    lister = getattr(hooks, "list_handlers", None)
+    if not callable(lister):
+        return True
+    try:
+        found = lister(event)
+    except Exception:
+        return True
+    if isinstance(found, dict):
+        return any(found.values())
+    return bool(found)
+
+
 def _response_text(response: ChatResponse) -> tuple[str, str]:
     """The response's text and its thinking, each joined from its blocks."""
     text: list[str] = []
@@ -472,17 +486,17 @@ class TurnRunner:
                 model=model or None,
                 metadata={"request_id": request_id},
             )
-            await self.hooks.emit(
-                ev.LLM_REQUEST,
-                {
-                    "provider": name,
-                    "model": model,
-                    "request_id": request_id,
-                    "endpoint": str(getattr(provider, "endpoint", f"{name}:")),
-                    "messages": len(outgoing),
-                    "tools": len(specs),
-                },
-            )
+            sent: dict[str, Any] = {
+                "provider": name,
+                "model": model,
+                "request_id": request_id,
+                "endpoint": str(getattr(provider, "endpoint_url", f"{name}:")),
+                "messages": len(outgoing),
+                "tools": len(specs),
+            }
+            if _listened(self.hooks, ev.LLM_REQUEST):  # the body costs a copy of the request
+                sent["request"] = request.model_dump(mode="json", exclude_none=True, warnings=False)
+            await self.hooks.emit(ev.LLM_REQUEST, sent)
             loop.current_request_id = request_id
             response = _readable(await provider.complete(request), name)
         except asyncio.CancelledError:
@@ -511,18 +525,20 @@ class TurnRunner:
             "input_tokens": response.usage.input_tokens if response.usage else 0,
             "output_tokens": response.usage.output_tokens if response.usage else 0,
         }
-        await self.hooks.emit(
-            ev.LLM_RESPONSE,
-            {
-                "provider": name,
-                "model": model,
-                "request_id": request_id,
-                "status_code": 200,
-                "usage": usage,
-                "finish_reason": response.finish_reason,
-                "duration": duration,
-            },
-        )
+        received: dict[str, Any] = {
+            "provider": name,
+            "model": model,
+            "request_id": request_id,
+            "status_code": 200,
+            "usage": usage,
+            "finish_reason": response.finish_reason,
+            "duration": duration,
+        }
+        if _listened(self.hooks, ev.LLM_RESPONSE):
+            received["response"] = response.model_dump(
+                mode="json", exclude_none=True, warnings=False
+            )
+        await self.hooks.emit(ev.LLM_RESPONSE, received)
         await self._emit_blocks(response, text, thinking, usage)
         for key, value in usage.items():
             outcome.usage[key] += value
