@@ -10,7 +10,7 @@ from amplifier_hooks_util.config_errors import ConfigError
 from amplifier_core.testing import create_test_coordinator
 from amplifier_module_provider_scripted import ScriptError, mount
 
-from .conftest import text_of, user, write
+from .support import text_of, user, write
 
 
 async def test_a_relative_script_is_read_from_base_dir(tmp_path: Path) -> None:

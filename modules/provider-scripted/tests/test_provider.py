@@ -12,7 +12,7 @@ from amplifier_core.llm_errors import LLMError
 from amplifier_core.message_models import ChatRequest, Message, ThinkingBlock
 from amplifier_module_provider_scripted import ScriptedProvider, ScriptError
 
-from .conftest import after_tools, text_of, user, write
+from .support import after_tools, text_of, user, write
 
 DOCS = Path(__file__).resolve().parents[3] / "docs" / "scripted-provider.md"
 
