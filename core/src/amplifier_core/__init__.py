@@ -26,36 +26,21 @@ from importlib import import_module
 from typing import TYPE_CHECKING, Any
 
 from . import events
-from .approval import (
-    ApprovalProvider,
-    ApprovalRequest,
-    ApprovalResponse,
-    ApprovalSystem,
-    ApprovalTimeoutError,
-    CallbackApprovalSystem,
-    StaticApprovalSystem,
-)
-from .bundle import Bundle, BundleInfo, ModuleEntry, load_bundle, parse_bundle
-from .coordinator import InjectionTooLargeError, ModuleCoordinator
-from .display import DisplaySystem, LoggingDisplay, RecordingDisplay
 from .errors import AmplifierError, BundleError, ModuleLoadError
 from .hooks import HookRegistry
-from .interfaces import ContextManager, HookHandler, Orchestrator, Provider, Tool
-from .loader import ModuleFailure, ModuleLoader, ModuleSpec, MountedModule
-from .models import (
-    ConfigField,
-    ContextInjection,
-    HookResult,
-    ModelInfo,
-    ModuleInfo,
-    Pricing,
-    ProviderInfo,
-    SessionStatus,
-    ToolResult,
-    UserMessage,
-)
+from .models import ContextInjection, HookResult, ToolResult, UserMessage
 
 if TYPE_CHECKING:
+    from .approval import (
+        ApprovalProvider,
+        ApprovalRequest,
+        ApprovalResponse,
+        ApprovalSystem,
+        ApprovalTimeoutError,
+        CallbackApprovalSystem,
+        StaticApprovalSystem,
+    )
+    from .bundle import Bundle, BundleInfo, ModuleEntry, load_bundle, parse_bundle
     from .cancellation import CancellationState, CancellationToken
     from .content_models import (
         ContentBlock,
@@ -65,6 +50,17 @@ if TYPE_CHECKING:
         ToolCallContent,
         ToolResultContent,
     )
+    from .coordinator import InjectionTooLargeError, ModuleCoordinator
+    from .descriptions import (
+        ConfigField,
+        ModelInfo,
+        ModuleInfo,
+        Pricing,
+        ProviderInfo,
+        SessionStatus,
+    )
+    from .display import DisplaySystem, LoggingDisplay, RecordingDisplay
+    from .interfaces import ContextManager, HookHandler, Orchestrator, Provider, Tool
     from .llm_errors import (
         AbortError,
         AccessDeniedError,
@@ -83,6 +79,7 @@ if TYPE_CHECKING:
         RateLimitError,
         StreamError,
     )
+    from .loader import ModuleFailure, ModuleLoader, ModuleSpec, MountedModule
     from .message_models import (
         ChatRequest,
         ChatResponse,
@@ -208,10 +205,36 @@ __all__ = [
 ]
 
 
-# Names loaded on first use, with the submodule that defines them: the session runtime and the
-# provider-facing models stay out of ``import amplifier_core`` for hook modules that never need
-# them.
+# Names loaded on first use, with the submodule that defines them: ``import amplifier_core``
+# loads only what a hook needs (HookResult, HookRegistry, the events, the models); the
+# coordinator, loader, bundles (PyYAML), audit (structlog), the session and the provider-facing
+# models load when first named.
 _LAZY: dict[str, str] = {
+    **dict.fromkeys(
+        (
+            "ApprovalProvider",
+            "ApprovalRequest",
+            "ApprovalResponse",
+            "ApprovalSystem",
+            "ApprovalTimeoutError",
+            "CallbackApprovalSystem",
+            "StaticApprovalSystem",
+        ),
+        ".approval",
+    ),
+    **dict.fromkeys(
+        ("Bundle", "BundleInfo", "ModuleEntry", "load_bundle", "parse_bundle"), ".bundle"
+    ),
+    **dict.fromkeys(("InjectionTooLargeError", "ModuleCoordinator"), ".coordinator"),
+    **dict.fromkeys(
+        ("ConfigField", "ModelInfo", "ModuleInfo", "Pricing", "ProviderInfo", "SessionStatus"),
+        ".descriptions",
+    ),
+    **dict.fromkeys(("DisplaySystem", "LoggingDisplay", "RecordingDisplay"), ".display"),
+    **dict.fromkeys(
+        ("ContextManager", "HookHandler", "Orchestrator", "Provider", "Tool"), ".interfaces"
+    ),
+    **dict.fromkeys(("ModuleFailure", "ModuleLoader", "ModuleSpec", "MountedModule"), ".loader"),
     **dict.fromkeys(
         (
             "CancellationState",

@@ -34,8 +34,6 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Final, Literal, TextIO, TypeAlias
 
-import structlog
-
 __all__ = ["AuditSink", "AuditTrail", "RecordType"]
 
 RecordType: TypeAlias = Literal[
@@ -117,18 +115,30 @@ class AuditTrail:
                 ) from err
             output = _AppendFile(self.path)
         elif hasattr(sink, "write"):
-            output = structlog.WriteLogger(sink)
+            output = sink  # a text stream: structlog's WriteLogger wraps it on first use
         else:
             raise TypeError(
                 f"AuditTrail: sink must be a path, a text stream or None, got {type(sink).__name__}"
             )
-        self._log: Any = structlog.wrap_logger(
-            output,
-            processors=[self._remember, structlog.processors.JSONRenderer()],
-            wrapper_class=structlog.BoundLogger,
-            context_class=dict,
-            cache_logger_on_first_use=True,
-        )
+        self._output = output
+        self._log: Any = None  # structlog's logger, made when the first record is rendered
+
+    def _logger(self) -> Any:
+        """structlog's logger for this trail; structlog is imported here, on first use."""
+        if self._log is None:
+            import structlog
+
+            output: object = self._output
+            if not isinstance(output, _LoggingSink | _AppendFile):
+                output = structlog.WriteLogger(self._output)  # type: ignore[arg-type]
+            self._log = structlog.wrap_logger(
+                output,
+                processors=[self._remember, structlog.processors.JSONRenderer()],
+                wrapper_class=structlog.BoundLogger,
+                context_class=dict,
+                cache_logger_on_first_use=True,
+            )
+        return self._log
 
     @classmethod
     def from_config(cls, config: Mapping[str, Any], *, session_id: str | None = None) -> AuditTrail:
@@ -168,7 +178,7 @@ class AuditTrail:
             self._ring.append(entry)  # nobody reads the rendered line: skip rendering it
             return entry
         try:
-            self._log.msg(**entry)
+            self._logger().msg(**entry)
         except Exception:  # a full disk or a closed stream must not break a session
             logger.warning("audit record %r could not be written", record_type, exc_info=True)
         return entry

@@ -13,7 +13,8 @@ from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any, Protocol, TypeAlias, runtime_checkable
 
 from .approval import ApprovalProvider, ApprovalRequest, ApprovalResponse
-from .models import HookResult, ModelInfo, ProviderInfo, ToolResult
+from .descriptions import ModelInfo, ProviderInfo
+from .models import HookResult, ToolResult
 
 if TYPE_CHECKING:  # the envelope models load on use, not with the kernel
     from .hooks import HookRegistry

@@ -20,8 +20,9 @@ from typing import Any, Self
 
 from . import events as ev
 from .coordinator import ModuleCoordinator
+from .descriptions import SessionStatus
 from .loader import ModuleLoader
-from .models import HookResult, SessionStatus
+from .models import HookResult
 from .session_data import end_data, opening_data, redacted
 
 __all__ = ["AmplifierSession"]
