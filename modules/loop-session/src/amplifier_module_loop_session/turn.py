@@ -25,6 +25,7 @@ from amplifier_core import HookResult
 from amplifier_core.message_models import ChatRequest, ChatResponse, Message
 
 from . import names as ev
+from .conversation import CheckedPrefix, MessageCache
 from .results import (
     TurnOutcome,
     as_result_dict,
@@ -112,6 +113,8 @@ class TurnRunner:
         self.outcome: TurnOutcome | None = None  # of the running (else the last) turn
         self.finishing = False  # the turn stopped and fires its closing events
         self._ephemeral: list[dict[str, Any]] = []  # where the kernel does not queue them
+        self._requests = MessageCache(Message.model_validate)
+        self._checked = CheckedPrefix()
 
     @property
     def hooks(self) -> Any:
@@ -390,11 +393,15 @@ class TurnRunner:
     async def _repair_tool_sequence(
         self, messages: list[dict[str, Any]], context: Any
     ) -> list[dict[str, Any]]:
-        """Answer every tool call that has no result (an interrupted turn), once."""
-        answered = {m.get("tool_call_id") for m in messages if m.get("role") == "tool"}
+        """Answer every tool call that has no result (an interrupted turn), once.
+
+        Only the messages added since the last check are looked at (see :mod:`.conversation`).
+        """
+        start = self._checked.start(messages)
+        answered = {m.get("tool_call_id") for m in messages[start:] if m.get("role") == "tool"}
         repairs: list[dict[str, str]] = []
-        repaired: list[dict[str, Any]] = []
-        for message in messages:
+        repaired: list[dict[str, Any]] = list(messages[:start])
+        for message in messages[start:]:
             repaired.append(message)
             calls = message.get("tool_calls") if message.get("role") == "assistant" else None
             if not calls or not isinstance(calls, list):
@@ -416,8 +423,10 @@ class TurnRunner:
                     )
                 )
         if not repairs:
+            self._checked.checked(messages)
             return messages
         await context.set_messages(repaired)
+        self._checked.checked(repaired)
         await self.hooks.emit(
             ev.PROVIDER_TOOL_SEQUENCE_REPAIRED,
             {
@@ -481,7 +490,7 @@ class TurnRunner:
         started = time.perf_counter()
         try:
             request = ChatRequest(
-                messages=[Message.model_validate(m) for m in outgoing],
+                messages=self._requests.messages(outgoing),
                 tools=specs or None,
                 model=model or None,
                 metadata={"request_id": request_id},
