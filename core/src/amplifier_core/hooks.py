@@ -33,10 +33,9 @@ import asyncio
 import inspect
 import logging
 import time
-from collections.abc import Awaitable, Callable, Coroutine, Generator, Iterable
+from collections.abc import Awaitable, Callable, Iterable
 from datetime import UTC, datetime
 from fnmatch import fnmatchcase
-from types import CoroutineType
 from typing import Any, Final, Literal, Protocol, TypeAlias
 
 from . import events as _events
@@ -69,8 +68,7 @@ class FailureListener(Protocol):
     ) -> None: ...
 
 
-_RESULT_DEFAULTS: Final[dict[str, Any]] = dict(HookResult().__dict__)
-_object_setattr = object.__setattr__
+_EMPTY_RESULT: Final = HookResult()
 _monotonic = time.monotonic
 
 
@@ -80,32 +78,25 @@ def _result(
     injections: list[ContextInjection] | None = None,
     messages: list[UserMessage] | None = None,
 ) -> HookResult:
-    """Build an already-valid HookResult without re-running validation (hot path)."""
-    fields = _RESULT_DEFAULTS.copy()  # copy + item writes is twice as fast as {**d, ...}
-    fields["action"] = action
-    fields["data"] = data
-    return _assemble(fields, {"action", "data"}, injections, messages)
+    """The combined result of an emit: a copy of an empty result with what the handlers set
+    (``model_copy`` does not validate again: every value here is already valid)."""
+    return _assemble(_EMPTY_RESULT, {"action": action, "data": data}, injections, messages)
 
 
 def _assemble(
-    fields: dict[str, Any],
-    fields_set: set[str],
+    base: HookResult,
+    update: dict[str, Any],
     injections: list[ContextInjection] | None,
     messages: list[UserMessage] | None,
 ) -> HookResult:
-    """A HookResult from complete, valid ``fields``, with the merged lists projected."""
-    fields["context_injections"] = injections if injections is not None else []
-    fields["user_messages"] = messages if messages is not None else []
+    """``base`` updated with ``update`` and the merged lists, their scalar fields projected."""
+    update["context_injections"] = injections if injections is not None else []
+    update["user_messages"] = messages if messages is not None else []
     if injections:
-        _project_injections(fields, injections)
+        _project_injections(update, injections)
     if messages:
-        _project_messages(fields, messages)
-    result = HookResult.__new__(HookResult)
-    _object_setattr(result, "__dict__", fields)
-    _object_setattr(result, "__pydantic_fields_set__", fields_set)
-    _object_setattr(result, "__pydantic_extra__", None)
-    _object_setattr(result, "__pydantic_private__", None)
-    return result
+        _project_messages(update, messages)
+    return base.model_copy(update=update)
 
 
 _LEVELS: Final = {"info": 0, "warning": 1, "error": 2}
@@ -208,40 +199,6 @@ class _Failure(Exception):
         super().__init__(error)
         self.kind: FailureKind = kind
         self.error = error
-
-
-class _Resumed:
-    """Awaits the rest of a coroutine whose first step already ran and yielded ``pending``.
-
-    It forwards what the task sends or throws (results, cancellation) exactly as ``await``
-    would, so a coroutine can be started eagerly and only then put under a timeout.
-    """
-
-    __slots__ = ("_coro", "_pending")
-
-    def __init__(self, coro: Coroutine[Any, Any, object], pending: object) -> None:
-        self._coro = coro
-        self._pending = pending
-
-    def __await__(self) -> Generator[Any, Any, object]:
-        pending = self._pending
-        coro = self._coro
-        while True:
-            try:
-                sent = yield pending
-            except GeneratorExit:
-                coro.close()
-                raise
-            except BaseException as exc:  # cancellation and errors go into the coroutine
-                try:
-                    pending = coro.throw(exc)
-                except StopIteration as stop:
-                    return stop.value
-            else:
-                try:
-                    pending = coro.send(sent)
-                except StopIteration as stop:
-                    return stop.value
 
 
 async def _bounded(awaitable: Awaitable[object], deadline: float, limit: float) -> object:
@@ -436,16 +393,7 @@ class HookRegistry:
                 else:
                     deadline = _monotonic() + limit
                     result = info.handler(event, current)
-                    if result.__class__ is CoroutineType:
-                        # Run the first step now, as await would; arm a timer only if it suspends.
-                        try:
-                            pending = result.send(None)
-                        except StopIteration as stop:
-                            result = stop.value
-                        else:
-                            resumed = _Resumed(result, pending)
-                            result = await _bounded(resumed, deadline, limit)
-                    elif (
+                    if (
                         result is not None
                         and result.__class__ is not HookResult
                         and inspect.isawaitable(result)
@@ -505,9 +453,7 @@ class HookRegistry:
         injections: list[ContextInjection] | None,
         messages: list[UserMessage] | None,
     ) -> HookResult:
-        fields = dict(ask.__dict__)
-        fields["data"] = data
-        return _assemble(fields, set(ask.__pydantic_fields_set__), injections, messages)
+        return _assemble(ask, {"data": data}, injections, messages)
 
     def _fail(self, info: HandlerInfo, event: str, kind: FailureKind, error: str) -> bool:
         logger.warning(
