@@ -1,7 +1,7 @@
 """Developer sessions for the workspace: tests, per-package tests, lint, types, bench, demo.
 
 ``nox`` with no arguments runs tests, lint, types and compat: the whole check that CI runs.
-Packages are found, not listed: ``core/``, ``util/``, ``cli/`` and every ``modules/*/pyproject.toml``.
+Packages are found, not listed: ``core/``, ``util/``, ``cli/`` and ``modules/*/pyproject.toml``.
 """
 
 from __future__ import annotations

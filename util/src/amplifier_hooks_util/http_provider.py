@@ -20,11 +20,21 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, Final
 
-from .http import THROTTLE_STATUSES, HttpError, HttpSettings, JsonPoster, OnRetry, llm_error
+from pydantic import BaseModel, ConfigDict, Field
+
+from .http import (
+    THROTTLE_STATUSES,
+    HttpError,
+    HttpSettings,
+    JsonPoster,
+    llm_error,
+    resolve_api_key,
+)
 
 __all__ = [
     "Answer",
     "HttpProvider",
+    "HttpProviderConfig",
     "answer_error",
     "call_fields",
     "message_key",
@@ -106,6 +116,27 @@ def unknown_role(provider: str, model: str, index: int, role: Any) -> HttpError:
     )
 
 
+class HttpProviderConfig(BaseModel):
+    """The config keys every HTTP provider module has; a module subclasses it, setting its own
+    defaults (``model``, ``name``, ``api_key_env``, ``base_url`` ...) and adding its keys."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    model: str = Field(min_length=1)
+    name: str = Field(min_length=1)
+    api_key: str | None = None
+    api_key_env: str | None = None
+    base_url: str = Field(pattern=r"^https?://")
+    timeout: float = Field(default=60.0, gt=0)
+    max_retries: int = Field(default=2, ge=0)
+    backoff_base: float = Field(default=0.5, ge=0)
+    backoff_max: float = Field(default=8.0, ge=0)
+    max_tokens: int = Field(default=4096, gt=0)
+    temperature: float | None = Field(default=None, ge=0)
+    headers: dict[str, str] = Field(default_factory=dict)
+    context_window: int = Field(default=128_000, gt=0)
+
+
 @dataclass(slots=True)
 class Answer:
     """What an API's answer holds, as plain data for the kernel's ``ChatResponse``: content
@@ -130,44 +161,27 @@ class HttpProvider(ABC):
     display_name: ClassVar[str]
     capabilities: ClassVar[tuple[str, ...]] = ("tools",)
 
-    def __init__(
-        self,
-        model: str,
-        *,
-        name: str,
-        hooks: Any = None,
-        credential_env: str | None = None,
-        max_tokens: int = 4096,
-        temperature: float | None = None,
-        context_window: int = 128_000,
-        base_url: str,
-        timeout: float,
-        max_retries: int,
-        backoff_base: float,
-        backoff_max: float,
-        headers: Mapping[str, str] | None,
-        on_retry: OnRetry | None = None,
-    ) -> None:
-        self.name = name
-        self.model = model
+    def __init__(self, config: HttpProviderConfig, *, hooks: Any = None) -> None:
+        self.config = config
+        self.name = config.name
+        self.model = config.model
         self.hooks = hooks
-        self.credential_env = credential_env
-        self.max_tokens = max_tokens
-        self.temperature = temperature
-        self.context_window = context_window
-        self.max_retries = max_retries
+        self.credential_env = config.api_key_env
+        self.max_tokens = config.max_tokens
+        self.temperature = config.temperature
+        self.context_window = config.context_window
+        self.max_retries = config.max_retries
         self.poster = JsonPoster(
-            provider=self.name,
-            model=model,
+            provider=config.name,
+            model=config.model,
             settings=HttpSettings(
-                base_url=base_url,
-                timeout=timeout,
-                max_retries=max_retries,
-                backoff_base=backoff_base,
-                backoff_max=backoff_max,
-                headers=dict(headers or {}),
+                base_url=config.base_url,
+                timeout=config.timeout,
+                max_retries=config.max_retries,
+                backoff_base=config.backoff_base,
+                backoff_max=config.backoff_max,
+                headers=dict(config.headers),
             ),
-            on_retry=on_retry,
         )
 
     def __repr__(self) -> str:
@@ -219,6 +233,11 @@ class HttpProvider(ABC):
 
         headers = self.auth_headers()
         return await self.poster.post(self.endpoint, body, headers, model=model, on_retry=on_retry)
+
+    def api_key(self) -> str:
+        """The key (``api_key``, else the variable ``api_key_env``); :class:`HttpError` naming
+        the variable when neither holds one."""
+        return resolve_api_key(self.name, self.config.api_key, self.config.api_key_env)
 
     @abstractmethod
     def auth_headers(self) -> dict[str, str]:

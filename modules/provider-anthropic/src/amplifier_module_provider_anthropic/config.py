@@ -6,7 +6,8 @@ from collections.abc import Mapping
 from typing import Any, Final
 
 from amplifier_hooks_util.config_errors import validate_config
-from pydantic import BaseModel, ConfigDict, Field
+from amplifier_hooks_util.http_provider import HttpProviderConfig
+from pydantic import Field
 
 __all__ = ["ANTHROPIC_VERSION", "DEFAULT_URL", "MODULE_ID", "AnthropicConfig", "parse_config"]
 
@@ -15,25 +16,15 @@ ANTHROPIC_VERSION: Final = "2023-06-01"
 DEFAULT_URL: Final = "https://api.anthropic.com"
 
 
-class AnthropicConfig(BaseModel):
-    """Config of ``provider-anthropic``."""
-
-    model_config = ConfigDict(extra="forbid", frozen=True)
+class AnthropicConfig(HttpProviderConfig):
+    """Config of ``provider-anthropic``: the HTTP provider keys with Anthropic's defaults."""
 
     model: str = Field(default="claude-sonnet-4-5", min_length=1)
     name: str = Field(default="anthropic", min_length=1)
-    api_key: str | None = None
     api_key_env: str | None = "ANTHROPIC_API_KEY"
     base_url: str = Field(default=DEFAULT_URL, pattern=r"^https?://")
-    timeout: float = Field(default=60.0, gt=0)
-    max_retries: int = Field(default=2, ge=0)
-    backoff_base: float = Field(default=0.5, ge=0)
-    backoff_max: float = Field(default=8.0, ge=0)
-    max_tokens: int = Field(default=4096, gt=0)
-    temperature: float | None = Field(default=None, ge=0)
-    headers: dict[str, str] = Field(default_factory=dict)
-    anthropic_version: str = ANTHROPIC_VERSION
     context_window: int = Field(default=200_000, gt=0)
+    anthropic_version: str = ANTHROPIC_VERSION
 
 
 def parse_config(raw: Mapping[str, Any] | None) -> AnthropicConfig:

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from amplifier_hooks_util.http import resolve_api_key
 from amplifier_hooks_util.http_provider import Answer, HttpProvider
 
 from .config import AnthropicConfig
@@ -27,27 +26,11 @@ class AnthropicProvider(HttpProvider):
     capabilities = ("tools", "thinking")
 
     def __init__(self, config: AnthropicConfig | None = None, *, hooks: Any = None) -> None:
-        self.config = config or AnthropicConfig()
-        cfg = self.config
-        super().__init__(
-            cfg.model,
-            name=cfg.name,
-            hooks=hooks,
-            credential_env=cfg.api_key_env,
-            max_tokens=cfg.max_tokens,
-            temperature=cfg.temperature,
-            context_window=cfg.context_window,
-            base_url=cfg.base_url,
-            timeout=cfg.timeout,
-            max_retries=cfg.max_retries,
-            backoff_base=cfg.backoff_base,
-            backoff_max=cfg.backoff_max,
-            headers=cfg.headers,
-        )
+        self.config: AnthropicConfig = config or AnthropicConfig()
+        super().__init__(self.config, hooks=hooks)
 
     def auth_headers(self) -> dict[str, str]:
-        key = resolve_api_key(self.name, self.config.api_key, self.config.api_key_env)
-        return {"x-api-key": key, "anthropic-version": self.config.anthropic_version}
+        return {"x-api-key": self.api_key(), "anthropic-version": self.config.anthropic_version}
 
     def request_body(
         self,

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from amplifier_hooks_util.http import resolve_api_key
 from amplifier_hooks_util.http_provider import Answer, HttpProvider
 
 from .config import OpenAIConfig
@@ -28,29 +27,13 @@ class OpenAIProvider(HttpProvider):
     capabilities = ("tools",)
 
     def __init__(self, config: OpenAIConfig | None = None, *, hooks: Any = None) -> None:
-        self.config = config or OpenAIConfig()
-        cfg = self.config
-        super().__init__(
-            cfg.model,
-            name=cfg.name,
-            hooks=hooks,
-            credential_env=cfg.api_key_env,
-            max_tokens=cfg.max_tokens,
-            temperature=cfg.temperature,
-            context_window=cfg.context_window,
-            base_url=cfg.base_url,
-            timeout=cfg.timeout,
-            max_retries=cfg.max_retries,
-            backoff_base=cfg.backoff_base,
-            backoff_max=cfg.backoff_max,
-            headers=cfg.headers,
-        )
+        self.config: OpenAIConfig = config or OpenAIConfig()
+        super().__init__(self.config, hooks=hooks)
 
     def auth_headers(self) -> dict[str, str]:
         if not self.config.api_key and not self.config.api_key_env:
             return {}
-        key = resolve_api_key(self.name, self.config.api_key, self.config.api_key_env)
-        return {"authorization": f"Bearer {key}"}
+        return {"authorization": f"Bearer {self.api_key()}"}
 
     def request_body(
         self,

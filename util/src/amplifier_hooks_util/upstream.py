@@ -1,0 +1,73 @@
+"""Run a module's check on amplifier-core 2.0.2, in that kernel's own environment.
+
+A module's ``tests/test_upstream_kernel.py`` writes a script that mounts the module on
+amplifier-core 2.0.2 and exercises it, and runs it with the interpreter named by
+``AMPLIFIER_CORE_202_PYTHON`` (the ``compat`` nox session sets it), with the module's source
+and amplifier-hooks-util's on ``PYTHONPATH`` and never our kernel::
+
+    @pytest.mark.skipif(not upstream_python(), reason=SKIP_REASON)
+    def test_mounts_on_amplifier_core_2_0_2(tmp_path):
+        out = run_upstream(SCRIPT, tmp_path, sources=[module_source(__file__)])
+        assert out.startswith("ok")
+
+A script ends with ``os._exit(0)`` after printing: 2.0.2's engine may crash while the
+interpreter shuts down, after the check itself passed.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Final
+
+__all__ = ["ENV", "SKIP_REASON", "module_source", "run_upstream", "upstream_python"]
+
+ENV: Final = "AMPLIFIER_CORE_202_PYTHON"
+SKIP_REASON: Final = f"set {ENV} to run on amplifier-core 2.0.2"
+UTIL_SOURCE: Final = Path(__file__).resolve().parents[1]
+
+
+def upstream_python() -> str:
+    """The interpreter of the amplifier-core 2.0.2 environment, or ``""`` when not set."""
+    return os.environ.get(ENV, "")
+
+
+def module_source(test_file: str | os.PathLike[str]) -> Path:
+    """The ``src`` folder of the module whose test file this is (``<module>/tests/x.py``)."""
+    return Path(test_file).resolve().parents[1] / "src"
+
+
+def run_upstream(
+    script: str,
+    workdir: Path,
+    *,
+    sources: Sequence[Path],
+    args: Sequence[str] = (),
+    timeout: float = 60,
+) -> str:
+    """Run ``script`` on amplifier-core 2.0.2 and return what it printed.
+
+    ``sources`` go on ``PYTHONPATH`` before amplifier-hooks-util's own. The script file is
+    written to ``workdir``.
+
+    :raises AssertionError: the script failed; the message holds its stderr.
+    """
+    python = upstream_python()
+    if not python:
+        raise RuntimeError(f"{ENV} is not set")
+    path = workdir / "upstream_check.py"
+    path.write_text(script, encoding="utf-8")
+    paths = [*(str(s) for s in sources), str(UTIL_SOURCE)]
+    done = subprocess.run(
+        [python, str(path), *args],
+        env={**os.environ, "PYTHONPATH": os.pathsep.join(paths)},
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        check=False,
+    )
+    if done.returncode != 0:
+        raise AssertionError(f"on amplifier-core 2.0.2 ({python}):\n{done.stderr[-4000:]}")
+    return done.stdout
