@@ -18,39 +18,17 @@ from amplifier_hooks_util.upstream import SKIP_REASON, module_source, run_upstre
 SCRIPT = textwrap.dedent(
     """
     import asyncio, os, sys
-    from amplifier_core import llm_errors
-    from amplifier_core.message_models import ChatRequest, ChatResponse, Message
-    from amplifier_core.testing import MockCoordinator
     from amplifier_hooks_util.loopback import (
-        OpenAIApi, LoopbackServer, openai_completion, openai_error,
+        OpenAIApi, check_provider_module, openai_completion, openai_error,
     )
     from amplifier_module_provider_openai import mount
 
-    async def main():
-        api = OpenAIApi([
-            openai_completion("hello", [("toolu_1", "bash", '{"command": "ls"}')]),
-            openai_error(401, "bad key", "invalid_request_error", "invalid_api_key"),
-        ])
-        async with LoopbackServer(api) as server:
-            coordinator = MockCoordinator()
-            await mount(coordinator, {"api_key": "test-key", "base_url": server.url})
-            provider = coordinator.get("providers")["openai"]
-            request = ChatRequest(messages=[Message(role="user", content="hi")])
-            response = await provider.complete(request)
-            assert isinstance(response, ChatResponse), type(response)
-            assert response.content[0].text == "hello", response
-            calls = provider.parse_tool_calls(response)
-            assert [(c.id, c.name) for c in calls] == [("toolu_1", "bash")], calls
-            try:
-                await provider.complete(request)
-            except llm_errors.AuthenticationError as err:
-                assert err.status_code == 401, err
-            else:
-                raise AssertionError("a 401 answered")
-            await provider.aclose()
-        print("ok")
-
-    asyncio.run(main())
+    api = OpenAIApi([
+        openai_completion("hello", [("toolu_1", "bash", '{"command": "ls"}')]),
+        openai_error(401, "bad key", "invalid_request_error", "invalid_api_key"),
+    ])
+    asyncio.run(check_provider_module(mount, "openai", api))
+    print("ok")
     sys.stdout.flush()
     os._exit(0)  # amplifier-core 2.0.2's engine may crash while the interpreter shuts down
     """

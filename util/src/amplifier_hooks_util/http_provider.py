@@ -38,6 +38,7 @@ __all__ = [
     "answer_error",
     "call_fields",
     "message_key",
+    "mount_provider",
     "short_repr",
     "text_of",
     "unknown_role",
@@ -321,3 +322,9 @@ class HttpProvider(ABC):
                 "finish_reason": answer.finish_reason,
             }
         )
+
+
+async def mount_provider(coordinator: Any, provider: HttpProvider) -> Any:
+    """Mount ``provider`` under ``providers`` by its name; the cleanup closes its connections."""
+    await coordinator.mount("providers", provider, name=provider.name)
+    return provider.aclose

@@ -1,10 +1,8 @@
-"""provider-openai: models behind an OpenAI-compatible chat completions API.
+"""provider-openai: any OpenAI-compatible chat completions server (OpenAI, vLLM, Ollama,
+LM Studio, llama.cpp, gateways) as a provider module.
 
-``mount(coordinator, config)`` mounts an :class:`OpenAIProvider` under ``providers`` (as
-``openai`` unless ``name`` says otherwise). Timeouts, retries with backoff (honouring
-``retry-after``) and the kernel's provider errors come with it; retries fire
-``provider:retry`` / ``provider:throttle``. It runs on amplifier-hooks and on amplifier-core
-2.0.2; the README's table documents the config.
+``mount(coordinator, config)`` mounts an :class:`OpenAIProvider` under ``providers``
+(``openai`` unless ``name`` says otherwise); its README documents the config.
 """
 
 from __future__ import annotations
@@ -12,26 +10,17 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from .config import DEFAULT_URL, MODULE_ID, OpenAIConfig, parse_config
-from .convert import read_answer, request_body
+from amplifier_hooks_util.http_provider import mount_provider
+
+from .config import MODULE_ID, OpenAIConfig, parse_config
 from .provider import OpenAIProvider
 
-__all__ = [
-    "DEFAULT_URL",
-    "MODULE_ID",
-    "OpenAIConfig",
-    "OpenAIProvider",
-    "mount",
-    "read_answer",
-    "request_body",
-]
+__all__ = ["MODULE_ID", "OpenAIConfig", "OpenAIProvider", "mount"]
 
 __amplifier_module_type__ = "provider"
 
 
 async def mount(coordinator: Any, config: Mapping[str, Any] | None = None) -> Any:
-    """Mount the provider under ``providers``; returns the cleanup that closes its connections."""
-    settings = parse_config(config)
-    provider = OpenAIProvider(settings, hooks=getattr(coordinator, "hooks", None))
-    await coordinator.mount("providers", provider, name=settings.name)
-    return provider.aclose
+    """Mount the provider; a config mistake raises, naming the key."""
+    provider = OpenAIProvider(parse_config(config), hooks=getattr(coordinator, "hooks", None))
+    return await mount_provider(coordinator, provider)

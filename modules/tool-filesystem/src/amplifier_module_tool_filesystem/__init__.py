@@ -15,32 +15,19 @@ from typing import Any
 from amplifier_hooks_util.tool_inputs import working_dir
 
 from .config import MODULE_ID, FilesConfig, parse_config
-from .inputs import EditFileInput, ReadFileInput, WriteFileInput
-from .paths import Workspace
 from .tools import EditFileTool, ReadFileTool, WriteFileTool
 
 __all__ = [
     "MODULE_ID",
-    "EditFileInput",
     "EditFileTool",
     "FilesConfig",
-    "ReadFileInput",
     "ReadFileTool",
-    "Workspace",
-    "WriteFileInput",
     "WriteFileTool",
     "file_tools",
     "mount",
-    "working_dir_for",
 ]
 
 __amplifier_module_type__ = "tool"
-
-
-def working_dir_for(coordinator: Any, config: FilesConfig) -> Path:
-    """Where the tool works: ``working_dir`` from the config (relative to the session's), else
-    the capability ``session.working_dir``, else the current directory."""
-    return working_dir(coordinator, config.working_dir)
 
 
 def file_tools(
@@ -58,5 +45,5 @@ def file_tools(
 async def mount(coordinator: Any, config: Mapping[str, Any] | None = None) -> None:
     """Mount the three tools under ``tools``; a config mistake raises, naming the key."""
     settings = parse_config(config)
-    for tool in file_tools(working_dir_for(coordinator, settings), settings):
+    for tool in file_tools(working_dir(coordinator, settings.working_dir), settings):
         await coordinator.mount("tools", tool, name=tool.name)

@@ -3,6 +3,7 @@ and what uses them (pure asyncio, on 127.0.0.1, in the test's own event loop).""
 
 from .anthropic_api import AnthropicApi, anthropic_error, anthropic_message
 from .openai_api import OpenAIApi, openai_completion, openai_error
+from .provider_check import check_provider_module
 from .server import LoopbackServer, Reply, Request, closed_port
 
 __all__ = [
@@ -13,6 +14,7 @@ __all__ = [
     "Request",
     "anthropic_error",
     "anthropic_message",
+    "check_provider_module",
     "closed_port",
     "openai_completion",
     "openai_error",
