@@ -4,8 +4,8 @@
 
 A loopback HTTP server speaking the Anthropic Messages API runs in the same process and event
 loop (127.0.0.1, keep-alive), so a miss costs the whole real path, with no network and no model
-time: render the prompt, build the request, POST it through the kernel's Anthropic provider
-(httpx), read and parse the answer, decide. A hit renders the prompt, computes the cache key
+time: render the prompt, build the request, POST it through the provider-anthropic module mounted
+as ``guard`` (httpx), read and parse the answer, decide. A hit renders the prompt, computes the cache key
 and re-reads the cached answer. Misses use a different tool argument each time (each a cache
 miss); hits repeat one already answered. The number of requests the server received is checked
 against the number of misses, so no hit is secretly a call.
@@ -28,10 +28,12 @@ try:
     from amplifier_module_hooks_declarative.llm import LlmRunner
     from amplifier_module_hooks_declarative.specs import LlmHookSpec
     from amplifier_module_hooks_declarative.types import HookContext
+    from amplifier_module_provider_anthropic import AnthropicConfig, AnthropicProvider
 except ImportError as err:  # run from a checkout without the packages installed
     sys.exit(
         f"{err}: install the kernel and the module first, e.g. "
-        "pip install -e core -e modules/hooks-declarative"
+        "pip install -e util[http] -e core -e modules/hooks-declarative "
+        "-e modules/provider-anthropic"
     )
 
 ANSWER = '{"safe": false, "reason": "removes files outside the project"}'
@@ -134,9 +136,11 @@ async def measure(misses: int, hits: int) -> dict[str, Any]:
         prompt=PROMPT,
         cache=True,
         cache_size=misses + 16,
-        provider={"base_url": url, "api_key": "bench-key"},
+        provider="guard",
     )
-    runner = LlmRunner(spec, label="bench")
+    config = AnthropicConfig(name="guard", base_url=url, api_key="bench-key", max_retries=0)
+    guard = AnthropicProvider(config)
+    runner = LlmRunner(spec, label="bench", providers=lambda: {"guard": guard})
     try:
         for warm in range(20):  # connection pool, imports, first-call costs
             await timed(runner, context(f"warm-up {warm}"))
@@ -150,7 +154,7 @@ async def measure(misses: int, hits: int) -> dict[str, Any]:
         if api.requests != before + misses:
             raise SystemExit("a cache hit reached the server: the benchmark is broken")
     finally:
-        await runner.aclose()
+        await guard.aclose()
         await api.stop()
     miss, hit = summary(miss_samples), summary(hit_samples)
     return {

@@ -270,16 +270,25 @@ def test_every_key_has_a_test_here() -> None:
 @pytest.mark.parametrize(
     ("config", "message"),
     [
-        ({"tool": ["bash"]}, "tool: unknown key; expected one of: tools, default_action"),
+        ({"tool": ["bash"]}, "tool: unknown key 'tool' (did you mean 'tools'?)"),
         ({"tools": [""]}, "tools[0]: must be a non-empty string"),
-        ({"default_action": "maybe"}, "default_action: Input should be 'allow', 'ask' or 'deny'"),
-        ({"other_tools_action": 1}, "other_tools_action: Input should be 'allow', 'ask' or 'deny'"),
-        ({"builtin_rules": "sometimes"}, "builtin_rules: Input should be a valid boolean"),
-        ({"rules": {"action": "deny"}}, "rules: Input should be a valid tuple"),
-        ({"rules": [{}]}, "rules[0].action: Field required"),
+        (
+            {"default_action": "maybe"},
+            "default_action: expected one of 'allow', 'ask' or 'deny', got str 'maybe'",
+        ),
+        (
+            {"other_tools_action": 1},
+            "other_tools_action: expected one of 'allow', 'ask' or 'deny', got int 1",
+        ),
+        (
+            {"builtin_rules": "sometimes"},
+            "builtin_rules: expected true or false, got str 'sometimes'",
+        ),
+        ({"rules": {"action": "deny"}}, "rules: expected a list, got a mapping"),
+        ({"rules": [{}]}, "rules[0].action: missing required key 'action'"),
         (
             {"rules": [{"action": "deny", "comand": "rm*"}]},
-            "rules[0].comand: unknown key; expected one of: action, name",
+            "rules[0].comand: unknown key 'comand' (did you mean 'command'?)",
         ),
         (
             {"rules": [{"action": "allow", "command_regex": "("}]},
@@ -296,7 +305,7 @@ def test_every_key_has_a_test_here() -> None:
         ),
         (
             {"rules": [{"action": "allow", "tools": []}]},
-            "rules[0].tools: Tuple should have at least 1 item",
+            "rules[0].tools: expected at least 1 item, got 0 items",
         ),
         (
             {"rules": [{"action": "allow", "allow_operators": ["&&", "%"]}]},
@@ -305,7 +314,7 @@ def test_every_key_has_a_test_here() -> None:
         ),
         (
             {"rules": [{"action": "allow", "allow_operators": 3}]},
-            "rules[0].allow_operators: expected true, false or a list of shell operators",
+            "rules[0].allow_operators: expected true or false or a list, got int 3",
         ),
         (
             {"rules": [{"action": "deny", "allow_operators": True}]},
@@ -323,13 +332,16 @@ def test_every_key_has_a_test_here() -> None:
             {"rules": [{"action": "deny", "reason": ""}]},
             "rules[0].reason: must be a non-empty string",
         ),
-        ({"approval_options": []}, "approval_options: Tuple should have at least 1 item"),
+        ({"approval_options": []}, "approval_options: expected at least 1 item, got 0 items"),
         (
             {"approval_options": ["Allow", "Allow"]},
             "approval_options: ['Allow', 'Allow'] repeats an option",
         ),
-        ({"approval_timeout": 0}, "approval_timeout: Input should be greater than 0"),
-        ({"approval_default": "ask"}, "approval_default: Input should be 'allow' or 'deny'"),
+        ({"approval_timeout": 0}, "approval_timeout: expected a number greater than 0, got int 0"),
+        (
+            {"approval_default": "ask"},
+            "approval_default: expected one of 'allow' or 'deny', got str 'ask'",
+        ),
         (
             {"audit_log": "{home}/a.jsonl"},
             "audit_log: unknown placeholder {home} in '{home}/a.jsonl'; "
@@ -343,20 +355,20 @@ def test_every_key_has_a_test_here() -> None:
         ({"audit_log": ""}, "audit_log: must be a path template, or null"),
         (
             {"emit_approval_events": "yes please"},
-            "emit_approval_events: Input should be a valid boolean",
+            "emit_approval_events: expected true or false, got str 'yes please'",
         ),
         (
             {"max_command_chars": 10},
-            "max_command_chars: Input should be greater than or equal to 80",
+            "max_command_chars: expected a number at least 80, got int 10",
         ),
-        ({"preview_lines": -1}, "preview_lines: Input should be greater than or equal to 0"),
+        ({"preview_lines": -1}, "preview_lines: expected a number at least 0, got int -1"),
         (
             {"preview_line_chars": 5},
-            "preview_line_chars: Input should be greater than or equal to 20",
+            "preview_line_chars: expected a number at least 20, got int 5",
         ),
-        ({"priority": "late"}, "priority: Input should be a valid integer"),
-        ({"fail_closed": "maybe"}, "fail_closed: Input should be a valid boolean"),
-        (["bash"], "expected a mapping of keys, got list"),
+        ({"priority": "late"}, "priority: expected an integer, got str 'late'"),
+        ({"fail_closed": "maybe"}, "fail_closed: expected true or false, got str 'maybe'"),
+        (["bash"], "expected a mapping of keys, got a list"),
     ],
 )
 async def test_bad_config_is_rejected_clearly(

@@ -19,10 +19,11 @@ ROOT = Path(__file__).resolve().parents[3]
 BENCH_PEER = ROOT / "bench" / ".peers" / "amplifier-core-2.0.2" / "bin" / "python"
 PEER_PYTHON = Path(os.environ.get("AMPLIFIER_CORE_202_PYTHON") or BENCH_PEER)
 SOURCE = Path(__file__).resolve().parents[1] / "src"
+UTIL_SOURCE = ROOT / "util" / "src"
 
 SCRIPT = """
 import asyncio, json, os, sys, types
-sys.path.insert(0, sys.argv[1])
+sys.path[:0] = sys.argv[1].split(os.pathsep)  # the module and amplifier-hooks-util
 workspace = sys.argv[2]
 import amplifier_core
 from amplifier_core import ModuleCoordinator
@@ -99,7 +100,7 @@ os._exit(0)
 )
 def test_gates_and_emits_approval_events_on_amplifier_core_2_0_2(tmp_path: Path) -> None:
     done = subprocess.run(
-        [str(PEER_PYTHON), "-I", "-c", SCRIPT, str(SOURCE), str(tmp_path)],
+        [str(PEER_PYTHON), "-I", "-c", SCRIPT, f"{SOURCE}{os.pathsep}{UTIL_SOURCE}", str(tmp_path)],
         capture_output=True,
         text=True,
         timeout=60,

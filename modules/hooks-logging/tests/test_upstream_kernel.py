@@ -15,6 +15,7 @@ import pytest
 
 UPSTREAM_PYTHON = os.environ.get("AMPLIFIER_CORE_202_PYTHON", "")
 SOURCE = Path(__file__).resolve().parents[1] / "src"
+UTIL_SOURCE = Path(__file__).resolve().parents[3] / "util" / "src"
 
 SCRIPT = textwrap.dedent(
     """
@@ -62,7 +63,7 @@ def test_mounts_and_logs_on_amplifier_core_2_0_2(tmp_path: Path) -> None:
     script.write_text(SCRIPT)
     result = subprocess.run(
         [UPSTREAM_PYTHON, str(script), str(tmp_path / "{session_id}.jsonl")],
-        env={**os.environ, "PYTHONPATH": str(SOURCE)},
+        env={**os.environ, "PYTHONPATH": os.pathsep.join([str(SOURCE), str(UTIL_SOURCE)])},
         capture_output=True,
         text=True,
         timeout=60,

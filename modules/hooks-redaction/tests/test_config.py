@@ -247,9 +247,9 @@ async def test_fail_closed_denies_when_redaction_itself_fails() -> None:
 @pytest.mark.parametrize(
     ("config", "message"),
     [
-        ({"rulez": ["secrets"]}, "rulez: unknown key; expected one of: events, rules,"),
-        ({"events": []}, "events: Tuple should have at least 1 item"),
-        ({"events": "tool:post"}, "events: Input should be a valid tuple (got 'tool:post')"),
+        ({"rulez": ["secrets"]}, "rulez: unknown key 'rulez' (did you mean 'rules'?)"),
+        ({"events": []}, "events: expected at least 1 item, got 0 items"),
+        ({"events": "tool:post"}, "events: expected a list, got str 'tool:post'"),
         ({"events": ["tool:post", " "]}, "events[1]: expected an event name such as 'tool:post'"),
         (
             {"rules": ["secrets", "githb_token"]},
@@ -271,13 +271,13 @@ async def test_fail_closed_denies_when_redaction_itself_fails() -> None:
         ),
         (
             {"custom_rules": {"Bad Name": "x+"}},
-            "custom_rules.Bad Name (key): rule name 'Bad Name' must be lower case",
+            "custom_rules.Bad Name (the key): rule name 'Bad Name' must be lower case letters",
         ),
         (
             {"custom_rules": {"email": "x+"}},
-            "custom_rules.email (key): rule name 'email' is already a built-in rule or rule set",
+            "custom_rules.email (the key): rule name 'email' is already a built-in rule",
         ),
-        ({"allowlist": {"values": "a"}}, "allowlist.values: Input should be a valid tuple"),
+        ({"allowlist": {"values": "a"}}, "allowlist.values: expected a list, got str 'a'"),
         (
             {"allowlist": {"patterns": ["ok", "("]}},
             "allowlist.patterns[1]: not a valid regular expression",
@@ -292,23 +292,23 @@ async def test_fail_closed_denies_when_redaction_itself_fails() -> None:
         ),
         (
             {"allowlist": {"pathz": []}},
-            "allowlist.pathz: unknown key; expected one of: values, patterns, paths",
+            "allowlist.pathz: unknown key 'pathz' (did you mean 'paths'?)",
         ),
         (
             {"replacement": "[{name}]"},
             "replacement: unknown placeholder {name} in '[{name}]'; only {rule} is available",
         ),
         ({"replacement": "[{rule]"}, "replacement: '[{rule]' is not a valid template"),
-        ({"replacement": ""}, "replacement: String should have at least 1 character"),
-        ({"counts_key": ""}, "counts_key: String should have at least 1 character"),
-        ({"notify": "loudly"}, "notify: Input should be a valid boolean"),
+        ({"replacement": ""}, "replacement: expected a non-empty string, got str ''"),
+        ({"counts_key": ""}, "counts_key: expected a non-empty string, got str ''"),
+        ({"notify": "loudly"}, "notify: expected true or false, got str 'loudly'"),
         (
             {"notify_level": "debug"},
-            "notify_level: Input should be 'info', 'warning' or 'error' (got 'debug')",
+            "notify_level: expected one of 'info', 'warning' or 'error', got str 'debug'",
         ),
-        ({"priority": "first"}, "priority: Input should be a valid integer"),
-        ({"fail_closed": [True]}, "fail_closed: Input should be a valid boolean"),
-        (["secrets"], "Input should be a valid dictionary or instance of RedactionConfig"),
+        ({"priority": "first"}, "priority: expected an integer, got str 'first'"),
+        ({"fail_closed": [True]}, "fail_closed: expected true or false, got a list"),
+        (["secrets"], "expected a mapping of keys, got a list"),
     ],
 )
 async def test_bad_config_is_rejected_with_the_key_path(config: Any, message: str) -> None:

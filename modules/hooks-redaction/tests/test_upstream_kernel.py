@@ -19,10 +19,11 @@ ROOT = Path(__file__).resolve().parents[3]
 BENCH_PEER = ROOT / "bench" / ".peers" / "amplifier-core-2.0.2" / "bin" / "python"
 PEER_PYTHON = Path(os.environ.get("AMPLIFIER_CORE_202_PYTHON") or BENCH_PEER)
 SOURCE = Path(__file__).resolve().parents[1] / "src"
+UTIL_SOURCE = ROOT / "util" / "src"
 
 SCRIPT = """
-import asyncio, json, sys
-sys.path.insert(0, sys.argv[1])
+import asyncio, json, os, sys
+sys.path[:0] = sys.argv[1].split(os.pathsep)  # the module and amplifier-hooks-util
 import amplifier_core
 from amplifier_core.testing import create_test_coordinator
 from amplifier_module_hooks_redaction import mount
@@ -62,7 +63,7 @@ _os._exit(0)  # amplifier-core 2.0.2's engine may crash while the interpreter sh
 )
 def test_mounts_and_redacts_on_amplifier_core_2_0_2() -> None:
     done = subprocess.run(
-        [str(PEER_PYTHON), "-I", "-c", SCRIPT, str(SOURCE)],
+        [str(PEER_PYTHON), "-I", "-c", SCRIPT, f"{SOURCE}{os.pathsep}{UTIL_SOURCE}"],
         capture_output=True,
         text=True,
         timeout=60,

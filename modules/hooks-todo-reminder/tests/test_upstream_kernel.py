@@ -16,6 +16,7 @@ import pytest
 
 UPSTREAM_PYTHON = os.environ.get("AMPLIFIER_CORE_202_PYTHON", "")
 SOURCE = Path(__file__).resolve().parents[1] / "src"
+UTIL_SOURCE = Path(__file__).resolve().parents[3] / "util" / "src"
 
 SCRIPT = textwrap.dedent(
     """
@@ -79,7 +80,7 @@ SCRIPT = textwrap.dedent(
 def test_reminds_and_nudges_on_amplifier_core_2_0_2() -> None:
     result = subprocess.run(
         [UPSTREAM_PYTHON, "-c", SCRIPT],
-        env={**os.environ, "PYTHONPATH": str(SOURCE)},
+        env={**os.environ, "PYTHONPATH": os.pathsep.join([str(SOURCE), str(UTIL_SOURCE)])},
         capture_output=True,
         text=True,
         timeout=60,

@@ -7,19 +7,17 @@ Errors read ``hooks-approval: config: <key path>: <what was expected>``, for exa
 from __future__ import annotations
 
 import string
-from collections.abc import Sequence
 from typing import Annotated, Any, Final, Literal, TypeAlias
 
+from amplifier_hooks_util.config_errors import validate_config
 from pydantic import (
     AfterValidator,
     BaseModel,
     BeforeValidator,
     ConfigDict,
     Field,
-    ValidationError,
     model_validator,
 )
-from pydantic_core import ErrorDetails
 
 from .patterns import compile_path_glob, compile_regex
 from .shell import OPERATORS
@@ -184,72 +182,11 @@ class ApprovalConfig(BaseModel):
         return self
 
 
-_FIELDS: Final[dict[str, Sequence[str]]] = {
-    "": tuple(ApprovalConfig.model_fields),
-    "rule": tuple(RuleConfig.model_fields),
-}
-
-
-def _where(loc: Sequence[int | str]) -> str:
-    text = ""
-    for part in loc:
-        if isinstance(part, int):
-            text += f"[{part}]"
-        elif part in ("function-after[_as_tuple()]", "tuple[...]"):
-            continue
-        else:
-            text += f".{part}" if text else str(part)
-    return text
-
-
-def _describe(error: ErrorDetails) -> str:
-    loc = tuple(part for part in error["loc"] if not str(part).startswith(("function-", "bool")))
-    kind = error["type"]
-    where = _where(loc)
-    if kind == "extra_forbidden":
-        fields = _FIELDS["rule" if loc and loc[0] == "rules" else ""]
-        return f"{where}: unknown key; expected one of: {', '.join(fields)}"
-    if loc and loc[-1] == "allow_operators" and kind in ("tuple_type", "bool_type"):
-        message = (
-            f"expected true, false or a list of shell operators ({' '.join(OPERATORS)}) "
-            f"(got {error['input']!r:.80})"
-        )
-    elif kind == "value_error":
-        message = str(error["msg"]).removeprefix("Value error, ")
-    else:
-        message = f"{error['msg']} (got {error['input']!r:.80})"
-    if not where or message.startswith(where.split("[")[0]):
-        return message
-    return f"{where}: {message}"
-
-
 def parse_config(raw: Any) -> ApprovalConfig:
     """Validate ``raw`` (``None`` means every default).
 
-    Raises :class:`ValueError` whose message starts with ``hooks-approval: config:`` and names
-    each offending key path with what was expected.
+    Raises :class:`~amplifier_hooks_util.config_errors.ConfigError` (a ``ValueError``) whose
+    message starts with ``hooks-approval: config:`` and names each offending key path with what
+    was expected.
     """
-    if raw is None:
-        raw = {}
-    if not isinstance(raw, dict):
-        raise ValueError(
-            f"{MODULE_ID}: config: expected a mapping of keys, got {type(raw).__name__}"
-        )
-    try:
-        return ApprovalConfig.model_validate(raw)
-    except ValidationError as err:
-        problems = "; ".join(dict.fromkeys(_describe(error) for error in _relevant(err.errors())))
-        raise ValueError(f"{MODULE_ID}: config: {problems}") from err
-
-
-def _relevant(errors: list[ErrorDetails]) -> list[ErrorDetails]:
-    """Drop "not a boolean" for ``allow_operators`` when its list form has a real problem."""
-    kept: list[ErrorDetails] = []
-    for error in errors:
-        loc = error["loc"]
-        if "bool" in loc:
-            prefix = loc[: loc.index("bool")]
-            if any(o is not error and o["loc"][: len(prefix)] == prefix for o in errors):
-                continue
-        kept.append(error)
-    return kept
+    return validate_config(ApprovalConfig, raw, owner=MODULE_ID)

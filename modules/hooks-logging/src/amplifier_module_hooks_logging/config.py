@@ -12,7 +12,8 @@ from collections.abc import Mapping
 from string import Formatter
 from typing import Any, Final, Literal
 
-from pydantic import AliasChoices, BaseModel, ConfigDict, Field, ValidationError, field_validator
+from amplifier_hooks_util.config_errors import validate_config
+from pydantic import AliasChoices, BaseModel, ConfigDict, Field, field_validator
 
 __all__ = [
     "DEFAULT_PATH",
@@ -34,7 +35,7 @@ DEFAULT_PATH: Final = "{home}/.amplifier/projects/{project}/sessions/{session_id
 #: The placeholders a ``path`` template may use.
 PATH_PLACEHOLDERS: Final = frozenset({"home", "project", "session_id"})
 
-_PREFIX: Final = "hooks-logging: config"
+MODULE_ID: Final = "hooks-logging"
 
 
 def _check_template(template: str) -> str:
@@ -130,35 +131,7 @@ class LoggingConfig(BaseModel):
         return value
 
 
-def _location(loc: tuple[int | str, ...]) -> str:
-    text = ""
-    for part in loc:
-        text += f"[{part}]" if isinstance(part, int) else (f".{part}" if text else str(part))
-    return text or "(root)"
-
-
-def _describe(error: Mapping[str, Any]) -> str:
-    where = _location(tuple(error.get("loc", ())))
-    kind = error.get("type", "")
-    if kind == "extra_forbidden":
-        known = ", ".join(sorted(LoggingConfig.model_fields))
-        return f"{_PREFIX} key {where!r} is not a known key (known keys: {known})"
-    message = str(error.get("msg", "invalid value")).removeprefix("Value error, ")
-    return f"{_PREFIX} key {where!r}: {message} (got {error.get('input')!r:.80})"
-
-
 def parse_config(raw: Mapping[str, Any] | None) -> LoggingConfig:
-    """Validate a raw config mapping (``None`` means all defaults).
-
-    Raises :class:`ValueError` whose message starts with ``hooks-logging: config`` and names
-    each offending key path with what was expected.
-    """
-    if raw is None:
-        return LoggingConfig.model_validate({})
-    if not isinstance(raw, Mapping):
-        raise ValueError(f"{_PREFIX}: expected a mapping of keys, got {type(raw).__name__}")
-    try:
-        return LoggingConfig.model_validate(dict(raw))
-    except ValidationError as err:
-        problems = "; ".join(_describe(e) for e in err.errors())
-        raise ValueError(problems) from err
+    """Validate ``raw`` (``None`` means every default); a mistake raises ``ConfigError`` (a
+    ``ValueError``) naming each key path with what was expected."""
+    return validate_config(LoggingConfig, raw, owner=MODULE_ID)

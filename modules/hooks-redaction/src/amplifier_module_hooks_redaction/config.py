@@ -11,16 +11,15 @@ import string
 from collections.abc import Sequence
 from typing import Annotated, Any, Final, Literal
 
+from amplifier_hooks_util.config_errors import validate_config
 from pydantic import (
     AfterValidator,
     BaseModel,
     ConfigDict,
     Field,
-    ValidationError,
     field_validator,
     model_validator,
 )
-from pydantic_core import ErrorDetails
 
 from .paths import parse_path
 from .rules import BUILTIN_RULES, RULE_SETS
@@ -181,38 +180,7 @@ _FIELDS: Final[dict[tuple[str, ...], Sequence[str]]] = {
 }
 
 
-def _where(loc: Sequence[int | str]) -> str:
-    text = ""
-    for part in loc:
-        if isinstance(part, int):
-            text += f"[{part}]"
-        elif part == "[key]":
-            text += " (key)"
-        else:
-            text += f".{part}" if text else part
-    return text
-
-
-def _describe(error: ErrorDetails) -> str:
-    loc = tuple(error["loc"])
-    kind = error["type"]
-    if kind == "extra_forbidden":
-        expected = ", ".join(_FIELDS.get(tuple(str(p) for p in loc[:-1]), ()))
-        message = f"unknown key; expected one of: {expected}"
-    elif kind == "value_error":
-        message = str(error["msg"]).removeprefix("Value error, ")
-    else:
-        message = f"{error['msg']} (got {error['input']!r:.80})"
-    where = _where(loc)
-    if not where:  # whole-model checks name their key path in the message
-        return message
-    return f"{where}: {message}"
-
-
 def parse_config(raw: Any) -> RedactionConfig:
-    """Validate ``raw``; errors name the module, the key path and what was expected."""
-    try:
-        return RedactionConfig.model_validate({} if raw is None else raw)
-    except ValidationError as err:
-        problems = "; ".join(_describe(error) for error in err.errors())
-        raise ValueError(f"{MODULE_ID}: config: {problems}") from err
+    """Validate ``raw`` (``None`` means every default); a mistake raises ``ConfigError`` (a
+    ``ValueError``) naming each key path with what was expected."""
+    return validate_config(RedactionConfig, raw, owner=MODULE_ID)

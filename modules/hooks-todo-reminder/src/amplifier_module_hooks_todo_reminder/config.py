@@ -5,7 +5,8 @@ from __future__ import annotations
 import difflib
 from typing import Any, Final, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+from amplifier_hooks_util.config_errors import validate_config
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from amplifier_core import events
 
@@ -101,18 +102,7 @@ class TodoReminderConfig(BaseModel):
         return frozenset(shown)
 
 
-def _describe(loc: tuple[int | str, ...], message: str) -> str:
-    if loc:
-        return f"{'.'.join(str(part) for part in loc)}: {message}"
-    return message.removeprefix("Value error, ")  # a check across keys names them itself
-
-
 def parse_config(raw: dict[str, Any] | None) -> TodoReminderConfig:
-    """Validate ``raw``; errors name the module, the key path and what was expected."""
-    if raw is not None and not isinstance(raw, dict):
-        raise ValueError(f"{MODULE_ID}: config: expected a mapping, got {type(raw).__name__}")
-    try:
-        return TodoReminderConfig.model_validate(raw or {})
-    except ValidationError as err:
-        problems = "; ".join(_describe(e["loc"], e["msg"]) for e in err.errors())
-        raise ValueError(f"{MODULE_ID}: config: {problems}") from err
+    """Validate ``raw`` (``None`` means every default); a mistake raises ``ConfigError`` (a
+    ``ValueError``) naming each key path with what was expected."""
+    return validate_config(TodoReminderConfig, raw, owner=MODULE_ID)

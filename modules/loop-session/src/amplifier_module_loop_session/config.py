@@ -5,14 +5,15 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from amplifier_hooks_util.config_errors import ConfigError, validate_config
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from .memory import DEFAULT_MEMORY_FILES
 
 __all__ = ["LoopConfig", "LoopConfigError", "parse_config"]
 
 
-class LoopConfigError(ValueError):
+class LoopConfigError(ConfigError):
     """The orchestrator's config has a mistake; the message names the key."""
 
 
@@ -39,9 +40,6 @@ class LoopConfig(BaseModel):
 def parse_config(config: Mapping[str, Any] | None) -> LoopConfig:
     """``config`` as a :class:`LoopConfig`, or a :class:`LoopConfigError` naming each key."""
     try:
-        return LoopConfig.model_validate(dict(config or {}))
-    except ValidationError as err:
-        problems = "; ".join(
-            f"{'.'.join(str(p) for p in e['loc']) or '(config)'}: {e['msg']}" for e in err.errors()
-        )
-        raise LoopConfigError(f"loop-session config: {problems}") from err
+        return validate_config(LoopConfig, config, owner="loop-session")
+    except ConfigError as err:
+        raise LoopConfigError(err.owner, err.problems) from err
