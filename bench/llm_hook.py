@@ -4,11 +4,11 @@
 
 A loopback HTTP server speaking the Anthropic Messages API runs in the same process and event
 loop (127.0.0.1, keep-alive), so a miss costs the whole real path, with no network and no model
-time: render the prompt, build the request, POST it through the provider-anthropic module mounted
-as ``guard`` (httpx), read and parse the answer, decide. A hit renders the prompt, computes the cache key
-and re-reads the cached answer. Misses use a different tool argument each time (each a cache
-miss); hits repeat one already answered. The number of requests the server received is checked
-against the number of misses, so no hit is secretly a call.
+time: render the prompt, build the request, POST it through the provider-anthropic module
+mounted as ``guard`` (httpx), read and parse the answer, decide. A hit renders the prompt,
+computes the cache key and re-reads the cached answer. Misses use a different tool argument
+each time (each a cache miss); hits repeat one already answered. The number of requests the
+server received is checked against the number of misses, so no hit is secretly a call.
 
 Prints the median (and p90) latency of each in microseconds, and the ratio miss / hit.
 """
