@@ -1,42 +1,7 @@
 """The module coordinator: where modules mount, and where hook results are acted on.
 
-A session owns one :class:`ModuleCoordinator`. Modules receive it in
-``mount(coordinator, config)`` and use ``coordinator.hooks`` (the :class:`HookRegistry`),
-``mount``/``get``, capabilities, contribution channels and cleanup registration. Modules may
-also keep their own state on it (``coordinator.todo_state = [...]``).
-
-:meth:`ModuleCoordinator.process_hook_result` turns a :class:`HookResult` into effects, in this
-order:
-
-1. **User messages** (``user_messages``, else ``user_message``) go to the display system as
-   ``show_message(message=, level=, source=)``, sync or async; without one they are logged.
-2. **Context injections** (every ``context_injections`` entry, whatever the action): control
-   characters other than newline and tab are removed; an injection over
-   ``session.injection_size_limit`` bytes (default 10 KiB, ``None`` = unlimited) is rejected;
-   tokens (characters / 4, rounded up) count against ``session.injection_budget_per_turn``
-   (default 10,000, ``None`` = unlimited), and going over is audited each time, logged once
-   per turn, and never blocked. Non-ephemeral injections are added to the context manager
-   mounted at ``context`` (else to the coordinator's in-memory store) as
-   ``{role, content, metadata}`` with metadata
-   ``{source: "hook", hook_name, event, timestamp}``; ephemeral ones wait for the next provider
-   request in :meth:`ModuleCoordinator.take_ephemeral_injections`. A size violation raises
-   :class:`InjectionTooLargeError` before anything is added, except on ``deny`` and
-   ``ask_user`` results: there the oversized injection is dropped (logged, audited) so that it
-   can never cancel a gate decision. The injections are applied here: callers must not add
-   the returned result's injections again.
-3. **ask_user** goes to the approval system (see :mod:`amplifier_core.approval`). The kernel,
-   never the hook, decides: an "allow always" answer is remembered for the session per
-   (requesting hook, prompt); a timeout or a failing system applies ``approval_default``; with
-   no approval system the request is denied. The result is ``continue`` (with the event data)
-   or ``deny`` with a reason naming who denied and why. ``approval:required``, then
-   ``approval:granted`` or ``approval:denied`` are emitted for observers, with data ``hook``,
-   ``trigger_event``, ``prompt`` and the request or decision fields (their results are not
-   acted on).
-4. **deny** is audited and returned as it is.
-
-``suppress_output`` stays on the returned result: it hides the hook's own output only, never a
-tool's. Every injection, rejection, budget overrun, approval request and decision, deny, user
-message and hook failure is written to the audit trail (:mod:`amplifier_core.audit`).
+What ``process_hook_result`` does with each part of a result (user messages, injections with
+their size limit and budget, approvals, denies) is in docs/coordinator.md.
 """
 
 from __future__ import annotations

@@ -1,67 +1,7 @@
 """Find modules through entry points, mount them in bundle order, clean them up in reverse.
 
-A module is a Python package whose distribution declares an entry point in the
-``amplifier.modules`` group; the entry point's name is the module id and its target is
-``mount``::
-
-    [project.entry-points."amplifier.modules"]
-    hooks-logging = "amplifier_module_hooks_logging:mount"
-
-Life of a module in a :class:`ModuleLoader`:
-
-1. :meth:`~ModuleLoader.discover` reads the installed entry-point metadata. Nothing is
-   imported.
-2. :meth:`~ModuleLoader.mount` resolves one module id (entry point, or a bundle ``source``:
-   a local directory or a ``package.module:attr`` reference), imports it only then, calls
-   ``mount(coordinator, config)`` (async or sync) and keeps what it returns: ``None``, a sync
-   cleanup or an async cleanup. :meth:`~ModuleLoader.mount_all` does this in bundle order.
-3. :meth:`~ModuleLoader.session_ready` calls each mounted module's optional module-level
-   ``async def on_session_ready(coordinator)`` once everything is mounted.
-4. :meth:`~ModuleLoader.cleanup` runs the cleanups in reverse mount order.
-
-Failure policy
---------------
-
-A failing module never takes the session down unless strict mode asks for it.
-
-Stage ``resolve`` (nothing is imported):
-
-- the id is denied: ``denied by AMPLIFIER_MODULES_DENY (pattern 'hooks-sh*')``; deny wins;
-- an allow list is set and the id is not on it: ``not in AMPLIFIER_MODULES_ALLOW (...)``;
-- no entry point has that name (the closest one is suggested);
-- the ``source`` is remote (git, http) and no installed entry point has the id
-  (``install it with pip: pip install ...``; when one is installed, it is used), or the
-  ``source`` is a directory that does not exist or does not hold ``amplifier_module_<id>``;
-- the module is already mounted in this loader.
-
-Stage ``import``:
-
-- importing the module raises anything (``ImportError``, ``SyntaxError``, an error in
-  module-level code): the exception type, its message and the ``file:line`` that failed;
-- the target has no ``mount``, or it is not callable: what was found instead.
-
-Stage ``mount``:
-
-- ``mount(coordinator, config)`` raises: the exception type, message and ``file:line``.
-
-Each such failure produces exactly one message naming the module id, the entry point
-(``name = value`` and its distribution) and the cause; it is logged at ERROR, appended to
-:attr:`ModuleLoader.failures`, and emitted as ``module:load_failed`` with data
-``{module_id, entry_point, distribution, error, error_type, stage, location, message}``.
-:meth:`~ModuleLoader.mount` then returns ``None`` and the session goes on.
-
-In strict mode (``strict=True``, or ``AMPLIFIER_MODULES_STRICT=1``) the failure is still
-recorded and emitted, and then :class:`~amplifier_core.errors.ModuleLoadError` is raised,
-chained ``from`` the original exception.
-
-After mounting, an ``on_session_ready`` that raises is logged, recorded (stage
-``on_session_ready``), emitted as ``module:on_session_ready_failed`` and the next module's
-runs; a cleanup that raises is logged and recorded (stage ``cleanup``) and the remaining
-cleanups still run. Neither raises, even in strict mode.
-
-Allow and deny lists are comma-separated module ids or ``fnmatch`` patterns
-(``hooks-*``), read from ``AMPLIFIER_MODULES_ALLOW`` and ``AMPLIFIER_MODULES_DENY`` when
-the loader is built, unless given to the constructor. An empty allow list allows everything.
+The life of a module, the failure policy (what each stage reports, strict mode) and the
+allow and deny lists are in docs/module-loading.md.
 """
 
 from __future__ import annotations
