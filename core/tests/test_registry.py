@@ -579,7 +579,7 @@ async def test_a_hanging_handler_is_cut_off_and_treated_as_continue() -> None:
     elapsed = asyncio.get_running_loop().time() - started
     assert result.action == "continue"
     assert calls == ["after"]
-    assert elapsed < 1.0
+    assert elapsed < 30  # the handler hangs for ever: it was cut off
     assert [(r["handler"], r["kind"], r["fail_closed"]) for r in failures.records] == [
         ("hanger", "timeout", False)
     ]

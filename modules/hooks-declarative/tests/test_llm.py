@@ -426,7 +426,7 @@ async def test_timeout_bounds_the_call(server: ModelServer, make: Runners) -> No
     decision = await runner.run(context())
     elapsed = time.perf_counter() - started
 
-    assert elapsed < 1.0
+    assert elapsed < 4.0  # the server answers after 5 s: the hook did not wait for it
     assert decision.action == "block"
     assert decision.message is not None
     assert "within 150 ms" in decision.message or "within 0.15 s" in decision.message

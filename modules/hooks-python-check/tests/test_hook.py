@@ -239,15 +239,37 @@ async def test_a_checker_past_its_timeout_is_killed_and_reported(project: Path) 
     assert result.user_message == "python-check: mod.py: ruff check timed out after 0.5s"
 
 
-async def test_checkers_run_concurrently(project: Path) -> None:
-    slow = [sys.executable, "-c", "import time; time.sleep(0.8); print('[]')"]
-    coordinator = await mounted(project, {"checks": ["ruff", "format"], "commands": {"ruff": slow}})
+RENDEZVOUS = """
+import pathlib, sys, time
+here = pathlib.Path(sys.argv[0]).parent
+mine, theirs = ("format", "check") if "format" in sys.argv[1:] else ("check", "format")
+(here / f"{mine}.started").touch()
+deadline = time.monotonic() + 60
+while not (here / f"{theirs}.started").exists():  # run one after the other: never there
+    if time.monotonic() > deadline:
+        sys.exit(f"{mine}: {theirs} did not start while {mine} ran")
+    time.sleep(0.01)
+if mine == "check":
+    print("[]")
+"""
+
+
+async def test_checkers_run_concurrently(project: Path, tmp_path: Path) -> None:
+    # ruff check and ruff format each wait until the other has started: they can only both
+    # finish (clean) when they run at the same time.
+    script = tmp_path / "rendezvous" / "ruff.py"
+    script.parent.mkdir()
+    script.write_text(RENDEZVOUS)
+    command = [sys.executable, str(script)]
+    config = {"checks": ["ruff", "format"], "commands": {"ruff": command}, "timeout": 120}
+    coordinator = await mounted(project, config)
     write(project, "mod.py", CLEAN)
-    started = time.perf_counter()
     result = await emit(coordinator, "mod.py")
-    elapsed = time.perf_counter() - started
     assert_silent(result)
-    assert 0.8 <= elapsed < 1.5  # one after the other would take 1.6 s at least
+    assert sorted(p.name for p in script.parent.glob("*.started")) == [
+        "check.started",
+        "format.started",
+    ]
 
 
 async def test_a_failing_checker_is_reported_with_its_output(project: Path) -> None:

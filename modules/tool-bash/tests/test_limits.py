@@ -79,7 +79,7 @@ async def test_timeout_kills_the_command_and_its_background_child(bash: Mount) -
     assert result.error is not None
     assert result.error["type"] == "Timeout"
     assert "timed out after 0.5 s" in result.error["message"]
-    assert elapsed < 3
+    assert elapsed < 20  # the command sleeps 30 s: it was stopped, not waited for
     lines = _output(result)["stdout"].split()
     assert lines[0] == "before"  # output collected before the timeout is kept
     assert _ended(int(lines[1]))
