@@ -22,6 +22,7 @@ from amplifier_core.errors import ModuleLoadError
 from amplifier_core.hooks import HookRegistry
 from amplifier_core.loader import DEFAULT_GROUP, ModuleLoader
 from amplifier_core.models import HookResult
+from amplifier_core.testing import create_test_coordinator
 
 # -- a stand-in coordinator and an on-disk distribution builder -------------------------
 
@@ -836,3 +837,28 @@ async def test_mapping_entry_without_module_is_a_clear_error(
     loader = loader_for(coordinator, dists)
     with pytest.raises(ValueError, match=r"module entry #0 has no 'module' id"):
         await loader.mount_all([{"config": {}}])
+
+
+async def test_config_schema_is_found_beside_mount_without_mounting(tmp_path: Path) -> None:
+    package = tmp_path / "src" / "amplifier_module_hooks_schemad"
+    package.mkdir(parents=True)
+    (package / "__init__.py").write_text(
+        "from pydantic import BaseModel\n"
+        "class Config(BaseModel):\n    level: int = 1\n"
+        "config_schema = Config\n"
+        "MOUNTED = []\n"
+        "def mount(coordinator, config):\n    MOUNTED.append(config)\n"
+    )
+    coordinator = create_test_coordinator()
+    loader = ModuleLoader(coordinator)
+    schema = loader.config_schema("hooks-schemad", str(tmp_path))
+    assert schema is not None
+    assert schema.__name__ == "Config"
+    assert sys.modules["amplifier_module_hooks_schemad"].MOUNTED == []  # imported, not mounted
+    await loader.cleanup()
+
+
+def test_config_schema_of_a_module_that_cannot_load_names_the_cause(tmp_path: Path) -> None:
+    loader = ModuleLoader(create_test_coordinator())
+    with pytest.raises(ModuleLoadError, match=r"module 'hooks-nowhere': .*does not exist"):
+        loader.config_schema("hooks-nowhere", str(tmp_path / "missing"))

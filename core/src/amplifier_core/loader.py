@@ -29,6 +29,7 @@ from .errors import LoadStage, ModuleLoadError
 
 __all__ = [
     "ALLOW_ENV",
+    "CONFIG_SCHEMA_ATTR",
     "DEFAULT_GROUP",
     "DENY_ENV",
     "STRICT_ENV",
@@ -46,6 +47,9 @@ __all__ = [
 logger = logging.getLogger(__name__)
 
 DEFAULT_GROUP: Final = "amplifier.modules"
+CONFIG_SCHEMA_ATTR: Final = "config_schema"
+"""The module attribute beside ``mount`` that names its config model (a pydantic model class):
+what ``validate`` checks a bundle's config against without mounting."""
 STRICT_ENV: Final = "AMPLIFIER_MODULES_STRICT"
 ALLOW_ENV: Final = "AMPLIFIER_MODULES_ALLOW"
 DENY_ENV: Final = "AMPLIFIER_MODULES_DENY"
@@ -290,6 +294,35 @@ class ModuleLoader:
     def is_allowed(self, module_id: str) -> bool:
         """Whether the allow and deny lists let this module id through."""
         return self._filtered(module_id) is None
+
+    # -- config schemas ----------------------------------------------------------------
+
+    def config_schema(
+        self,
+        module_id: str,
+        source: str | None = None,
+        *,
+        base_dir: str | os.PathLike[str] | None = None,
+    ) -> Any | None:
+        """The config model a module declares as ``config_schema`` beside its ``mount``.
+
+        The module is resolved and imported as :meth:`mount` would, but not mounted; ``None``
+        when it declares none.
+
+        :raises ModuleLoadError: it cannot be resolved or imported (the message says why).
+        """
+        try:
+            spec = self._resolve(module_id, source, base_dir)
+            module, _mount = self._import(spec)
+        except _LoadFailure as failure:
+            raise ModuleLoadError(
+                f"module {module_id!r}: {failure.cause}",
+                module_id=module_id,
+                stage=failure.stage,
+                error_type=failure.error_type,
+                location=failure.location,
+            ) from failure
+        return getattr(module, CONFIG_SCHEMA_ATTR, None)
 
     # -- mounting ----------------------------------------------------------------------
 

@@ -1,10 +1,11 @@
 """``amplifier-hooks validate``: check a bundle file before a session runs it.
 
 Beyond the bundle's own schema it checks that every module the session would mount is
-installed (or its ``source`` exists), and mounts the runtime modules (orchestrator, context,
-providers, tools) on a scratch coordinator so that each checks its own config; ``--mount``
-does the same for the hook modules. Each problem is one line naming the file, the line and
-the key path.
+installed (or its ``source`` exists), checks each module's config against the model the module
+declares as ``config_schema`` beside its ``mount`` (imported, not mounted), and mounts the
+runtime modules (orchestrator, context, providers, tools) on a scratch coordinator so that each
+checks what only mounting shows; ``--mount`` does the same for the hook modules. Each problem is
+one line naming the file, the line and the key path.
 """
 
 from __future__ import annotations
@@ -101,9 +102,23 @@ def validate(bundle_path: Path, try_mount: bool) -> None:
             if problem is not None:
                 problems.append(f"{_located(where, item, 'module')}: {problem}")
     if not problems:
-        runtime = [p for p in planned if p.section != "hooks"]
-        hooks = [p for p in planned if p.section == "hooks"] if try_mount else []
-        problems += asyncio.run(_mount_problems(plan, [*hooks, *runtime], where))
+        checked = _schema_problems(planned, where, bundle.base_dir)
+        problems += checked.problems
+        wrong = {id(item) for item in checked.failed}
+        unchecked = checked.unchecked
+        runtime = [p for p in planned if p.section != "hooks" and id(p) not in wrong]
+        hooks = [p for p in planned if p.section == "hooks" and id(p) not in wrong]
+        problems += asyncio.run(
+            _mount_problems(plan, [*(hooks if try_mount else []), *runtime], where)
+        )
+        for item in unchecked if not try_mount else ():
+            if item.section == "hooks":
+                output.stderr().print(
+                    f"[yellow]note:[/] {escape(_located(where, item, 'config'))}: module "
+                    f"{item.module!r} declares no config_schema; add --mount to check its "
+                    "config",
+                    highlight=False,
+                )
     for key in bundle.session:
         if key not in _SESSION_KEYS:
             close = _closest(key, _SESSION_KEYS)
@@ -176,6 +191,60 @@ def _source_problem(source: str, base_dir: Path | None) -> str | None:
     if not path.is_absolute() and base_dir is not None:
         path = base_dir / path
     return None if path.is_dir() else f"source directory {path} does not exist"
+
+
+@dataclass(slots=True)
+class _SchemaCheck:
+    """What checking each module's config against its ``config_schema`` found."""
+
+    problems: list[str]
+    failed: list[_Planned]
+    unchecked: list[_Planned]
+
+
+def _schema_problems(
+    planned: Sequence[_Planned], where: Locator, base_dir: Path | None
+) -> _SchemaCheck:
+    """Each module's config checked against its ``config_schema``, located in the bundle file;
+    the modules that failed, and those that declare no schema."""
+    from amplifier_hooks_util.config_errors import validation_problems
+    from pydantic import ValidationError
+
+    from amplifier_core.coordinator import ModuleCoordinator
+    from amplifier_core.errors import ModuleLoadError
+    from amplifier_core.loader import ModuleLoader
+
+    loader = ModuleLoader(ModuleCoordinator(), strict=False)
+    found = _SchemaCheck([], [], [])
+    problems = found.problems
+    try:
+        for item in planned:
+            try:
+                schema = loader.config_schema(
+                    item.module, item.entry.get("source"), base_dir=base_dir
+                )
+            except ModuleLoadError as err:
+                problems.append(f"{_located(where, item, 'module')}: {err}")
+                continue
+            if schema is None or not hasattr(schema, "model_validate"):
+                found.unchecked.append(item)
+                continue
+            try:
+                schema.model_validate(dict(item.entry.get("config") or {}))
+            except ValidationError as err:
+                found.failed.append(item)
+                base: tuple[str | int, ...] = (*item.where, "config") if item.where else ()
+                for problem in validation_problems(
+                    err, schema=schema, base=base, document=where.document
+                ):
+                    if item.where is None:
+                        at = f"{_located(where, item, 'config')}"
+                        problems.append(f"{at}: config: {problem.render()}")
+                    else:
+                        problems.append(problem.render(str(where.path)))
+    finally:
+        asyncio.run(loader.cleanup())
+    return found
 
 
 class _LoaderQuiet(logging.Filter):

@@ -10,4 +10,7 @@ from .config import TemplateConfig
 from .hooks import TemplateHooks
 from .mount import mount
 
-__all__ = ["TemplateConfig", "TemplateHooks", "mount"]
+__all__ = ["TemplateConfig", "TemplateHooks", "config_schema", "mount"]
+
+config_schema = TemplateConfig
+"""The config model ``validate`` checks this module's bundle config against, unmounted."""

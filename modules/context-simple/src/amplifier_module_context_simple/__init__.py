@@ -26,6 +26,7 @@ __all__ = [
     "CompactionPlan",
     "ContextConfig",
     "SimpleContextManager",
+    "config_schema",
     "message_chars",
     "mount",
     "parse_config",
@@ -34,6 +35,9 @@ __all__ = [
     "request_budget",
     "tokens_for_chars",
 ]
+
+config_schema = ContextConfig
+"""The config model ``validate`` checks this module's bundle config against, unmounted."""
 
 __amplifier_module_type__ = "context"
 

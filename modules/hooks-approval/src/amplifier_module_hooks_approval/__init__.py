@@ -54,6 +54,7 @@ __all__ = [
     "Tracker",
     "build_prompt",
     "canonical",
+    "config_schema",
     "elide",
     "escape",
     "kernel_runs_approval_gate",
@@ -62,3 +63,6 @@ __all__ = [
     "scan_command",
     "subject_of",
 ]
+
+config_schema = ApprovalConfig
+"""The config model ``validate`` checks this module's bundle config against, unmounted."""

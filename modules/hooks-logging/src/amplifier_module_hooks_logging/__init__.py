@@ -46,6 +46,7 @@ __all__ = [
     "PathTemplate",
     "SecretKeys",
     "WriterStats",
+    "config_schema",
     "event_level",
     "mount",
     "on_session_ready",
@@ -53,3 +54,6 @@ __all__ = [
     "project_slug",
     "safe_session_id",
 ]
+
+config_schema = LoggingConfig
+"""The config model ``validate`` checks this module's bundle config against, unmounted."""

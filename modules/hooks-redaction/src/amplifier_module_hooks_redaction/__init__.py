@@ -40,7 +40,11 @@ __all__ = [
     "Rule",
     "TextRedactor",
     "build_redactor",
+    "config_schema",
     "mount",
     "parse_config",
     "summarize",
 ]
+
+config_schema = RedactionConfig
+"""The config model ``validate`` checks this module's bundle config against, unmounted."""

@@ -60,6 +60,7 @@ __all__ = [
     "StatusEntry",
     "StatusListing",
     "StatusPolicy",
+    "config_schema",
     "describe_platform",
     "find_dot_git",
     "fingerprint",
@@ -70,3 +71,6 @@ __all__ = [
     "render_block",
     "take_git_facts",
 ]
+
+config_schema = StatusContextConfig
+"""The config model ``validate`` checks this module's bundle config against, unmounted."""

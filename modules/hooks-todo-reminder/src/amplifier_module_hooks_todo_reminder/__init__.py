@@ -24,7 +24,11 @@ __all__ = [
     "TRACKER_HANDLER",
     "TodoReminderConfig",
     "TodoReminderHook",
+    "config_schema",
     "mount",
     "parse_config",
     "render_reminder",
 ]
+
+config_schema = TodoReminderConfig
+"""The config model ``validate`` checks this module's bundle config against, unmounted."""

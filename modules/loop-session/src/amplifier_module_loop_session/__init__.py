@@ -25,10 +25,14 @@ __all__ = [
     "SessionLoop",
     "TurnOutcome",
     "TurnStatus",
+    "config_schema",
     "mount",
     "read_checkpoint",
     "render_tool_result",
 ]
+
+config_schema = LoopConfig
+"""The config model ``validate`` checks this module's bundle config against, unmounted."""
 
 __amplifier_module_type__ = "orchestrator"
 

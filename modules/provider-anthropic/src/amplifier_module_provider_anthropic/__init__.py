@@ -14,7 +14,10 @@ from amplifier_hooks_util.http_provider import mount_provider
 from .config import MODULE_ID, AnthropicConfig, parse_config
 from .provider import AnthropicProvider
 
-__all__ = ["MODULE_ID", "AnthropicConfig", "AnthropicProvider", "mount"]
+__all__ = ["MODULE_ID", "AnthropicConfig", "AnthropicProvider", "config_schema", "mount"]
+
+config_schema = AnthropicConfig
+"""The config model ``validate`` checks this module's bundle config against, unmounted."""
 
 __amplifier_module_type__ = "provider"
 

@@ -15,7 +15,10 @@ from amplifier_hooks_util.http_provider import mount_provider
 from .config import MODULE_ID, OpenAIConfig, parse_config
 from .provider import OpenAIProvider
 
-__all__ = ["MODULE_ID", "OpenAIConfig", "OpenAIProvider", "mount"]
+__all__ = ["MODULE_ID", "OpenAIConfig", "OpenAIProvider", "config_schema", "mount"]
+
+config_schema = OpenAIConfig
+"""The config model ``validate`` checks this module's bundle config against, unmounted."""
 
 __amplifier_module_type__ = "provider"
 

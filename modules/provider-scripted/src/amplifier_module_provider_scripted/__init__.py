@@ -27,10 +27,14 @@ __all__ = [
     "ScriptedConfig",
     "ScriptedProvider",
     "ScriptedToolCall",
+    "config_schema",
     "latest_input",
     "load_script",
     "mount",
 ]
+
+config_schema = ScriptedConfig
+"""The config model ``validate`` checks this module's bundle config against, unmounted."""
 
 __amplifier_module_type__ = "provider"
 

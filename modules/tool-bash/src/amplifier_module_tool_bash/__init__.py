@@ -23,9 +23,13 @@ __all__ = [
     "BashConfig",
     "BashInput",
     "BashTool",
+    "config_schema",
     "mount",
     "working_dir_for",
 ]
+
+config_schema = BashConfig
+"""The config model ``validate`` checks this module's bundle config against, unmounted."""
 
 __amplifier_module_type__ = "tool"
 

@@ -23,9 +23,13 @@ __all__ = [
     "FilesConfig",
     "ReadFileTool",
     "WriteFileTool",
+    "config_schema",
     "file_tools",
     "mount",
 ]
+
+config_schema = FilesConfig
+"""The config model ``validate`` checks this module's bundle config against, unmounted."""
 
 __amplifier_module_type__ = "tool"
 

@@ -27,6 +27,7 @@ __all__ = [
     "TodoItem",
     "TodoStatus",
     "TodoTool",
+    "config_schema",
     "mount",
 ]
 
@@ -39,6 +40,10 @@ class TodoConfig(BaseModel):
     """Config of ``tool-todo``: it has no keys; anything given is a mistake worth naming."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+config_schema = TodoConfig
+"""The config model ``validate`` checks this module's bundle config against, unmounted."""
 
 
 async def mount(coordinator: Any, config: Mapping[str, Any] | None = None) -> None:
