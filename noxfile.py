@@ -131,6 +131,19 @@ def compat(session: nox.Session, kernel: str) -> None:
 
 
 @nox.session
+def build(session: nox.Session) -> None:
+    """A wheel and an sdist of every package into ``dist/``, each checked with ``twine check``."""
+    session.install("build>=1.2", "twine>=5")
+    out = ROOT / "dist"
+    for package in PACKAGES:
+        session.run("python", "-m", "build", "--outdir", str(out), str(package), silent=True)
+    built = sorted(str(p) for p in out.glob("*") if p.suffix in (".whl", ".gz"))
+    if len(built) < 2 * len(PACKAGES):
+        session.error(f"expected a wheel and an sdist for {len(PACKAGES)} packages in {out}")
+    session.run("twine", "check", "--strict", *built)
+
+
+@nox.session
 def bench(session: nox.Session) -> None:
     """Benchmarks against pluggy and amplifier-core 2.0.2 (in its own virtual environment)."""
     _install_workspace(session)
