@@ -269,12 +269,22 @@ def test_emit_an_unknown_event_still_runs_the_wildcard_handlers(tmp_path: Path) 
         tmp_path / "bundle.yaml",
         "hooks:\n  - module: hooks-logging\n    config: {path: log.jsonl}\n",
     )
-    result = invoke("emit", "my_module:thing", "--bundle", str(bundle), cwd=tmp_path)
+    workspace = tmp_path / "ws"
+    args = ("emit", "my_module:thing", "--bundle", str(bundle), "--workspace", str(workspace))
+    result = invoke(*args, cwd=tmp_path)
     assert result.exit_code == 0, result.output
     assert "note: unknown event 'my_module:thing': not in the event catalogue" in result.stderr
     assert "emit my_module:thing: 1 handler(s)" in result.stdout
-    lines = (tmp_path / "log.jsonl").read_text().splitlines()
+    lines = (workspace / "log.jsonl").read_text().splitlines()
     assert [json.loads(line)["event"] for line in lines] == ["my_module:thing"]
+
+
+def test_emit_without_a_workspace_writes_nothing_where_it_runs(tmp_path: Path) -> None:
+    bundle = write(tmp_path / "bundle.yaml", "hooks:\n  - module: hooks-logging\n")
+    result = invoke("emit", "tool:pre", "--bundle", str(bundle), cwd=tmp_path)
+    assert result.exit_code == 0, result.output
+    assert "emit tool:pre: 1 handler(s)" in result.stdout
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["bundle.yaml"]
 
 
 def test_run_approval_policies(tmp_path: Path, asking_bundle: Path) -> None:

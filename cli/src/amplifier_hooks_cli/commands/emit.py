@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import json
-import os
+import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -24,9 +24,21 @@ __all__ = ["emit"]
 @click.argument("event")
 @click.option("--bundle", "bundle_path", type=click.Path(path_type=Path), required=True)
 @click.option("--data", "data_json", default="{}", help="Event data as a JSON object.")
+@click.option(
+    "--workspace",
+    type=click.Path(path_type=Path, file_okay=False),
+    default=None,
+    help="The session directory the hooks see (where they write logs and state). Default: a "
+    "temporary directory, removed afterwards.",
+)
 @output.friendly
-def emit(event: str, bundle_path: Path, data_json: str) -> None:
-    """Fire EVENT through the bundle's hooks and show what each handler did."""
+def emit(event: str, bundle_path: Path, data_json: str, workspace: Path | None) -> None:
+    """Fire EVENT through the bundle's hooks and show what each handler did.
+
+    The hooks run as in a session whose directory is --workspace, so what they write (logs,
+    state) goes there; without it they get a temporary directory, removed afterwards, and
+    nothing lands in the current directory by accident.
+    """
     from amplifier_core import events as ev
     from amplifier_core.catalogue import UnknownEventError, validate_event_data
 
@@ -57,16 +69,27 @@ def emit(event: str, bundle_path: Path, data_json: str) -> None:
     except UnknownEventError as err:
         errors.print(f"[yellow]note:[/] {escape(str(err))}; emitting it anyway", highlight=False)
     bundle = load_bundle(bundle_path)
-    trace = asyncio.run(_emit_through_bundle(bundle, ev.canonical(event), data))
+    if workspace is not None:
+        workspace.mkdir(parents=True, exist_ok=True)
+        where = workspace.resolve()
+        trace = asyncio.run(_emit_through_bundle(bundle, ev.canonical(event), data, where))
+    else:
+        with tempfile.TemporaryDirectory(prefix="amplifier-hooks-emit-") as scratch:
+            where = Path(scratch).resolve()
+            trace = asyncio.run(_emit_through_bundle(bundle, ev.canonical(event), data, where))
     _print_trace(trace)
 
 
-async def _emit_through_bundle(bundle: Bundle, event: str, data: dict[str, Any]) -> Trace:
+async def _emit_through_bundle(
+    bundle: Bundle, event: str, data: dict[str, Any], workspace: Path
+) -> Trace:
     from amplifier_core.coordinator import ModuleCoordinator
     from amplifier_core.loader import ModuleLoader
 
-    coordinator = ModuleCoordinator(config={"session": dict(bundle.session or {})})
-    coordinator.register_capability("session.working_dir", os.getcwd())
+    coordinator = ModuleCoordinator(
+        config={"session": {**dict(bundle.session or {}), "working_dir": str(workspace)}}
+    )
+    coordinator.register_capability("session.working_dir", str(workspace))
     loader = ModuleLoader(coordinator)
     await loader.mount_all(bundle.hooks, base_dir=bundle.base_dir)  # failures: one log line
     try:
