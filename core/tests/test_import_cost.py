@@ -2,12 +2,13 @@
 
 Each check runs in a fresh interpreter and looks at ``sys.modules`` (no timing): the heavy or
 optional parts (PyYAML for bundles, structlog for audit records, the coordinator, loader,
-session and provider-facing models) load when first used, never on import.
+session and provider-facing models) load when first used, never on import, and the import
+loads no module beyond what defining one pydantic model loads, besides this package's own.
 """
 
 from __future__ import annotations
 
-import json
+import ast
 import subprocess
 import sys
 import textwrap
@@ -15,35 +16,86 @@ import textwrap
 import pytest
 
 NEVER = ("structlog", "yaml", "httpx", "click", "rich", "pluggy", "amplifier_hooks_util")
+HOOK_PARTS = [
+    "amplifier_core",
+    "amplifier_core.errors",
+    "amplifier_core.events",
+    "amplifier_core.hooks",
+    "amplifier_core.models",
+]
+PYDANTIC_FLOOR = """
+import pydantic
+class M(pydantic.BaseModel):
+    a: int = 0
+    b: str = ""
+"""
 
 
 def _loaded(code: str) -> dict[str, list[str]]:
-    probe = textwrap.dedent(
-        f"""
-        import json, sys
-        {textwrap.indent(textwrap.dedent(code), "        ").strip()}
-        tops = sorted({{m.split(".")[0] for m in sys.modules}})
-        ours = sorted(m for m in sys.modules if m.startswith("amplifier_core"))
-        print(json.dumps({{"tops": tops, "ours": ours}}))
-        """
-    )
+    """What a fresh interpreter has in ``sys.modules`` after running ``code``: every module
+    (``all``), the top-level names (``tops``) and this package's modules (``ours``)."""
+    probe = f"import sys\n{textwrap.dedent(code).strip()}\nprint(sorted(sys.modules))\n"
     done = subprocess.run(
         [sys.executable, "-c", probe], capture_output=True, text=True, check=True, timeout=60
     )
-    result: dict[str, list[str]] = json.loads(done.stdout.strip().splitlines()[-1])
-    return result
+    names: list[str] = ast.literal_eval(done.stdout.strip().splitlines()[-1])
+    return {
+        "all": names,
+        "tops": sorted({name.split(".")[0] for name in names}),
+        "ours": [name for name in names if name.startswith("amplifier_core")],
+    }
 
 
-def test_a_hook_authors_import_loads_the_hook_parts_only() -> None:
-    loaded = _loaded("from amplifier_core import HookRegistry, HookResult, ToolResult, events")
+HOOK_IMPORTS = [
+    "import amplifier_core",
+    "import amplifier_core\nfrom amplifier_core import HookResult, HookRegistry",
+    "from amplifier_core import HookRegistry, HookResult, ToolResult, events",
+]
+
+
+@pytest.mark.parametrize("code", HOOK_IMPORTS)
+def test_a_hook_authors_import_loads_the_hook_parts_only(code: str) -> None:
+    loaded = _loaded(code)
     assert [name for name in NEVER if name in loaded["tops"]] == []
-    assert loaded["ours"] == [
-        "amplifier_core",
-        "amplifier_core.errors",
-        "amplifier_core.events",
-        "amplifier_core.hooks",
-        "amplifier_core.models",
+    assert loaded["ours"] == HOOK_PARTS
+
+
+@pytest.mark.parametrize("code", HOOK_IMPORTS)
+def test_a_hook_authors_import_loads_nothing_beyond_a_pydantic_model(code: str) -> None:
+    floor = set(_loaded(PYDANTIC_FLOOR)["all"])
+    extra = [
+        name
+        for name in _loaded(code)["all"]
+        if name not in floor and name.split(".")[0] not in ("amplifier_core", "pydantic")
     ]
+    assert extra == []  # asyncio, logging and json among others load on first use
+
+
+def test_emit_with_timeouts_and_failures_works_after_the_light_import() -> None:
+    loaded = _loaded(
+        """
+        import asyncio
+        from amplifier_core import HookRegistry, HookResult
+
+        async def slow(event, data):
+            await asyncio.Event().wait()
+
+        def broken(event, data):
+            raise RuntimeError("boom")
+
+        async def main():
+            registry = HookRegistry()
+            registry.register("tool:pre", slow, name="slow", timeout=0.01)
+            registry.register("tool:pre", broken, name="broken")
+            result = await registry.emit("tool:pre", {})
+            assert result.action == "continue", result
+            collected = await registry.emit_and_collect("tool:pre", {}, timeout=0.01)
+            assert collected == [], collected
+
+        asyncio.run(main())
+        """
+    )
+    assert "logging" in loaded["tops"]  # the failures were logged
 
 
 def test_a_coordinator_does_not_load_structlog_or_yaml_until_needed() -> None:

@@ -29,17 +29,18 @@ The emit contract, in order of what happens:
 
 from __future__ import annotations
 
-import asyncio
 import inspect
-import logging
 import time
 from collections.abc import Awaitable, Callable, Iterable
 from datetime import UTC, datetime
 from fnmatch import fnmatchcase
-from typing import Any, Final, Literal, Protocol, TypeAlias
+from typing import TYPE_CHECKING, Any, Final, Literal, Protocol, TypeAlias
 
 from . import events as _events
 from .models import ContextInjection, HookResult, UserMessage
+
+if TYPE_CHECKING:
+    from logging import Logger
 
 __all__ = [
     "FailureKind",
@@ -50,8 +51,6 @@ __all__ = [
     "HookResult",
     "Unregister",
 ]
-
-logger = logging.getLogger(__name__)
 
 Handler: TypeAlias = Callable[
     [str, dict[str, Any]], "Awaitable[HookResult | None] | HookResult | None"
@@ -139,6 +138,13 @@ def _now_iso() -> str:
     return _ts_text
 
 
+def _logger() -> Logger:
+    """This module's logger; logging is imported on the first handler failure, not on import."""
+    import logging
+
+    return logging.getLogger(__name__)
+
+
 def _handler_name(handler: Callable[..., Any]) -> str:
     name = getattr(handler, "__qualname__", None) or getattr(handler, "__name__", None)
     return str(name) if name else type(handler).__name__
@@ -202,7 +208,13 @@ class _Failure(Exception):
 
 
 async def _bounded(awaitable: Awaitable[object], deadline: float, limit: float) -> object:
-    """Await ``awaitable`` until ``deadline`` (a ``time.monotonic()`` value)."""
+    """Await ``awaitable`` until ``deadline`` (a ``time.monotonic()`` value).
+
+    asyncio is imported where it is used, not with this module: this runs in an event loop, so
+    it is loaded by then, and ``import amplifier_core`` stays light.
+    """
+    import asyncio
+
     try:
         async with asyncio.timeout(max(deadline - _monotonic(), 0.0)) as scope:
             return await awaitable
@@ -456,7 +468,8 @@ class HookRegistry:
         return _assemble(ask, {"data": data}, injections, messages)
 
     def _fail(self, info: HandlerInfo, event: str, kind: FailureKind, error: str) -> bool:
-        logger.warning(
+        log = _logger()
+        log.warning(
             "hook handler %r failed on event %r (%s): %s%s",
             info.name,
             event,
@@ -474,7 +487,7 @@ class HookRegistry:
                     fail_closed=info.fail_closed,
                 )
             except Exception:  # a broken listener must not break emit either
-                logger.exception("hook failure listener %r raised", listener)
+                log.exception("hook failure listener %r raised", listener)
         return info.fail_closed
 
     @staticmethod
@@ -496,6 +509,8 @@ class HookRegistry:
         Unlike :meth:`emit` there is no action semantics: this gathers contributions. Each
         handler is bounded by ``timeout`` seconds; failures are logged and skipped.
         """
+        import asyncio  # loaded by the running event loop already
+
         event = _events.canonical(event)
         current = self._prepare(event, data)
         collected: list[Any] = []
