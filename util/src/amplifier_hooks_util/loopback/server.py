@@ -109,7 +109,8 @@ class LoopbackServer:
                     await asyncio.sleep(reply.delay)
                 writer.write(self._render(reply))
                 await writer.drain()
-        except (ConnectionError, asyncio.IncompleteReadError):
+        except (ConnectionError, asyncio.IncompleteReadError, asyncio.CancelledError):
+            # ending quietly: on Python 3.11 asyncio logs a cancelled connection task as an error
             return
         finally:
             self._tasks.discard(task)
