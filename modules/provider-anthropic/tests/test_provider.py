@@ -3,12 +3,15 @@ conversion both ways, usage, retries with throttling events, the kernel's error 
 
 from __future__ import annotations
 
+import asyncio
 from typing import Any
 
 import pytest
 from amplifier_hooks_util.loopback import (
     AnthropicApi,
     LoopbackServer,
+    Reply,
+    Request,
     anthropic_error,
     anthropic_message,
     closed_port,
@@ -177,3 +180,35 @@ async def test_config_mistakes_name_the_key() -> None:
         await mount(create_test_coordinator(), {"max_token": 5})
     with pytest.raises(ConfigError, match=r"base_url: "):
         await mount(create_test_coordinator(), {"base_url": "ftp://x"})
+
+
+async def test_no_answer_within_the_timeout_is_a_timeout_error() -> None:
+    never = asyncio.Event()
+
+    async def silent(request: Request) -> Reply:
+        await never.wait()  # never set: the server never answers
+        return anthropic_message("too late")
+
+    async with LoopbackServer(silent) as server:
+        provider, _ = await _provider(server, timeout=0.05, max_retries=0)
+        with pytest.raises(llm_errors.LLMTimeoutError) as caught:
+            await provider.complete(_request())
+        await provider.aclose()
+    assert caught.value.retryable is True
+    assert "no answer within 0.05 s (timeout)" in str(caught.value)
+
+
+async def test_it_describes_itself_with_the_kernels_models() -> None:
+    from amplifier_core import ModelInfo, ProviderInfo
+
+    coordinator = create_test_coordinator()
+    await mount(coordinator, {"model": "claude-x", "max_tokens": 1000, "context_window": 50_000})
+    provider = coordinator.get("providers")["anthropic"]
+    info = provider.get_info()
+    assert isinstance(info, ProviderInfo)
+    assert (info.id, info.credential_env_vars) == ("anthropic", ["ANTHROPIC_API_KEY"])
+    assert info.defaults["context_window"] == 50_000
+    [model] = await provider.list_models()
+    assert isinstance(model, ModelInfo)
+    assert (model.id, model.context_window, model.max_output_tokens) == ("claude-x", 50_000, 1000)
+    assert provider.get_model_info() == model

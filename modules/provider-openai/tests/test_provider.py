@@ -3,10 +3,18 @@ does: conversion both ways, keyless local servers, retries, the kernel's error c
 
 from __future__ import annotations
 
+import asyncio
 from typing import Any
 
 import pytest
-from amplifier_hooks_util.loopback import LoopbackServer, OpenAIApi, openai_completion, openai_error
+from amplifier_hooks_util.loopback import (
+    LoopbackServer,
+    OpenAIApi,
+    Reply,
+    Request,
+    openai_completion,
+    openai_error,
+)
 
 from amplifier_core import llm_errors
 from amplifier_core.message_models import ChatRequest, Message, ToolSpec
@@ -116,3 +124,81 @@ async def test_a_wrong_key_is_an_authentication_error() -> None:
             await provider.complete(_request())
     assert caught.value.status_code == 401
     assert caught.value.retryable is False
+
+
+async def test_rate_limited_once_waits_what_retry_after_says_and_fires_throttle() -> None:
+    limited = openai_error(429, "Rate limit reached", "requests", "rate_limit_exceeded")
+    limited.headers["retry-after"] = "0"
+    api = OpenAIApi([limited, openai_completion("after the wait", usage=(30, 4))])
+    async with LoopbackServer(api) as server:
+        provider, coordinator = await _provider(server, backoff_base=30, backoff_max=30)
+        seen: list[dict[str, Any]] = []
+        coordinator.hooks.register("provider:throttle", lambda e, d: seen.append(d), name="rec")
+        response = await provider.complete(_request())
+    assert response.content[0].text == "after the wait"
+    assert response.usage is not None
+    assert (response.usage.input_tokens, response.usage.total_tokens) == (30, 34)
+    assert [(d["status_code"], d["retry_after"], d["request_id"]) for d in seen] == [
+        (429, 0.0, "req_9")
+    ]
+    assert len(api.bodies) == 2
+
+
+@pytest.mark.parametrize(
+    ("reply", "error_class"),
+    [
+        (openai_error(400, "Invalid 'messages'"), "InvalidRequestError"),
+        (
+            openai_error(400, "maximum context length is 8192", code="context_length_exceeded"),
+            "ContextLengthError",
+        ),
+        (openai_error(403, "region not supported", "permission_error"), "AccessDeniedError"),
+        (
+            openai_error(404, "The model 'gpt-x' does not exist", code="model_not_found"),
+            "NotFoundError",
+        ),
+        (
+            openai_error(429, "quota", "insufficient_quota", headers={"retry-after": "600"}),
+            "RateLimitError",
+        ),
+    ],
+)
+async def test_api_errors_are_the_kernels_provider_errors(reply: Any, error_class: str) -> None:
+    api = OpenAIApi([reply, openai_completion("never asked")])
+    async with LoopbackServer(api) as server:
+        provider, _ = await _provider(server)
+        with pytest.raises(llm_errors.LLMError) as caught:
+            await provider.complete(_request())
+    assert type(caught.value).__name__ == error_class
+    assert caught.value.status_code == reply.status
+    assert caught.value.provider == "openai"
+    assert len(api.bodies) == 1  # not retried (a 429 asking for 600 s is not waited for)
+
+
+async def test_no_answer_within_the_timeout_is_a_timeout_error() -> None:
+    never = asyncio.Event()
+
+    async def silent(request: Request) -> Reply:
+        await never.wait()  # never set: the server never answers
+        return openai_completion("too late")
+
+    async with LoopbackServer(silent) as server:
+        provider, _ = await _provider(server, timeout=0.05, max_retries=0)
+        with pytest.raises(llm_errors.LLMTimeoutError) as caught:
+            await provider.complete(_request())
+        await provider.aclose()
+    assert caught.value.retryable is True
+
+
+async def test_it_describes_itself_with_the_kernels_models() -> None:
+    from amplifier_core import ModelInfo, ProviderInfo
+
+    coordinator = create_test_coordinator()
+    await mount(coordinator, {"name": "local", "model": "llama3", "api_key_env": None})
+    provider = coordinator.get("providers")["local"]
+    info = provider.get_info()
+    assert isinstance(info, ProviderInfo)
+    assert (info.id, info.credential_env_vars) == ("local", [])
+    [model] = await provider.list_models()
+    assert isinstance(model, ModelInfo)
+    assert (model.id, model.context_window, model.max_output_tokens) == ("llama3", 128_000, 4096)

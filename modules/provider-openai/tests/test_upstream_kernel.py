@@ -1,6 +1,6 @@
 """On amplifier-core 2.0.2, in its own virtual environment: mounted by ``mount()``, the provider
 answers that kernel's ``ChatRequest`` from a loopback chat completions API and fails with its
-errors.
+errors; that kernel's ``ProviderValidator`` passes it.
 
 Set ``AMPLIFIER_CORE_202_PYTHON`` to the interpreter of an environment where
 ``amplifier-core==2.0.2`` and httpx are installed; the test runs this package (and
@@ -28,6 +28,12 @@ SCRIPT = textwrap.dedent(
         openai_error(401, "bad key", "invalid_request_error", "invalid_api_key"),
     ])
     asyncio.run(check_provider_module(mount, "openai", api))
+
+    from amplifier_core.validation.provider import ProviderValidator
+
+    # that kernel's own protocol check: mounted with no config (and no key)
+    result = asyncio.run(ProviderValidator().validate("amplifier_module_provider_openai"))
+    assert result.passed, [c.message for c in result.errors]
     print("ok")
     sys.stdout.flush()
     os._exit(0)  # amplifier-core 2.0.2's engine may crash while the interpreter shuts down

@@ -262,29 +262,40 @@ class HttpProvider(ABC):
 
     # -- amplifier-core's Provider protocol --------------------------------------------------
 
-    def get_info(self) -> dict[str, Any]:
-        """What this provider is (the keys of amplifier-core's ``ProviderInfo``)."""
-        return {
-            "id": self.name,
-            "display_name": self.display_name,
-            "credential_env_vars": [self.credential_env] if self.credential_env else [],
-            "capabilities": list(self.capabilities),
-            "defaults": {"model": self.model, "max_tokens": self.max_tokens},
-            "config_fields": [],
-        }
+    def get_info(self) -> Any:
+        """What this provider is: the kernel's ``ProviderInfo`` (its ``defaults`` hold the
+        model, ``max_tokens``, ``context_window`` and ``max_output_tokens``)."""
+        from amplifier_core import ProviderInfo
 
-    async def list_models(self) -> list[dict[str, Any]]:
-        """The configured model (the API is not asked)."""
-        return [
-            {
-                "id": self.model,
-                "display_name": self.model,
+        return ProviderInfo(
+            id=self.name,
+            display_name=self.display_name,
+            credential_env_vars=[self.credential_env] if self.credential_env else [],
+            capabilities=list(self.capabilities),
+            defaults={
+                "model": self.model,
+                "max_tokens": self.max_tokens,
                 "context_window": self.context_window,
                 "max_output_tokens": self.max_tokens,
-                "capabilities": list(self.capabilities),
-                "defaults": {},
-            }
-        ]
+            },
+        )
+
+    def get_model_info(self) -> Any:
+        """The configured model as the kernel's ``ModelInfo`` (its window and output limit,
+        from the config: the API is not asked)."""
+        from amplifier_core import ModelInfo
+
+        return ModelInfo(
+            id=self.model,
+            display_name=self.model,
+            context_window=self.context_window,
+            max_output_tokens=self.max_tokens,
+            capabilities=list(self.capabilities),
+        )
+
+    async def list_models(self) -> list[Any]:
+        """The configured model, as :meth:`get_model_info` gives it (the API is not asked)."""
+        return [self.get_model_info()]
 
     def parse_tool_calls(self, response: Any) -> list[Any]:
         """The tool calls of a response this provider gave."""
