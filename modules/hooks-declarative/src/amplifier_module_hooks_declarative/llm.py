@@ -284,7 +284,5 @@ def _response_text(response: Any) -> str:
 
 
 def _describe(err: Exception) -> str:
-    """A provider error's own message (it names provider, model, status); else type: text."""
-    if any(cls.__name__ == "LLMError" for cls in type(err).__mro__):
-        return f"{type(err).__name__}: {err}"
+    """``Type: message`` (a provider's ``llm_errors`` message names provider, model and status)."""
     return f"{type(err).__name__}: {err}" if str(err) else type(err).__name__
