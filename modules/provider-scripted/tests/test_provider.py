@@ -90,7 +90,8 @@ async def test_json_script_with_turns_mapping_prompts_and_bare_strings(tmp_path:
     path.write_text(json.dumps({"prompts": ["hi"], "turns": turns}), encoding="utf-8")
     provider = ScriptedProvider(path, model="offline-1")
     assert text_of(await provider.complete(user("hi"))) == "Hello there."
-    assert (await provider.list_models())[0]["id"] == "offline-1"
+    assert (await provider.list_models())[0].id == "offline-1"
+    assert provider.get_info().defaults["model"] == "offline-1"
     second = await provider.complete(user("next"))
     assert second.tool_calls is not None
     assert second.tool_calls[0].id == "call_1"

@@ -14,8 +14,9 @@ import copy
 import json
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, Final
 
+from amplifier_core import ModelInfo, ProviderInfo
 from amplifier_core.llm_errors import LLMError
 from amplifier_core.message_models import (
     ChatRequest,
@@ -32,6 +33,8 @@ from .script import Script, ScriptEntry, load_script
 __all__ = ["PROVIDER_NAME", "ScriptedProvider", "latest_input"]
 
 PROVIDER_NAME = "scripted"
+_CONTEXT_WINDOW: Final = 200_000
+_MAX_OUTPUT: Final = 8_192
 _SHOWN = 200
 
 
@@ -116,29 +119,32 @@ class ScriptedProvider:
 
     # -- the provider protocol -----------------------------------------------------------
 
-    def get_info(self) -> dict[str, Any]:
-        """What this provider is (the keys of amplifier-core's ``ProviderInfo``)."""
-        return {
-            "id": self.name,
-            "display_name": "Scripted (offline)",
-            "credential_env_vars": [],
-            "capabilities": ["tools", "thinking"],
-            "defaults": {"model": self.model},
-            "config_fields": [],
-        }
+    def get_info(self) -> ProviderInfo:
+        """What this provider is: the kernel's ``ProviderInfo`` (no credentials, no setup)."""
+        return ProviderInfo(
+            id=self.name,
+            display_name="Scripted (offline)",
+            capabilities=["tools", "thinking"],
+            defaults={
+                "model": self.model,
+                "context_window": _CONTEXT_WINDOW,
+                "max_output_tokens": _MAX_OUTPUT,
+            },
+        )
 
-    async def list_models(self) -> list[dict[str, Any]]:
+    def get_model_info(self) -> ModelInfo:
+        """The one model it reports (context-simple reads the window from it)."""
+        return ModelInfo(
+            id=self.model,
+            display_name=self.model,
+            context_window=_CONTEXT_WINDOW,
+            max_output_tokens=_MAX_OUTPUT,
+            capabilities=["tools", "thinking"],
+        )
+
+    async def list_models(self) -> list[ModelInfo]:
         """The one model it reports."""
-        return [
-            {
-                "id": self.model,
-                "display_name": self.model,
-                "context_window": 200_000,
-                "max_output_tokens": 8_192,
-                "capabilities": ["tools", "thinking"],
-                "defaults": {},
-            }
-        ]
+        return [self.get_model_info()]
 
     def parse_tool_calls(self, response: ChatResponse) -> list[ToolCall]:
         """The tool calls of a response this provider gave."""
