@@ -218,9 +218,9 @@ def test_validate_names_missing_modules_and_unknown_session_keys(tmp_path: Path)
         f"warning: {bundle}:4: session.injection_size_limt: unknown session key "
         "'injection_size_limt' (did you mean 'injection_size_limit'?)",
         f"error: {bundle}:11: hooks[0].module: module 'hooks-templat' is not installed (did you "
-        "mean 'hooks-template'?); `amplifier-hooks modules` lists what is",
+        "mean 'hooks-template'?); `amplifier-hooks modules` lists the installed ones",
         f"error: {bundle}:9: tools[0].module: module 'tool-grep' is not installed; "
-        "`amplifier-hooks modules` lists what is",
+        "`amplifier-hooks modules` lists the installed ones",
     ]
 
 

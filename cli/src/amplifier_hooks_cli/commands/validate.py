@@ -177,7 +177,7 @@ def _availability(
     return (
         f"module {item.module!r} is not installed"
         + (f" (did you mean {close!r}?)" if close else "")
-        + "; `amplifier-hooks modules` lists what is"
+        + "; `amplifier-hooks modules` lists the installed ones"
     )
 
 
