@@ -67,3 +67,38 @@ async def test_the_test_coordinator_allows_and_records_approvals(
     result = await coordinator.process_hook_result(ask, "tool:pre", "gate")
     assert result.action == "continue"
     assert coordinator.approvals.requests == ["Deploy?"]
+
+
+AUTHOR_TEST = """
+async def test_an_async_hook_test_without_configuration(coordinator):
+    result = await coordinator.hooks.emit("tool:pre", {"tool_input": {}})
+    assert result.action == "continue"
+"""
+
+
+def _pytest_in(project: Any) -> Any:
+    import subprocess
+    import sys
+
+    return subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "test_author.py"],
+        cwd=project,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+
+
+def test_async_tests_run_in_a_project_with_no_configuration(tmp_path: Any) -> None:
+    (tmp_path / "test_author.py").write_text(AUTHOR_TEST)
+    done = _pytest_in(tmp_path)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "1 passed" in done.stdout
+
+
+def test_a_project_that_chose_an_asyncio_mode_keeps_it(tmp_path: Any) -> None:
+    (tmp_path / "test_author.py").write_text(AUTHOR_TEST)
+    (tmp_path / "pytest.ini").write_text("[pytest]\nasyncio_mode = strict\n")
+    done = _pytest_in(tmp_path)
+    assert "1 passed" not in done.stdout  # strict mode: an unmarked async test does not run

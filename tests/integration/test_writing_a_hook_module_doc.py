@@ -1,5 +1,6 @@
 """docs/writing-a-hook-module.md works as written: its module and its test, copied into a
-package of their own, pass under pytest with the kernel's plugin."""
+package of their own with no pytest configuration, pass under pytest with the kernel's
+plugin."""
 
 from __future__ import annotations
 
@@ -18,7 +19,6 @@ def test_the_documented_module_and_test_pass(tmp_path: Path) -> None:
     (package / "__init__.py").write_text(module, encoding="utf-8")
     (tmp_path / "tests").mkdir()
     (tmp_path / "tests" / "test_my_hooks.py").write_text(test, encoding="utf-8")
-    (tmp_path / "pytest.ini").write_text("[pytest]\nasyncio_mode = auto\n", encoding="utf-8")
     done = subprocess.run(
         [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "tests"],
         cwd=tmp_path,

@@ -12,6 +12,10 @@ Fixtures (each builds its own objects; none reads the machine's installed module
 ``mount_module``
     ``await mount_module(mount, config)`` mounts a module's ``mount`` function on
     ``coordinator`` and runs its cleanup (sync or async) when the test ends.
+
+With pytest-asyncio installed, ``async def`` tests run without configuration: when the
+project sets no ``asyncio_mode`` (in its ini file or on the command line), the plugin sets
+``auto``. A project that sets one keeps it.
 """
 
 from __future__ import annotations
@@ -39,6 +43,18 @@ def _async_fixture(function: _F) -> _F:
     except ImportError:  # pragma: no cover - pytest-asyncio is part of the test extra
         return cast(_F, pytest.fixture(function))
     return cast(_F, fixture(function))
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_configure(config: pytest.Config) -> None:
+    """``asyncio_mode = auto`` when pytest-asyncio is there and the project chose no mode."""
+    if not config.pluginmanager.hasplugin("asyncio"):
+        return
+    if getattr(config.option, "asyncio_mode", None) is not None:
+        return  # given on the command line
+    if "asyncio_mode" in config.inicfg:
+        return  # the project's own choice
+    config.option.asyncio_mode = "auto"
 
 
 @pytest.fixture
