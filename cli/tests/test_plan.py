@@ -70,7 +70,10 @@ def test_session_settings_go_to_the_modules_that_own_them(tmp_path: Path) -> Non
                 "memory_files": ["NOTES.md"],
             },
         },
-        "context": {"module": "context-simple", "config": {"max_tokens": 5000}},
+        "context": {
+            "module": "context-simple",
+            "config": {"max_tokens": 5000, "use_provider_window": False},
+        },
         "working_dir": str(tmp_path),
     }
     tools = {t["module"]: t["config"] for t in plan["tools"]}
@@ -120,7 +123,7 @@ def test_named_modules_replace_the_defaults_and_their_own_config_wins(tmp_path: 
     }
     assert plan["session"]["context"] == {
         "module": "context-persistent",
-        "config": {"max_tokens": 5000},
+        "config": {"max_tokens": 5000, "use_provider_window": False},
     }
     assert plan["providers"] == [
         {"module": "provider-anthropic", "config": {"model": "claude-sonnet"}}

@@ -13,7 +13,7 @@ bundle ``session:`` key     where it goes
 ``checkpoint_dir``          orchestrator config ``checkpoint_dir``
 ``checkpoint_every_turn``   orchestrator config ``checkpoint_every_turn``
 ``memory_files``            orchestrator config ``memory_files``
-``context_max_tokens``      context config ``max_tokens``
+``context_max_tokens``      context config ``max_tokens`` (and ``use_provider_window: false``)
 ``tools.bash``              ``tool-bash`` config
 ``tools.files``             ``tool-filesystem`` config
 everything else             the plan's ``session`` (the kernel reads it)
@@ -156,9 +156,10 @@ def mount_plan(bundle: Bundle, *, workspace: Path) -> dict[str, Any]:
         "orchestrator",
         base_dir,
     )
-    context = _named_module(
-        context_value, DEFAULT_CONTEXT, _routed(settings, _CONTEXT_SETTINGS), "context", base_dir
-    )
+    context_routed = _routed(settings, _CONTEXT_SETTINGS)
+    if "max_tokens" in context_routed:  # the bundle's budget, not the provider's window
+        context_routed["use_provider_window"] = False
+    context = _named_module(context_value, DEFAULT_CONTEXT, context_routed, "context", base_dir)
     tool_settings = settings.pop("tools", None) or {}
     if not isinstance(tool_settings, Mapping):
         raise PlanError(f"session.tools: expected a mapping, got {type(tool_settings).__name__}")
