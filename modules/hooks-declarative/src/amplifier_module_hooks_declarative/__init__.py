@@ -59,6 +59,7 @@ __all__ = [
     "Outcome",
     "Runner",
     "RunnerFactory",
+    "config_schema",
     "default_runner_factory",
     "failure_decision",
     "find_sources",
@@ -71,3 +72,6 @@ __all__ = [
     "plan_steps",
     "to_hook_result",
 ]
+
+config_schema = DeclarativeConfig
+"""The config model ``validate`` checks this module's bundle config against, unmounted."""

@@ -30,6 +30,7 @@ __all__ = [
     "PythonCheckHook",
     "Resolution",
     "build_feedback",
+    "config_schema",
     "mount",
     "parse_config",
     "parse_mypy",
@@ -40,3 +41,6 @@ __all__ = [
     "run_ruff",
     "scan_stubs",
 ]
+
+config_schema = PythonCheckConfig
+"""The config model ``validate`` checks this module's bundle config against, unmounted."""
