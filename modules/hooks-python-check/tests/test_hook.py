@@ -146,6 +146,23 @@ async def test_type_errors_come_from_mypy(project: Path, mypy_args: list[str]) -
     )
 
 
+async def test_mypy_findings_are_kept_when_the_session_dir_is_not_above_the_file(
+    project: Path, mypy_args: list[str]
+) -> None:
+    # the session works in project/app; the model writes project/lib/mod.py by absolute path
+    (project / "app").mkdir()
+    coordinator = create_test_coordinator()
+    coordinator.register_capability("session.working_dir", str(project / "app"))
+    await mount(coordinator, {"checks": ["mypy"], "args": {"mypy": mypy_args}})
+    target = write(project, "lib/mod.py", "def half(n: int) -> int:\n    return n / 2\n")
+    result = await emit(coordinator, target)
+    assert result.user_message == f"python-check: 1 issue in {target} (mypy 1)"
+    assert lines(result)[1] == (
+        f'{target}:2:12: [mypy return-value] Incompatible return value type (got "float", '
+        'expected "int")'
+    )
+
+
 async def test_stubs_are_found(project: Path) -> None:
     coordinator = await mounted(project, {"checks": ["stubs"]})
     source = (

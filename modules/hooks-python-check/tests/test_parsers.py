@@ -141,3 +141,12 @@ def test_clean_is_silent_unless_asked_and_names_the_checks_that_ran() -> None:
     clean = build_feedback("m.py", runs, max_issues=10, report_clean=True)
     assert clean.injection == "python-check: m.py is clean (ruff, stubs)"
     assert clean.level == "info"
+
+
+def test_a_relative_path_is_taken_from_the_checkers_directory(tmp_path: Path) -> None:
+    (tmp_path / "work").mkdir()
+    (tmp_path / "lib").mkdir()
+    (tmp_path / "lib" / "mod.py").write_text("x = 1\n")
+    out = f"{tmp_path}/lib/mod.py:1:5: error: Bad  [misc]\n"
+    found = parse_mypy(out, "../lib/mod.py", str(tmp_path / "work"))
+    assert [(i.line, i.code) for i in found] == [(1, "misc")]

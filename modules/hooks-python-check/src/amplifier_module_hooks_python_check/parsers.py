@@ -27,8 +27,12 @@ class ParseError(ValueError):
 
 
 def _same_file(reported: str, path: str, cwd: str) -> bool:
+    """Whether a checker's ``reported`` path is ``path``: both are taken from the checker's
+    ``cwd`` when relative (never from this process's), then compared resolved."""
     if not os.path.isabs(reported):
         reported = os.path.join(cwd, reported)
+    if not os.path.isabs(path):
+        path = os.path.join(cwd, path)
     return os.path.realpath(reported) == os.path.realpath(path)
 
 
@@ -73,21 +77,27 @@ def parse_ruff_json(stdout: str, path: str, cwd: str) -> list[Issue]:
 
 
 def parse_mypy(stdout: str, path: str, cwd: str) -> list[Issue]:
-    """Errors (not notes) that mypy reported for ``path``, in its order."""
-    issues: list[Issue] = []
-    for raw in stdout.splitlines():
-        match = _MYPY_LINE.match(raw)
-        if match is None or match["severity"] == "note":
-            continue
-        if not _same_file(match["path"], path, cwd):
-            continue
-        issues.append(
-            Issue(
-                line=int(match["line"]),
-                column=int(match["column"] or 1),
-                checker="mypy",
-                code=match["code"],
-                message=match["message"],
-            )
+    """Errors (not notes) that mypy reported for ``path``, in its order.
+
+    mypy names a file by the module it maps to; when its cache holds that module under
+    another path (a file of the same name checked from another directory), it reports the
+    checked file's errors under that path. So when no error names ``path`` itself, the errors
+    of a file with the same module name (the same file name) are taken as ``path``'s: only
+    one file is checked per run.
+    """
+    parsed = [m for m in map(_MYPY_LINE.match, stdout.splitlines()) if m is not None]
+    errors = [m for m in parsed if m["severity"] != "note"]
+    mine = [m for m in errors if _same_file(m["path"], path, cwd)]
+    if not mine:
+        name = os.path.basename(path)
+        mine = [m for m in errors if os.path.basename(m["path"]) == name]
+    return [
+        Issue(
+            line=int(m["line"]),
+            column=int(m["column"] or 1),
+            checker="mypy",
+            code=m["code"],
+            message=m["message"],
         )
-    return issues
+        for m in mine
+    ]
