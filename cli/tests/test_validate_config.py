@@ -50,6 +50,56 @@ def test_a_module_config_mistake_is_located_in_the_bundle(
     no_traceback(result.output)
 
 
+def test_declarative_hooks_are_checked_unmounted_each_mistake_on_its_line(tmp_path: Path) -> None:
+    bundle = write(
+        tmp_path / "bundle.yaml",
+        "hooks:\n"
+        "  - module: hooks-declarative\n"
+        "    config:\n"
+        "      files: [extra.yaml]\n"
+        "      hooks:\n"
+        "        PreToolUze:\n"
+        "          - type: matcher\n"
+        "            match: {tool: 'Bash(', regex: true}\n"
+        "            action: block\n"
+        "        Stop:\n"
+        "          - type: command\n"
+        "            command: python hooks/on_stop.py\n",
+    )
+    write(
+        tmp_path / "extra.yaml",
+        "hooks:\n  PreToolUse:\n    - type: command\n      command: ./gone.sh\n",
+    )
+    result = invoke("validate", str(bundle), cwd=tmp_path)
+    assert result.exit_code == 1, result.output
+    assert result.stderr.splitlines() == [
+        f"error: {bundle}:6: hooks[0].config.hooks.PreToolUze: unknown event 'PreToolUze' "
+        "(did you mean 'PreToolUse'?); expected a PascalCase name (PreToolUse, PostToolUse, "
+        "SessionStart, SessionStop, PromptSubmit, ResponseComplete, Error, Checkpoint, "
+        "ModelSwitch, MemoryUpdate), a Claude Code name or a canonical name such as 'tool:pre'",
+        f"error: {bundle}:8: hooks[0].config.hooks.PreToolUze[0].match.tool: invalid regular "
+        "expression: missing ), unterminated subpattern at position 4",
+        f"error: {bundle}:4: hooks[0].config.files[0]: hooks-declarative: {tmp_path / 'extra.yaml'}"
+        f":4: hooks.PreToolUse[0].command: the script ./gone.sh ({tmp_path / 'gone.sh'}) does "
+        "not exist; the hook would fail on every event",
+    ]
+    no_traceback(result.output)
+
+    fixed = bundle.read_text().replace("PreToolUze", "PreToolUse").replace("Bash(", "Bash")
+    bundle.write_text(fixed)
+    (tmp_path / "gone.sh").write_text("#!/bin/sh\n")
+    (tmp_path / "gone.sh").chmod(0o755)
+    result = invoke("validate", str(bundle), cwd=tmp_path)
+    assert result.stderr.splitlines() == [
+        f"error: {bundle}:12: hooks[0].config.hooks.Stop[0].command: the script "
+        f"hooks/on_stop.py ({tmp_path / 'hooks' / 'on_stop.py'}) does not exist; the hook "
+        "would fail on every event",
+    ]
+    write(tmp_path / "hooks" / "on_stop.py", "print('{}')\n")
+    result = invoke("validate", str(bundle), cwd=tmp_path)
+    assert result.exit_code == 0, result.output
+
+
 def test_runtime_module_config_is_checked_too(tmp_path: Path) -> None:
     bundle = write(
         tmp_path / "bundle.yaml",

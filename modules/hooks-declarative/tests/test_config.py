@@ -546,6 +546,7 @@ def test_config_defaults() -> None:
         "claude_code": True,
         "priority": 0,
         "async_grace_s": 5.0,
+        "strict": False,
     }
     assert parse_config({}) == config
 
@@ -561,6 +562,7 @@ def test_every_config_key_is_accepted() -> None:
         "claude_code": False,
         "priority": -10,
         "async_grace_s": 0.5,
+        "strict": True,
     }
     assert parse_config(raw).model_dump() == raw
 

@@ -34,8 +34,14 @@ def hooks_file(path: Path, *tools: str, event: str = "PreToolUse") -> Path:
     return path
 
 
-def claude_settings(path: Path, command: str) -> Path:
+def claude_settings(path: Path, command: str, *, script: bool = True) -> Path:
+    """Claude Code settings running ``command``; with ``script``, the script it names is
+    created (executable) in the project directory."""
     path.parent.mkdir(parents=True, exist_ok=True)
+    if script and command.startswith("./"):
+        made = path.parent.parent / command[2:]
+        made.write_text("#!/bin/sh\nexit 0\n")
+        made.chmod(0o755)
     hooks = {
         "PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": command}]}]
     }
@@ -154,10 +160,104 @@ def test_unreadable_bytes_are_reported_with_their_line(home: Path, project: Path
     path.parent.mkdir()
     path.write_bytes(b"hooks:\n  PreToolUse: []\n# caf\xe9\n")
     with pytest.raises(HooksConfigError) as caught:
-        load_documents(parse_config({"include_user": False}), project_dir=project, user_dir=home)
+        load_documents(
+            parse_config({"include_user": False, "strict": True}),
+            project_dir=project,
+            user_dir=home,
+        )
     assert str(caught.value) == (
         "hooks-declarative: .amplifier/hooks.yaml:3: not UTF-8 text: byte 0xe9"
     )
+
+
+def test_a_broken_project_file_is_reported_and_skipped_the_others_still_run(
+    home: Path, project: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    hooks_file(home / ".amplifier" / "hooks.yaml", "User")
+    broken = project / ".amplifier" / "hooks.yaml"
+    broken.parent.mkdir()
+    broken.write_text("hooks:\n  PreToolUse:\n    - type: [1]\n")
+    claude_settings(project / ".claude" / "settings.json", "./cc.sh")
+    hooks_file(project / "bundle.yaml", "Bundle")
+    settings = parse_config(
+        {"files": ["bundle.yaml"], "hooks": {"Stop": [{"type": "command", "command": "true"}]}}
+    )
+    with caplog.at_level("WARNING", logger="amplifier_module_hooks_declarative"):
+        documents = load_documents(settings, project_dir=project, user_dir=home / ".amplifier")
+    assert labels(documents) == [
+        "~/.amplifier/hooks.yaml:hooks.PreToolUse[0]",
+        ".claude/settings.json:hooks.PreToolUse[0].hooks[0]",
+        "bundle.yaml:hooks.PreToolUse[0]",
+        "config:hooks.Stop[0]",
+    ]
+    (warning,) = [r.getMessage() for r in caplog.records]
+    assert warning.startswith("hooks-declarative: .amplifier/hooks.yaml:3: hooks.PreToolUse[0]")
+    assert "the hooks of .amplifier/hooks.yaml are skipped, the other sources still run" in warning
+    assert "strict: true" in warning
+
+
+@pytest.mark.parametrize("kind", ["user", "file", "config"])
+def test_a_broken_source_of_the_user_or_the_bundle_always_fails(
+    home: Path, project: Path, kind: str
+) -> None:
+    bad = "hooks:\n  PreToolUse:\n    - type: [1]\n"
+    raw: dict[str, object] = {}
+    if kind == "user":
+        (home / ".amplifier").mkdir()
+        (home / ".amplifier" / "hooks.yaml").write_text(bad)
+    elif kind == "file":
+        (project / "mine.yaml").write_text(bad)
+        raw["files"] = ["mine.yaml"]
+    else:
+        raw["hooks"] = {"PreToolUse": [{"type": [1]}]}
+    with pytest.raises(HooksConfigError, match=r"PreToolUse\[0\]"):
+        load_documents(parse_config(raw), project_dir=project, user_dir=home / ".amplifier")
+
+
+def test_a_command_whose_script_is_missing_is_an_error_with_its_line(
+    home: Path, project: Path
+) -> None:
+    path = home / ".amplifier" / "hooks.yaml"
+    path.parent.mkdir()
+    path.write_text(
+        "hooks:\n"
+        "  PreToolUse:\n"
+        "    - type: command\n"
+        "      command: python ~/.amplifier/hooks/pre_tool.py\n"
+        "  Stop:\n"
+        '    - {type: command, command: "echo done >> ~/stop.log"}\n'
+    )
+    with pytest.raises(HooksConfigError) as caught:
+        load_documents(parse_config({}), project_dir=project, user_dir=path.parent)
+    script = home / ".amplifier" / "hooks" / "pre_tool.py"
+    assert str(caught.value) == (
+        "hooks-declarative: ~/.amplifier/hooks.yaml:4: hooks.PreToolUse[0].command: the script "
+        f"{script} does not exist; the hook would fail on every event"
+    )
+    script.parent.mkdir()
+    script.write_text("print('{}')\n")
+    documents = load_documents(parse_config({}), project_dir=project, user_dir=path.parent)
+    assert len(labels(documents)) == 2
+
+
+def test_a_claude_code_script_under_the_project_dir_variable_is_checked(
+    home: Path, project: Path
+) -> None:
+    claude_settings(
+        project / ".claude" / "settings.json",
+        '"$CLAUDE_PROJECT_DIR"/.claude/hooks/check.sh',
+        script=False,
+    )
+    settings = parse_config({"include_user": False, "strict": True})
+    with pytest.raises(HooksConfigError, match=r"check\.sh does not exist"):
+        load_documents(settings, project_dir=project, user_dir=home)
+    check = project / ".claude" / "hooks" / "check.sh"
+    check.parent.mkdir()
+    check.write_text("#!/bin/sh\nexit 0\n")
+    with pytest.raises(HooksConfigError, match=r"check\.sh is not executable \(chmod \+x "):
+        load_documents(settings, project_dir=project, user_dir=home)
+    check.chmod(0o755)
+    assert len(labels(load_documents(settings, project_dir=project, user_dir=home))) == 1
 
 
 def test_a_json_file_in_files(home: Path, project: Path) -> None:

@@ -261,6 +261,8 @@ class ConfigProblem:
     line: int | None = None
     column: int | None = None
     loc: Loc = ()
+    key: bool = False
+    """The problem is the key at ``loc`` itself (an unknown name), not its value."""
 
     def render(self, source: str | None = None) -> str:
         """``source:line:column: key.path: message``, with the parts that are known."""

@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any, Final
 
 import click
+from amplifier_hooks_util.config_errors import key_path
 from rich.markup import escape
 
 from amplifier_core.bundle import Bundle, load_bundle
@@ -47,6 +48,10 @@ _SESSION_KEYS: Final = (
     "tools",
 )
 _HTTP_PROVIDERS: Final = ("provider-anthropic", "provider-openai")
+CONFIG_PROBLEMS_ATTR: Final = "config_problems"
+"""A config model's optional method: ``config_problems(working_dir=...)`` lists what mounting
+would reject beyond the keys' types (each with ``loc``, a key path within the config, and
+``message``)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -230,7 +235,7 @@ def _schema_problems(
                 found.unchecked.append(item)
                 continue
             try:
-                schema.model_validate(dict(item.entry.get("config") or {}))
+                settings = schema.model_validate(dict(item.entry.get("config") or {}))
             except ValidationError as err:
                 found.failed.append(item)
                 base: tuple[str | int, ...] = (*item.where, "config") if item.where else ()
@@ -242,9 +247,39 @@ def _schema_problems(
                         problems.append(f"{at}: config: {problem.render()}")
                     else:
                         problems.append(problem.render(str(where.path)))
+                continue
+            deeper = _deeper_problems(settings, item, where)
+            if deeper:
+                found.failed.append(item)
+                problems += deeper
     finally:
         asyncio.run(loader.cleanup())
     return found
+
+
+def _deeper_problems(settings: Any, item: _Planned, where: Locator) -> list[str]:
+    """What the validated config's own ``config_problems(working_dir=...)`` finds (a config
+    model may check more than key types: files it names, patterns, scripts), located."""
+    check = getattr(settings, CONFIG_PROBLEMS_ATTR, None)
+    if not callable(check):
+        return []
+    try:
+        found = list(check(working_dir=os.getcwd()))
+    except Exception as err:  # the module's check is broken: say so, never pass it silently
+        return [
+            f"{_located(where, item, 'config')}: module {item.module!r}: "
+            f"{CONFIG_PROBLEMS_ATTR}() failed: {type(err).__name__}: {err}"
+        ]
+    lines: list[str] = []
+    for problem in found:
+        loc = tuple(getattr(problem, "loc", ()) or ())
+        message = str(getattr(problem, "message", problem))
+        if item.where is None:
+            lines.append(f"{_located(where, item, 'config')}: config: {key_path(loc)}: {message}")
+        else:
+            at = where((*item.where, "config", *loc), key=bool(getattr(problem, "key", False)))
+            lines.append(f"{at}: {message}")
+    return lines
 
 
 class _LoaderQuiet(logging.Filter):

@@ -40,12 +40,13 @@ from typing import Annotated, Any, Final
 
 import yaml
 from amplifier_hooks_util.config_errors import (
-    describe_value as _describe,
-)
-from amplifier_hooks_util.config_errors import (
+    ConfigProblem,
     key_path,
     validate_config,
     validation_problems,
+)
+from amplifier_hooks_util.config_errors import (
+    describe_value as _describe,
 )
 from amplifier_hooks_util.config_errors import (
     unknown_key_message as _unknown_key,
@@ -128,6 +129,17 @@ class DeclarativeConfig(BaseModel):
     async_grace_s: float = Field(default=5.0, ge=0)
     """At cleanup, how long running ``async: true`` hooks may finish before they are cancelled."""
 
+    strict: bool = False
+    """A broken project hooks file fails the mount instead of being reported and skipped."""
+
+    def config_problems(self, *, working_dir: str | None = None) -> list[ConfigProblem]:
+        """What mounting would reject beyond the keys' types: the inline ``hooks`` (events,
+        patterns, hook entries, script files) and each file in ``files``, located by key path
+        within this config. ``working_dir`` stands for the session's working directory."""
+        from .check import config_problems
+
+        return config_problems(self, working_dir=working_dir)
+
 
 def parse_config(raw: Mapping[str, Any] | None) -> DeclarativeConfig:
     """Validate the module config; a bad key raises :class:`ValueError` starting with
@@ -145,6 +157,10 @@ class HookEntry:
 
     spec: HookSpec
     label: str
+    loc: tuple[str | int, ...] = ()
+    """The entry's key path in its source (``("hooks", "PreToolUse", 1)``)."""
+    line: int | None = None
+    """The line of the entry's ``command`` (else the entry) in its file, when read from one."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -196,6 +212,10 @@ class Problem:
     message: str
     key_path: str | None = None
     line: int | None = None
+    loc: tuple[str | int, ...] = ()
+    """The key path as keys and indexes, relative to the source's root."""
+    key: bool = False
+    """The problem is the key at ``loc`` itself (an unknown name), not its value."""
 
 
 class HooksConfigError(ValueError):
@@ -288,6 +308,7 @@ def _duplicate_keys(document: YamlDocument) -> Iterator[Problem]:
             f"duplicate key {dup.key!r} (first at line {dup.first_line}); only one would be kept",
             key_path=key_path(dup.path),
             line=dup.line,
+            loc=tuple(dup.path),
         )
 
 
@@ -306,7 +327,7 @@ class _Parser:
 
     def fail(self, loc: Loc, message: str, *, key: bool = False) -> None:
         line = self.positions.line_of(loc, key=key) if self.positions else None
-        self.problems.append(Problem(message, key_path(loc) or None, line))
+        self.problems.append(Problem(message, key_path(loc) or None, line, tuple(loc), key))
 
     def raise_problems(self) -> None:
         if self.problems:
@@ -314,6 +335,13 @@ class _Parser:
 
     def label(self, loc: Loc) -> str:
         return f"{self.source}:{key_path(loc)}"
+
+    def entry(self, spec: HookSpec, loc: Loc) -> HookEntry:
+        line = None
+        if self.positions is not None:
+            field = (*loc, "command") if isinstance(spec, CommandHookSpec) else loc
+            line = self.positions.line_of(field) or self.positions.line_of(loc)
+        return HookEntry(spec, self.label(loc), loc, line)
 
     # -- structure
 
@@ -349,8 +377,6 @@ class _Parser:
         for name, items in value.items():
             here = (*loc, str(name))
             event = self.event_name(name, here, claude=claude)
-            if event is None:
-                continue
             if items is None:
                 continue
             if not isinstance(items, list):
@@ -365,6 +391,8 @@ class _Parser:
                 )
                 if step is not None:
                     steps.append(step)
+            if event is None:  # reported; its hooks were still checked
+                continue
             if claude and name == "SessionStart":
                 events.extend(self.session_start(steps))
             else:
@@ -483,10 +511,11 @@ class _Parser:
 
     def hook(self, item: dict[str, Any], loc: Loc) -> HookEntry | None:
         kind = item.get("type")
-        if kind not in _SPEC_MODELS:
+        if not isinstance(kind, str) or kind not in _SPEC_MODELS:
+            shown = repr(kind) if isinstance(kind, str) else _describe(kind)
             self.fail(
                 (*loc, "type"),
-                f"unknown hook type {kind!r}; expected one of: {', '.join(_SPEC_MODELS)}",
+                f"unknown hook type {shown}; expected one of: {', '.join(_SPEC_MODELS)}",
             )
             return None
         try:
@@ -495,11 +524,13 @@ class _Parser:
             for problem in validation_problems(
                 err, schema=_SPEC_TYPE, base=loc, document=self.positions
             ):
-                self.problems.append(Problem(problem.message, problem.key_path, problem.line))
+                self.problems.append(
+                    Problem(problem.message, problem.key_path, problem.line, tuple(problem.loc))
+                )
             return None
         if isinstance(spec, MatcherHookSpec):
             self.check_patterns(spec, loc)
-        return HookEntry(spec, self.label(loc))
+        return self.entry(spec, loc)
 
     def check_patterns(self, spec: MatcherHookSpec, loc: Loc) -> None:
         match = spec.match
@@ -578,4 +609,4 @@ class _Parser:
             timeout_ms=max(1, round(timeout * 1000)),
             protocol="claude-code",
         )
-        return HookEntry(spec, self.label(loc))
+        return self.entry(spec, loc)

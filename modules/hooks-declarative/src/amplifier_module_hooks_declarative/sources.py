@@ -13,17 +13,27 @@ The project directory is the session's ``session.working_dir`` capability, else 
 ``project_dir``, else the current directory. Missing user and project files are simply absent;
 a file listed in ``files`` must exist. A file reached twice (the project is the home directory)
 is read once. Every hook keeps a label naming its source and key path.
+
+A command hook whose script file does not exist (see :mod:`.scripts`) is an error of its
+source, with the line of its ``command``. A broken source the project brings
+(``.claude/settings*.json``, ``.amplifier/hooks.yaml``) is reported in a warning and skipped, so
+the user's and the bundle's hooks still run; with ``strict: true`` it fails the mount instead.
+The user's own file, the files in ``files`` and the inline ``hooks`` always fail the mount.
 """
 
 from __future__ import annotations
 
+import logging
 import os
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final, Literal
 
+from amplifier_hooks_util.config_errors import key_path
+
 from .config import (
+    MODULE_ID,
     DeclarativeConfig,
     HooksConfigError,
     HooksDocument,
@@ -32,16 +42,21 @@ from .config import (
     parse_hooks_data,
     parse_hooks_text,
 )
+from .scripts import script_problem
+from .specs import CommandHookSpec
 
 __all__ = [
     "CLAUDE_SETTINGS_FILES",
     "HOOKS_FILE",
     "PROJECT_HOOKS_FILE",
+    "PROJECT_KINDS",
     "Source",
     "SourceKind",
+    "check_scripts",
     "display_path",
     "find_sources",
     "load_documents",
+    "load_source",
     "read_source",
     "resolve_project_dir",
     "resolve_user_dir",
@@ -57,6 +72,11 @@ CLAUDE_SETTINGS_FILES: Final = (".claude/settings.json", ".claude/settings.local
 """Claude Code's project settings whose ``hooks`` are run, relative to the project directory."""
 
 SourceKind = Literal["user", "claude-settings", "project", "file", "config"]
+
+PROJECT_KINDS: Final[frozenset[SourceKind]] = frozenset({"claude-settings", "project"})
+"""Sources that come with the project rather than from the user or the bundle."""
+
+logger = logging.getLogger("amplifier_module_hooks_declarative")
 
 
 @dataclass(frozen=True, slots=True)
@@ -158,14 +178,74 @@ def read_source(source: Source, settings: DeclarativeConfig) -> HooksDocument | 
     return parse_hooks_text(text, source.label, json_text=source.path.suffix == ".json")
 
 
+def check_scripts(
+    document: HooksDocument, *, project_dir: Path, environ: Mapping[str, str] | None = None
+) -> list[Problem]:
+    """A problem for each command hook of ``document`` whose script file cannot run, with the
+    variables the hook runs with (the environment, its ``env``, the project-dir variables)."""
+    base = dict(os.environ if environ is None else environ)
+    problems: list[Problem] = []
+    for entry in document.entries():
+        spec = entry.spec
+        if not isinstance(spec, CommandHookSpec):
+            continue
+        directory = str(project_dir)
+        env = {
+            **base,
+            **spec.env,
+            "AMPLIFIER_PROJECT_DIR": directory,
+            "CLAUDE_PROJECT_DIR": directory,
+        }
+        found = script_problem(spec.command, cwd=directory, env=env)
+        if found is not None:
+            loc = (*entry.loc, "command")
+            problems.append(
+                Problem(
+                    f"{found}; the hook would fail on every event", key_path(loc), entry.line, loc
+                )
+            )
+    return problems
+
+
+def load_source(
+    source: Source, settings: DeclarativeConfig, *, project_dir: Path
+) -> HooksDocument | None:
+    """:func:`read_source`, then :func:`check_scripts`.
+
+    :raises HooksConfigError: the source is invalid or names a script that cannot run.
+    """
+    document = read_source(source, settings)
+    if document is None:
+        return None
+    problems = check_scripts(document, project_dir=project_dir)
+    if problems:
+        raise HooksConfigError(source.label, problems)
+    return document
+
+
 def load_documents(
     settings: DeclarativeConfig, *, project_dir: Path, user_dir: Path
 ) -> list[HooksDocument]:
-    """Every source's hooks, in order; the first invalid source raises
-    :class:`~.config.HooksConfigError`."""
+    """Every source's hooks, in order.
+
+    :raises HooksConfigError: the first invalid source, except a project source when
+        ``strict`` is off: that one is reported in a warning and skipped.
+    """
     documents: list[HooksDocument] = []
     for source in find_sources(settings, project_dir=project_dir, user_dir=user_dir):
-        document = read_source(source, settings)
+        try:
+            document = load_source(source, settings, project_dir=project_dir)
+        except HooksConfigError as err:
+            if source.kind not in PROJECT_KINDS or settings.strict:
+                raise
+            logger.warning(
+                "%s; the hooks of %s are skipped, the other sources still run "
+                "(set strict: true in the %s config to stop the session instead)",
+                err,
+                source.label,
+                MODULE_ID,
+            )
+            continue
         if document is not None and document.events:
             documents.append(document)
     return documents

@@ -1,0 +1,44 @@
+"""A module config checked as mounting would check it, without mounting: what ``amplifier-hooks
+validate`` reports, located by key path within the config."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from amplifier_hooks_util.config_errors import ConfigProblem, key_path
+
+from .config import DeclarativeConfig, HooksConfigError, Problem, parse_hooks_data
+from .sources import Source, check_scripts, load_source
+
+__all__ = ["config_problems"]
+
+
+def _problem(found: Problem, base: tuple[str | int, ...] = ()) -> ConfigProblem:
+    loc = (*base, *found.loc)
+    return ConfigProblem(found.message, key_path(loc), None, None, loc, found.key)
+
+
+def config_problems(
+    settings: DeclarativeConfig, *, working_dir: str | None = None
+) -> list[ConfigProblem]:
+    """The inline ``hooks`` and every file of ``files``, checked with their script files; the
+    project directory is ``project_dir``, else ``working_dir``, else the current directory."""
+    project_dir = Path(settings.project_dir or working_dir or ".").expanduser().resolve()
+    problems: list[ConfigProblem] = []
+    if settings.hooks is not None:
+        try:
+            document = parse_hooks_data({"hooks": settings.hooks}, "config")
+        except HooksConfigError as err:
+            problems += [_problem(p) for p in err.problems]
+        else:
+            problems += [_problem(p) for p in check_scripts(document, project_dir=project_dir)]
+    for index, raw in enumerate(settings.files):
+        path = Path(raw).expanduser()
+        path = (path if path.is_absolute() else project_dir / path).resolve()
+        source = Source("file", str(path), path, required=True)
+        try:
+            load_source(source, settings, project_dir=project_dir)
+        except HooksConfigError as err:
+            loc: tuple[str | int, ...] = ("files", index)
+            problems.append(ConfigProblem(str(err), key_path(loc), None, None, loc))
+    return problems
