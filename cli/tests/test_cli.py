@@ -169,9 +169,27 @@ def test_examples_are_the_files_the_demo_runs() -> None:
     assert (EXAMPLES / "demo-script.yaml").read_text() == DEMO_SCRIPT.read_text()
 
 
-def test_demo_reports_a_missing_module_once_and_goes_on(tmp_path: Path) -> None:
+def test_a_missing_module_stops_the_session_before_its_first_turn(tmp_path: Path) -> None:
     text = DEMO_BUNDLE.read_text().replace(
         "hooks:\n", "hooks:\n  - module: hooks-not-installed-anywhere\n", 1
+    )
+    bundle = write(tmp_path / "bundle.yaml", text)
+    write(tmp_path / "demo-script.yaml", DEMO_SCRIPT.read_text())
+    result = invoke("demo", "--bundle", str(bundle))
+    assert result.exit_code == 1, result.output
+    assert (
+        "stopped before its first turn: module 'hooks-not-installed-anywhere' could not be "
+        "resolved: no entry point named" in " ".join(result.output.split())
+    )
+    assert "optional: true" in result.output
+    assert "skipped module" not in result.output
+    assert "denied bash" not in result.output  # no turn ran
+    no_traceback(result.output)
+
+
+def test_demo_reports_a_missing_optional_module_once_and_goes_on(tmp_path: Path) -> None:
+    text = DEMO_BUNDLE.read_text().replace(
+        "hooks:\n", "hooks:\n  - module: hooks-not-installed-anywhere\n    optional: true\n", 1
     )
     bundle = write(tmp_path / "bundle.yaml", text)
     write(tmp_path / "demo-script.yaml", DEMO_SCRIPT.read_text())

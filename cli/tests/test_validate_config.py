@@ -156,3 +156,18 @@ def test_hostile_files_get_a_located_error_never_a_hang(
     assert result.exit_code == 1
     assert f"{tmp_path / expected}" in result.stderr.splitlines()[0], result.stderr
     no_traceback(result.output)
+
+
+def test_an_optional_module_that_is_not_installed_is_a_warning(tmp_path: Path) -> None:
+    bundle = write(
+        tmp_path / "bundle.yaml",
+        "hooks:\n  - module: hooks-nowhere\n    optional: true\n  - module: hooks-logging\n",
+    )
+    result = invoke("validate", str(bundle), cwd=tmp_path)
+    assert result.exit_code == 0, result.output
+    assert f"warning: {bundle}:2: hooks[0].module: module 'hooks-nowhere' is not installed" in (
+        " ".join(result.stderr.split())
+    )
+    assert "the module is optional: sessions run without it" in " ".join(result.stderr.split())
+    bundle.write_text(bundle.read_text().replace("    optional: true\n", ""))
+    assert invoke("validate", str(bundle), cwd=tmp_path).exit_code == 1

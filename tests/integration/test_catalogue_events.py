@@ -119,8 +119,13 @@ async def _scenario(tmp_path: Path) -> Seen:
         {
             "module": "hooks-not-installed-anywhere",
             "source": "amplifier_module_hooks_not_installed_anywhere:mount",
+            "optional": True,
         },
-        {"module": "hooks-readyfail", "source": str(_ready_failing_module(tmp_path))},
+        {
+            "module": "hooks-readyfail",
+            "source": str(_ready_failing_module(tmp_path)),
+            "optional": True,
+        },
     ]
     approvals = StaticApprovalSystem("deny", rules=[("Run echo gated yes?", "allow")])
     seen = Seen()

@@ -116,6 +116,8 @@ class SessionView:
         self.events: Counter[str] = Counter()
         self.denials: list[dict[str, Any]] = []
         self.skipped: list[dict[str, Any]] = []
+        self._optional: set[str] = set()
+        self._allowed: Callable[[str], bool] = lambda module_id: True
         self.checkpoints: list[str] = []
         self.tool_calls: list[tuple[str, dict[str, Any], bool]] = []
         self._last_blocks: dict[str, list[str]] = {}
@@ -126,6 +128,13 @@ class SessionView:
 
     def attach(self, session: AgentSession) -> None:
         """Start showing ``session`` (before it starts, so module failures are seen)."""
+        self._allowed = session.loader.is_allowed
+        self._optional = {
+            entry["module"]
+            for kind in ("providers", "tools", "hooks")
+            for entry in session.plan[kind]
+            if entry.get("optional")
+        }
         hooks = session.coordinator.hooks
         watched: dict[str, Callable[[str, dict[str, Any]], None]] = {
             ev.PROVIDER_RESPONSE: self._on_response,
@@ -264,10 +273,12 @@ class SessionView:
         )
 
     def _on_load_failed(self, event: str, data: dict[str, Any]) -> None:
+        module_id = str(data.get("module_id"))
+        if module_id not in self._optional and self._allowed(module_id):
+            return  # a module the bundle needs: the session stops and its error says why
         self.skipped.append(dict(data))
         self.console.print(
-            f"[yellow]skipped module {escape(str(data.get('module_id')))}[/]: "
-            f"{escape(str(data.get('error')))}",
+            f"[yellow]skipped module {escape(module_id)}[/]: {escape(str(data.get('error')))}",
             highlight=False,
         )
 

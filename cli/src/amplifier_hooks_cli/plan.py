@@ -87,10 +87,14 @@ def resolve_source(source: str | None, base_dir: Path | None) -> str | None:
     return str(path)
 
 
-def _entry(module: str, config: Mapping[str, Any], source: str | None) -> dict[str, Any]:
+def _entry(
+    module: str, config: Mapping[str, Any], source: str | None, *, optional: bool = False
+) -> dict[str, Any]:
     entry: dict[str, Any] = {"module": module, "config": dict(config)}
     if source is not None:
         entry["source"] = source
+    if optional:
+        entry["optional"] = True
     return entry
 
 
@@ -134,7 +138,12 @@ def _routed(settings: dict[str, Any], names: Mapping[str, str]) -> dict[str, Any
 
 def _module_entries(entries: list[ModuleEntry], base_dir: Path | None) -> list[dict[str, Any]]:
     return [
-        _entry(e.module, copy.deepcopy(e.config), resolve_source(e.source, base_dir))
+        _entry(
+            e.module,
+            copy.deepcopy(e.config),
+            resolve_source(e.source, base_dir),
+            optional=e.optional,
+        )
         for e in entries
     ]
 

@@ -27,6 +27,7 @@ from typing import TYPE_CHECKING, Any, Literal, Self
 
 from amplifier_core import events as ev
 from amplifier_core.bundle import Bundle
+from amplifier_core.errors import ModuleLoadError
 from amplifier_module_loop_session import Checkpoint, TurnOutcome, read_checkpoint
 
 from .plan import mount_plan
@@ -204,10 +205,42 @@ class AgentSession:
                 f"session {self.session_id}: no provider is mounted, so no model can answer"
                 + (f": {'; '.join(failed)}" if failed else "")
             )
+        self._check_required()
         if self._fork_messages is not None:
             await self.context.set_messages(self._fork_messages)
         if self._resumed is not None:
             await self._restore(*self._resumed)
+
+    def _check_required(self) -> None:
+        """Stop the session when a module the bundle names failed to load, mount or get
+        ready, unless its entry says ``optional: true`` or the loader's deny list
+        (``AMPLIFIER_MODULES_DENY``) or allow list keeps it out: then the loader's warning
+        stands."""
+        optional = {
+            entry["module"]
+            for kind in ("providers", "tools", "hooks")
+            for entry in self.plan[kind]
+            if entry.get("optional")
+        }
+        failed = [
+            f
+            for f in self.loader.failures
+            if f.module_id not in optional and self.loader.is_allowed(f.module_id)
+        ]
+        if not failed:
+            return
+        raise ModuleLoadError(
+            f"session {self.session_id} stopped before its first turn: "
+            + "; ".join(f.message for f in failed)
+            + ". Every module a bundle names must load; mark one `optional: true` in the "
+            "bundle to run without it when it cannot",
+            module_id=failed[0].module_id,
+            stage=failed[0].stage if failed[0].stage in ("resolve", "import") else "mount",
+            entry_point=failed[0].entry_point,
+            distribution=failed[0].distribution,
+            error_type=failed[0].error_type,
+            location=failed[0].location,
+        )
 
     async def _restore(self, checkpoint: Checkpoint, path: Path) -> None:
         await self.context.set_messages(list(checkpoint.messages))

@@ -108,6 +108,9 @@ class ModuleEntry(BaseModel):
     module: str
     config: dict[str, Any] = Field(default_factory=dict)
     source: str | None = None
+    optional: bool = False
+    """Run without this module, with a warning, when it cannot be loaded or mounted; by
+    default such a failure stops a session of the bundle before its first turn."""
 
     @field_validator("module")
     @classmethod

@@ -101,12 +101,21 @@ def validate(bundle_path: Path, try_mount: bool) -> None:
     installed = discover_modules()
     planned = _planned(bundle, plan)
     problems: list[str] = []
+    skipped: list[_Planned] = []
     for section in ("hooks", "providers", "tools", "session"):
         for item in (p for p in planned if p.section == section):
             problem = _availability(item, installed, bundle.base_dir)
-            if problem is not None:
+            if problem is not None and item.entry.get("optional"):
+                output.stderr().print(
+                    f"[yellow]warning:[/] {escape(_located(where, item, 'module'))}: "
+                    f"{escape(problem)}; the module is optional: sessions run without it",
+                    highlight=False,
+                )
+                skipped.append(item)
+            elif problem is not None:
                 problems.append(f"{_located(where, item, 'module')}: {problem}")
     if not problems:
+        planned = [p for p in planned if all(p is not s for s in skipped)]
         checked = _schema_problems(planned, where, bundle.base_dir)
         problems += checked.problems
         wrong = {id(item) for item in checked.failed}
@@ -142,7 +151,13 @@ def validate(bundle_path: Path, try_mount: bool) -> None:
     console.print(f"[green]{escape(str(bundle_path))}: ok[/] ({counts})")
     for entry in bundle.hooks:
         spec = installed.get(entry.module)
-        origin = spec.origin if spec is not None else f"source {entry.source}"
+        origin = (
+            spec.origin
+            if spec is not None
+            else f"source {entry.source}"
+            if entry.source
+            else "optional, not installed"
+        )
         console.print(f"  {escape(entry.module)} [dim]{escape(origin)}[/]", highlight=False)
 
 

@@ -1,0 +1,116 @@
+"""A guard that cannot load never fails open: a bundle whose guard module is broken stops the
+session before its first turn (the command it would have blocked never runs), and a broken
+hooks file that comes with the project is reported and skipped while the bundle's own guard
+still blocks."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from .test_cli import installed, no_traceback, write
+
+SCRIPT = """\
+- tool_calls:
+    - name: bash
+      input: {command: rm -rf victim}
+- text: done
+"""
+
+GUARD = """\
+hooks:
+  - module: {module}
+    config:
+      include_user: false
+      hooks:
+        PreToolUse:
+          - type: matcher
+            match: {{tool: bash, args: {{command: "{pattern}"}}{regex}}}
+            action: {action}
+            message: no deleting
+"""
+
+
+def _workspace(tmp_path: Path) -> Path:
+    workspace = tmp_path / "work"
+    (workspace / "victim").mkdir(parents=True)
+    (workspace / "victim" / "keep.txt").write_text("precious\n")
+    write(tmp_path / "script.yaml", SCRIPT)
+    return workspace
+
+
+def _run(tmp_path: Path, bundle: Path, workspace: Path) -> tuple[int, str]:
+    result = installed(
+        "run",
+        "--bundle",
+        str(bundle),
+        "--script",
+        str(tmp_path / "script.yaml"),
+        "--workspace",
+        str(workspace),
+        "--prompt",
+        "tidy up",
+        "--deny",
+        cwd=tmp_path,
+    )
+    return result.returncode, result.stdout + result.stderr
+
+
+@pytest.mark.parametrize(
+    ("fields", "expected"),
+    [
+        (
+            {"module": "hooks-declarative", "pattern": "rm (", "regex": ", regex: true"},
+            "invalid regular expression",
+        ),
+        (
+            {"module": "hooks-declarative", "pattern": "rm *", "action": "[block]"},
+            "action",
+        ),
+        ({"module": "hooks-declaritive", "pattern": "rm *"}, "hooks-declaritive"),
+    ],
+    ids=["bad-regex", "wrong-type", "typo-module-id"],
+)
+def test_a_broken_guard_stops_the_session_and_nothing_runs(
+    tmp_path: Path, fields: dict[str, str], expected: str
+) -> None:
+    values = {"regex": "", "action": "block", **fields}
+    bundle = write(tmp_path / "bundle.yaml", GUARD.format(**values))
+    workspace = _workspace(tmp_path)
+    code, output = _run(tmp_path, bundle, workspace)
+    assert code != 0, output
+    assert (workspace / "victim" / "keep.txt").read_text() == "precious\n"
+    flat = " ".join(output.split())
+    assert "stopped before its first turn" in flat, output
+    assert expected in flat
+    no_traceback(output)
+
+
+def test_an_optional_broken_guard_is_a_visible_warning(tmp_path: Path) -> None:
+    text = GUARD.format(module="hooks-declaritive", pattern="rm *", regex="", action="block")
+    bundle = write(
+        tmp_path / "bundle.yaml", text.replace("    config:", "    optional: true\n    config:")
+    )
+    workspace = tmp_path / "work"
+    workspace.mkdir()
+    write(tmp_path / "script.yaml", "- text: hello\n")
+    code, output = _run(tmp_path, bundle, workspace)
+    assert code == 0, output
+    assert "skipped module hooks-declaritive" in output
+
+
+def test_a_broken_project_file_does_not_take_the_bundles_guard_down(tmp_path: Path) -> None:
+    bundle = write(
+        tmp_path / "bundle.yaml",
+        GUARD.format(module="hooks-declarative", pattern="rm *", regex="", action="block"),
+    )
+    workspace = _workspace(tmp_path)
+    write(workspace / ".amplifier" / "hooks.yaml", "hooks:\n  PreToolUse:\n    - type: [1]\n")
+    code, output = _run(tmp_path, bundle, workspace)
+    assert code == 0, output
+    assert (workspace / "victim" / "keep.txt").read_text() == "precious\n"
+    flat = " ".join(output.split())
+    assert "no deleting" in flat
+    assert ".amplifier/hooks.yaml:3: hooks.PreToolUse[0].type: unknown hook type a list" in flat
+    assert "the hooks of .amplifier/hooks.yaml are skipped" in flat
