@@ -122,6 +122,7 @@ def test_a_bad_line_is_reported_with_its_number_and_reading_goes_on(tmp_path: Pa
 def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     home = tmp_path / "home"
     monkeypatch.setenv("HOME", str(home))
+    monkeypatch.delenv("AMPLIFIER_HOME")  # the default state directory, ~/.amplifier
     return home
 
 

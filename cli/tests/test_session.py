@@ -11,6 +11,7 @@ from typing import Any
 
 import pytest
 from amplifier_hooks_cli.session import AgentSession
+from amplifier_hooks_util.state import session_dir
 
 from amplifier_core.message_models import ChatRequest
 
@@ -63,7 +64,7 @@ async def test_a_turn_runs_on_the_mounted_modules_and_says_how_it_ended(workspac
         "session:end",
     ]
     checkpoint = Path(seen[2][1]["path"])
-    assert checkpoint.parent == workspace / ".amplifier" / "sessions" / session.session_id
+    assert checkpoint.parent == session_dir(session.session_id, working_dir=workspace)
     assert checkpoint.name == "checkpoint-0002.json"
     assert session.status == "completed"
 

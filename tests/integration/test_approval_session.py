@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from amplifier_hooks_cli.session import AgentSession
+from amplifier_hooks_util.state import session_dir
 
 from amplifier_core.approval import CallbackApprovalSystem, StaticApprovalSystem
 from amplifier_core.testing import EventRecorder
@@ -39,7 +40,7 @@ def session_for(
 
 
 def audit(workspace: Path) -> list[dict[str, Any]]:
-    return records(workspace / ".amplifier" / "approvals" / "approval-session.jsonl")
+    return records(session_dir("approval-session", working_dir=workspace) / "approvals.jsonl")
 
 
 async def test_static_allow_runs_the_tool(workspace: Path) -> None:

@@ -12,6 +12,7 @@ from typing import Any
 
 import pytest
 from amplifier_hooks_cli.session import AgentSession
+from amplifier_hooks_util.state import session_dir
 
 from amplifier_module_hooks_status_context import OPEN_TAG
 from amplifier_module_provider_scripted import ScriptedProvider
@@ -82,8 +83,9 @@ async def test_each_request_carries_the_block_once_and_the_context_never_keeps_i
         assert message == messages[-1]  # after the conversation: the prefix is stable
         blocks.append(message["content"])
     assert blocks_in(stored) == []  # ephemeral: not in the conversation
-    checkpoints = list((repo / ".amplifier").rglob("checkpoint-*.json"))
+    checkpoints = list(session_dir(session.session_id, working_dir=repo).glob("checkpoint-*.json"))
     assert checkpoints
+    assert not (repo / ".amplifier").exists()  # the session's state is not in the repository
     assert all(OPEN_TAG not in p.read_text() for p in checkpoints)
 
     assert f"Working directory: {repo}\n" in blocks[0]
@@ -91,7 +93,7 @@ async def test_each_request_carries_the_block_once_and_the_context_never_keeps_i
     assert "Status: clean" in blocks[0]
     assert " M src/app.py" in blocks[1]  # bash wrote below the top: tool:post refreshed
     assert blocks[2] == blocks[1]  # read_file changed nothing: the very same bytes
-    assert "?? .amplifier/" in blocks[3]  # the checkpoint of turn 1 is a new top-level entry
+    assert ".amplifier" not in blocks[3]  # checkpoints are kept in the state directory
     assert "?? NOTES.md" in blocks[4]
     assert "second commit" in blocks[4]
     assert "first commit" in blocks[4]

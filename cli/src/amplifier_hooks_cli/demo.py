@@ -46,6 +46,7 @@ import time
 from pathlib import Path
 from typing import Final
 
+from amplifier_hooks_util.state import render_template
 from rich.console import Console
 from rich.markup import escape
 
@@ -143,11 +144,10 @@ def _audit_path(bundle: Bundle, session: AgentSession) -> Path | None:
     entry = next((h for h in bundle.hooks if h.module == "hooks-approval"), None)
     if entry is None:
         return None
-    template = entry.config.get("audit_log", ".amplifier/approvals/{session_id}.jsonl")
+    template = entry.config.get("audit_log", "{session_dir}/approvals.jsonl")
     if not isinstance(template, str):
         return None
-    path = Path(os.path.expanduser(template.replace("{session_id}", session.session_id)))
-    return path if path.is_absolute() else session.workspace / path
+    return render_template(template, session.session_id, working_dir=session.workspace)
 
 
 # -- the demo ------------------------------------------------------------------------------

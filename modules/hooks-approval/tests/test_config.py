@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from amplifier_hooks_util.state import session_dir
 
 from amplifier_core.hooks import HookRegistry
 from amplifier_core.testing import MockCoordinator
@@ -30,7 +31,7 @@ def test_defaults() -> None:
     assert (config.default_action, config.other_tools_action) == ("ask", "allow")
     assert config.approval_options == ("Allow once", "Allow always", "Deny")
     assert (config.approval_timeout, config.approval_default) == (300.0, "deny")
-    assert config.audit_log == ".amplifier/approvals/{session_id}.jsonl"
+    assert config.audit_log == "{session_dir}/approvals.jsonl"
     assert config.builtin_rules
     assert config.fail_closed
     assert config.emit_approval_events
@@ -156,12 +157,13 @@ async def test_audit_log_template_is_relative_to_the_workspace(
     assert record["rule"] == "builtin:list-files"
 
 
-async def test_audit_log_default_is_under_dot_amplifier(
+async def test_audit_log_default_is_the_sessions_state_directory(
     coordinator: MockCoordinator, workspace: Path
 ) -> None:
     await mount(coordinator, {})
     await coordinator.hooks.emit("tool:pre", bash("pwd"))
-    assert (workspace / ".amplifier" / "approvals" / "test-session.jsonl").is_file()
+    assert (session_dir("test-session", working_dir=workspace) / "approvals.jsonl").is_file()
+    assert not (workspace / ".amplifier").exists()
 
 
 async def test_audit_log_expands_home_and_null_turns_it_off(
@@ -343,15 +345,15 @@ def test_every_key_has_a_test_here() -> None:
             "approval_default: expected one of 'allow' or 'deny', got str 'ask'",
         ),
         (
-            {"audit_log": "{home}/a.jsonl"},
-            "audit_log: unknown placeholder {home} in '{home}/a.jsonl'; "
-            "only {session_id} is available",
+            {"audit_log": "{user}/a.jsonl"},
+            "audit_log: uses unknown placeholder {user}; allowed: {home}, {project}, "
+            "{session_dir}, {session_id}, {state}",
         ),
         (
             {"audit_log": "a/{session_id!r}.jsonl"},
             "audit_log: placeholder {session_id} must not carry a format spec",
         ),
-        ({"audit_log": "a/{"}, "audit_log: 'a/{' is not a valid path template"),
+        ({"audit_log": "a/{"}, "audit_log: is not a valid path template"),
         ({"audit_log": ""}, "audit_log: must be a path template, or null"),
         (
             {"emit_approval_events": "yes please"},

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from amplifier_hooks_util.state import session_dir
 
 from amplifier_module_hooks_declarative.claude_code import (
     CLAUDE_EVENTS,
@@ -134,7 +135,7 @@ async def test_pre_tool_use_input_has_claude_codes_fields(tmp_path: Path) -> Non
     seen = await recorded(tmp_path, ctx)
     assert seen["input"] == {
         "session_id": "sess-cc",
-        "transcript_path": str(tmp_path / ".amplifier/sessions/sess-cc/transcript.jsonl"),
+        "transcript_path": str(session_dir("sess-cc", working_dir=tmp_path) / "transcript.jsonl"),
         "cwd": str(tmp_path),
         "permission_mode": "default",
         "hook_event_name": "PreToolUse",

@@ -206,12 +206,18 @@ async def test_default_path_is_the_ecosystem_location(
     make_coordinator: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, read_jsonl: Reader
 ) -> None:
     monkeypatch.setenv("HOME", str(tmp_path))
+    monkeypatch.delenv("AMPLIFIER_HOME", raising=False)
     monkeypatch.chdir(tmp_path)
     cleanup = await mount(make_coordinator(), None)
     await cleanup()
     hook = LoggingHook(parse_config({}), session_id="abc")
     expected = tmp_path / ".amplifier" / "projects" / project_slug(tmp_path) / "sessions"
     assert hook.path_for("abc") == str(expected / "abc" / "events.jsonl")
+    hook.close()
+    monkeypatch.setenv("AMPLIFIER_HOME", str(tmp_path / "state"))
+    hook = LoggingHook(parse_config({}), session_id="a/../b")
+    expected = tmp_path / "state" / "projects" / project_slug(tmp_path) / "sessions"
+    assert hook.path_for("a/../b") == str(expected / "a_.._b" / "events.jsonl")
     hook.close()
 
 

@@ -1,8 +1,10 @@
 """The approval audit log: one JSON object per line for every request and decision.
 
-The path comes from the ``audit_log`` template: ``{session_id}`` is replaced by the session id
-(made safe for a file name: characters outside ``A-Z a-z 0-9 . _ -`` become ``_``), ``~`` is
-expanded, and a relative path starts at the workspace. Parent directories are created. Each
+The path comes from the ``audit_log`` template, rendered in the state directory's layout
+(``amplifier_hooks_util.state``): ``{session_dir}`` is the session's directory there,
+``{session_id}`` the session id (made safe for a file name: characters outside
+``A-Z a-z 0-9 . _ -`` become ``_``), ``~`` is expanded, and a relative path starts at the
+workspace. Parent directories are created. Each
 record is written with one ``write`` call on a file opened for appending and flushed at once,
 so a record is on disk before the tool runs, and a crash loses at most the line being written.
 
@@ -18,30 +20,22 @@ from __future__ import annotations
 
 import json
 import logging
-import os
-import re
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import IO, Any, Final
+from typing import IO, Any
+
+from amplifier_hooks_util.state import render_template, safe_session_id
 
 __all__ = ["AuditLog", "safe_session_id"]
 
 logger = logging.getLogger(__name__)
-
-_UNSAFE: Final = re.compile(r"[^A-Za-z0-9._-]")
-
-
-def safe_session_id(session_id: object) -> str:
-    """``session_id`` reduced to characters that are safe in one path component."""
-    text = _UNSAFE.sub("_", str(session_id))[:200]
-    return "_" if not text.strip(".") else text
 
 
 class AuditLog:
     """Appends records to the file the template names for each session."""
 
     def __init__(self, template: str, workspace: str) -> None:
-        self.template = os.path.expanduser(template)
+        self.template = template
         self.workspace = workspace
         self._files: dict[str, IO[str]] = {}
         self._failed: set[str] = set()
@@ -49,8 +43,7 @@ class AuditLog:
 
     def path_for(self, session_id: object) -> Path:
         """The file records of ``session_id`` go to."""
-        path = Path(self.template.format(session_id=safe_session_id(session_id)))
-        return path if path.is_absolute() else Path(self.workspace) / path
+        return render_template(self.template, session_id, working_dir=self.workspace)
 
     def write(self, session_id: str, record: dict[str, Any]) -> None:
         """Append ``record`` (``ts`` and ``session_id`` are put first)."""

@@ -6,10 +6,10 @@ Errors read ``hooks-approval: config: <key path>: <what was expected>``, for exa
 
 from __future__ import annotations
 
-import string
 from typing import Annotated, Any, Final, Literal, TypeAlias
 
 from amplifier_hooks_util.config_errors import validate_config
+from amplifier_hooks_util.state import TEMPLATE_FIELDS, check_template
 from pydantic import (
     AfterValidator,
     BaseModel,
@@ -36,8 +36,8 @@ __all__ = [
 MODULE_ID: Final = "hooks-approval"
 DEFAULT_TOOLS: Final = ("bash", "write_file", "edit_file")
 DEFAULT_OPTIONS: Final = ("Allow once", "Allow always", "Deny")
-DEFAULT_AUDIT_LOG: Final = ".amplifier/approvals/{session_id}.jsonl"
-AUDIT_PLACEHOLDERS: Final = frozenset({"session_id"})
+DEFAULT_AUDIT_LOG: Final = "{session_dir}/approvals.jsonl"
+AUDIT_PLACEHOLDERS: Final = TEMPLATE_FIELDS
 
 Action: TypeAlias = Literal["allow", "ask", "deny"]
 
@@ -76,22 +76,7 @@ def _audit_template(value: str | None) -> str | None:
         return None
     if not value.strip():
         raise ValueError("must be a path template, or null to turn the audit log off")
-    try:
-        fields = [
-            (name, spec, conversion)
-            for _, name, spec, conversion in string.Formatter().parse(value)
-            if name is not None
-        ]
-    except ValueError as err:
-        raise ValueError(f"{value!r} is not a valid path template ({err})") from err
-    for name, spec, conversion in fields:
-        if name not in AUDIT_PLACEHOLDERS:
-            raise ValueError(
-                f"unknown placeholder {{{name}}} in {value!r}; only {{session_id}} is available"
-            )
-        if spec or conversion:
-            raise ValueError(f"placeholder {{{name}}} must not carry a format spec or conversion")
-    return value
+    return check_template(value)
 
 
 NonBlank = Annotated[str, AfterValidator(_non_blank)]

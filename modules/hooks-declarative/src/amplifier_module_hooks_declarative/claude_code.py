@@ -25,9 +25,11 @@ data under ``data``. Every object has ``session_id``, ``transcript_path``, ``cwd
 ``permission_mode`` (``default``) and ``hook_event_name``.
 
 ``transcript_path`` is the event data's ``transcript_path`` when the host sets one, else
-``<project>/.amplifier/sessions/<session id>/transcript.jsonl``. The session runtime does not
-write a JSONL transcript there (its checkpoints beside it are JSON files), so the file may not
-exist: scripts that read the transcript must check for it, as careful Claude Code scripts do.
+``transcript.jsonl`` in the session's directory of the state directory
+(``$AMPLIFIER_HOME/projects/<project>/sessions/<session id>/``, see
+``amplifier_hooks_util.state``). The session runtime does not write a JSONL transcript there
+(its checkpoints beside it are JSON files), so the file may not exist: scripts that read the
+transcript must check for it, as careful Claude Code scripts do.
 
 **Tools**: ``bash`` -> ``Bash``, ``write_file`` -> ``Write``, ``edit_file`` -> ``Edit``,
 ``read_file`` -> ``Read``; other names are unchanged. ``tool_input`` uses Claude Code's keys:
@@ -66,6 +68,8 @@ import logging
 import os
 from collections.abc import Mapping
 from typing import Any, Final
+
+from amplifier_hooks_util.state import session_dir
 
 from .types import Decision, HookContext
 
@@ -203,9 +207,7 @@ def claude_input(ctx: HookContext, project_dir: str) -> dict[str, Any]:
     data = ctx.data
     transcript = data.get("transcript_path")
     if not isinstance(transcript, str) or not transcript:
-        transcript = os.path.join(
-            project_dir, ".amplifier", "sessions", ctx.session_id, "transcript.jsonl"
-        )
+        transcript = str(session_dir(ctx.session_id, working_dir=project_dir) / "transcript.jsonl")
     cwd = data.get("cwd")
     payload: dict[str, Any] = {
         "session_id": ctx.session_id,

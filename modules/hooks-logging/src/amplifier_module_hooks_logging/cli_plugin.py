@@ -6,7 +6,8 @@ only the command line imports it, so click is needed only there. Which file is r
 - a path to a log file (or a directory: its newest ``*.jsonl``);
 - a session id: that session's log under the default path template, for ``--workspace``;
 - nothing: the newest session log of the ``--workspace`` project under the default template
-  (``~/.amplifier/projects/<project>/sessions/<session_id>/events.jsonl``).
+  (``$AMPLIFIER_HOME/projects/<project>/sessions/<session_id>/events.jsonl``, ``~/.amplifier``
+  when ``AMPLIFIER_HOME`` is unset).
 
 Each record is printed on one line: time, level, event, and its data (session id and
 timestamp left out) cut to the terminal's width unless ``--full``; ``--json`` prints the raw

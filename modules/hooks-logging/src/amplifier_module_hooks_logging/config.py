@@ -9,10 +9,10 @@ used by the Amplifier ecosystem's own logging hook are accepted as aliases
 from __future__ import annotations
 
 from collections.abc import Mapping
-from string import Formatter
 from typing import Any, Final, Literal
 
 from amplifier_hooks_util.config_errors import validate_config
+from amplifier_hooks_util.state import TEMPLATE_FIELDS, check_template
 from pydantic import AliasChoices, BaseModel, ConfigDict, Field, field_validator
 
 __all__ = [
@@ -30,32 +30,17 @@ Level = Literal["debug", "info", "warning", "error"]
 LEVELS: Final[tuple[Level, ...]] = ("debug", "info", "warning", "error")
 
 #: Where events go unless ``path`` says otherwise.
-DEFAULT_PATH: Final = "{home}/.amplifier/projects/{project}/sessions/{session_id}/events.jsonl"
+DEFAULT_PATH: Final = "{session_dir}/events.jsonl"
 
-#: The placeholders a ``path`` template may use.
-PATH_PLACEHOLDERS: Final = frozenset({"home", "project", "session_id"})
+#: The placeholders a ``path`` template may use (see ``amplifier_hooks_util.state``).
+PATH_PLACEHOLDERS: Final = TEMPLATE_FIELDS
 
 MODULE_ID: Final = "hooks-logging"
 
 
 def _check_template(template: str) -> str:
     """Reject templates with unknown, positional or formatted placeholders."""
-    if not template.strip():
-        raise ValueError("must be a non-empty path template")
-    try:
-        parsed = [
-            (f, spec, conv) for _, f, spec, conv in Formatter().parse(template) if f is not None
-        ]
-    except ValueError as err:
-        raise ValueError(f"is not a valid path template ({err})") from err
-    allowed = ", ".join(f"{{{name}}}" for name in sorted(PATH_PLACEHOLDERS))
-    for field, spec, conversion in parsed:
-        if field not in PATH_PLACEHOLDERS:
-            shown = f"{{{field}}}" if field else "{}"
-            raise ValueError(f"uses unknown placeholder {shown}; allowed: {allowed}")
-        if spec or conversion:
-            raise ValueError(f"placeholder {{{field}}} must not carry a format spec or conversion")
-    return template
+    return check_template(template)
 
 
 class LoggingConfig(BaseModel):
@@ -66,7 +51,8 @@ class LoggingConfig(BaseModel):
     path: str = Field(
         default=DEFAULT_PATH, validation_alias=AliasChoices("path", "session_log_template")
     )
-    """Path template of the JSONL file; ``{home}``, ``{project}``, ``{session_id}``, ``~``."""
+    """Path template of the JSONL file; ``{session_dir}``, ``{state}``, ``{project}``,
+    ``{session_id}``, ``{home}``, ``~``."""
 
     level: Level = "info"
     """Lowest record level written; debug events are written only at ``debug``."""

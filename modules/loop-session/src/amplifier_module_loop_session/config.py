@@ -6,6 +6,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from amplifier_hooks_util.config_errors import ConfigError, validate_config
+from amplifier_hooks_util.state import check_template
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from .memory import DEFAULT_MEMORY_FILES
@@ -26,10 +27,15 @@ class LoopConfig(BaseModel):
     default_provider: str | None = None
     model: str | None = None
     working_dir: str | None = None
-    checkpoint_dir: str = ".amplifier/sessions/{session_id}"
+    checkpoint_dir: str = "{session_dir}"
     checkpoint_every_turn: bool = True
     memory_files: tuple[str, ...] = DEFAULT_MEMORY_FILES
     include_instructions: bool = True
+
+    @field_validator("checkpoint_dir")
+    @classmethod
+    def _template(cls, value: str) -> str:
+        return check_template(value)
 
     @field_validator("memory_files", mode="before")
     @classmethod

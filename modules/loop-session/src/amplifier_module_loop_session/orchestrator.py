@@ -17,6 +17,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Literal
 
+from amplifier_hooks_util.state import render_template
+
 from amplifier_core.message_models import ToolSpec
 
 from . import names as ev
@@ -267,8 +269,7 @@ class SessionLoop:
 
     def checkpoint_dir(self) -> Path:
         session_id = str(getattr(self.coordinator, "session_id", "") or "session")
-        path = Path(self.config.checkpoint_dir.format(session_id=session_id)).expanduser()
-        return path if path.is_absolute() else self.working_dir / path
+        return render_template(self.config.checkpoint_dir, session_id, working_dir=self.working_dir)
 
     async def checkpoint(self, path: Path | None = None) -> Path:
         """Save the conversation; fires ``session:checkpoint``."""
