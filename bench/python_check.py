@@ -8,9 +8,11 @@ with its own ``ruff.toml`` and ``mypy.ini``, so the checkout's settings play no 
 one run:
 
 - each checker alone, as the module runs it (``ruff check``, ``ruff format --check --diff``,
-  ``mypy`` with a cold and then a warm cache, the stub scan);
+  ``mypy`` as a process with a cold and then a warm cache, mypy through its daemon as the
+  module runs it by default: the first check starts it, later ones ask it, the stub scan); the
+  mypy runs each see a changed file;
 - the whole handler through ``HookRegistry.emit("tool:post", ...)`` with every check on: the
-  latency a write tool call gains;
+  latency a write tool call gains, with the daemon (the default) and without;
 - the same emit for a tool call that is not checked (``read_file``): what every other call pays.
 
 Each figure is the median (and min, max) of ``--rounds`` runs. Every run's findings are checked
@@ -45,6 +47,9 @@ try:
         run_ruff,
         scan_stubs,
     )
+    from amplifier_module_hooks_python_check.checkers import MYPY_ARGS
+    from amplifier_module_hooks_python_check.checkers import mypy_run as mypy_result
+    from amplifier_module_hooks_python_check.daemon import MypyDaemons
 except ImportError as err:  # run from a checkout without the packages installed
     sys.exit(
         f"{err}: install the kernel and the module first, e.g. "
@@ -161,8 +166,23 @@ async def measure(project: Path, rounds: int, lines: int) -> dict[str, list[floa
         )
         check_planted(run)
 
+    base = path.read_text(encoding="utf-8")
+    edits = iter(range(1_000_000))
+
+    def edit() -> None:
+        """A new version of the file (an extra comment), so every check reads a change."""
+        path.write_text(f"{base}# edit {next(edits)}\n", encoding="utf-8")
+
     async def mypy_run() -> None:
+        edit()
         check_planted(await run_mypy(mypy, path, cwd=project, seconds=120, extra=cache))
+
+    daemons = MypyDaemons()
+
+    async def mypy_daemon() -> None:
+        edit()
+        done = await daemons.check(path, cwd=project, args=(*MYPY_ARGS, *cache), seconds=120)
+        check_planted(mypy_result(done, path, cwd=project))
 
     async def stubs() -> None:
         text = path.read_text(encoding="utf-8")
@@ -173,10 +193,17 @@ async def measure(project: Path, rounds: int, lines: int) -> dict[str, list[floa
     figures["ruff format --check"] = await timed(rounds, ruff_format)
     figures["mypy, cold cache"] = await timed(1, mypy_run)
     figures["mypy, warm cache"] = await timed(rounds, mypy_run)
+    try:
+        figures["dmypy, first check (starts the daemon)"] = await timed(1, mypy_daemon)
+        figures["dmypy, warm (the module's default)"] = await timed(rounds, mypy_daemon)
+    finally:
+        await daemons.aclose()
     figures["stub scan (in process)"] = await timed(rounds, stubs)
 
+    plain = Coordinator(project)
+    undo = await mount(plain, {"args": {"mypy": cache}, "mypy_daemon": False})
     coordinator = Coordinator(project)
-    await mount(coordinator, {"args": {"mypy": cache}})
+    cleanup = await mount(coordinator, {"args": {"mypy": cache}})
     write = {
         "tool_name": "write_file",
         "tool_input": {"file_path": "calc.py", "content": "..."},
@@ -184,17 +211,30 @@ async def measure(project: Path, rounds: int, lines: int) -> dict[str, list[floa
     }
     read = {**write, "tool_name": "read_file"}
 
-    async def emit_write() -> None:
-        result = await coordinator.hooks.emit("tool:post", write)
+    async def emit_on(target: Coordinator) -> None:
+        edit()
+        result = await target.hooks.emit("tool:post", write)
         expected = "python-check: 4 issues in calc.py (ruff 1, format 1, mypy 1, stubs 1)"
         if result.user_message != expected:
             raise SystemExit(f"emit: expected {expected!r}, got {result.user_message!r}")
 
+    async def emit_write() -> None:
+        await emit_on(coordinator)
+
+    async def emit_plain() -> None:
+        await emit_on(plain)
+
     async def emit_read() -> None:
         await coordinator.hooks.emit("tool:post", read)
 
-    figures["all four via emit (write_file)"] = await timed(rounds, emit_write)
-    figures["emit, tool not checked (read_file)"] = await timed(max(rounds, 2000), emit_read)
+    try:
+        await emit_write()  # the daemon's start is the first-check row above, not this one
+        figures["all four via emit (write_file)"] = await timed(rounds, emit_write)
+        figures["all four via emit, mypy_daemon: false"] = await timed(rounds, emit_plain)
+        figures["emit, tool not checked (read_file)"] = await timed(max(rounds, 2000), emit_read)
+    finally:
+        cleanup()
+        undo()
     return figures
 
 
@@ -218,10 +258,18 @@ def main() -> int:
     skipped = figures.pop("emit, tool not checked (read_file)")
     headers = ["what", "median ms", "min ms", "max ms", "runs"]
     print(render_table(headers, [row(name, samples) for name, samples in figures.items()]))
-    parts = ("ruff check", "ruff format --check", "mypy, warm cache", "stub scan (in process)")
+    parts = (
+        "ruff check",
+        "ruff format --check",
+        "dmypy, warm (the module's default)",
+        "stub scan (in process)",
+    )
     serial = sum(statistics.median(figures[name]) for name in parts)
     together = statistics.median(figures["all four via emit (write_file)"])
     print(f"one after the other: {serial:.1f} ms; together through emit: {together:.1f} ms")
+    warm = statistics.median(figures["mypy, warm cache"])
+    daemon = statistics.median(figures["dmypy, warm (the module's default)"])
+    print(f"mypy on a changed file: {warm:.1f} ms as a process, {daemon:.1f} ms through its daemon")
     print(
         "emit for a tool call that is not checked (read_file), with the module mounted: "
         f"median {statistics.median(skipped) * 1000:.1f} us over {len(skipped)} calls"

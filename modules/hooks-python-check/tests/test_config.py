@@ -54,7 +54,7 @@ def test_accepted_spellings() -> None:
             "check: unknown key 'check' (did you mean 'checks'?); expected one of: tools, "
             "file_patterns, checks, commands, args, "
             "timeout, max_issues, format_diff, max_diff_lines, stub_markers, report_clean, "
-            "working_dir, priority",
+            "mypy_daemon, working_dir, priority",
         ),
         (
             {"checks": ["ruff", "pyright"]},

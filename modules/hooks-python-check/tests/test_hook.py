@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import asyncio
+import json
+import os
 import shlex
 import sys
 import time
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -14,6 +17,7 @@ import pytest
 from amplifier_core.models import HookResult
 from amplifier_core.testing import MockCoordinator, create_test_coordinator
 from amplifier_module_hooks_python_check import MODULE_ID, mount
+from amplifier_module_hooks_python_check import daemon as daemon_module
 from amplifier_module_hooks_python_check.hook import _crashed
 
 CLEAN = '''"""Adds numbers."""
@@ -27,11 +31,22 @@ SLEEPER = [sys.executable, "-c", "import time; time.sleep(60)"]
 NOT_LINT = ["ruff", "format", "stubs"]  # every check but mypy: fast
 
 
+_CLEANUPS: list[Callable[[], None]] = []
+
+
+@pytest.fixture(autouse=True)
+def _unmount() -> Iterator[None]:
+    """Every module :func:`mounted` mounted is cleaned up after its test (its mypy daemon too)."""
+    yield
+    while _CLEANUPS:
+        _CLEANUPS.pop()()
+
+
 async def mounted(project: Path, config: dict[str, Any]) -> MockCoordinator:
     """A test coordinator whose session works in ``project``, with the module mounted."""
     coordinator = create_test_coordinator()
     coordinator.register_capability("session.working_dir", str(project))
-    await mount(coordinator, config)
+    _CLEANUPS.append(await mount(coordinator, config))
     return coordinator
 
 
@@ -230,19 +245,25 @@ async def test_a_missing_checker_is_announced_once(project: Path) -> None:
     assert second.user_message == "python-check: 1 issue in mod.py (stubs 1)"
 
 
-async def test_a_missing_checker_on_a_clean_file_speaks_once_then_is_silent(
+async def test_a_missing_checker_is_named_to_the_model_every_time_and_to_the_human_once(
     project: Path,
 ) -> None:
     command = [sys.executable, "-m", "no_such_checker_module"]
     coordinator = await mounted(project, {"checks": ["ruff"], "commands": {"ruff": command}})
     write(project, "mod.py", CLEAN)
+    told = (
+        "python-check could not fully check mod.py (no check ran):\n"
+        "ruff check did not run: ruff is not available"
+    )
     first = await emit(coordinator, "mod.py")
-    assert first.action == "continue"
+    assert (first.action, first.context_injection) == ("inject_context", told)
     assert first.user_message is not None
     assert first.user_message.startswith("python-check: mod.py: ruff is not available (")
     assert "No module named no_such_checker_module" in first.user_message
     assert first.user_message_level == "warning"
-    assert_silent(await emit(coordinator, "mod.py"))
+    second = await emit(coordinator, "mod.py")
+    assert (second.action, second.context_injection) == ("inject_context", told)
+    assert second.user_message is None
 
 
 async def test_a_checker_past_its_timeout_is_killed_and_reported(project: Path) -> None:
@@ -252,7 +273,11 @@ async def test_a_checker_past_its_timeout_is_killed_and_reported(project: Path) 
     started = time.perf_counter()
     result = await emit(coordinator, "mod.py")
     assert time.perf_counter() - started < 5
-    assert result.action == "continue"
+    assert result.action == "inject_context"
+    assert result.context_injection == (
+        "python-check could not fully check mod.py (no check ran):\n"
+        "ruff check did not run: ruff check timed out after 0.5s"
+    )
     assert result.user_message == "python-check: mod.py: ruff check timed out after 0.5s"
 
 
@@ -522,3 +547,55 @@ async def test_the_session_shows_the_user_message(project: Path) -> None:
     assert [(m.message, m.level, m.source) for m in coordinator.display.messages] == [
         ("python-check: 1 issue in mod.py (ruff 1)", "warning", "python-check")
     ]
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    # a zombie still answers; it is gone for every purpose once its parent reaped it
+    stat = Path(f"/proc/{pid}/stat")
+    return not (stat.exists() and stat.read_text().split(") ", 1)[-1].startswith("Z"))
+
+
+async def test_mypy_runs_through_its_daemon_and_cleanup_stops_it(
+    project: Path, mypy_args: list[str]
+) -> None:
+    before = set(daemon_module._STARTED)
+    coordinator = create_test_coordinator()
+    coordinator.register_capability("session.working_dir", str(project))
+    config = {"checks": ["mypy"], "args": {"mypy": mypy_args}}
+    cleanup = await mount(coordinator, config)
+    write(project, "calc.py", "def f(x: int) -> str:\n    return x\n")
+    first = await emit(coordinator, "calc.py")
+    (status_file,) = set(daemon_module._STARTED) - before
+    pid = json.loads(status_file.read_text())["pid"]
+    assert _alive(pid)
+    assert first.context_injection is not None
+    assert "calc.py:2:12: [mypy return-value] Incompatible return value type" in (
+        first.context_injection
+    )
+    write(project, "calc.py", "def f(x: int) -> str:\n    return str(x)\n\n\ny: int = 'a'\n")
+    second = await emit(coordinator, "calc.py")  # the same daemon, the file changed
+    assert set(daemon_module._STARTED) - before == {status_file}
+    assert second.context_injection is not None
+    assert "calc.py:5:10: [mypy assignment]" in second.context_injection
+    assert "return-value" not in second.context_injection
+
+    plain = create_test_coordinator()
+    plain.register_capability("session.working_dir", str(project))
+    undo = await mount(plain, {**config, "mypy_daemon": False})
+    try:
+        alone = await emit(plain, "calc.py")
+    finally:
+        undo()
+    assert alone.context_injection == second.context_injection  # the same findings either way
+
+    cleanup()
+    assert status_file not in daemon_module._STARTED
+    for _ in range(200):  # a bound against a hang, not a timing assertion
+        if not _alive(pid):
+            break
+        await asyncio.sleep(0.05)
+    assert not _alive(pid)

@@ -16,7 +16,11 @@ from amplifier_module_hooks_python_check import (
 )
 from amplifier_module_hooks_python_check.checkers import first_change
 from amplifier_module_hooks_python_check.parsers import ParseError
-from amplifier_module_hooks_python_check.report import MAX_INJECTION_BYTES, MAX_MESSAGE_CHARS
+from amplifier_module_hooks_python_check.report import (
+    MAX_INJECTION_BYTES,
+    MAX_MESSAGE_CHARS,
+    Feedback,
+)
 
 
 def ruff_item(
@@ -126,21 +130,44 @@ def test_long_messages_and_long_reports_are_cut() -> None:
     assert report.endswith("... (cut to stay within the injection size limit)")
 
 
-def test_problems_and_notes_go_to_the_human_only() -> None:
+def test_a_check_that_did_not_run_is_named_to_the_model_and_the_human() -> None:
     runs = [run("mypy", problem="mypy timed out after 5s"), run("ruff")]
     feedback = build_feedback("m.py", runs, max_issues=10, notes=["ruff is not available"])
-    assert feedback.injection is None
+    assert feedback.injection == (
+        "python-check could not fully check m.py (ruff check found nothing):\n"
+        "mypy did not run: mypy timed out after 5s"
+    )
     assert feedback.user_message == (
         "python-check: m.py: mypy timed out after 5s; ruff is not available"
     )
 
 
+def test_with_issues_the_checks_that_did_not_run_follow_them() -> None:
+    issue = Issue(line=1, column=8, checker="ruff", code="F401", message="`os` imported but unused")
+    runs = [run("ruff", issue), run("mypy", missing=("mypy", "not found"))]
+    feedback = build_feedback("m.py", runs, max_issues=10)
+    assert feedback.injection == (
+        "python-check found 1 issue in m.py (ruff 1):\n"
+        "m.py:1:8: [ruff F401] `os` imported but unused\n"
+        "\n"
+        "Not checked, so m.py may have more issues:\n"
+        "mypy did not run: mypy is not available"
+    )
+
+
 def test_clean_is_silent_unless_asked_and_names_the_checks_that_ran() -> None:
-    runs = [run("ruff"), run("mypy", missing=("mypy", "not found")), run("stubs")]
-    assert build_feedback("m.py", runs, max_issues=10).user_message is None
+    runs = [run("ruff"), run("stubs")]
+    assert build_feedback("m.py", runs, max_issues=10) == Feedback(None, None)
     clean = build_feedback("m.py", runs, max_issues=10, report_clean=True)
     assert clean.injection == "python-check: m.py is clean (ruff, stubs)"
     assert clean.level == "info"
+    missing = [run("ruff"), run("mypy", missing=("mypy", "not found")), run("stubs")]
+    told = build_feedback("m.py", missing, max_issues=10)
+    assert told.injection == (
+        "python-check could not fully check m.py (ruff check, stubs found nothing):\n"
+        "mypy did not run: mypy is not available"
+    )
+    assert told.user_message is None  # the human heard it when the module first found it missing
 
 
 def test_a_relative_path_is_taken_from_the_checkers_directory(tmp_path: Path) -> None:

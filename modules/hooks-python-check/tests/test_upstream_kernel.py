@@ -104,7 +104,8 @@ def test_checks_a_written_file_on_amplifier_core_2_0_2(tmp_path: Path) -> None:
         "warning",
         "python-check",
     )
-    found = first["context_injection"].splitlines()[1:]
+    found, _, unchecked = first["context_injection"].partition("\n\n")
+    found = found.splitlines()[1:]
     stubs = [
         "mod.py:4:1: [stubs empty-body] function `later` has no implementation: its body is "
         "only `pass`",
@@ -113,6 +114,7 @@ def test_checks_a_written_file_on_amplifier_core_2_0_2(tmp_path: Path) -> None:
     if RUFF:
         assert found[0].startswith("mod.py:1:8: [ruff F401] ")
         assert found[1:] == stubs
+        assert unchecked.splitlines()[1:] == ["mypy did not run: mypy is not available"]
         assert first["user_message"].startswith(
             "python-check: 3 issues in mod.py (ruff 1, stubs 2); mypy is not available ("
         )

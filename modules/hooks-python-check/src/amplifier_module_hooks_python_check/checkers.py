@@ -24,6 +24,7 @@ __all__ = [
     "RUFF_CHECK_ARGS",
     "RUFF_FORMAT_ARGS",
     "first_change",
+    "mypy_run",
     "run_format",
     "run_mypy",
     "run_ruff",
@@ -176,6 +177,11 @@ async def run_mypy(
     done = await _run("mypy", "mypy", [*command, *MYPY_ARGS, *extra, str(path)], cwd, seconds)
     if isinstance(done, CheckRun):
         return done
+    return mypy_run(done, path, cwd=cwd)
+
+
+def mypy_run(done: Completed, path: Path, *, cwd: Path) -> CheckRun:
+    """The :class:`CheckRun` for a finished mypy (or dmypy) run on ``path``."""
     issues = parse_mypy(done.stdout, str(path), str(cwd))
     if done.returncode != 0 and not issues:
         return CheckRun(

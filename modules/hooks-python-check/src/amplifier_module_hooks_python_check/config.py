@@ -127,6 +127,7 @@ class PythonCheckConfig(BaseModel):
     max_diff_lines: int = Field(default=40, ge=1, le=10_000)
     stub_markers: tuple[Marker, ...] = ("TODO", "FIXME", "XXX")
     report_clean: bool = False
+    mypy_daemon: bool = True
     working_dir: Annotated[str, Field(min_length=1)] | None = None
     priority: int = 50
 

@@ -20,11 +20,13 @@ from typing import Any, Final
 
 from amplifier_core.models import HookResult
 
-from .checkers import run_format, run_mypy, run_ruff
+from .checkers import MYPY_ARGS, mypy_run, run_format, run_mypy, run_ruff
 from .commands import Resolution, resolve_command
 from .config import MODULE_ID, SOURCE, Check, PythonCheckConfig
+from .daemon import DaemonUnavailable, MypyDaemons, daemon_available
 from .issues import CheckRun
 from .report import Feedback, build_feedback
+from .runner import CommandTimeout
 from .stubs import scan_stubs
 
 __all__ = ["PythonCheckHook"]
@@ -82,6 +84,18 @@ class PythonCheckHook:
         self._tools = frozenset(config.tools)
         self._resolved: dict[str, Resolution] = {}
         self._announced: set[str] = set()
+        use_daemon = (
+            config.mypy_daemon
+            and config.runs("mypy")
+            and config.commands.mypy is None
+            and daemon_available()
+        )
+        self._daemons: MypyDaemons | None = MypyDaemons() if use_daemon else None
+
+    def close(self) -> None:
+        """Stop the mypy daemons this handler started."""
+        if self._daemons is not None:
+            self._daemons.close()
 
     # -- what to check
 
@@ -202,6 +216,19 @@ class PythonCheckHook:
         if check == "ruff":
             return await run_ruff(command, path, cwd=cwd, seconds=seconds, extra=config.args.ruff)
         if check == "mypy":
+            if self._daemons is not None:
+                try:
+                    done = await self._daemons.check(
+                        path, cwd=cwd, args=(*MYPY_ARGS, *config.args.mypy), seconds=seconds
+                    )
+                except DaemonUnavailable as err:
+                    logger.warning("%s: %s; running mypy without its daemon", MODULE_ID, err)
+                    await self._daemons.aclose()
+                    self._daemons = None
+                except CommandTimeout:
+                    return CheckRun(check="mypy", problem=f"mypy timed out after {seconds:g}s")
+                else:
+                    return mypy_run(done, path, cwd=cwd)
             return await run_mypy(command, path, cwd=cwd, seconds=seconds, extra=config.args.mypy)
         return await run_format(
             command,

@@ -15,7 +15,8 @@ async def mount(coordinator: Any, config: dict[str, Any] | None = None) -> Calla
     """Register the ``tool:post`` handler on ``coordinator.hooks``.
 
     Raises ValueError (``hooks-python-check: config: ...``) for a bad config. The returned
-    function unregisters exactly the handler this call registered.
+    function unregisters exactly the handler this call registered and stops the mypy daemons
+    it started.
     """
     hook = PythonCheckHook(parse_config(config), coordinator)
     registry = coordinator.hooks
@@ -28,5 +29,6 @@ async def mount(coordinator: Any, config: dict[str, Any] | None = None) -> Calla
             unregister()
         else:  # a registry whose register() returns nothing: remove by name
             registry.unregister(MODULE_ID)
+        hook.close()
 
     return cleanup

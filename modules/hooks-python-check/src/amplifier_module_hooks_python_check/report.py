@@ -3,7 +3,9 @@
 The model gets the issues, one per line (``path:line:col: [checker CODE] message``), at most
 ``max_issues`` of them and then ``... and N more``, plus the format diff when one was asked for.
 The human gets one line: ``python-check: 3 issues in foo.py (ruff 2, mypy 1)``, with any
-timeout, failure or missing checker after it.
+timeout, failure or missing checker after it. A check that could not run (missing, timed out,
+failed) is named to the model too, every time, so a file is never taken for clean because its
+checker was absent.
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ MAX_INJECTION_BYTES: Final = 8000
 """Stays under the kernel's default per-injection limit (10 KiB) with room to spare."""
 MAX_MESSAGE_CHARS: Final = 400
 _ORDER: Final = {check: index for index, check in enumerate(CHECKS)}
+_LABELS: Final = {"ruff": "ruff check", "format": "ruff format", "mypy": "mypy", "stubs": "stubs"}
 
 
 @dataclass(frozen=True, slots=True)
@@ -70,13 +73,20 @@ def build_feedback(
 ) -> Feedback:
     """The feedback for one checked file.
 
-    ``notes`` are extra sentences for the human only (a checker that is not installed).
+    ``notes`` are extra sentences for the human (a checker that is not installed, said once);
+    the model is told of every check that did not run, each time.
     Clean means every check that ran finished and found nothing: silent unless
     ``report_clean``.
     """
     issues = _merged(runs)
     problems = [run.problem for run in runs if run.problem]
     extra = [*problems, *notes]
+    unchecked = [
+        f"{_LABELS[run.check]} did not run: "
+        + (run.problem or f"{run.missing[0] if run.missing else run.check} is not available")
+        for run in runs
+        if run.problem or run.missing
+    ]
     if issues:
         counts = Counter(issue.checker for issue in issues)
         breakdown = ", ".join(f"{check} {counts[check]}" for check in CHECKS if counts[check])
@@ -88,8 +98,16 @@ def build_feedback(
         for run in runs:
             if run.diff:
                 lines += ["", f"ruff format would change {display}:", run.diff]
+        if unchecked:
+            lines += ["", f"Not checked, so {display} may have more issues:", *unchecked]
         message = "; ".join([f"{SOURCE}: {headline}", *extra])
         return Feedback(injection=_fit("\n".join(lines)), user_message=message)
+    if unchecked:
+        ran = [_LABELS[run.check] for run in runs if not (run.problem or run.missing)]
+        found = f"{', '.join(ran)} found nothing" if ran else "no check ran"
+        text = "\n".join([f"{SOURCE} could not fully check {display} ({found}):", *unchecked])
+        message = f"{SOURCE}: {display}: " + "; ".join(extra) if extra else None
+        return Feedback(injection=_fit(text), user_message=message)
     if extra:
         return Feedback(injection=None, user_message=f"{SOURCE}: {display}: " + "; ".join(extra))
     if not report_clean:
