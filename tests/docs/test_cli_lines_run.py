@@ -30,7 +30,7 @@ SCRIPT = Path(sys.executable).parent / "amplifier-hooks"
 
 def _joined(block: str) -> Iterator[tuple[int, str]]:
     """Each command of a shell block with its continuation lines joined, and its offset."""
-    start, parts = 0, []
+    start, parts = 0, list[str]()
     for offset, raw in enumerate(block.splitlines()):
         if not parts:
             start = offset
@@ -90,5 +90,5 @@ def test_cli_line_runs_as_written(words: list[str], where: str, tmp_path: Path) 
 
 
 def test_the_command_lines_are_found() -> None:
-    found = {tuple(p.values[0][:2]) for p in _lines()}  # type: ignore[index]
+    found = {tuple(p.values[0][:2]) for p in _lines()}
     assert {("amplifier-hooks", "demo"), ("amplifier-hooks", "validate")} <= found
