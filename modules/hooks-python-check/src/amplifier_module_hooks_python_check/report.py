@@ -106,8 +106,8 @@ def build_feedback(
         ran = [_LABELS[run.check] for run in runs if not (run.problem or run.missing)]
         found = f"{', '.join(ran)} found nothing" if ran else "no check ran"
         text = "\n".join([f"{SOURCE} could not fully check {display} ({found}):", *unchecked])
-        message = f"{SOURCE}: {display}: " + "; ".join(extra) if extra else None
-        return Feedback(injection=_fit(text), user_message=message)
+        said = f"{SOURCE}: {display}: " + "; ".join(extra) if extra else None
+        return Feedback(injection=_fit(text), user_message=said)
     if extra:
         return Feedback(injection=None, user_message=f"{SOURCE}: {display}: " + "; ".join(extra))
     if not report_clean:
