@@ -319,3 +319,52 @@ def test_input_data_is_never_modified() -> None:
     data = {"token": "t", "nested": {"password": "p", "when": date(2026, 1, 1)}}
     DataEncoder().encode(data)
     assert data == {"token": "t", "nested": {"password": "p", "when": date(2026, 1, 1)}}
+
+
+# -- one bad value costs only itself ------------------------------------------------------------
+
+
+class UnreadableList(list[Any]):
+    """A list subclass whose iteration raises (its items are still there underneath)."""
+
+    def __iter__(self) -> Any:
+        raise RuntimeError("no iterating me")
+
+
+class UnreadableTuple(tuple[Any, ...]):
+    def __iter__(self) -> Any:
+        raise RuntimeError("no iterating me")
+
+    def __len__(self) -> int:
+        raise RuntimeError("no length either")
+
+
+SECRET = "sk-live-4f9a8b7c6d5e4f3a2b1c"
+
+
+@pytest.mark.parametrize(
+    "bad",
+    [UnreadableList([1, 2]), UnreadableTuple(("x",)), 10**5000, -(7**9000)],
+    ids=["list-subclass-iter-raises", "tuple-subclass-unreadable", "5000-digit-int", "big-neg"],
+)
+def test_a_value_that_cannot_be_encoded_never_leaks_secrets_or_loses_the_record(bad: Any) -> None:
+    data = {
+        "api_key": SECRET,
+        "nested": {"password": SECRET, "tool": "bash"},
+        "bad": bad,
+        "command": "ls -la",
+    }
+    text = DataEncoder().encode(data)
+    assert SECRET not in text
+    decoded = json.loads(text)
+    assert decoded["api_key"] == MASK
+    assert decoded["nested"] == {"password": MASK, "tool": "bash"}
+    assert decoded["command"] == "ls -la"
+    assert "repr" not in json.dumps(decoded["bad"])  # no repr of the event or its containers
+
+
+def test_a_huge_int_is_kept_in_hexadecimal() -> None:
+    value = 10**5000 + 1
+    decoded = roundtrip({"n": value})
+    assert int(decoded["n"]["__int__"], 16) == value
+    assert roundtrip({"n": 10**100}) == {"n": 10**100}

@@ -28,6 +28,8 @@ exception                          ``{"type": "ValueError", "message": "..."}``
 NaN, Infinity, -Infinity           the strings ``"NaN"``, ``"Infinity"``, ``"-Infinity"``
 a cycle back to an enclosing item  ``{"__circular__": "TypeName"}``
 nesting deeper than 200 levels     ``{"__truncated__": "depth"}``
+an int too long to print           ``{"__int__": "0x..."}`` (hexadecimal)
+a container that cannot be read    ``{"__unserializable__": "TypeName", "error": "..."}``
 anything else                      ``{"__unserializable__": "TypeName", "repr": "..."}``
 ================================  ==============================================
 """
@@ -38,6 +40,7 @@ import base64
 import dataclasses
 import json
 import math
+import sys
 from collections import deque
 from collections.abc import Callable, Mapping, Sequence, Set
 from datetime import date, datetime, time, timedelta
@@ -76,6 +79,34 @@ def _safe_repr(value: object) -> str:
 
 def _unserializable(value: object) -> dict[str, str]:
     return {"__unserializable__": type(value).__name__, "repr": _safe_repr(value)}
+
+
+def _failed(value: object, error: BaseException) -> dict[str, str]:
+    """A container (or a value) that could not be read: its type and why, never its ``repr``
+    (which would show whatever it holds, secrets included)."""
+    return {"__unserializable__": type(value).__name__, "error": type(error).__name__}
+
+
+def _items(value: Any) -> list[tuple[Any, Any]]:
+    """``value``'s items, falling back to the plain dict's when its own ``items()`` fails."""
+    try:
+        return list(value.items())
+    except Exception:
+        if isinstance(value, dict):
+            return list(dict.items(value))
+        return []
+
+
+def _big_int(value: int) -> int | dict[str, str]:
+    """``value``, or ``{"__int__": "0x..."}`` when it has more digits than Python will print
+    in decimal (``sys.get_int_max_str_digits``); hexadecimal has no such limit."""
+    limit = sys.get_int_max_str_digits()
+    if limit and value.bit_length() > limit * 3:  # 3 bits per digit at most: cheap pre-check
+        try:
+            str(value)
+        except ValueError:
+            return {"__int__": hex(value)}
+    return value
 
 
 def _float(value: float) -> float | str:
@@ -145,11 +176,29 @@ class DataEncoder:
         return self.encode_carefully(data)
 
     def encode_carefully(self, data: Any) -> str:
-        """Walk ``data`` in Python, converting and masking everything; never raises."""
+        """Walk ``data`` in Python, converting and masking everything; never raises.
+
+        Should the whole fail to encode, each top-level value is encoded on its own, so one
+        bad value costs only itself: never a ``repr`` of the whole event.
+        """
         try:
             return self._plain.encode(self.sanitize(data))
-        except Exception:
-            return self._plain.encode(_unserializable(data))
+        except Exception as err:
+            if not isinstance(data, Mapping):
+                return self._plain.encode(_failed(data, err))
+        out: dict[str, Any] = {}
+        for key, item in _items(data):
+            name = key if type(key) is str else self._key(key)
+            if self._secrets.is_secret(name) and not (item is None or isinstance(item, _NUMBERS)):
+                out[name] = MASK
+                continue
+            try:
+                encoded = self._plain.encode(self._walk(item, 1, set()))
+            except Exception as err:
+                out[name] = _failed(item, err)
+            else:
+                out[name] = json.loads(encoded)
+        return self._plain.encode(out)
 
     # ------------------------------------------------------------------ conversion rules
 
@@ -205,8 +254,10 @@ class DataEncoder:
 
     def _walk(self, value: Any, depth: int, active: set[int]) -> Any:
         kind = type(value)
-        if kind is str or kind is int or kind is bool or value is None:
+        if kind is str or kind is bool or value is None:
             return value
+        if kind is int:
+            return _big_int(value)
         if kind is float:
             return _float(value)
         if isinstance(value, str):
@@ -214,7 +265,7 @@ class DataEncoder:
         if isinstance(value, bool):
             return bool(value)
         if isinstance(value, int) and not isinstance(value, Enum):
-            return int.__int__(value)
+            return _big_int(int.__int__(value))
         if isinstance(value, float) and not isinstance(value, Enum):
             return _float(float.__float__(value))
         if depth >= MAX_DEPTH:
@@ -227,18 +278,28 @@ class DataEncoder:
             if isinstance(value, dict):
                 return self._walk_dict(value, depth, active)
             if isinstance(value, list | tuple):
-                return [self._walk(item, depth + 1, active) for item in list(value)]
+                items: Sequence[Any]
+                try:
+                    items = list(value)
+                except Exception as err:  # a subclass whose iteration raises
+                    try:
+                        items = list.copy(value) if isinstance(value, list) else tuple(value)
+                    except Exception:
+                        return _failed(value, err)
+                return [self._walk(item, depth + 1, active) for item in items]
             try:
                 converted = self.convert(value)
-            except Exception:
+            except _Unconvertible:
                 return _unserializable(value)
+            except Exception as err:  # a container or model that fails to be read
+                return _failed(value, err)
             return self._walk(converted, depth + 1, active)
         finally:
             active.discard(ident)
 
     def _walk_dict(self, value: dict[Any, Any], depth: int, active: set[int]) -> dict[str, Any]:
         out: dict[str, Any] = {}
-        for key, item in list(value.items()):
+        for key, item in _items(value):
             name = key if type(key) is str else self._key(key)
             if self._secrets.is_secret(name) and not (item is None or isinstance(item, _NUMBERS)):
                 out[name] = MASK
