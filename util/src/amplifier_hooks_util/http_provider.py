@@ -256,6 +256,12 @@ class HttpProvider(ABC):
     ) -> dict[str, Any]:
         """The API's request body (messages and ``ToolSpec`` dicts as plain data)."""
 
+    def apply_response_format(self, body: dict[str, Any], response_format: dict[str, Any]) -> None:
+        """Ask for the request's ``response_format`` (``{"type": "text" | "json" |
+        "json_schema", "schema": ...}``) in ``body``, where the API offers structured output;
+        by default the option is ignored, as a provider ignores what it does not support."""
+        del body, response_format
+
     @abstractmethod
     def read_answer(self, body: dict[str, Any], model: str) -> Answer:
         """What the API's decoded answer holds; :class:`HttpError` when it cannot be read."""
@@ -319,6 +325,9 @@ class HttpProvider(ABC):
                 max_tokens=request.max_output_tokens or self.max_tokens,
                 temperature=self.temperature if temperature is None else temperature,
             )
+            response_format = getattr(request, "response_format", None)
+            if response_format is not None:
+                self.apply_response_format(body, response_format.model_dump(by_alias=True))
             raw = await self.send(
                 body, model, hooks=self.hooks, request_id=metadata.get("request_id")
             )

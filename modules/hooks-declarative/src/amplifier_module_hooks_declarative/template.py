@@ -14,18 +14,36 @@ argument holding ``{{data}}``) is inserted as it is and never expanded again.
 
 Whitespace inside the braces is allowed (``{{ tool }}``). A value cut short ends with a
 marker that says how long it was, so the model knows it did not see everything.
+
+``{{args}}`` and ``{{data}}`` come from the agent, and so from whatever it read: they are
+inserted as delimited data, ``<untrusted-data id="K">...</untrusted-data id="K">``, where
+``K`` is a keyed hash of the text under a secret drawn when the process starts
+(:data:`DATA_TAG`). The text cannot close the block early, since it cannot know ``K``; the
+same text gets the same ``K``, so identical requests still share a cache entry.
 """
 
 from __future__ import annotations
 
+import hashlib
+import hmac
 import json
+import os
 import re
 from collections.abc import Callable, Mapping
 from typing import Any, Final
 
 from .types import HookContext
 
-__all__ = ["ARGS_LIMIT", "DATA_LIMIT", "PLACEHOLDERS", "Template", "TemplateError", "to_json"]
+__all__ = [
+    "ARGS_LIMIT",
+    "DATA_LIMIT",
+    "DATA_TAG",
+    "PLACEHOLDERS",
+    "Template",
+    "TemplateError",
+    "delimited",
+    "to_json",
+]
 
 ARGS_LIMIT: Final = 32_000
 """Characters of ``{{args}}`` JSON kept; the rest is replaced by a truncation marker."""
@@ -65,6 +83,19 @@ def _plain(value: Any, depth: int) -> Any:
     return str(value)
 
 
+DATA_TAG: Final = "untrusted-data"
+"""The tag that delimits event values in a prompt."""
+
+_KEY: Final = os.urandom(32)
+"""The secret the delimiters' ids are keyed with; never leaves the process."""
+
+
+def delimited(text: str, key: bytes) -> str:
+    """``text`` inside ``<untrusted-data id="K">`` ... ``</untrusted-data id="K">``."""
+    mark = hmac.new(key, text.encode("utf-8", "surrogatepass"), hashlib.sha256).hexdigest()[:20]
+    return f'<{DATA_TAG} id="{mark}">\n{text}\n</{DATA_TAG} id="{mark}">'
+
+
 def _tool(context: HookContext) -> str:
     return context.tool or ""
 
@@ -90,6 +121,9 @@ _RENDERERS: Final[Mapping[str, Callable[[HookContext], str]]] = {
 
 PLACEHOLDERS: Final = tuple(_RENDERERS)
 """The placeholder names a prompt may use."""
+
+_UNTRUSTED: Final = frozenset({"args", "data"})
+"""Placeholders whose values come from the agent: inserted as delimited data."""
 
 
 class TemplateError(ValueError):
@@ -132,7 +166,7 @@ class Template:
                 )
             if match.start() > start:
                 pieces.append(text[start : match.start()])
-            pieces.append(render)
+            pieces.append(self._guarded(render) if name in _UNTRUSTED else render)
             if name not in used:
                 used.append(name)
             start = match.end()
@@ -144,6 +178,9 @@ class Template:
 
     def __repr__(self) -> str:
         return f"Template({self.text!r})"
+
+    def _guarded(self, render: Callable[[HookContext], str]) -> Callable[[HookContext], str]:
+        return lambda context: delimited(render(context), _KEY)
 
     def render(self, context: HookContext) -> str:
         """The prompt for ``context``; event values are inserted as plain text."""

@@ -53,5 +53,17 @@ class OpenAIProvider(HttpProvider):
             temperature=temperature,
         )
 
+    def apply_response_format(self, body: dict[str, Any], response_format: dict[str, Any]) -> None:
+        """``json`` -> ``{"type": "json_object"}``; ``json_schema`` -> OpenAI's
+        ``{"type": "json_schema", "json_schema": {"name", "schema", "strict"?}}``."""
+        kind = response_format.get("type")
+        if kind == "json":
+            body["response_format"] = {"type": "json_object"}
+        elif kind == "json_schema":
+            schema: dict[str, Any] = {"name": "answer", "schema": response_format.get("schema")}
+            if response_format.get("strict") is not None:
+                schema["strict"] = bool(response_format["strict"])
+            body["response_format"] = {"type": "json_schema", "json_schema": schema}
+
     def read_answer(self, body: dict[str, Any], model: str) -> Answer:
         return read_answer(body, model)
