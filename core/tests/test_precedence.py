@@ -4,7 +4,8 @@ A pair ``(first, second)`` means the handler returning ``first`` runs before the
 ``second``. Each pair is run twice: once ordered by registration (equal priorities) and once
 ordered by priority with registration in the opposite order, so that ordering never depends
 on which of the two was registered first. The final result follows
-deny > ask_user > inject_context > modify > continue; deny stops the chain.
+deny > ask_user > inject_context > modify > continue; deny stops the chain; a modification
+after an ask_user is dropped (the user approves the data the ask was about).
 """
 
 from __future__ import annotations
@@ -90,6 +91,8 @@ def expected_data(actions: tuple[str, ...], ran: tuple[str, ...], tags: tuple[st
         return None  # deny is returned as it is, and these deny results carry no data
     data = dict(INPUT)
     for tag, action in zip(tags, actions, strict=True):
+        if action == "ask_user":
+            break  # what the user is asked about no longer changes
         if action == "modify":
             data = {**data, tag: "modified"}
     return data

@@ -231,7 +231,7 @@ def predict(specs: list[Spec], data_in: Data) -> Prediction:
             prediction.messages.append(
                 (spec.message.text, spec.message.level, spec.message.source or spec.name)
             )
-        if spec.behaviour == "modify" and spec.data is not None:
+        if spec.behaviour == "modify" and spec.data is not None and asker is None:
             data = {**data, **spec.data} if spec.merge else dict(spec.data)
             modified = True
         if spec.behaviour == "inject":

@@ -10,7 +10,10 @@ The emit contract, in order of what happens:
    Handlers may be sync or async.
 3. ``deny`` stops the chain and is returned as it is (with ``source`` naming the handler).
 4. ``modify`` with ``data`` replaces the data the next handler sees; so does the data of the
-   winning ``ask_user`` (the input it asks about).
+   winning ``ask_user`` (the input it asks about). What the user is asked about is fixed at
+   that moment: a deep copy is taken, changes that handlers after the ask make (returned or
+   in place) are dropped with a warning, and the result carries that copy, so what runs is
+   what the user approved.
 5. The final result follows the precedence deny > ask_user > inject_context > modify >
    continue. The first ``ask_user`` wins among several. Every injection an ``inject_context``
    or ``ask_user`` result carries is kept, in order, as a
@@ -23,7 +26,10 @@ The emit contract, in order of what happens:
    logged with handler name and event, passed to failure listeners (the coordinator's audit
    trail), and treated as ``continue``. A handler registered with ``fail_closed=True`` turns
    its own failure into ``deny`` instead: use it for security gates that must never fail open.
-   A ``TimeoutError`` the handler raises itself is an ordinary error, not a timeout.
+   A ``TimeoutError`` the handler raises itself is an ordinary error, not a timeout. A
+   timeout holds: a handler that swallows the cancellation is closed after
+   ``HookRegistry.cancel_grace`` seconds, and a sync handler with a ``timeout`` of its own
+   runs in a thread that is left behind at its deadline.
 7. ``asyncio.CancelledError`` is never swallowed: cancelling the session cancels emit.
 """
 
@@ -34,6 +40,7 @@ import time
 from collections.abc import Awaitable, Callable, Iterable
 from datetime import UTC, datetime
 from fnmatch import fnmatchcase
+from types import CoroutineType, ModuleType
 from typing import TYPE_CHECKING, Any, Final, Literal, Protocol, TypeAlias
 
 from . import events as _events
@@ -207,29 +214,98 @@ class _Failure(Exception):
         self.error = error
 
 
-async def _bounded(awaitable: Awaitable[object], deadline: float, limit: float) -> object:
-    """Await ``awaitable`` until ``deadline`` (a ``time.monotonic()`` value).
+async def _await(awaitable: Awaitable[object]) -> object:
+    return await awaitable
+
+
+_Coroutine: Final = CoroutineType
+_deadlines: ModuleType | None = None
+
+
+def _load_deadlines() -> ModuleType:
+    """:mod:`amplifier_core.deadlines`, imported with the first handler that has a deadline."""
+    global _deadlines
+    from . import deadlines
+
+    _deadlines = deadlines
+    return deadlines
+
+
+async def _bounded(
+    awaitable: Awaitable[object], deadline: float, limit: float, grace: float
+) -> object:
+    """Await ``awaitable`` until ``deadline`` (a ``time.monotonic()`` value); past it the
+    handler is cancelled and, should it not end within ``grace`` seconds, closed.
 
     asyncio is imported where it is used, not with this module: this runs in an event loop, so
     it is loaded by then, and ``import amplifier_core`` stays light.
     """
     import asyncio
 
+    deadlines = _deadlines or _load_deadlines()
+    coro = awaitable if awaitable.__class__ is _Coroutine else _await(awaitable)
+    task = asyncio.current_task()
+    cancelling = task.cancelling() if task is not None else 0
     try:
         async with asyncio.timeout(max(deadline - _monotonic(), 0.0)) as scope:
-            return await awaitable
+            return await deadlines.bounded(coro, grace)
     except TimeoutError:
         if scope.expired():
             raise _Failure("timeout", f"timed out after {limit:g}s") from None
         raise  # the handler's own TimeoutError is an ordinary error
+    except deadlines.HandlerStopped as stopped:
+        if task is not None and task.cancelling() > cancelling:
+            raise asyncio.CancelledError from None  # the emit itself was cancelled
+        if scope.expired():
+            raise _Failure(
+                "timeout", f"timed out after {limit:g}s; cancelled, {stopped}, so it was closed"
+            ) from None
+        raise asyncio.CancelledError from None  # the emit itself was cancelled
+
+
+def _private(data: dict[str, Any]) -> dict[str, Any]:
+    """A deep copy of ``data``, or a shallow one where something in it cannot be copied."""
+    import copy
+
+    try:
+        return copy.deepcopy(data)
+    except Exception:
+        return dict(data)
+
+
+async def _in_thread(
+    info: HandlerInfo, event: str, data: dict[str, Any], deadline: float, limit: float
+) -> object:
+    """Run a sync handler that has its own ``timeout`` in a thread, bounded by ``deadline``."""
+    import asyncio
+
+    in_thread = (_deadlines or _load_deadlines()).in_thread
+    try:
+        async with asyncio.timeout(max(deadline - _monotonic(), 0.0)) as scope:
+            return await in_thread(info.handler, event, _private(data), name=info.name)
+    except TimeoutError:
+        if scope.expired():
+            raise _Failure(
+                "timeout",
+                f"timed out after {limit:g}s (its thread is left to finish; "
+                "what it returns is dropped)",
+            ) from None
+        raise
 
 
 class HookRegistry:
     """Event -> handlers, with deterministic, priority-ordered emit.
 
     ``default_timeout`` (seconds, > 0) applies to every async handler registered without its
-    own ``timeout``; ``None`` means handlers may take as long as they like.
+    own ``timeout``; ``None`` means handlers may take as long as they like. A handler past its
+    deadline is cancelled; one that has not ended ``cancel_grace`` seconds later (it swallowed
+    the cancellation, or its cleanup hangs) is closed and never resumed. A sync handler runs
+    on the event loop unbounded, unless it was registered with a ``timeout`` of its own: then
+    it runs in a thread of its own, on a deep copy of the data, and is left behind at its
+    deadline.
     """
+
+    cancel_grace: float = 1.0
 
     # Event constants, as amplifier-core's registry exposes them.
     SESSION_START: Final = _events.SESSION_START
@@ -387,6 +463,7 @@ class HookRegistry:
             chain = self.handlers_for(event)
         current = self._prepare(event, data)
         ask: HookResult | None = None
+        asked: dict[str, Any] | None = None  # the data the first ask_user asks about
         injections: list[ContextInjection] | None = None
         messages: list[UserMessage] | None = None
         modified = False
@@ -404,13 +481,16 @@ class HookRegistry:
                         result = await result  # type: ignore[misc]
                 else:
                     deadline = _monotonic() + limit
-                    result = info.handler(event, current)
+                    if info.is_async or info.timeout is None:
+                        result = info.handler(event, current)
+                    else:  # a sync handler with a timeout of its own
+                        result = await _in_thread(info, event, current, deadline, limit)
                     if (
                         result is not None
                         and result.__class__ is not HookResult
                         and inspect.isawaitable(result)
                     ):
-                        result = await _bounded(result, deadline, limit)
+                        result = await _bounded(result, deadline, limit, self.cancel_grace)
                 if result is None:
                     continue
                 if not isinstance(result, HookResult):
@@ -444,6 +524,9 @@ class HookRegistry:
                     injections = []
                 injections.extend(_sourced_injections(result.context_injections, info.name, event))
             if action == "modify" or (action == "ask_user" and ask is None):
+                if ask is not None:  # what the user is asked about no longer changes
+                    self._after_ask(ask, info, event)
+                    continue
                 if result.data is not None:  # an ask may carry the input it asks about
                     current = result.data
                     modified = True
@@ -451,9 +534,14 @@ class HookRegistry:
                     ask = result
                     if ask.source is None:
                         ask = ask.model_copy(update={"source": info.name})
+                    asked = _private(current)
 
         if ask is not None:
-            return self._merge_ask(ask, current, injections, messages)
+            if asked is None:
+                asked = current
+            elif not _same(current, asked):
+                self._after_ask(ask, None, event)
+            return self._merge_ask(ask, asked, injections, messages)
         if injections:
             return _result("inject_context", current, injections, messages)
         return _result("modify" if modified else "continue", current, None, messages)
@@ -466,6 +554,20 @@ class HookRegistry:
         messages: list[UserMessage] | None,
     ) -> HookResult:
         return _assemble(ask, {"data": data}, injections, messages)
+
+    @staticmethod
+    def _after_ask(ask: HookResult, info: HandlerInfo | None, event: str) -> None:
+        who = f"hook handler {info.name!r}" if info is not None else "a hook handler"
+        how = "returned modified data" if info is not None else "changed the data in place"
+        _logger().warning(
+            "%s %s on event %r after %r asked for approval; the change is dropped, so that "
+            "what runs is what the user is asked about (give it a lower priority to have "
+            "its change shown in the question)",
+            who,
+            how,
+            event,
+            ask.source,
+        )
 
     def _fail(self, info: HandlerInfo, event: str, kind: FailureKind, error: str) -> bool:
         log = _logger()
@@ -540,6 +642,13 @@ class HookRegistry:
                     f"returned {type(result).__name__}, not HookResult",
                 )
         return collected
+
+
+def _same(current: dict[str, Any], asked: dict[str, Any]) -> bool:
+    try:
+        return bool(current == asked)
+    except Exception:  # values that cannot be compared count as changed
+        return False
 
 
 def _sourced_injections(

@@ -52,7 +52,12 @@ def pytest_configure(config: pytest.Config) -> None:
         return
     if getattr(config.option, "asyncio_mode", None) is not None:
         return  # given on the command line
-    if "asyncio_mode" in config.inicfg:
+    # pytest 9 keeps the ini values in ``_inicfg`` and deprecates ``inicfg``; neither
+    # ``getini`` nor anything else public tells a value the project set from the default.
+    chosen = getattr(config, "_inicfg", None)
+    if chosen is None:
+        chosen = config.inicfg
+    if "asyncio_mode" in chosen:
         return  # the project's own choice
     config.option.asyncio_mode = "auto"
 

@@ -13,6 +13,7 @@ denies.
 from __future__ import annotations
 
 import asyncio
+import copy
 import json
 import logging
 import re
@@ -659,6 +660,8 @@ class TurnRunner:
                     name,
                     type(modified).__name__,
                 )
+        if gate.action == "ask_user":  # approved: what runs is what was approved
+            tool_input = copy.deepcopy(tool_input)
         data = tool_event_data(name, tool_input, call_id, group)
 
         tool = self.loop.tools.get(name)
