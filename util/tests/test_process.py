@@ -279,3 +279,87 @@ async def test_a_signal_ending_the_command_is_a_negative_return_code() -> None:
     result = await run_process("kill -TERM $$")
     assert result.returncode == -signal.SIGTERM
     assert describe_exit(result.returncode) == "exit code -15 (killed by SIGTERM)"
+
+
+# ----------------------------------------------------------------------------- leaving the group
+
+# A process that leaves the group and the session, its output pointed elsewhere: only the
+# token in its environment still ties it to the run.
+ESCAPE = textwrap.dedent(
+    """
+    setsid sh -c 'echo "escaped=$$" >> "$PIDS"; exec sleep 30' > /dev/null 2>&1 < /dev/null &
+    until grep -q escaped "$PIDS" 2> /dev/null; do sleep 0.01; done
+    echo "self=$$" >> "$PIDS"
+    sleep 30
+    """
+)
+# A daemon's double fork: the first child starts a new session, forks and exits, so the
+# grandchild belongs to init, not to the command, before the command times out.
+DAEMON = textwrap.dedent(
+    """
+    import os, sys, time
+    if os.fork() == 0:
+        os.setsid()
+        if os.fork() == 0:
+            with open(os.environ["PIDS"], "a") as out:
+                out.write(f"daemon={os.getpid()}\\n")
+            os.closerange(0, 3)
+            time.sleep(30)
+        os._exit(0)
+    os.wait()
+    with open(os.environ["PIDS"], "a") as out:
+        out.write(f"self={os.getpid()}\\n")
+    time.sleep(30)
+    """
+)
+
+
+async def settled(pid: int) -> bool:
+    deadline = time.monotonic() + 5
+    while not ended(pid):
+        if time.monotonic() > deadline:
+            return False
+        await asyncio.sleep(0.01)
+    return True
+
+
+@linux_only
+async def test_a_setsid_descendant_dies_at_the_timeout(tmp_path: Path) -> None:
+    pids = tmp_path / "pids"
+    result = await run_process(ESCAPE, env={**os.environ, "PIDS": str(pids)}, timeout=3)
+    family = await pids_written(pids, 2)
+    assert result.timed_out
+    assert await settled(family["escaped"]), state(family["escaped"])
+    assert our_zombies() == []
+
+
+@linux_only
+async def test_a_double_forked_daemon_dies_at_a_cancel_and_at_the_timeout(tmp_path: Path) -> None:
+    pids = tmp_path / "pids"
+    env = {**os.environ, "PIDS": str(pids)}
+    task = asyncio.create_task(run_process([sys.executable, "-c", DAEMON], env=env, timeout=30))
+    family = await pids_written(pids, 2)
+    assert not ended(family["daemon"])
+    task.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await task
+    assert await settled(family["daemon"]), state(family["daemon"])
+    pids.unlink()
+    result = await run_process([sys.executable, "-c", DAEMON], env=env, timeout=3)
+    assert result.timed_out
+    family = await pids_written(pids, 2)
+    assert await settled(family["daemon"]), state(family["daemon"])
+    assert our_zombies() == []
+
+
+@linux_only
+async def test_the_tree_token_follows_an_enclosing_run() -> None:
+    outer = await run_process('printf %s "$AMPLIFIER_PROCESS_TREE"')
+    nested = await run_process(
+        'printf %s "$AMPLIFIER_PROCESS_TREE"',
+        env={**os.environ, "AMPLIFIER_PROCESS_TREE": "enclosing"},
+    )
+    assert len(outer.stdout.split()) == 1
+    first, second = nested.stdout.split()
+    assert first == b"enclosing"
+    assert second != outer.stdout

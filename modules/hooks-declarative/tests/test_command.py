@@ -358,6 +358,20 @@ async def test_timeout_kills_the_script_and_the_child_it_forked(tmp_path: Path, 
     assert our_zombies() == []
 
 
+async def test_timeout_kills_a_child_that_left_the_process_group(tmp_path: Path) -> None:
+    decision = await run(script("hang_and_setsid.sh"), tmp_path, timeout_ms=300)
+    assert decision.message is not None
+    assert "timed out after 300 ms" in decision.message
+    pids = pids_in(decision.message)
+    assert set(pids) == {"child", "self"}
+    for _ in range(500):  # init reaps it once it is killed
+        if state(pids["child"]) in (None, "Z"):
+            break
+        await asyncio.sleep(0.01)
+    assert state(pids["child"]) in (None, "Z")
+    assert our_zombies() == []
+
+
 async def test_a_script_that_ignores_sigterm_is_killed_after_the_grace(tmp_path: Path) -> None:
     started = time.monotonic()
     decision = await run(script("ignore_term.sh"), tmp_path, timeout_ms=200)

@@ -14,6 +14,12 @@ once, even while the command is still being started, and re-raises.
 By default the command gets a new session (no controlling terminal, so it cannot read from or
 write to the user's terminal); ``new_session=False`` gives it only a new process group, which is
 a little cheaper to start and enough for the kill.
+
+A process that leaves the group (``setsid``, a daemon's double fork) is still part of the
+command: on Linux every run puts a token of its own into ``AMPLIFIER_PROCESS_TREE`` (after any
+token an enclosing run put there), and the stop at the timeout or cancel also signals every
+process of ours whose initial environment carries the token, until none runs. Only a process
+that drops that variable from its environment gets away.
 """
 
 from __future__ import annotations
@@ -22,6 +28,7 @@ import asyncio
 import contextlib
 import dataclasses
 import os
+import secrets
 import signal
 import sys
 import time
@@ -32,6 +39,7 @@ from typing import Any, Final, Literal
 __all__ = [
     "DEFAULT_GRACE",
     "DEFAULT_SHELL",
+    "TREE_VARIABLE",
     "ProcessResult",
     "describe_exit",
     "run_process",
@@ -42,8 +50,12 @@ __all__ = [
 DEFAULT_GRACE: Final = 0.5
 #: The shell that runs a command given as one string.
 DEFAULT_SHELL: Final = "/bin/sh"
+#: The environment variable whose tokens name the runs a process belongs to.
+TREE_VARIABLE: Final = "AMPLIFIER_PROCESS_TREE"
 
 _POSIX: Final = os.name == "posix"
+_LINUX: Final = sys.platform.startswith("linux")
+_TREE_PREFIX: Final = TREE_VARIABLE.encode() + b"="
 _CHUNK: Final = 64 * 1024
 _DRAIN: Final = 1.0
 _POLL: Final = 0.01
@@ -260,6 +272,49 @@ async def _until(condition: Callable[[], bool], seconds: float) -> bool:
     return True
 
 
+def _marked(token: str | None, group: int) -> set[int]:
+    """Running processes (ours to read) outside process group ``group`` whose initial
+    environment carries ``token``."""
+    if token is None:
+        return set()
+    wanted = token.encode()
+    me = os.getpid()
+    found: set[int] = set()
+    try:
+        pids = [int(entry.name) for entry in _PROC.iterdir() if entry.name.isdigit()]
+    except OSError:
+        return found
+    for pid in pids:
+        if pid == me:
+            continue
+        try:
+            environ = (_PROC / str(pid) / "environ").read_bytes()
+        except OSError:  # gone, or another user's
+            continue
+        for entry in environ.split(b"\0"):
+            if entry.startswith(_TREE_PREFIX) and wanted in entry[len(_TREE_PREFIX) :].split():
+                state = _state(pid)
+                if state is not None and state[0] != "Z" and state[1] != group:
+                    found.add(pid)
+                break
+    return found
+
+
+def _signal_marked(token: str | None, group: int, sig: signal.Signals) -> bool:
+    """Signal the processes outside ``group`` carrying ``token``; whether there were any."""
+    strays = _marked(token, group)
+    for pid in strays:
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.kill(pid, sig)
+    return bool(strays)
+
+
+async def _kill_marked(token: str | None, group: int) -> None:
+    """``SIGKILL`` what carries ``token`` outside ``group`` until nothing does (a fork racing
+    the kill included)."""
+    await _until(lambda: not _signal_marked(token, group, signal.SIGKILL), _KILL_WAIT)
+
+
 async def _stop_others(proc: asyncio.subprocess.Process, sig: signal.Signals, wait: float) -> bool:
     """Signal the group's members other than the leader and, while the leader still runs,
     give it a moment to reap them (a killed child of a dead parent stays a zombie where init
@@ -284,8 +339,9 @@ async def _stop_others(proc: asyncio.subprocess.Process, sig: signal.Signals, wa
     return True
 
 
-async def _stop_group(proc: asyncio.subprocess.Process, grace: float) -> None:
-    """Stop every process of ``proc``'s group: ``SIGTERM``, then ``SIGKILL`` after ``grace``.
+async def _stop_group(proc: asyncio.subprocess.Process, grace: float, token: str | None) -> None:
+    """Stop every process of ``proc``'s group and every process carrying ``token``:
+    ``SIGTERM``, then ``SIGKILL`` after ``grace``.
 
     Each round stops the members other than the leader first (:func:`_stop_others`), then
     signals the whole group. When some member outlives ``SIGTERM``, the leader is spared until
@@ -293,15 +349,23 @@ async def _stop_group(proc: asyncio.subprocess.Process, grace: float) -> None:
     """
 
     def stopped() -> bool:
-        return proc.returncode is not None and (not _POSIX or not _group_running(proc.pid))
+        return (
+            proc.returncode is not None
+            and (not _POSIX or not _group_running(proc.pid))
+            and not _marked(token, proc.pid)
+        )
 
+    strays = _signal_marked(token, proc.pid, signal.SIGTERM)
     if _POSIX and await _stop_others(proc, signal.SIGTERM, grace):
         _signal(proc, signal.SIGTERM, group=True)
         if await _until(stopped, grace):
             return
+    elif strays:
+        await _until(lambda: not _marked(token, proc.pid), grace)
     if _POSIX:
         await _stop_others(proc, signal.SIGKILL, _KILL_WAIT)
     _signal(proc, signal.SIGKILL, group=True)
+    await _kill_marked(token, proc.pid)
     await _until(stopped, _KILL_WAIT)
 
 
@@ -313,9 +377,13 @@ def _close_pipes(proc: asyncio.subprocess.Process) -> None:
 
 
 async def _kill_now(
-    proc: asyncio.subprocess.Process, tasks: set[asyncio.Task[Any]], exited: asyncio.Task[int]
+    proc: asyncio.subprocess.Process,
+    tasks: set[asyncio.Task[Any]],
+    exited: asyncio.Task[int],
+    token: str | None,
 ) -> None:
-    """A cancelled run: ``SIGKILL`` the group (other members first) and reap the command."""
+    """A cancelled run: ``SIGKILL`` the group (other members first) and what carries
+    ``token``, and reap the command."""
     for task in tasks:
         if task is not exited:
             task.cancel()
@@ -323,18 +391,31 @@ async def _kill_now(
         with contextlib.suppress(BaseException):
             await _stop_others(proc, signal.SIGKILL, _REAP)
     _signal(proc, signal.SIGKILL, group=True)
+    with contextlib.suppress(BaseException):
+        await _kill_marked(token, proc.pid)
     _close_pipes(proc)
     with contextlib.suppress(BaseException):
         await asyncio.wait({exited}, timeout=_DRAIN)
     exited.cancel()
 
 
-async def _abandon_spawn(spawn: asyncio.Future[asyncio.subprocess.Process]) -> None:
+async def _abandon_spawn(
+    spawn: asyncio.Future[asyncio.subprocess.Process], token: str | None
+) -> None:
     """A run cancelled while its command starts: let the start finish, then kill the group."""
     with contextlib.suppress(BaseException):
         proc = await asyncio.wait_for(spawn, _DRAIN)
         exited = asyncio.create_task(proc.wait())
-        await _kill_now(proc, {exited}, exited)
+        await _kill_now(proc, {exited}, exited, token)
+
+
+def _tree_environment(env: Mapping[str, str] | None) -> tuple[dict[str, str], str]:
+    """``env`` (default: ours) with a fresh token added to :data:`TREE_VARIABLE`."""
+    token = secrets.token_hex(8)
+    tree = dict(os.environ if env is None else env)
+    outer = tree.get(TREE_VARIABLE, "")
+    tree[TREE_VARIABLE] = f"{outer} {token}" if outer else token
+    return tree, token
 
 
 # ----------------------------------------------------------------------------- the run
@@ -358,7 +439,8 @@ async def run_process(
     :param command: an argv list, executed directly; or one string, run as
         ``<shell> -c <command>``.
     :param cwd: the working directory (default: ours).
-    :param env: the whole environment of the command (default: ours).
+    :param env: the whole environment of the command (default: ours); on Linux
+        :data:`TREE_VARIABLE` is added (see the module docstring).
     :param stdin: bytes written to the command's stdin, which is then closed; ``None`` gives
         it ``/dev/null``. A command that never reads its stdin is fine.
     :param timeout: seconds before the group is stopped; ``None`` waits as long as it takes.
@@ -377,6 +459,9 @@ async def run_process(
     group: dict[str, Any] = {}
     if _POSIX:
         group = {"start_new_session": True} if new_session else {"process_group": 0}
+    token: str | None = None
+    if _LINUX:
+        env, token = _tree_environment(env)
     # Shielded: a cancel while asyncio connects the pipes would otherwise kill only the command
     # and then wait for every process that holds its pipes (a background job: for minutes).
     spawn = asyncio.ensure_future(
@@ -393,7 +478,7 @@ async def run_process(
     try:
         proc = await asyncio.shield(spawn)
     except asyncio.CancelledError:
-        await _abandon_spawn(spawn)
+        await _abandon_spawn(spawn, token)
         raise
     return await _collect(
         proc,
@@ -402,6 +487,7 @@ async def run_process(
         _Capture(output_cap, keep_tail),
         _Capture(output_cap, keep_tail),
         grace,
+        token,
     )
 
 
@@ -412,6 +498,7 @@ async def _collect(
     out: _Capture,
     err: _Capture,
     grace: float,
+    token: str | None,
 ) -> ProcessResult:
     tasks: set[asyncio.Task[Any]] = {
         asyncio.create_task(_pump(proc.stdout, out)),
@@ -427,7 +514,7 @@ async def _collect(
         _, pending = await asyncio.wait(tasks, timeout=timeout)
         if pending:
             timed_out, held_open = True, proc.returncode is not None
-            await _stop_group(proc, grace)
+            await _stop_group(proc, grace, token)
             # Take what is left in the pipes; a process that left the group may hold them.
             _, still_open = await asyncio.wait(pending, timeout=_DRAIN)
             for task in still_open:
@@ -436,7 +523,7 @@ async def _collect(
                 _close_pipes(proc)
                 await asyncio.wait({exited}, timeout=_DRAIN)
     except BaseException:
-        await _kill_now(proc, tasks, exited)
+        await _kill_now(proc, tasks, exited, token)
         raise
     stdout, stdout_dropped, stdout_gap = out.result()
     stderr, stderr_dropped, stderr_gap = err.result()
