@@ -107,6 +107,8 @@ def test_a_broken_project_file_does_not_take_the_bundles_guard_down(tmp_path: Pa
     )
     workspace = _workspace(tmp_path)
     write(workspace / ".amplifier" / "hooks.yaml", "hooks:\n  PreToolUse:\n    - type: [1]\n")
+    trusted = installed("trust", str(workspace), cwd=tmp_path)
+    assert trusted.returncode == 0, trusted.stdout + trusted.stderr
     code, output = _run(tmp_path, bundle, workspace)
     assert code == 0, output
     assert (workspace / "victim" / "keep.txt").read_text() == "precious\n"

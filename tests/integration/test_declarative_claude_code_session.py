@@ -14,6 +14,7 @@ from typing import Any
 
 import pytest
 from amplifier_hooks_cli.session import AgentSession
+from amplifier_hooks_util.trust import trust_project
 
 from amplifier_core.testing import EventRecorder
 from amplifier_module_provider_scripted import ScriptedProvider
@@ -122,6 +123,7 @@ async def test_the_projects_claude_settings_run_unchanged(workspace: Path) -> No
         call("bash", command="rm -rf victim"),
         {"text": "Blocked, leaving it.", "expect": "rm -rf is not allowed"},
     ]
+    trust_project(workspace)
     session, _, recorder = session_for(workspace, bundle(), script)
     async with session:
         outcome = await session.run("clean up")

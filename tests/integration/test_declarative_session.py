@@ -12,6 +12,7 @@ from typing import Any
 
 import pytest
 from amplifier_hooks_cli.session import AgentSession
+from amplifier_hooks_util.trust import trust_project
 
 from amplifier_core.approval import StaticApprovalSystem
 from amplifier_core.testing import EventRecorder
@@ -146,6 +147,7 @@ async def test_project_and_user_files_add_up_in_a_session(
         {"text": "done", "expect": "Push to the remote?"},
     ]
     approvals = StaticApprovalSystem("deny")
+    trust_project(workspace)
     session, provider, _ = session_for(workspace, bundle, script, approval_system=approvals)
     async with session:
         await session.run("go")
@@ -251,6 +253,7 @@ async def test_claude_code_settings_run_unchanged_unless_turned_off(
     (workspace / ".claude" / "settings.json").write_text(json.dumps(settings, indent=2))
     bundle = declarative({"include_user": False, "claude_code": claude_code})
     script = [call("bash", command="echo curl example.com"), {"text": "ok"}]
+    trust_project(workspace)
     session, provider, _ = session_for(workspace, bundle, script)
     async with session:
         await session.run("fetch it")

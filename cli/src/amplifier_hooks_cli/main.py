@@ -8,6 +8,7 @@
     amplifier-hooks demo                  the reference hooks in an offline session
     amplifier-hooks modules               installed modules, their distributions, import errors
     amplifier-hooks validate BUNDLE       check a bundle file
+    amplifier-hooks trust [PATH]          let a project run the hook files it brings
     amplifier-hooks emit EVENT --bundle B --data JSON
                                           fire one event through a bundle's hooks
     amplifier-hooks events                the event catalogue

@@ -547,6 +547,8 @@ def test_config_defaults() -> None:
         "priority": 0,
         "async_grace_s": 5.0,
         "strict": False,
+        "environment": "inherit",
+        "pass_env": [],
     }
     assert parse_config({}) == config
 
@@ -563,6 +565,8 @@ def test_every_config_key_is_accepted() -> None:
         "priority": -10,
         "async_grace_s": 0.5,
         "strict": True,
+        "environment": "minimal",
+        "pass_env": ["GIT_*"],
     }
     assert parse_config(raw).model_dump() == raw
 

@@ -8,6 +8,8 @@ from pathlib import Path
 
 import pytest
 
+from amplifier_hooks_util.trust import trust_project
+
 from amplifier_core.testing import create_test_coordinator
 from amplifier_module_hooks_declarative import (
     HookGroup,
@@ -94,6 +96,7 @@ def test_all_sources_add_up_in_order_with_labels(home: Path, project: Path) -> N
     )
     user_dir = resolve_user_dir(settings)
     assert user_dir == home / ".amplifier"
+    trust_project(project)
     documents = load_documents(settings, project_dir=project, user_dir=user_dir)
     assert labels(documents) == [
         "~/.amplifier/hooks.yaml:hooks.PreToolUse[0]",
@@ -124,6 +127,7 @@ def test_include_switches(home: Path, project: Path) -> None:
     assert kinds(claude_code=False) == ["user", "project"]
     assert kinds(include_user=False, include_project=False, hooks={}) == ["config"]
     settings = parse_config({"claude_code": False, "include_user": False})
+    trust_project(project)
     documents = load_documents(settings, project_dir=project, user_dir=home)
     assert labels(documents) == [".amplifier/hooks.yaml:hooks.PreToolUse[0]"]
 
@@ -159,6 +163,7 @@ def test_unreadable_bytes_are_reported_with_their_line(home: Path, project: Path
     path = project / ".amplifier" / "hooks.yaml"
     path.parent.mkdir()
     path.write_bytes(b"hooks:\n  PreToolUse: []\n# caf\xe9\n")
+    trust_project(project)
     with pytest.raises(HooksConfigError) as caught:
         load_documents(
             parse_config({"include_user": False, "strict": True}),
@@ -182,6 +187,7 @@ def test_a_broken_project_file_is_reported_and_skipped_the_others_still_run(
     settings = parse_config(
         {"files": ["bundle.yaml"], "hooks": {"Stop": [{"type": "command", "command": "true"}]}}
     )
+    trust_project(project)
     with caplog.at_level("WARNING", logger="amplifier_module_hooks_declarative"):
         documents = load_documents(settings, project_dir=project, user_dir=home / ".amplifier")
     assert labels(documents) == [
@@ -249,11 +255,13 @@ def test_a_claude_code_script_under_the_project_dir_variable_is_checked(
         script=False,
     )
     settings = parse_config({"include_user": False, "strict": True})
+    trust_project(project)
     with pytest.raises(HooksConfigError, match=r"check\.sh does not exist"):
         load_documents(settings, project_dir=project, user_dir=home)
     check = project / ".claude" / "hooks" / "check.sh"
     check.parent.mkdir()
     check.write_text("#!/bin/sh\nexit 0\n")
+    trust_project(project)  # a new hook script: trusted anew
     with pytest.raises(HooksConfigError, match=r"check\.sh is not executable \(chmod \+x "):
         load_documents(settings, project_dir=project, user_dir=home)
     check.chmod(0o755)

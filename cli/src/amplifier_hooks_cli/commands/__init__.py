@@ -9,9 +9,27 @@ from .emit import emit
 from .events import events
 from .modules import modules
 from .run import run
+from .trust import trust
 from .validate import validate
 
-__all__ = ["BUILTIN_COMMANDS", "demo", "emit", "events", "modules", "run", "validate"]
+__all__ = [
+    "BUILTIN_COMMANDS",
+    "demo",
+    "emit",
+    "events",
+    "modules",
+    "run",
+    "trust",
+    "validate",
+]
 
-BUILTIN_COMMANDS: tuple[click.Command, ...] = (run, demo, modules, validate, emit, events)
+BUILTIN_COMMANDS: tuple[click.Command, ...] = (
+    run,
+    demo,
+    modules,
+    validate,
+    trust,
+    emit,
+    events,
+)
 """Every built-in command, in the order ``--help`` lists them."""

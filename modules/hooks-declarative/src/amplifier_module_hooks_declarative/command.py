@@ -51,8 +51,9 @@ import dataclasses
 import json
 import logging
 import os
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from datetime import date, datetime
+from fnmatch import fnmatchcase
 from pathlib import PurePath
 from typing import Any, Final
 
@@ -238,14 +239,24 @@ class CommandRunner:
     :param label: names the hook in messages (file and index), e.g. ``hooks.yaml PreToolUse[0]``.
     :param project_dir: the working directory of the command (``AMPLIFIER_PROJECT_DIR``);
         empty means the context's ``project_dir``.
+    :param pass_env: names or patterns of the variables of our environment the command gets;
+        ``None`` passes all of it.
     """
 
-    __slots__ = ("_claude", "_shown", "label", "project_dir", "spec")
+    __slots__ = ("_claude", "_shown", "label", "pass_env", "project_dir", "spec")
 
-    def __init__(self, spec: CommandHookSpec, *, label: str, project_dir: str) -> None:
+    def __init__(
+        self,
+        spec: CommandHookSpec,
+        *,
+        label: str,
+        project_dir: str,
+        pass_env: Sequence[str] | None = None,
+    ) -> None:
         self.spec = spec
         self.label = label
         self.project_dir = project_dir
+        self.pass_env = None if pass_env is None else tuple(pass_env)
         self._claude = spec.protocol == "claude-code"
         shown = spec.command if len(spec.command) <= 80 else spec.command[:77] + "..."
         self._shown = f"command `{shown}`"
@@ -254,7 +265,12 @@ class CommandRunner:
         return f"CommandRunner({self.label!r}, {self._shown}, protocol={self.spec.protocol!r})"
 
     def _environment(self, ctx: HookContext, project_dir: str) -> dict[str, str]:
-        env = {**os.environ, **self.spec.env}
+        base: Mapping[str, str] = os.environ
+        if self.pass_env is not None:
+            base = {
+                k: v for k, v in os.environ.items() if any(fnmatchcase(k, p) for p in self.pass_env)
+            }
+        env = {**base, **self.spec.env}
         env["AMPLIFIER_SESSION_ID"] = ctx.session_id
         env["AMPLIFIER_PROJECT_DIR"] = project_dir
         env["AMPLIFIER_HOOK_EVENT"] = ctx.alias or ctx.event

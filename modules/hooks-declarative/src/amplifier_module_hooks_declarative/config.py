@@ -36,7 +36,7 @@ import logging
 import re
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
-from typing import Annotated, Any, Final
+from typing import Annotated, Any, Final, Literal
 
 import yaml
 from amplifier_hooks_util.config_errors import (
@@ -59,6 +59,7 @@ from .matcher import compile_arg_pattern, compile_claude_matcher, compile_tool_p
 from .specs import CommandHookSpec, HookSpec, LlmHookSpec, MatcherHookSpec
 
 __all__ = [
+    "MINIMAL_ENVIRONMENT",
     "MODULE_ID",
     "DeclarativeConfig",
     "EventHooks",
@@ -97,6 +98,21 @@ _EVENT_NAME: Final = re.compile(r"[a-z][a-z0-9_-]*(?::[a-z0-9_-]+)+")
 # --------------------------------------------------------------------------- module config
 
 
+MINIMAL_ENVIRONMENT: Final = (
+    "PATH",
+    "HOME",
+    "USER",
+    "LOGNAME",
+    "SHELL",
+    "LANG",
+    "LC_*",
+    "TERM",
+    "TMPDIR",
+    "TZ",
+)
+"""What ``environment: minimal`` passes on of the session's environment (names or patterns)."""
+
+
 class DeclarativeConfig(BaseModel):
     """The module's config keys (the README's config table documents each one)."""
 
@@ -131,6 +147,13 @@ class DeclarativeConfig(BaseModel):
 
     strict: bool = False
     """A broken project hooks file fails the mount instead of being reported and skipped."""
+
+    environment: Literal["inherit", "minimal"] = "inherit"
+    """What command hooks get of the session's environment: all of it (``inherit``), or only
+    :data:`MINIMAL_ENVIRONMENT` and ``pass_env`` (``minimal``: no API keys or tokens)."""
+
+    pass_env: list[str] = Field(default_factory=list)
+    """With ``environment: minimal``, more variables to pass on: names or patterns (``LC_*``)."""
 
     def config_problems(self, *, working_dir: str | None = None) -> list[ConfigProblem]:
         """What mounting would reject beyond the keys' types: the inline ``hooks`` (events,

@@ -75,10 +75,12 @@ _TIMEOUT_MARGIN_S: Final = 5.0
 _SETTLE_CANCEL_S: Final = 1.0
 
 
-def default_runner_factory(project_dir: str, coordinator: Any = None) -> RunnerFactory:
+def default_runner_factory(
+    project_dir: str, coordinator: Any = None, *, pass_env: Sequence[str] | None = None
+) -> RunnerFactory:
     """The runners of the three hook types; command and llm runners are imported on first use,
     so a file with only matchers needs neither. LLM hooks ask the providers mounted on
-    ``coordinator``."""
+    ``coordinator``; command hooks get the variables ``pass_env`` names (``None``: all)."""
     llm_caches: dict[int, LlmCache] = {}
 
     def build(spec: HookSpec, label: str) -> Runner:
@@ -87,7 +89,7 @@ def default_runner_factory(project_dir: str, coordinator: Any = None) -> RunnerF
         if isinstance(spec, CommandHookSpec):
             from .command import CommandRunner
 
-            return CommandRunner(spec, label=label, project_dir=project_dir)
+            return CommandRunner(spec, label=label, project_dir=project_dir, pass_env=pass_env)
         if isinstance(spec, LlmHookSpec):
             from .llm import LlmRunner
             from .llm_cache import LlmCache

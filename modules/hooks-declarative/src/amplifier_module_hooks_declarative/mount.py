@@ -7,7 +7,7 @@ import logging
 from collections.abc import Awaitable, Callable, Mapping
 from typing import Any
 
-from .config import MODULE_ID, parse_config
+from .config import MINIMAL_ENVIRONMENT, MODULE_ID, parse_config
 from .dispatch import Dispatcher, RunnerFactory, default_runner_factory, plan_steps
 from .sources import load_documents, resolve_project_dir, resolve_user_dir
 
@@ -54,7 +54,12 @@ async def mount(
     project_dir = resolve_project_dir(coordinator, settings)
     user_dir = resolve_user_dir(settings)
     documents = load_documents(settings, project_dir=project_dir, user_dir=user_dir)
-    factory = runner_factory or default_runner_factory(str(project_dir), coordinator)
+    pass_env = None
+    if settings.environment == "minimal":
+        pass_env = [*MINIMAL_ENVIRONMENT, *settings.pass_env]
+    factory = runner_factory or default_runner_factory(
+        str(project_dir), coordinator, pass_env=pass_env
+    )
     steps = plan_steps(documents, factory)
     dispatcher = Dispatcher(steps, project_dir=str(project_dir), coordinator=coordinator)
     unregisters = dispatcher.register(registry, priority=settings.priority)

@@ -14,6 +14,11 @@ The project directory is the session's ``session.working_dir`` capability, else 
 a file listed in ``files`` must exist. A file reached twice (the project is the home directory)
 is read once. Every hook keeps a label naming its source and key path.
 
+The project's sources run only in a project the user trusts
+(:mod:`amplifier_hooks_util.trust`: ``amplifier-hooks trust PATH``, or
+``AMPLIFIER_TRUST_PROJECT`` in CI); otherwise they are named in one warning and skipped, and a
+file changed since the project was trusted makes it untrusted again.
+
 A command hook whose script file does not exist (see :mod:`.scripts`) is an error of its
 source, with the line of its ``command``. A broken source the project brings
 (``.claude/settings*.json``, ``.amplifier/hooks.yaml``) is reported in a warning and skipped, so
@@ -31,6 +36,7 @@ from pathlib import Path
 from typing import Any, Final, Literal
 
 from amplifier_hooks_util.config_errors import key_path
+from amplifier_hooks_util.trust import trust_status
 
 from .config import (
     MODULE_ID,
@@ -60,6 +66,7 @@ __all__ = [
     "read_source",
     "resolve_project_dir",
     "resolve_user_dir",
+    "trusted_sources",
 ]
 
 HOOKS_FILE: Final = "hooks.yaml"
@@ -223,6 +230,26 @@ def load_source(
     return document
 
 
+def trusted_sources(sources: list[Source], project_dir: Path) -> list[Source]:
+    """``sources`` without the project's, unless the project is trusted; when some are left
+    out, one warning names them and says how to trust the project."""
+    brought = [
+        s for s in sources if s.kind in PROJECT_KINDS and s.path is not None and s.path.is_file()
+    ]
+    if not brought:
+        return sources
+    status = trust_status(project_dir)
+    if status.trusted:
+        return sources
+    logger.warning(
+        "%s: the hooks in %s did not run: %s",
+        MODULE_ID,
+        ", ".join(s.label for s in brought),
+        status.why_not(),
+    )
+    return [s for s in sources if s.kind not in PROJECT_KINDS]
+
+
 def load_documents(
     settings: DeclarativeConfig, *, project_dir: Path, user_dir: Path
 ) -> list[HooksDocument]:
@@ -232,7 +259,9 @@ def load_documents(
         ``strict`` is off: that one is reported in a warning and skipped.
     """
     documents: list[HooksDocument] = []
-    for source in find_sources(settings, project_dir=project_dir, user_dir=user_dir):
+    for source in trusted_sources(
+        find_sources(settings, project_dir=project_dir, user_dir=user_dir), project_dir
+    ):
         try:
             document = load_source(source, settings, project_dir=project_dir)
         except HooksConfigError as err:

@@ -1,0 +1,75 @@
+"""``amplifier-hooks trust``: let a project run the hooks it brings."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+from rich.markup import escape
+
+from .. import output
+
+__all__ = ["trust"]
+
+
+@click.command(short_help="Trust a project's own hook files.")
+@click.argument(
+    "path",
+    required=False,
+    type=click.Path(exists=True, file_okay=False, path_type=Path),
+)
+@click.option("--list", "listing", is_flag=True, help="List the trusted projects.")
+@click.option("--check", is_flag=True, help="Say whether PATH is trusted; exit 1 when not.")
+@click.option("--remove", is_flag=True, help="Stop trusting PATH.")
+@output.friendly
+def trust(path: Path | None, listing: bool, check: bool, remove: bool) -> None:
+    """Let the project at PATH (default: the current directory) run the hooks it brings.
+
+    A repository's .claude/settings.json, .amplifier/hooks.yaml, .amplifier/hooks/*/hooks.json,
+    .gemini/settings.json and .cursor/hooks.json run commands with your rights; they run only
+    in projects you trust. Trusting records the SHA-256 of those files, of the files in the
+    project's hook directories and of the scripts they name: when one of them changes, the
+    project's hooks stop running until you review the change and trust it again. Set
+    AMPLIFIER_TRUST_PROJECT=1 (or to a path) to trust without a record, as in CI.
+    """
+    from amplifier_hooks_util.trust import (
+        forget_project,
+        trust_project,
+        trust_status,
+        trusted_projects,
+    )
+
+    console = output.stdout()
+    if listing:
+        projects = trusted_projects()
+        if not projects:
+            console.print("no trusted projects")
+        for where, record in sorted(projects.items()):
+            files = record.get("files") or {}
+            console.print(
+                f"{escape(where)}  ({len(files)} file(s), trusted {record.get('trusted_at', '?')})"
+            )
+        return
+    project = (path or Path.cwd()).resolve()
+    if remove:
+        if forget_project(project):
+            console.print(f"{escape(str(project))} is no longer trusted")
+        else:
+            console.print(f"{escape(str(project))} was not trusted")
+        return
+    if check:
+        status = trust_status(project)
+        if status.trusted:
+            console.print(f"{escape(str(project))} is trusted ({status.how})")
+            return
+        raise click.ClickException(status.why_not())
+    prints = trust_project(project)
+    if not prints:
+        console.print(
+            f"{escape(str(project))} is trusted; it has no hook files yet "
+            "(files it adds later make it ask again)"
+        )
+        return
+    console.print(f"{escape(str(project))} is trusted with {len(prints)} file(s):")
+    for name, digest in prints.items():
+        console.print(f"  {escape(name)}  sha256:{digest[:12]}")

