@@ -6,7 +6,13 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from amplifier_module_hooks_approval.shell import OPERATORS, canonical, scan_command, words
+from amplifier_module_hooks_approval.shell import (
+    EVALUATING_BUILTINS,
+    OPERATORS,
+    canonical,
+    scan_command,
+    words,
+)
 
 
 @pytest.mark.parametrize(
@@ -34,11 +40,29 @@ from amplifier_module_hooks_approval.shell import OPERATORS, canonical, scan_com
         # Inside double quotes command substitution still runs.
         ('echo "$(rm -rf /)"', ("$(",)),
         ('echo "`rm -rf /`"', ("`",)),
-        # Quoted or escaped operators are plain text to bash.
-        ("echo 'a; b && c | d > e $(f) `g`'", ()),
+        # Quoted or escaped operators are plain text to bash...
         ('echo "a; b && c | d > e"', ()),
         (r"ls \; \| \&", ()),
-        (r"echo $'a\'; b'", ()),
+        # ...but quoted code could be evaluated later, and $'...' may decode to anything.
+        ("echo 'a; b && c | d > e $(f) `g`'", ("expansion",)),
+        (r"echo $'a\'; b'", ("expansion",)),
+        # Expansions that may evaluate text; only ${NAME} is inert.
+        ("ls ${x:='$(touch F)'} ${x@P}", ("expansion",)),
+        ("ls ${x:='a[$(touch F)]'} $[x]", ("expansion",)),
+        ('ls "${x@P}"', ("expansion",)),
+        ("ls ${!x}", ("expansion",)),
+        ("ls ${a[$i]}", ("expansion",)),
+        ("ls $[1+1]", ("expansion",)),
+        ('ls "$[x]"', ("expansion",)),
+        ("ls ${HOME} ${1} ${#} $HOME", ()),
+        ('ls "${HOME}/src"', ()),
+        (r"ls \${x@P}", ()),
+        ("eval ls", ("eval",)),
+        ("X=1 source ./env.sh", ("eval",)),
+        (". ./env.sh", ("eval",)),
+        ("let 'x=a[1]'", ("eval",)),
+        ("ls; printf -v 'a[1]' x", (";", "eval")),
+        ("ls -la ./eval", ()),
         (r'echo "a \" ; b"', ()),
         ('echo $"a;b"', ()),
         ("git log --format='%h|%s'", ()),
@@ -117,7 +141,7 @@ _PLAIN = st.text(
 )
 
 
-@given(_PLAIN)
+@given(_PLAIN.filter(lambda c: not set(c.split()[:1]) & EVALUATING_BUILTINS))
 def test_plain_text_has_no_operators_and_keeps_its_words(command: str) -> None:
     scan = scan_command(command)
     assert scan.plain

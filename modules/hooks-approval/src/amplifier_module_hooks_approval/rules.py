@@ -38,7 +38,7 @@ from .patterns import (
     compile_path_regex,
     compile_regex,
 )
-from .subject import Subject
+from .subject import Subject, canonical_tool
 
 __all__ = ["BUILTIN_RULES", "Decision", "NearMiss", "Rule", "RuleSet"]
 
@@ -92,7 +92,7 @@ class Rule:
         return cls(
             name=config.name or default_name,
             action=config.action,
-            tools=config.tools,
+            tools=tuple(canonical_tool(glob) for glob in config.tools),
             commands=tuple(commands),
             paths=tuple(paths),
             operators=config.allowed_operators(),
@@ -167,7 +167,7 @@ class RuleSet:
         if config.builtin_rules:
             rules += [Rule.compile(rule, rule.name or "builtin") for rule in BUILTIN_RULES]
         self.rules: tuple[Rule, ...] = tuple(rules)
-        self.gated_tools = config.tools
+        self.gated_tools = tuple(canonical_tool(glob) for glob in config.tools)
         self.default_action: Action = config.default_action
         self.other_tools_action: Action = config.other_tools_action
         self._by_tool: dict[str, tuple[Rule, ...]] = {}

@@ -41,15 +41,75 @@ import re
 from dataclasses import dataclass
 from typing import Final
 
-__all__ = ["OPERATORS", "SEPARATORS", "ShellScan", "canonical", "scan_command", "words"]
+__all__ = [
+    "EVALUATING_BUILTINS",
+    "OPERATORS",
+    "SEPARATORS",
+    "ShellScan",
+    "canonical",
+    "scan_command",
+    "words",
+]
 
-OPERATORS: Final = (";", "&&", "||", "|", "&", ">", "<", "$(", "`", "(", ")", "newline")
+OPERATORS: Final = (
+    ";",
+    "&&",
+    "||",
+    "|",
+    "&",
+    ">",
+    "<",
+    "$(",
+    "`",
+    "(",
+    ")",
+    "newline",
+    "expansion",
+    "eval",
+)
 """Every operator name :func:`scan_command` reports (and a rule's ``allow_operators`` takes)."""
 
 SEPARATORS: Final = frozenset({";", "&&", "||", "|", "&", "$(", "`", "(", ")", "newline"})
 """Operators that end one simple command and start another (redirections do not)."""
 
 _REDIRECT_TAIL: Final = frozenset("<>&|")
+# ${NAME}, ${1}, ${#}, ${@} ...: the only braced expansions provably inert. Anything else in
+# braces (transformations such as @P, indirection, defaults that assign, substrings, array
+# subscripts) may evaluate text as code.
+_INERT_BRACED: Final = re.compile(r"\$\{(?:[A-Za-z_][A-Za-z0-9_]*|[0-9]+|[@*#?$!0-])\}")
+# Text in quotes that would run if something later evaluated it (prompt expansion, arithmetic
+# on an array subscript, eval).
+_CODE_IN_QUOTES: Final = re.compile(r"\$[({\[]|`")
+# Builtins that evaluate their arguments as code or as arithmetic (array subscripts run
+# command substitutions there): a simple command starting with one is never provably inert.
+EVALUATING_BUILTINS: Final = frozenset(
+    {
+        "eval",
+        "source",
+        ".",
+        "exec",
+        "command",
+        "builtin",
+        "let",
+        "declare",
+        "typeset",
+        "local",
+        "readonly",
+        "export",
+        "printf",
+        "read",
+        "mapfile",
+        "readarray",
+        "unset",
+        "coproc",
+        "trap",
+        "enable",
+        "alias",
+        "fc",
+    }
+)
+_HEAD: Final = 512  # characters of a simple command read for its first word
+_ASSIGNMENT: Final = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:\[[^\]]*\])?\+?=")
 # The characters that can start a quote, an escape or an operator (outside quotes), and the
 # ones that matter inside double quotes and inside $'...': the scan jumps from one to the next.
 _OUTSIDE: Final = re.compile(r"[\\'\"$`;&|<>()\n\r]")
@@ -124,7 +184,17 @@ class _Scanner:
         if close < 0:
             self.unterminated = True
             return len(self.text)
+        if _CODE_IN_QUOTES.search(self.text, start, close) is not None:
+            self.operator("expansion", start - 1, start - 1)
         return close + 1
+
+    def dollar(self, start: int) -> int:
+        """``$`` at ``start``, followed by ``{`` or ``[``: an inert ``${NAME}`` is skipped;
+        anything else is an expansion that may evaluate text (the scan goes on inside it)."""
+        found = _INERT_BRACED.match(self.text, start)
+        if found is not None:
+            return found.end()
+        return self.operator("expansion", start, start + 2)
 
     def ansi_c_quoted(self, start: int) -> int:
         text, i = self.text, start
@@ -150,6 +220,8 @@ class _Scanner:
                 i = self.operator("`", i, i + 1)
             elif char == "$" and text.startswith("$(", i):
                 i = self.operator("$(", i, i + 2)
+            elif char == "$" and i + 1 < len(text) and text[i + 1] in "{[":
+                i = self.dollar(i)
             else:
                 i += 1
         self.unterminated = True
@@ -168,12 +240,15 @@ class _Scanner:
                 i = self.single_quoted(i + 1)
             elif char == '"':
                 i = self.double_quoted(i + 1)
-            elif char == "$" and following == "'":
+            elif char == "$" and following == "'":  # decoded, it may hold anything
+                self.operator("expansion", i, i)
                 i = self.ansi_c_quoted(i + 2)
             elif char == "$" and following == '"':
                 i = self.double_quoted(i + 2)
             elif char == "$" and following == "(":
                 i = self.operator("$(", i, i + 2)
+            elif char == "$" and following in ("{", "["):
+                i = self.dollar(i)
             elif char == "`":
                 i = self.operator("`", i, i + 1)
             elif char == ";":
@@ -213,14 +288,34 @@ class _Scanner:
         return tuple(piece.strip() for piece in pieces if piece.strip())
 
 
+def _evaluates(segments: tuple[str, ...]) -> bool:
+    """Whether a simple command starts (after its assignments) with an evaluating builtin.
+    Only the head of each is read; one whose first word lies beyond it counts as evaluating."""
+    for segment in segments:
+        head = words(segment[:_HEAD])
+        for index, word in enumerate(head):
+            if index == len(head) - 1 and len(segment) > _HEAD:
+                return True  # the word may go on past the head
+            if _ASSIGNMENT.match(word):
+                continue
+            if word in EVALUATING_BUILTINS:
+                return True
+            break
+    return False
+
+
 def scan_command(command: str) -> ShellScan:
     """Scan ``command`` for shell control operators (see the module docstring)."""
     stripped = command.strip()
     if _OUTSIDE.search(command) is None:  # no quote, escape or operator: one plain command
-        return ShellScan((), (stripped,) if stripped else (), False, canonical(command))
+        segments_ = (stripped,) if stripped else ()
+        found = ("eval",) if _evaluates(segments_) else ()
+        return ShellScan(found, segments_, False, canonical(command))
     scanner = _Scanner(command)
     scanner.run()
     segments = scanner.segments()
+    if _evaluates(segments):
+        scanner.found.setdefault("eval", None)
     whole = canonical(command)
     parts: tuple[str, ...] = ()
     if scanner.cuts:

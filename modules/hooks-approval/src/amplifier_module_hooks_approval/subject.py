@@ -3,6 +3,10 @@
 The ``tool:pre`` data carries ``tool_name`` and ``tool_input`` (older kernels: ``tool`` and
 ``input``). The command is ``tool_input["command"]``; the file is ``file_path`` (the write and
 edit tools), else ``path`` or ``notebook_path``.
+
+Tool names are compared case-insensitively and through the names other runtimes give the same
+tools (:data:`TOOL_ALIASES`: Claude Code's ``Bash``, Gemini CLI's ``run_shell_command``,
+``shell`` ...), so a shell tool mounted under another name is still the shell to every rule.
 """
 
 from __future__ import annotations
@@ -14,10 +18,53 @@ from typing import Any, Final
 from .patterns import Target, resolve_target
 from .shell import ShellScan, scan_command
 
-__all__ = ["COMMAND_KEYS", "PATH_KEYS", "Subject", "input_of", "subject_of", "tool_of"]
+__all__ = [
+    "COMMAND_KEYS",
+    "PATH_KEYS",
+    "TOOL_ALIASES",
+    "Subject",
+    "canonical_tool",
+    "input_of",
+    "subject_of",
+    "tool_of",
+]
 
 COMMAND_KEYS: Final = ("command",)
 PATH_KEYS: Final = ("file_path", "path", "notebook_path")
+
+TOOL_ALIASES: Final[dict[str, str]] = {
+    **dict.fromkeys(
+        (
+            "shell",
+            "sh",
+            "run_shell_command",
+            "execute_command",
+            "execute_bash",
+            "run_command",
+            "shell_command",
+            "terminal",
+            "run_terminal_cmd",
+            "run_in_terminal",
+            "local_shell",
+            "exec",
+        ),
+        "bash",
+    ),
+    **dict.fromkeys(("write", "create_file", "write_to_file", "writefile"), "write_file"),
+    **dict.fromkeys(
+        ("edit", "multiedit", "multi_edit", "replace", "replace_in_file", "str_replace_editor"),
+        "edit_file",
+    ),
+    **dict.fromkeys(("read", "view", "view_file"), "read_file"),
+}
+"""Other runtimes' names for the shell and file tools (lower case) -> the name rules use."""
+
+
+def canonical_tool(name: str) -> str:
+    """``name`` as rules compare it: lower case, an alias replaced (``Bash`` -> ``bash``,
+    ``run_shell_command`` -> ``bash``, ``Write`` -> ``write_file``)."""
+    lowered = name.lower()
+    return TOOL_ALIASES.get(lowered, lowered)
 
 
 @dataclass(frozen=True, slots=True)
@@ -32,9 +79,10 @@ class Subject:
 
 
 def tool_of(data: Mapping[str, Any]) -> str:
-    """The tool name of an event's data (``tool_name``, else the older ``tool``)."""
+    """The tool name of an event's data (``tool_name``, else the older ``tool``), as rules
+    compare it (:func:`canonical_tool`)."""
     tool = data.get("tool_name") or data.get("tool")
-    return tool if isinstance(tool, str) else ""
+    return canonical_tool(tool) if isinstance(tool, str) else ""
 
 
 def input_of(data: Mapping[str, Any]) -> Mapping[str, Any]:
