@@ -118,8 +118,10 @@ def _assignment(text: str, match: re.Match[str]) -> Span | None:
     A quoted value needs its closing quote on the same line, so the closing quote of a string
     literal (``print("token=" + x)``, ``getpass('Password: ')``) does not start a value.
     """
-    if match.group("v") is not None:
-        start, end = match.span("v")
+    for group in ("w", "v"):  # a quoted value (escapes inside), or one in escaped quotes
+        if match.group(group) is None:
+            continue
+        start, end = match.span(group)
         value = text[start:end]
         if not value.strip() or is_placeholder(value.strip()):
             return None
@@ -132,6 +134,189 @@ def _assignment(text: str, match: re.Match[str]) -> Span | None:
     if text[end : end + 1] in ("(", "["):  # token = b64encode(raw): a call, not a value
         return None
     return start, end
+
+
+def _extend_left(alphabet: str, most: int, least: int, after: str = "") -> Selector:
+    """Select the match widened to the left over up to ``most`` characters of ``alphabet``
+    (at least ``least`` of them, and not glued to a longer run or a word, unless the word
+    is ``after``: ``bot`` in a Telegram API URL)."""
+    allowed = frozenset(alphabet)
+
+    def select(text: str, match: re.Match[str]) -> Span | None:
+        start, end = match.span()
+        left = start
+        while left > 0 and start - left < most and text[left - 1] in allowed:
+            left -= 1
+        if start - left < least or (left > 0 and text[left - 1] in allowed):
+            return None
+        glued = left > 0 and (text[left - 1].isalnum() or text[left - 1] == "_")
+        if glued and not (after and text.endswith(after, 0, left)):
+            return None
+        return left, end
+
+    return select
+
+
+def _unquoted(
+    name: str, check: Callable[[str], bool] | None = None, *, trim: bool = False
+) -> Selector:
+    """Select group ``name`` without the quotes around it; with ``trim``, a bare value
+    without the closing bracket, comma or full stop of the text around it."""
+
+    def select(text: str, match: re.Match[str]) -> Span | None:
+        start, end = match.span(name)
+        if end - start >= 2 and text[start] == text[end - 1] and text[start] in "'\"":
+            start, end = start + 1, end - 1
+        elif trim:
+            while end > start + 1 and text[end - 1] in ")]>,.;":
+                end -= 1
+        value = text[start:end]
+        if not value or value[0] == "$" or is_placeholder(value):
+            return None
+        if check is not None and not check(value):
+            return None
+        return start, end
+
+    return select
+
+
+def _netrc(text: str, match: re.Match[str]) -> Span | None:
+    """A ``password`` word in a ``.netrc`` entry (``machine`` or ``login`` shortly before)."""
+    start, end = match.span("v")
+    before = text[max(0, start - 300) : start].lower()
+    if "machine" not in before and "login" not in before and "default" not in before:
+        return None
+    while end > start + 1 and text[end - 1] in ")]>,.;":
+        end -= 1
+    value = text[start:end]
+    return None if is_placeholder(value) else (start, end)
+
+
+def _base64_credentials(text: str, match: re.Match[str]) -> Span | None:
+    """A base64 value that decodes to ``user:password``."""
+    import base64
+    import binascii
+
+    start, end = match.span("v")
+    raw = text[start:end]
+    try:
+        decoded = base64.b64decode(raw + "=" * (-len(raw) % 4), validate=True)
+    except (binascii.Error, ValueError):
+        return None
+    try:
+        plain = decoded.decode("utf-8")
+    except UnicodeDecodeError:
+        return None
+    user, colon, password = plain.partition(":")
+    if not colon or not user or not password or not plain.isprintable():
+        return None
+    return start, end
+
+
+def _mixed_case_and_digit(value: str) -> bool:
+    """Both letter cases or a digit and a letter: a generated secret, not hex or a word."""
+    lower = any(c.islower() for c in value)
+    upper = any(c.isupper() for c in value)
+    digit = any(c.isdigit() for c in value)
+    return (lower and upper) and (digit or "/" in value or "+" in value)
+
+
+def _prose(text: str, match: re.Match[str]) -> Span | None:
+    """The value a sentence says is a password, without the punctuation that ends it."""
+    start, end = match.span("v")
+    while end > start and text[end - 1] in ".,;:!?":
+        end -= 1
+    value = text[start:end]
+    if is_placeholder(value) or not _secret_word(value):
+        return None
+    return start, end
+
+
+def _secret_word(value: str) -> bool:
+    """A bare value said to be a password in prose: not an ordinary lower-case word."""
+    if len(value) < 4:
+        return False
+    return not value.isalpha() or not value.islower()
+
+
+# Vendor tokens found from their separator: the prefix before it (a word of its own) and the
+# whole token's shape, checked once a separator follows a known prefix.
+_VENDOR_SHAPES: Final = {
+    prefix: re.compile(shape)
+    for prefix, shape in (
+        ("npm_", "npm_[A-Za-z0-9]{36}"),
+        ("hf_", "hf_[A-Za-z]{30,40}"),
+        ("SG.", r"SG\.[A-Za-z0-9_-]{22}\.[A-Za-z0-9_-]{43}"),
+        ("pypi-", "pypi-AgE[A-Za-z0-9_-]{50,}"),
+        ("dop_", "dop_v1_[a-f0-9]{64}"),
+        ("doo_", "doo_v1_[a-f0-9]{64}"),
+        ("dor_", "dor_v1_[a-f0-9]{64}"),
+        *((f"{p}_", f"{p}_[a-fA-F0-9]{{32}}") for p in ("shpat", "shpss", "shpca", "shppa")),
+        *(
+            (f"{p}-", f"{p}-[A-Za-z0-9_-]{{20,}}")
+            for p in ("gldt", "glrt", "glft", "glptt", "glcbt", "glimt", "gloas", "glsoat")
+        ),
+        ("key-", "key-[0-9a-zA-Z]{32}"),
+        ("lin_", "lin_api_[A-Za-z0-9]{40}"),
+        *(("dp.", r"dp\.(?:pt|st|ct|sa)\.[A-Za-z0-9]{40,44}"),),
+        ("glc_", "glc_[A-Za-z0-9+/]{32,400}={0,2}"),
+        ("glsa_", "glsa_[A-Za-z0-9]{32}_[a-fA-F0-9]{8}"),
+        ("pul-", "pul-[a-f0-9]{40}"),
+        ("PMAK-", "PMAK-[a-f0-9]{24}-[a-f0-9]{34}"),
+        ("sntrys_", "sntrys_[A-Za-z0-9+/=_]{40,}"),
+        ("sntryu_", "sntryu_[a-f0-9]{64}"),
+        ("hvs.", r"hvs\.[A-Za-z0-9_-]{24,}"),
+        ("hvb.", r"hvb\.[A-Za-z0-9_-]{24,}"),
+        ("AGE-", "AGE-SECRET-KEY-1[QPZRY9X8GF2TVDW0S3JN54KHCE6MUA7L]{58}"),
+        ("sq0atp-", "sq0atp-[0-9A-Za-z_-]{22,43}"),
+        ("sq0csp-", "sq0csp-[0-9A-Za-z_-]{22,43}"),
+        ("HRKU-", "HRKU-[A-Za-z0-9_-]{60}"),
+        ("fo1_", "fo1_[A-Za-z0-9_-]{43}"),
+        ("secret_", "secret_[A-Za-z0-9]{43}"),
+        ("ntn_", "ntn_[A-Za-z0-9]{46}"),
+    )
+}
+_VENDOR_PREFIX_MAX: Final = max(len(p) for p in _VENDOR_SHAPES) - 1
+
+
+def _vendor_separators() -> tuple[str, ...]:
+    """One pattern per separator character, matching it only right after a known prefix
+    (look-behinds, checked by the regex engine): the selector runs for candidates only."""
+    sources = []
+    for separator in "_-.":
+        prefixes = sorted(p for p in _VENDOR_SHAPES if p.endswith(separator))
+        behind = "|".join(f"(?<={re.escape(p)})" for p in prefixes)
+        sources.append(f"{re.escape(separator)}(?:{behind})[A-Za-z0-9]")
+    return tuple(sources)
+
+
+_VENDOR_TAIL: Final = re.compile(r"[A-Za-z0-9_.+/=-]*")
+
+
+def _vendor(text: str, match: re.Match[str]) -> Span | None:
+    """A separator after a known vendor prefix (see :data:`_VENDOR_SHAPES`), or one of the
+    patterns with a literal prefix of their own."""
+    start, end = match.span()
+    if text[start] not in "_.-":
+        value = text[start:end]
+        return (start, end) if looks_random(value) else None
+    left = start
+    while left > 0 and start - left < _VENDOR_PREFIX_MAX and text[left - 1].isalnum():
+        left -= 1
+    if left > 0 and (text[left - 1].isalnum() or text[left - 1] in "_-]"):
+        return None
+    shape = _VENDOR_SHAPES.get(text[left : start + 1])
+    if shape is None:
+        return None
+    run = _VENDOR_TAIL.match(text, start)
+    tail = run.end() if run is not None else start
+    token = shape.match(text, left, tail)
+    if token is None or not looks_random(token.group()):
+        return None
+    stop = token.end()
+    if stop < len(text) and (text[stop].isalnum() or text[stop] == "_"):
+        return None
+    return left, stop
 
 
 # The local part before "@": runs of letters, digits, _ % + joined by single "." or "-".
@@ -159,6 +344,17 @@ def _email(text: str, match: re.Match[str]) -> Span | None:
     return start, match.end()
 
 
+_COUNTED: Final = re.compile(r" (?:[a-z]{2,}s|passed|failed|skipped|total|of|ok|per)\b")
+
+
+def _counted(text: str, candidate: str, end: int) -> bool:
+    """Digit groups separated by spaces only and followed by a plural or a tally word are
+    counts (``719 512 8135 tests passed``), not a phone number."""
+    if any(sep in candidate for sep in "-.()"):
+        return False
+    return _COUNTED.match(text, end) is not None
+
+
 def _phone(text: str, match: re.Match[str]) -> Span | None:
     kind = match.lastgroup
     start, end = match.span()
@@ -166,6 +362,8 @@ def _phone(text: str, match: re.Match[str]) -> Span | None:
     if kind == "intl":
         return (start, end) if phone_digit_count_ok(candidate, 8, 15) else None
     if kind == "nanp":
+        if _counted(text, candidate, end):
+            return None
         return start, end
     if kind == "trunk" and phone_digit_count_ok(candidate, 10, 11):
         return None if beside_hex_group(text, start, end) else (start, end)
@@ -205,8 +403,9 @@ _WD = r"[A-Za-z0-9_\]-]"
 # quote as in data["api_key"]), separator, quoted or bare value.
 _KEY_END = r"""(?:\\{0,8}["']\]?)?[ \t]*(?:=>|:=|=(?![=~])|:(?!:))[ \t]*"""
 _VALUE = (
-    r"""(?:\\{0,8}(?P<q>["'])(?P<v>(?:(?!(?P=q))[^\\\r\n]){1,512})\\{0,8}(?P=q)"""
-    r"""|(?P<u>[^\s"'`,;&<>(){}\[\]\\]{1,512}))"""
+    r"""(?:(?P<e>["'])(?P<w>(?:\\[^\r\n]|(?!(?P=e))[^\\\r\n]){1,512})(?P=e)"""
+    r"""|\\{0,8}(?P<q>["'])(?P<v>(?:(?!(?P=q))[^\\\r\n]){1,512})\\{0,8}(?P=q)"""
+    r"""|(?P<u>(?:[^\s"'`,;&<>(){}\[\]\\]|&(?![&\s]|[a-z_][a-z0-9_]*=)){1,512}))"""
 )
 _KEY_PREFIXES = (
     "api",
@@ -223,9 +422,15 @@ _KEY_WORD = (
     "key(?:" + "|".join(f"(?<={p}{s}key)" for p in _KEY_PREFIXES for s in ("_", "-", "")) + ")"
 )
 _ASSIGNMENT_KEYS = (
-    "pass(?:word|wd|phrase)",
-    r"secret(?:[_-]?(?:access[_-]?)?key)?",
+    "pass(?:word|wd|phrase|code)",
+    "pass(?<=[_-]pass)",
+    "pwd(?<![a-z]pwd)",
+    "pw(?<![a-z]pw)",
+    r"secret(?:[_-]?(?:access[_-]?)?key(?:[_-]?base)?)?",
     "token",
+    "accountkey",
+    "sharedaccesskey",
+    "credential(?<![a-z]credential)s?",
     _KEY_WORD,
 )
 
@@ -388,6 +593,69 @@ BUILTIN_RULES: Final[tuple[Rule, ...]] = (
         (_after("sk-", 3, _WD) + "(?!ant-)[A-Za-z0-9_-]{20,}(?![A-Za-z0-9_-])",),
         _whole(looks_random),
     ),
+    Rule(
+        name="vendor_token",
+        category="secret",
+        summary="other vendors' API tokens by their documented prefixes: npm, Hugging Face, "
+        "SendGrid, PyPI, DigitalOcean, Shopify, GitLab (deploy, runner, feed ...), Twilio, "
+        "Mailgun, Linear, Doppler, Databricks, Grafana, Pulumi, Postman, Sentry, Vault, age, "
+        "Atlassian, Square, Discord webhooks, Heroku, Fly.io, Notion",
+        patterns=_compile(
+            # One scan per separator: the word before it says which vendor, if any.
+            *_vendor_separators(),
+            _after("SK", 2, _W) + "[0-9a-f]{32}(?![A-Za-z0-9_])",
+            _after("dapi", 4, _W) + "[a-f0-9]{32}(?:-[0-9])?(?![A-Za-z0-9_])",
+            _after("ATATT3", 6, _W) + "[A-Za-z0-9_=-]{100,}(?![A-Za-z0-9_=-])",
+            r"https://(?:ptb\.|canary\.)?discord(?:app)?\.com/api/webhooks/[0-9]{17,20}/"
+            r"[A-Za-z0-9_-]{60,68}",
+        ),
+        select=_vendor,
+    ),
+    Rule(
+        name="telegram_bot_token",
+        category="secret",
+        summary="Telegram bot tokens (bot id, :AA, 33 characters)",
+        patterns=_compile(r":AA(?<=[0-9]{8}:AA)[A-Za-z0-9_-]{33}(?![A-Za-z0-9_-])"),
+        select=_extend_left("0123456789", 10, 8, after="bot"),
+    ),
+    Rule(
+        name="mailchimp_api_key",
+        category="secret",
+        summary="Mailchimp API keys (32 hex characters, -us and the data centre)",
+        patterns=_compile(r"-us(?<=[0-9a-f]{32}-us)[0-9]{1,2}(?![A-Za-z0-9_])"),
+        select=_extend_left("0123456789abcdef", 32, 32),
+    ),
+    _rule(
+        "netrc_password",
+        "secret",
+        ".netrc and similar 'password <value>' entries after machine / login",
+        (_after("password", 8, "[a-z_-]") + r"""[ \t]+(?P<v>[^\s=:'"]+)""",),
+        _netrc,
+        lowered=True,
+    ),
+    _rule(
+        "xml_secret",
+        "secret",
+        "XML elements that hold secrets: <password>, <secret>, <apiKey>, <token> ...",
+        (
+            r"<(?P<tag>(?:[a-z0-9_.:-]*[_.:-])?(?:password|passwd|pwd|secret|api[_-]?key"
+            r"|access[_-]?key|secret[_-]?key|token|access[_-]?token|auth[_-]?token"
+            r"|client[_-]?secret|private[_-]?key|credentials?))(?:\s[^<>]*)?>"
+            r"(?P<v>[^<>]{1,512})</(?P=tag)>",
+        ),
+        _group("v"),
+        lowered=True,
+    ),
+    Rule(
+        name="aws_key_pair",
+        category="secret",
+        summary="an AWS secret access key written near its access key id, without a key name",
+        patterns=_compile(
+            r"(?:AKIA|ASIA)[A-Z0-9]{16}(?![A-Za-z0-9])[^\n]{0,200}?[\s\S]{0,3}[^\n]{0,200}?"
+            r"(?:(?<![A-Za-z0-9/+])|(?<=\\[nrt]))(?P<v>[A-Za-z0-9/+]{40})(?![A-Za-z0-9/+=])"
+        ),
+        select=_group("v", _mixed_case_and_digit),
+    ),
     _rule(
         "url_credentials",
         "secret",
@@ -415,6 +683,59 @@ BUILTIN_RULES: Final[tuple[Rule, ...]] = (
         "that are not code)",
         tuple(key + _KEY_END + _VALUE for key in _ASSIGNMENT_KEYS),
         _assignment,
+        lowered=True,
+    ),
+    _rule(
+        "cli_password",
+        "secret",
+        "passwords on command lines: mysql -pX, --password X, curl -u user:X, sshpass -p X, "
+        "docker login -p X, redis-cli -a X, openssl -pass pass:X, htpasswd -b",
+        (
+            r"(?:mysql|mariadb|mysqldump|mysqladmin|mysqlimport)\b[^\n|;&]*? -p"
+            r"""(?P<v>'[^'\n]+'|"[^"\n]+"|[^\s'"-][^\s'"]*)""",
+            r"""--pass(?:word|wd)?(?:=|[ \t]+)(?P<v>'[^'\n]+'|"[^"\n]+"|[^\s'"-][^\s'"]*)""",
+            r"""-u(?<![^\s;&|(]-u)[ \t]*['"]?[^\s:'"@-][^\s:'"@]*:(?P<v>[^\s'"]+)""",
+            r"""--user(?<![^\s;&|(]--user)(?:=|[ \t]+)['"]?[^\s:'"@]+:(?P<v>[^\s'"]+)""",
+            *(
+                tool
+                + r"""\b[^\n|;&]*?[ \t]"""
+                + flag
+                + r"""[ \t]*(?P<v>'[^'\n]+'|"[^"\n]+"|[^\s'"-][^\s'"]*)"""
+                for tool, flag in (
+                    ("sshpass", "-p"),
+                    ("docker", "-p"),
+                    ("mongo[a-z]*", "-p"),
+                    ("redis-cli", "-a"),
+                )
+            ),
+            r"""-pass(?:in|out)?[ \t]+(?:pass|env):(?P<v>[^\s'"]+)""",
+            r"""htpasswd\b(?=[^\n]*[ \t]-[a-zA-Z]*b)(?:[ \t]+-[a-zA-Z]+)*[ \t]+[^\s-]\S*"""
+            r"""[ \t]+[^\s-]\S*[ \t]+"""
+            r"""(?P<v>'[^'\n]+'|"[^"\n]+"|[^\s'"]+)""",
+        ),
+        _unquoted("v", trim=True),
+    ),
+    _rule(
+        "docker_auth",
+        "secret",
+        "base64 user:password credentials: docker config auths, Basic auth values",
+        (
+            r"""auth(?:\\{0,8}["'])?[ \t]*[:=]?[ \t]*(?:\\{0,8}["'])?"""
+            r"(?P<v>[a-z0-9+/]{8,}={0,2})(?![a-z0-9+/=])",
+            r"""basic[ \t]+(?P<v>[a-z0-9+/]{8,}={0,2})(?![a-z0-9+/=])""",
+        ),
+        _base64_credentials,
+        lowered=True,
+    ),
+    _rule(
+        "prose_password",
+        "secret",
+        "passwords given in prose: 'the password is X', 'passcode was X'",
+        (
+            r"pass(?:word|code|phrase)s?[ \t]+(?:is|was|will be|should be)[ \t]+['\"]?"
+            r"""(?P<v>[^\s'")]{4,128})""",
+        ),
+        _prose,
         lowered=True,
     ),
     _rule(
