@@ -7,7 +7,6 @@ import json
 from pathlib import Path
 
 import pytest
-
 from amplifier_hooks_util.trust import trust_project
 
 from amplifier_core.testing import create_test_coordinator

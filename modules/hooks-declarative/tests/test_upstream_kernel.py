@@ -23,6 +23,7 @@ SCRIPT = textwrap.dedent(
     import asyncio, json, sys
     from pathlib import Path
     from amplifier_core.testing import MockCoordinator
+    from amplifier_hooks_util.trust import trust_project
     from amplifier_module_hooks_declarative import mount
 
     project = Path(sys.argv[1])
@@ -49,6 +50,7 @@ SCRIPT = textwrap.dedent(
         "      action: block\\n"
         "      message: Destructive rm commands require confirmation\\n"
     )
+    trust_project(project)  # the user reviewed the project's hooks file
 
     async def main():
         coordinator = MockCoordinator()
