@@ -64,7 +64,7 @@ from amplifier_module_hooks_approval.shell import (
         ("ls; printf -v 'a[1]' x", (";", "eval")),
         ("ls -la ./eval", ()),
         (r'echo "a \" ; b"', ()),
-        ('echo $"a;b"', ()),
+        ('echo $"a;b"', ("expansion",)),  # a translation is expanded like "..."
         ("git log --format='%h|%s'", ()),
         ("ls\\\nfoo", ()),  # backslash-newline continues the line
     ],

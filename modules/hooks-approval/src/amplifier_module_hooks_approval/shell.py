@@ -73,15 +73,21 @@ SEPARATORS: Final = frozenset({";", "&&", "||", "|", "&", "$(", "`", "(", ")", "
 """Operators that end one simple command and start another (redirections do not)."""
 
 _REDIRECT_TAIL: Final = frozenset("<>&|")
-# ${NAME}, ${1}, ${#}, ${@} ...: the only braced expansions provably inert. Anything else in
-# braces (transformations such as @P, indirection, defaults that assign, substrings, array
-# subscripts) may evaluate text as code.
-_INERT_BRACED: Final = re.compile(r"\$\{(?:[A-Za-z_][A-Za-z0-9_]*|[0-9]+|[@*#?$!0-])\}")
+# The braced expansions provably inert: ${NAME}, ${1}, ${#}, ${@} ..., a length ${#NAME}, and a
+# default or alternative made of literal characters (${NAME:-word}, ${NAME-word}, ${NAME:+word},
+# ${NAME+word}): the value is substituted, never evaluated. Anything else in braces
+# (transformations such as @P, indirection, defaults that assign, substrings and offsets,
+# which are arithmetic, array subscripts, nested quotes or expansions) may evaluate text as code.
+_INERT_BRACED: Final = re.compile(
+    r"\$\{(?:#?[A-Za-z_][A-Za-z0-9_]*|[0-9]+|[@*#?$!0-]"
+    r"|[A-Za-z_][A-Za-z0-9_]*:?[-+][A-Za-z0-9_./:,%+=@-]*)\}"
+)
 # Text in quotes that would run if something later evaluated it (prompt expansion, arithmetic
 # on an array subscript, eval).
 _CODE_IN_QUOTES: Final = re.compile(r"\$[({\[]|`")
-# Builtins that evaluate their arguments as code or as arithmetic (array subscripts run
-# command substitutions there): a simple command starting with one is never provably inert.
+# Builtins and keywords that evaluate their arguments as code or as arithmetic (array
+# subscripts run command substitutions there; ``test -v 'a[$(...)]'`` and ``[[ $x -eq 0 ]]``
+# do too): a simple command starting with one is never provably inert.
 EVALUATING_BUILTINS: Final = frozenset(
     {
         "eval",
@@ -106,10 +112,125 @@ EVALUATING_BUILTINS: Final = frozenset(
         "enable",
         "alias",
         "fc",
+        "hash",
+        "test",
+        "[",
+        "[[",
+        "getopts",
+        "complete",
+        "compgen",
+        "bind",
+        "shopt",
+        "set",
+        "function",
+        "select",
+        "wait",
     }
 )
+# Programs that run a command or a script given in their arguments (``env rm -rf /``,
+# ``sh -c '...'``, ``xargs rm``, ``find -exec``): a pattern matching their command line cannot
+# tell what they run. Compared by the command word's last path component, and only with
+# arguments (a shell without any reads its commands from a pipe or a redirection, which the
+# scan reports already).
+COMMAND_RUNNERS: Final = frozenset(
+    {
+        "env",
+        "xargs",
+        "sh",
+        "bash",
+        "dash",
+        "ash",
+        "zsh",
+        "ksh",
+        "mksh",
+        "yash",
+        "fish",
+        "csh",
+        "tcsh",
+        "busybox",
+        "nohup",
+        "nice",
+        "ionice",
+        "timeout",
+        "sudo",
+        "doas",
+        "su",
+        "runuser",
+        "setsid",
+        "stdbuf",
+        "chroot",
+        "unshare",
+        "nsenter",
+        "strace",
+        "ltrace",
+        "watch",
+        "flock",
+        "taskset",
+        "chrt",
+        "script",
+        "parallel",
+        "sg",
+        "newgrp",
+        "unbuffer",
+        "faketime",
+        "fakeroot",
+    }
+)
+# find runs a command only with these actions.
+_FIND_EXEC: Final = frozenset({"-exec", "-execdir", "-ok", "-okdir"})
+# Keywords that only prefix a pipeline; the command after them is what runs.
+_PREFIX_KEYWORDS: Final = frozenset({"!", "time", "-p"})
+# A command word holding an expansion or a glob ($X, `...`, {ev,ev}al, /bin/ba?h) may become
+# any command, an evaluating builtin or a runner included.
+_EXPANDING_WORD: Final = re.compile(r"[$`{}*?\[\]]")
+# Variables that change what the shell or the command runs, how words split, or where code is
+# loaded from: assigning one (``IFS=/ ...``, ``LD_PRELOAD=./x.so ls``, ``PATH=. ls``) is not
+# provably inert.
+_SENSITIVE_VARIABLES: Final = frozenset(
+    {
+        "IFS",
+        "PATH",
+        "ENV",
+        "BASH_ENV",
+        "CDPATH",
+        "GLOBIGNORE",
+        "SHELLOPTS",
+        "BASHOPTS",
+        "PS0",
+        "PS1",
+        "PS2",
+        "PS3",
+        "PS4",
+        "PROMPT_COMMAND",
+        "HOME",
+        "SHELL",
+        "PAGER",
+        "MANPAGER",
+        "EDITOR",
+        "VISUAL",
+        "BROWSER",
+        "LESSOPEN",
+        "LESSCLOSE",
+        "TEXTDOMAIN",
+        "TEXTDOMAINDIR",
+        "XDG_CONFIG_HOME",
+        "PYTHONPATH",
+        "PYTHONSTARTUP",
+        "PYTHONHOME",
+        "NODE_OPTIONS",
+        "PERL5LIB",
+        "PERL5OPT",
+        "PERLLIB",
+        "RUBYOPT",
+        "RUBYLIB",
+        "JAVA_TOOL_OPTIONS",
+        "SSH_ASKPASS",
+        "SUDO_ASKPASS",
+    }
+)
+_SENSITIVE_PREFIXES: Final = ("LD_", "DYLD_", "GIT_", "BASH_FUNC_")
 _HEAD: Final = 512  # characters of a simple command read for its first word
-_ASSIGNMENT: Final = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:\[[^\]]*\])?\+?=")
+_ASSIGNMENT: Final = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)(\[[^\]]*\])?\+?=")
 # The characters that can start a quote, an escape or an operator (outside quotes), and the
 # ones that matter inside double quotes and inside $'...': the scan jumps from one to the next.
 _OUTSIDE: Final = re.compile(r"[\\'\"$`;&|<>()\n\r]")
@@ -243,7 +364,8 @@ class _Scanner:
             elif char == "$" and following == "'":  # decoded, it may hold anything
                 self.operator("expansion", i, i)
                 i = self.ansi_c_quoted(i + 2)
-            elif char == "$" and following == '"':
+            elif char == "$" and following == '"':  # translated, it may hold anything
+                self.operator("expansion", i, i)
                 i = self.double_quoted(i + 2)
             elif char == "$" and following == "(":
                 i = self.operator("$(", i, i + 2)
@@ -288,34 +410,100 @@ class _Scanner:
         return tuple(piece.strip() for piece in pieces if piece.strip())
 
 
-def _evaluates(segments: tuple[str, ...]) -> bool:
-    """Whether a simple command starts (after its assignments) with an evaluating builtin.
-    Only the head of each is read; one whose first word lies beyond it counts as evaluating."""
+def _sensitive(name: str) -> bool:
+    return name in _SENSITIVE_VARIABLES or name.startswith(_SENSITIVE_PREFIXES)
+
+
+def _risks(segments: tuple[str, ...]) -> tuple[str, ...]:
+    """What the simple commands themselves may run: ``eval`` when one starts (after its
+    assignments and ``!`` / ``time``) with an evaluating builtin, a command runner, ``find``
+    with ``-exec``, or a command word holding an expansion or a glob, or when it assigns a
+    variable that changes what runs (``IFS``, ``PATH``, ``LD_PRELOAD`` ...); ``expansion``
+    when it assigns to an array element (the subscript is arithmetic). Only the head of each
+    is read; one whose command word lies beyond it counts as evaluating."""
+    found: dict[str, None] = {}
     for segment in segments:
         head = words(segment[:_HEAD])
         for index, word in enumerate(head):
             if index == len(head) - 1 and len(segment) > _HEAD:
-                return True  # the word may go on past the head
-            if _ASSIGNMENT.match(word):
+                found["eval"] = None  # the word may go on past the head
+                break
+            assignment = _ASSIGNMENT.match(word)
+            if assignment is not None:
+                if assignment.group(2) is not None:
+                    found["expansion"] = None
+                if _sensitive(assignment.group(1)):
+                    found["eval"] = None
                 continue
-            if word in EVALUATING_BUILTINS:
-                return True
+            if word in _PREFIX_KEYWORDS:
+                continue
+            name = word.rsplit("/", 1)[-1]
+            if (
+                word in EVALUATING_BUILTINS
+                or (name in COMMAND_RUNNERS and index < len(head) - 1)
+                or _EXPANDING_WORD.search(word) is not None
+                or (name == "find" and not _FIND_EXEC.isdisjoint(words(segment)))
+            ):
+                found["eval"] = None
             break
-    return False
+    return tuple(found)
+
+
+def _bash_input(command: str) -> str:
+    """``command`` as bash's parser reads it: NUL bytes dropped (bash ignores them in its
+    input) and every backslash-newline outside single quotes removed (a line continuation,
+    so ``$\\<newline>(`` is ``$(``)."""
+    if "\0" in command:
+        command = command.replace("\0", "")
+    if "\\\n" not in command:
+        return command
+    out: list[str] = []
+    i, size = 0, len(command)
+    state = ""  # "" outside quotes, "'" single, "$'" ANSI-C, '"' double
+    while i < size:
+        char = command[i]
+        pair = command[i : i + 2]
+        if state in ("'", "$'"):
+            if state == "$'" and char == "\\":
+                out.append(pair)
+                i += 2
+                continue
+            if char == "'":
+                state = ""
+            out.append(char)
+            i += 1
+        elif pair == "\\\n":
+            i += 2
+        elif char == "\\":
+            out.append(pair)
+            i += 2
+        elif state == '"':
+            if char == '"':
+                state = ""
+            out.append(char)
+            i += 1
+        else:
+            if char == "'":
+                state = "$'" if out and out[-1] == "$" else "'"  # an escaped $ is "\\$"
+            elif char == '"':
+                state = '"'
+            out.append(char)
+            i += 1
+    return "".join(out)
 
 
 def scan_command(command: str) -> ShellScan:
     """Scan ``command`` for shell control operators (see the module docstring)."""
+    command = _bash_input(command)
     stripped = command.strip()
     if _OUTSIDE.search(command) is None:  # no quote, escape or operator: one plain command
         segments_ = (stripped,) if stripped else ()
-        found = ("eval",) if _evaluates(segments_) else ()
-        return ShellScan(found, segments_, False, canonical(command))
+        return ShellScan(_risks(segments_), segments_, False, canonical(command))
     scanner = _Scanner(command)
     scanner.run()
     segments = scanner.segments()
-    if _evaluates(segments):
-        scanner.found.setdefault("eval", None)
+    for name in _risks(segments):
+        scanner.found.setdefault(name, None)
     whole = canonical(command)
     parts: tuple[str, ...] = ()
     if scanner.cuts:
