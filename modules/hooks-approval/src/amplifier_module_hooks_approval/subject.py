@@ -1,17 +1,23 @@
 """What a tool call is about: its command (scanned for shell operators) and the file it touches.
 
 The ``tool:pre`` data carries ``tool_name`` and ``tool_input`` (older kernels: ``tool`` and
-``input``). The command is ``tool_input["command"]``; the file is ``file_path`` (the write and
-edit tools), else ``path`` or ``notebook_path``.
+``input``). The command is ``tool_input["command"]``: a string, or a list of strings (an argv,
+as some runtimes' shell tools take it), judged as the shell-quoted command line it amounts to
+(``["bash", "-lc", "ls; rm x"]`` is ``bash -lc 'ls; rm x'``). The file is ``file_path`` (the
+write and edit tools), else ``path`` or ``notebook_path``.
 
-Tool names are compared case-insensitively and through the names other runtimes give the same
-tools (:data:`TOOL_ALIASES`: Claude Code's ``Bash``, Gemini CLI's ``run_shell_command``,
-``shell`` ...), so a shell tool mounted under another name is still the shell to every rule.
+Tool names are compared case-insensitively (Unicode case folding, surrounding blanks ignored)
+and through the names other runtimes give the same tools (:data:`TOOL_ALIASES`: Claude Code's
+``Bash``, Gemini CLI's ``run_shell_command``, Cline's ``execute_command``, Cursor's
+``run_terminal_cmd``, Codex's ``shell`` and ``exec`` ...), so a shell tool mounted under another
+name is still the shell to every rule. The mapping lives here only: rules, the ``tools``
+setting and the hook all compare names through :func:`canonical_tool`.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import shlex
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Final
 
@@ -24,6 +30,7 @@ __all__ = [
     "TOOL_ALIASES",
     "Subject",
     "canonical_tool",
+    "command_of",
     "input_of",
     "subject_of",
     "tool_of",
@@ -63,8 +70,8 @@ TOOL_ALIASES: Final[dict[str, str]] = {
 def canonical_tool(name: str) -> str:
     """``name`` as rules compare it: lower case, an alias replaced (``Bash`` -> ``bash``,
     ``run_shell_command`` -> ``bash``, ``Write`` -> ``write_file``)."""
-    lowered = name.lower()
-    return TOOL_ALIASES.get(lowered, lowered)
+    folded = name.strip().casefold()
+    return TOOL_ALIASES.get(folded, folded)
 
 
 @dataclass(frozen=True, slots=True)
@@ -93,10 +100,22 @@ def input_of(data: Mapping[str, Any]) -> Mapping[str, Any]:
     return value if isinstance(value, Mapping) else {}
 
 
+def command_of(tool_input: Mapping[str, Any]) -> str | None:
+    """The command of a tool input: a string as given, a list of strings shell-quoted and
+    joined (what running that argv amounts to); ``None`` for anything else."""
+    for key in COMMAND_KEYS:
+        value = tool_input.get(key)
+        if isinstance(value, str):
+            return value
+        if isinstance(value, Sequence) and value and all(isinstance(item, str) for item in value):
+            return shlex.join(value)
+    return None
+
+
 def subject_of(data: Mapping[str, Any], workspace: str) -> Subject:
     """The :class:`Subject` of a ``tool:pre`` event's data."""
     tool_input = input_of(data)
-    command = next((v for k in COMMAND_KEYS if isinstance(v := tool_input.get(k), str)), None)
+    command = command_of(tool_input)
     path = next((v for k in PATH_KEYS if isinstance(v := tool_input.get(k), str) and v), None)
     return Subject(
         tool=tool_of(data),
