@@ -198,7 +198,7 @@ def test_generated_disguises(
     command = quote_split(dangerous) if split else dangerous
     for family, prefix in wraps:
         command = WRAPS[family](prefix, command)
-    tool = "".join(c.upper() if flip else c for c, flip in zip(tool, upper + [False] * 40))
+    tool = "".join(c.upper() if upper[i % 24] else c for i, c in enumerate(tool))
     assert is_allowed(command, tool) == [], (tool, command)
 
 
