@@ -14,7 +14,7 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-__all__ = ["PeerVenv", "ensure_peer_venv"]
+__all__ = ["PeerVenv", "ensure_peer_venv", "installed_version", "pip_install"]
 
 PIP_TIMEOUT_S = 600.0
 
@@ -42,7 +42,8 @@ def _last_lines(text: str, count: int = 3) -> str:
     return " | ".join(lines[-count:]) or "(no output)"
 
 
-def _installed_version(python: Path, distribution: str) -> str | None:
+def installed_version(python: Path, distribution: str) -> str | None:
+    """The version of ``distribution`` in the environment of ``python``, or ``None``."""
     probe = (
         "import importlib.metadata as m, sys\n"
         "try:\n"
@@ -72,7 +73,7 @@ def ensure_peer_venv(venv: Path, distribution: str, version: str) -> PeerVenv:
                     f"'{sys.executable} -m venv {venv}' failed: "
                     f"{_last_lines(made.stderr + made.stdout)}",
                 )
-        if _installed_version(python, distribution) == version:
+        if installed_version(python, distribution) == version:
             return PeerVenv(python)
         print(f"bench: pip install {requirement} into {venv}", file=sys.stderr)
         pip = [
@@ -95,9 +96,22 @@ def ensure_peer_venv(venv: Path, distribution: str, version: str) -> PeerVenv:
                 f"'pip install {requirement}' into {venv} failed (offline?): "
                 f"{_last_lines(installed.stderr + installed.stdout)}",
             )
-        found = _installed_version(python, distribution)
+        found = installed_version(python, distribution)
         if found != version:
             return PeerVenv(None, f"{venv} holds {distribution} {found}, not {version}")
     except (OSError, subprocess.TimeoutExpired) as err:
         return PeerVenv(None, f"setting up {venv} for {requirement} failed: {err}")
     return PeerVenv(python)
+
+
+def pip_install(python: Path, *requirements: str) -> str | None:
+    """Install ``requirements`` (without dependencies) with ``python``'s pip: why not, or None."""
+    pip = [str(python), "-m", "pip", "install", "--disable-pip-version-check", "--quiet"]
+    try:
+        done = _run([*pip, "--no-deps", *requirements], timeout=PIP_TIMEOUT_S)
+    except (OSError, subprocess.TimeoutExpired) as err:
+        return f"pip install {' '.join(requirements)} failed: {err}"
+    if done.returncode != 0:
+        output = _last_lines(done.stderr + done.stdout)
+        return f"pip install {' '.join(requirements)} failed: {output}"
+    return None

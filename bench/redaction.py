@@ -12,21 +12,29 @@ redactions is checked against the number planted, so speed is never bought with 
 It also emits a realistic ``provider:request`` (40 messages, ~2 KB each, a few secrets)
 through the kernel's ``HookRegistry`` with the module mounted: the first emit scans every
 string, later emits of the same conversation are answered from the cache.
+
+The peer, measured in the same run on the same text: Amplifier's own hooks-redaction on
+amplifier-core 2.0.2, in that release's environment under ``bench/.peers/`` (never ours). The
+module is not on PyPI: give a pip requirement for it in ``AMPLIFIER_REDACTION_REQUIREMENT``
+(``git+https://github.com/microsoft/amplifier-module-hooks-redaction@<commit>`` or a path to an
+archive of it); without one the peer is skipped with a note. ``--no-peer`` skips it too.
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
-import hashlib
 import json
+import os
 import random
-import string
+import subprocess
 import sys
 import time
-import uuid
 from pathlib import Path
 from typing import Any
+
+from _mixed_text import corpus, provider_request
+from _peer_venv import ensure_peer_venv, installed_version, pip_install
 
 try:
     from amplifier_core.hooks import HookRegistry
@@ -37,21 +45,10 @@ except ImportError as err:  # run from a checkout without the packages installed
         "pip install -e core -e modules/hooks-redaction"
     )
 
-ALNUM = string.ascii_letters + string.digits
-PROSE = (
-    "The session resumed after the model asked for the build log. Nothing in the diff "
-    "touches the scheduler, but the retry path now waits for the lock before it reads the "
-    "queue, which explains why the timing changed between runs. "
-)
-CODE = '''def load(path: Path, *, retries: int = 3) -> dict[str, Any]:
-    """Read the manifest, retrying while another process holds the lock."""
-    for attempt in range(retries):
-        try:
-            return json.loads(path.read_text(encoding="utf-8"))
-        except OSError as err:
-            logger.warning("attempt %d failed: %s", attempt, err)
-    raise RuntimeError(f"could not read {path}")
-'''
+BENCH = Path(__file__).resolve().parent
+PEER_VENV = BENCH / ".peers" / "amplifier-core-2.0.2"
+PEER_MODULE = "amplifier-module-hooks-redaction"
+PEER_REQUIREMENT_ENV = "AMPLIFIER_REDACTION_REQUIREMENT"
 
 
 class Coordinator:
@@ -59,81 +56,6 @@ class Coordinator:
 
     def __init__(self) -> None:
         self.hooks = HookRegistry()
-
-
-def pick(rng: random.Random, alphabet: str, length: int) -> str:
-    return "".join(rng.choice(alphabet) for _ in range(length))
-
-
-def log_line(rng: random.Random) -> str:
-    record = {
-        "ts": f"2025-0{rng.randint(1, 9)}-{rng.randint(10, 28)}T{rng.randint(10, 23)}:"
-        f"{rng.randint(10, 59)}:{rng.randint(10, 59)}.{rng.randint(0, 999999):06d}+00:00",
-        "id": str(uuid.UUID(int=rng.getrandbits(128), version=4)),
-        "sha": hashlib.sha256(rng.randbytes(8)).hexdigest(),
-        "ms": rng.randint(1_600_000_000_000, 1_800_000_000_000),
-        "version": f"{rng.randint(0, 9)}.{rng.randint(0, 30)}.{rng.randint(0, 99)}",
-        "path": f"/srv/app/releases/{rng.randint(100, 999)}/lib/module_{rng.randint(1, 99)}.py",
-        "url": f"https://api.example.com/v2/runs/{rng.randint(1, 10**9)}?page={rng.randint(1, 9)}",
-        "level": rng.choice(["info", "debug", "warning"]),
-    }
-    return json.dumps(record)
-
-
-def shell_output(rng: random.Random) -> str:
-    rows = [
-        f"-rw-r--r--  1 dev staff {rng.randint(100, 99999):>6} Mar {rng.randint(1, 28):>2} "
-        f"{rng.randint(10, 23)}:{rng.randint(10, 59)} file_{rng.randint(1, 999)}.txt"
-        for _ in range(4)
-    ]
-    return "\n".join(rows)
-
-
-def luhn_complete(body: str) -> str:
-    total = 0
-    for position, char in enumerate(reversed(body)):
-        value = int(char) * (2 if position % 2 == 0 else 1)
-        total += value - 9 if value > 9 else value
-    return body + str((10 - total % 10) % 10)
-
-
-def planted(rng: random.Random) -> str:
-    """One secret or piece of PII, format-valid and random (no real credential)."""
-    kind = rng.randrange(8)
-    if kind == 0:
-        return "ghp_" + pick(rng, ALNUM, 36)
-    if kind == 1:
-        return "AKIA" + pick(rng, string.ascii_uppercase + string.digits, 16)
-    if kind == 2:
-        return f"{pick(rng, string.ascii_lowercase, 7)}@example.com"
-    if kind == 3:
-        return f"({rng.randint(200, 999)}) {rng.randint(200, 999)}-{rng.randint(1000, 9999)}"
-    if kind == 4:
-        return luhn_complete("4" + pick(rng, string.digits, 14))
-    if kind == 5:
-        return f"password={pick(rng, ALNUM, 14)}9"
-    if kind == 6:
-        return "sk-proj-" + pick(rng, ALNUM, 48)
-    return "xoxb-" + pick(rng, string.digits, 12) + "-" + pick(rng, ALNUM, 24)
-
-
-def corpus(size: int, every: int, seed: str) -> tuple[str, int]:
-    """About ``size`` characters of mixed text with one planted item per ``every`` characters."""
-    rng = random.Random(seed)
-    parts: list[str] = []
-    length = 0
-    next_plant = every
-    plants = 0
-    makers = [lambda: PROSE, lambda: CODE, lambda: log_line(rng), lambda: shell_output(rng)]
-    while length < size:
-        piece = rng.choice(makers)()
-        parts.append(piece)
-        length += len(piece) + 1
-        if length >= next_plant:
-            parts.append(f"note: {planted(rng)} end")
-            plants += 1
-            next_plant += every
-    return "\n".join(parts), plants
 
 
 def throughput(text: str, rounds: int) -> tuple[float, int]:
@@ -148,17 +70,6 @@ def throughput(text: str, rounds: int) -> tuple[float, int]:
         best = min(best, time.perf_counter() - start)
         found = sum(counts.values())
     return len(text.encode()) / 1e6 / best, found
-
-
-def provider_request(rng: random.Random) -> dict[str, Any]:
-    messages = []
-    for index in range(40):
-        body = "\n".join([PROSE, log_line(rng), CODE, shell_output(rng), log_line(rng)])[:2000]
-        if index % 10 == 3:
-            body += f"\nexport GITHUB_TOKEN=ghp_{pick(rng, ALNUM, 36)}"
-        role = "user" if index % 2 else "assistant"
-        messages.append({"role": role, "content": [{"type": "text", "text": body}]})
-    return {"model": "claude-sonnet", "messages": messages}
 
 
 async def emit_latency(rounds: int) -> tuple[float, float, int]:
@@ -183,10 +94,36 @@ async def emit_latency(rounds: int) -> tuple[float, float, int]:
     return min(cold) * 1e6, min(warm) * 1e6, found
 
 
+def peer_figures(size: int, rounds: int) -> tuple[dict[str, Any] | None, str]:
+    """Amplifier's hooks-redaction on 2.0.2, in the peer environment: figures, or why not."""
+    venv = ensure_peer_venv(PEER_VENV, "amplifier-core", "2.0.2")
+    if venv.python is None:
+        return None, venv.reason
+    requirement = os.environ.get(PEER_REQUIREMENT_ENV, "").strip()
+    if requirement:
+        failed = pip_install(venv.python, "--force-reinstall", requirement)
+        if failed:
+            return None, failed
+    elif installed_version(venv.python, PEER_MODULE) is None:
+        return None, f"set {PEER_REQUIREMENT_ENV} to a pip requirement for Amplifier's module"
+    worker = [str(venv.python), str(BENCH / "_redaction_peer.py"), "amplifier", str(size)]
+    try:
+        done = subprocess.run(
+            [*worker, str(rounds)], capture_output=True, text=True, timeout=900, check=False
+        )
+    except subprocess.TimeoutExpired:
+        return None, "the peer worker ran past 900 s"
+    if done.returncode != 0:
+        return None, f"the peer worker failed: {done.stderr.strip()[-400:]}"
+    figures: dict[str, Any] = json.loads(done.stdout)
+    return figures, ""
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--size", type=float, default=4.0, help="MB of text per corpus")
     parser.add_argument("--rounds", type=int, default=5, help="timed rounds; the best is kept")
+    parser.add_argument("--no-peer", action="store_true", help="skip Amplifier's module")
     parser.add_argument("--json", type=Path, help="also write the figures as JSON")
     args = parser.parse_args()
 
@@ -208,6 +145,23 @@ def main() -> int:
         f"{warm:6.0f} us repeated (cached), {found} redactions"
     )
     results["provider_request_us"] = {"first": cold, "repeated": warm, "redactions": found}
+
+    peer, reason = (None, "--no-peer") if args.no_peer else peer_figures(size, args.rounds)
+    if peer is None:
+        print(f"Amplifier's hooks-redaction on amplifier-core 2.0.2: skipped ({reason})")
+    else:
+        results["amplifier"] = peer
+        print("Amplifier's hooks-redaction on amplifier-core 2.0.2 (its 5 patterns), same text")
+        for name in ("few matches", "many matches"):
+            theirs = peer[name]["mb_per_s"]
+            ratio = results[name]["mb_per_s"] / theirs
+            print(f"  {name:<13} {theirs:8.1f} MB/s   ours / theirs {ratio:5.2f}x")
+        emits = peer["provider_request_us"]
+        print(
+            f"  provider:request: {emits['first']:8.0f} us first emit, "
+            f"{emits['repeated']:6.0f} us repeated; theirs / ours repeated "
+            f"{emits['repeated'] / warm:5.1f}x"
+        )
     if args.json:
         args.json.parent.mkdir(parents=True, exist_ok=True)
         args.json.write_text(json.dumps(results, indent=2) + "\n", encoding="utf-8")

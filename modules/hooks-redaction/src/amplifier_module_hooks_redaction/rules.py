@@ -133,7 +133,13 @@ def _assignment(text: str, match: re.Match[str]) -> Span | None:
         return None
     if text[end : end + 1] in ("(", "["):  # token = b64encode(raw): a call, not a value
         return None
+    while (more := _CONTINUED.match(text, end)) is not None:  # value\<newline>  rest
+        end = more.end()
     return start, end
+
+
+# A bare value continued on the next line after a backslash (.properties files, shells).
+_CONTINUED: Final = re.compile(r"""\\\r?\n[ \t]*[^\s"'`,;&<>(){}\[\]\\]+""")
 
 
 def _extend_left(alphabet: str, most: int, least: int, after: str = "") -> Selector:
@@ -180,6 +186,20 @@ def _unquoted(
     return select
 
 
+# Words that follow a password flag in prose about it ("pass the --password flag to ..."),
+# never a password given on a command line.
+_FLAG_PROSE: Final = frozenset(
+    {
+        *("flag", "option", "argument", "parameter", "switch", "prompt", "is", "to", "and"),
+        *("or", "for", "when", "if", "with", "then", "the", "on", "of"),
+    }
+)
+
+
+def _cli_value(value: str) -> bool:
+    return value.lower() not in _FLAG_PROSE
+
+
 def _netrc(text: str, match: re.Match[str]) -> Span | None:
     """A ``password`` word in a ``.netrc`` entry (``machine`` or ``login`` shortly before)."""
     start, end = match.span("v")
@@ -219,6 +239,32 @@ def _mixed_case_and_digit(value: str) -> bool:
     upper = any(c.isupper() for c in value)
     digit = any(c.isdigit() for c in value)
     return (lower and upper) and (digit or "/" in value or "+" in value)
+
+
+# A secret access key after its key id: a run of exactly 40 base64 characters on the same line
+# or the next (within 200 characters of each), or right after a \n escape.
+_KEY_PAIR_REACH: Final = 200
+_BASE64_RUN: Final = re.compile(r"[A-Za-z0-9/+]+")
+
+
+def _key_pair(text: str, match: re.Match[str]) -> Span | None:
+    """The secret access key written near the key id ``match`` found."""
+    position = match.end()
+    newline = text.find("\n", position, position + _KEY_PAIR_REACH)
+    if newline < 0:
+        limit = min(len(text), position + _KEY_PAIR_REACH)
+    else:
+        following = text.find("\n", newline + 1, newline + 1 + _KEY_PAIR_REACH)
+        limit = following if following >= 0 else min(len(text), newline + 1 + _KEY_PAIR_REACH)
+    for run in _BASE64_RUN.finditer(text, position, limit):
+        start, end = run.span()
+        if end - start == 41 and text[start - 1] == "\\" and text[start] in "nrt":
+            start += 1  # "...\nSECRET": the letter belongs to the escape
+        if end - start != 40 or text[end : end + 1] == "=":
+            continue
+        if _mixed_case_and_digit(text[start:end]):
+            return start, end
+    return None
 
 
 def _prose(text: str, match: re.Match[str]) -> Span | None:
@@ -286,7 +332,10 @@ def _vendor_separators() -> tuple[str, ...]:
     for separator in "_-.":
         prefixes = sorted(p for p in _VENDOR_SHAPES if p.endswith(separator))
         behind = "|".join(f"(?<={re.escape(p)})" for p in prefixes)
-        sources.append(f"{re.escape(separator)}(?:{behind})[A-Za-z0-9]")
+        # One class check of the character before the separator rules out most separators
+        # ("-rw-r--r--", ISO dates) before the look-behinds for each prefix are tried.
+        ends = re.escape("".join(sorted({p[-2] for p in prefixes})))
+        sources.append(f"{re.escape(separator)}(?<=[{ends}].)(?:{behind})[A-Za-z0-9]")
     return tuple(sources)
 
 
@@ -297,6 +346,12 @@ def _vendor(text: str, match: re.Match[str]) -> Span | None:
     """A separator after a known vendor prefix (see :data:`_VENDOR_SHAPES`), or one of the
     patterns with a literal prefix of their own."""
     start, end = match.span()
+    if match.lastgroup == "bot":
+        return _discord_bot(text, start)
+    if match.lastgroup == "airtable":
+        left = start - 17
+        glued = left > 0 and (text[left - 1].isalnum() or text[left - 1] in "_]")
+        return None if glued or not looks_random(text[left:end]) else (left, end)
     if text[start] not in "_.-":
         value = text[start:end]
         return (start, end) if looks_random(value) else None
@@ -317,6 +372,23 @@ def _vendor(text: str, match: re.Match[str]) -> Span | None:
     if stop < len(text) and (text[stop].isalnum() or text[stop] == "_"):
         return None
     return left, stop
+
+
+_DISCORD_BOT: Final = re.compile(
+    r"[MNO][A-Za-z0-9_-]{23,25}\.[A-Za-z0-9_-]{6}\.[A-Za-z0-9_-]{27,38}(?![A-Za-z0-9_-])"
+)
+
+
+def _discord_bot(text: str, dot: int) -> Span | None:
+    """A Discord bot token whose first dot is at ``dot``: its id part is base64 of digits."""
+    for width in (24, 25, 26):
+        left = dot - width
+        if left < 0 or (left > 0 and (text[left - 1].isalnum() or text[left - 1] in "_-]")):
+            continue
+        token = _DISCORD_BOT.match(text, left)
+        if token is not None and looks_random(token.group()):
+            return left, token.end()
+    return None
 
 
 # The local part before "@": runs of letters, digits, _ % + joined by single "." or "-".
@@ -341,17 +413,32 @@ def _email(text: str, match: re.Match[str]) -> Span | None:
         return None
     if text.endswith("//", 0, start):  # ssh://git@host/...: a URL's user name, not an address
         return None
+    line = text.rfind("\n", 0, start) + 1
+    if _REMOTE_LOGIN.search(text, line, start) is not None:  # ssh -p 22 deploy@build.example.com
+        return None
     return start, match.end()
 
 
-_COUNTED: Final = re.compile(r" (?:[a-z]{2,}s|passed|failed|skipped|total|of|ok|per)\b")
+# A command that takes user@host: what follows it on the line is a login, not an address.
+_REMOTE_LOGIN: Final = re.compile(r"(?m)(?:^|[\s;&|(])(?:ssh|scp|sftp|rsync|mosh|ssh-copy-id)[ \t]")
+
+
+_COUNTED: Final = re.compile(
+    r" (?:[a-z]{2,}s|passed|failed|skipped|total|of|ok|per|[nuµm]?s|[kmgt]i?b)\b"
+)
+_TALLIED: Final = re.compile(
+    r" (?:items|files|tests|lines|rows|records|bytes|entries|runs|passed|failed|skipped)\b"
+)
 
 
 def _counted(text: str, candidate: str, end: int) -> bool:
-    """Digit groups separated by spaces only and followed by a plural or a tally word are
-    counts (``719 512 8135 tests passed``), not a phone number."""
-    if any(sep in candidate for sep in "-.()"):
+    """Digit groups followed by a plural, a unit or a tally word are counts (``719 512 8135
+    tests passed``, ``took 812 412 5521 ns``), not a phone number; with dashes between the
+    groups, only before a word that counts things (``555-123-4567 items``)."""
+    if any(sep in candidate for sep in ".()"):
         return False
+    if "-" in candidate:
+        return _TALLIED.match(text, end) is not None
     return _COUNTED.match(text, end) is not None
 
 
@@ -495,8 +582,14 @@ BUILTIN_RULES: Final[tuple[Rule, ...]] = (
     _rule(
         "private_key",
         "secret",
-        "PEM private key blocks (RSA, EC, DSA, OpenSSH, PKCS#8, PGP), also when truncated",
-        (rf"-----BEGIN{_PEM_LABEL}(?:{_PEM_BODY}*?-----END{_PEM_LABEL}|{_PEM_BODY}{{16,}})",),
+        "PEM private key blocks (RSA, EC, DSA, OpenSSH, PKCS#8, PGP), also when truncated, "
+        "and the private lines of PuTTY key files",
+        (
+            rf"-----BEGIN{_PEM_LABEL}(?:{_PEM_BODY}*?-----END{_PEM_LABEL}|{_PEM_BODY}{{16,}})",
+            # A PuTTY key file: its private lines and their MAC.
+            r"Private-Lines:[ \t]*[0-9]+\r?\n(?:[A-Za-z0-9+/=]+\r?\n)+"
+            r"(?:Private-(?:MAC|Hash):[ \t]*[0-9a-fA-F]+)?",
+        ),
         _whole(),
     ),
     _rule(
@@ -603,7 +696,15 @@ BUILTIN_RULES: Final[tuple[Rule, ...]] = (
         patterns=_compile(
             # One scan per separator: the word before it says which vendor, if any.
             *_vendor_separators(),
-            _after("SK", 2, _W) + "[0-9a-f]{32}(?![A-Za-z0-9_])",
+            _after("AC|SK", 2, _W) + "[0-9a-f]{32}(?![A-Za-z0-9_])",
+            _after("GR1348941", 9, _W) + "[A-Za-z0-9_-]{20,}(?![A-Za-z0-9_-])",
+            # A Discord bot token: base64 of the user id, a 6-character stamp and the HMAC,
+            # found from the dot before the stamp (see _discord_bot).
+            r"\.(?=[A-Za-z0-9_-]{6}\.[A-Za-z0-9_-]{27})(?<=[A-Za-z0-9_-]{24}\.)(?P<bot>)",
+            _after("EAAA", 4, _W) + "[A-Za-z0-9_-]{60}(?![A-Za-z0-9_-])",
+            # An Airtable personal access token (pat, 14 characters, a dot, 64 hex digits),
+            # found from its dot.
+            r"\.(?<=pat[A-Za-z0-9]{14}\.)[a-f0-9]{64}(?![A-Za-z0-9_])(?P<airtable>)",
             _after("dapi", 4, _W) + "[a-f0-9]{32}(?:-[0-9])?(?![A-Za-z0-9_])",
             _after("ATATT3", 6, _W) + "[A-Za-z0-9_=-]{100,}(?![A-Za-z0-9_=-])",
             r"https://(?:ptb\.|canary\.)?discord(?:app)?\.com/api/webhooks/[0-9]{17,20}/"
@@ -650,11 +751,8 @@ BUILTIN_RULES: Final[tuple[Rule, ...]] = (
         name="aws_key_pair",
         category="secret",
         summary="an AWS secret access key written near its access key id, without a key name",
-        patterns=_compile(
-            r"(?:AKIA|ASIA)[A-Z0-9]{16}(?![A-Za-z0-9])[^\n]{0,200}?[\s\S]{0,3}[^\n]{0,200}?"
-            r"(?:(?<![A-Za-z0-9/+])|(?<=\\[nrt]))(?P<v>[A-Za-z0-9/+]{40})(?![A-Za-z0-9/+=])"
-        ),
-        select=_group("v", _mixed_case_and_digit),
+        patterns=_compile(r"(?:AKIA|ASIA)[A-Z0-9]{16}(?![A-Za-z0-9])"),
+        select=_key_pair,
     ),
     _rule(
         "url_credentials",
@@ -698,12 +796,12 @@ BUILTIN_RULES: Final[tuple[Rule, ...]] = (
             r"""--user(?<![^\s;&|(]--user)(?:=|[ \t]+)['"]?[^\s:'"@]+:(?P<v>[^\s'"]+)""",
             *(
                 tool
-                + r"""\b[^\n|;&]*?[ \t]"""
+                + r"""\b(?:[^\n|;&\\]|\\\n|\\(?!\n))*?[ \t]"""
                 + flag
                 + r"""[ \t]*(?P<v>'[^'\n]+'|"[^"\n]+"|[^\s'"-][^\s'"]*)"""
                 for tool, flag in (
                     ("sshpass", "-p"),
-                    ("docker", "-p"),
+                    ("docker[ \t]+login", "-p"),
                     ("mongo[a-z]*", "-p"),
                     ("redis-cli", "-a"),
                 )
@@ -713,7 +811,7 @@ BUILTIN_RULES: Final[tuple[Rule, ...]] = (
             r"""[ \t]+[^\s-]\S*[ \t]+"""
             r"""(?P<v>'[^'\n]+'|"[^"\n]+"|[^\s'"]+)""",
         ),
-        _unquoted("v", trim=True),
+        _unquoted("v", _cli_value, trim=True),
     ),
     _rule(
         "docker_auth",
@@ -732,7 +830,8 @@ BUILTIN_RULES: Final[tuple[Rule, ...]] = (
         "secret",
         "passwords given in prose: 'the password is X', 'passcode was X'",
         (
-            r"pass(?:word|code|phrase)s?[ \t]+(?:is|was|will be|should be)[ \t]+['\"]?"
+            r"pass(?:word|code|phrase)s?(?:[ \t]+(?:for|to|on|of)[ \t]+(?:the[ \t]+)?[^\s]{1,40})?"
+            r"[ \t]+(?:is|was|will be|should be)[ \t]+['\"]?"
             r"""(?P<v>[^\s'")]{4,128})""",
         ),
         _prose,

@@ -210,7 +210,10 @@ class TextRedactor:
 
 
 def _near(rejected: list[tuple[int, int]], chosen: list[tuple[int, int, int]]) -> bool:
-    """Whether a rejected match ends within reach of a chosen span's context."""
+    """Whether a rejected match ends within reach of a chosen span's context.
+
+    One that lies wholly inside a chosen span is replaced with it and cannot match again.
+    """
     rejected.sort()
     starts = [start for start, _ in rejected]
     longest = max(end - start for start, end in rejected)
@@ -218,6 +221,8 @@ def _near(rejected: list[tuple[int, int]], chosen: list[tuple[int, int, int]]) -
         low = bisect_left(starts, start - _CONTEXT_REACH - longest)
         high = bisect_right(starts, end + _CONTEXT_REACH)
         for other_start, other_end in rejected[low:high]:
+            if start <= other_start and other_end <= end:
+                continue
             if other_end >= start - _CONTEXT_REACH and other_start <= end + _CONTEXT_REACH:
                 return True
     return False
