@@ -179,6 +179,7 @@ __all__ = [
     "ResponseFormatJson",
     "ResponseFormatJsonSchema",
     "ResponseFormatText",
+    "RetryConfig",
     "SessionStatus",
     "StaticApprovalSystem",
     "StreamError",
@@ -197,10 +198,12 @@ __all__ = [
     "Usage",
     "UserMessage",
     "__version__",
+    "classify_error_message",
     "create_test_coordinator",
     "events",
     "load_bundle",
     "parse_bundle",
+    "retry_with_backoff",
     "wait_for",
 ]
 
@@ -300,6 +303,9 @@ _LAZY: dict[str, str] = {
     **dict.fromkeys(
         ("AmplifierSession",),
         ".session",
+    ),
+    **dict.fromkeys(
+        ("RetryConfig", "classify_error_message", "retry_with_backoff"), ".utils.retry"
     ),
     **dict.fromkeys(
         (
