@@ -152,6 +152,7 @@ __all__ = [
     "LLMTimeoutError",
     "LoggingDisplay",
     "Message",
+    "MockContextManager",
     "MockCoordinator",
     "MockTool",
     "ModelInfo",
@@ -162,6 +163,7 @@ __all__ = [
     "ModuleLoadError",
     "ModuleLoader",
     "ModuleSpec",
+    "ModuleValidationError",
     "MountedModule",
     "NetworkError",
     "NotFoundError",
@@ -180,6 +182,7 @@ __all__ = [
     "ResponseFormatJsonSchema",
     "ResponseFormatText",
     "RetryConfig",
+    "ScriptedOrchestrator",
     "SessionStatus",
     "StaticApprovalSystem",
     "StreamError",
@@ -198,6 +201,7 @@ __all__ = [
     "Usage",
     "UserMessage",
     "__version__",
+    "capabilities",
     "classify_error_message",
     "create_test_coordinator",
     "events",
@@ -237,7 +241,10 @@ _LAZY: dict[str, str] = {
     **dict.fromkeys(
         ("ContextManager", "HookHandler", "Orchestrator", "Provider", "Tool"), ".interfaces"
     ),
-    **dict.fromkeys(("ModuleFailure", "ModuleLoader", "ModuleSpec", "MountedModule"), ".loader"),
+    **dict.fromkeys(
+        ("ModuleFailure", "ModuleLoader", "ModuleSpec", "ModuleValidationError", "MountedModule"),
+        ".loader",
+    ),
     **dict.fromkeys(
         (
             "CancellationState",
@@ -310,8 +317,10 @@ _LAZY: dict[str, str] = {
     **dict.fromkeys(
         (
             "EventRecorder",
+            "MockContextManager",
             "MockCoordinator",
             "MockTool",
+            "ScriptedOrchestrator",
             "create_test_coordinator",
             "wait_for",
         ),
@@ -320,8 +329,16 @@ _LAZY: dict[str, str] = {
 }
 
 
+# Submodules named in __all__, imported when first asked for.
+_SUBMODULES = frozenset({"capabilities"})
+
+
 def __getattr__(name: str) -> Any:
     """Load a name of :data:`_LAZY` from its submodule on first use and keep it here."""
+    if name in _SUBMODULES:
+        submodule = import_module(f".{name}", __name__)
+        globals()[name] = submodule
+        return submodule
     module = _LAZY.get(name)
     if module is None:
         raise AttributeError(f"module 'amplifier_core' has no attribute {name!r}")

@@ -40,6 +40,7 @@ __all__ = [
     "ModuleFailure",
     "ModuleLoader",
     "ModuleSpec",
+    "ModuleValidationError",
     "MountedModule",
     "discover_modules",
 ]
@@ -179,6 +180,15 @@ class MountedModule:
     def id(self) -> str:
         """The module id."""
         return self.spec.id
+
+
+class ModuleValidationError(Exception):
+    """A module that loaded but does not keep the module contract; ``reason_code`` says how
+    (``validation_failed`` unless the raiser says more)."""
+
+    def __init__(self, message: str, *, reason_code: str = "validation_failed") -> None:
+        super().__init__(message)
+        self.reason_code = reason_code
 
 
 class _LoadFailure(Exception):

@@ -12,6 +12,18 @@ Fixtures (each builds its own objects; none reads the machine's installed module
 ``mount_module``
     ``await mount_module(mount, config)`` mounts a module's ``mount`` function on
     ``coordinator`` and runs its cleanup (sync or async) when the test ends.
+``module_path``, ``module_type``, ``is_module_context``
+    The module package under test, found from the test file's location (an
+    ``amplifier_module_*`` package in that directory tree, also under ``src/``) or given with
+    ``--module-path``, and its type.
+``hook_cleanup``, ``tool_module``, ``provider_module``, ``orchestrator_module``, ``context_module``
+    That module mounted on ``coordinator`` with an empty config: the cleanup it returned, or
+    the object it mounted; cleaned up when the test ends.
+``mock_deps``
+    ``(context, providers, tools, hooks)`` for an orchestrator's ``execute``.
+
+These serve the inherited test classes of :mod:`amplifier_core.validation.structural` and
+:mod:`amplifier_core.validation.behavioral`.
 
 With pytest-asyncio installed, ``async def`` tests run without configuration: when the
 project sets no ``asyncio_mode`` (in its ini file or on the command line), the plugin sets
@@ -26,10 +38,48 @@ from typing import Any, TypeVar, cast
 
 import pytest
 
+from ._module_fixtures import (
+    context_module,
+    hook_cleanup,
+    is_module_context,
+    mock_deps,
+    module_path,
+    module_type,
+    orchestrator_module,
+    provider_module,
+    tool_module,
+)
 from .hooks import HookRegistry
 from .testing import EventRecorder, MockCoordinator, create_test_coordinator
 
-__all__ = ["coordinator", "event_recorder", "hook_registry", "mount_module"]
+__all__ = [
+    "context_module",
+    "coordinator",
+    "event_recorder",
+    "hook_cleanup",
+    "hook_registry",
+    "is_module_context",
+    "mock_deps",
+    "module_path",
+    "module_type",
+    "mount_module",
+    "orchestrator_module",
+    "provider_module",
+    "pytest_addoption",
+    "tool_module",
+]
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    """``--module-path``: the module package the module fixtures mount."""
+    group = parser.getgroup("amplifier")
+    group.addoption(
+        "--module-path",
+        default=None,
+        help="path of the Amplifier module package under test (found from the tests' "
+        "location when not given)",
+    )
+
 
 MountModule = Callable[..., Awaitable[Any]]
 

@@ -32,8 +32,10 @@ from .models import HookResult, ToolResult
 
 __all__ = [
     "EventRecorder",
+    "MockContextManager",
     "MockCoordinator",
     "MockTool",
+    "ScriptedOrchestrator",
     "create_test_coordinator",
     "wait_for",
 ]
@@ -101,6 +103,59 @@ class MockTool:
         if self.error is not None:
             return ToolResult(success=False, error={"message": self.error})
         return ToolResult(success=True, output=self.output)
+
+
+class MockContextManager:
+    """An in-memory context manager whose methods are ``AsyncMock`` objects over ``messages``,
+    so a test can both use it and assert on its calls (``add_message.assert_awaited()``)."""
+
+    def __init__(self, messages: list[dict[str, Any]] | None = None) -> None:
+        from unittest.mock import AsyncMock
+
+        self.messages: list[dict[str, Any]] = messages if messages is not None else []
+        self.add_message = AsyncMock(side_effect=self._add_message)
+        self.get_messages = AsyncMock(side_effect=self._get_messages)
+        self.get_messages_for_request = AsyncMock(side_effect=self._for_request)
+        self.set_messages = AsyncMock(side_effect=self._set_messages)
+        self.clear = AsyncMock(side_effect=self._clear)
+
+    async def _add_message(self, message: dict[str, Any]) -> None:
+        self.messages.append(message)
+
+    async def _get_messages(self) -> list[dict[str, Any]]:
+        return self.messages
+
+    async def _for_request(
+        self, token_budget: int | None = None, provider: Any | None = None
+    ) -> list[dict[str, Any]]:
+        return list(self.messages)
+
+    async def _set_messages(self, messages: list[dict[str, Any]]) -> None:
+        self.messages[:] = messages
+
+    async def _clear(self) -> None:
+        self.messages.clear()
+
+
+class ScriptedOrchestrator:
+    """Answers each ``execute`` with the next of ``responses`` (then ``"DONE"``), adding the
+    exchange to the context and emitting ``session:start`` and ``session:end`` around it."""
+
+    def __init__(self, responses: list[str]) -> None:
+        self.responses = responses
+        self.call_count = 0
+
+    async def execute(
+        self, prompt: str, context: Any, providers: Any, tools: Any, hooks: Any
+    ) -> str:
+        index = self.call_count
+        self.call_count += 1
+        response = self.responses[index] if index < len(self.responses) else "DONE"
+        await hooks.emit("session:start", {"prompt": prompt})
+        await context.add_message({"role": "user", "content": prompt})
+        await context.add_message({"role": "assistant", "content": response})
+        await hooks.emit("session:end", {"response": response})
+        return response
 
 
 class MockCoordinator(ModuleCoordinator):

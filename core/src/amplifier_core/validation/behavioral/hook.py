@@ -1,0 +1,56 @@
+"""How a mounted hook module behaves: its handlers answer with a HookResult and survive
+odd data."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from ...models import HookResult
+
+__all__ = ["HookBehaviorTests"]
+
+_ACTIONS = {"continue", "deny", "modify", "inject_context", "ask_user"}
+
+
+class HookBehaviorTests:
+    pytestmark = pytest.mark.asyncio
+
+    async def test_mount_succeeds(self, hook_cleanup: Any, coordinator: Any) -> None:
+        assert hook_cleanup is None or callable(hook_cleanup)
+
+    async def test_handler_returns_hook_result(self, hook_cleanup: Any, coordinator: Any) -> None:
+        result = await coordinator.hooks.emit("test:event", {"data": "test"})
+        assert result is None or isinstance(result, HookResult)
+
+    async def test_hook_result_has_valid_action(self, hook_cleanup: Any, coordinator: Any) -> None:
+        result = await coordinator.hooks.emit("test:event", {"data": "test"})
+        if result is not None:
+            assert result.action in _ACTIONS, f"Invalid action: {result.action}"
+
+    async def test_cleanup_is_callable_if_present(self, hook_cleanup: Any) -> None:
+        if hook_cleanup is not None:
+            assert callable(hook_cleanup), "Cleanup must be callable"
+
+    async def test_handler_does_not_crash_on_malformed_data(
+        self, hook_cleanup: Any, coordinator: Any
+    ) -> None:
+        try:
+            result = await coordinator.hooks.emit("test:event", None)
+        except (AttributeError, TypeError) as err:
+            raise AssertionError(f"Hook handler crashed on data=None: {err!r}") from err
+        except Exception:
+            return
+        assert result is None or isinstance(result, HookResult)
+
+    async def test_handler_does_not_crash_on_empty_data(
+        self, hook_cleanup: Any, coordinator: Any
+    ) -> None:
+        try:
+            result = await coordinator.hooks.emit("test:event", {})
+        except (AttributeError, TypeError) as err:
+            raise AssertionError(f"Hook handler crashed on data={{}}: {err!r}") from err
+        except Exception:
+            return
+        assert result is None or isinstance(result, HookResult)
