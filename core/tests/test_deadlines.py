@@ -191,7 +191,7 @@ async def test_a_sync_handler_with_a_timeout_that_answers_in_time_counts() -> No
     result = await emit(hooks, {"tool_input": original})
     assert failures == []
     assert seen == ["the emitting task"]
-    assert result.action == "modify"
+    assert result.action == "continue"
     assert result.data is not None
     assert result.data["checked"] == "hook handler rewrites"
     assert original == {"command": "ls"}

@@ -88,14 +88,16 @@ async def test_handlers_of_other_events_do_not_run() -> None:
     assert result.data["x"] == 1
 
 
-async def test_emit_without_handlers_returns_continue_with_the_prepared_data() -> None:
+async def test_emit_without_handlers_returns_continue_with_the_data_as_given() -> None:
+    """As amplifier-core 2.0.2: no defaults, no timestamp, a copy of the caller's dict."""
     registry = HookRegistry()
     registry.set_default_fields(session_id="s1")
-    result = await registry.emit("tool:pre", None)
+    given = {"x": 1}
+    result = await registry.emit("tool:pre", given)
     assert result.action == "continue"
-    assert result.data is not None
-    assert result.data["session_id"] == "s1"
-    assert "timestamp" in result.data
+    assert result.data == {"x": 1}
+    assert result.data is not given
+    assert (await registry.emit("tool:pre", None)).data == {}
     assert result.context_injections == []
     assert result.user_messages == []
 
@@ -138,7 +140,7 @@ async def test_sync_async_callable_object_and_awaitable_returning_handlers_all_r
     registry.register("tool:pre", SyncCallable(), priority=5)
     result = await registry.emit("tool:pre", {})
     assert calls == ["sync", "async", "object", "awaitable", "sync-object"]
-    assert result.action == "modify"
+    assert result.action == "continue"
     assert result.data is not None
     assert {k: result.data[k] for k in ("sync", "async", "object", "awaitable")} == dict.fromkeys(
         ("sync", "async", "object", "awaitable"), True
@@ -258,14 +260,15 @@ async def test_modify_chains_and_the_final_data_is_the_modified_data() -> None:
     registry.register("tool:pre", add("a", 1), priority=1)
     registry.register("tool:pre", observer, priority=2)
     registry.register("tool:pre", add("b", 2), priority=3)
-    result = await registry.emit("tool:pre", {"timestamp": "t", "x": 0})
+    result = await registry.emit("tool:pre", {"x": 0})
+    stamp = seen[0]["timestamp"]
     assert seen == [
-        {"timestamp": "t", "x": 0},
-        {"timestamp": "t", "x": 0, "a": 1},
-        {"timestamp": "t", "x": 0, "a": 1},
+        {"timestamp": stamp, "x": 0},
+        {"timestamp": stamp, "x": 0, "a": 1},
+        {"timestamp": stamp, "x": 0, "a": 1},
     ]
-    assert result.action == "modify"
-    assert result.data == {"timestamp": "t", "x": 0, "a": 1, "b": 2}
+    assert result.action == "continue"  # amplifier-core 2.0.2: modified data, action continue
+    assert result.data == {"timestamp": stamp, "x": 0, "a": 1, "b": 2}
 
 
 async def test_modify_without_data_is_ignored() -> None:
@@ -277,17 +280,17 @@ async def test_modify_without_data_is_ignored() -> None:
 
     registry.register("tool:pre", returning(HookResult(action="modify")), priority=1)
     registry.register("tool:pre", observer, priority=2)
-    result = await registry.emit("tool:pre", {"timestamp": "t", "x": 1})
-    assert seen == [{"timestamp": "t", "x": 1}]
+    result = await registry.emit("tool:pre", {"x": 1})
+    assert seen == [{"timestamp": seen[0]["timestamp"], "x": 1}]
     assert result.action == "continue"
-    assert result.data == {"timestamp": "t", "x": 1}
+    assert result.data == seen[0]
 
 
 async def test_modify_to_an_empty_dict_counts() -> None:
     registry = HookRegistry()
     registry.register("tool:pre", returning(HookResult(action="modify", data={})))
     result = await registry.emit("tool:pre", {"x": 1})
-    assert (result.action, result.data) == ("modify", {})
+    assert (result.action, result.data) == ("continue", {})
 
 
 async def test_inject_data_is_ignored_but_the_winning_ask_carries_its_input() -> None:
@@ -296,12 +299,13 @@ async def test_inject_data_is_ignored_but_the_winning_ask_carries_its_input() ->
         "tool:pre",
         returning(HookResult(action="inject_context", context_injection="c", data={"no": 1})),
     )
-    result = await registry.emit("tool:pre", {"timestamp": "t"})
-    assert result.data == {"timestamp": "t"}
+    result = await registry.emit("tool:pre", {"x": 1})
+    assert result.data is not None
+    assert set(result.data) == {"x", "timestamp"}
 
     registry.register("tool:pre", returning(HookResult(action="ask_user", data={"asked": 2})))
     registry.register("tool:pre", returning(HookResult(action="ask_user", data={"later": 3})))
-    result = await registry.emit("tool:pre", {"timestamp": "t"})
+    result = await registry.emit("tool:pre", {"x": 1})
     assert result.action == "ask_user"
     assert result.data == {"asked": 2}  # the input the first ask asks about; later asks lose
 
@@ -527,8 +531,9 @@ async def test_defaults_merge_under_the_data_and_the_data_wins() -> None:
     assert registry.default_fields["session_id"] == "default-session"
 
 
-async def test_timestamp_is_set_as_utc_iso_8601_when_absent() -> None:
+async def test_timestamp_is_set_as_utc_iso_8601() -> None:
     registry = HookRegistry()
+    registry.register("tool:pre", returning(HookResult()))
     before = datetime.now(UTC)
     result = await registry.emit("tool:pre", {"x": 1})
     after = datetime.now(UTC)
@@ -539,11 +544,16 @@ async def test_timestamp_is_set_as_utc_iso_8601_when_absent() -> None:
     assert result.data["timestamp"].endswith("+00:00")
 
 
-async def test_timestamp_is_kept_when_present() -> None:
+async def test_the_registry_owns_the_timestamp() -> None:
+    """As amplifier-core 2.0.2: a caller's own ``timestamp`` is replaced."""
     registry = HookRegistry()
     registry.set_default_fields(session_id="s")
+    registry.register("tool:pre", returning(HookResult()))
     result = await registry.emit("tool:pre", {"timestamp": "2001-02-03T04:05:06+00:00"})
-    assert result.data == {"timestamp": "2001-02-03T04:05:06+00:00", "session_id": "s"}
+    assert result.data is not None
+    assert result.data["session_id"] == "s"
+    assert result.data["timestamp"] != "2001-02-03T04:05:06+00:00"
+    assert datetime.fromisoformat(result.data["timestamp"]).year >= 2026
 
 
 async def test_the_callers_dict_is_not_mutated() -> None:
@@ -677,9 +687,10 @@ async def test_failures_are_reported_and_treated_as_continue() -> None:
     registry.register("tool:pre", returns_int, priority=3, name="int")  # type: ignore[arg-type]
     registry.register("tool:pre", returns_dict, priority=4, name="dict")  # type: ignore[arg-type]
     registry.register("tool:pre", returning(None, calls, "last"), priority=5)
-    result = await registry.emit("tool:pre", {"timestamp": "t"})
+    result = await registry.emit("tool:pre", {"x": 1})
     assert result.action == "continue"
-    assert result.data == {"timestamp": "t"}
+    assert result.data is not None
+    assert result.data["x"] == 1
     assert calls == ["last"]
     assert [(r["event"], r["handler"], r["kind"], r["fail_closed"]) for r in failures.records] == [
         ("tool:pre", "raises", "error", False),
@@ -928,7 +939,7 @@ async def test_emit_and_collect_gathers_data_and_skips_failures() -> None:
     registry.add_failure_listener(failures)
 
     async def contributes(event: str, data: Data) -> HookResult:
-        return HookResult(data={"from": "a", "session": data["session_id"]})
+        return HookResult(data={"from": "a", "session": data.get("session_id")})
 
     def sync_contributes(event: str, data: Data) -> HookResult:
         return HookResult(action="deny", data={"from": "b"})
@@ -948,7 +959,8 @@ async def test_emit_and_collect_gathers_data_and_skips_failures() -> None:
     registry.register("context:include", garbage, priority=6, name="garbage")  # type: ignore[arg-type]
     registry.register("context:*", sync_contributes, priority=7)
     collected = await registry.emit_and_collect("context:include", {}, timeout=0.02)
-    assert collected == [{"from": "a", "session": "s9"}, {"from": "b"}]
+    # As amplifier-core 2.0.2: handlers see the data as given, without defaults.
+    assert collected == [{"from": "a", "session": None}, {"from": "b"}]
     assert [(r["handler"], r["kind"]) for r in failures.records] == [
         ("hanger", "timeout"),
         ("raises", "error"),
@@ -964,10 +976,10 @@ async def test_emit_and_collect_accepts_aliases_and_does_not_mutate_the_input() 
         return HookResult(data={"event": event, **data})
 
     registry.register("session:start", echo)
-    original: Data = {"timestamp": "t"}
+    original: Data = {"x": 1}
     collected = await registry.emit_and_collect("SessionStart", original)
-    assert collected == [{"event": "session:start", "timestamp": "t", "session_id": "s"}]
-    assert original == {"timestamp": "t"}
+    assert collected == [{"event": "session:start", "x": 1}]  # no timestamp, no defaults
+    assert original == {"x": 1}
 
 
 async def test_emit_and_collect_reports_a_handlers_own_timeout_error_as_an_error() -> None:
@@ -1114,7 +1126,7 @@ async def test_bounded_handler_that_suspends_returns_its_result_and_one_that_han
     started = asyncio.get_running_loop().time()
     result = await registry.emit("e", {})
     assert asyncio.get_running_loop().time() - started < 1.0
-    assert result.action == "modify"
+    assert result.action == "continue"
     assert result.data is not None
     assert result.data["seen"] is True
 

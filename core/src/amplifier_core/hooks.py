@@ -2,9 +2,10 @@
 
 The emit contract, in order of what happens:
 
-1. The event name is resolved (``PreToolUse`` -> ``tool:pre``). The data is copied, the
+1. The event name is resolved (``PreToolUse`` -> ``tool:pre``). With no handler the result
+   is ``continue`` with a copy of the data as given. Otherwise the data is copied, the
    registry's default fields are merged *under* it and ``timestamp`` (UTC, ISO 8601) is set
-   when the caller did not set one.
+   by the registry: a caller's own ``timestamp`` is replaced, as amplifier-core 2.0.2 does.
 2. Handlers subscribed to the event, exactly or through a pattern (``*``, ``tool:*``,
    ``*:error``), run one at a time: lower ``priority`` first, ties in registration order.
    Handlers may be sync or async.
@@ -14,13 +15,14 @@ The emit contract, in order of what happens:
    that moment: a deep copy is taken, changes that handlers after the ask make (returned or
    in place) are dropped with a warning, and the result carries that copy, so what runs is
    what the user approved.
-5. The final result follows the precedence deny > ask_user > inject_context > modify >
-   continue. The first ``ask_user`` wins among several. Every injection an ``inject_context``
-   or ``ask_user`` result carries is kept, in order, as a
+5. The final result follows the precedence deny > ask_user > inject_context > continue;
+   data that handlers modified comes back as ``continue`` carrying it (amplifier-core
+   2.0.2's contract: the caller reads ``result.data``, always the final data after all
+   modifications). The first ``ask_user`` wins among several. Every injection an
+   ``inject_context`` or ``ask_user`` result carries is kept, in order, as a
    :class:`~amplifier_core.models.ContextInjection` naming its handler and event, and the
    scalar context fields are projected from that list; every ``user_message`` is kept in
-   ``user_messages``, whatever the action that carried it. ``result.data`` is always the
-   final data after all modifications.
+   ``user_messages``, whatever the action that carried it.
 6. A handler that raises, runs past its timeout or returns something that is not a
    :class:`HookResult` (``None`` counts as continue) does not break emit: the failure is
    logged with handler name and event, passed to failure listeners (the coordinator's audit
@@ -446,8 +448,7 @@ class HookRegistry:
 
     def _prepare(self, event: str, data: dict[str, Any] | None) -> dict[str, Any]:
         current = {**self._defaults, **data} if data else dict(self._defaults)
-        if "timestamp" not in current:
-            current["timestamp"] = _now_iso()
+        current["timestamp"] = _now_iso()
         return current
 
     async def emit(self, event: str, data: dict[str, Any] | None = None) -> HookResult:
@@ -461,12 +462,13 @@ class HookRegistry:
                     "emit one concrete event name"
                 )
             chain = self.handlers_for(event)
+        if not chain:
+            return HookResult(data=dict(data) if data else {})
         current = self._prepare(event, data)
         ask: HookResult | None = None
         asked: dict[str, Any] | None = None  # the data the first ask_user asks about
         injections: list[ContextInjection] | None = None
         messages: list[UserMessage] | None = None
-        modified = False
 
         for info in chain:
             try:
@@ -529,7 +531,6 @@ class HookRegistry:
                     continue
                 if result.data is not None:  # an ask may carry the input it asks about
                     current = result.data
-                    modified = True
                 if action == "ask_user":  # the first ask_user wins
                     ask = result
                     if ask.source is None:
@@ -544,7 +545,7 @@ class HookRegistry:
             return self._merge_ask(ask, asked, injections, messages)
         if injections:
             return _result("inject_context", current, injections, messages)
-        return _result("modify" if modified else "continue", current, None, messages)
+        return _result("continue", current, None, messages)
 
     def _merge_ask(
         self,
@@ -614,7 +615,7 @@ class HookRegistry:
         import asyncio  # loaded by the running event loop already
 
         event = _events.canonical(event)
-        current = self._prepare(event, data)
+        current = dict(data) if data else {}  # as given: no defaults, no timestamp
         collected: list[Any] = []
         for info in self.handlers_for(event):
             try:

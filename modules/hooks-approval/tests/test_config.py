@@ -246,7 +246,7 @@ async def test_priority_late_judges_the_modified_input(coordinator: MockCoordina
 
     coordinator.hooks.register("tool:pre", rewrite, priority=0, name="rewrite")
     result = await emit(coordinator, {}, bash("rm -rf /"))
-    assert result.action == "modify"  # the approval hook saw "ls" and let it through
+    assert result.action == "continue"  # the approval hook saw "ls" and let it through
 
 
 @pytest.mark.parametrize(("fail_closed", "action"), [(True, "deny"), (False, "continue")])

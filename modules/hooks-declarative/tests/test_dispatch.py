@@ -200,7 +200,7 @@ async def test_modify_feeds_the_next_hook_and_ends_in_tool_input() -> None:
         {"command": "ls -la", "timeout": 5},
         {"command": "ls -la --color=never", "timeout": 5},
     ]
-    assert result.action == "modify"
+    assert result.action == "continue"
     assert result.data is not None
     assert result.data["tool_input"] == {"command": "ls -la --color=never", "timeout": 5}
     assert result.data["input"] == result.data["tool_input"]
@@ -213,7 +213,7 @@ async def test_modify_at_prompt_submit_changes_the_prompt() -> None:
     hooks = {"PromptSubmit": [cmd(action="modify", modified_args={"prompt": "Be brief. hi"})]}
     coordinator, cleanup = await mounted(hooks, journal)
     result = await coordinator.hooks.emit("prompt:submit", {"prompt": "hi", "turn": 1})
-    assert result.action == "modify"
+    assert result.action == "continue"
     assert result.data is not None
     assert (result.data["prompt"], result.data["turn"]) == ("Be brief. hi", 1)
     await cleanup()
@@ -266,7 +266,7 @@ async def test_a_parallel_group_runs_concurrently_and_combines() -> None:
     ]
     assert starts == [{"command": "ls"}] * 3  # all saw the same arguments
     assert journal.contexts[f"{L}[1]"].args == {"command": "ls -la", "n": 1}  # later wins
-    assert result.action == "modify"
+    assert result.action == "continue"
     assert result.data is not None
     assert result.data["tool_input"] == {"command": "ls -la", "n": 1}
     assert [m.message for m in result.user_messages] == ["fine by me"]

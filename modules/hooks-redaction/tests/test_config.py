@@ -59,7 +59,7 @@ async def test_events_replace_the_defaults_and_accept_aliases_and_duplicates() -
     listing = coordinator.hooks.list_handlers()
     assert listing == {"llm:request": ["hooks-redaction"], "tool:pre": ["hooks-redaction"]}
     result = await coordinator.hooks.emit("tool:pre", {"tool_input": {"command": f"echo {GH}"}})
-    assert result.action == "modify"
+    assert result.action == "continue"
     untouched = await coordinator.hooks.emit("tool:post", {"tool_result": GH})
     assert untouched.action == "continue"
 
@@ -202,7 +202,7 @@ async def test_notify_and_notify_level() -> None:
     assert one.user_message == "Redacted 1 secret (email: 1)"
     assert one.user_message_level == "info"
     quiet = await emit({"notify": False}, {"output": GH})
-    assert quiet.action == "modify"
+    assert quiet.action == "continue"
     assert quiet.user_message is None
 
 

@@ -77,7 +77,7 @@ async def test_provider_request_is_redacted_before_it_leaves() -> None:
 
     result = await coordinator.hooks.emit("provider:request", data)
 
-    assert result.action == "modify"
+    assert result.action == "continue"
     assert result.data is not None
     final = result.data
     messages = final["messages"]
@@ -124,7 +124,7 @@ async def test_tool_post_result_dict_is_redacted() -> None:
         },
     }
     result = await coordinator.hooks.emit("tool:post", data)
-    assert result.action == "modify"
+    assert result.action == "continue"
     assert result.data is not None
     assert result.data["tool_result"] == {
         "success": True,
