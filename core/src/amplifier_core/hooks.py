@@ -463,7 +463,7 @@ class HookRegistry:
                 )
             chain = self.handlers_for(event)
         if not chain:
-            return HookResult(data=dict(data) if data else {})
+            return _result("continue", dict(data) if data else {})
         current = self._prepare(event, data)
         ask: HookResult | None = None
         asked: dict[str, Any] | None = None  # the data the first ask_user asks about
