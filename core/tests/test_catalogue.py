@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from amplifier_core import events
+from amplifier_core import event_aliases, events
 from amplifier_core.catalogue import (
     CATALOGUE,
     CATEGORIES,
@@ -109,7 +109,7 @@ def test_upstream_flag_matches_events_module() -> None:
 def test_spec_for_resolves_aliases() -> None:
     assert spec_for("PreToolUse") is CATALOGUE["tool:pre"]
     assert spec_for("tool:pre") is CATALOGUE["tool:pre"]
-    for alias, target in events.ALIASES.items():
+    for alias, target in event_aliases.ALIASES.items():
         if events.is_pattern(target):
             continue
         spec = spec_for(alias)
@@ -119,11 +119,12 @@ def test_spec_for_resolves_aliases() -> None:
 
 def test_aliases_on_specs_match_events_aliases() -> None:
     for spec in CATALOGUE.values():
-        expected = [a for a, t in events.ALIASES.items() if t == spec.name]
-        if spec.name in events.ERROR_EVENTS:
+        expected = [a for a, t in event_aliases.ALIASES.items() if t == spec.name]
+        if spec.name in event_aliases.ERROR_EVENTS:
             expected.append("Error")
         assert sorted(spec.aliases) == sorted(expected), spec.name
-    assert {s.name for s in CATALOGUE.values() if "Error" in s.aliases} == set(events.ERROR_EVENTS)
+    with_error = {s.name for s in CATALOGUE.values() if "Error" in s.aliases}
+    assert with_error == set(event_aliases.ERROR_EVENTS)
 
 
 def test_error_alias_is_a_pattern_not_an_event() -> None:
@@ -201,7 +202,7 @@ async def test_error_alias_handler_sees_canonical_names() -> None:
     registry.register("Error", lambda event, data: names.append(event), name="errors")
     for event in events.ALL_EVENTS:
         await registry.emit(event, {})
-    assert names == list(events.ERROR_EVENTS)
+    assert names == list(event_aliases.ERROR_EVENTS)
 
 
 # ------------------------------------------------------------------ documented contracts
@@ -309,7 +310,7 @@ def test_docs_have_a_section_and_field_table_per_event() -> None:
 
 
 def test_docs_alias_table_lists_every_alias() -> None:
-    assert _alias_table_names(_docs_text()) == list(events.ALIASES)
+    assert _alias_table_names(_docs_text()) == list(event_aliases.ALIASES)
 
 
 def test_docs_explain_subscription_patterns() -> None:

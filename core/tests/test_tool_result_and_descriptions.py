@@ -48,9 +48,12 @@ def test_output_is_shown_even_for_a_failure() -> None:
 
 def test_without_output_the_text_says_success_or_names_the_error() -> None:
     assert ToolResult().get_serialized_output() == "Success"
-    assert ToolResult(success=False, error={"message": "denied"}).get_serialized_output() == (
-        "Error: denied"
-    )
+    # As amplifier-core 2.0.2: a failed result without output takes its message as output.
+    failed = ToolResult(success=False, error={"message": "denied"})
+    assert failed.output == "denied"
+    assert failed.get_serialized_output() == "denied"
+    assert ToolResult(success=False, output="kept", error={"message": "x"}).output == "kept"
+    assert ToolResult(success=True, error={"message": "x"}).output is None
     assert ToolResult(success=False, error={"code": 2}).get_serialized_output() == (
         "Error: Unknown error"
     )

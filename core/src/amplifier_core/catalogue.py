@@ -131,7 +131,7 @@ class EventSpec:
     @property
     def upstream(self) -> bool:
         """True for the 43 events of amplifier-core 2.0.2; False for the three added here."""
-        return self.name in _events.UPSTREAM_EVENTS
+        return self.name in _events._UPSTREAM_EVENTS
 
     @property
     def all_fields(self) -> tuple[FieldSpec, ...]:
@@ -271,7 +271,7 @@ CATEGORIES: Final[tuple[str, ...]] = (
 def _aliases_of(name: str) -> tuple[str, ...]:
     return tuple(
         alias
-        for alias, target in _events.ALIASES.items()
+        for alias, target in _events._ALIASES.items()
         if target == name or (_events.is_pattern(target) and fnmatchcase(name, target))
     )
 
@@ -1091,7 +1091,7 @@ def spec_for(name: str) -> EventSpec:
             f"{name!r} is a subscription pattern ({resolved}) covering {covered}; "
             "use specs_matching() for patterns"
         )
-    close = difflib.get_close_matches(name, [*CATALOGUE, *_events.ALIASES], n=3)
+    close = difflib.get_close_matches(name, [*CATALOGUE, *_events._ALIASES], n=3)
     hint = f"; did you mean {', '.join(close)}?" if close else ""
     raise UnknownEventError(f"unknown event {name!r}: not in the event catalogue{hint}")
 
@@ -1158,7 +1158,7 @@ def _outcome_summary(spec: EventSpec) -> str:
 
 
 def _alias_label(alias: str) -> str:
-    target = _events.ALIASES[alias]
+    target = _events._ALIASES[alias]
     return f"`{alias}` (every `{target}` event)" if _events.is_pattern(target) else f"`{alias}`"
 
 
@@ -1204,7 +1204,7 @@ _ALIAS_USE: Final[Mapping[str, str]] = MappingProxyType(
 
 def _alias_rows() -> list[str]:
     rows = ["| Alias | Canonical event(s) | When |", "|---|---|---|"]
-    for alias, target in _events.ALIASES.items():
+    for alias, target in _events._ALIASES.items():
         names = ", ".join(f"`{s.name}`" for s in specs_matching(target))
         canonical = f"`{target}`: {names}" if _events.is_pattern(target) else names
         rows.append(f"| `{alias}` | {_cell(canonical)} | {_cell(_ALIAS_USE.get(alias, ''))} |")
@@ -1297,7 +1297,7 @@ def render_markdown() -> str:
     """
     text = _INTRO.format(
         count=len(_events.ALL_EVENTS),
-        upstream=len(_events.UPSTREAM_EVENTS),
+        upstream=len(_events._UPSTREAM_EVENTS),
         aliases="\n".join(_alias_rows()),
         common="\n".join(_field_table(COMMON_FIELDS)),
         emitters="\n".join(

@@ -168,6 +168,8 @@ class ModuleCoordinator:
             "module-source-resolver": None,
         }
         self._capabilities: dict[str, Any] = {}
+        self.session_state: dict[str, Any] = {}
+        """Per-session state modules share (a plain dict, as amplifier-core 2.0.2 has it)."""
         self._cleanups: list[Cleanup] = []
         self._channels: dict[str, list[dict[str, Any]]] = {}
         self._approval_system = approval_system
@@ -456,7 +458,9 @@ class ModuleCoordinator:
     # ------------------------------------------------------------------ introspection
 
     def to_dict(self) -> dict[str, Any]:
-        """A JSON-ready summary of the coordinator's state."""
+        """A JSON-ready summary of the coordinator's state: amplifier-core 2.0.2's keys
+        (``tools``, ``providers``, ``has_orchestrator``, ``has_context``, ``capabilities``,
+        ``has_approval_provider``, ``has_display_service``) and ours beside them."""
         points: dict[str, Any] = {}
         for point, value in self._mount_points.items():
             if point == "hooks":
@@ -466,6 +470,12 @@ class ModuleCoordinator:
             else:
                 points[point] = None if value is None else type(value).__name__
         return {
+            "tools": sorted(self._mount_points["tools"]),
+            "providers": sorted(self._mount_points["providers"]),
+            "has_orchestrator": self._mount_points["orchestrator"] is not None,
+            "has_context": self._mount_points["context"] is not None,
+            "has_approval_provider": self._approval_system is not None,
+            "has_display_service": self._display_system is not None,
             "session_id": self._session_id,
             "parent_id": self._parent_id,
             "mount_points": points,

@@ -14,7 +14,6 @@ from __future__ import annotations
 from typing import Final
 
 __all__ = [
-    "ALIASES",
     "ALL_EVENTS",
     "APPROVAL_DENIED",
     "APPROVAL_GRANTED",
@@ -30,7 +29,6 @@ __all__ = [
     "CONTEXT_INCLUDE",
     "CONTEXT_POST_COMPACT",
     "CONTEXT_PRE_COMPACT",
-    "ERROR_EVENTS",
     "EXECUTION_END",
     "EXECUTION_START",
     "LLM_REQUEST",
@@ -62,7 +60,6 @@ __all__ = [
     "TOOL_ERROR",
     "TOOL_POST",
     "TOOL_PRE",
-    "UPSTREAM_EVENTS",
     "USER_NOTIFICATION",
     "canonical",
     "is_pattern",
@@ -140,8 +137,12 @@ MODULE_ON_SESSION_READY_FAILED: Final = "module:on_session_ready_failed"
 # Workspace memory
 MEMORY_UPDATE: Final = "memory:update"
 
-#: The 43 event names of amplifier-core 2.0.2's ``ALL_EVENTS``, in its order.
-UPSTREAM_EVENTS: Final[tuple[str, ...]] = (
+# Every upper-case name of this module is an event in ALL_EVENTS (amplifier-core 2.0.2's rule,
+# which its suite checks); the tables below are private here and public in
+# :mod:`amplifier_core.event_aliases`.
+
+# The 43 event names of amplifier-core 2.0.2's ``ALL_EVENTS``, in its order.
+_UPSTREAM_EVENTS: Final[tuple[str, ...]] = (
     SESSION_START,
     SESSION_END,
     SESSION_FORK,
@@ -188,18 +189,18 @@ UPSTREAM_EVENTS: Final[tuple[str, ...]] = (
 )
 
 #: Every canonical event this kernel knows: the upstream 43 plus the three app-cli events.
-ALL_EVENTS: Final[tuple[str, ...]] = (
-    *UPSTREAM_EVENTS,
+ALL_EVENTS: Final[list[str]] = [
+    *_UPSTREAM_EVENTS,
     SESSION_CHECKPOINT,
     PROVIDER_SWITCH,
     MEMORY_UPDATE,
-)
+]
 
-#: Every canonical ``*:error`` event; the ``Error`` alias subscribes to all of them.
-ERROR_EVENTS: Final[tuple[str, ...]] = tuple(e for e in ALL_EVENTS if e.endswith(":error"))
+# Every canonical ``*:error`` event; the ``Error`` alias subscribes to all of them.
+_ERROR_EVENTS: Final[tuple[str, ...]] = tuple(e for e in ALL_EVENTS if e.endswith(":error"))
 
-#: PascalCase names of the app-cli hooks proposal -> canonical name (or pattern, for ``Error``).
-ALIASES: Final[dict[str, str]] = {
+# PascalCase names of the app-cli hooks proposal -> canonical name (or pattern, for ``Error``).
+_ALIASES: Final[dict[str, str]] = {
     "PreToolUse": TOOL_PRE,
     "PostToolUse": TOOL_POST,
     "SessionStart": SESSION_START,
@@ -221,7 +222,7 @@ def canonical(name: str) -> str:
     PascalCase aliases resolve to their colon-form name; every other string is returned as it
     is, so third-party events pass through untouched.
     """
-    return ALIASES.get(name, name)
+    return _ALIASES.get(name, name)
 
 
 def is_pattern(name: str) -> bool:

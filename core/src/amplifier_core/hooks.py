@@ -453,7 +453,7 @@ class HookRegistry:
 
     async def emit(self, event: str, data: dict[str, Any] | None = None) -> HookResult:
         """Run every handler of ``event`` and return the combined :class:`HookResult`."""
-        event = _events.ALIASES.get(event, event)
+        event = _events._ALIASES.get(event, event)
         chain = self._chains.get(event)
         if chain is None:
             if _events.is_pattern(event):

@@ -281,6 +281,13 @@ class ToolResult(BaseModel):
     def _check_content(cls, value: Any) -> list[Any] | None:
         return _rich_content(value)
 
+    def model_post_init(self, context: Any, /) -> None:
+        """A failed result without output reads its error message as output (2.0.2)."""
+        if not self.success and self.output is None and self.error:
+            message = self.error.get("message")
+            if message is not None:
+                self.output = message
+
     @field_serializer("content", when_used="unless-none")
     def _content_as_dicts(self, value: list[Any]) -> list[dict[str, Any]]:
         return [_rich_block(i, block) for i, block in enumerate(value)]

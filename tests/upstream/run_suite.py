@@ -1,0 +1,144 @@
+"""Run Amplifier's own kernel test suite on one interpreter's ``amplifier_core``.
+
+    python tests/upstream/run_suite.py --python PY --archive amplifier-core-tests.tar.gz \
+        --out results.json
+
+The archive (``../shared/upstream/amplifier-core-tests.tar.gz``, a ``git archive`` of the
+kernel's ``tests/``) is unpacked into a temporary directory. Imports of Rust classes by their
+engine names (``from amplifier_core._engine import RustHookRegistry`` ...) are rewritten to the
+public names that are the very same objects on amplifier-core 2.0.2, so the same contract is
+tested on any kernel. Each test file runs on its own (``-o asyncio_mode=auto``), as the suite's
+README says, and every test's outcome is written to ``--out`` as ``{"file::test": outcome}``
+with outcome ``passed``, ``failed``, ``error`` or ``skipped``; a file that cannot be collected
+counts as an ``error`` under ``file::<collection>``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+import subprocess
+import sys
+import tarfile
+import tempfile
+import xml.etree.ElementTree as ET
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+__all__ = ["ENGINE_NAMES", "main", "outcomes", "rewrite"]
+
+# Engine name -> the public name that is the same object on amplifier-core 2.0.2.
+ENGINE_NAMES = {
+    "RustHookRegistry": "from amplifier_core.hooks import HookRegistry as RustHookRegistry",
+    "RustCoordinator": (
+        "from amplifier_core.coordinator import ModuleCoordinator as RustCoordinator"
+    ),
+    "RustSession": "from amplifier_core import AmplifierSession as RustSession",
+    "RustCancellationToken": (
+        "from amplifier_core.cancellation import CancellationToken as RustCancellationToken"
+    ),
+}
+_ENGINE_IMPORT = re.compile(
+    r"^(?P<indent>[ \t]*)from amplifier_core\._engine import (?P<name>Rust\w+)[ \t]*$",
+    re.MULTILINE,
+)
+_SKIP_WITHOUT_ENGINE = re.compile(
+    r"""^pytest\.importorskip\(["']amplifier_core\._engine["']\)[ \t]*$""", re.MULTILINE
+)
+FILE_TIMEOUT_S = 300
+
+
+def rewrite(source: str) -> str:
+    """``source`` with engine-name imports of public classes rewritten to public names, and a
+    module-level skip for want of the engine dropped where the file tests only those."""
+
+    def public(match: re.Match[str]) -> str:
+        line = ENGINE_NAMES.get(match.group("name"))
+        return match.group(0) if line is None else match.group("indent") + line
+
+    rewritten = _ENGINE_IMPORT.sub(public, source)
+    if "_engine" not in _SKIP_WITHOUT_ENGINE.sub("", rewritten):
+        rewritten = _SKIP_WITHOUT_ENGINE.sub("", rewritten)
+    return rewritten
+
+
+def outcomes(report: Path, file: str) -> dict[str, str]:
+    """``{"file::Class::test": outcome}`` from one file's JUnit XML report."""
+    found: dict[str, str] = {}
+    for case in ET.parse(report).getroot().iter("testcase"):
+        classname = case.get("classname", "")
+        name = case.get("name", "")
+        parts = classname.split(".")
+        stem = Path(file).stem
+        inner = parts[parts.index(stem) + 1 :] if stem in parts else []
+        node = "::".join([file, *inner, name])
+        if case.find("skipped") is not None:
+            outcome = "skipped"
+        elif case.find("error") is not None:
+            outcome = "error"
+        elif case.find("failure") is not None:
+            outcome = "failed"
+        else:
+            outcome = "passed"
+        if node in found and found[node] == "passed":
+            found[node] = outcome  # a teardown error after a pass counts
+        else:
+            found.setdefault(node, outcome)
+    return found
+
+
+def _run_file(python: str, tests: Path, file: str) -> dict[str, str]:
+    report = tests / f".{file}.xml"
+    command = [
+        python,
+        "-m",
+        "pytest",
+        "-q",
+        "-p",
+        "no:cacheprovider",
+        "-o",
+        "asyncio_mode=auto",
+        f"--junitxml={report}",
+        file,
+    ]
+    try:
+        subprocess.run(command, cwd=tests, capture_output=True, timeout=FILE_TIMEOUT_S, check=False)
+    except subprocess.TimeoutExpired:
+        return {f"{file}::<timeout>": "error"}
+    if not report.exists():
+        return {f"{file}::<collection>": "error"}
+    found = outcomes(report, file)
+    return found or {f"{file}::<collection>": "error"}
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--python", required=True, help="interpreter whose kernel is tested")
+    parser.add_argument("--archive", type=Path, required=True)
+    parser.add_argument("--out", type=Path, required=True)
+    parser.add_argument("--jobs", type=int, default=2)
+    args = parser.parse_args(argv)
+    python = args.python if "/" not in args.python else str(Path(args.python).absolute())
+    with tempfile.TemporaryDirectory(prefix="amplifier-core-tests-") as scratch:
+        with tarfile.open(args.archive) as archive:
+            archive.extractall(scratch, filter="data")
+        tests = next(Path(scratch).rglob("tests"))
+        for path in tests.glob("*.py"):
+            path.write_text(rewrite(path.read_text(encoding="utf-8")), encoding="utf-8")
+        files = sorted(p.name for p in tests.glob("test_*.py"))
+        results: dict[str, str] = {}
+        with ThreadPoolExecutor(max_workers=max(1, args.jobs)) as pool:
+            for found in pool.map(lambda f: _run_file(python, tests, f), files):
+                results.update(found)
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    args.out.write_text(json.dumps(dict(sorted(results.items())), indent=1) + "\n")
+    counts: dict[str, int] = {}
+    for outcome in results.values():
+        counts[outcome] = counts.get(outcome, 0) + 1
+    print(f"{args.python}: " + ", ".join(f"{n} {o}" for o, n in sorted(counts.items())))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
