@@ -124,7 +124,8 @@ async def test_user_deny_names_who_denied_and_why() -> None:
     assert result.source == "prod-guard"
     assert result.reason is not None
     for part in (
-        "Denied by the user via Recorder",
+        "User denied",
+        "via Recorder",
         "'Deny'",
         "Allow write to prod/config.py?",
         "'prod-guard'",
@@ -210,7 +211,7 @@ async def test_without_an_approval_system_the_kernel_denies_even_with_default_al
     result = await gate(coordinator, ask(approval_default="allow"))
     assert result.action == "deny"
     assert result.reason is not None
-    assert result.reason.startswith("Denied by the kernel: no approval system")
+    assert result.reason.startswith("No approval system available")
     assert coordinator.audit.of_type("approval_decision")[0]["why"] == "no_approval_system"
 
 

@@ -49,7 +49,7 @@ async def test_default_limit_is_10_kib_and_accepts_exactly_the_limit() -> None:
     assert len(coordinator.context.messages) == 1
 
 
-async def test_one_byte_over_the_default_limit_raises_a_clear_error() -> None:
+async def test_one_character_over_the_default_limit_raises_a_clear_error() -> None:
     coordinator = make()
     with pytest.raises(InjectionTooLargeError) as caught:
         await emit_injection(coordinator, "x" * (10 * 1024 + 1), name="big-linter")
@@ -65,20 +65,21 @@ async def test_one_byte_over_the_default_limit_raises_a_clear_error() -> None:
     for part in (
         "'big-linter'",
         "'tool:post'",
-        "10241 bytes",
-        "10240 bytes",
+        "10241 characters",
+        "exceeds 10240 characters",
         "injection_size_limit",
     ):
         assert part in message
     assert coordinator.context.messages == []
 
 
-async def test_configured_limit_counts_utf8_bytes() -> None:
+async def test_configured_limit_counts_characters() -> None:
+    """As amplifier-core 2.0.2 counts them: ten characters fit whatever their bytes."""
     coordinator = make({"injection_size_limit": 10})
-    await coordinator.process_hook_result(inject("é" * 5), "tool:post", "h")  # 10 bytes
-    with pytest.raises(InjectionTooLargeError, match="12 bytes, over the limit of 10"):
-        await coordinator.process_hook_result(inject("é" * 6), "tool:post", "h")
-    assert [m["content"] for m in coordinator.context.messages] == ["é" * 5]
+    await coordinator.process_hook_result(inject("é" * 10), "tool:post", "h")  # 20 bytes
+    with pytest.raises(InjectionTooLargeError, match="exceeds 10 characters"):
+        await coordinator.process_hook_result(inject("é" * 11), "tool:post", "h")
+    assert [m["content"] for m in coordinator.context.messages] == ["é" * 10]
 
 
 async def test_none_limit_is_unlimited() -> None:

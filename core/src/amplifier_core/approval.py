@@ -523,7 +523,7 @@ def _approval_subject(result: HookResult, event: str, source: str) -> dict[str, 
 def _denial_reason(ask: _Ask, answer: str, why: _Why, system: str | None, error: str | None) -> str:
     request = f"{ask.prompt!r} (approval requested by hook {ask.source!r} on {ask.event!r})"
     if why == "user":
-        text = f"Denied by the user via {system}: answered {answer!r} to {request}"
+        text = f"User denied: answered {answer!r} via {system} to {request}"
     elif why == "timeout":
         text = (
             f"Denied by default: no answer from {system} within "
@@ -535,7 +535,7 @@ def _denial_reason(ask: _Ask, answer: str, why: _Why, system: str | None, error:
             "approval_default is 'deny'"
         )
     else:
-        text = f"Denied by the kernel: no approval system is configured to ask {request}"
+        text = f"No approval system available to ask {request}; denied by the kernel"
     if ask.result.reason:
         text = f"{text}. The hook's reason: {ask.result.reason}"
     return text

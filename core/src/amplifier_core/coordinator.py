@@ -69,8 +69,8 @@ class InjectionTooLargeError(AmplifierError, ValueError):
 
     def __init__(self, *, hook_name: str, event: str, size: int, limit: int) -> None:
         super().__init__(
-            f"context injection from hook {hook_name!r} on event {event!r} is {size} bytes, "
-            f"over the limit of {limit} bytes (config key session.injection_size_limit; "
+            f"context injection from hook {hook_name!r} on event {event!r} exceeds {limit} "
+            f"characters ({size} characters; config key session.injection_size_limit; "
             "None means unlimited)"
         )
         self.hook_name = hook_name
@@ -245,6 +245,15 @@ class ModuleCoordinator:
     def injection_budget_per_turn(self) -> int | None:
         """Estimated tokens per turn before a warning; None = unlimited."""
         return _limit(self._config, "injection_budget_per_turn", DEFAULT_INJECTION_BUDGET_PER_TURN)
+
+    @property
+    def _current_turn_injections(self) -> int:
+        """amplifier-core 2.0.2's name of :attr:`current_turn_injection_tokens`."""
+        return self._turn_tokens
+
+    @_current_turn_injections.setter
+    def _current_turn_injections(self, tokens: int) -> None:
+        self._turn_tokens = tokens
 
     @property
     def current_turn_injection_tokens(self) -> int:
@@ -503,7 +512,7 @@ class ModuleCoordinator:
         self._gate.forget()
 
     async def process_hook_result(
-        self, result: HookResult | Mapping[str, Any], event: str, hook_name: str = "unknown"
+        self, result: Any, event: str, hook_name: str = "unknown"
     ) -> HookResult:
         """Act on ``result`` (see the module docstring) and return what the caller should do.
 
@@ -511,8 +520,16 @@ class ModuleCoordinator:
         :meth:`HookRegistry.emit` names each injection's handler, and a deny or ask_user
         result its ``source``.
         """
+        if isinstance(result, Mapping):  # as amplifier-core 2.0.2: a dict is not a result
+            raise AttributeError(
+                f"process_hook_result: hook {hook_name!r} on {event!r} gave a "
+                f"{type(result).__name__}, not a HookResult (build one: HookResult(**data))"
+            )
         if not isinstance(result, HookResult):
             result = _coerce(result, event, hook_name)
+        return await self._process(result, event, hook_name)
+
+    async def _process(self, result: HookResult, event: str, hook_name: str) -> HookResult:
         action = result.action
         injections = result.context_injections
         if not injections and result.context_injection:
@@ -533,7 +550,7 @@ class ModuleCoordinator:
                     source=result.user_message_source or "hook",
                 )
             ]
-        if messages:
+        if messages and action != "ask_user":  # an ask speaks through its prompt (2.0.2)
             await self._show_messages(messages, event, hook_name)
         if injections:
             await self._inject(
@@ -592,7 +609,7 @@ class ModuleCoordinator:
             hook = item.hook_name if item.hook_name != "unknown" else hook_name
             where = item.event or event
             content = strip_control_characters(item.content)
-            size = len(content.encode("utf-8"))
+            size = len(content)  # characters, as amplifier-core 2.0.2 counts them
             if limit is not None and size > limit:
                 self._audit.record(
                     "injection_rejected",
