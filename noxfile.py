@@ -1,6 +1,7 @@
 """Developer sessions for the workspace: tests, per-package tests, lint, types, bench, demo.
 
-``nox`` with no arguments runs tests, lint, types and compat: the whole check that CI runs.
+``nox`` with no arguments runs tests, lint, types, compat and upstream: the whole check that CI
+runs.
 Packages are found, not listed: ``core/``, ``util/``, ``cli/`` and ``modules/*/pyproject.toml``.
 """
 
@@ -19,7 +20,7 @@ MODULES = sorted(p.parent for p in ROOT.glob("modules/*/pyproject.toml"))
 PACKAGES = [CORE, *(p for p in (UTIL, CLI) if (p / "pyproject.toml").exists()), *MODULES]
 TEST_TOOLS = ["pytest>=8", "pytest-asyncio>=0.23", "hypothesis>=6.100", "ruff>=0.6", "mypy>=1.10"]
 
-nox.options.sessions = ["tests", "lint", "types", "compat"]
+nox.options.sessions = ["tests", "lint", "types", "compat", "upstream"]
 nox.options.reuse_existing_virtualenvs = True
 nox.options.error_on_missing_interpreters = False
 
@@ -128,6 +129,43 @@ def compat(session: nox.Session, kernel: str) -> None:
         files = [str(ROOT / "tests" / "compat" / "test_sessions.py")]
         env = {"AMPLIFIER_MODULES_PYTHON": python}
     session.run("pytest", "-q", "-p", "no:cacheprovider", *files, env=env)
+
+
+@nox.session
+def upstream(session: nox.Session) -> None:
+    """Amplifier's own kernel test suite, on amplifier-core 2.0.2 and on ours.
+
+    Every test that passes on 2.0.2 (PyPI, in a virtual environment of its own) must pass on
+    ours unless ``tests/upstream/differences.txt`` lists it with its reason.
+    """
+    archive = UPSTREAM / "amplifier-core-tests.tar.gz"
+    if not archive.exists():
+        session.skip(f"Amplifier's kernel suite is not available ({archive} is missing)")
+    _install_workspace(session)
+    scratch = Path(session.create_tmp())
+    reference = scratch / "amplifier-core-2.0.2"
+    reference_python = reference / ("Scripts" if os.name == "nt" else "bin") / "python"
+    if not reference_python.exists():
+        session.run("python", "-m", "venv", str(reference))
+        session.run(
+            str(reference_python),
+            "-m",
+            "pip",
+            "install",
+            "--quiet",
+            "amplifier-core==2.0.2",
+            *TEST_TOOLS[:2],
+            external=True,
+        )
+    runner = ROOT / "tests" / "upstream" / "run_suite.py"
+    results = {"2.0.2": scratch / "reference.json", "ours": scratch / "ours.json"}
+    for name, python in (("2.0.2", str(reference_python)), ("ours", "python")):
+        session.run(
+            "python", str(runner), "--python", python, "--archive", str(archive),
+            "--out", str(results[name]),
+        )  # fmt: skip
+    compare = ROOT / "tests" / "upstream" / "compare.py"
+    session.run("python", str(compare), str(results["2.0.2"]), str(results["ours"]))
 
 
 @nox.session
