@@ -813,17 +813,29 @@ async def test_cancelling_the_emitting_task_propagates(handler_timeout: float | 
 
 
 @pytest.mark.parametrize("handler_timeout", [None, 5.0])
-async def test_a_handler_raising_cancelled_error_is_not_swallowed(
+async def test_a_handler_raising_cancelled_error_of_its_own_is_a_failure(
     handler_timeout: float | None,
 ) -> None:
+    """As amplifier-core 2.0.2: the others still run (and a fail-closed one denies)."""
     registry = HookRegistry()
+    failures = FailureLog()
+    registry.add_failure_listener(failures)
+    ran: list[str] = []
 
     async def cancelled(event: str, data: Data) -> HookResult:
         raise asyncio.CancelledError
 
-    registry.register("tool:pre", cancelled, timeout=handler_timeout)
-    with pytest.raises(asyncio.CancelledError):
-        await registry.emit("tool:pre", {})
+    registry.register("tool:pre", cancelled, timeout=handler_timeout, name="c")
+    registry.register("tool:pre", returning(HookResult(), ran, "after"), priority=10)
+    result = await registry.emit("tool:pre", {})
+    assert (result.action, ran) == ("continue", ["after"])
+    assert [(r["handler"], r["kind"]) for r in failures.records] == [("c", "error")]
+    assert await registry.emit_and_collect("tool:pre", {}) == []
+    assert ran == ["after", "after"]
+
+    registry.register("tool:pre", cancelled, name="gate", fail_closed=True, priority=-1)
+    denied = await registry.emit("tool:pre", {})
+    assert (denied.action, denied.source) == ("deny", "gate")
 
 
 async def test_cancelling_emit_and_collect_propagates() -> None:

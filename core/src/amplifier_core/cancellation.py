@@ -151,15 +151,29 @@ class CancellationToken:
         self._callbacks.append(callback)
 
     async def trigger_callbacks(self) -> None:
-        """Run the ``on_cancel`` callbacks in order; one that fails is logged, the rest run."""
+        """Run the ``on_cancel`` callbacks in order; one that fails (also by raising
+        ``CancelledError`` of its own) is logged and the rest run. ``KeyboardInterrupt`` and
+        ``SystemExit`` are raised again once every callback has run."""
+        import asyncio  # the callbacks run on a loop: asyncio is loaded already
+
+        fatal: BaseException | None = None
         for callback in list(self._callbacks):
+            name = getattr(callback, "__qualname__", repr(callback))
             try:
                 outcome = callback()
                 if inspect.isawaitable(outcome):
                     await outcome
+            except asyncio.CancelledError:
+                task = asyncio.current_task()
+                if task is not None and task.cancelling():
+                    raise  # this task is being cancelled: not the callback's own doing
+                logger.warning("cancellation callback %s was cancelled; running the others", name)
             except Exception:
-                name = getattr(callback, "__qualname__", repr(callback))
                 logger.exception("cancellation callback %s failed; running the others", name)
+            except BaseException as err:  # KeyboardInterrupt, SystemExit
+                fatal = fatal or err
+        if fatal is not None:
+            raise fatal
 
     # --- kernel wiring ----------------------------------------------------------------------
 

@@ -373,7 +373,8 @@ class ModuleCoordinator:
     async def collect_contributions(self, channel: str) -> list[Any]:
         """Call every contributor of ``channel`` in order; keep what is not ``None``.
 
-        A contributor that raises is logged with its name and skipped.
+        A contributor that raises is logged with its name and skipped; one that raises
+        ``CancelledError`` ends the collection with what was collected so far (2.0.2).
         """
         collected: list[Any] = []
         for contributor in list(self._channels.get(channel, ())):
@@ -381,6 +382,13 @@ class ModuleCoordinator:
                 value = contributor["callback"]()
                 if inspect.isawaitable(value):
                     value = await value
+            except asyncio.CancelledError:
+                logger.warning(
+                    "contributor %r of channel %r was cancelled; collection ends there",
+                    contributor["name"],
+                    channel,
+                )
+                break
             except Exception:
                 logger.warning(
                     "contributor %r of channel %r failed; skipped",

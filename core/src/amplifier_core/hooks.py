@@ -80,6 +80,17 @@ _EMPTY_RESULT: Final = HookResult()
 _monotonic = time.monotonic
 
 
+def _own_cancellation(error: BaseException) -> bool:
+    """A ``CancelledError`` a handler raised itself, while the emitting task is not being
+    cancelled (asyncio is loaded: this runs inside a coroutine)."""
+    import asyncio
+
+    if not isinstance(error, asyncio.CancelledError):
+        return False
+    task = asyncio.current_task()
+    return task is None or not task.cancelling()
+
+
 def _result(
     action: str,
     data: dict[str, Any],
@@ -509,6 +520,15 @@ class HookRegistry:
                 if self._fail(info, event, "error", error):
                     return self._fail_closed_result(info, event, error)
                 continue
+            except BaseException as exc:
+                # A handler's own CancelledError is a failure, and the others run (2.0.2);
+                # cancelling the emitting task still cancels emit.
+                if not _own_cancellation(exc):
+                    raise
+                error = "CancelledError raised by the handler"
+                if self._fail(info, event, "error", error):
+                    return self._fail_closed_result(info, event, error)
+                continue
 
             action = result.action
             if action == "deny":
@@ -631,6 +651,11 @@ class HookRegistry:
                 continue
             except Exception as exc:
                 self._fail(info, event, "error", f"{type(exc).__name__}: {exc}")
+                continue
+            except BaseException as exc:
+                if not _own_cancellation(exc):
+                    raise
+                self._fail(info, event, "error", "CancelledError raised by the handler")
                 continue
             if isinstance(result, HookResult):
                 if result.data is not None:

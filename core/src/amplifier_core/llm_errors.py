@@ -37,7 +37,8 @@ class LLMError(Exception):
     ``provider`` and ``model`` name where, ``status_code`` is the HTTP status when there was
     one, ``retryable`` says whether the same request may succeed later, ``retry_after`` is the
     wait the provider asked for (seconds), and ``delay_multiplier`` scales the caller's
-    backoff delay (1.0 = unchanged).
+    backoff delay (1.0 = unchanged): :func:`amplifier_core.utils.retry.compute_delay()` uses
+    it, applied after the max_delay cap.
     """
 
     def __init__(
