@@ -108,10 +108,12 @@ def compat(session: nox.Session, kernel: str) -> None:
     """Both directions of compatibility, each in an environment of its own.
 
     ``amplifier-core``: amplifier-core 2.0.2 from PyPI with our modules (never our kernel):
-    each module's ``tests/test_upstream*.py`` and a whole session of our runtime and hook
-    modules. ``ours``: our kernel and hook modules with Amplifier's published runtime modules
-    (loop-basic, context-simple, provider-mock, tool-bash, tool-filesystem), installed from
-    ``../shared/upstream`` or ``AMPLIFIER_MODULES_REQUIREMENTS``: a whole session.
+    each module's ``tests/test_upstream*.py``, each module's ``tests/test_contract.py`` (the
+    structural and behavioral contract classes of 2.0.2's own ``amplifier_core.validation``)
+    and a whole session of our runtime and hook modules. ``ours``: our kernel and hook modules
+    with Amplifier's published runtime modules (loop-basic, context-simple, provider-mock,
+    tool-bash, tool-filesystem), installed from ``../shared/upstream`` or
+    ``AMPLIFIER_MODULES_REQUIREMENTS``: a whole session.
     """
     python = str(Path(session.bin) / "python")
     session.install("pytest>=8", "pytest-asyncio>=0.23")
@@ -129,6 +131,15 @@ def compat(session: nox.Session, kernel: str) -> None:
         files = [str(ROOT / "tests" / "compat" / "test_sessions.py")]
         env = {"AMPLIFIER_MODULES_PYTHON": python}
     session.run("pytest", "-q", "-p", "no:cacheprovider", *files, env=env)
+    if kernel == "amplifier-core":
+        # Each module's contract tests (amplifier_core.validation's structural and behavioral
+        # classes) on 2.0.2's own validation and pytest plugin, told which package to mount.
+        for module in MODULES:
+            package = next((module / "src").glob("amplifier_module_*"))
+            session.run(
+                "pytest", "-q", "-p", "no:cacheprovider", "--rootdir", str(module),
+                str(module / "tests" / "test_contract.py"), f"--module-path={package}",
+            )  # fmt: skip
 
 
 @nox.session

@@ -39,10 +39,18 @@ async def test_an_inline_script_needs_no_file() -> None:
 
 
 async def test_config_mistakes_name_the_module_and_key() -> None:
-    with pytest.raises(ConfigError, match="provider-scripted: config: script: missing required"):
-        await mount(create_test_coordinator(), {})
+    with pytest.raises(ConfigError, match="provider-scripted: config: script: "):
+        await mount(create_test_coordinator(), {"script": 7})
     with pytest.raises(ConfigError, match=r"scirpt.*did you mean 'script'"):
         await mount(create_test_coordinator(), {"scirpt": "x.yaml", "script": []})
+
+
+async def test_without_a_script_it_mounts_and_its_first_request_says_so() -> None:
+    coordinator = create_test_coordinator()
+    await mount(coordinator, {})
+    provider = coordinator.get("providers")["scripted"]
+    with pytest.raises(Exception, match="exhausted"):
+        await provider.complete(user("hi"))
 
 
 async def test_a_bad_script_fails_the_mount_naming_the_file(tmp_path: Path) -> None:

@@ -18,8 +18,9 @@ class ScriptedConfig(BaseModel):
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
-    script: str | list[Any] | dict[str, Any]
-    """A script file (YAML or JSON), or the list of entries (or ``{turns: [...]}``) inline."""
+    script: str | list[Any] | dict[str, Any] = Field(default_factory=list)
+    """A script file (YAML or JSON), or the list of entries (or ``{turns: [...]}``) inline.
+    Without one the provider mounts, and its first request fails as an exhausted script."""
 
     model: str = Field(default="scripted", min_length=1)
     """The model name the provider reports."""
