@@ -257,14 +257,16 @@ class ModuleLoader:
 
     def __init__(
         self,
-        coordinator: LoaderCoordinator,
+        coordinator: LoaderCoordinator | None = None,
+        search_paths: Iterable[str | os.PathLike[str]] | None = None,
         *,
         strict: bool | None = None,
         allow: Iterable[str] | str | None = None,
         deny: Iterable[str] | str | None = None,
         group: str = DEFAULT_GROUP,
     ) -> None:
-        self.coordinator = coordinator
+        self._coordinator = coordinator
+        self.search_paths = [Path(p) for p in search_paths or ()]
         self.group = group
         self.strict = _env_flag(STRICT_ENV) if strict is None else strict
         self.allow, self._allow_label = _patterns(allow, ALLOW_ENV, "the allow list")
@@ -273,6 +275,127 @@ class ModuleLoader:
         self._specs: dict[str, ModuleSpec] | None = None
         self._mounted: list[MountedModule] = []
         self._added_paths: list[str] = []
+        self._loaded_modules: dict[str, Callable[..., Any]] = {}
+        self._on_session_ready_queue: list[tuple[str, Callable[..., Any]]] = []
+
+    @property
+    def coordinator(self) -> LoaderCoordinator:
+        """What mounted modules receive; a loader made without one cannot mount."""
+        if self._coordinator is None:
+            raise RuntimeError(
+                "ModuleLoader: no coordinator; give one (ModuleLoader(coordinator)) to mount, "
+                "or use load() and call the mount function it returns with a coordinator"
+            )
+        return self._coordinator
+
+    @coordinator.setter
+    def coordinator(self, coordinator: LoaderCoordinator) -> None:
+        self._coordinator = coordinator
+
+    # -- amplifier-core 2.0.2's loading API: mount functions to call -------------------
+
+    async def load(
+        self,
+        module_id: str,
+        config: Mapping[str, Any] | None = None,
+        source_hint: str | Mapping[str, Any] | None = None,
+        coordinator: Any = None,
+    ) -> Callable[[Any], Awaitable[Any]]:
+        """A mount function for ``module_id`` with ``config`` bound: ``await fn(coordinator)``
+        mounts the module and returns its cleanup, as amplifier-core 2.0.2's loader does.
+
+        The module is found from ``source_hint`` (a directory or ``package:attr``), else its
+        entry point, else an importable ``amplifier_module_<id>`` package; the resolution is
+        kept, so loading one module twice with two configs gives two mount functions. An
+        async ``on_session_ready`` of the module rides along as ``fn.__on_session_ready__``.
+
+        :raises ValueError: the module cannot be found or imported (the message says why).
+        """
+        raw = self._loaded_modules.get(module_id)
+        if raw is None:
+            raw = self._raw_mount(module_id, source_hint)
+            self._loaded_modules[module_id] = raw
+        bound = dict(config or {})
+
+        async def mount_with_config(target: Any) -> Any:
+            outcome = raw(target, bound)
+            return await outcome if inspect.isawaitable(outcome) else outcome
+
+        ready = getattr(raw, "__on_session_ready__", None)
+        if ready is not None:
+            mount_with_config.__on_session_ready__ = ready  # type: ignore[attr-defined]
+        return mount_with_config
+
+    async def initialize(self, module: Callable[[Any], Awaitable[Any]], coordinator: Any) -> Any:
+        """Call a mount function :meth:`load` returned; its cleanup, if any."""
+        return await module(coordinator)
+
+    def get_on_session_ready_queue(self) -> list[tuple[str, Callable[..., Any]]]:
+        """A copy of the ``(module_id, on_session_ready)`` pairs waiting to run."""
+        return list(self._on_session_ready_queue)
+
+    def enqueue_on_session_ready(self, module_id: str, fn: Callable[..., Any]) -> None:
+        """Queue a mounted module's ``on_session_ready`` (session initialisation does it)."""
+        self._on_session_ready_queue.append((module_id, fn))
+
+    def clear_on_session_ready_queue(self) -> None:
+        self._on_session_ready_queue.clear()
+
+    def _raw_mount(
+        self, module_id: str, source_hint: str | Mapping[str, Any] | None
+    ) -> Callable[..., Any]:
+        source = source_hint.get("source") if isinstance(source_hint, Mapping) else source_hint
+        if isinstance(source, str) and source.strip():
+            try:
+                module, mount = self._import(self._resolve_source(module_id, source, None))
+            except _LoadFailure as failure:
+                raise ValueError(f"Module '{module_id}': {failure.cause}") from failure
+            return _with_ready(mount, module, module_id)
+        found = self._load_entry_point(module_id) or self._load_filesystem(module_id)
+        if found is None:
+            package = "amplifier_module_" + module_id.replace("-", "_")
+            raise ValueError(
+                f"Module '{module_id}' not found: no entry point named {module_id!r} in group "
+                f"{self.group!r} and no importable package {package!r}"
+            )
+        return found
+
+    def _load_entry_point(self, module_id: str) -> Callable[..., Any] | None:
+        """The mount function of the entry point named ``module_id``, or None."""
+        import importlib.metadata as stdlib_metadata
+
+        for entry in stdlib_metadata.entry_points(group=self.group):
+            if entry.name != module_id:
+                continue
+            mount = entry.load()
+            module = sys.modules.get(getattr(mount, "__module__", "") or "")
+            return _with_ready(mount, module, module_id)
+        return None
+
+    def _load_filesystem(
+        self, module_id: str, module_name: str | None = None
+    ) -> Callable[..., Any] | None:
+        """The ``mount`` of the importable package ``amplifier_module_<id>``, or None; its
+        async ``on_session_ready`` is attached as ``__on_session_ready__`` (a sync one is
+        refused with a warning)."""
+        name = module_name or "amplifier_module_" + module_id.replace("-", "_")
+        try:
+            module = importlib.import_module(name)
+        except Exception as err:
+            logger.debug("module %r: %s cannot be imported: %s", module_id, name, err)
+            return None
+        mount = getattr(module, "mount", None)
+        if not callable(mount):
+            return None
+        return _with_ready(mount, module, module_id)
+
+    def _find_package_dir(self, module_id: str, module_path: Path) -> Path | None:
+        """The ``amplifier_module_*`` package in ``module_path`` (or its ``src``), or None."""
+        if not module_path.is_dir():
+            return None
+        package = "amplifier_module_" + module_id.replace("-", "_")
+        root = _package_root(module_path, package)
+        return None if root is None else root / package
 
     # -- discovery ---------------------------------------------------------------------
 
@@ -627,13 +750,42 @@ class ModuleLoader:
         return record
 
     async def _emit(self, event: str, data: dict[str, Any]) -> None:
+        if self._coordinator is None:
+            return
         try:
-            await self.coordinator.hooks.emit(event, data)
+            await self._coordinator.hooks.emit(event, data)
         except Exception:
             logger.exception("could not emit %s for module %r", event, data.get("module_id"))
 
 
 # -- helpers ---------------------------------------------------------------------------
+
+
+def _with_ready(
+    mount: Callable[..., Any], module: ModuleType | None, module_id: str
+) -> Callable[..., Any]:
+    """``mount`` with the module's async ``on_session_ready`` attached (2.0.2's way)."""
+    ready = getattr(module, "on_session_ready", None) if module is not None else None
+    if ready is None:
+        return mount
+    if not inspect.iscoroutinefunction(ready):
+        logger.warning(
+            "module %r defines on_session_ready() as a sync function; it must be "
+            "`async def on_session_ready(coordinator)` and is skipped",
+            module_id,
+        )
+        return mount
+    try:
+        mount.__on_session_ready__ = (module_id, ready)  # type: ignore[attr-defined]
+    except (AttributeError, TypeError):  # a bound method or builtin: wrap it
+        original = mount
+
+        def wrapper(*args: Any, **kwargs: Any) -> Any:
+            return original(*args, **kwargs)
+
+        wrapper.__on_session_ready__ = (module_id, ready)  # type: ignore[attr-defined]
+        return wrapper
+    return mount
 
 
 def _env_flag(name: str) -> bool:

@@ -1,0 +1,213 @@
+"""Mounting a mount plan through a loader's mount functions, as amplifier-core 2.0.2 does.
+
+:func:`initialize_session` is 2.0.2's session initialisation for code that drives it
+directly: the orchestrator and the context manager (each required), then the providers
+(several instances of one provider module under their ``instance_id``), tools and hooks (each
+optional: one that fails is logged, ``module:load_failed`` is emitted and the rest go on),
+then every queued ``on_session_ready``, then ``session:fork`` for a child session.
+
+Each module is loaded with ``loader.load(id, config, source_hint=..., coordinator=...)`` and
+mounted by awaiting the function it returns; its cleanup is registered on the coordinator.
+The coordinator's ``loader`` is used (one is made when it has none). Capabilities a host may
+register: ``provider.before_load(coordinator, entry)`` before each provider, and
+``provider.load_failure(coordinator, entry, error)`` after one fails.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Mapping
+from copy import deepcopy
+from typing import Any
+
+from . import events
+
+__all__ = ["initialize_session"]
+
+logger = logging.getLogger(__name__)
+
+
+def _text(error: BaseException) -> str:
+    try:
+        return str(error)
+    except Exception:  # a message that cannot be rendered
+        return repr(error)
+
+
+def _reason_code(error: BaseException) -> str:
+    code = getattr(error, "reason_code", None)
+    if isinstance(code, str):
+        return code
+    if isinstance(error, ImportError | ModuleNotFoundError):
+        return "import_failed"
+    return "mount_failed"
+
+
+async def _failed(
+    coordinator: Any, kind: str, module_id: str, error: BaseException, instance_id: Any = None
+) -> None:
+    logger.warning("Failed to load %s '%s': %s", kind, module_id, _text(error), exc_info=True)
+    data: dict[str, Any] = {
+        "module_type": kind,
+        "module_id": module_id,
+        "error": _text(error),
+        "reason_code": _reason_code(error),
+    }
+    if instance_id:
+        data["instance_id"] = instance_id
+    try:
+        await coordinator.hooks.emit(events.MODULE_LOAD_FAILED, data)
+    except Exception:  # observing the failure must not change the outcome
+        logger.debug("could not emit %s", events.MODULE_LOAD_FAILED, exc_info=True)
+
+
+async def _mount(loader: Any, coordinator: Any, module_id: str, config: Any, source: Any) -> None:
+    mount = await loader.load(module_id, config or {}, source_hint=source, coordinator=coordinator)
+    cleanup = await mount(coordinator)
+    if cleanup:
+        coordinator.register_cleanup(cleanup)
+    ready = getattr(mount, "__on_session_ready__", None)
+    if ready:
+        loader.enqueue_on_session_ready(ready[0], ready[1])
+
+
+def _session_module(config: Mapping[str, Any], role: str, default: str) -> tuple[str, Any, Any]:
+    """``(module id, config, source)`` of ``session.<role>`` given as a name or a spec."""
+    session = config.get("session") or {}
+    spec = session.get(role, default)
+    if isinstance(spec, Mapping):
+        return str(spec.get("module", default)), spec.get("config") or {}, spec.get("source")
+    section = config.get(role) or {}
+    return str(spec), section.get("config") or {}, session.get(f"{role}_source")
+
+
+def _default_name(module_id: str) -> str:
+    return module_id.removeprefix("provider-")
+
+
+def _check_instances(providers: list[Any]) -> None:
+    """At most one entry per provider module may go without an ``instance_id``."""
+    without: dict[str, int] = {}
+    for entry in providers:
+        if isinstance(entry, Mapping) and entry.get("module") and not entry.get("instance_id"):
+            without[entry["module"]] = without.get(entry["module"], 0) + 1
+    for module_id, count in without.items():
+        if count > 1:
+            raise ValueError(
+                f"Multi-instance providers require explicit 'instance_id' on each additional "
+                f"entry. Found {count} entries for module '{module_id}' without instance_id "
+                "(at most 1 allowed as the default instance)."
+            )
+
+
+async def _provider(loader: Any, coordinator: Any, entry: Mapping[str, Any]) -> None:
+    module_id = entry["module"]
+    instance_id = entry.get("instance_id")
+    before = dict(coordinator.get("providers") or {})
+    try:
+        before_load = coordinator.get_capability("provider.before_load")
+        if before_load is not None:
+            await before_load(coordinator, deepcopy(dict(entry)))
+        default = _default_name(module_id)
+        await _mount(loader, coordinator, module_id, entry.get("config"), entry.get("source"))
+        after = coordinator.get("providers") or {}
+        if all(name in before and value is before[name] for name, value in after.items()):
+            raise ValueError("Provider mount did not install a new provider instance")
+        if instance_id and instance_id != default:
+            fresh = after.get(default)
+            if fresh is None or fresh is before.get(default):
+                raise ValueError(
+                    "Named provider mount did not install a new instance at its default mount name"
+                )
+            await coordinator.mount("providers", fresh, name=instance_id)
+            if before.get(default) is not None:  # give the default name back its provider
+                await coordinator.mount("providers", before[default], name=default)
+            else:
+                await coordinator.unmount("providers", name=default)
+    except Exception as error:
+        await _restore_providers(coordinator, before)
+        await _failed(coordinator, "provider", module_id, error, instance_id)
+        on_failure = coordinator.get_capability("provider.load_failure")
+        if on_failure is not None:
+            await on_failure(coordinator, deepcopy(dict(entry)), error)
+
+
+async def _restore_providers(coordinator: Any, before: dict[str, Any]) -> None:
+    """Undo what a failed provider mounted: the providers are as they were before it."""
+    for name in list(coordinator.get("providers") or {}):
+        if name not in before:
+            await coordinator.unmount("providers", name=name)
+    current = coordinator.get("providers") or {}
+    for name, previous in before.items():
+        if current.get(name) is not previous:
+            await coordinator.mount("providers", previous, name=name)
+
+
+async def initialize_session(
+    config: Mapping[str, Any], coordinator: Any, session_id: str, parent_id: str | None
+) -> None:
+    """Load and mount every module of ``config`` on ``coordinator`` (see the module docstring).
+
+    :raises RuntimeError: the orchestrator or the context manager cannot be mounted.
+    :raises ValueError: two entries of one provider module lack an ``instance_id``.
+    """
+    loader = getattr(coordinator, "loader", None)
+    if loader is None:
+        from .loader import ModuleLoader
+
+        loader = ModuleLoader(coordinator=coordinator)
+        coordinator.loader = loader
+
+    for role, default, label in (
+        ("orchestrator", "loop-basic", "orchestrator"),
+        ("context", "context-simple", "context manager"),
+    ):
+        module_id, module_config, source = _session_module(config, role, default)
+        logger.info("Loading %s: %s", label, module_id)
+        try:
+            await _mount(loader, coordinator, module_id, module_config, source)
+        except Exception as error:
+            raise RuntimeError(f"Cannot initialize without {label}: {_text(error)}") from error
+
+    providers = list(config.get("providers") or [])
+    _check_instances(providers)
+    for entry in providers:
+        if isinstance(entry, Mapping) and entry.get("module"):
+            await _provider(loader, coordinator, entry)
+
+    for kind, section in (("tool", "tools"), ("hook", "hooks")):
+        for entry in config.get(section) or []:
+            name = entry.get("module") if isinstance(entry, Mapping) else None
+            if not name:
+                continue
+            config_of, source = entry.get("config"), entry.get("source")
+            try:
+                await _mount(loader, coordinator, name, config_of, source)
+            except Exception as error:
+                await _failed(coordinator, kind, name, error)
+
+    for module_id, ready in loader.get_on_session_ready_queue():
+        try:
+            await ready(coordinator)
+        except Exception as error:
+            logger.warning("on_session_ready of '%s' raised: %s", module_id, _text(error))
+            try:
+                await coordinator.hooks.emit(
+                    events.MODULE_ON_SESSION_READY_FAILED,
+                    {"module_id": module_id, "error": _text(error)},
+                )
+            except Exception:
+                logger.debug("could not emit the on_session_ready failure", exc_info=True)
+    loader.clear_on_session_ready_queue()
+
+    if parent_id:
+        settings = config.get("session") or {}
+        payload: dict[str, Any] = {"parent": parent_id, "session_id": session_id}
+        if settings.get("metadata"):
+            payload["metadata"] = settings["metadata"]
+        if settings.get("raw"):
+            from .utils import redact_secrets
+
+            payload["raw"] = redact_secrets(dict(config))
+        await coordinator.hooks.emit(events.SESSION_FORK, payload)
+    logger.info("Session %s initialized", session_id)
