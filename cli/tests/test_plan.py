@@ -25,6 +25,8 @@ def test_an_empty_bundle_gets_the_default_runtime(tmp_path: Path) -> None:
             "orchestrator": {"module": "loop-session", "config": {}},
             "context": {"module": "context-simple", "config": {}},
             "working_dir": str(tmp_path),
+            "injection_size_limit": 10 * 1024,  # the kernel limits nothing unless told
+            "injection_budget_per_turn": 10_000,
         },
         "providers": [
             {"module": "provider-scripted", "config": {"script": [{"text": NO_PROVIDER_TEXT}]}}
@@ -59,6 +61,7 @@ def test_session_settings_go_to_the_modules_that_own_them(tmp_path: Path) -> Non
     plan = mount_plan(bundle, workspace=tmp_path)
     assert plan["session"] == {
         "injection_size_limit": 2048,
+        "injection_budget_per_turn": 10_000,
         "hook_timeout": 5,
         "metadata": {"team": "infra"},
         "orchestrator": {

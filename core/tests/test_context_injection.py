@@ -10,6 +10,7 @@ import pytest
 
 from amplifier_core.context import InMemoryContext
 from amplifier_core.coordinator import (
+    DEFAULT_INJECTION_BUDGET_PER_TURN,
     DEFAULT_INJECTION_SIZE_LIMIT,
     InjectionTooLargeError,
     ModuleCoordinator,
@@ -42,15 +43,19 @@ async def emit_injection(
 # ---------------------------------------------------------------- size limit
 
 
-async def test_default_limit_is_10_kib_and_accepts_exactly_the_limit() -> None:
-    coordinator = make()
-    assert coordinator.injection_size_limit == DEFAULT_INJECTION_SIZE_LIMIT == 10 * 1024
+async def test_no_limit_unless_configured_and_a_limit_accepts_exactly_itself() -> None:
+    """As amplifier-core 2.0.2: the kernel limits nothing by default; the advised 10 KiB is
+    what the command line's sessions configure."""
+    assert ModuleCoordinator().injection_size_limit is None
+    assert ModuleCoordinator().injection_budget_per_turn is None
+    coordinator = make({"injection_size_limit": DEFAULT_INJECTION_SIZE_LIMIT})
+    assert coordinator.injection_size_limit == 10 * 1024
     await coordinator.process_hook_result(inject("x" * 10 * 1024), "tool:post", "lint")
     assert len(coordinator.context.messages) == 1
 
 
-async def test_one_character_over_the_default_limit_raises_a_clear_error() -> None:
-    coordinator = make()
+async def test_one_character_over_the_limit_raises_a_clear_error() -> None:
+    coordinator = make({"injection_size_limit": DEFAULT_INJECTION_SIZE_LIMIT})
     with pytest.raises(InjectionTooLargeError) as caught:
         await emit_injection(coordinator, "x" * (10 * 1024 + 1), name="big-linter")
     error = caught.value
@@ -179,8 +184,8 @@ async def test_budget_overrun_warns_without_blocking_and_reset_turn_restarts_it(
     assert len(caplog.records) == 2  # a new turn warns again
 
 
-async def test_default_budget_is_10000_tokens_and_none_never_warns() -> None:
-    assert make().injection_budget_per_turn == 10_000
+async def test_the_advised_budget_is_10000_tokens_and_none_never_warns() -> None:
+    assert DEFAULT_INJECTION_BUDGET_PER_TURN == 10_000
     coordinator = make({"injection_budget_per_turn": None, "injection_size_limit": None})
     for _ in range(3):
         await coordinator.process_hook_result(inject("z" * 50_000), "tool:post", "h")

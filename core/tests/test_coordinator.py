@@ -255,7 +255,12 @@ async def test_to_dict_is_json_ready() -> None:
     assert summary["mount_points"]["hooks"] == {"tool:pre": ["guard"]}
     assert summary["capabilities"] == ["c"]
     assert summary["approval_system"] == "StaticApprovalSystem"
-    assert summary["injection_size_limit"] == 10 * 1024
+    assert summary["injection_size_limit"] is None  # unlimited unless configured (2.0.2)
+    assert (summary["tools"], summary["has_context"], summary["has_orchestrator"]) == (
+        ["bash"],
+        True,
+        False,
+    )
 
 
 # ---------------------------------------------------------------- subclassing

@@ -33,6 +33,10 @@ from pathlib import Path
 from typing import Any, Final
 
 from amplifier_core.bundle import Bundle, ModuleEntry
+from amplifier_core.coordinator import (
+    DEFAULT_INJECTION_BUDGET_PER_TURN,
+    DEFAULT_INJECTION_SIZE_LIMIT,
+)
 
 __all__ = [
     "DEFAULT_CONTEXT",
@@ -192,6 +196,9 @@ def mount_plan(bundle: Bundle, *, workspace: Path) -> dict[str, Any]:
             )
         tool["config"] = {**copy.deepcopy(dict(shared)), **tool["config"]}
     settings.update(orchestrator=orchestrator, context=context, working_dir=str(workspace))
+    # The kernel limits nothing unless told (amplifier-core 2.0.2); our sessions do.
+    settings.setdefault("injection_size_limit", DEFAULT_INJECTION_SIZE_LIMIT)
+    settings.setdefault("injection_budget_per_turn", DEFAULT_INJECTION_BUDGET_PER_TURN)
     return {
         "session": settings,
         "providers": providers,

@@ -36,6 +36,8 @@ __all__ = [
 
 logger = logging.getLogger(__name__)
 
+# The limits an application is advised to set (the command line's sessions do); the kernel's
+# default is no limit, as amplifier-core 2.0.2 has it.
 DEFAULT_INJECTION_SIZE_LIMIT: Final = 10 * 1024
 DEFAULT_INJECTION_BUDGET_PER_TURN: Final = 10_000
 
@@ -79,7 +81,7 @@ class InjectionTooLargeError(AmplifierError, ValueError):
         self.limit = limit
 
 
-def _limit(config: Mapping[str, Any], key: str, default: int) -> int | None:
+def _limit(config: Mapping[str, Any], key: str, default: int | None) -> int | None:
     session = config.get("session")
     if session is None:
         return default
@@ -147,8 +149,8 @@ class ModuleCoordinator:
             parent_id if parent_id is not None else getattr(session, "parent_id", None)
         )
         # Read both limits once so that a bad value fails here, naming its key.
-        _limit(config, "injection_size_limit", DEFAULT_INJECTION_SIZE_LIMIT)
-        _limit(config, "injection_budget_per_turn", DEFAULT_INJECTION_BUDGET_PER_TURN)
+        _limit(config, "injection_size_limit", None)
+        _limit(config, "injection_budget_per_turn", None)
 
         self._hooks = hooks if hooks is not None else HookRegistry()
         self._hooks.set_default_fields(session_id=self._session_id, parent_id=self._parent_id)
@@ -238,13 +240,14 @@ class ModuleCoordinator:
 
     @property
     def injection_size_limit(self) -> int | None:
-        """Bytes allowed per injection (``session.injection_size_limit``); None = unlimited."""
-        return _limit(self._config, "injection_size_limit", DEFAULT_INJECTION_SIZE_LIMIT)
+        """Characters allowed per injection (``session.injection_size_limit``); None (the
+        default) = unlimited."""
+        return _limit(self._config, "injection_size_limit", None)
 
     @property
     def injection_budget_per_turn(self) -> int | None:
-        """Estimated tokens per turn before a warning; None = unlimited."""
-        return _limit(self._config, "injection_budget_per_turn", DEFAULT_INJECTION_BUDGET_PER_TURN)
+        """Estimated tokens per turn before a warning; None (the default) = unlimited."""
+        return _limit(self._config, "injection_budget_per_turn", None)
 
     @property
     def _current_turn_injections(self) -> int:

@@ -115,7 +115,7 @@ class SessionStatus(BaseModel):
     def _refuse_float_cost(cls, value: Any) -> Any:
         if isinstance(value, float):
             raise ValueError(
-                f"SessionStatus.cost_usd must be a Decimal (or a string or int), not the float "
+                f"SessionStatus.cost_usd must be Decimal (or a string or int), not the float "
                 f"{value!r}: write Decimal('1.23') so the amount keeps its exact digits"
             )
         return value

@@ -259,7 +259,7 @@ class Usage(BaseModel):
     def _refuse_float_cost(cls, value: Any) -> Any:
         if isinstance(value, float):
             raise ValueError(
-                f"Usage.cost_usd must be a Decimal (or a string or int), not the float {value!r}: "
+                f"Usage.cost_usd must be Decimal (or a string or int), not the float {value!r}: "
                 "write Decimal('0.047') so the amount keeps its exact digits"
             )
         return value
