@@ -1,7 +1,13 @@
-"""Mounting a mount plan through a loader's mount functions, as amplifier-core 2.0.2 does.
+"""Mounting a session's plan: the orchestrator and the context manager (each required), then the
+providers, tools and hooks, then every module's ``on_session_ready``, then ``session:fork`` for
+a child session. :class:`~amplifier_core.session.AmplifierSession` calls
+:func:`initialize_session`, as amplifier-core 2.0.2's does.
 
-:func:`initialize_session` is 2.0.2's session initialisation for code that drives it
-directly: the orchestrator and the context manager (each required), then the providers
+With this kernel's own :class:`~amplifier_core.loader.ModuleLoader` the loader mounts each
+module itself (``mount`` / ``mount_all``: allow and deny lists, strict mode, located errors,
+``module:load_failed`` with the stage and the entry point). Any other loader (or ours with
+``load`` replaced) is driven as 2.0.2 drives one: the orchestrator and the context manager
+(each required), then the providers
 (several instances of one provider module under their ``instance_id``), tools and hooks (each
 optional: one that fails is logged, ``module:load_failed`` is emitted and the rest go on),
 then every queued ``on_session_ready``, then ``session:fork`` for a child session.
@@ -151,13 +157,80 @@ async def initialize_session(
     :raises RuntimeError: the orchestrator or the context manager cannot be mounted.
     :raises ValueError: two entries of one provider module lack an ``instance_id``.
     """
+    from .loader import ModuleLoader
+
     loader = getattr(coordinator, "loader", None)
     if loader is None:
-        from .loader import ModuleLoader
-
         loader = ModuleLoader(coordinator=coordinator)
         coordinator.loader = loader
+    if getattr(getattr(loader, "load", None), "__func__", None) is ModuleLoader.load:
+        await _mount_with_our_loader(config, coordinator, loader)
+    else:
+        await _mount_with_load(config, coordinator, loader)
 
+    if parent_id:
+        settings = config.get("session") or {}
+        payload: dict[str, Any] = {"parent": parent_id, "session_id": session_id}
+        if settings.get("metadata"):
+            payload["metadata"] = settings["metadata"]
+        if settings.get("raw"):
+            from .session_data import redacted
+
+            payload["raw"] = redacted(dict(config))
+        await coordinator.hooks.emit(events.SESSION_FORK, payload)
+    logger.info("Session %s initialized", session_id)
+
+
+def _module_entry(spec: Any, default_config: Any, kind: str) -> tuple[str, dict[str, Any], Any]:
+    """(module id, config, source) of the plan's orchestrator or context entry."""
+    if isinstance(spec, Mapping):
+        module_id = spec.get("module")
+        if not isinstance(module_id, str) or not module_id:
+            raise ValueError(f"session.{kind}: expected a module id, got {module_id!r}")
+        config = spec.get("config") or {}
+        source = spec.get("source")
+    elif isinstance(spec, str):
+        module_id, config, source = spec, default_config or {}, None
+    else:
+        raise ValueError(f"session.{kind}: expected a module id or a mapping, got {spec!r}")
+    if not isinstance(config, Mapping):
+        raise ValueError(f"session.{kind}.config: expected a mapping, got {type(config).__name__}")
+    return module_id, dict(config), source
+
+
+async def _mount_with_our_loader(config: Mapping[str, Any], coordinator: Any, loader: Any) -> None:
+    settings = config.get("session") or {}
+    base_dir = settings.get("base_dir")
+    for kind in ("orchestrator", "context"):
+        module_id, module_config, source = _module_entry(
+            settings.get(kind), (config.get(kind) or {}).get("config"), kind
+        )
+        mounted = await loader.mount(module_id, module_config, source, base_dir=base_dir)
+        if mounted is None or coordinator.get(kind) is None:
+            failure = next((f for f in reversed(loader.failures) if f.module_id == module_id), None)
+            cause = failure.message if failure else f"{module_id!r} mounted nothing at {kind!r}"
+            raise RuntimeError(f"Cannot initialize without {kind}: {cause}")
+    for kind in ("providers", "tools", "hooks"):
+        entries = config.get(kind) or []
+        if not isinstance(entries, list):
+            raise ValueError(f"{kind}: expected a list, got {type(entries).__name__}")
+        entries = [e for e in entries if isinstance(e, Mapping) and e.get("module")]
+        if kind == "providers":
+            _check_instances(entries)
+        for entry in entries:
+            if kind == "providers" and entry.get("instance_id"):
+                # Another instance of a provider module: mounted through its mount function,
+                # then moved to its instance name (the loader mounts each module id once).
+                await _provider(loader, coordinator, entry)
+            else:
+                await loader.mount_all([entry], base_dir=base_dir)
+    await loader.session_ready()
+    for module_id, ready in loader.get_on_session_ready_queue():  # instances' own
+        await _ready(coordinator, module_id, ready)
+    loader.clear_on_session_ready_queue()
+
+
+async def _mount_with_load(config: Mapping[str, Any], coordinator: Any, loader: Any) -> None:
     for role, default, label in (
         ("orchestrator", "loop-basic", "orchestrator"),
         ("context", "context-simple", "context manager"),
@@ -187,27 +260,20 @@ async def initialize_session(
                 await _failed(coordinator, kind, name, error)
 
     for module_id, ready in loader.get_on_session_ready_queue():
-        try:
-            await ready(coordinator)
-        except Exception as error:
-            logger.warning("on_session_ready of '%s' raised: %s", module_id, _text(error))
-            try:
-                await coordinator.hooks.emit(
-                    events.MODULE_ON_SESSION_READY_FAILED,
-                    {"module_id": module_id, "error": _text(error)},
-                )
-            except Exception:
-                logger.debug("could not emit the on_session_ready failure", exc_info=True)
+        await _ready(coordinator, module_id, ready)
     loader.clear_on_session_ready_queue()
 
-    if parent_id:
-        settings = config.get("session") or {}
-        payload: dict[str, Any] = {"parent": parent_id, "session_id": session_id}
-        if settings.get("metadata"):
-            payload["metadata"] = settings["metadata"]
-        if settings.get("raw"):
-            from .utils import redact_secrets
 
-            payload["raw"] = redact_secrets(dict(config))
-        await coordinator.hooks.emit(events.SESSION_FORK, payload)
-    logger.info("Session %s initialized", session_id)
+async def _ready(coordinator: Any, module_id: str, ready: Any) -> None:
+    """Run one module's ``on_session_ready``; a failure is logged and emitted, not raised."""
+    try:
+        await ready(coordinator)
+    except Exception as error:
+        logger.warning("on_session_ready of '%s' raised: %s", module_id, _text(error))
+        try:
+            await coordinator.hooks.emit(
+                events.MODULE_ON_SESSION_READY_FAILED,
+                {"module_id": module_id, "error": _text(error)},
+            )
+        except Exception:
+            logger.debug("could not emit the on_session_ready failure", exc_info=True)

@@ -311,6 +311,9 @@ class ModuleLoader:
 
         :raises ValueError: the module cannot be found or imported (the message says why).
         """
+        reason = self._filtered(module_id)
+        if reason is not None:
+            raise ValueError(f"Module '{module_id}': {reason}")
         raw = self._loaded_modules.get(module_id)
         if raw is None:
             raw = self._raw_mount(module_id, source_hint)
@@ -569,6 +572,9 @@ class ModuleLoader:
         if source is not None and not (remote and spec is not None):
             return self._resolve_source(module_id, source, base_dir)
         if spec is None:
+            importable = _importable_package(module_id)
+            if importable is not None:  # as amplifier-core 2.0.2: an importable package
+                return ModuleSpec(id=module_id, value=f"{importable}:mount", group=self.group)
             cause = f"no entry point named {module_id!r} in group {self.group!r}"
             close = difflib.get_close_matches(module_id, specs, n=1)
             if close:
@@ -759,6 +765,18 @@ class ModuleLoader:
 
 
 # -- helpers ---------------------------------------------------------------------------
+
+
+def _importable_package(module_id: str) -> str | None:
+    """``amplifier_module_<id>`` when it can be imported from ``sys.path``, else None."""
+    import importlib.util
+
+    package = "amplifier_module_" + re.sub(r"\W", "_", module_id)
+    try:
+        found = importlib.util.find_spec(package)
+    except (ImportError, ValueError):
+        return None
+    return package if found is not None else None
 
 
 def _with_ready(

@@ -19,6 +19,7 @@ from types import TracebackType
 from typing import Any, Self
 
 from . import events as ev
+from ._session_init import initialize_session
 from .coordinator import ModuleCoordinator
 from .descriptions import SessionStatus
 from .loader import ModuleLoader
@@ -30,23 +31,6 @@ __all__ = ["AmplifierSession"]
 logger = logging.getLogger(__name__)
 
 _DEFAULT_HOOK_TIMEOUT = 60.0
-
-
-def _module_entry(spec: Any, default_config: Any, kind: str) -> tuple[str, dict[str, Any], Any]:
-    """(module id, config, source) of the plan's orchestrator or context entry."""
-    if isinstance(spec, Mapping):
-        module_id = spec.get("module")
-        if not isinstance(module_id, str) or not module_id:
-            raise ValueError(f"session.{kind}: expected a module id, got {module_id!r}")
-        config = spec.get("config") or {}
-        source = spec.get("source")
-    elif isinstance(spec, str):
-        module_id, config, source = spec, default_config or {}, None
-    else:
-        raise ValueError(f"session.{kind}: expected a module id or a mapping, got {spec!r}")
-    if not isinstance(config, Mapping):
-        raise ValueError(f"session.{kind}.config: expected a mapping, got {type(config).__name__}")
-    return module_id, dict(config), source
 
 
 class AmplifierSession:
@@ -107,35 +91,20 @@ class AmplifierSession:
 
     # -- mounting ------------------------------------------------------------------------
 
+    @property
+    def initialized(self) -> bool:
+        """Whether :meth:`initialize` has mounted the plan."""
+        return self._initialized
+
     async def initialize(self) -> None:
-        """Mount every module of the plan (once); fires ``session:fork`` for a child."""
+        """Mount every module of the plan (once), through
+        :func:`~amplifier_core._session_init.initialize_session`; it fires ``session:fork`` for
+        a child."""
         if self._initialized:
             return
-        settings = self.config["session"]
-        base_dir = settings.get("base_dir")
-        for kind in ("orchestrator", "context"):
-            module_id, module_config, source = _module_entry(
-                settings[kind], (self.config.get(kind) or {}).get("config"), kind
-            )
-            mounted = await self.loader.mount(module_id, module_config, source, base_dir=base_dir)
-            if mounted is None or self.coordinator.get(kind) is None:
-                cause = self._failure(module_id) or f"{module_id!r} mounted nothing at {kind!r}"
-                raise RuntimeError(f"Cannot initialize without {kind}: {cause}")
-        for kind in ("providers", "tools", "hooks"):
-            entries = self.config.get(kind) or []
-            if not isinstance(entries, list):
-                raise ValueError(f"{kind}: expected a list, got {type(entries).__name__}")
-            await self.loader.mount_all(
-                [e for e in entries if isinstance(e, Mapping) and e.get("module")],
-                base_dir=base_dir,
-            )
-        await self.loader.session_ready()
+        await initialize_session(self.config, self.coordinator, self.session_id, self.parent_id)
         self._initialized = True
         self._started_at = time.monotonic()
-        if self.parent_id:
-            payload: dict[str, Any] = {"parent": self.parent_id, "session_id": self.session_id}
-            payload.update(self._metadata())
-            await self.coordinator.hooks.emit(ev.SESSION_FORK, payload)
 
     async def _opening(self) -> None:
         """Fire ``session:start`` (``session:resume``) and act on what its hooks return: an
@@ -162,12 +131,6 @@ class AmplifierSession:
             await coordinator.hooks.emit(
                 ev.USER_NOTIFICATION, {"message": message, "level": "error", "source": "session"}
             )
-
-    def _failure(self, module_id: str) -> str | None:
-        for failure in reversed(self.loader.failures):
-            if failure.module_id == module_id:
-                return failure.message
-        return None
 
     def _metadata(self) -> dict[str, Any]:
         settings = self.config.get("session") or {}
