@@ -1182,3 +1182,27 @@ async def test_what_the_user_is_asked_about_is_a_private_copy_no_later_handler_c
     assert result.data is not None
     assert result.data["tool_input"] == {"command": "ls"}
     assert result.data["tool_input"] is not live
+
+
+async def test_json_data_hands_handlers_what_json_would_carry() -> None:
+    """Opt-in, as amplifier-core 2.0.2's engine does it; by default handlers get the objects."""
+    import datetime
+    import decimal
+
+    seen: list[Data] = []
+
+    async def record(event: str, data: Data) -> HookResult:
+        seen.append(data)
+        return HookResult()
+
+    given = {"when": datetime.date(2024, 1, 2), "cost": decimal.Decimal("1.50"), "pair": (1, 2)}
+    plain = HookRegistry()
+    plain.register("x:y", record)
+    await plain.emit("x:y", given)
+    assert seen[-1]["when"] is given["when"]
+    as_json = HookRegistry(json_data=True)
+    as_json.register("x:y", record)
+    await as_json.emit("x:y", given)
+    assert {k: seen[-1][k] for k in given} == {"when": "2024-01-02", "cost": "1.50", "pair": [1, 2]}
+    assert await as_json.emit_and_collect("x:y", given) == []
+    assert seen[-1] == {"when": "2024-01-02", "cost": "1.50", "pair": [1, 2]}

@@ -278,8 +278,8 @@ class ModuleCoordinator:
     def _check_mount_point(self, mount_point: str, operation: str) -> None:
         if mount_point not in self._mount_points:
             raise ValueError(
-                f"ModuleCoordinator.{operation}: unknown mount point {mount_point!r}; "
-                f"expected one of {', '.join(MOUNT_POINTS)}"
+                f"Unknown mount point: {mount_point} (ModuleCoordinator.{operation}; "
+                f"expected one of {', '.join(MOUNT_POINTS)})"
             )
 
     async def mount(self, mount_point: str, module: Any, name: str | None = None) -> None:
@@ -308,8 +308,9 @@ class ModuleCoordinator:
             name = getattr(module, "name", None)
             if not isinstance(name, str) or not name:
                 raise ValueError(
-                    f"ModuleCoordinator.mount({mount_point!r}, {type(module).__name__}): pass "
-                    "name=... or give the module a non-empty 'name' attribute"
+                    f"Name required for {mount_point}: ModuleCoordinator.mount({mount_point!r}, "
+                    f"{type(module).__name__}) needs name=... or a module with a non-empty "
+                    "'name' attribute"
                 )
         self._mount_points[mount_point][name] = module
 

@@ -80,6 +80,14 @@ _EMPTY_RESULT: Final = HookResult()
 _monotonic = time.monotonic
 
 
+def _as_json(data: dict[str, Any]) -> dict[str, Any]:
+    """``data`` as JSON carries it: tuples as lists, what JSON cannot hold as ``str()``."""
+    import json
+
+    decoded: dict[str, Any] = json.loads(json.dumps(data, default=str))
+    return decoded
+
+
 def _own_cancellation(error: BaseException) -> bool:
     """A ``CancelledError`` a handler raised itself, while the emitting task is not being
     cancelled (asyncio is loaded: this runs inside a coroutine)."""
@@ -330,13 +338,17 @@ class HookRegistry:
     ORCHESTRATOR_COMPLETE: Final = _events.ORCHESTRATOR_COMPLETE
     USER_NOTIFICATION: Final = _events.USER_NOTIFICATION
 
-    def __init__(self, *, default_timeout: float | None = None) -> None:
+    def __init__(self, *, default_timeout: float | None = None, json_data: bool = False) -> None:
+        """``json_data``: handlers see the event data as JSON would carry it (every value
+        JSON cannot hold as ``str(value)``), as amplifier-core 2.0.2's engine hands it over;
+        off, they see the objects the emitter gave (and emit costs no encoding)."""
         if default_timeout is not None and default_timeout <= 0:
             raise ValueError(
                 f"HookRegistry(default_timeout={default_timeout!r}): default_timeout must be "
                 "> 0 seconds, or None for no limit"
             )
         self.default_timeout = default_timeout
+        self.json_data = json_data
         self._exact: dict[str, list[HandlerInfo]] = {}
         self._patterns: list[HandlerInfo] = []
         self._chains: dict[str, tuple[HandlerInfo, ...]] = {}
@@ -476,6 +488,8 @@ class HookRegistry:
         if not chain:
             return _result("continue", dict(data) if data else {})
         current = self._prepare(event, data)
+        if self.json_data:
+            current = _as_json(current)
         ask: HookResult | None = None
         asked: dict[str, Any] | None = None  # the data the first ask_user asks about
         injections: list[ContextInjection] | None = None
@@ -636,6 +650,8 @@ class HookRegistry:
 
         event = _events.canonical(event)
         current = dict(data) if data else {}  # as given: no defaults, no timestamp
+        if self.json_data:
+            current = _as_json(current)
         collected: list[Any] = []
         for info in self.handlers_for(event):
             try:

@@ -40,6 +40,7 @@ _SESSION_KEYS: Final = (
     "max_iterations",
     "context_max_tokens",
     "hook_timeout",
+    "json_event_data",
     "checkpoint_dir",
     "checkpoint_every_turn",
     "memory_files",
