@@ -1,30 +1,21 @@
 """The module runs unchanged on amplifier-core 2.0.2 (PyPI), in that release's own environment.
 
 Set ``AMPLIFIER_CORE_202_PYTHON`` to that environment's interpreter (``nox -s compat`` sets it
-up); without it, the environment the benchmarks create (``bench/.peers/amplifier-core-2.0.2``)
-is used if it exists, else the test is skipped. The module's source is put first on
-``sys.path`` of a fresh interpreter there; nothing is installed into it.
+up), else the test is skipped; :func:`amplifier_hooks_util.upstream.run_upstream` runs the
+script there with the module's source on ``PYTHONPATH``; nothing is installed into it.
 """
 
 from __future__ import annotations
 
 import json
-import os
-import subprocess
 from pathlib import Path
 
 import pytest
-
-ROOT = Path(__file__).resolve().parents[3]
-BENCH_PEER = ROOT / "bench" / ".peers" / "amplifier-core-2.0.2" / "bin" / "python"
-PEER_PYTHON = Path(os.environ.get("AMPLIFIER_CORE_202_PYTHON") or BENCH_PEER)
-SOURCE = Path(__file__).resolve().parents[1] / "src"
-UTIL_SOURCE = ROOT / "util" / "src"
+from amplifier_hooks_util.upstream import SKIP_REASON, module_source, run_upstream, upstream_python
 
 SCRIPT = """
 import asyncio, json, os, sys, types
-sys.path[:0] = sys.argv[1].split(os.pathsep)  # the module and amplifier-hooks-util
-workspace = sys.argv[2]
+workspace = sys.argv[1]
 import amplifier_core
 from amplifier_core import ModuleCoordinator
 from amplifier_module_hooks_approval import kernel_runs_approval_gate, mount
@@ -94,20 +85,10 @@ os._exit(0)
 """
 
 
-@pytest.mark.skipif(
-    not PEER_PYTHON.exists(),
-    reason="set AMPLIFIER_CORE_202_PYTHON to run on amplifier-core 2.0.2",
-)
+@pytest.mark.skipif(not upstream_python(), reason=SKIP_REASON)
 def test_gates_and_emits_approval_events_on_amplifier_core_2_0_2(tmp_path: Path) -> None:
-    done = subprocess.run(
-        [str(PEER_PYTHON), "-I", "-c", SCRIPT, f"{SOURCE}{os.pathsep}{UTIL_SOURCE}", str(tmp_path)],
-        capture_output=True,
-        text=True,
-        timeout=60,
-        check=False,
-    )
-    assert done.returncode == 0, done.stderr
-    report = json.loads(done.stdout.strip().splitlines()[-1])
+    out = run_upstream(SCRIPT, tmp_path, sources=[module_source(__file__)], args=[str(tmp_path)])
+    report = json.loads(out.strip().splitlines()[-1])
     assert report["version"] == "2.0.2"
     assert report["gate"] is False
     assert report["allowed"] == "continue"

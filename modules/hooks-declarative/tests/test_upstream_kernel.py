@@ -7,16 +7,11 @@ from source there.
 
 from __future__ import annotations
 
-import os
-import subprocess
 import textwrap
 from pathlib import Path
 
 import pytest
-
-UPSTREAM_PYTHON = os.environ.get("AMPLIFIER_CORE_202_PYTHON", "")
-SOURCE = Path(__file__).resolve().parents[1] / "src"
-UTIL_SOURCE = Path(__file__).resolve().parents[3] / "util" / "src"
+from amplifier_hooks_util.upstream import SKIP_REASON, module_source, run_upstream, upstream_python
 
 SCRIPT = textwrap.dedent(
     """
@@ -100,25 +95,15 @@ SCRIPT = textwrap.dedent(
 )
 
 
-@pytest.mark.skipif(
-    not UPSTREAM_PYTHON, reason="set AMPLIFIER_CORE_202_PYTHON to run on amplifier-core 2.0.2"
-)
+@pytest.mark.skipif(not upstream_python(), reason=SKIP_REASON)
 def test_mounts_blocks_asks_and_modifies_on_amplifier_core_2_0_2(tmp_path: Path) -> None:
-    script = tmp_path / "upstream.py"
-    script.write_text(SCRIPT)
     project = tmp_path / "project"
     project.mkdir()
-    result = subprocess.run(
-        [UPSTREAM_PYTHON, str(script), str(project)],
-        env={
-            **os.environ,
-            "PYTHONPATH": os.pathsep.join([str(SOURCE), str(UTIL_SOURCE)]),
-            "HOME": str(tmp_path),
-        },
-        capture_output=True,
-        text=True,
-        timeout=60,
-        check=False,
+    out = run_upstream(
+        SCRIPT,
+        tmp_path,
+        sources=[module_source(__file__)],
+        args=[str(project)],
+        env={"HOME": str(tmp_path)},
     )
-    assert result.returncode == 0, result.stderr
-    assert result.stdout.strip() == "ok"
+    assert out.strip() == "ok", out

@@ -6,16 +6,11 @@ Set ``AMPLIFIER_CORE_202_PYTHON`` to the interpreter of an environment where
 
 from __future__ import annotations
 
-import os
-import subprocess
 import textwrap
 from pathlib import Path
 
 import pytest
-
-UPSTREAM_PYTHON = os.environ.get("AMPLIFIER_CORE_202_PYTHON", "")
-SOURCE = Path(__file__).resolve().parents[1] / "src"
-UTIL_SOURCE = Path(__file__).resolve().parents[3] / "util" / "src"
+from amplifier_hooks_util.upstream import SKIP_REASON, module_source, run_upstream, upstream_python
 
 SCRIPT = textwrap.dedent(
     """
@@ -55,18 +50,8 @@ SCRIPT = textwrap.dedent(
 )
 
 
-@pytest.mark.skipif(
-    not UPSTREAM_PYTHON, reason="set AMPLIFIER_CORE_202_PYTHON to run on amplifier-core 2.0.2"
-)
+@pytest.mark.skipif(not upstream_python(), reason=SKIP_REASON)
 def test_mounts_and_logs_on_amplifier_core_2_0_2(tmp_path: Path) -> None:
-    script = tmp_path / "upstream.py"
-    script.write_text(SCRIPT)
-    result = subprocess.run(
-        [UPSTREAM_PYTHON, str(script), str(tmp_path / "{session_id}.jsonl")],
-        env={**os.environ, "PYTHONPATH": os.pathsep.join([str(SOURCE), str(UTIL_SOURCE)])},
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
-    assert result.returncode == 0, result.stderr
-    assert result.stdout.startswith("ok ")
+    log = str(tmp_path / "{session_id}.jsonl")
+    out = run_upstream(SCRIPT, tmp_path, sources=[module_source(__file__)], args=[log])
+    assert out.startswith("ok "), out

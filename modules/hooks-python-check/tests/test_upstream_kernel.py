@@ -1,39 +1,31 @@
 """The module runs unchanged on amplifier-core 2.0.2 (PyPI), in that release's own environment.
 
 Set ``AMPLIFIER_CORE_202_PYTHON`` to that environment's interpreter (``nox -s compat`` sets it
-up); without it, the environment the benchmarks create (``bench/.peers/amplifier-core-2.0.2``)
-is used if it exists, else the test is skipped. The module's source and that of
-amplifier-hooks-util are put first on ``sys.path`` of a fresh interpreter there; nothing is
-installed into it. ruff is the one this
-test process finds (PATH, or beside its interpreter); without one, only the stub scan runs.
+up), else the test is skipped; :func:`amplifier_hooks_util.upstream.run_upstream` runs the
+script there with the module's and amplifier-hooks-util's source on ``PYTHONPATH``; nothing is
+installed into it. ruff is the one this test process finds (PATH, or beside its interpreter);
+without one, only the stub scan runs.
 """
 
 from __future__ import annotations
 
 import json
-import os
 import shutil
-import subprocess
 import sys
 from pathlib import Path
 
 import pytest
+from amplifier_hooks_util.upstream import SKIP_REASON, module_source, run_upstream, upstream_python
 
-ROOT = Path(__file__).resolve().parents[3]
-BENCH_PEER = ROOT / "bench" / ".peers" / "amplifier-core-2.0.2" / "bin" / "python"
-PEER_PYTHON = Path(os.environ.get("AMPLIFIER_CORE_202_PYTHON") or BENCH_PEER)
-SOURCE = Path(__file__).resolve().parents[1] / "src"
-UTIL_SOURCE = ROOT / "util" / "src"
 RUFF = shutil.which("ruff") or shutil.which("ruff", path=str(Path(sys.executable).parent))
 
 SCRIPT = """
 import asyncio, json, os, sys
-sys.path[:0] = sys.argv[1].split(os.pathsep)
 import amplifier_core
 from amplifier_core.testing import create_test_coordinator
 from amplifier_module_hooks_python_check import mount
 
-project, ruff = sys.argv[2], sys.argv[3]
+project, ruff = sys.argv[1], sys.argv[2]
 
 async def main():
     coordinator = create_test_coordinator()
@@ -71,30 +63,14 @@ _os._exit(0)  # amplifier-core 2.0.2's engine may crash while the interpreter sh
 """
 
 
-@pytest.mark.skipif(
-    not PEER_PYTHON.exists(),
-    reason="set AMPLIFIER_CORE_202_PYTHON to run on amplifier-core 2.0.2",
-)
+@pytest.mark.skipif(not upstream_python(), reason=SKIP_REASON)
 def test_checks_a_written_file_on_amplifier_core_2_0_2(tmp_path: Path) -> None:
     (tmp_path / "ruff.toml").write_text('[lint]\nselect = ["F"]\n')
     (tmp_path / "mod.py").write_text("import os\n\n\ndef later() -> None:\n    pass  # TODO\n")
-    done = subprocess.run(
-        [
-            str(PEER_PYTHON),
-            "-I",
-            "-c",
-            SCRIPT,
-            os.pathsep.join([str(SOURCE), str(UTIL_SOURCE)]),
-            str(tmp_path),
-            RUFF or "",
-        ],
-        capture_output=True,
-        text=True,
-        timeout=60,
-        check=False,
+    out = run_upstream(
+        SCRIPT, tmp_path, sources=[module_source(__file__)], args=[str(tmp_path), RUFF or ""]
     )
-    assert done.returncode == 0, done.stderr
-    report = json.loads(done.stdout.strip().splitlines()[-1])
+    report = json.loads(out.strip().splitlines()[-1])
     assert report["version"] == "2.0.2"
     first = report["first"]
     assert first["action"] == "inject_context"

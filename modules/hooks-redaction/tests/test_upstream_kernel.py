@@ -1,29 +1,20 @@
 """The module runs unchanged on amplifier-core 2.0.2 (PyPI), in that release's own environment.
 
 Set ``AMPLIFIER_CORE_202_PYTHON`` to that environment's interpreter (``nox -s compat`` sets it
-up); without it, the environment the benchmarks create (``bench/.peers/amplifier-core-2.0.2``)
-is used if it exists, else the test is skipped. The module's source is put first on
-``sys.path`` of a fresh interpreter there; nothing is installed into it.
+up), else the test is skipped; :func:`amplifier_hooks_util.upstream.run_upstream` runs the
+script there with the module's source on ``PYTHONPATH``; nothing is installed into it.
 """
 
 from __future__ import annotations
 
 import json
-import os
-import subprocess
 from pathlib import Path
 
 import pytest
-
-ROOT = Path(__file__).resolve().parents[3]
-BENCH_PEER = ROOT / "bench" / ".peers" / "amplifier-core-2.0.2" / "bin" / "python"
-PEER_PYTHON = Path(os.environ.get("AMPLIFIER_CORE_202_PYTHON") or BENCH_PEER)
-SOURCE = Path(__file__).resolve().parents[1] / "src"
-UTIL_SOURCE = ROOT / "util" / "src"
+from amplifier_hooks_util.upstream import SKIP_REASON, module_source, run_upstream, upstream_python
 
 SCRIPT = """
 import asyncio, json, os, sys
-sys.path[:0] = sys.argv[1].split(os.pathsep)  # the module and amplifier-hooks-util
 import amplifier_core
 from amplifier_core.testing import create_test_coordinator
 from amplifier_module_hooks_redaction import mount
@@ -57,20 +48,10 @@ _os._exit(0)  # amplifier-core 2.0.2's engine may crash while the interpreter sh
 """
 
 
-@pytest.mark.skipif(
-    not PEER_PYTHON.exists(),
-    reason="set AMPLIFIER_CORE_202_PYTHON to run on amplifier-core 2.0.2",
-)
-def test_mounts_and_redacts_on_amplifier_core_2_0_2() -> None:
-    done = subprocess.run(
-        [str(PEER_PYTHON), "-I", "-c", SCRIPT, f"{SOURCE}{os.pathsep}{UTIL_SOURCE}"],
-        capture_output=True,
-        text=True,
-        timeout=60,
-        check=False,
-    )
-    assert done.returncode == 0, done.stderr
-    report = json.loads(done.stdout.strip().splitlines()[-1])
+@pytest.mark.skipif(not upstream_python(), reason=SKIP_REASON)
+def test_mounts_and_redacts_on_amplifier_core_2_0_2(tmp_path: Path) -> None:
+    out = run_upstream(SCRIPT, tmp_path, sources=[module_source(__file__)])
+    report = json.loads(out.strip().splitlines()[-1])
     assert report["version"] == "2.0.2"
     message = report["dirty"]["messages"][0]["content"][0]
     assert message["text"] == "token [REDACTED:github_token] at 2025-03-14T09:26:53Z"

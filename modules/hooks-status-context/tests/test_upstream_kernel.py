@@ -7,17 +7,12 @@ from source there.
 
 from __future__ import annotations
 
-import os
-import subprocess
 import textwrap
 from pathlib import Path
 from typing import Any
 
 import pytest
-
-UPSTREAM_PYTHON = os.environ.get("AMPLIFIER_CORE_202_PYTHON", "")
-SOURCE = Path(__file__).resolve().parents[1] / "src"
-UTIL_SOURCE = Path(__file__).resolve().parents[3] / "util" / "src"
+from amplifier_hooks_util.upstream import SKIP_REASON, module_source, run_upstream, upstream_python
 
 SCRIPT = textwrap.dedent(
     """
@@ -62,20 +57,8 @@ SCRIPT = textwrap.dedent(
 )
 
 
-@pytest.mark.skipif(
-    not UPSTREAM_PYTHON, reason="set AMPLIFIER_CORE_202_PYTHON to run on amplifier-core 2.0.2"
-)
+@pytest.mark.skipif(not upstream_python(), reason=SKIP_REASON)
 def test_mounts_and_injects_on_amplifier_core_2_0_2(tmp_path: Path, repo: Any) -> None:
     repo.git("checkout", "-q", "-b", "topic")
-    script = tmp_path / "upstream.py"
-    script.write_text(SCRIPT)
-    result = subprocess.run(
-        [UPSTREAM_PYTHON, str(script), str(repo.path)],
-        env={**os.environ, "PYTHONPATH": os.pathsep.join([str(SOURCE), str(UTIL_SOURCE)])},
-        capture_output=True,
-        text=True,
-        timeout=60,
-        check=False,
-    )
-    assert result.returncode == 0, result.stderr
-    assert result.stdout.strip() == "ok"
+    out = run_upstream(SCRIPT, tmp_path, sources=[module_source(__file__)], args=[str(repo.path)])
+    assert out.strip() == "ok", out

@@ -7,16 +7,11 @@ todo state set on the coordinator directly, as a todo tool does.
 
 from __future__ import annotations
 
-import os
-import subprocess
 import textwrap
 from pathlib import Path
 
 import pytest
-
-UPSTREAM_PYTHON = os.environ.get("AMPLIFIER_CORE_202_PYTHON", "")
-SOURCE = Path(__file__).resolve().parents[1] / "src"
-UTIL_SOURCE = Path(__file__).resolve().parents[3] / "util" / "src"
+from amplifier_hooks_util.upstream import SKIP_REASON, module_source, run_upstream, upstream_python
 
 SCRIPT = textwrap.dedent(
     """
@@ -74,17 +69,7 @@ SCRIPT = textwrap.dedent(
 )
 
 
-@pytest.mark.skipif(
-    not UPSTREAM_PYTHON, reason="set AMPLIFIER_CORE_202_PYTHON to run on amplifier-core 2.0.2"
-)
-def test_reminds_and_nudges_on_amplifier_core_2_0_2() -> None:
-    result = subprocess.run(
-        [UPSTREAM_PYTHON, "-c", SCRIPT],
-        env={**os.environ, "PYTHONPATH": os.pathsep.join([str(SOURCE), str(UTIL_SOURCE)])},
-        capture_output=True,
-        text=True,
-        timeout=60,
-        check=False,
-    )
-    assert result.returncode == 0, result.stderr
-    assert result.stdout.strip() == "ok"
+@pytest.mark.skipif(not upstream_python(), reason=SKIP_REASON)
+def test_reminds_and_nudges_on_amplifier_core_2_0_2(tmp_path: Path) -> None:
+    out = run_upstream(SCRIPT, tmp_path, sources=[module_source(__file__)])
+    assert out.strip() == "ok", out

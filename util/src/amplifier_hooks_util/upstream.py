@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import os
 import subprocess
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Final
 
@@ -45,12 +45,13 @@ def run_upstream(
     *,
     sources: Sequence[Path],
     args: Sequence[str] = (),
+    env: Mapping[str, str] | None = None,
     timeout: float = 60,
 ) -> str:
     """Run ``script`` on amplifier-core 2.0.2 and return what it printed.
 
-    ``sources`` go on ``PYTHONPATH`` before amplifier-hooks-util's own. The script file is
-    written to ``workdir``.
+    ``sources`` go on ``PYTHONPATH`` before amplifier-hooks-util's own; ``env`` adds variables
+    (``HOME`` ...). The script file is written to ``workdir``; ``args`` follow it.
 
     :raises AssertionError: the script failed; the message holds its stderr.
     """
@@ -62,7 +63,7 @@ def run_upstream(
     paths = [*(str(s) for s in sources), str(UTIL_SOURCE)]
     done = subprocess.run(
         [python, str(path), *args],
-        env={**os.environ, "PYTHONPATH": os.pathsep.join(paths)},
+        env={**os.environ, **(env or {}), "PYTHONPATH": os.pathsep.join(paths)},
         capture_output=True,
         text=True,
         timeout=timeout,
