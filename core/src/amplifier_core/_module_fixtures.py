@@ -13,13 +13,16 @@ hook, ``amplifier_module_loop_*`` an orchestrator).
 from __future__ import annotations
 
 import inspect
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar, cast
 
 import pytest
 
+_F = TypeVar("_F", bound=Callable[..., Any])
+
 __all__ = [
+    "async_fixture",
     "context_module",
     "detect_module",
     "hook_cleanup",
@@ -139,15 +142,16 @@ async def _mounted_at(module_path: Path | None, coordinator: Any, point: str) ->
         await _clean_up(cleanup)
 
 
-def _async_fixture(function: Any) -> Any:
+def async_fixture(function: _F) -> _F:
+    """An async fixture that also works in pytest-asyncio's strict mode."""
     try:
         from pytest_asyncio import fixture
     except ImportError:  # pragma: no cover - pytest-asyncio is part of the test extra
-        return pytest.fixture(function)
-    return fixture(function)
+        return cast(_F, pytest.fixture(function))
+    return cast(_F, fixture(function))
 
 
-@_async_fixture
+@async_fixture
 async def hook_cleanup(module_path: Path | None, coordinator: Any) -> AsyncIterator[Any]:
     """Mounts the hook module on ``coordinator``; the value is the cleanup it returned."""
     cleanup = await _mount(module_path, coordinator)
@@ -157,28 +161,28 @@ async def hook_cleanup(module_path: Path | None, coordinator: Any) -> AsyncItera
         await _clean_up(cleanup)
 
 
-@_async_fixture
+@async_fixture
 async def tool_module(module_path: Path | None, coordinator: Any) -> AsyncIterator[Any]:
     """The first tool the module mounted."""
     async for tool in _mounted_at(module_path, coordinator, "tools"):
         yield tool
 
 
-@_async_fixture
+@async_fixture
 async def provider_module(module_path: Path | None, coordinator: Any) -> AsyncIterator[Any]:
     """The first provider the module mounted."""
     async for provider in _mounted_at(module_path, coordinator, "providers"):
         yield provider
 
 
-@_async_fixture
+@async_fixture
 async def orchestrator_module(module_path: Path | None, coordinator: Any) -> AsyncIterator[Any]:
     """The orchestrator the module mounted."""
     async for orchestrator in _mounted_at(module_path, coordinator, "orchestrator"):
         yield orchestrator
 
 
-@_async_fixture
+@async_fixture
 async def context_module(module_path: Path | None, coordinator: Any) -> AsyncIterator[Any]:
     """The context manager the module mounted."""
     async for context in _mounted_at(module_path, coordinator, "context"):

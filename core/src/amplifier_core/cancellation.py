@@ -156,6 +156,8 @@ class CancellationToken:
         ``SystemExit`` are raised again once every callback has run."""
         import asyncio  # the callbacks run on a loop: asyncio is loaded already
 
+        from .hooks import _own_cancellation  # the rule emit applies to its handlers
+
         fatal: BaseException | None = None
         for callback in list(self._callbacks):
             name = getattr(callback, "__qualname__", repr(callback))
@@ -163,15 +165,15 @@ class CancellationToken:
                 outcome = callback()
                 if inspect.isawaitable(outcome):
                     await outcome
-            except asyncio.CancelledError:
-                task = asyncio.current_task()
-                if task is not None and task.cancelling():
-                    raise  # this task is being cancelled: not the callback's own doing
-                logger.warning("cancellation callback %s was cancelled; running the others", name)
             except Exception:
                 logger.exception("cancellation callback %s failed; running the others", name)
-            except BaseException as err:  # KeyboardInterrupt, SystemExit
-                fatal = fatal or err
+            except BaseException as err:
+                if _own_cancellation(err):
+                    logger.warning("cancellation callback %s was cancelled; the others run", name)
+                    continue
+                if isinstance(err, asyncio.CancelledError):
+                    raise  # this task is being cancelled: not the callback's own doing
+                fatal = fatal or err  # KeyboardInterrupt, SystemExit
         if fatal is not None:
             raise fatal
 

@@ -81,15 +81,13 @@ class InjectionTooLargeError(AmplifierError, ValueError):
         self.limit = limit
 
 
-def _limit(config: Mapping[str, Any], key: str, default: int | None) -> int | None:
+def _limit(config: Mapping[str, Any], key: str) -> int | None:
     session = config.get("session")
     if session is None:
-        return default
+        return None
     if not isinstance(session, Mapping):
         raise ValueError(f"config key session: expected a mapping, got {type(session).__name__}")
-    if key not in session:
-        return default
-    value = session[key]
+    value = session.get(key)
     if value is None:
         return None
     if isinstance(value, bool) or not isinstance(value, int) or value < 0:
@@ -149,8 +147,8 @@ class ModuleCoordinator:
             parent_id if parent_id is not None else getattr(session, "parent_id", None)
         )
         # Read both limits once so that a bad value fails here, naming its key.
-        _limit(config, "injection_size_limit", None)
-        _limit(config, "injection_budget_per_turn", None)
+        _limit(config, "injection_size_limit")
+        _limit(config, "injection_budget_per_turn")
 
         self._hooks = hooks if hooks is not None else HookRegistry()
         self._hooks.set_default_fields(session_id=self._session_id, parent_id=self._parent_id)
@@ -242,12 +240,12 @@ class ModuleCoordinator:
     def injection_size_limit(self) -> int | None:
         """Characters allowed per injection (``session.injection_size_limit``); None (the
         default) = unlimited."""
-        return _limit(self._config, "injection_size_limit", None)
+        return _limit(self._config, "injection_size_limit")
 
     @property
     def injection_budget_per_turn(self) -> int | None:
         """Estimated tokens per turn before a warning; None (the default) = unlimited."""
-        return _limit(self._config, "injection_budget_per_turn", None)
+        return _limit(self._config, "injection_budget_per_turn")
 
     @property
     def _current_turn_injections(self) -> int:

@@ -34,11 +34,12 @@ from __future__ import annotations
 
 import inspect
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
-from typing import Any, TypeVar, cast
+from typing import Any
 
 import pytest
 
 from ._module_fixtures import (
+    async_fixture,
     context_module,
     hook_cleanup,
     is_module_context,
@@ -83,17 +84,6 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 
 MountModule = Callable[..., Awaitable[Any]]
 
-_F = TypeVar("_F", bound=Callable[..., Any])
-
-
-def _async_fixture(function: _F) -> _F:
-    """An async fixture that also works in pytest-asyncio's strict mode."""
-    try:
-        from pytest_asyncio import fixture
-    except ImportError:  # pragma: no cover - pytest-asyncio is part of the test extra
-        return cast(_F, pytest.fixture(function))
-    return cast(_F, fixture(function))
-
 
 @pytest.hookimpl(tryfirst=True)
 def pytest_configure(config: pytest.Config) -> None:
@@ -133,7 +123,7 @@ def event_recorder(coordinator: MockCoordinator) -> Iterator[EventRecorder]:
     detach()
 
 
-@_async_fixture
+@async_fixture
 async def mount_module(coordinator: MockCoordinator) -> AsyncIterator[MountModule]:
     """Mount module ``mount`` functions on ``coordinator``; clean them up after the test."""
     cleanups: list[Any] = []

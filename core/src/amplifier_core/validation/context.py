@@ -18,10 +18,6 @@ class ContextValidator(MountPointValidator):
     point = "context"
     required = ("add_message", "get_messages_for_request", "get_messages", "set_messages", "clear")
 
-    @property
-    def noun(self) -> str:
-        return "context"
-
     def _members(self, result: ValidationResult, value: Any) -> None:
         for method in self.required:
             self.async_method(result, value, method, f"context_{method}")

@@ -20,10 +20,6 @@ class OrchestratorValidator(MountPointValidator):
     point = "orchestrator"
     required = ("execute",)
 
-    @property
-    def noun(self) -> str:
-        return "orchestrator"
-
     def _members(self, result: ValidationResult, value: Any) -> None:
         self.async_method(result, value, "execute", "orchestrator_execute")
         try:
