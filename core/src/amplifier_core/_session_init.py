@@ -225,9 +225,7 @@ async def _mount_with_our_loader(config: Mapping[str, Any], coordinator: Any, lo
             else:
                 await loader.mount_all([entry], base_dir=base_dir)
     await loader.session_ready()
-    for module_id, ready in loader.get_on_session_ready_queue():  # instances' own
-        await _ready(coordinator, module_id, ready)
-    loader.clear_on_session_ready_queue()
+    await _run_ready_queue(loader, coordinator)  # the provider instances' own
 
 
 async def _mount_with_load(config: Mapping[str, Any], coordinator: Any, loader: Any) -> None:
@@ -259,21 +257,26 @@ async def _mount_with_load(config: Mapping[str, Any], coordinator: Any, loader: 
             except Exception as error:
                 await _failed(coordinator, kind, name, error)
 
+    await _run_ready_queue(loader, coordinator)
+
+
+async def _run_ready_queue(loader: Any, coordinator: Any) -> None:
+    """Run each queued ``on_session_ready``, then empty the queue; a failure is logged and
+    emitted, not raised."""
     for module_id, ready in loader.get_on_session_ready_queue():
-        await _ready(coordinator, module_id, ready)
+        try:
+            await ready(coordinator)
+        except Exception as error:
+            await _ready_failed(coordinator, module_id, error)
     loader.clear_on_session_ready_queue()
 
 
-async def _ready(coordinator: Any, module_id: str, ready: Any) -> None:
-    """Run one module's ``on_session_ready``; a failure is logged and emitted, not raised."""
+async def _ready_failed(coordinator: Any, module_id: str, error: Exception) -> None:
+    logger.warning("on_session_ready of '%s' raised: %s", module_id, _text(error))
     try:
-        await ready(coordinator)
-    except Exception as error:
-        logger.warning("on_session_ready of '%s' raised: %s", module_id, _text(error))
-        try:
-            await coordinator.hooks.emit(
-                events.MODULE_ON_SESSION_READY_FAILED,
-                {"module_id": module_id, "error": _text(error)},
-            )
-        except Exception:
-            logger.debug("could not emit the on_session_ready failure", exc_info=True)
+        await coordinator.hooks.emit(
+            events.MODULE_ON_SESSION_READY_FAILED,
+            {"module_id": module_id, "error": _text(error)},
+        )
+    except Exception:
+        logger.debug("could not emit the on_session_ready failure", exc_info=True)

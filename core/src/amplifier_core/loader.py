@@ -253,6 +253,8 @@ class ModuleLoader:
     :param allow: module ids or patterns allowed; ``None`` reads ``AMPLIFIER_MODULES_ALLOW``.
     :param deny: module ids or patterns denied; ``None`` reads ``AMPLIFIER_MODULES_DENY``.
     :param group: the entry-point group to discover.
+    :param search_paths: taken, as amplifier-core 2.0.2's loader takes it, and not read: modules
+        are found by entry point, by source, or as importable ``amplifier_module_<id>``.
     """
 
     def __init__(
@@ -266,7 +268,6 @@ class ModuleLoader:
         group: str = DEFAULT_GROUP,
     ) -> None:
         self._coordinator = coordinator
-        self.search_paths = [Path(p) for p in search_paths or ()]
         self.group = group
         self.strict = _env_flag(STRICT_ENV) if strict is None else strict
         self.allow, self._allow_label = _patterns(allow, ALLOW_ENV, "the allow list")
