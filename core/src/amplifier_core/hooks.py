@@ -99,6 +99,17 @@ def _own_cancellation(error: BaseException) -> bool:
     return task is None or not task.cancelling()
 
 
+def _handler_error(error: BaseException) -> str:
+    """How a handler's failure is reported; raises ``error`` again when it is not the
+    handler's to report: ``KeyboardInterrupt``, ``SystemExit``, or the emitting task's own
+    cancellation (a handler's own ``CancelledError`` is a failure, as in 2.0.2)."""
+    if isinstance(error, Exception):
+        return f"{type(error).__name__}: {error}"
+    if _own_cancellation(error):
+        return "CancelledError raised by the handler"
+    raise error
+
+
 def _result(
     action: str,
     data: dict[str, Any],
@@ -529,17 +540,8 @@ class HookRegistry:
                 if self._fail(info, event, failure.kind, failure.error):
                     return self._fail_closed_result(info, event, failure.error)
                 continue
-            except Exception as exc:  # a failing hook never breaks emit
-                error = f"{type(exc).__name__}: {exc}"
-                if self._fail(info, event, "error", error):
-                    return self._fail_closed_result(info, event, error)
-                continue
-            except BaseException as exc:
-                # A handler's own CancelledError is a failure, and the others run (2.0.2);
-                # cancelling the emitting task still cancels emit.
-                if not _own_cancellation(exc):
-                    raise
-                error = "CancelledError raised by the handler"
+            except BaseException as exc:  # a failing hook never breaks emit
+                error = _handler_error(exc)
                 if self._fail(info, event, "error", error):
                     return self._fail_closed_result(info, event, error)
                 continue
@@ -665,13 +667,8 @@ class HookRegistry:
                 else:
                     self._fail(info, event, "error", f"{type(exc).__name__}: {exc}")
                 continue
-            except Exception as exc:
-                self._fail(info, event, "error", f"{type(exc).__name__}: {exc}")
-                continue
             except BaseException as exc:
-                if not _own_cancellation(exc):
-                    raise
-                self._fail(info, event, "error", "CancelledError raised by the handler")
+                self._fail(info, event, "error", _handler_error(exc))
                 continue
             if isinstance(result, HookResult):
                 if result.data is not None:
