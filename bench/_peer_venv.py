@@ -17,6 +17,7 @@ from pathlib import Path
 __all__ = ["PeerVenv", "ensure_peer_venv", "installed_version", "pip_install"]
 
 PIP_TIMEOUT_S = 600.0
+_PIP_INSTALL = ("-m", "pip", "install", "--disable-pip-version-check", "--quiet")
 
 
 @dataclass(frozen=True)
@@ -76,19 +77,7 @@ def ensure_peer_venv(venv: Path, distribution: str, version: str) -> PeerVenv:
         if installed_version(python, distribution) == version:
             return PeerVenv(python)
         print(f"bench: pip install {requirement} into {venv}", file=sys.stderr)
-        pip = [
-            str(python),
-            "-m",
-            "pip",
-            "install",
-            "--disable-pip-version-check",
-            "--quiet",
-            "--retries",
-            "1",
-            "--timeout",
-            "20",
-            requirement,
-        ]
+        pip = [str(python), *_PIP_INSTALL, "--retries", "1", "--timeout", "20", requirement]
         installed = _run(pip, timeout=PIP_TIMEOUT_S)
         if installed.returncode != 0:
             return PeerVenv(
@@ -106,9 +95,8 @@ def ensure_peer_venv(venv: Path, distribution: str, version: str) -> PeerVenv:
 
 def pip_install(python: Path, *requirements: str) -> str | None:
     """Install ``requirements`` (without dependencies) with ``python``'s pip: why not, or None."""
-    pip = [str(python), "-m", "pip", "install", "--disable-pip-version-check", "--quiet"]
     try:
-        done = _run([*pip, "--no-deps", *requirements], timeout=PIP_TIMEOUT_S)
+        done = _run([str(python), *_PIP_INSTALL, "--no-deps", *requirements], PIP_TIMEOUT_S)
     except (OSError, subprocess.TimeoutExpired) as err:
         return f"pip install {' '.join(requirements)} failed: {err}"
     if done.returncode != 0:
