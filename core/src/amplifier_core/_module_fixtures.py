@@ -58,16 +58,15 @@ def _package_in(directory: Path) -> Path | None:
     return None
 
 
-def detect_module(start: Path) -> tuple[Path | None, str | None]:
-    """The module package for tests under ``start``, and its type (either may be None)."""
+def detect_module(start: Path) -> Path | None:
+    """The module package for tests under ``start``, or None."""
     for directory in (start, *start.parents):
         package = _package_in(directory)
         if package is not None:
-            kind = package.name.removeprefix("amplifier_module_").split("_", 1)[0]
-            return package, _TYPES.get(kind)
+            return package
         if (directory / "pyproject.toml").is_file() or (directory / ".git").exists():
             break
-    return None, None
+    return None
 
 
 def _test_dir(request: pytest.FixtureRequest) -> Path:
@@ -80,12 +79,13 @@ def module_path(request: pytest.FixtureRequest) -> Path | None:
     given = request.config.getoption("--module-path", default=None)
     if given:
         return Path(given)
-    return detect_module(_test_dir(request))[0]
+    return detect_module(_test_dir(request))
 
 
 @pytest.fixture
-def module_type(request: pytest.FixtureRequest, module_path: Path | None) -> str | None:
-    """``provider``, ``tool``, ``hook``, ``orchestrator`` or ``context``, or None."""
+def module_type(module_path: Path | None) -> str | None:
+    """``provider``, ``tool``, ``hook``, ``orchestrator`` or ``context``, read from the
+    package name (``amplifier_module_hooks_*`` is a hook), or None."""
     if module_path is None:
         return None
     kind = module_path.name.removeprefix("amplifier_module_").split("_", 1)[0]
