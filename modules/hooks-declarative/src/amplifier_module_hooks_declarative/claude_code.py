@@ -71,12 +71,14 @@ from typing import Any, Final
 
 from amplifier_hooks_util.state import session_dir
 
+from .protocols import CommandProtocol
 from .types import Decision, HookContext
 
 __all__ = [
     "CLAUDE_EVENTS",
     "CLAUDE_TOOLS",
     "EVENTS_FROM_CLAUDE",
+    "PROTOCOL",
     "TOOLS_FROM_CLAUDE",
     "claude_blocked",
     "claude_decision",
@@ -398,3 +400,15 @@ def _interpret(
         context=context,
         source=label,
     )
+
+
+PROTOCOL: Final = CommandProtocol(
+    name="claude-code",
+    stdin=claude_input,
+    blocked=lambda ctx, stderr, label: claude_blocked(ctx, stderr, label=label),
+    decision=lambda ctx, stdout, label, project_dir, truncated: claude_decision(
+        ctx, stdout, label=label, project_dir=project_dir, truncated=truncated
+    ),
+    environment=lambda ctx, project_dir: {"CLAUDE_PROJECT_DIR": project_dir},
+)
+"""The ``claude-code`` protocol of command hooks."""

@@ -59,12 +59,13 @@ from typing import Any, Final
 
 from amplifier_hooks_util.process import ProcessResult, run_process, signal_name
 
-from .claude_code import claude_blocked, claude_decision, claude_input
+from .protocols import CommandProtocol, command_protocol
 from .specs import CommandHookSpec
 from .types import Action, Decision, HookContext, failure_decision
 
 __all__ = [
     "KILL_GRACE_S",
+    "PROTOCOL",
     "SHELL",
     "CommandRunner",
     "amplifier_decision",
@@ -224,9 +225,20 @@ def amplifier_decision(stdout: str, *, label: str) -> Decision | str:
     )
 
 
-def _amplifier_blocked(stderr: str, label: str) -> Decision:
+def _amplifier_blocked(ctx: HookContext, stderr: str, label: str) -> Decision:
     reason = stderr.strip() or f"blocked by hook {label} (exit code 2, stderr was empty)"
     return Decision(action="block", message=reason, level="warning", source=label)
+
+
+PROTOCOL: Final = CommandProtocol(
+    name="amplifier",
+    stdin=lambda ctx, project_dir: amplifier_input(ctx),
+    blocked=_amplifier_blocked,
+    decision=lambda ctx, stdout, label, project_dir, truncated: amplifier_decision(
+        stdout, label=label
+    ),
+)
+"""The ``amplifier`` protocol (the module docstring)."""
 
 
 # ----------------------------------------------------------------------------- the runner
@@ -243,7 +255,7 @@ class CommandRunner:
         ``None`` passes all of it.
     """
 
-    __slots__ = ("_claude", "_shown", "label", "pass_env", "project_dir", "spec")
+    __slots__ = ("_protocol", "_shown", "label", "pass_env", "project_dir", "spec")
 
     def __init__(
         self,
@@ -257,7 +269,7 @@ class CommandRunner:
         self.label = label
         self.project_dir = project_dir
         self.pass_env = None if pass_env is None else tuple(pass_env)
-        self._claude = spec.protocol == "claude-code"
+        self._protocol = command_protocol(spec.protocol)
         shown = spec.command if len(spec.command) <= 80 else spec.command[:77] + "..."
         self._shown = f"command `{shown}`"
 
@@ -274,8 +286,7 @@ class CommandRunner:
         env["AMPLIFIER_SESSION_ID"] = ctx.session_id
         env["AMPLIFIER_PROJECT_DIR"] = project_dir
         env["AMPLIFIER_HOOK_EVENT"] = ctx.alias or ctx.event
-        if self._claude:
-            env["CLAUDE_PROJECT_DIR"] = project_dir
+        env.update(self._protocol.environment(ctx, project_dir))
         return env
 
     def _project_dir(self, ctx: HookContext) -> str:
@@ -289,7 +300,7 @@ class CommandRunner:
         spec = self.spec
         project_dir = self._project_dir(ctx)
         try:
-            stdin = encode(claude_input(ctx, project_dir) if self._claude else amplifier_input(ctx))
+            stdin = encode(self._protocol.stdin(ctx, project_dir))
         except Exception as err:  # a hook failure, never the session's: say what broke
             return self._fail(
                 f"was not run: the {ctx.event} event could not be written as JSON: "
@@ -329,9 +340,7 @@ class CommandRunner:
         code = result.returncode
         if code == 2:
             stderr = result.stderr.decode("utf-8", "replace")
-            if self._claude:
-                return claude_blocked(ctx, stderr, label=self.label)
-            return _amplifier_blocked(stderr, self.label)
+            return self._protocol.blocked(ctx, stderr, self.label)
         if code == 127:
             return self._fail(f"was not found (exit code 127 from {SHELL}){_stderr_note(result)}")
         if code == 126:
@@ -347,16 +356,9 @@ class CommandRunner:
                 excerpt(result.stderr.decode("utf-8", "replace")),
             )
         stdout = result.stdout.decode("utf-8", "replace")
-        if self._claude:
-            decided = claude_decision(
-                ctx,
-                stdout,
-                label=self.label,
-                project_dir=self._project_dir(ctx),
-                truncated=bool(result.stdout_dropped),
-            )
-        else:
-            decided = amplifier_decision(stdout, label=self.label)
+        decided = self._protocol.decision(
+            ctx, stdout, self.label, self._project_dir(ctx), bool(result.stdout_dropped)
+        )
         if isinstance(decided, str):
             return self._fail(
                 f"exited with code 0 but {decided}{_cap_note(result, self.spec.max_output_bytes)}"

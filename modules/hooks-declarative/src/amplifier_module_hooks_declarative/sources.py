@@ -30,7 +30,7 @@ from __future__ import annotations
 
 import logging
 import os
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final, Literal
@@ -56,6 +56,7 @@ __all__ = [
     "HOOKS_FILE",
     "PROJECT_HOOKS_FILE",
     "PROJECT_KINDS",
+    "SOURCE_READERS",
     "Source",
     "SourceKind",
     "check_scripts",
@@ -79,6 +80,11 @@ CLAUDE_SETTINGS_FILES: Final = (".claude/settings.json", ".claude/settings.local
 """Claude Code's project settings whose ``hooks`` are run, relative to the project directory."""
 
 SourceKind = Literal["user", "claude-settings", "project", "file", "config"]
+
+SOURCE_READERS: Final[dict[SourceKind, Callable[[str, str], HooksDocument]]] = {
+    "claude-settings": parse_claude_settings,
+}
+"""The parser of each kind of file that is not a hooks file: ``reader(text, label)``."""
 
 PROJECT_KINDS: Final[frozenset[SourceKind]] = frozenset({"claude-settings", "project"})
 """Sources that come with the project rather than from the user or the bundle."""
@@ -180,8 +186,9 @@ def read_source(source: Source, settings: DeclarativeConfig) -> HooksDocument | 
     except OSError as err:
         problem = Problem(f"cannot read the file: {err.strerror or err}")
         raise HooksConfigError(source.label, [problem]) from err
-    if source.kind == "claude-settings":
-        return parse_claude_settings(text, source.label)
+    reader = SOURCE_READERS.get(source.kind)
+    if reader is not None:
+        return reader(text, source.label)
     return parse_hooks_text(text, source.label, json_text=source.path.suffix == ".json")
 
 
