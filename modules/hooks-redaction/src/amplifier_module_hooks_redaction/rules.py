@@ -326,16 +326,14 @@ _VENDOR_PREFIX_MAX: Final = max(len(p) for p in _VENDOR_SHAPES) - 1
 
 
 def _vendor_separators() -> tuple[str, ...]:
-    """One pattern per separator character, matching it only right after a known prefix
-    (look-behinds, checked by the regex engine): the selector runs for candidates only."""
+    """One pattern per separator character: a known prefix, then the separator (group
+    ``sep``), then a token character. The prefixes are literal triggers (see
+    :mod:`.triggers`), so the pattern is tried only where one of them occurs."""
     sources = []
     for separator in "_-.":
-        prefixes = sorted(p for p in _VENDOR_SHAPES if p.endswith(separator))
-        behind = "|".join(f"(?<={re.escape(p)})" for p in prefixes)
-        # One class check of the character before the separator rules out most separators
-        # ("-rw-r--r--", ISO dates) before the look-behinds for each prefix are tried.
-        ends = re.escape("".join(sorted({p[-2] for p in prefixes})))
-        sources.append(f"{re.escape(separator)}(?<=[{ends}].)(?:{behind})[A-Za-z0-9]")
+        prefixes = sorted(p[:-1] for p in _VENDOR_SHAPES if p.endswith(separator))
+        words = "|".join(re.escape(p) for p in prefixes)
+        sources.append(f"(?:{words})(?P<sep>{re.escape(separator)})[A-Za-z0-9]")
     return tuple(sources)
 
 
@@ -346,15 +344,17 @@ def _vendor(text: str, match: re.Match[str]) -> Span | None:
     """A separator after a known vendor prefix (see :data:`_VENDOR_SHAPES`), or one of the
     patterns with a literal prefix of their own."""
     start, end = match.span()
-    if match.lastgroup == "bot":
+    group = match.lastgroup
+    if group == "bot":
         return _discord_bot(text, start)
-    if match.lastgroup == "airtable":
+    if group == "airtable":
         left = start - 17
         glued = left > 0 and (text[left - 1].isalnum() or text[left - 1] in "_]")
         return None if glued or not looks_random(text[left:end]) else (left, end)
-    if text[start] not in "_.-":
+    if group != "sep":
         value = text[start:end]
         return (start, end) if looks_random(value) else None
+    start = match.start("sep")
     left = start
     while left > 0 and start - left < _VENDOR_PREFIX_MAX and text[left - 1].isalnum():
         left -= 1
@@ -703,7 +703,7 @@ BUILTIN_RULES: Final[tuple[Rule, ...]] = (
             r"\.(?=[A-Za-z0-9_-]{6}\.[A-Za-z0-9_-]{27})(?<=[A-Za-z0-9_-]{24}\.)(?P<bot>)",
             _after("EAAA", 4, _W) + "[A-Za-z0-9_-]{60}(?![A-Za-z0-9_-])",
             # An Airtable personal access token (pat, 14 characters, a dot, 64 hex digits),
-            # found from its dot.
+            # found from its dot ("pat" alone is too common a trigger: path, compat).
             r"\.(?<=pat[A-Za-z0-9]{14}\.)[a-f0-9]{64}(?![A-Za-z0-9_])(?P<airtable>)",
             _after("dapi", 4, _W) + "[a-f0-9]{32}(?:-[0-9])?(?![A-Za-z0-9_])",
             _after("ATATT3", 6, _W) + "[A-Za-z0-9_=-]{100,}(?![A-Za-z0-9_=-])",

@@ -2,11 +2,13 @@
 
 :class:`TextRedactor` groups the enabled rules into scanning passes (rules that share a
 pattern, such as ``phone`` and ``payment_card``, share one pass) and computes ``text.lower()``
-once for the passes that need it. Every pattern starts with a literal or a narrow character
-class, so the regex engine's own prefix search is the quick pre-check that skips text which
-cannot match. Matches from all passes are merged: where two overlap, the one that starts first
-wins, and at the same start the rule listed first wins. The result is built with one join.
-"""
+once for the passes that need it. Most patterns start with literal text (``ghp_``, ``AKIA``,
+``password``): their literal triggers (:mod:`.triggers`) are found for all of them in one pass
+over the text, and each such pattern is tried only where one of its triggers occurs. The few
+patterns that start with a character class or a single character (phone and card digits,
+``@`` of an e-mail address) are searched in the whole text. Matches from all passes are
+merged: where two overlap, the one that starts first wins, and at the same start the rule
+listed first wins. The result is built with one join."""
 
 from __future__ import annotations
 
@@ -17,6 +19,7 @@ from dataclasses import dataclass
 from typing import Final
 
 from .rules import Rule, Selector
+from .triggers import TriggerIndex, literal_triggers
 
 __all__ = ["TextRedactor"]
 
@@ -35,6 +38,8 @@ class _Pass:
     ignorecase: tuple[re.Pattern[str], ...]
     lowered: bool
     members: tuple[tuple[int, Selector], ...]
+    keys: tuple[int, ...]
+    """Each pattern's number in its haystack's :class:`TriggerIndex`."""
 
 
 def _build_passes(rules: Sequence[Rule]) -> tuple[_Pass, ...]:
@@ -42,18 +47,31 @@ def _build_passes(rules: Sequence[Rule]) -> tuple[_Pass, ...]:
     for index, rule in enumerate(rules):
         grouped.setdefault(id(rule.patterns), []).append(index)
     passes = []
+    numbered = {False: 0, True: 0}
     for indexes in grouped.values():
         first = rules[indexes[0]]
+        start = numbered[first.lowered]
+        numbered[first.lowered] = start + len(first.patterns)
         passes.append(
             _Pass(
                 patterns=first.patterns,
                 ignorecase=first.ignorecase,
                 lowered=first.lowered,
                 members=tuple((i, rules[i].select) for i in indexes),
+                keys=tuple(range(start, start + len(first.patterns))),
             )
         )
     # Passes that read the original text first, then the lower-cased ones (one lower() call).
     return tuple(sorted(passes, key=lambda p: p.lowered))
+
+
+def _trigger_index(passes: Sequence[_Pass], lowered: bool) -> TriggerIndex:
+    """The triggers of the patterns that scan the original text (or the lower-cased one)."""
+    triggers: list[tuple[str, ...] | None] = []
+    for scan in passes:
+        if scan.lowered == lowered:
+            triggers.extend(literal_triggers(pattern) for pattern in scan.patterns)
+    return TriggerIndex(triggers)
 
 
 class TextRedactor:
@@ -68,9 +86,11 @@ class TextRedactor:
         "_allow_values",
         "_cache",
         "_cached_chars",
+        "_lowered_index",
         "_names",
         "_passes",
         "_replacements",
+        "_text_index",
         "rules",
     )
 
@@ -88,6 +108,8 @@ class TextRedactor:
         self._allow_values = frozenset(allow_values)
         self._allow_patterns = tuple(allow_patterns)
         self._passes = _build_passes(self.rules)
+        self._text_index = _trigger_index(self._passes, lowered=False)
+        self._lowered_index = _trigger_index(self._passes, lowered=True)
         self._cache: dict[str, tuple[str, dict[str, int]] | None] = {}
         self._cached_chars = 0
 
@@ -152,33 +174,32 @@ class TextRedactor:
         hits: list[tuple[int, int, int]] = []
         rejected: list[tuple[int, int]] = []
         lowered: str | None = None
+        candidates = self._text_index.positions(text) if self._text_index.indexed else {}
         for scan in self._passes:
             haystack = text
             patterns = scan.patterns
+            indexed = self._text_index.indexed
             if scan.lowered:
                 if lowered is None:
                     lowered = text.lower()
+                    if len(lowered) == len(text) and self._lowered_index.indexed:
+                        candidates = self._lowered_index.positions(lowered)
+                    else:
+                        candidates = {}
                 if len(lowered) == len(text):
                     haystack = lowered
+                    indexed = self._lowered_index.indexed
                 else:  # lower() changed the length: scan the original case-insensitively
                     patterns = scan.ignorecase
+                    indexed = frozenset()
             members = scan.members
-            for pattern in patterns:
-                # search() returns None for a miss much faster than finditer() sets up.
-                match = pattern.search(haystack)
-                while match is not None:
-                    accepted = False
-                    for index, select in members:
-                        span = select(text, match)
-                        if span is not None and span[0] < span[1]:
-                            hits.append((span[0], index, span[1]))
-                            accepted = True
-                    # After a rejected match, look again inside it: "2027 4111 1111 1111 1111"
-                    # is not a card from its first group, but is one from the second.
-                    start, end = match.span()
-                    if not accepted:
-                        rejected.append((start, end))
-                    match = pattern.search(haystack, end if accepted and end > start else start + 1)
+            for key, pattern in zip(scan.keys, patterns, strict=True):
+                if key not in indexed:
+                    _scan(pattern, haystack, text, members, hits, rejected)
+                else:
+                    starts = candidates.get(key)
+                    if starts:
+                        _try(pattern, starts, haystack, text, members, hits, rejected)
         if not hits:
             return [], False
         if len(hits) > 1:
@@ -207,6 +228,63 @@ class TextRedactor:
                     continue
             chosen.append((start, end, index))
         return chosen, again
+
+
+def _claim(
+    match: re.Match[str],
+    text: str,
+    members: tuple[tuple[int, Selector], ...],
+    hits: list[tuple[int, int, int]],
+    rejected: list[tuple[int, int]],
+) -> int:
+    """Offer ``match`` to the pass's rules; where to look for the next match."""
+    accepted = False
+    for index, select in members:
+        span = select(text, match)
+        if span is not None and span[0] < span[1]:
+            hits.append((span[0], index, span[1]))
+            accepted = True
+    # After a rejected match, look again inside it: "2027 4111 1111 1111 1111" is not a card
+    # from its first group, but is one from the second.
+    start, end = match.span()
+    if not accepted:
+        rejected.append((start, end))
+    return end if accepted and end > start else start + 1
+
+
+def _scan(
+    pattern: re.Pattern[str],
+    haystack: str,
+    text: str,
+    members: tuple[tuple[int, Selector], ...],
+    hits: list[tuple[int, int, int]],
+    rejected: list[tuple[int, int]],
+) -> None:
+    """Every match of ``pattern`` in ``haystack``, offered to the pass's rules."""
+    # search() returns None for a miss much faster than finditer() sets up.
+    match = pattern.search(haystack)
+    while match is not None:
+        match = pattern.search(haystack, _claim(match, text, members, hits, rejected))
+
+
+def _try(
+    pattern: re.Pattern[str],
+    starts: list[int],
+    haystack: str,
+    text: str,
+    members: tuple[tuple[int, Selector], ...],
+    hits: list[tuple[int, int, int]],
+    rejected: list[tuple[int, int]],
+) -> None:
+    """:func:`_scan` for a pattern whose matches can only start at ``starts`` (sorted): the
+    same matches, found by trying each candidate position in turn."""
+    resume = 0
+    for start in starts:
+        if start < resume:
+            continue
+        match = pattern.match(haystack, start)
+        if match is not None:
+            resume = _claim(match, text, members, hits, rejected)
 
 
 def _near(rejected: list[tuple[int, int]], chosen: list[tuple[int, int, int]]) -> bool:

@@ -1,0 +1,116 @@
+"""Literal triggers: what they are read as, and that trying a pattern only at its triggers'
+positions finds exactly what scanning the whole text finds."""
+
+from __future__ import annotations
+
+import random
+import re
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from amplifier_module_hooks_redaction import RedactionConfig, build_redactor, scanner
+from amplifier_module_hooks_redaction.rules import BUILTIN_RULES
+from amplifier_module_hooks_redaction.triggers import TriggerIndex, literal_triggers
+
+from .corpus import ordinary, secrets
+
+
+@pytest.mark.parametrize(
+    ("source", "expected"),
+    [
+        ("ghp_[A-Za-z0-9]{36}", ("ghp_",)),
+        ("(?:gh[pousr]_)(?<!x.{4})[A-Za-z0-9]{36}", ("gh",)),  # up to the class
+        ("(?:AKIA|ASIA|A3T[A-Z0-9])[A-Z0-9]{16}", ("A3T", "AKIA", "ASIA")),
+        ("(?:sk_(?:live|test)_)[0-9A-Za-z]{16}", ("sk_live_", "sk_test_")),
+        ("pass(?:word|wd)=", ("passwd=", "password=")),
+        ("pass(?:word|wd)?=", ("pass",)),  # up to the optional part
+        ("(?P<k>token)[ \t]*=", ("token",)),
+        (r"\.(?<=SG\.)[A-Za-z0-9]", None),  # one character: not selective enough
+        ("[0-9+(][0-9]{6}", None),  # a class first
+        ("(?:ab|)cd", ("abcd", "cd")),  # an empty alternative
+        ("x*abc", None),
+    ],
+)
+def test_triggers_are_read_off_the_pattern(source: str, expected: tuple[str, ...] | None) -> None:
+    assert literal_triggers(re.compile(source)) == expected
+
+
+def test_case_insensitive_patterns_have_no_triggers() -> None:
+    assert literal_triggers(re.compile("token=", re.IGNORECASE)) is None
+
+
+def test_most_builtin_patterns_are_indexed() -> None:
+    patterns = [p for rule in BUILTIN_RULES for p in rule.patterns]
+    indexed = [p for p in patterns if literal_triggers(p) is not None]
+    assert len(indexed) >= 0.8 * len(patterns), (len(indexed), len(patterns))
+
+
+def test_positions_cover_overlapping_and_nested_triggers() -> None:
+    index = TriggerIndex([("sk-", "sk-ant-"), ("ant",), None, ("passpass",)])
+    found = index.positions("sk-ant-x sk-y passpasspass")
+    assert found == {0: [0, 0, 9], 1: [3], 3: [14, 18]}
+    assert index.indexed == frozenset({0, 1, 3})
+
+
+def test_positions_of_non_ascii_text_are_character_offsets() -> None:
+    index = TriggerIndex([("ghp_",)])
+    assert index.positions("é€ ghp_x") == {0: [3]}
+
+
+def _unindexed(redactor: scanner.TextRedactor) -> scanner.TextRedactor:
+    """A redactor like ``redactor`` whose trigger indexes are empty: every pattern scanned."""
+    plain = scanner.TextRedactor.__new__(scanner.TextRedactor)
+    for slot in scanner.TextRedactor.__slots__:
+        setattr(plain, slot, getattr(redactor, slot))
+    plain._text_index = TriggerIndex([])
+    plain._lowered_index = TriggerIndex([])
+    return plain
+
+
+_INDEXED = build_redactor(RedactionConfig(rules=("all",))).text
+_PLAIN = _unindexed(_INDEXED)
+
+
+def test_the_corpus_is_redacted_alike_with_and_without_triggers() -> None:
+    indexed, plain = _INDEXED, _PLAIN
+    texts = [text for _, text, _ in secrets()] + [text for _, text in ordinary()]
+    rng = random.Random(7)
+    joined = "\n".join(rng.sample(texts, len(texts)))  # one long text, as a log would be
+    for text in [*texts, joined, joined.upper(), "İ" + joined]:  # İ: lower() changes length
+        assert indexed.find(text) == plain.find(text)
+
+
+_PIECES = st.sampled_from(
+    [
+        "ghp_",
+        "sk-",
+        "sk-ant-",
+        "password",
+        "PASSWORD",
+        "=",
+        ": ",
+        '"',
+        "AKIA",
+        "xoxb-",
+        "token",
+        "://",
+        "@",
+        " ",
+        "\n",
+        "a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8",
+        "0123456789abcdef",
+        "+1 555 123 4567",
+        "İ",
+    ]
+)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(_PIECES, max_size=30))
+def test_glued_fragments_are_redacted_alike_with_and_without_triggers(
+    pieces: list[str],
+) -> None:
+    text = "".join(pieces)
+    assert _INDEXED.find(text) == _PLAIN.find(text)
