@@ -337,7 +337,7 @@ class CallbackApprovalSystem:
 # ---------------------------------------------------------------------------- the kernel's gate
 
 _RISK_LEVELS: Final = frozenset({"low", "medium", "high", "critical"})
-_Why: TypeAlias = Literal["user", "cached", "timeout", "error", "no_approval_system"]
+_Why: TypeAlias = Literal["user", "cached", "hook", "timeout", "error", "no_approval_system"]
 
 
 class _Ask:
@@ -365,6 +365,11 @@ class ApprovalGate:
     timeout (the kernel enforces ``approval_timeout`` too) or a failing system applies
     ``approval_default``; without a system the request is denied. Each step is audited, and
     ``approval:required`` / ``approval:granted`` / ``approval:denied`` are emitted for observers.
+
+    A handler of ``approval:required`` may decide instead of the human (Claude Code's
+    ``PermissionRequest`` hooks): a ``deny`` result denies, a result whose data holds
+    ``decision: "allow"`` grants (with its ``tool_input`` when changed); ``why`` is then
+    ``"hook"``. When no handler decides, the human is asked as above.
     """
 
     def __init__(self, audit: AuditTrail, hooks: HookRegistry) -> None:
@@ -399,13 +404,17 @@ class ApprovalGate:
             "cache_hit": cached,
         }
         self._audit.record("approval_requested", hook=source, event=event, **request)
-        await self._hooks.emit(
+        required = await self._hooks.emit(
             _events.APPROVAL_REQUIRED,
             {**_approval_subject(result, event, source), **request},
         )
         ask = _Ask(result, event, source, prompt, options)
         if cached:
             return await self._close(ask, system, True, "allow always (remembered)", "cached")
+        verdict = _hook_verdict(required)
+        if verdict is not None:  # a handler of approval:required decided: nobody is asked
+            approved, said, ask.result = verdict(ask.result)
+            return await self._close(ask, system, approved, said, "hook")
         if system is None:
             return await self._close(ask, system, False, "", "no_approval_system")
         try:
@@ -484,6 +493,44 @@ class ApprovalGate:
         )
 
 
+_Verdict: TypeAlias = Callable[[HookResult], tuple[bool, str, HookResult]]
+
+
+def _hook_verdict(required: object) -> _Verdict | None:
+    """What the handlers of ``approval:required`` decided, if anything: a ``deny`` result
+    denies (its ``reason`` joins the asking hook's); a result whose data holds
+    ``decision: "allow"`` grants, with the data's ``tool_input`` (when a handler changed it)
+    replacing the input asked about. Anything else leaves the decision to the human."""
+    if not isinstance(required, HookResult):
+        return None
+    if required.action == "deny":
+        why = required.reason or "denied"
+        who = required.source or "an approval:required handler"
+
+        def denied(asked: HookResult) -> tuple[bool, str, HookResult]:
+            reason = f"{why} (decided by {who})"
+            if asked.reason:
+                reason = f"{reason}; {asked.reason}"
+            return False, why, asked.model_copy(update={"reason": reason})
+
+        return denied
+    data = required.data or {}
+    if data.get("decision") != "allow":
+        return None
+
+    def granted(asked: HookResult) -> tuple[bool, str, HookResult]:
+        updated = data.get("tool_input")
+        original = (asked.data or {}).get("tool_input")
+        if isinstance(updated, dict) and original is not None and updated != original:
+            changed = {**(asked.data or {}), "tool_input": updated}
+            if "input" in changed:
+                changed["input"] = updated
+            asked = asked.model_copy(update={"data": changed})
+        return True, "allow (decided by an approval:required handler)", asked
+
+    return granted
+
+
 def _provider_request(ask: _Ask) -> ApprovalRequest:
     """The :class:`ApprovalRequest` an ecosystem-style provider receives for ``ask``."""
     data = ask.result.data or {}
@@ -512,12 +559,16 @@ def _approval_subject(result: HookResult, event: str, source: str) -> dict[str, 
     """Who asked, for which event and which tool: the common keys of the approval events."""
     data = result.data or {}
     tool_name = data.get("tool_name") or data.get("tool")
-    return {
+    subject: dict[str, Any] = {
         "hook": source,
         "event": event,
         "trigger_event": event,
         "tool_name": tool_name if isinstance(tool_name, str) else None,
     }
+    tool_input = data.get("tool_input")
+    if isinstance(tool_input, dict):  # what is asked about, for handlers that decide it
+        subject["tool_input"] = tool_input
+    return subject
 
 
 def _denial_reason(ask: _Ask, answer: str, why: _Why, system: str | None, error: str | None) -> str:
@@ -534,6 +585,8 @@ def _denial_reason(ask: _Ask, answer: str, why: _Why, system: str | None, error:
             f"Denied by default: approval system {system} failed ({error}) on {request}; "
             "approval_default is 'deny'"
         )
+    elif why == "hook":
+        text = f"Denied by a hook on approval:required without asking: {request}"
     else:
         text = f"No approval system available to ask {request}; denied by the kernel"
     if ask.result.reason:

@@ -24,6 +24,7 @@ class LoopConfig(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
     max_iterations: int = Field(default=20, ge=1)
+    max_stop_continuations: int = Field(default=3, ge=0)
     default_provider: str | None = None
     model: str | None = None
     working_dir: str | None = None

@@ -6,8 +6,10 @@ A turn: ``prompt:submit`` -> ``execution:start`` -> (``provider:request`` -> pro
 What each result does at each event is written down in ``docs/orchestrator.md``; in short:
 a deny blocks (the model sees it as the tool's error), a modify replaces what the event
 carries, ``ask_user`` goes to the approval system where something can be gated, injections
-reach the next provider request. A hook never crashes a turn; a gate that cannot be decided
-denies.
+reach the next provider request, and a deny at ``prompt:complete`` (a Stop hook's block)
+sends the agent back to work with the reason as its next instruction, at most
+``max_stop_continuations`` times a turn. A hook never crashes a turn; a gate that cannot be
+decided denies.
 """
 
 from __future__ import annotations
@@ -113,6 +115,7 @@ class TurnRunner:
         self.running_tools: list[str] = []
         self.outcome: TurnOutcome | None = None  # of the running (else the last) turn
         self.finishing = False  # the turn stopped and fires its closing events
+        self.stop_continuations = 0  # times stop hooks sent the agent back to work this turn
         self._ephemeral: list[dict[str, Any]] = []  # where the kernel does not queue them
         self._requests = MessageCache(Message.model_validate)
         self._checked = CheckedPrefix()
@@ -222,6 +225,7 @@ class TurnRunner:
         started = time.perf_counter()
         outcome = self.outcome = TurnOutcome(status="completed")
         self.finishing = False
+        self.stop_continuations = 0
         submitted = await self.hooks.emit(ev.PROMPT_SUBMIT, {"prompt": prompt, "turn": turn})
         handled = await self.process(submitted, ev.PROMPT_SUBMIT)
         if handled.action == "deny":
@@ -235,35 +239,94 @@ class TurnRunner:
         if submitted.data is not None and isinstance(submitted.data.get("prompt"), str):
             prompt = submitted.data["prompt"]
 
+        completed = False  # prompt:complete has fired for the turn's final answer
         try:
             await self.hooks.emit(ev.EXECUTION_START, {"prompt": prompt, "turn": turn})
             await self._include_mentions(prompt, context)
             await context.add_message({"role": "user", "content": prompt})
             await self._loop(outcome, turn, context)
+            completed = await self._keep_working(outcome, prompt, turn, started, context)
         except asyncio.CancelledError:
             outcome.status = "cancelled"
             raise
         finally:
             self.finishing = True
-            await self._finish(outcome, prompt, turn, started)
+            await self._finish(outcome, prompt, turn, started, completed=completed)
         return outcome
 
-    async def _finish(self, outcome: TurnOutcome, prompt: str, turn: int, started: float) -> None:
+    async def _complete(
+        self, outcome: TurnOutcome, prompt: str, turn: int, started: float, *, again: bool
+    ) -> Any:
+        """Fire ``prompt:complete`` (``stop_hook_active`` says a stop hook already sent the
+        agent back to work in this turn); return the combined result."""
+        await self.loop.check_memory(None)
+        data: dict[str, Any] = {
+            "prompt": prompt,
+            "response": outcome.response,
+            "turn": turn,
+            "duration": time.perf_counter() - started,
+            "iterations": outcome.iterations,
+            "usage": dict(outcome.usage),
+        }
+        if again:
+            data["stop_hook_active"] = True
+        return await self.hooks.emit(ev.PROMPT_COMPLETE, data)
+
+    async def _keep_working(
+        self, outcome: TurnOutcome, prompt: str, turn: int, started: float, context: Any
+    ) -> bool:
+        """Stop hooks: while ``prompt:complete`` is denied (Claude Code's Stop ``decision:
+        block``), the agent goes on working with the reason as its next instruction, at most
+        ``max_stop_continuations`` times per turn. Returns True once ``prompt:complete`` has
+        fired for the final answer; False when the turn did not end normally (the closing
+        events then fire it)."""
+        limit = self.loop.config.max_stop_continuations
+        continued = 0
+        while outcome.status == "completed" and not self.loop.cancelled:
+            result = await self._complete(outcome, prompt, turn, started, again=continued > 0)
+            if getattr(result, "action", None) != "deny":
+                return True
+            reason = result.reason or "a stop hook asks you to continue"
+            if continued >= limit:
+                message = (
+                    f"stop hook {getattr(result, 'source', None)!r} asked to continue again "
+                    f"({reason}); the turn ends after {limit} continuation(s) "
+                    "(max_stop_continuations)"
+                )
+                await self.notify(message, "warning")
+                if getattr(result, "context_injections", None):  # read at the next request
+                    aside = result.model_copy(update={"action": "inject_context"})
+                    await self.process(aside, ev.PROMPT_COMPLETE, gate=False)
+                return True
+            continued += 1
+            self.stop_continuations = continued
+            await self.hooks.emit(
+                ev.USER_NOTIFICATION,
+                {
+                    "message": f"A stop hook sent the agent back to work: {reason}",
+                    "level": "info",
+                    "source": getattr(result, "source", None) or "hooks",
+                },
+            )
+            await context.add_message({"role": "user", "content": reason})
+            await self._loop(outcome, turn, context)
+        return False
+
+    async def _finish(
+        self,
+        outcome: TurnOutcome,
+        prompt: str,
+        turn: int,
+        started: float,
+        *,
+        completed: bool = False,
+    ) -> None:
         duration = time.perf_counter() - started
         if self.loop.cancelled:
             outcome.status = "cancelled"
-        await self.loop.check_memory(None)
-        await self.hooks.emit(
-            ev.PROMPT_COMPLETE,
-            {
-                "prompt": prompt,
-                "response": outcome.response,
-                "turn": turn,
-                "duration": duration,
-                "iterations": outcome.iterations,
-                "usage": dict(outcome.usage),
-            },
-        )
+        if not completed:
+            again = self.stop_continuations > 0
+            await self._complete(outcome, prompt, turn, started, again=again)
         execution_status = {"cancelled": "cancelled", "error": "error"}.get(
             outcome.status, "completed"
         )
@@ -650,8 +713,11 @@ class TurnRunner:
             who = f" by hook {source!r}" if source else ""
             content = f"Error: tool call denied{who}: {handled.reason or 'denied'}"
             return self._tool_message(call_id, name, content, error=True)
-        if pre.data is not None and pre.data.get("tool_input") is not tool_input:
-            modified = pre.data.get("tool_input")
+        carried = pre.data
+        if gate.action == "ask_user" and isinstance((handled.data or {}).get("tool_input"), dict):
+            carried = handled.data  # what was approved (a PermissionRequest hook may rewrite it)
+        if carried is not None and carried.get("tool_input") is not tool_input:
+            modified = carried.get("tool_input")
             if isinstance(modified, dict):
                 tool_input = modified
             else:

@@ -14,9 +14,10 @@ from amplifier_hooks_util.tool_inputs import working_dir
 
 from .config import MODULE_ID, BashConfig, parse_config
 from .inputs import BashInput
-from .tool import SHELL, TOOL_NAME, BashTool
+from .tool import ENVIRONMENT_CAPABILITY, SHELL, TOOL_NAME, BashTool
 
 __all__ = [
+    "ENVIRONMENT_CAPABILITY",
     "MODULE_ID",
     "SHELL",
     "TOOL_NAME",
@@ -43,5 +44,9 @@ def working_dir_for(coordinator: Any, config: BashConfig) -> Path:
 async def mount(coordinator: Any, config: Mapping[str, Any] | None = None) -> None:
     """Mount the ``bash`` tool under ``tools``; a config mistake raises, naming the key."""
     settings = parse_config(config)
-    tool = BashTool(working_dir_for(coordinator, settings), settings)
+    get = getattr(coordinator, "get_capability", None)
+    session_environment = (lambda: get(ENVIRONMENT_CAPABILITY)) if callable(get) else None
+    tool = BashTool(
+        working_dir_for(coordinator, settings), settings, session_environment=session_environment
+    )
     await coordinator.mount("tools", tool, name=TOOL_NAME)

@@ -2,10 +2,11 @@
 
 Each call runs ``/bin/bash -c <command>`` in the working directory, in a new session (no
 controlling terminal) and process group, with stdin from ``/dev/null`` and the session's
-environment plus the configured extra variables. stdout and stderr are read as they come and
-each is capped at ``max_output_bytes``: the head and the tail are kept around a
-``[... N bytes truncated ...]`` marker, so a command that prints gigabytes costs a fixed amount
-of memory.
+environment plus the configured extra variables plus the variables the session offers under
+the capability ``session.environment`` (a ``SessionStart`` hook's ``CLAUDE_ENV_FILE``).
+stdout and stderr are read as they come and each is capped at ``max_output_bytes``: the head
+and the tail are kept around a ``[... N bytes truncated ...]`` marker, so a command that
+prints gigabytes costs a fixed amount of memory.
 
 The call ends when the shell has exited and both output streams are closed (a background job
 that keeps them open counts as part of the command). Past the timeout the whole process group
@@ -16,7 +17,9 @@ once. (:mod:`amplifier_hooks_util.process` does the running.)
 
 from __future__ import annotations
 
+import logging
 import os
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any, Final
 
@@ -27,18 +30,31 @@ from amplifier_core import ToolResult
 from .config import BashConfig
 from .inputs import failure, input_schema, parse_input
 
-__all__ = ["SHELL", "TOOL_NAME", "BashTool"]
+__all__ = ["ENVIRONMENT_CAPABILITY", "SHELL", "TOOL_NAME", "BashTool"]
+
+logger = logging.getLogger(__name__)
 
 TOOL_NAME: Final = "bash"
 SHELL: Final = "/bin/bash"
+ENVIRONMENT_CAPABILITY: Final = "session.environment"
+"""The coordinator capability asked before each command: a callable returning variables the
+session sets for its commands (hooks-declarative's ``CLAUDE_ENV_FILE``); they override the
+inherited environment and ``env``."""
 
 
 class BashTool:
     """Runs a shell command in ``working_dir`` and returns ``{stdout, stderr, returncode}``."""
 
-    def __init__(self, working_dir: Path, config: BashConfig | None = None) -> None:
+    def __init__(
+        self,
+        working_dir: Path,
+        config: BashConfig | None = None,
+        *,
+        session_environment: Callable[[], object] | None = None,
+    ) -> None:
         self.working_dir = Path(working_dir)
         self.config = config or BashConfig()
+        self._session_environment = session_environment
         cfg = self.config
         self._description = (
             f"Run a shell command with {SHELL} -c in the working directory "
@@ -68,7 +84,22 @@ class BashTool:
         return self._schema
 
     def _environment(self) -> dict[str, str]:
-        return {**os.environ, **self.config.env}
+        return {**os.environ, **self.config.env, **self._session_variables()}
+
+    def _session_variables(self) -> dict[str, str]:
+        """The variables the session offers under :data:`ENVIRONMENT_CAPABILITY`, read now;
+        one that fails is logged and skipped (the command still runs)."""
+        if self._session_environment is None:
+            return {}
+        try:
+            offered = self._session_environment()
+            found = offered() if callable(offered) else None
+        except Exception as err:
+            logger.warning("bash: the session's %s failed: %s", ENVIRONMENT_CAPABILITY, err)
+            return {}
+        if not isinstance(found, Mapping):
+            return {}
+        return {str(k): str(v) for k, v in found.items()}
 
     async def execute(self, input: dict[str, Any]) -> ToolResult:
         """Run ``input["command"]``; failures (exit code, timeout, spawn) are failed results."""
