@@ -1,10 +1,12 @@
 """Command hook cost: ``CommandRunner.run`` versus a bare subprocess of the same script.
 
-    python bench/command_hook.py [--runs 400] [--warmup 30] [--json PATH] [--check]
+    python bench/command_hook.py [--runs 400] [--warmup 30] [--protocol NAME ...] [--json PATH]
+                                 [--check]
 
-The script is a tiny ``/bin/sh`` hook that reads its stdin and echoes an allow answer. Both
-sides run it through ``/bin/sh -c`` with the same stdin bytes (the amplifier protocol's event
-object for a ``PreToolUse`` of ``bash``):
+For each hook protocol (``amplifier``, ``claude-code``, ``gemini``, ``cursor``: every format
+whose scripts run unchanged), the script is a tiny ``/bin/sh`` hook that reads its stdin and
+echoes that format's allow answer. Both sides run it through ``/bin/sh -c`` with the same stdin
+bytes (the protocol's event object for a ``PreToolUse`` of ``bash``):
 
 * **bare**: ``asyncio.create_subprocess_exec`` with three pipes, then ``communicate(stdin)``;
   nothing else (no timeout, no cap, no process group, no parsing);
@@ -15,7 +17,8 @@ object for a ``PreToolUse`` of ``bash``):
 Runs alternate (bare first on even runs, hook first on odd ones) so that drift of the machine
 hits both alike. Prints each side's median and p90 in microseconds, the difference of the
 medians, and the median of the paired differences: the cost a command hook adds over the
-process spawn itself. The target is under 1 ms (``--check`` exits 1 when it is missed).
+process spawn itself, per protocol. The target is under 1 ms (``--check`` exits 1 when any
+protocol misses it).
 """
 
 from __future__ import annotations
@@ -32,7 +35,8 @@ from pathlib import Path
 from typing import Any
 
 try:
-    from amplifier_module_hooks_declarative.command import CommandRunner, amplifier_input, encode
+    from amplifier_module_hooks_declarative.command import CommandRunner, encode
+    from amplifier_module_hooks_declarative.protocols import PROTOCOL_MODULES, command_protocol
     from amplifier_module_hooks_declarative.specs import CommandHookSpec
     from amplifier_module_hooks_declarative.types import HookContext
 except ImportError as err:  # run from a checkout without the packages installed
@@ -41,8 +45,19 @@ except ImportError as err:  # run from a checkout without the packages installed
         "pip install -e core -e modules/hooks-declarative"
     )
 
-HOOK_SCRIPT = '#!/bin/sh\ncat > /dev/null\necho \'{"action": "allow"}\'\n'
+#: Each protocol's answer that allows the call.
+ALLOW_ANSWERS: dict[str, str] = {
+    "amplifier": '{"action": "allow"}',
+    "claude-code": '{"hookSpecificOutput": {"hookEventName": "PreToolUse", '
+    '"permissionDecision": "allow"}}',
+    "gemini": '{"decision": "allow"}',
+    "cursor": '{"permission": "allow"}',
+}
 TARGET_US = 1000.0
+
+
+def _script(answer: str) -> str:
+    return f"#!/bin/sh\ncat > /dev/null\necho '{answer}'\n"
 
 
 def _context(project_dir: str) -> HookContext:
@@ -67,7 +82,7 @@ def _context(project_dir: str) -> HookContext:
     )
 
 
-async def _bare(command: str, stdin: bytes, cwd: str) -> float:
+async def _bare(command: str, stdin: bytes, cwd: str, env: dict[str, str]) -> float:
     started = time.perf_counter()
     proc = await asyncio.create_subprocess_exec(
         "/bin/sh",
@@ -77,6 +92,7 @@ async def _bare(command: str, stdin: bytes, cwd: str) -> float:
         stdout=asyncio.subprocess.PIPE,
         stderr=asyncio.subprocess.PIPE,
         cwd=cwd,
+        env=env,
     )
     out, _ = await proc.communicate(stdin)
     elapsed = time.perf_counter() - started
@@ -102,63 +118,72 @@ def _p90(values: list[float]) -> float:
     return statistics.quantiles(values, n=10)[-1]
 
 
-async def measure(runs: int, warmup: int) -> dict[str, Any]:
+async def measure(protocol: str, runs: int, warmup: int) -> dict[str, Any]:
+    """Both sides, ``runs`` times each, for one protocol."""
     with tempfile.TemporaryDirectory(prefix="command-hook-bench-") as workdir:
         script = Path(workdir) / "allow.sh"
-        script.write_text(HOOK_SCRIPT)
+        script.write_text(_script(ALLOW_ANSWERS[protocol]))
         script.chmod(0o755)
         command = f"sh {script}"
         ctx = _context(workdir)
-        stdin = encode(amplifier_input(ctx))
-        spec = CommandHookSpec(type="command", command=command, timeout_ms=10_000)
+        stdin = encode(command_protocol(protocol).stdin(ctx, workdir))
+        env = {**os.environ, **command_protocol(protocol).environment(ctx, workdir)}
+        spec = CommandHookSpec(
+            type="command",
+            command=command,
+            timeout_ms=10_000,
+            protocol=protocol,  # type: ignore[arg-type]  # checked against PROTOCOL_MODULES
+        )
         runner = CommandRunner(spec, label="bench PreToolUse[0]", project_dir=workdir)
 
         for _ in range(warmup):
-            await _bare(command, stdin, workdir)
+            await _bare(command, stdin, workdir, env)
             await _hook(runner, ctx)
         bare: list[float] = []
         hook: list[float] = []
         for n in range(runs):
             if n % 2 == 0:
-                bare.append(await _bare(command, stdin, workdir))
+                bare.append(await _bare(command, stdin, workdir, env))
                 hook.append(await _hook(runner, ctx))
             else:
                 hook.append(await _hook(runner, ctx))
-                bare.append(await _bare(command, stdin, workdir))
+                bare.append(await _bare(command, stdin, workdir, env))
 
     paired = [h - b for h, b in zip(hook, bare, strict=True)]
     bare_median, hook_median = statistics.median(bare), statistics.median(hook)
     return {
+        "protocol": protocol,
         "runs": runs,
         "stdin_bytes": len(stdin),
-        "python": sys.version.split()[0],
-        "cpus": os.cpu_count(),
         "bare_median_us": _us(bare_median),
         "bare_p90_us": _us(_p90(bare)),
         "hook_median_us": _us(hook_median),
         "hook_p90_us": _us(_p90(hook)),
         "added_median_us": _us(hook_median - bare_median),
         "added_paired_median_us": _us(statistics.median(paired)),
-        "target_us": TARGET_US,
         "samples_us": {"bare": [_us(v) for v in bare], "hook": [_us(v) for v in hook]},
     }
 
 
-def report(result: dict[str, Any]) -> str:
+def report(results: list[dict[str, Any]]) -> str:
+    first = results[0]
     lines = [
-        f"command hook vs bare subprocess: {result['runs']} runs each, "
-        f"{result['stdin_bytes']} bytes of stdin, Python {result['python']}, "
-        f"{result['cpus']} CPUs",
+        f"command hook vs bare subprocess: {first['runs']} runs each, "
+        f"Python {sys.version.split()[0]}, {os.cpu_count()} CPUs",
         "",
-        f"{'':28} {'median us':>10} {'p90 us':>10}",
-        f"{'bare create_subprocess_exec':28} {result['bare_median_us']:>10.0f} "
-        f"{result['bare_p90_us']:>10.0f}",
-        f"{'CommandRunner.run':28} {result['hook_median_us']:>10.0f} "
-        f"{result['hook_p90_us']:>10.0f}",
+        f"{'protocol':12} {'stdin B':>8} {'bare med':>9} {'bare p90':>9} {'hook med':>9} "
+        f"{'hook p90':>9} {'added':>7} {'paired':>7}  (us)",
+    ]
+    for r in results:
+        lines.append(
+            f"{r['protocol']:12} {r['stdin_bytes']:>8} {r['bare_median_us']:>9.0f} "
+            f"{r['bare_p90_us']:>9.0f} {r['hook_median_us']:>9.0f} {r['hook_p90_us']:>9.0f} "
+            f"{r['added_median_us']:>7.0f} {r['added_paired_median_us']:>7.0f}"
+        )
+    lines += [
         "",
-        f"added by the hook (difference of medians): {result['added_median_us']:.0f} us",
-        f"added by the hook (median of paired runs): {result['added_paired_median_us']:.0f} us",
-        f"target: under {TARGET_US:.0f} us",
+        "added: difference of the medians; paired: median of the paired differences",
+        f"target: under {TARGET_US:.0f} us added, for every protocol",
     ]
     return "\n".join(lines)
 
@@ -167,21 +192,25 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=400, help="timed runs of each side")
     parser.add_argument("--warmup", type=int, default=30, help="untimed runs of each side first")
+    parser.add_argument(
+        "--protocol",
+        action="append",
+        choices=sorted(ALLOW_ANSWERS),
+        help="measure only this protocol (repeatable; default: all)",
+    )
     parser.add_argument("--json", type=Path, help="also write the figures and samples here")
     parser.add_argument("--check", action="store_true", help="exit 1 unless under the target")
     options = parser.parse_args(argv)
     if options.runs < 2:
         parser.error("--runs must be at least 2")
-    result = asyncio.run(measure(options.runs, options.warmup))
-    print(report(result))
+    protocols = options.protocol or [p for p in ALLOW_ANSWERS if p in PROTOCOL_MODULES]
+    results = [asyncio.run(measure(p, options.runs, options.warmup)) for p in protocols]
+    print(report(results))
     if options.json is not None:
         options.json.parent.mkdir(parents=True, exist_ok=True)
-        options.json.write_text(json.dumps(result, indent=1))
-    if options.check and max(result["added_median_us"], result["added_paired_median_us"]) >= (
-        TARGET_US
-    ):
-        return 1
-    return 0
+        options.json.write_text(json.dumps(results, indent=1))
+    worst = max(max(r["added_median_us"], r["added_paired_median_us"]) for r in results)
+    return 1 if options.check and worst >= TARGET_US else 0
 
 
 if __name__ == "__main__":

@@ -9,6 +9,8 @@
     amplifier-hooks modules               installed modules, their distributions, import errors
     amplifier-hooks validate BUNDLE       check a bundle file
     amplifier-hooks trust [PATH]          let a project run the hook files it brings
+    amplifier-hooks hooks list [--bundle B] [--project DIR] [--json]
+                                          every declarative hook found, and what is skipped
     amplifier-hooks emit EVENT --bundle B --data JSON
                                           fire one event through a bundle's hooks
     amplifier-hooks events                the event catalogue

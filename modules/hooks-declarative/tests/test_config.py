@@ -264,21 +264,21 @@ def test_claude_code_settings_file(caplog: pytest.LogCaptureFixture) -> None:
     assert [h.spec.command for s in resume.steps for h in s.hooks] == ["./resume.sh"]  # type: ignore[union-attr]
 
 
-def test_claude_code_events_and_types_without_counterpart_are_skipped(
+def test_claude_code_events_without_counterpart_are_skipped_and_prompt_hooks_kept(
     caplog: pytest.LogCaptureFixture,
 ) -> None:
     text = """{"hooks": {
-      "SubagentStop": [{"hooks": [{"type": "command", "command": "./x.sh"}]}],
+      "TeammateIdle": [{"hooks": [{"type": "command", "command": "./x.sh"}]}],
       "Stop": [{"hooks": [{"type": "prompt", "prompt": "Is the work done?"},
                           {"type": "command", "command": "./y.sh"}]}]
     }, "model": "opus"}"""
     with caplog.at_level(logging.WARNING, logger="amplifier_module_hooks_declarative"):
         document = parse_claude_settings(text, ".claude/settings.local.json")
     assert entries(document) == [
-        ("prompt:complete", ".claude/settings.local.json:hooks.Stop[0].hooks[1]", "command")
+        ("prompt:complete", ".claude/settings.local.json:hooks.Stop[0].hooks[0]", "prompt"),
+        ("prompt:complete", ".claude/settings.local.json:hooks.Stop[0].hooks[1]", "command"),
     ]
-    assert "'SubagentStop' has no counterpart here" in caplog.text
-    assert "prompt hooks are not run" in caplog.text
+    assert "'TeammateIdle' is never fired here" in caplog.text
 
 
 @pytest.mark.parametrize(
@@ -345,8 +345,8 @@ BAD_FILES: list[tuple[str, str]] = [
         "(did you mean 'tool:pre'?)",
     ),
     (
-        "hooks:\n  SubagentStop: []\n",
-        "hooks.SubagentStop: event 'SubagentStop' (Claude Code) has no counterpart here",
+        "hooks:\n  TeammateIdle: []\n",
+        "hooks.TeammateIdle: event 'TeammateIdle' (Claude Code) has no counterpart here",
     ),
     (
         "hooks:\n  tool:pre:\n    - type: comand\n      command: ls\n",
@@ -544,11 +544,20 @@ def test_config_defaults() -> None:
         "include_user": True,
         "include_project": True,
         "claude_code": True,
+        "gemini": True,
+        "cursor": True,
+        "plugins": [],
+        "disabled_plugins": [],
+        "hook_shell": True,
         "priority": 0,
         "async_grace_s": 5.0,
         "strict": False,
         "environment": "inherit",
         "pass_env": [],
+        "prompt_provider": None,
+        "prompt_model": None,
+        "prompt_on_failure": "warn",
+        "agent_max_turns": 50,
     }
     assert parse_config({}) == config
 
@@ -562,11 +571,20 @@ def test_every_config_key_is_accepted() -> None:
         "include_user": False,
         "include_project": False,
         "claude_code": False,
+        "gemini": False,
+        "cursor": False,
+        "plugins": ["plugins/security-guard", "~/marketplaces/acme"],
+        "disabled_plugins": ["lint@acme"],
+        "hook_shell": False,
         "priority": -10,
         "async_grace_s": 0.5,
         "strict": True,
         "environment": "minimal",
         "pass_env": ["GIT_*"],
+        "prompt_provider": "guard",
+        "prompt_model": "gpt-4o-mini",
+        "prompt_on_failure": "block",
+        "agent_max_turns": 5,
     }
     assert parse_config(raw).model_dump() == raw
 
@@ -578,7 +596,9 @@ def test_every_config_key_is_accepted() -> None:
             {"hookz": {}},
             "hooks-declarative: config: hookz: unknown key 'hookz' (did you mean 'hooks'?); "
             "expected one of: hooks, files, project_dir, user_dir, include_user, "
-            "include_project, claude_code, priority, async_grace_s",
+            "include_project, claude_code, gemini, cursor, plugins, disabled_plugins, "
+            "hook_shell, priority, async_grace_s, strict, environment, pass_env, "
+            "prompt_provider, prompt_model, prompt_on_failure, agent_max_turns",
         ),
         ({"files": "a.yaml"}, "hooks-declarative: config: files: expected a list, got str"),
         ({"files": [3]}, "hooks-declarative: config: files[0]: expected a string, got int 3"),

@@ -51,7 +51,9 @@ def test_the_ten_app_cli_names_and_claude_code_names() -> None:
     assert CLAUDE_EVENTS["Stop"] == "prompt:complete"
     assert CLAUDE_EVENTS["SessionEnd"] == "session:end"
     assert CLAUDE_EVENTS["Notification"] == "user:notification"
-    assert CLAUDE_EVENTS["SubagentStop"] is None
+    assert CLAUDE_EVENTS["SubagentStop"] == "prompt:complete"  # of a child session
+    assert CLAUDE_EVENTS["PermissionRequest"] == "approval:required"
+    assert CLAUDE_EVENTS["TeammateIdle"] is None
 
 
 @pytest.mark.parametrize(

@@ -120,10 +120,18 @@ def test_include_switches(home: Path, project: Path) -> None:
         found = find_sources(settings, project_dir=project, user_dir=resolve_user_dir(settings))
         return [source.kind for source in found]
 
-    assert kinds() == ["user", "claude-settings", "claude-settings", "project"]
-    assert kinds(include_user=False) == ["claude-settings", "claude-settings", "project"]
-    assert kinds(include_project=False) == ["user"]
-    assert kinds(claude_code=False) == ["user", "project"]
+    user = ["user", "user-gemini-settings", "user-cursor-hooks"]
+    brought = ["claude-settings", "claude-settings", "gemini-settings", "cursor-hooks", "project"]
+    assert kinds() == [*user, *brought]
+    assert kinds(include_user=False) == brought
+    assert kinds(include_project=False) == user
+    assert kinds(claude_code=False) == [*user, *brought[2:]]
+    assert kinds(gemini=False, cursor=False) == [
+        "user",
+        "claude-settings",
+        "claude-settings",
+        "project",
+    ]
     assert kinds(include_user=False, include_project=False, hooks={}) == ["config"]
     settings = parse_config({"claude_code": False, "include_user": False})
     trust_project(project)

@@ -7,6 +7,7 @@ import click
 from .demo import demo
 from .emit import emit
 from .events import events
+from .hooks import hooks
 from .modules import modules
 from .run import run
 from .trust import trust
@@ -17,6 +18,7 @@ __all__ = [
     "demo",
     "emit",
     "events",
+    "hooks",
     "modules",
     "run",
     "trust",
@@ -29,6 +31,7 @@ BUILTIN_COMMANDS: tuple[click.Command, ...] = (
     modules,
     validate,
     trust,
+    hooks,
     emit,
     events,
 )

@@ -2,6 +2,7 @@
 
 A ``protocol: claude-code`` command hook gets Claude Code's stdin object and is understood the
 way Claude Code understands it. This module only translates; :mod:`.command` runs the process.
+Every field, event by event, with each difference: ``docs/hook-formats.md``.
 
 **Events** (``hook_event_name``), from the canonical event:
 
@@ -9,20 +10,31 @@ way Claude Code understands it. This module only translates; :mod:`.command` run
 canonical event            ``hook_event_name``     extra stdin fields
 =========================  ======================  =========================================
 ``tool:pre``               ``PreToolUse``          tool_name, tool_input, tool_use_id
-``tool:post``              ``PostToolUse``         ... and tool_response
-``tool:error``             ``PostToolUseFailure``  ... and error
+``approval:required``      ``PermissionRequest``   tool fields, permission_suggestions ([])
+``approval:denied``        ``PermissionDenied``    tool fields, reason
+``tool:post``              ``PostToolUse``         tool fields, tool_response, tool_result
+``tool:error``             ``PostToolUseFailure``  tool fields, error, is_interrupt
 ``prompt:submit``          ``UserPromptSubmit``    prompt
-``prompt:complete``        ``Stop``                stop_hook_active (always false)
-``session:start``          ``SessionStart``        source ``startup``
-``session:resume``         ``SessionStart``        source ``resume``
-``session:end``            ``SessionEnd``          reason ``other``
-``user:notification``      ``Notification``        message
-``context:pre_compact``    ``PreCompact``          trigger ``auto``, custom_instructions
+``prompt:complete``        ``Stop``                stop_hook_active, last_assistant_message
+``prompt:complete`` [1]_   ``SubagentStop``        ... and agent_id, agent_type,
+                                                   agent_transcript_path
+``session:fork``           ``SubagentStart``       agent_id, agent_type
+``session:start``          ``SessionStart``        source ``startup`` (or the data's), trigger
+``session:resume``         ``SessionStart``        source ``resume``, trigger
+``session:end``            ``SessionEnd``          reason (the data's, else ``other``)
+``user:notification``      ``Notification``        message, notification_type
+``context:pre_compact``    ``PreCompact``          trigger (``auto``), custom_instructions
+``context:post_compact``   ``PostCompact``         trigger
 =========================  ======================  =========================================
+
+.. [1] of a child session (its data carries ``parent_id``), or a hook declared under
+   ``SubagentStop``.
 
 Any other event keeps its PascalCase alias (or canonical name) and carries the full event
 data under ``data``. Every object has ``session_id``, ``transcript_path``, ``cwd``,
-``permission_mode`` (``default``) and ``hook_event_name``.
+``permission_mode`` (``default``), ``hook_event_name`` and hook-shell's ``timestamp``;
+``tool_result`` on ``PostToolUse`` and ``trigger`` on ``SessionStart`` are hook-shell's keys
+too.
 
 ``transcript_path`` is the event data's ``transcript_path`` when the host sets one, else
 ``transcript.jsonl`` in the session's directory of the state directory
@@ -30,6 +42,10 @@ data under ``data``. Every object has ``session_id``, ``transcript_path``, ``cwd
 ``amplifier_hooks_util.state``). The session runtime does not write a JSONL transcript there
 (its checkpoints beside it are JSON files), so the file may not exist: scripts that read the
 transcript must check for it, as careful Claude Code scripts do.
+
+**Environment**: ``CLAUDE_PROJECT_DIR``; on ``SessionStart`` also ``CLAUDE_ENV_FILE`` (and
+hook-shell's ``AMPLIFIER_ENV_FILE``), the session's file of ``export NAME=value`` lines whose
+variables reach later ``bash`` commands (:mod:`.session_env`).
 
 **Tools**: ``bash`` -> ``Bash``, ``write_file`` -> ``Write``, ``edit_file`` -> ``Edit``,
 ``read_file`` -> ``Read``; other names are unchanged. ``tool_input`` uses Claude Code's keys:
@@ -42,23 +58,30 @@ back to our keys (a path equal to the absolute form of the original keeps the or
 ``interrupted`` for ``Bash``, ``filePath`` for the file tools.
 
 **Exit codes**: 0 reads stdout (below); 2 is Claude Code's blocking error, with stderr as the
-reason: it blocks ``PreToolUse`` and ``UserPromptSubmit``, is fed to the agent as context on
-``PostToolUse``, ``PostToolUseFailure`` and ``Stop`` (the tool already ran, the turn already
-ended: the agent reads it at its next request; the turn is not reopened), and is shown to the
-user on every other event. Any other exit code is a hook failure (``on_failure``; the default
-``warn`` goes on with a warning, as Claude Code does).
+reason, per Claude Code's table: it blocks ``PreToolUse``, ``UserPromptSubmit`` and
+``PermissionRequest``; on ``Stop`` and ``SubagentStop`` it keeps the agent working, the reason
+its next instruction (a ``block`` that also carries the reason as context: loop-session
+continues the turn, other orchestrators give the model the context at its next request); it
+is fed to the agent as context on ``PostToolUse`` and ``PostToolUseFailure`` (the tool already
+ran); it is shown to the user on every other event. Any other exit code is a hook failure
+(``on_failure``; the default ``warn`` goes on with a warning, as Claude Code does).
 
 **stdout on exit 0**: a JSON object is honoured: ``continue: false`` with ``stopReason``
-(-> ``Decision.stop``; it also blocks a ``PreToolUse`` or ``UserPromptSubmit``),
-``systemMessage`` (a warning shown to the user), ``hookSpecificOutput`` with
-``permissionDecision`` ``allow`` | ``deny`` | ``ask`` and ``permissionDecisionReason``,
-``updatedInput`` (-> ``modify``, or ``ask`` with the new arguments) and ``additionalContext``
-(-> context), and the top-level ``decision`` (``block``, or on ``PreToolUse`` the older
-``approve``) with ``reason``. ``suppressOutput`` is accepted: a hook's stdout is never shown
-to the user here, so there is nothing more to hide. Stdout that is not JSON is plain text: it
-becomes context on ``UserPromptSubmit`` and ``SessionStart`` (as in Claude Code) and is
-otherwise ignored (logged at debug level). Stdout that starts with ``{`` but is not a valid
-JSON object, and fields of the wrong type, are hook failures (never silently dropped).
+(-> ``Decision.stop``; it also blocks a ``PreToolUse``, ``UserPromptSubmit`` or
+``PermissionRequest``; on ``Stop`` / ``SubagentStop`` it only lets the agent stop),
+``systemMessage`` (a warning shown to the user), ``hookSpecificOutput`` (its
+``hookEventName``, when given, must name the event) with ``permissionDecision`` ``allow`` |
+``deny`` | ``ask`` | ``defer`` (``PreToolUse`` only) and ``permissionDecisionReason``,
+``updatedInput`` (-> ``modify``, or ``ask`` with the new arguments), ``additionalContext``
+(-> context) and, on ``PermissionRequest``, ``decision`` ``{behavior: allow | deny,
+updatedInput, message, interrupt}`` (-> ``allow`` with the new arguments, which the approval
+gate grants without asking; ``block``); the top-level ``decision`` (``block``, or ``approve``:
+on ``PreToolUse`` an allow, elsewhere nothing) with ``reason``; hook-shell's
+``contextInjection`` (-> context). ``suppressOutput`` is accepted: a hook's stdout is never
+shown to the user here, so there is nothing more to hide. Stdout that is not JSON is plain
+text: it becomes context on ``UserPromptSubmit`` and ``SessionStart`` (as in Claude Code) and
+is otherwise ignored (logged at debug level). Stdout that starts with ``{`` but is not a valid
+JSON object, and fields of the wrong type or value, are hook failures (never silently dropped).
 """
 
 from __future__ import annotations
@@ -71,7 +94,10 @@ from typing import Any, Final
 
 from amplifier_hooks_util.state import session_dir
 
+from .mapping import CLAUDE_EVENTS as _DECLARED
+from .mapping import notification_type
 from .protocols import CommandProtocol
+from .session_env import env_file_for
 from .types import Decision, HookContext
 
 __all__ = [
@@ -82,6 +108,7 @@ __all__ = [
     "TOOLS_FROM_CLAUDE",
     "claude_blocked",
     "claude_decision",
+    "claude_environment",
     "claude_event",
     "claude_input",
     "claude_tool_input",
@@ -90,31 +117,28 @@ __all__ = [
 
 logger = logging.getLogger(__name__)
 
-#: Canonical event -> Claude Code ``hook_event_name``.
+#: Canonical event -> Claude Code ``hook_event_name`` (``prompt:complete`` of a child session
+#: is ``SubagentStop``, see :func:`claude_event`).
 CLAUDE_EVENTS: Final[Mapping[str, str]] = {
     "tool:pre": "PreToolUse",
+    "approval:required": "PermissionRequest",
+    "approval:denied": "PermissionDenied",
     "tool:post": "PostToolUse",
     "tool:error": "PostToolUseFailure",
     "prompt:submit": "UserPromptSubmit",
     "prompt:complete": "Stop",
+    "session:fork": "SubagentStart",
     "session:start": "SessionStart",
     "session:resume": "SessionStart",
     "session:end": "SessionEnd",
     "user:notification": "Notification",
     "context:pre_compact": "PreCompact",
+    "context:post_compact": "PostCompact",
 }
 
 #: Claude Code event name -> the canonical event a hook under that name subscribes to.
 EVENTS_FROM_CLAUDE: Final[Mapping[str, str]] = {
-    "PreToolUse": "tool:pre",
-    "PostToolUse": "tool:post",
-    "PostToolUseFailure": "tool:error",
-    "UserPromptSubmit": "prompt:submit",
-    "Stop": "prompt:complete",
-    "SessionStart": "session:start",
-    "SessionEnd": "session:end",
-    "Notification": "user:notification",
-    "PreCompact": "context:pre_compact",
+    name: event for name, event in _DECLARED.items() if event is not None
 }
 
 #: Our tool name -> Claude Code's.
@@ -129,15 +153,31 @@ CLAUDE_TOOLS: Final[Mapping[str, str]] = {
 TOOLS_FROM_CLAUDE: Final[Mapping[str, str]] = {v: k for k, v in CLAUDE_TOOLS.items()}
 
 _FILE_TOOLS: Final = frozenset({"write_file", "edit_file", "read_file"})
-_BLOCKS: Final = frozenset({"PreToolUse", "UserPromptSubmit"})
-_FEEDS_AGENT: Final = frozenset({"PostToolUse", "PostToolUseFailure", "Stop"})
+#: Exit code 2 / ``decision: block`` stops the operation (the tool call, the prompt, the
+#: permission).
+_BLOCKS: Final = frozenset({"PreToolUse", "UserPromptSubmit", "PermissionRequest"})
+#: Exit code 2 / ``decision: block`` keeps the agent working, the reason its instruction.
+_KEEPS_WORKING: Final = frozenset({"Stop", "SubagentStop"})
+#: Exit code 2 / ``decision: block`` is fed to the agent: the tool has already run.
+_FEEDS_AGENT: Final = frozenset({"PostToolUse", "PostToolUseFailure"})
 _PLAIN_TEXT_IS_CONTEXT: Final = frozenset({"UserPromptSubmit", "SessionStart"})
-_PERMISSIONS: Final = frozenset({"allow", "deny", "ask"})
+_PERMISSIONS: Final = frozenset({"allow", "deny", "ask", "defer"})
+_BEHAVIORS: Final = frozenset({"allow", "deny"})
+_TOOL_EVENTS: Final = frozenset(
+    {"PreToolUse", "PermissionRequest", "PermissionDenied", "PostToolUse", "PostToolUseFailure"}
+)
 
 
 def claude_event(ctx: HookContext) -> str:
-    """The ``hook_event_name`` for ``ctx``."""
-    return CLAUDE_EVENTS.get(ctx.event) or ctx.alias or ctx.event
+    """The ``hook_event_name`` for ``ctx``: ``SubagentStop`` for ``prompt:complete`` of a child
+    session (or a hook declared under that name), else :data:`CLAUDE_EVENTS`, else the name
+    the hook was declared under."""
+    name = CLAUDE_EVENTS.get(ctx.event)
+    if name is None:
+        return ctx.alias or ctx.event
+    if name == "Stop" and (ctx.alias == "SubagentStop" or ctx.data.get("parent_id")):
+        return "SubagentStop"
+    return name
 
 
 def _absolute(path: str, project_dir: str) -> str:
@@ -203,6 +243,67 @@ def _tool_response(tool: str | None, result: object) -> dict[str, Any]:
     return response
 
 
+def _text(data: Mapping[str, Any], key: str, default: str = "") -> str:
+    value = data.get(key)
+    return value if isinstance(value, str) else default
+
+
+def _agent_type(data: Mapping[str, Any]) -> str:
+    metadata = data.get("metadata")
+    found = metadata.get("agent_type") if isinstance(metadata, Mapping) else None
+    return _text(data, "agent_type") or (found if isinstance(found, str) else "")
+
+
+def _event_fields(name: str, ctx: HookContext, transcript: str) -> dict[str, Any]:
+    """The fields Claude Code adds for event ``name`` (the module docstring's table)."""
+    data = ctx.data
+    if name == "PostToolUse":
+        return {
+            "tool_response": _tool_response(ctx.tool, data.get("tool_result")),
+            "tool_result": data.get("tool_result"),  # hook-shell's key, our result as is
+        }
+    if name == "PostToolUseFailure":
+        error = data.get("error")
+        message = error.get("message", "") if isinstance(error, Mapping) else str(error)
+        return {"error": message, "is_interrupt": False}
+    if name == "PermissionRequest":
+        return {"permission_suggestions": []}
+    if name == "PermissionDenied":
+        return {"reason": _text(data, "reason")}
+    if name == "UserPromptSubmit":
+        return {"prompt": data.get("prompt", "")}
+    if name in _KEEPS_WORKING:
+        fields: dict[str, Any] = {
+            "stop_hook_active": data.get("stop_hook_active") is True,
+            "last_assistant_message": _text(data, "response"),
+        }
+        if name == "SubagentStop":
+            fields.update(
+                agent_id=ctx.session_id,
+                agent_type=_agent_type(data),
+                agent_transcript_path=transcript,
+            )
+        return fields
+    if name == "SubagentStart":
+        return {"agent_id": ctx.session_id, "agent_type": _agent_type(data)}
+    if name == "SessionStart":
+        default = "resume" if ctx.event == "session:resume" else "startup"
+        source = _text(data, "source", default) or default
+        return {"source": source, "trigger": source}  # trigger: hook-shell's name for it
+    if name == "SessionEnd":
+        return {"reason": _text(data, "reason", "other") or "other"}
+    if name == "Notification":
+        return {"message": data.get("message", ""), "notification_type": notification_type(data)}
+    if name in ("PreCompact", "PostCompact"):
+        trigger = _text(data, "trigger", "auto") or "auto"
+        if name == "PostCompact":
+            return {"trigger": trigger}
+        return {"trigger": trigger, "custom_instructions": _text(data, "custom_instructions")}
+    if ctx.event not in CLAUDE_EVENTS:
+        return {"data": data}
+    return {}
+
+
 def claude_input(ctx: HookContext, project_dir: str) -> dict[str, Any]:
     """Claude Code's stdin object for ``ctx`` (fields in the module docstring)."""
     name = claude_event(ctx)
@@ -217,34 +318,28 @@ def claude_input(ctx: HookContext, project_dir: str) -> dict[str, Any]:
         "cwd": cwd if isinstance(cwd, str) and cwd else project_dir,
         "permission_mode": "default",
         "hook_event_name": name,
+        "timestamp": ctx.timestamp,  # hook-shell's key
     }
-    if ctx.tool is not None:
-        payload["tool_name"] = CLAUDE_TOOLS.get(ctx.tool, ctx.tool)
+    if ctx.tool is not None or name in _TOOL_EVENTS:
+        tool = ctx.tool or ""
+        payload["tool_name"] = CLAUDE_TOOLS.get(tool, tool)
         payload["tool_input"] = claude_tool_input(ctx.tool, ctx.args, project_dir)
         call_id = data.get("tool_call_id")
         if call_id is not None:
             payload["tool_use_id"] = call_id
-    if name == "PostToolUse":
-        payload["tool_response"] = _tool_response(ctx.tool, data.get("tool_result"))
-    elif name == "PostToolUseFailure":
-        error = data.get("error")
-        payload["error"] = error.get("message", "") if isinstance(error, Mapping) else str(error)
-    elif name == "UserPromptSubmit":
-        payload["prompt"] = data.get("prompt", "")
-    elif name == "Stop":
-        payload["stop_hook_active"] = False
-    elif name == "SessionStart":
-        payload["source"] = "resume" if ctx.event == "session:resume" else "startup"
-    elif name == "SessionEnd":
-        payload["reason"] = "other"
-    elif name == "Notification":
-        payload["message"] = data.get("message", "")
-    elif name == "PreCompact":
-        payload["trigger"] = "auto"
-        payload["custom_instructions"] = ""
-    elif ctx.event not in CLAUDE_EVENTS:
-        payload["data"] = data
+    payload.update(_event_fields(name, ctx, transcript))
     return payload
+
+
+def claude_environment(ctx: HookContext, project_dir: str) -> dict[str, str]:
+    """``CLAUDE_PROJECT_DIR``, and on ``SessionStart`` ``CLAUDE_ENV_FILE``: the session's file
+    of ``export NAME=value`` lines, whose variables reach the session's later ``bash`` calls
+    (see :mod:`.session_env`)."""
+    env = {"CLAUDE_PROJECT_DIR": project_dir}
+    if ctx.session_id and claude_event(ctx) == "SessionStart":
+        path = env_file_for(ctx.session_id, project_dir)
+        env["CLAUDE_ENV_FILE"] = env["AMPLIFIER_ENV_FILE"] = str(path)
+    return env
 
 
 def _default_reason(label: str) -> str:
@@ -262,6 +357,9 @@ def claude_blocked(ctx: HookContext, reason: str, *, label: str) -> Decision:
             level="warning",
             source=label,
         )
+    if name in _KEEPS_WORKING:  # the agent goes on, the reason is its instruction
+        text = text or f"hook {label} asks you to continue (exit code 2, stderr was empty)"
+        return Decision(action="block", message=text, level="warning", context=text, source=label)
     if not text:
         logger.debug("hook %s: blocking answer without a reason on %s; nothing to do", label, name)
         return Decision(source=label)
@@ -318,6 +416,39 @@ def claude_decision(
         return f"stdout JSON: {err}"
 
 
+def _permission_request(
+    ctx: HookContext, specific: Mapping[str, Any], label: str, project_dir: str, extra: Decision
+) -> Decision | None:
+    """``hookSpecificOutput.decision`` of a ``PermissionRequest`` hook, or ``None``."""
+    where = "hookSpecificOutput."
+    decision = _field(specific, "decision", dict, "an object {behavior, ...}", where)
+    if decision is None:
+        return None
+    where += "decision."
+    behavior = _field(decision, "behavior", str, "allow or deny", where)
+    if behavior not in _BEHAVIORS:
+        raise _BadAnswer(f"{where}behavior is {behavior!r}, expected allow or deny")
+    updated = _field(decision, "updatedInput", dict, "an object", where)
+    message = _field(decision, "message", str, "a string", where)
+    interrupt = _field(decision, "interrupt", bool, "true or false", where)
+    if behavior == "deny":
+        reason = message or _default_reason(label)
+        if interrupt:
+            reason += " (the hook asked to interrupt; the turn goes on with this denial)"
+        return Decision(
+            action="block", message=reason, level="warning", context=extra.context, source=label
+        )
+    modified = None if updated is None else our_tool_input(ctx.tool, updated, ctx.args, project_dir)
+    return Decision(
+        action="allow",
+        message=extra.message,
+        level=extra.level,
+        modified_args=modified,
+        context=extra.context,
+        source=label,
+    )
+
+
 def _interpret(
     ctx: HookContext, name: str, answer: dict[str, Any], label: str, project_dir: str
 ) -> Decision:
@@ -327,18 +458,24 @@ def _interpret(
     system_message = _field(answer, "systemMessage", str, "a string", "")
     decision = _field(answer, "decision", str, "a string", "")
     reason = _field(answer, "reason", str, "a string", "")
+    injection = _field(answer, "contextInjection", str, "a string", "")  # hook-shell's key
     specific = _field(answer, "hookSpecificOutput", dict, "an object", "") or {}
     where = "hookSpecificOutput."
+    declared = _field(specific, "hookEventName", str, "a string", where)
+    if declared is not None and declared != name:
+        raise _BadAnswer(f"{where}hookEventName is {declared!r} on a {name} event")
     permission = _field(specific, "permissionDecision", str, "allow, deny or ask", where)
     permission_reason = _field(specific, "permissionDecisionReason", str, "a string", where)
     updated = _field(specific, "updatedInput", dict, "an object", where)
-    context = _field(specific, "additionalContext", str, "a string", where)
+    context = _join(_field(specific, "additionalContext", str, "a string", where), injection)
     if permission is not None and permission not in _PERMISSIONS:
         raise _BadAnswer(
-            f"{where}permissionDecision is {permission!r}, expected allow, deny or ask"
+            f"{where}permissionDecision is {permission!r}, expected allow, deny, ask or defer"
         )
+    if permission is not None and name != "PreToolUse":
+        raise _BadAnswer(f"{where}permissionDecision is for PreToolUse, not {name}")
     if decision is not None and decision not in ("block", "approve"):
-        raise _BadAnswer(f"decision is {decision!r}, expected block (or approve on PreToolUse)")
+        raise _BadAnswer(f"decision is {decision!r}, expected block or approve")
 
     if go_on is False:
         return Decision(
@@ -346,9 +483,16 @@ def _interpret(
             message=_join(stop_reason or f"stopped by hook {label}", system_message),
             level="warning",
             context=context,
-            stop=True,
+            stop=name not in _KEEPS_WORKING,  # on Stop, continue: false just lets it stop
             source=label,
         )
+    if name == "PermissionRequest":
+        extra = Decision(
+            message=system_message, level="warning" if system_message else "info", context=context
+        )
+        verdict = _permission_request(ctx, specific, label, project_dir, extra)
+        if verdict is not None:
+            return verdict
     if name == "PreToolUse" and permission is None and decision is not None:
         permission = "allow" if decision == "approve" else "deny"
         permission_reason = reason
@@ -409,6 +553,6 @@ PROTOCOL: Final = CommandProtocol(
     decision=lambda ctx, stdout, label, project_dir, truncated: claude_decision(
         ctx, stdout, label=label, project_dir=project_dir, truncated=truncated
     ),
-    environment=lambda ctx, project_dir: {"CLAUDE_PROJECT_DIR": project_dir},
+    environment=claude_environment,
 )
 """The ``claude-code`` protocol of command hooks."""

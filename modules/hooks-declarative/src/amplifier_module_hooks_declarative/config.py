@@ -19,7 +19,8 @@ A hooks file (``~/.amplifier/hooks.yaml``, ``.amplifier/hooks.yaml``, a file lis
 
 ``.claude/settings.json`` and ``.claude/settings.local.json`` are read for their ``hooks`` key,
 in Claude Code's shape. Hooks from a Claude Code block get ``protocol: claude-code``; its
-``timeout`` is in seconds; its matcher groups run their hooks in parallel, as Claude Code does.
+``timeout`` is in seconds; its matcher groups run their hooks in parallel, as Claude Code does,
+unless the group says ``parallel: false`` (hook-shell's key): then one after the other.
 
 Every problem is reported in one :class:`HooksConfigError` naming the file, the line, the key
 path and what was expected::
@@ -56,7 +57,14 @@ from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
 
 from .mapping import CLAUDE_EVENTS, ERROR_PATTERN, KNOWN_EVENTS, PASCAL_EVENTS
 from .matcher import compile_arg_pattern, compile_claude_matcher, compile_tool_pattern
-from .specs import CommandHookSpec, HookSpec, LlmHookSpec, MatcherHookSpec
+from .specs import (
+    AgentHookSpec,
+    CommandHookSpec,
+    HookSpec,
+    LlmHookSpec,
+    MatcherHookSpec,
+    PromptHookSpec,
+)
 
 __all__ = [
     "MINIMAL_ENVIRONMENT",
@@ -90,8 +98,9 @@ _SPEC_MODELS: Final[dict[str, type[BaseModel]]] = {
 }
 _DOCUMENT_KEYS: Final = ("hooks", "claude_code")
 _GROUP_KEYS: Final = ("hooks", "parallel", "matcher")
-_CLAUDE_GROUP_KEYS: Final = ("matcher", "hooks")
+_CLAUDE_GROUP_KEYS: Final = ("matcher", "hooks", "parallel")
 _CLAUDE_HOOK_KEYS: Final = ("type", "command", "timeout")
+_CLAUDE_PROMPT_KEYS: Final = ("type", "prompt", "model", "timeout", "statusMessage")
 _EVENT_NAME: Final = re.compile(r"[a-z][a-z0-9_-]*(?::[a-z0-9_-]+)+")
 
 
@@ -139,6 +148,22 @@ class DeclarativeConfig(BaseModel):
     claude_code: bool = True
     """Read the ``hooks`` of the project's ``.claude/settings.json`` and ``settings.local.json``."""
 
+    gemini: bool = True
+    """Read the ``hooks`` of Gemini CLI's ``.gemini/settings.json`` (project and ``~``)."""
+
+    cursor: bool = True
+    """Read Cursor's ``.cursor/hooks.json`` (project and ``~``)."""
+
+    plugins: list[str] = Field(default_factory=list)
+    """Claude Code plugin directories, marketplaces or directories of plugins (relative paths:
+    from the project dir; ``~`` allowed), whose hooks run (see plugins.py)."""
+
+    disabled_plugins: list[str] = Field(default_factory=list)
+    """Plugins of ``plugins`` whose hooks do not run: ``name`` or ``name@marketplace``."""
+
+    hook_shell: bool = True
+    """Read hook-shell's ``hooks.json`` files in ``.amplifier/hooks/`` (and the user's)."""
+
     priority: int = 0
     """Priority of the module's handlers in the kernel's chain (lower runs first)."""
 
@@ -154,6 +179,21 @@ class DeclarativeConfig(BaseModel):
 
     pass_env: list[str] = Field(default_factory=list)
     """With ``environment: minimal``, more variables to pass on: names or patterns (``LC_*``)."""
+
+    prompt_provider: str | None = Field(default=None, min_length=1)
+    """The mount name of the provider Claude Code ``prompt`` and ``agent`` hooks ask (default:
+    the first mounted)."""
+
+    prompt_model: str | None = Field(default=None, min_length=1)
+    """The model prompt and agent hooks ask for, in place of a hook's own ``model`` (default:
+    the hook's ``model``, else the provider's own)."""
+
+    prompt_on_failure: Literal["warn", "block", "ignore"] = "warn"
+    """What a prompt or agent hook that cannot decide does: no provider, a provider error, the
+    timeout, an ambiguous answer (``warn``: go on with a warning; ``block``: fail closed)."""
+
+    agent_max_turns: int = Field(default=50, gt=0)
+    """Model requests an agent hook may make, reading with read-only tools, before it answers."""
 
     def config_problems(self, *, working_dir: str | None = None) -> list[ConfigProblem]:
         """What mounting would reject beyond the keys' types: the inline ``hooks`` (events,
@@ -450,7 +490,7 @@ class _Parser:
             event = CLAUDE_EVENTS[name]
             if event is None:
                 logger.warning(
-                    "%s: %s: Claude Code event %r has no counterpart here; its hooks are skipped",
+                    "%s: %s: Claude Code event %r is never fired here; its hooks are skipped",
                     self.source,
                     key_path(loc),
                     name,
@@ -583,6 +623,9 @@ class _Parser:
                     key=True,
                 )
         matcher = self.matcher_string(item.get("matcher"), (*loc, "matcher"))
+        parallel = item.get("parallel", True)  # Claude Code runs a group's hooks in parallel
+        if not isinstance(parallel, bool):
+            self.fail((*loc, "parallel"), f"expected true or false, got {_describe(parallel)}")
         hooks = item.get("hooks")
         if not isinstance(hooks, list):
             self.fail((*loc, "hooks"), f"expected a list of hooks, got {_describe(hooks)}")
@@ -592,18 +635,19 @@ class _Parser:
             for index, hook in enumerate(hooks)
             if (entry := self.claude_hook(hook, (*loc, "hooks", index))) is not None
         ]
-        return HookGroup(tuple(entries), True, matcher, self.label(loc))
+        return HookGroup(tuple(entries), parallel is not False, matcher, self.label(loc))
 
     def claude_hook(self, hook: Any, loc: Loc) -> HookEntry | None:
         if not isinstance(hook, dict):
             self.fail(loc, f"expected a hook {{type, command, timeout}}, got {_describe(hook)}")
             return None
         kind = hook.get("type")
-        if kind == "prompt":
-            logger.warning("%s: Claude Code prompt hooks are not run; skipped", self.label(loc))
-            return None
+        if kind in ("prompt", "agent"):
+            return self.claude_prompt_hook(hook, loc)
         if kind != "command":
-            self.fail((*loc, "type"), f"expected 'command', got {_describe(kind)}")
+            self.fail(
+                (*loc, "type"), f"expected 'command', 'prompt' or 'agent', got {_describe(kind)}"
+            )
             return None
         for key in hook:
             if key not in _CLAUDE_HOOK_KEYS:
@@ -632,4 +676,43 @@ class _Parser:
             timeout_ms=max(1, round(timeout * 1000)),
             protocol="claude-code",
         )
+        return self.entry(spec, loc)
+
+    def claude_prompt_hook(self, hook: dict[str, Any], loc: Loc) -> HookEntry | None:
+        """A Claude Code ``type: prompt`` or ``type: agent`` hook (see prompt_hook.py): its
+        ``prompt``, ``model``, ``timeout`` (seconds) and ``statusMessage`` (not shown here)."""
+        kind = hook["type"]
+        for key in hook:
+            if key not in _CLAUDE_PROMPT_KEYS:
+                self.fail(
+                    (*loc, str(key)),
+                    _unknown_key(str(key), list(_CLAUDE_PROMPT_KEYS)),
+                    key=True,
+                )
+        prompt = hook.get("prompt")
+        if not isinstance(prompt, str) or not prompt.strip():
+            self.fail(
+                (*loc, "prompt"), f"expected a non-empty prompt string, got {_describe(prompt)}"
+            )
+            return None
+        model = hook.get("model")
+        if model is not None and (not isinstance(model, str) or not model.strip()):
+            self.fail((*loc, "model"), f"expected a model name, got {_describe(model)}")
+            return None
+        status = hook.get("statusMessage")
+        if status is not None and not isinstance(status, str):
+            self.fail((*loc, "statusMessage"), f"expected a string, got {_describe(status)}")
+        timeout = hook.get("timeout", 30 if kind == "prompt" else 60)
+        if isinstance(timeout, bool) or not isinstance(timeout, int | float) or timeout <= 0:
+            self.fail(
+                (*loc, "timeout"),
+                f"expected a number of seconds greater than 0, got {_describe(timeout)}",
+            )
+            return None
+        timeout_ms = max(1, round(timeout * 1000))
+        spec: PromptHookSpec | AgentHookSpec
+        if kind == "prompt":
+            spec = PromptHookSpec(type="prompt", prompt=prompt, model=model, timeout_ms=timeout_ms)
+        else:
+            spec = AgentHookSpec(type="agent", prompt=prompt, model=model, timeout_ms=timeout_ms)
         return self.entry(spec, loc)

@@ -10,8 +10,12 @@ Order and combination, per event:
 * A group with ``parallel: true`` runs its hooks concurrently on the same arguments and
   combines their decisions in declaration order (see :mod:`.mapping`); a block in it ends the
   event's later steps.
-* A group with ``matcher`` runs only for tools the matcher accepts (events without a tool
-  always run it).
+* A group with ``matcher`` runs only for tools the matcher accepts; on events without a
+  tool it is matched against the event's field of :data:`~.mapping.MATCH_FIELDS`
+  (``notification_type``, ``trigger``, ``reason``, ``agent_type``), and runs when the event
+  has none.
+* A step declared as ``Stop`` runs only in a top-level session, one declared as
+  ``SubagentStop`` only in a child session (:func:`~.mapping.applies_to`).
 * A command hook with ``async: true`` is started and not waited for: it never delays or
   changes the event; its outcome is logged. At cleanup, running ones get ``async_grace_s``
   seconds to finish and are then cancelled.
@@ -39,18 +43,29 @@ from .config import HookEntry, HookGroup, HooksDocument
 from .mapping import (
     ERROR_PATTERN,
     KNOWN_EVENTS,
+    STOP_EVENT,
     Outcome,
     alias_of,
+    applies_to,
     apply_modification,
     event_injections,
     is_tool_event,
+    match_target,
     to_hook_result,
 )
 from .matcher import MatcherRunner, NameMatcher, compile_claude_matcher
-from .specs import CommandHookSpec, HookSpec, LlmHookSpec, MatcherHookSpec
+from .specs import (
+    AgentHookSpec,
+    CommandHookSpec,
+    HookSpec,
+    LlmHookSpec,
+    MatcherHookSpec,
+    PromptHookSpec,
+)
 from .types import Decision, HookContext, Runner, failure_decision
 
 if TYPE_CHECKING:
+    from .config import DeclarativeConfig
     from .llm_cache import LlmCache
 
 __all__ = [
@@ -76,12 +91,19 @@ _SETTLE_CANCEL_S: Final = 1.0
 
 
 def default_runner_factory(
-    project_dir: str, coordinator: Any = None, *, pass_env: Sequence[str] | None = None
+    project_dir: str,
+    coordinator: Any = None,
+    *,
+    pass_env: Sequence[str] | None = None,
+    settings: DeclarativeConfig | None = None,
 ) -> RunnerFactory:
-    """The runners of the three hook types; command and llm runners are imported on first use,
-    so a file with only matchers needs neither. LLM hooks ask the providers mounted on
-    ``coordinator``; command hooks get the variables ``pass_env`` names (``None``: all)."""
+    """The runners of the hook types; command, llm, prompt and agent runners are imported on
+    first use, so a file with only matchers needs none of them. LLM, prompt and agent hooks ask
+    the providers mounted on ``coordinator`` (agent hooks also read with its tools); command
+    hooks get the variables ``pass_env`` names (``None``: all). ``settings`` gives prompt and
+    agent hooks the module's ``prompt_*`` and ``agent_max_turns`` keys."""
     llm_caches: dict[int, LlmCache] = {}
+    get = getattr(coordinator, "get", None)
 
     def build(spec: HookSpec, label: str) -> Runner:
         if isinstance(spec, MatcherHookSpec):
@@ -101,9 +123,19 @@ def default_runner_factory(
                     cache = llm_caches[spec.cache_size] = LlmCache(
                         spec.cache_size, spec.cache_ttl_s
                     )
-            get = getattr(coordinator, "get", None)
             providers = (lambda: get("providers")) if callable(get) else None
             return LlmRunner(spec, label=label, cache=cache, providers=providers)
+        if isinstance(spec, PromptHookSpec | AgentHookSpec):
+            from .prompt_hook import PromptDefaults, PromptRunner
+
+            defaults = PromptDefaults.from_config(settings) if settings else PromptDefaults()
+            asked = (lambda: get("providers")) if callable(get) else None
+            if isinstance(spec, PromptHookSpec):
+                return PromptRunner(spec, label=label, providers=asked, defaults=defaults)
+            from .agent_hook import AgentRunner
+
+            tools = (lambda: get("tools")) if callable(get) else None
+            return AgentRunner(spec, label=label, providers=asked, tools=tools, defaults=defaults)
         raise TypeError(f"{HANDLER_PREFIX}: no runner for hook type {type(spec).__name__}")
 
     return build
@@ -155,7 +187,9 @@ def _hook(entry: HookEntry, factory: RunnerFactory) -> _Hook:
     background = isinstance(entry.spec, CommandHookSpec) and entry.spec.async_
     runner = factory(entry.spec, entry.label)
     decide = runner.decide if isinstance(runner, MatcherRunner) else None
-    return _Hook(runner, entry.spec, entry.label, background, decide)
+    spec = getattr(runner, "spec", None)  # a runner may fill keys from the module's config
+    spec = spec if isinstance(spec, type(entry.spec)) else entry.spec
+    return _Hook(runner, spec, entry.label, background, decide)
 
 
 def plan_steps(documents: Sequence[HooksDocument], factory: RunnerFactory) -> list[PlannedStep]:
@@ -386,11 +420,11 @@ class Dispatcher:
         outcome = Outcome()
         for step in steps:
             tool_filter = step.tool_filter
-            if (
-                tool_filter is not None
-                and context.tool is not None
-                and not tool_filter(context.tool)
-            ):
+            if tool_filter is not None:
+                target = match_target(event, context.tool, data)
+                if target is not None and not tool_filter(target):
+                    continue
+            if not applies_to(step.alias, data):
                 continue
             if context.alias != step.alias:
                 context = dataclasses.replace(context, alias=step.alias)
@@ -405,8 +439,10 @@ class Dispatcher:
         result = to_hook_result(outcome, event, data)
         if result is None:
             return self._nothing()
-        if result.action == "modify" and outcome.contexts and not self._none_is_continue:
-            # Our kernel keeps injections carried by a modify result; others drop them.
+        aside = result.action == "modify" or (result.action == "deny" and event == STOP_EVENT)
+        if aside and outcome.contexts and not self._none_is_continue:
+            # Our kernel keeps injections carried by a modify result; others drop them. A
+            # blocked stop there is context for the next request (loop-basic ignores the deny).
             await self._inject_aside(outcome, event)
         return result
 

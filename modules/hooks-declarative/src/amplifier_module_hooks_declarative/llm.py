@@ -38,6 +38,11 @@ under the hook's ``on_failure``.
 
 With ``cache: true`` answers are kept in an :class:`~.llm_cache.LlmCache` (bounded, timed,
 single-flight); unusable answers and failures are never kept.
+
+The pieces every hook that asks a mounted model shares live here too, so that the Claude Code
+``prompt`` and ``agent`` hooks (:mod:`.prompt_hook`, :mod:`.agent_hook`) find, ask and read a
+model exactly as this one does: :func:`chosen_provider`, :func:`verdict_request`,
+:func:`only_object`, :func:`response_text` and :func:`describe_error`.
 """
 
 from __future__ import annotations
@@ -45,15 +50,18 @@ from __future__ import annotations
 import asyncio
 import json
 import re
-from collections.abc import Callable, Hashable, Mapping
+from collections.abc import Callable, Hashable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import partial
-from typing import Any, Final, Literal
+from typing import TYPE_CHECKING, Any, Final, Literal
 
 from .llm_cache import LlmCache, request_key
 from .specs import LlmHookSpec
 from .template import DATA_TAG, Template
 from .types import Decision, HookContext, failure_decision
+
+if TYPE_CHECKING:
+    from amplifier_core.message_models import ChatRequest
 
 Providers = Callable[[], Mapping[str, Any] | None]
 """Where a runner finds the mounted providers (``lambda: coordinator.get("providers")``)."""
@@ -64,8 +72,15 @@ __all__ = [
     "AnswerError",
     "LlmRunner",
     "LlmUnavailableError",
+    "Providers",
     "Verdict",
+    "chosen_provider",
+    "describe_error",
+    "only_object",
     "parse_answer",
+    "response_text",
+    "snippet",
+    "verdict_request",
 ]
 
 _SNIPPET: Final = 200
@@ -122,16 +137,16 @@ def parse_answer(text: str) -> Verdict:
         key, a key of the wrong type, an unknown decision, or ``safe`` and ``decision``
         contradicting each other; the message quotes the first 200 characters of the answer.
     """
-    found = _only_object(text)
+    found = only_object(text)
     reason = found.get("reason")
     if reason is not None and not isinstance(reason, str):
         raise AnswerError(
-            f"`reason` must be a string, got {type(reason).__name__}; answer: {_snippet(text)}"
+            f"`reason` must be a string, got {type(reason).__name__}; answer: {snippet(text)}"
         )
     safe = found.get("safe")
     if "safe" in found and not isinstance(safe, bool):
         raise AnswerError(
-            f"`safe` must be true or false, got {json.dumps(safe)}; answer: {_snippet(text)}"
+            f"`safe` must be true or false, got {json.dumps(safe)}; answer: {snippet(text)}"
         )
     action: Literal["allow", "block", "ask"]
     if "decision" in found:
@@ -146,28 +161,34 @@ def parse_answer(text: str) -> Verdict:
         else:
             raise AnswerError(
                 f"unknown decision {json.dumps(decision)} (expected allow, block or ask); "
-                f"answer: {_snippet(text)}"
+                f"answer: {snippet(text)}"
             )
         if isinstance(safe, bool) and safe != (action == "allow"):
             raise AnswerError(
                 f'"safe": {json.dumps(safe)} contradicts "decision": "{action}"; '
-                f"answer: {_snippet(text)}"
+                f"answer: {snippet(text)}"
             )
     elif isinstance(safe, bool):
         action = "allow" if safe else "block"
     else:
         raise AnswerError(
             'the JSON answer has neither "safe" nor "decision" '
-            f"(keys: {', '.join(sorted(found)) or 'none'}); answer: {_snippet(text)}"
+            f"(keys: {', '.join(sorted(found)) or 'none'}); answer: {snippet(text)}"
         )
     return Verdict(action=action, reason=(reason or "").strip())
 
 
-def _snippet(text: str) -> str:
+def snippet(text: str) -> str:
+    """The first 200 characters of a model's answer, quoted, as error messages show them."""
     return repr(text[:_SNIPPET]) + ("..." if len(text) > _SNIPPET else "")
 
 
-def _only_object(text: str) -> dict[str, Any]:
+def only_object(text: str) -> dict[str, Any]:
+    """The one JSON object a model's answer is: alone, or alone in one ```json fence.
+
+    :raises AnswerError: prose around it, a second object, no JSON, JSON that is not an object,
+        or an answer longer than 65,536 characters; the message quotes the answer's start.
+    """
     body = text.strip()
     fenced = _FENCE.match(body)
     if fenced is not None:
@@ -180,12 +201,12 @@ def _only_object(text: str) -> dict[str, Any]:
         where = "holds no JSON object" if "{" not in body else "is not one JSON object alone"
         raise AnswerError(
             f"the answer {where} (a verdict is exactly one JSON object, nothing around it); "
-            f"answer: {_snippet(text)}"
+            f"answer: {snippet(text)}"
         ) from None
     if not isinstance(value, dict):
         raise AnswerError(
             f"the answer is JSON but not an object ({type(value).__name__}); "
-            f"answer: {_snippet(text)}"
+            f"answer: {snippet(text)}"
         )
     return value
 
@@ -254,7 +275,7 @@ class LlmRunner:
         except LlmUnavailableError as err:
             return self._failed(f"{err} (event {context.event})")
         except Exception as err:
-            return self._failed(f"calling {spec.model} failed: {_describe(err)}")
+            return self._failed(f"calling {spec.model} failed: {describe_error(err)}")
         return self._decide(verdict)
 
     async def aclose(self) -> None:
@@ -264,24 +285,7 @@ class LlmRunner:
         """The provider to ask and its name; :class:`LlmUnavailableError` when there is none."""
         if self._provider is not None:
             return f"given:{id(self._provider)}", self._provider
-        mounted = dict((self._providers() if self._providers is not None else None) or {})
-        wanted = self.spec.provider
-        if wanted is not None:
-            if wanted not in mounted:
-                shown = ", ".join(sorted(mounted)) or "none"
-                raise LlmUnavailableError(
-                    f"no provider named {wanted!r} is mounted (mounted: {shown}); mount one "
-                    "under that name (providers: - module: provider-openai, config: {name: "
-                    f"{wanted}, ...}})"
-                )
-            return wanted, mounted[wanted]
-        if not mounted:
-            raise LlmUnavailableError(
-                "no provider is mounted, so there is no model to ask; mount one in the "
-                "bundle's providers (provider-anthropic, provider-openai ...)"
-            )
-        name = next(iter(mounted))
-        return name, mounted[name]
+        return chosen_provider(self._providers, self.spec.provider)
 
     def _key(self, provider: str, prompt: str) -> Hashable:
         return request_key(
@@ -293,20 +297,16 @@ class LlmRunner:
 
     async def _ask(self, provider: Any, prompt: str) -> str:
         """The model's answer text; raises when the call fails or the answer is unusable."""
-        from amplifier_core.message_models import ChatRequest, Message, ResponseFormatJsonSchema
-
-        request = ChatRequest(
-            messages=[
-                Message(role="system", content=GUARD_INSTRUCTIONS),
-                Message(role="user", content=prompt),
-            ],
+        request = verdict_request(
+            GUARD_INSTRUCTIONS,
+            prompt,
             model=self.spec.model,
-            max_output_tokens=self.spec.max_tokens,
-            response_format=ResponseFormatJsonSchema(json_schema=VERDICT_SCHEMA),
+            max_tokens=self.spec.max_tokens,
+            schema=VERDICT_SCHEMA,
         )
         async with asyncio.timeout(self._timeout_s):
             response = await provider.complete(request)
-        text = _response_text(response)
+        text = response_text(response)
         parse_answer(text)  # an unusable answer raises here, so it is never cached
         return text
 
@@ -320,7 +320,71 @@ class LlmRunner:
         return failure_decision(self.spec.on_failure, self.label, problem)
 
 
-def _response_text(response: Any) -> str:
+def chosen_provider(providers: Providers | None, wanted: str | None) -> tuple[str, Any]:
+    """The mounted provider called ``wanted`` (else the first mounted) and its name.
+
+    :param providers: returns the coordinator's ``providers`` mount point, read at each call.
+    :raises LlmUnavailableError: none is mounted, or none under that name; the message says
+        what is mounted and how to mount one.
+    """
+    mounted = dict((providers() if providers is not None else None) or {})
+    if wanted is not None:
+        if wanted not in mounted:
+            shown = ", ".join(sorted(mounted)) or "none"
+            raise LlmUnavailableError(
+                f"no provider named {wanted!r} is mounted (mounted: {shown}); mount one "
+                "under that name (providers: - module: provider-openai, config: {name: "
+                f"{wanted}, ...}})"
+            )
+        return wanted, mounted[wanted]
+    if not mounted:
+        raise LlmUnavailableError(
+            "no provider is mounted, so there is no model to ask; mount one in the "
+            "bundle's providers (provider-anthropic, provider-openai ...)"
+        )
+    name = next(iter(mounted))
+    return name, mounted[name]
+
+
+def verdict_request(
+    system: str,
+    prompt: str | Sequence[Mapping[str, Any]],
+    *,
+    model: str | None,
+    max_tokens: int,
+    schema: Mapping[str, Any],
+    tools: Sequence[Mapping[str, Any]] = (),
+) -> ChatRequest:
+    """The kernel's ``ChatRequest`` asking for one verdict object.
+
+    ``system`` comes first; ``prompt`` is the user message, or the whole conversation after
+    the system message (message dicts, as an orchestrator keeps them). ``schema`` goes in
+    ``response_format`` for providers with structured output; ``tools`` (``{name,
+    description, parameters}``) are offered when given. ``model`` ``None`` leaves the choice to
+    the provider.
+    """
+    from amplifier_core.message_models import (
+        ChatRequest,
+        Message,
+        ResponseFormatJsonSchema,
+        ToolSpec,
+    )
+
+    conversation = (
+        [Message(role="user", content=prompt)]
+        if isinstance(prompt, str)
+        else [Message.model_validate(dict(m)) for m in prompt]
+    )
+    return ChatRequest(
+        messages=[Message(role="system", content=system), *conversation],
+        model=model,
+        max_output_tokens=max_tokens,
+        response_format=ResponseFormatJsonSchema(json_schema=dict(schema)),
+        tools=[ToolSpec.model_validate(dict(t)) for t in tools] or None,
+    )
+
+
+def response_text(response: Any) -> str:
     """The text blocks of a ``ChatResponse``, joined (thinking and tool calls are not text)."""
     parts: list[str] = []
     for block in getattr(response, "content", None) or []:
@@ -329,6 +393,6 @@ def _response_text(response: Any) -> str:
     return "".join(parts)
 
 
-def _describe(err: Exception) -> str:
+def describe_error(err: BaseException) -> str:
     """``Type: message`` (a provider's ``llm_errors`` message names provider, model and status)."""
     return f"{type(err).__name__}: {err}" if str(err) else type(err).__name__

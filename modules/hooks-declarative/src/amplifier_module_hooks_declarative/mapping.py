@@ -6,10 +6,14 @@ Event names. A hooks file may key its lists by
 * the app-cli PascalCase names (:data:`PASCAL_EVENTS`): ``PreToolUse`` -> ``tool:pre`` ...;
   ``Error`` means every ``*:error`` event;
 * Claude Code's names (:data:`CLAUDE_EVENTS`): ``UserPromptSubmit`` -> ``prompt:submit``,
+  ``PermissionRequest`` -> ``approval:required``, ``PermissionDenied`` -> ``approval:denied``,
   ``PostToolUseFailure`` -> ``tool:error``,
-  ``Stop`` -> ``prompt:complete`` (the agent has finished answering the prompt),
-  ``SessionEnd`` -> ``session:end``, ``Notification`` -> ``user:notification``,
-  ``PreCompact`` -> ``context:pre_compact``; ``SubagentStop`` has no counterpart. In a Claude
+  ``Stop`` -> ``prompt:complete`` of a top-level session (the agent has finished answering
+  the prompt), ``SubagentStop`` -> ``prompt:complete`` of a child session (one with a
+  ``parent_id``), ``SubagentStart`` -> ``session:fork``, ``SessionEnd`` -> ``session:end``,
+  ``Notification`` -> ``user:notification``, ``PreCompact`` / ``PostCompact`` ->
+  ``context:pre_compact`` / ``context:post_compact``. Claude Code events our kernels never
+  fire (:data:`NEVER_FIRED`) map to ``None``: accepted, skipped with a warning. In a Claude
   Code block ``SessionStart`` also covers ``session:resume``, and its matcher selects by source
   (``startup`` for ``session:start``, ``resume`` for ``session:resume``), as in Claude Code;
 * canonical names (``tool:pre``), including events of third-party modules (``my_tool:done``).
@@ -26,6 +30,8 @@ ask               ``ask_user``, ``approval_prompt`` = the message(s), options Al
                   Allow always / Deny
 modify            ``modify``, ``modified_args`` merged into ``tool_input`` and ``input`` (into
                   the event data for events without a tool); on a conflict the later hook wins
+allow             on ``approval:required``: ``modify`` with ``decision: "allow"`` in the data
+                  (the approval gate grants without asking); elsewhere as continue
 allow, continue   ``continue`` (no result at all when nothing else is said)
 message           a user message at the decision's level, its source the hook's label
 context           a context injection (system role) naming the hook and the event
@@ -43,16 +49,23 @@ from amplifier_core.models import ContextInjection, HookResult
 from .types import Decision
 
 __all__ = [
+    "APPROVAL_EVENT",
     "APPROVAL_OPTIONS",
     "CLAUDE_EVENTS",
     "ERROR_PATTERN",
     "KNOWN_EVENTS",
+    "MATCH_FIELDS",
+    "NEVER_FIRED",
     "PASCAL_EVENTS",
+    "STOP_EVENT",
     "Outcome",
     "alias_of",
+    "applies_to",
     "apply_modification",
     "event_injections",
     "is_tool_event",
+    "match_target",
+    "notification_type",
     "to_hook_result",
 ]
 
@@ -73,19 +86,61 @@ PASCAL_EVENTS: Final[dict[str, str]] = {
     "MemoryUpdate": "memory:update",
 }
 
+#: Claude Code hook events that nothing in our session corresponds to: a hooks file may name
+#: them (Claude Code settings run unchanged) and their hooks are skipped with a warning.
+NEVER_FIRED: Final[tuple[str, ...]] = (
+    "Setup",
+    "UserPromptExpansion",
+    "PostToolBatch",
+    "StopFailure",
+    "TeammateIdle",
+    "TaskCreated",
+    "TaskCompleted",
+    "InstructionsLoaded",
+    "ConfigChange",
+    "CwdChanged",
+    "FileChanged",
+    "WorktreeCreate",
+    "WorktreeRemove",
+    "Elicitation",
+    "ElicitationResult",
+)
+
 #: Claude Code's hook event names; ``None``: no counterpart here (skipped with a warning).
 CLAUDE_EVENTS: Final[dict[str, str | None]] = {
     "PreToolUse": "tool:pre",
+    "PermissionRequest": "approval:required",
+    "PermissionDenied": "approval:denied",
     "PostToolUse": "tool:post",
     "PostToolUseFailure": "tool:error",
     "UserPromptSubmit": "prompt:submit",
     "Stop": "prompt:complete",
+    "SubagentStart": "session:fork",
+    "SubagentStop": "prompt:complete",
     "SessionStart": "session:start",
     "SessionEnd": "session:end",
     "Notification": "user:notification",
     "PreCompact": "context:pre_compact",
-    "SubagentStop": None,
+    "PostCompact": "context:post_compact",
+    **dict.fromkeys(NEVER_FIRED),
 }
+
+#: What a Claude Code matcher is matched against on events without a tool (Claude Code's
+#: rule): the event data key holding it. ``SessionStart`` is split by source when the file
+#: is read (``startup`` / ``resume``), so it needs none here.
+MATCH_FIELDS: Final[dict[str, str]] = {
+    "user:notification": "notification_type",
+    "context:pre_compact": "trigger",
+    "context:post_compact": "trigger",
+    "session:end": "reason",
+    "session:fork": "agent_type",
+    "prompt:complete": "agent_type",
+}
+
+#: Names that share a kernel event and apply to only one kind of session: ``Stop`` to a
+#: top-level session, ``SubagentStop`` to a child session (its events carry ``parent_id``).
+_TOP_LEVEL_ONLY: Final = frozenset({"Stop"})
+_CHILD_ONLY: Final = frozenset({"SubagentStop"})
 
 #: Every canonical event the kernels fire (amplifier-core's ``ALL_EVENTS`` and the app-cli ones).
 KNOWN_EVENTS: Final[frozenset[str]] = frozenset(
@@ -96,6 +151,15 @@ KNOWN_EVENTS: Final[frozenset[str]] = frozenset(
         "memory:update",
     }
 )
+
+STOP_EVENT: Final = "prompt:complete"
+"""Where a ``block`` means "keep working" (Claude Code's ``Stop`` / ``SubagentStop``): the
+deny's reason is the agent's next instruction on loop-session, context for the next request
+on orchestrators that ignore the result."""
+
+APPROVAL_EVENT: Final = "approval:required"
+"""Where an ``allow`` decides: the kernel's approval gate grants without asking the human
+when the combined result's data holds ``decision: "allow"`` (a ``deny`` denies)."""
 
 APPROVAL_OPTIONS: Final[tuple[str, ...]] = ("Allow once", "Allow always", "Deny")
 """The options an ``ask`` decision offers the human."""
@@ -115,6 +179,46 @@ def alias_of(event: str) -> str:
     if alias is not None:
         return alias
     return "Error" if event.endswith(":error") else event
+
+
+def applies_to(alias: str, data: dict[str, Any]) -> bool:
+    """False when the name ``alias`` was declared under does not apply to this session:
+    ``Stop`` in a child session, ``SubagentStop`` in a top-level one."""
+    if alias in _TOP_LEVEL_ONLY:
+        return not data.get("parent_id")
+    if alias in _CHILD_ONLY:
+        return bool(data.get("parent_id"))
+    return True
+
+
+def match_target(event: str, tool: str | None, data: dict[str, Any]) -> str | None:
+    """What a group's Claude Code ``matcher`` is matched against: the tool name, else the
+    event's field in :data:`MATCH_FIELDS`; ``None``: the matcher does not apply (the group
+    runs)."""
+    if tool is not None:
+        return tool
+    key = MATCH_FIELDS.get(event)
+    if key is None:
+        return None
+    if key == "notification_type":
+        return notification_type(data)
+    value = data.get(key)
+    if value is None and key == "agent_type":
+        metadata = data.get("metadata")
+        value = metadata.get("agent_type") if isinstance(metadata, dict) else None
+    return value if isinstance(value, str) else None
+
+
+def notification_type(data: dict[str, Any]) -> str:
+    """Claude Code's ``notification_type`` of a ``user:notification``: the data's own, else
+    ``permission_prompt`` when the approval gate raised it, else the notification's source."""
+    given = data.get("notification_type")
+    if isinstance(given, str) and given:
+        return given
+    source = data.get("source")
+    if source == "approval":
+        return "permission_prompt"
+    return source if isinstance(source, str) else ""
 
 
 def is_tool_event(data: dict[str, Any]) -> bool:
@@ -210,7 +314,7 @@ def _texts(decisions: list[Decision], fallback: str) -> str:
 def to_hook_result(outcome: Outcome, event: str, data: dict[str, Any]) -> HookResult | None:
     """One ``HookResult`` for the whole outcome (see the table in the module docstring), or
     ``None`` when every hook let the event pass without a word."""
-    if outcome.empty:
+    if outcome.empty and not (outcome.allowed and event == APPROVAL_EVENT):
         return None
     fields: dict[str, Any] = _message_fields(outcome.messages)
     injections = event_injections(outcome, event)
@@ -241,6 +345,9 @@ def to_hook_result(outcome: Outcome, event: str, data: dict[str, Any]) -> HookRe
         if _HAS_SOURCE and first.source:
             fields["source"] = first.source
         return HookResult(**fields)
+    if event == APPROVAL_EVENT and outcome.allowed:  # PermissionRequest: allow, not asked
+        granted = {**(new_data if new_data is not None else data), "decision": "allow"}
+        return HookResult(action="modify", data=granted, **fields)
     if new_data is not None:
         return HookResult(action="modify", data=new_data, **fields)
     if injections:

@@ -9,7 +9,9 @@ from typing import Any
 
 from .config import MINIMAL_ENVIRONMENT, MODULE_ID, parse_config
 from .dispatch import Dispatcher, RunnerFactory, default_runner_factory, plan_steps
+from .session_env import offer_session_environment
 from .sources import load_documents, resolve_project_dir, resolve_user_dir
+from .specs import CommandHookSpec
 
 __all__ = ["mount"]
 
@@ -58,9 +60,15 @@ async def mount(
     if settings.environment == "minimal":
         pass_env = [*MINIMAL_ENVIRONMENT, *settings.pass_env]
     factory = runner_factory or default_runner_factory(
-        str(project_dir), coordinator, pass_env=pass_env
+        str(project_dir), coordinator, pass_env=pass_env, settings=settings
     )
     steps = plan_steps(documents, factory)
+    if any(
+        isinstance(entry.spec, CommandHookSpec) and entry.spec.protocol == "claude-code"
+        for document in documents
+        for entry in document.entries()
+    ):  # CLAUDE_ENV_FILE reaches the session's bash commands
+        offer_session_environment(coordinator, str(project_dir))
     dispatcher = Dispatcher(steps, project_dir=str(project_dir), coordinator=coordinator)
     unregisters = dispatcher.register(registry, priority=settings.priority)
     logger.info(

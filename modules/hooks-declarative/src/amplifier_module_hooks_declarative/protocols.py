@@ -39,6 +39,8 @@ class CommandProtocol:
 PROTOCOL_MODULES: Final[Mapping[str, str]] = {
     "amplifier": ".command",
     "claude-code": ".claude_code",
+    "gemini": ".gemini",
+    "cursor": ".cursor",
 }
 """The module of each protocol; it defines ``PROTOCOL``."""
 

@@ -3,11 +3,21 @@
 Sources, in the order their hooks run for one event:
 
 1. the user's ``hooks.yaml`` in ``user_dir`` (default ``$AMPLIFIER_HOME``, else
-   ``~/.amplifier``), unless ``include_user: false``;
+   ``~/.amplifier``), then hook-shell's ``hooks.json`` files in ``<user_dir>/hooks/``
+   (:mod:`.hook_shell`; unless ``hook_shell: false``), unless ``include_user: false``;
 2. the project's Claude Code settings ``.claude/settings.json`` and
    ``.claude/settings.local.json`` (their ``hooks`` key; unless ``claude_code: false``), then the
-   project's ``.amplifier/hooks.yaml``, unless ``include_project: false``;
-3. the bundle: each file in the config's ``files`` (in order), then the config's own ``hooks``.
+   project's ``.amplifier/hooks.yaml``, then hook-shell's ``.amplifier/hooks/hooks.json`` and
+   ``.amplifier/hooks/<name>/hooks.json`` (unless ``hook_shell: false``), unless
+   ``include_project: false``;
+3. the bundle: the hooks files of each Claude Code plugin in the config's ``plugins``
+   (:mod:`.plugins`; in order, a marketplace's in its order), each file in ``files`` (in
+   order), then the config's own ``hooks``.
+
+Gemini CLI's ``settings.json`` and Cursor's ``hooks.json`` (:mod:`.gemini_config`,
+:mod:`.cursor_config`; unless ``gemini: false`` / ``cursor: false``) are read in ``~/.gemini`` and
+``~/.cursor`` after the user's files, and in the project's ``.gemini`` and ``.cursor`` after its
+Claude Code settings.
 
 The project directory is the session's ``session.working_dir`` capability, else the config's
 ``project_dir``, else the current directory. Missing user and project files are simply absent;
@@ -21,16 +31,18 @@ file changed since the project was trusted makes it untrusted again.
 
 A command hook whose script file does not exist (see :mod:`.scripts`) is an error of its
 source, with the line of its ``command``. A broken source the project brings
-(``.claude/settings*.json``, ``.amplifier/hooks.yaml``) is reported in a warning and skipped, so
-the user's and the bundle's hooks still run; with ``strict: true`` it fails the mount instead.
-The user's own file, the files in ``files`` and the inline ``hooks`` always fail the mount.
+(``.claude/settings*.json``, ``.amplifier/hooks.yaml``, ``.amplifier/hooks/**/hooks.json``) is
+reported in a warning and skipped, so the user's and the bundle's hooks still run; with
+``strict: true`` it fails the mount instead. The user's own files, the plugins, the files in
+``files`` and the inline ``hooks`` always fail the mount. A plugin that is disabled is not a
+source at all; :func:`~.survey.survey_sources` lists it, with every other hook found or skipped.
 """
 
 from __future__ import annotations
 
 import logging
 import os
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final, Literal
@@ -48,11 +60,23 @@ from .config import (
     parse_hooks_data,
     parse_hooks_text,
 )
+from .cursor_config import parse_cursor_hooks, parse_user_cursor_hooks
+from .gemini_config import parse_gemini_settings
+from .hook_shell import (
+    HOOKS_DIR_VARIABLE,
+    PROJECT_HOOKS_DIR,
+    hook_shell_files,
+    parse_hook_shell_file,
+)
+from .plugins import PLUGIN_ROOT_VARIABLE, discover_plugins
 from .scripts import script_problem
 from .specs import CommandHookSpec
+from .variables import with_variables
 
 __all__ = [
     "CLAUDE_SETTINGS_FILES",
+    "CURSOR_HOOKS_FILE",
+    "GEMINI_SETTINGS_FILE",
     "HOOKS_FILE",
     "PROJECT_HOOKS_FILE",
     "PROJECT_KINDS",
@@ -64,6 +88,7 @@ __all__ = [
     "find_sources",
     "load_documents",
     "load_source",
+    "partition_trusted",
     "read_source",
     "resolve_project_dir",
     "resolve_user_dir",
@@ -79,14 +104,36 @@ PROJECT_HOOKS_FILE: Final = ".amplifier/hooks.yaml"
 CLAUDE_SETTINGS_FILES: Final = (".claude/settings.json", ".claude/settings.local.json")
 """Claude Code's project settings whose ``hooks`` are run, relative to the project directory."""
 
-SourceKind = Literal["user", "claude-settings", "project", "file", "config"]
+SourceKind = Literal[
+    "user",
+    "user-hook-shell",
+    "claude-settings",
+    "project",
+    "hook-shell",
+    "plugin",
+    "file",
+    "config",
+    "user-gemini-settings",
+    "gemini-settings",
+    "user-cursor-hooks",
+    "cursor-hooks",
+]
 
 SOURCE_READERS: Final[dict[SourceKind, Callable[[str, str], HooksDocument]]] = {
     "claude-settings": parse_claude_settings,
+    "user-hook-shell": parse_hook_shell_file,
+    "hook-shell": parse_hook_shell_file,
+    "plugin": parse_claude_settings,
+    "user-gemini-settings": parse_gemini_settings,
+    "gemini-settings": parse_gemini_settings,
+    "user-cursor-hooks": parse_user_cursor_hooks,
+    "cursor-hooks": parse_cursor_hooks,
 }
 """The parser of each kind of file that is not a hooks file: ``reader(text, label)``."""
 
-PROJECT_KINDS: Final[frozenset[SourceKind]] = frozenset({"claude-settings", "project"})
+PROJECT_KINDS: Final[frozenset[SourceKind]] = frozenset(
+    {"claude-settings", "project", "hook-shell", "gemini-settings", "cursor-hooks"}
+)
 """Sources that come with the project rather than from the user or the bundle."""
 
 logger = logging.getLogger("amplifier_module_hooks_declarative")
@@ -100,6 +147,12 @@ class Source:
     label: str
     path: Path | None = None
     required: bool = False
+    variables: tuple[tuple[str, str], ...] = ()
+    """Directory variables its commands get, in their environment and text (:mod:`.variables`)."""
+    textual: bool = False
+    """``${NAME}`` of ``variables`` is replaced even inside single quotes (Claude Code's way)."""
+    error: HooksConfigError | None = None
+    """Why the source cannot be read, found before reading it (a broken plugin manifest)."""
 
 
 def resolve_user_dir(settings: DeclarativeConfig) -> Path:
@@ -131,17 +184,54 @@ def display_path(path: Path, project_dir: Path | None = None) -> str:
     return path.as_posix()
 
 
+GEMINI_SETTINGS_FILE: Final = ".gemini/settings.json"
+"""Gemini CLI's settings (its ``hooks``), in the project and in the home directory."""
+
+CURSOR_HOOKS_FILE: Final = ".cursor/hooks.json"
+"""Cursor's hooks file, in the project and in the home directory."""
+
+
+def _foreign_sources(settings: DeclarativeConfig, root: Path, *, user: bool) -> list[Source]:
+    """Gemini CLI's and Cursor's hook files under ``root`` (the home or the project directory),
+    as their ``gemini`` and ``cursor`` config keys allow."""
+    found: list[Source] = []
+    if settings.gemini:
+        path = root / GEMINI_SETTINGS_FILE
+        label = display_path(path, None) if user else GEMINI_SETTINGS_FILE
+        found.append(Source("user-gemini-settings" if user else "gemini-settings", label, path))
+    if settings.cursor:
+        path = root / CURSOR_HOOKS_FILE
+        label = display_path(path, None) if user else CURSOR_HOOKS_FILE
+        found.append(Source("user-cursor-hooks" if user else "cursor-hooks", label, path))
+    return found
+
+
 def find_sources(settings: DeclarativeConfig, *, project_dir: Path, user_dir: Path) -> list[Source]:
     """Every source the config asks for, in order (see the module docstring)."""
     found: list[Source] = []
     if settings.include_user:
         path = user_dir / HOOKS_FILE
         found.append(Source("user", display_path(path, None), path))
+        if settings.hook_shell:
+            found.extend(_hook_shell_sources("user-hook-shell", user_dir / "hooks", None))
+        found.extend(_foreign_sources(settings, Path.home(), user=True))
     if settings.include_project:
         if settings.claude_code:
             for name in CLAUDE_SETTINGS_FILES:
                 found.append(Source("claude-settings", name, project_dir / name))
+        found.extend(_foreign_sources(settings, project_dir, user=False))
         found.append(Source("project", PROJECT_HOOKS_FILE, project_dir / PROJECT_HOOKS_FILE))
+        if settings.hook_shell:
+            hooks_dir = project_dir / PROJECT_HOOKS_DIR
+            found.extend(_hook_shell_sources("hook-shell", hooks_dir, project_dir))
+    for plugin in discover_plugins(settings, project_dir=project_dir):
+        if plugin.skipped is not None:
+            continue
+        variables = ((PLUGIN_ROOT_VARIABLE, str(plugin.root)),)
+        if plugin.error is not None:
+            found.append(Source("plugin", plugin.label, None, True, error=plugin.error))
+        for hooks in plugin.files:
+            found.append(Source("plugin", hooks.label, hooks.path, True, variables, True))
     for raw in settings.files:
         path = Path(raw).expanduser()
         path = (path if path.is_absolute() else project_dir / path).resolve()
@@ -149,6 +239,14 @@ def find_sources(settings: DeclarativeConfig, *, project_dir: Path, user_dir: Pa
     if settings.hooks is not None:
         found.append(Source("config", "config"))
     return _unique(found)
+
+
+def _hook_shell_sources(
+    kind: SourceKind, hooks_dir: Path, project_dir: Path | None
+) -> Iterator[Source]:
+    variables = ((HOOKS_DIR_VARIABLE, str(hooks_dir)),)
+    for path in hook_shell_files(hooks_dir):
+        yield Source(kind, display_path(path, project_dir), path, variables=variables)
 
 
 def _unique(sources: Iterable[Source]) -> list[Source]:
@@ -169,6 +267,8 @@ def read_source(source: Source, settings: DeclarativeConfig) -> HooksDocument | 
 
     :raises HooksConfigError: the file is unreadable or invalid (with file, line, key path).
     """
+    if source.error is not None:
+        raise source.error
     if source.kind == "config":
         return parse_hooks_data({"hooks": settings.hooks}, source.label)
     assert source.path is not None
@@ -188,8 +288,12 @@ def read_source(source: Source, settings: DeclarativeConfig) -> HooksDocument | 
         raise HooksConfigError(source.label, [problem]) from err
     reader = SOURCE_READERS.get(source.kind)
     if reader is not None:
-        return reader(text, source.label)
-    return parse_hooks_text(text, source.label, json_text=source.path.suffix == ".json")
+        document = reader(text, source.label)
+    else:
+        document = parse_hooks_text(text, source.label, json_text=source.path.suffix == ".json")
+    if source.variables:
+        document = with_variables(document, dict(source.variables), textual=source.textual)
+    return document
 
 
 def check_scripts(
@@ -209,6 +313,8 @@ def check_scripts(
             **spec.env,
             "AMPLIFIER_PROJECT_DIR": directory,
             "CLAUDE_PROJECT_DIR": directory,
+            "GEMINI_PROJECT_DIR": directory,
+            "CURSOR_PROJECT_DIR": directory,
         }
         found = script_problem(spec.command, cwd=directory, env=env)
         if found is not None:
@@ -237,24 +343,34 @@ def load_source(
     return document
 
 
-def trusted_sources(sources: list[Source], project_dir: Path) -> list[Source]:
-    """``sources`` without the project's, unless the project is trusted; when some are left
-    out, one warning names them and says how to trust the project."""
+def partition_trusted(
+    sources: list[Source], project_dir: Path
+) -> tuple[list[Source], list[Source], str | None]:
+    """``(kept, left_out, why)``: ``sources`` without the project's existing files unless the
+    project is trusted; ``why`` says why they are left out and how to trust the project."""
     brought = [
         s for s in sources if s.kind in PROJECT_KINDS and s.path is not None and s.path.is_file()
     ]
     if not brought:
-        return sources
+        return sources, [], None
     status = trust_status(project_dir)
     if status.trusted:
-        return sources
-    logger.warning(
-        "%s: the hooks in %s did not run: %s",
-        MODULE_ID,
-        ", ".join(s.label for s in brought),
-        status.why_not(),
-    )
-    return [s for s in sources if s.kind not in PROJECT_KINDS]
+        return sources, [], None
+    return [s for s in sources if s.kind not in PROJECT_KINDS], brought, status.why_not()
+
+
+def trusted_sources(sources: list[Source], project_dir: Path) -> list[Source]:
+    """``sources`` without the project's, unless the project is trusted; when some are left
+    out, one warning names them and says how to trust the project."""
+    kept, left_out, why = partition_trusted(sources, project_dir)
+    if left_out:
+        logger.warning(
+            "%s: the hooks in %s did not run: %s",
+            MODULE_ID,
+            ", ".join(s.label for s in left_out),
+            why,
+        )
+    return kept
 
 
 def load_documents(

@@ -14,11 +14,13 @@ from pydantic import BaseModel, ConfigDict, Field
 from .types import OnFailure
 
 __all__ = [
+    "AgentHookSpec",
     "CommandHookSpec",
     "HookSpec",
     "LlmHookSpec",
     "MatchSpec",
     "MatcherHookSpec",
+    "PromptHookSpec",
 ]
 
 
@@ -41,7 +43,7 @@ class CommandHookSpec(_Spec):
     async_: bool = Field(default=False, alias="async")
     env: dict[str, str] = Field(default_factory=dict)
     max_output_bytes: int = Field(default=1_000_000, gt=0)
-    protocol: Literal["amplifier", "claude-code"] = "amplifier"
+    protocol: Literal["amplifier", "claude-code", "gemini", "cursor"] = "amplifier"
 
 
 class MatchSpec(_Spec):
@@ -87,4 +89,39 @@ class LlmHookSpec(_Spec):
     provider: str | None = Field(default=None, min_length=1)
 
 
-HookSpec = CommandHookSpec | MatcherHookSpec | LlmHookSpec
+class PromptHookSpec(_Spec):
+    """A Claude Code ``type: prompt`` hook: ask a mounted model about the event once.
+
+    ``prompt`` is Claude Code's: ``$ARGUMENTS`` stands for the hook's input JSON (appended when
+    the prompt has none). ``provider`` left ``None`` and ``on_failure`` left unset take the
+    module's ``prompt_provider`` and ``prompt_on_failure``; the module's ``prompt_model``
+    replaces ``model``. The model answers
+    ``{"ok": bool, "reason": str}`` (see :mod:`.prompt_hook`).
+    """
+
+    type: Literal["prompt"]
+    prompt: str = Field(min_length=1)
+    model: str | None = Field(default=None, min_length=1)
+    timeout_ms: int = Field(default=30_000, gt=0)
+    provider: str | None = Field(default=None, min_length=1)
+    on_failure: OnFailure = "warn"
+
+
+class AgentHookSpec(_Spec):
+    """A Claude Code ``type: agent`` hook: a prompt hook whose model may first read with the
+    session's read-only tools (``read_file``, ``glob``, ``grep``) for at most ``max_turns``
+    requests, then answers as a prompt hook does (see :mod:`.agent_hook`).
+
+    ``max_turns`` ``None`` takes the module's ``agent_max_turns``.
+    """
+
+    type: Literal["agent"]
+    prompt: str = Field(min_length=1)
+    model: str | None = Field(default=None, min_length=1)
+    timeout_ms: int = Field(default=60_000, gt=0)
+    provider: str | None = Field(default=None, min_length=1)
+    on_failure: OnFailure = "warn"
+    max_turns: int | None = Field(default=None, gt=0)
+
+
+HookSpec = CommandHookSpec | MatcherHookSpec | LlmHookSpec | PromptHookSpec | AgentHookSpec

@@ -1,0 +1,135 @@
+"""``amplifier-hooks hooks list``: every declarative hook a session would run, and what is left
+out and why.
+
+The hooks-declarative module reads hooks from the user's and the project's files, Claude Code
+settings, hook-shell directories, Claude Code plugins and the bundle's config. This command
+asks the module itself (its ``survey.survey_sources``) what each of them holds, so the list
+and a session agree, and shows it as a table (``--json`` for machines).
+"""
+
+from __future__ import annotations
+
+import importlib
+import json
+from pathlib import Path
+from typing import Any, Final
+
+import click
+from rich.markup import escape
+from rich.table import Table
+
+from amplifier_core.bundle import ModuleEntry, load_bundle
+
+from .. import output
+
+__all__ = ["hooks"]
+
+MODULE_ID: Final = "hooks-declarative"
+_PACKAGE: Final = "amplifier_module_hooks_declarative"
+
+
+@click.group(short_help="The hooks a session would run.")
+def hooks() -> None:
+    """The hooks of the hooks-declarative module: where each comes from, and what is skipped."""
+
+
+def _package_of(entry: ModuleEntry | None) -> str:
+    source = entry.source if entry is not None else None
+    if source and ":" in source and "/" not in source:
+        return source.split(":", 1)[0].split(".", 1)[0]
+    return _PACKAGE
+
+
+def _survey(entry: ModuleEntry | None, project: Path | None) -> Any:
+    package = _package_of(entry)
+    try:
+        module = importlib.import_module(f"{package}.survey")
+        config = importlib.import_module(f"{package}.config")
+        sources = importlib.import_module(f"{package}.sources")
+    except ImportError as err:
+        raise click.ClickException(
+            f"{MODULE_ID} is not installed ({package}: {err}); install it to list its hooks"
+        ) from err
+    settings = config.parse_config(entry.config if entry is not None else {})
+    raw = project or Path(settings.project_dir or Path.cwd())
+    project_dir = raw.expanduser().resolve()
+    user_dir = sources.resolve_user_dir(settings)
+    return module.survey_sources(settings, project_dir=project_dir, user_dir=user_dir)
+
+
+def _entries(bundle_path: Path | None) -> list[tuple[str, ModuleEntry | None]]:
+    if bundle_path is None:
+        return [("default sources", None)]
+    bundle = load_bundle(bundle_path)
+    found = [
+        (f"{bundle_path}: hooks[{index}]", entry)
+        for index, entry in enumerate(bundle.hooks)
+        if entry.module == MODULE_ID
+    ]
+    if not found:
+        raise click.ClickException(f"{bundle_path}: the bundle mounts no {MODULE_ID} module")
+    return list(found)
+
+
+def _event(name: str, event: str) -> str:
+    return name if name == event else f"{name} ({event})"
+
+
+def _print(where: str, survey: Any) -> None:
+    console = output.stdout()
+    console.print(
+        f"[bold]{escape(where)}[/]: project {escape(str(survey.project_dir))}, "
+        f"user directory {escape(str(survey.user_dir))}"
+    )
+    if survey.hooks:
+        table = Table(show_lines=False, expand=False)
+        for column in ("source", "event", "matcher", "type", "command"):
+            table.add_column(column, overflow="fold")
+        for hook in survey.hooks:
+            table.add_row(
+                escape(hook.source),
+                escape(_event(hook.name, hook.event)),
+                escape(hook.matcher or "*"),
+                escape(hook.type),
+                escape(hook.detail),
+            )
+        console.print(table)
+    else:
+        console.print("no hooks found")
+    if survey.skipped:
+        table = Table(title="skipped", title_justify="left", expand=False)
+        table.add_column("source or hook", overflow="fold")
+        table.add_column("why", overflow="fold")
+        for item in survey.skipped:
+            why = ("[red]stops the session:[/] " if item.fatal else "") + escape(item.reason)
+            table.add_row(escape(item.what), why)
+        console.print(table)
+
+
+@hooks.command("list", short_help="List every hook found, and every one skipped.")
+@click.option(
+    "--bundle",
+    "bundle_path",
+    type=click.Path(exists=True, path_type=Path),
+    help="A bundle file: list the hooks of its hooks-declarative module (default: the "
+    "module's default sources).",
+)
+@click.option(
+    "--project",
+    type=click.Path(exists=True, file_okay=False, path_type=Path),
+    help="The project (session working) directory; default: the config's project_dir, else "
+    "the current directory.",
+)
+@click.option("--json", "as_json", is_flag=True, help="Print JSON instead of tables.")
+@output.friendly
+def list_hooks(bundle_path: Path | None, project: Path | None, as_json: bool) -> None:
+    """List every hook the hooks-declarative module would run: its source (file or plugin),
+    event (as written and canonical), matcher, type and command; then every source or hook
+    left out and why (untrusted project, disabled plugin, broken file, unsupported hook)."""
+    surveys = [(where, _survey(entry, project)) for where, entry in _entries(bundle_path)]
+    if as_json:
+        data = [{"module": where, **survey.as_json()} for where, survey in surveys]
+        click.echo(json.dumps(data, indent=2))
+        return
+    for where, survey in surveys:
+        _print(where, survey)

@@ -1,0 +1,349 @@
+"""The Cursor hook protocol, so that hook scripts written for Cursor's ``hooks.json`` run
+unchanged.
+
+A ``protocol: cursor`` command hook gets Cursor's stdin object and its stdout is read the way
+Cursor reads it (cursor.com/docs/agent/hooks). This module only translates; :mod:`.command`
+runs the process, :mod:`.cursor_config` reads ``hooks.json``. The field-by-field comparison
+is in ``docs/hook-formats.md``.
+
+**Events**: the Cursor event a hook was declared under travels as the step's alias with its
+first letter capitalised (``BeforeShellExecution``); ``hook_event_name`` is Cursor's name.
+
+========================  =====================  ===================  ======================
+Cursor event              canonical event        for tools            extra stdin fields
+========================  =====================  ===================  ======================
+``beforeShellExecution``  ``tool:pre``           ``bash``             command, cwd
+``afterShellExecution``   ``tool:post``          ``bash``             command, output, duration
+``beforeMCPExecution``    ``tool:pre``           ``mcp__*``           tool_name, tool_input
+``afterMCPExecution``     ``tool:post``          ``mcp__*``           ... result_json, duration
+``beforeReadFile``        ``tool:pre``           ``read_file``        file_path, content
+``afterFileEdit``         ``tool:post``          write/edit_file      file_path, edits
+``preToolUse``            ``tool:pre``           every tool           tool_name, tool_input
+``postToolUse``           ``tool:post``          every tool           ... tool_output
+``postToolUseFailure``    ``tool:error``         every tool           ... error_message
+``beforeSubmitPrompt``    ``prompt:submit``                           prompt, attachments
+``stop``                  ``prompt:complete``                         status, loop_count
+``afterAgentResponse``    ``prompt:complete``                         text
+``sessionStart``          ``session:start/resume``                    session_id
+``sessionEnd``            ``session:end``                             session_id, reason
+``preCompact``            ``context:pre_compact``                     trigger, message_count
+========================  =====================  ===================  ======================
+
+Every object has ``conversation_id`` (the session id), ``generation_id`` (session id and
+turn), ``hook_event_name`` and ``workspace_roots`` (the project directory).
+``preToolUse`` tool names are Cursor's: ``bash`` = ``Shell``, ``read_file`` = ``Read``,
+``write_file`` / ``edit_file`` = ``Write``, ``grep`` = ``Grep``, ``task`` = ``Task``; MCP
+tools (our ``mcp__<server>__<tool>``) are ``MCP:<tool>``; others keep their name.
+
+**Exit codes**: 0 reads stdout; 2 blocks the action as ``permission: deny`` does (stderr is
+the reason), on ``before*`` and ``preToolUse`` events, and is shown as a warning elsewhere.
+Any other exit code is a hook failure (``on_failure``: ``warn``, or ``block`` for a hook with
+``failClosed: true``), as in Cursor, which lets the action proceed.
+
+**stdout on exit 0**: a JSON object: ``permission`` ``allow`` | ``deny`` | ``ask`` with
+``user_message`` (shown to the user; the approval prompt for ``ask``) and ``agent_message``
+(the reason the agent reads), ``updated_input`` on ``preToolUse``; ``continue: false`` on
+``beforeSubmitPrompt`` (with ``user_message``); ``followup_message`` on ``stop`` (context the
+agent reads at the next request); ``additional_context`` on ``sessionStart`` and
+``postToolUse``. Other fields are ignored; text that is not a JSON object is a hook failure.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any, Final
+
+from .protocols import CommandProtocol
+from .types import Action, Decision, HookContext
+
+__all__ = [
+    "CURSOR_EVENTS",
+    "CURSOR_TOOLS",
+    "MCP_PREFIX",
+    "PROTOCOL",
+    "cursor_blocked",
+    "cursor_decision",
+    "cursor_event",
+    "cursor_input",
+]
+
+logger = logging.getLogger(__name__)
+
+MCP_PREFIX: Final = "mcp__"
+"""Our MCP tools are named ``mcp__<server>__<tool>`` (Claude Code's naming)."""
+
+#: Cursor event -> (canonical events, the tool matcher its hooks get, or ``None``); an event
+#: mapped to no canonical event has no counterpart here.
+CURSOR_EVENTS: Final[Mapping[str, tuple[tuple[str, ...], str | None]]] = {
+    "beforeShellExecution": (("tool:pre",), "bash"),
+    "afterShellExecution": (("tool:post",), "bash"),
+    "beforeMCPExecution": (("tool:pre",), "^mcp__"),
+    "afterMCPExecution": (("tool:post",), "^mcp__"),
+    "beforeReadFile": (("tool:pre",), "read_file"),
+    "afterFileEdit": (("tool:post",), "write_file|edit_file"),
+    "preToolUse": (("tool:pre",), None),
+    "postToolUse": (("tool:post",), None),
+    "postToolUseFailure": (("tool:error",), None),
+    "beforeSubmitPrompt": (("prompt:submit",), None),
+    "stop": (("prompt:complete",), None),
+    "afterAgentResponse": (("prompt:complete",), None),
+    "sessionStart": (("session:start", "session:resume"), None),
+    "sessionEnd": (("session:end",), None),
+    "preCompact": (("context:pre_compact",), None),
+    "afterAgentThought": ((), None),
+    "subagentStart": ((), None),
+    "subagentStop": ((), None),
+    "beforeTabFileRead": ((), None),
+    "afterTabFileEdit": ((), None),
+}
+
+#: Our tool name -> the name Cursor's ``preToolUse`` hooks see.
+CURSOR_TOOLS: Final[Mapping[str, str]] = {
+    "bash": "Shell",
+    "read_file": "Read",
+    "write_file": "Write",
+    "edit_file": "Write",
+    "grep": "Grep",
+    "task": "Task",
+}
+
+_PERMISSION_EVENTS: Final = frozenset(
+    {"beforeShellExecution", "beforeMCPExecution", "beforeReadFile", "preToolUse"}
+)
+_BLOCKS: Final = _PERMISSION_EVENTS | {"beforeSubmitPrompt"}
+_PERMISSIONS: Final = frozenset({"allow", "deny", "ask"})
+_READ_CAP: Final = 1_000_000
+
+
+def cursor_event(ctx: HookContext) -> str:
+    """The Cursor ``hook_event_name`` for ``ctx`` (from its step's alias)."""
+    alias = ctx.alias[:1].lower() + ctx.alias[1:]
+    if alias in CURSOR_EVENTS:
+        return alias
+    for name, (events, _) in CURSOR_EVENTS.items():
+        if ctx.event in events:
+            return name
+    return ctx.alias or ctx.event
+
+
+def cursor_tool(tool: str) -> str:
+    """Our tool's name as ``preToolUse`` hooks see it."""
+    if tool.startswith(MCP_PREFIX):
+        return "MCP:" + tool.rsplit("__", 1)[-1]
+    return CURSOR_TOOLS.get(tool, tool)
+
+
+def _absolute(path: object, project_dir: str) -> str:
+    text = str(path or "")
+    return (
+        text
+        if not text or os.path.isabs(text)
+        else os.path.normpath(os.path.join(project_dir, text))
+    )
+
+
+def _output(result: object) -> str:
+    output = result.get("output") if isinstance(result, Mapping) else result
+    if isinstance(output, Mapping) and "stdout" in output:
+        return str(output.get("stdout") or "") + str(output.get("stderr") or "")
+    return output if isinstance(output, str) else json.dumps(output, default=str)
+
+
+def _file_content(path: str) -> str:
+    try:
+        with open(path, "rb") as handle:
+            return handle.read(_READ_CAP).decode("utf-8", "replace")
+    except OSError:
+        return ""
+
+
+def cursor_input(ctx: HookContext, project_dir: str) -> dict[str, Any]:
+    """Cursor's stdin object for ``ctx`` (fields in the module docstring)."""
+    name = cursor_event(ctx)
+    data = ctx.data
+    turn = data.get("turn")
+    payload: dict[str, Any] = {
+        "conversation_id": ctx.session_id,
+        "generation_id": f"{ctx.session_id}:{turn}" if turn is not None else ctx.session_id,
+        "hook_event_name": name,
+        "workspace_roots": [project_dir],
+    }
+    args = ctx.args
+    if name in ("beforeShellExecution", "afterShellExecution"):
+        payload["command"] = args.get("command", "")
+        payload["cwd"] = project_dir
+        if name == "afterShellExecution":
+            payload["output"] = _output(data.get("tool_result"))
+            payload["duration"] = 0
+    elif name in ("beforeMCPExecution", "afterMCPExecution"):
+        tool = ctx.tool or ""
+        payload["tool_name"] = tool.rsplit("__", 1)[-1]
+        payload["server"] = tool[len(MCP_PREFIX) :].split("__", 1)[0]
+        payload["tool_input"] = json.dumps(args, default=str)
+        if name == "afterMCPExecution":
+            payload["result_json"] = json.dumps(data.get("tool_result"), default=str)
+            payload["duration"] = 0
+    elif name == "beforeReadFile":
+        path = _absolute(args.get("file_path") or args.get("path"), project_dir)
+        payload["file_path"] = path
+        payload["content"] = _file_content(path)
+        payload["attachments"] = []
+    elif name == "afterFileEdit":
+        payload["file_path"] = _absolute(args.get("file_path") or args.get("path"), project_dir)
+        if ctx.tool == "write_file":
+            edits = [{"old_string": "", "new_string": args.get("content", "")}]
+        else:
+            edits = [
+                {"old_string": args.get("old_string", ""), "new_string": args.get("new_string", "")}
+            ]
+        payload["edits"] = edits
+    elif name in ("preToolUse", "postToolUse", "postToolUseFailure"):
+        payload["tool_name"] = cursor_tool(ctx.tool or "")
+        payload["tool_input"] = dict(args)
+        payload["tool_use_id"] = data.get("tool_call_id")
+        payload["cwd"] = project_dir
+        if name == "postToolUse":
+            payload["tool_output"] = _output(data.get("tool_result"))
+            payload["duration"] = 0
+        elif name == "postToolUseFailure":
+            error = data.get("error")
+            payload["error_message"] = (
+                error.get("message", "") if isinstance(error, Mapping) else str(error)
+            )
+            payload["failure_type"] = "error"
+    elif name == "beforeSubmitPrompt":
+        payload["prompt"] = data.get("prompt", "")
+        payload["attachments"] = []
+    elif name == "stop":
+        payload["status"] = "completed"
+        payload["loop_count"] = 0
+    elif name == "afterAgentResponse":
+        payload["text"] = data.get("response", "")
+    elif name in ("sessionStart", "sessionEnd"):
+        payload["session_id"] = ctx.session_id
+        payload["is_background_agent"] = False
+        payload["composer_mode"] = "agent"
+        if name == "sessionEnd":
+            status = data.get("status")
+            payload["reason"] = {"failed": "error", "cancelled": "aborted"}.get(
+                str(status), "completed"
+            )
+            payload["duration_ms"] = round(float(data.get("duration") or 0) * 1000)
+    elif name == "preCompact":
+        payload["trigger"] = "auto"
+        payload["message_count"] = data.get("message_count", 0)
+    else:
+        payload["data"] = data
+    return payload
+
+
+def cursor_environment(ctx: HookContext, project_dir: str) -> dict[str, str]:
+    """``CURSOR_PROJECT_DIR`` and its Claude Code alias ``CLAUDE_PROJECT_DIR``."""
+    return {"CURSOR_PROJECT_DIR": project_dir, "CLAUDE_PROJECT_DIR": project_dir}
+
+
+def cursor_blocked(ctx: HookContext, reason: str, *, label: str) -> Decision:
+    """Exit code 2: ``permission: deny`` where the event can be blocked, else a warning."""
+    text = reason.strip()
+    if cursor_event(ctx) in _BLOCKS:
+        return Decision(
+            action="block",
+            message=text or f"blocked by hook {label} (exit code 2, stderr was empty)",
+            level="warning",
+            source=label,
+        )
+    if not text:
+        return Decision(source=label)
+    return Decision(message=text, level="warning", source=label)
+
+
+def _string(answer: Mapping[str, Any], key: str) -> str | None:
+    value = answer.get(key)
+    if value is not None and not isinstance(value, str):
+        raise ValueError(f"{key} is {type(value).__name__} {value!r}, expected a string")
+    return value
+
+
+def cursor_decision(ctx: HookContext, stdout: str, *, label: str) -> Decision | str:
+    """The decision in a Cursor hook's stdout (exit code 0), or what is wrong with it."""
+    text = stdout.strip()
+    if not text:
+        return Decision(source=label)
+    try:
+        answer = json.loads(text)
+    except ValueError as err:
+        return f"stdout is not JSON ({err}): {text[:200]!r}"
+    if not isinstance(answer, dict):
+        return f"stdout is a JSON {type(answer).__name__}, expected an object"
+    name = cursor_event(ctx)
+    try:
+        user = _string(answer, "user_message")
+        agent = _string(answer, "agent_message")
+        permission = _string(answer, "permission")
+        context = _string(answer, "additional_context")
+        followup = _string(answer, "followup_message")
+    except ValueError as err:
+        return f"stdout JSON: {err}"
+    go_on = answer.get("continue")
+    if go_on is not None and not isinstance(go_on, bool):
+        return f"stdout JSON: continue is {type(go_on).__name__} {go_on!r}, expected true or false"
+    if permission is not None and permission not in _PERMISSIONS:
+        return f"stdout JSON: permission is {permission!r}, expected allow, deny or ask"
+    if name not in ("sessionStart", "postToolUse"):
+        context = None
+    if name == "stop" and followup:
+        context = followup
+    if name in _PERMISSION_EVENTS and permission == "deny":
+        return Decision(
+            action="block",
+            message=agent or user or f"blocked by hook {label}",
+            level="warning",
+            source=label,
+        )
+    if name == "beforeSubmitPrompt" and go_on is False:
+        return Decision(
+            action="block",
+            message=user or f"blocked by hook {label}",
+            level="warning",
+            source=label,
+        )
+    updated = answer.get("updated_input")
+    modified = updated if name == "preToolUse" and isinstance(updated, dict) and updated else None
+    if name in _PERMISSION_EVENTS and permission == "ask":
+        return Decision(
+            action="ask",
+            message=user or agent or f"Allow {cursor_tool(ctx.tool or '')}? (hook {label})",
+            modified_args=modified,
+            source=label,
+        )
+    if name in _PERMISSION_EVENTS and agent:
+        context = agent
+    action: Action = "modify" if modified else "allow" if permission == "allow" else "continue"
+    return Decision(
+        action=action,
+        message=user if name in _BLOCKS or name == "sessionStart" else None,
+        modified_args=modified,
+        context=context,
+        source=label,
+    )
+
+
+def user_hooks_dir() -> Path:
+    """Where Cursor runs the commands of ``~/.cursor/hooks.json``: ``~/.cursor``."""
+    return Path.home() / ".cursor"
+
+
+PROTOCOL: Final = CommandProtocol(
+    name="cursor",
+    stdin=cursor_input,
+    blocked=lambda ctx, stderr, label: cursor_blocked(ctx, stderr, label=label),
+    decision=lambda ctx, stdout, label, project_dir, truncated: cursor_decision(
+        ctx, stdout, label=label
+    ),
+    environment=cursor_environment,
+)
+"""The ``cursor`` protocol of command hooks."""

@@ -1,0 +1,166 @@
+"""Reading Cursor's ``hooks.json`` into a :class:`~.config.HooksDocument` whose command hooks
+speak ``protocol: cursor``.
+
+The file is ``{"version": 1, "hooks": {"<event>": [{"command": "...", "timeout": 5,
+"matcher": "Shell", "failClosed": true}]}}``: ``timeout`` in seconds (default 60),
+``failClosed: true`` makes a failing hook block (``on_failure: block``), ``matcher`` (on
+``preToolUse``, ``postToolUse``, ``postToolUseFailure``) is a regular expression searched in
+Cursor's tool name (``Shell``, ``Read``, ``Write``, ...). The hooks of one event run one
+after the other, in the order written. ``.cursor/hooks.json`` commands run in the project
+directory; ``~/.cursor/hooks.json`` commands run in ``~/.cursor``, as Cursor runs them (the
+command is prefixed with ``cd ~/.cursor &&``).
+
+A ``version`` other than 1, an unknown event, wrong types and ``type: prompt`` hooks are
+errors naming file, line and key path; events without a counterpart here (``subagentStart``,
+``afterAgentThought``, the Tab events) and unknown keys of a hook are warnings, skipped.
+"""
+
+from __future__ import annotations
+
+import difflib
+import logging
+import shlex
+from typing import Any, Final
+
+from amplifier_hooks_util.config_errors import describe_value, key_path
+
+from .config import EventHooks, HookEntry, HookGroup, HooksDocument, _compose_json, _Parser
+from .cursor import CURSOR_EVENTS, CURSOR_TOOLS, user_hooks_dir
+from .gemini_config import foreign_tool_matcher
+from .specs import CommandHookSpec
+
+__all__ = ["parse_cursor_hooks", "parse_user_cursor_hooks"]
+
+logger = logging.getLogger("amplifier_module_hooks_declarative")
+
+Loc = tuple[str | int, ...]
+_HOOK_KEYS: Final = frozenset({"command", "type", "timeout", "matcher", "failClosed", "loop_limit"})
+_MATCHER_EVENTS: Final = frozenset({"preToolUse", "postToolUse", "postToolUseFailure"})
+_DEFAULT_TIMEOUT_S: Final = 60
+
+
+def parse_cursor_hooks(text: str, source: str) -> HooksDocument:
+    """A project's ``.cursor/hooks.json``: commands run in the project directory."""
+    return _parse(text, source, cd=None)
+
+
+def parse_user_cursor_hooks(text: str, source: str) -> HooksDocument:
+    """The user's ``~/.cursor/hooks.json``: commands run in ``~/.cursor``."""
+    return _parse(text, source, cd=str(user_hooks_dir()))
+
+
+def _parse(text: str, source: str, *, cd: str | None) -> HooksDocument:
+    document = _compose_json(text, source)
+    parser = _Parser(source, document)
+    data = document.data
+    if data is None:
+        return HooksDocument(source, ())
+    if not isinstance(data, dict):
+        parser.fail((), f"expected a JSON object (Cursor hooks.json), got {describe_value(data)}")
+        parser.raise_problems()
+    version = data.get("version")
+    if version != 1:
+        parser.fail(
+            ("version",), f"expected 1 (the only hooks.json version), got {describe_value(version)}"
+        )
+    hooks = data.get("hooks")
+    events: list[EventHooks] = []
+    if hooks is not None and not isinstance(hooks, dict):
+        parser.fail(
+            ("hooks",), f"expected an object of event -> list of hooks, got {describe_value(hooks)}"
+        )
+    elif hooks:
+        for name, items in hooks.items():
+            events.extend(_event(parser, str(name), items, ("hooks", str(name)), cd))
+    parser.raise_problems()
+    return HooksDocument(source, tuple(events))
+
+
+def _warn(parser: _Parser, loc: Loc, message: str) -> None:
+    line = parser.positions.line_of(loc, key=True) if parser.positions else None
+    where = parser.source + (f":{line}" if line else "")
+    logger.warning("%s: %s: %s", where, key_path(loc), message)
+
+
+def _event(parser: _Parser, name: str, items: Any, loc: Loc, cd: str | None) -> list[EventHooks]:
+    if name not in CURSOR_EVENTS:
+        close = difflib.get_close_matches(name, list(CURSOR_EVENTS), n=1, cutoff=0.75)
+        hint = f" (did you mean {close[0]!r}?)" if close else ""
+        parser.fail(
+            loc,
+            f"unknown Cursor hook event {name!r}{hint}; expected one of: "
+            f"{', '.join(CURSOR_EVENTS)}",
+            key=True,
+        )
+        return []
+    if not isinstance(items, list):
+        parser.fail(loc, f"expected a list of hooks, got {describe_value(items)}")
+        return []
+    events, fixed = CURSOR_EVENTS[name]
+    groups = [
+        group
+        for index, item in enumerate(items)
+        if (group := _group(parser, name, item, (*loc, index), fixed, cd)) is not None
+    ]
+    if not events:
+        _warn(parser, loc, f"Cursor event {name!r} has no counterpart here; its hooks are skipped")
+        return []
+    alias = name[:1].upper() + name[1:]  # the step's alias tells the protocol the Cursor event
+    return [EventHooks(alias, event, tuple(groups), parser.source) for event in events]
+
+
+def _group(
+    parser: _Parser, event: str, item: Any, loc: Loc, fixed: str | None, cd: str | None
+) -> HookGroup | None:
+    entry = _hook(parser, item, loc, cd)
+    if entry is None:
+        return None
+    matcher = fixed
+    raw = item.get("matcher")
+    if raw is not None and not isinstance(raw, str):
+        parser.fail((*loc, "matcher"), f"expected a string, got {describe_value(raw)}")
+    elif isinstance(raw, str) and event in _MATCHER_EVENTS:
+        matcher = foreign_tool_matcher(raw, CURSOR_TOOLS)
+    return HookGroup((entry,), False, matcher, parser.label(loc))
+
+
+def _hook(parser: _Parser, item: Any, loc: Loc, cd: str | None) -> HookEntry | None:
+    if not isinstance(item, dict):
+        parser.fail(loc, f"expected a hook {{command, timeout}}, got {describe_value(item)}")
+        return None
+    kind = item.get("type", "command")
+    if kind != "command":
+        parser.fail(
+            (*loc, "type"),
+            f"expected 'command' (prompt hooks are not run here), got {describe_value(kind)}",
+        )
+        return None
+    for key in item:
+        if key not in _HOOK_KEYS:
+            _warn(parser, (*loc, str(key)), f"unknown key {key!r} ignored")
+    command = item.get("command")
+    if not isinstance(command, str) or not command.strip():
+        parser.fail(
+            (*loc, "command"), f"expected a non-empty command string, got {describe_value(command)}"
+        )
+        return None
+    timeout = item.get("timeout", _DEFAULT_TIMEOUT_S)
+    if isinstance(timeout, bool) or not isinstance(timeout, int | float) or timeout <= 0:
+        parser.fail(
+            (*loc, "timeout"), f"expected seconds greater than 0, got {describe_value(timeout)}"
+        )
+        return None
+    fail_closed = item.get("failClosed", False)
+    if not isinstance(fail_closed, bool):
+        parser.fail(
+            (*loc, "failClosed"), f"expected true or false, got {describe_value(fail_closed)}"
+        )
+        return None
+    spec = CommandHookSpec(
+        type="command",
+        command=command if cd is None else f"cd {shlex.quote(cd)} && {command}",
+        timeout_ms=max(1, round(timeout * 1000)),
+        on_failure="block" if fail_closed else "warn",
+        protocol="cursor",
+    )
+    return parser.entry(spec, loc)

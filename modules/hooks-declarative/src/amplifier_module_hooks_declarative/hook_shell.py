@@ -1,0 +1,91 @@
+"""Amplifier hook-shell's layout: Claude-Code-format hooks files in ``.amplifier/hooks/``.
+
+hook-shell (``microsoft/amplifier-module-hook-shell``) reads ``.amplifier/hooks/hooks.json``
+and the ``hooks.json`` of each directory under ``.amplifier/hooks/`` (one directory per
+installed hook, ``.amplifier/hooks/bash-validator/hooks.json``), each
+``{"description": ..., "hooks": {<Claude Code event>: [matcher groups]}}``. Its commands name
+their scripts as ``${AMPLIFIER_HOOKS_DIR}/bash-validator/validate.sh``: ``AMPLIFIER_HOOKS_DIR``
+is the ``.amplifier/hooks`` directory itself, exported to the process beside
+``AMPLIFIER_PROJECT_DIR``, ``AMPLIFIER_SESSION_ID`` and ``CLAUDE_PROJECT_DIR``. A hook without a
+``timeout`` gets hook-shell's 30 seconds (Claude Code's default is 60).
+
+Here the root file comes first, then the directories' files in name order (hook-shell takes
+the directories in the file system's order, which is not stable). The project's are read, and
+the user's ``<user_dir>/hooks/`` too (``~/.amplifier/hooks/``, which hook-shell's behavior
+bundle names). ``AMPLIFIER_HOOKS_DIR`` is set in each command's environment and written into
+its command (:mod:`.variables`), so a project path with spaces works as well.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any, Final
+
+from .config import HookEntry, HooksDocument, parse_claude_settings
+from .specs import CommandHookSpec
+from .variables import map_commands
+
+__all__ = [
+    "DEFAULT_TIMEOUT_S",
+    "HOOKS_DIR_VARIABLE",
+    "HOOKS_FILE_NAME",
+    "PROJECT_HOOKS_DIR",
+    "hook_shell_files",
+    "parse_hook_shell_file",
+]
+
+PROJECT_HOOKS_DIR: Final = ".amplifier/hooks"
+"""hook-shell's directory, relative to the project directory (and, as ``hooks``, to the user
+directory)."""
+
+HOOKS_FILE_NAME: Final = "hooks.json"
+HOOKS_DIR_VARIABLE: Final = "AMPLIFIER_HOOKS_DIR"
+DEFAULT_TIMEOUT_S: Final = 30
+"""hook-shell's timeout of a hook that gives none, in seconds."""
+
+
+def hook_shell_files(hooks_dir: Path) -> list[Path]:
+    """``hooks_dir/hooks.json``, then ``hooks_dir/<name>/hooks.json`` in name order; only the
+    files that exist."""
+    found: list[Path] = []
+    if (hooks_dir / HOOKS_FILE_NAME).is_file():
+        found.append(hooks_dir / HOOKS_FILE_NAME)
+    try:
+        children = sorted(p for p in hooks_dir.iterdir() if p.is_dir())
+    except OSError:  # no such directory, or not a directory
+        return found
+    found.extend(c / HOOKS_FILE_NAME for c in children if (c / HOOKS_FILE_NAME).is_file())
+    return found
+
+
+def _at(data: Any, loc: tuple[str | int, ...]) -> Any:
+    for key in loc:
+        if isinstance(data, Mapping) and isinstance(key, str):
+            data = data.get(key)
+        elif isinstance(data, list) and isinstance(key, int) and key < len(data):
+            data = data[key]
+        else:
+            return None
+    return data
+
+
+def parse_hook_shell_file(text: str, source: str) -> HooksDocument:
+    """A hook-shell ``hooks.json``: Claude Code's ``hooks`` shape (other keys, such as
+    ``description``, are ignored), with hook-shell's default timeout.
+
+    :raises HooksConfigError: invalid JSON or hooks, with line and key path.
+    """
+    document = parse_claude_settings(text, source)
+    if not document.events:
+        return document
+    raw = json.loads(text)
+
+    def default_timeout(entry: HookEntry, spec: CommandHookSpec) -> CommandHookSpec:
+        given = _at(raw, entry.loc)
+        if isinstance(given, Mapping) and "timeout" in given:
+            return spec
+        return spec.model_copy(update={"timeout_ms": DEFAULT_TIMEOUT_S * 1000})
+
+    return map_commands(document, default_timeout)

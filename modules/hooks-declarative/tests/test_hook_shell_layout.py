@@ -1,0 +1,225 @@
+"""hook-shell's layout: ``.amplifier/hooks/hooks.json`` and ``.amplifier/hooks/<name>/hooks.json``
+of the project (and of the user directory), installed as hook-shell's README says (``cp -r``
+the hook's directory, ``chmod +x`` its script), run with ``AMPLIFIER_HOOKS_DIR``; the project's
+only in a trusted project."""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import shutil
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+from amplifier_hooks_util.trust import trust_project
+
+from amplifier_core.testing import create_test_coordinator
+from amplifier_module_hooks_declarative import (
+    CommandHookSpec,
+    HookGroup,
+    HooksConfigError,
+    find_sources,
+    load_documents,
+    mount,
+    parse_config,
+)
+from amplifier_module_hooks_declarative.survey import survey_sources
+
+FIXTURES = Path(__file__).parent / "fixtures" / "hook-shell"
+
+QUICK_START = {  # hook-shell README, "Create Your First Hook"
+    "hooks": {
+        "PreToolUse": [
+            {
+                "matcher": "Bash",
+                "hooks": [
+                    {
+                        "type": "command",
+                        "command": "echo 'Bash command detected' >&2 && exit 0",
+                    }
+                ],
+            }
+        ]
+    }
+}
+
+
+@pytest.fixture(autouse=True)
+def _python3_is_this_interpreter(monkeypatch: pytest.MonkeyPatch) -> None:
+    bin_dir = str(Path(sys.executable).parent)
+    monkeypatch.setenv("PATH", f"{bin_dir}{os.pathsep}{os.environ.get('PATH', '')}")
+
+
+@pytest.fixture
+def user_dir(amplifier_home: Path) -> Path:
+    return amplifier_home.resolve()
+
+
+@pytest.fixture
+def project(tmp_path: Path) -> Path:
+    """A project whose path has a space, as many do."""
+    path = tmp_path / "my project"
+    path.mkdir()
+    return path.resolve()
+
+
+def install(project: Path, name: str = "bash-logger") -> Path:
+    """``cp -r examples/hooks/<name> .amplifier/hooks/`` and ``chmod +x`` its script."""
+    hooks_dir = project / ".amplifier" / "hooks"
+    hooks_dir.mkdir(parents=True, exist_ok=True)
+    shutil.copytree(FIXTURES / name, hooks_dir / name)
+    for script in (hooks_dir / name).glob("*.sh"):
+        script.chmod(0o755)
+    return hooks_dir
+
+
+def write(path: Path, data: dict[str, Any]) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(data, indent=2))
+    return path
+
+
+def probe(target: str) -> dict[str, Any]:
+    """A hook-shell file whose SessionStart hook writes its environment's hook dirs."""
+    command = f'printf \'%s|%s\' "$AMPLIFIER_HOOKS_DIR" "$AMPLIFIER_PROJECT_DIR" > {target}'
+    return {"hooks": {"SessionStart": [{"hooks": [{"type": "command", "command": command}]}]}}
+
+
+async def mounted(project: Path, config: dict[str, Any] | None = None) -> Any:
+    coordinator = create_test_coordinator()
+    coordinator.register_capability("session.working_dir", str(project))
+    cleanup = await mount(coordinator, config or {})
+    return coordinator, cleanup
+
+
+def test_the_root_file_comes_first_then_each_directory_by_name(
+    project: Path, user_dir: Path
+) -> None:
+    hooks_dir = install(project)
+    write(hooks_dir / "hooks.json", QUICK_START)
+    write(hooks_dir / "auto-formatter" / "hooks.json", QUICK_START)
+    (hooks_dir / "scripts-only").mkdir()  # a directory without hooks.json is not a hook
+    settings = parse_config({"include_user": False})
+    sources = [
+        s
+        for s in find_sources(settings, project_dir=project, user_dir=user_dir)
+        if s.kind == "hook-shell"
+    ]
+    assert [s.label for s in sources] == [
+        ".amplifier/hooks/hooks.json",
+        ".amplifier/hooks/auto-formatter/hooks.json",
+        ".amplifier/hooks/bash-logger/hooks.json",
+    ]
+    assert {dict(s.variables)["AMPLIFIER_HOOKS_DIR"] for s in sources} == {str(hooks_dir)}
+
+
+async def test_the_bash_logger_logs_each_command_in_a_trusted_project(project: Path) -> None:
+    install(project)
+    trust_project(project)
+    coordinator, cleanup = await mounted(project)
+    try:
+        for command in ("ls -la", "git status"):
+            data = {"tool_name": "bash", "tool_input": {"command": command}, "tool_result": {}}
+            result = await coordinator.hooks.emit("tool:post", data)
+            assert result.action == "continue"
+    finally:
+        await cleanup()
+    assert (project / "bash-commands.log").read_text() == "ls -la\ngit status\n"
+
+
+async def test_commands_get_the_hooks_dir_and_the_project_dir(
+    project: Path, user_dir: Path
+) -> None:
+    hooks_dir = project / ".amplifier" / "hooks"
+    write(hooks_dir / "env-probe" / "hooks.json", probe('"$CLAUDE_PROJECT_DIR/seen.txt"'))
+    write(user_dir / "hooks" / "mine" / "hooks.json", probe('"$CLAUDE_PROJECT_DIR/user.txt"'))
+    trust_project(project)
+    coordinator, cleanup = await mounted(project)
+    try:
+        await coordinator.hooks.emit("session:start", {"session_id": "s-1"})
+    finally:
+        await cleanup()
+    assert (project / "seen.txt").read_text() == f"{hooks_dir}|{project}"
+    assert (project / "user.txt").read_text() == f"{user_dir / 'hooks'}|{project}"
+
+
+def test_a_hook_without_timeout_gets_hook_shells_30_seconds(project: Path, user_dir: Path) -> None:
+    hooks_dir = install(project)
+    timed = json.loads(json.dumps(QUICK_START))
+    timed["hooks"]["PreToolUse"][0]["hooks"][0]["timeout"] = 5
+    write(hooks_dir / "timed" / "hooks.json", timed)
+    trust_project(project)
+    settings = parse_config({"include_user": False})
+    documents = load_documents(settings, project_dir=project, user_dir=user_dir)
+    timeouts = {}
+    for document in documents:
+        for block in document.events:
+            for step in block.steps:
+                assert isinstance(step, HookGroup)
+                for entry in step.hooks:
+                    assert isinstance(entry.spec, CommandHookSpec)
+                    timeouts[entry.label] = entry.spec.timeout_ms
+    assert timeouts == {
+        ".amplifier/hooks/bash-logger/hooks.json:hooks.PostToolUse[0].hooks[0]": 30_000,
+        ".amplifier/hooks/timed/hooks.json:hooks.PreToolUse[0].hooks[0]": 5_000,
+    }
+
+
+async def test_an_untrusted_projects_hook_shell_files_do_not_run(
+    project: Path, user_dir: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    install(project)
+    with caplog.at_level(logging.WARNING):
+        coordinator, cleanup = await mounted(project)
+    try:
+        data = {"tool_name": "bash", "tool_input": {"command": "ls"}, "tool_result": {}}
+        await coordinator.hooks.emit("tool:post", data)
+    finally:
+        await cleanup()
+    assert not (project / "bash-commands.log").exists()
+    assert ".amplifier/hooks/bash-logger/hooks.json did not run" in caplog.text
+    survey = survey_sources(parse_config({}), project_dir=project, user_dir=user_dir)
+    assert survey.hooks == ()
+    [skipped] = survey.skipped
+    assert skipped.what == ".amplifier/hooks/bash-logger/hooks.json"
+    assert skipped.reason.startswith(f"project {project} is not trusted")
+
+
+def test_hook_shell_false_reads_no_hooks_directory(project: Path, user_dir: Path) -> None:
+    install(project)
+    write(user_dir / "hooks" / "mine" / "hooks.json", QUICK_START)
+    settings = parse_config({"hook_shell": False})
+    kinds = {s.kind for s in find_sources(settings, project_dir=project, user_dir=user_dir)}
+    assert "hook-shell" not in kinds
+    assert "user-hook-shell" not in kinds
+
+
+async def test_a_broken_project_file_is_skipped_unless_strict(
+    project: Path, user_dir: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    install(project)
+    broken = project / ".amplifier" / "hooks" / "broken" / "hooks.json"
+    broken.parent.mkdir()
+    broken.write_text(
+        '{\n  "hooks": {\n    "PreToolUse": [{"hooks": [{"type": "shell"}]}]\n  }\n}\n'
+    )
+    trust_project(project)
+    with caplog.at_level(logging.WARNING):
+        _, cleanup = await mounted(project)
+    await cleanup()
+    assert "hooks-declarative: .amplifier/hooks/broken/hooks.json:3: " in caplog.text
+    assert "the hooks of .amplifier/hooks/broken/hooks.json are skipped" in caplog.text
+    with pytest.raises(HooksConfigError) as caught:
+        await mounted(project, {"strict": True})
+    assert str(caught.value).startswith(
+        "hooks-declarative: .amplifier/hooks/broken/hooks.json:3: "
+        "hooks.PreToolUse[0].hooks[0].type: "
+    )
+    survey = survey_sources(parse_config({}), project_dir=project, user_dir=user_dir)
+    [skipped] = survey.skipped
+    assert skipped.what == ".amplifier/hooks/broken/hooks.json"
+    assert not skipped.fatal
+    assert [h.source for h in survey.hooks] == [".amplifier/hooks/bash-logger/hooks.json"]

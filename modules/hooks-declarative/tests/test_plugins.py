@@ -1,0 +1,330 @@
+"""Claude Code plugins and marketplaces, installed as Claude Code's plugin reference lays them
+out (copied from ``fixtures/claude-plugins``, never edited), run with ``CLAUDE_PLUGIN_ROOT``
+in their environment and their command text; broken ones name the plugin, the file, the line
+and the key path."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from amplifier_core.testing import create_test_coordinator
+from amplifier_module_hooks_declarative import HooksConfigError, find_sources, mount, parse_config
+from amplifier_module_hooks_declarative.plugins import discover_plugins
+from amplifier_module_hooks_declarative.survey import survey_sources
+from amplifier_module_hooks_declarative.variables import substitute
+
+FIXTURES = Path(__file__).parent / "fixtures" / "claude-plugins"
+
+
+@pytest.fixture(autouse=True)
+def _python3_is_this_interpreter(monkeypatch: pytest.MonkeyPatch) -> None:
+    """`python3` in a plugin's command is the test interpreter."""
+    bin_dir = str(Path(sys.executable).parent)
+    monkeypatch.setenv("PATH", f"{bin_dir}{os.pathsep}{os.environ.get('PATH', '')}")
+
+
+@pytest.fixture
+def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    path = tmp_path / "home"
+    path.mkdir()
+    monkeypatch.setenv("HOME", str(path))
+    monkeypatch.delenv("AMPLIFIER_HOME", raising=False)
+    return path
+
+
+@pytest.fixture
+def project(tmp_path: Path) -> Path:
+    path = tmp_path / "project"
+    (path / "victim").mkdir(parents=True)
+    return path.resolve()
+
+
+@pytest.fixture
+def cache(tmp_path: Path) -> Path:
+    """Where plugins are installed: a path with a space, as macOS's Application Support."""
+    path = tmp_path / "plugin cache"
+    for name in ("security-guard", "acme-marketplace"):
+        shutil.copytree(FIXTURES / name, path / name)
+    return path.resolve()
+
+
+def needs_node() -> None:
+    if shutil.which("node") is None:
+        pytest.skip("node is not installed; the prompt-context plugin's hook is a Node script")
+
+
+async def mounted(project: Path, config: dict[str, Any]) -> Any:
+    coordinator = create_test_coordinator()
+    coordinator.register_capability("session.working_dir", str(project))
+    cleanup = await mount(coordinator, {"include_user": False, **config})
+    return coordinator, cleanup
+
+
+def bash(command: str) -> dict[str, Any]:
+    return {"tool_name": "bash", "tool_input": {"command": command}, "session_id": "s-1"}
+
+
+async def test_the_guard_plugin_denies_rm_rf_with_its_reason(project: Path, cache: Path) -> None:
+    coordinator, cleanup = await mounted(project, {"plugins": [str(cache / "security-guard")]})
+    try:
+        denied = await coordinator.hooks.emit("tool:pre", bash("rm -rf victim"))
+        allowed = await coordinator.hooks.emit("tool:pre", bash("ls victim"))
+    finally:
+        await cleanup()
+    assert denied.action == "deny"
+    assert denied.reason == "security-guard: rm -rf is blocked; delete specific files instead"
+    assert denied.source == "plugin security-guard: hooks/hooks.json:hooks.PreToolUse[0].hooks[0]"
+    assert allowed.action == "continue"
+
+
+def test_plugin_sources_are_labelled_by_plugin_and_file(project: Path, cache: Path) -> None:
+    settings = parse_config(
+        {"include_user": False, "plugins": [str(cache / "security-guard"), str(cache)]}
+    )
+    found = find_sources(settings, project_dir=project, user_dir=project)
+    # the cache is a directory of plugins: the guard is one (the marketplace is not), and a
+    # plugin reached twice is read once
+    sources = [s for s in found if s.kind == "plugin"]
+    assert [s.label for s in sources] == ["plugin security-guard: hooks/hooks.json"]
+    (guard,) = sources
+    assert dict(guard.variables) == {"CLAUDE_PLUGIN_ROOT": str(cache / "security-guard")}
+
+
+def test_a_marketplace_lists_its_plugins_in_order(project: Path, cache: Path) -> None:
+    settings = parse_config({"plugins": [str(cache / "acme-marketplace")]})
+    plugins = discover_plugins(settings, project_dir=project)
+    assert [(p.id, p.skipped) for p in plugins] == [
+        ("prompt-context@acme-tools", None),
+        ("edit-formatter@acme-tools", None),
+    ]
+    context, formatter = plugins
+    assert [f.label for f in context.files] == [
+        "plugin prompt-context@acme-tools: .claude-plugin/plugin.json"  # hooks inline
+    ]
+    assert [f.label for f in formatter.files] == [
+        "plugin edit-formatter@acme-tools: hooks/hooks.json"
+    ]
+
+
+def test_command_text_gets_the_plugin_root_quoted_either_way(project: Path, cache: Path) -> None:
+    settings = parse_config({"include_user": False, "plugins": [str(cache / "acme-marketplace")]})
+    survey = survey_sources(settings, project_dir=project, user_dir=project)
+    commands = {hook.source: hook.detail for hook in survey.hooks}
+    root = cache / "acme-marketplace" / "plugins"
+    assert commands == {
+        "plugin prompt-context@acme-tools: .claude-plugin/plugin.json": (
+            f'node "{root}/prompt-context"/scripts/context.js'
+        ),
+        "plugin edit-formatter@acme-tools: hooks/hooks.json": (
+            f'python3 "{root}/edit-formatter/scripts/format.py"'
+        ),
+    }
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "printf '%s\\n' ${CLAUDE_PLUGIN_ROOT}/scripts/x.py",
+        "printf '%s\\n' \"${CLAUDE_PLUGIN_ROOT}\"/scripts/x.py",
+        "printf '%s\\n' \"${CLAUDE_PLUGIN_ROOT}/scripts/x.py\"",
+        "printf '%s\\n' $CLAUDE_PLUGIN_ROOT/scripts/x.py",
+    ],
+)
+@pytest.mark.parametrize("root", ["/opt/plugins/guard", '/Users/A B/it\'s "here" $HOME `x`'])
+def test_the_substituted_path_is_one_word_for_the_shell(command: str, root: str) -> None:
+    text = substitute(command, {"CLAUDE_PLUGIN_ROOT": root}, textual=True)
+    ran = subprocess.run(["/bin/sh", "-c", text], capture_output=True, text=True, check=True)
+    assert ran.stdout == f"{root}/scripts/x.py\n"
+    if " " not in root:  # the very text Claude Code's substitution makes
+        assert text == command.replace("${CLAUDE_PLUGIN_ROOT}", root).replace(
+            "$CLAUDE_PLUGIN_ROOT", root
+        )
+
+
+def test_single_quotes_keep_what_the_shell_would_keep() -> None:
+    values = {"CLAUDE_PLUGIN_ROOT": "/p"}
+    assert substitute("echo '${CLAUDE_PLUGIN_ROOT}'", values, textual=True) == "echo '/p'"
+    assert substitute("echo '$CLAUDE_PLUGIN_ROOT'", values, textual=True) == (
+        "echo '$CLAUDE_PLUGIN_ROOT'"
+    )
+    assert substitute("echo '${CLAUDE_PLUGIN_ROOT}'", values) == "echo '${CLAUDE_PLUGIN_ROOT}'"
+    assert substitute("echo \\$CLAUDE_PLUGIN_ROOT $OTHER", values) == (
+        "echo \\$CLAUDE_PLUGIN_ROOT $OTHER"
+    )
+
+
+async def test_a_node_plugin_adds_context_and_sees_its_root(project: Path, cache: Path) -> None:
+    needs_node()
+    coordinator, cleanup = await mounted(
+        project,
+        {"plugins": [str(cache / "acme-marketplace")], "disabled_plugins": ["edit-formatter"]},
+    )
+    try:
+        result = await coordinator.hooks.emit("prompt:submit", {"prompt": "start a branch"})
+        after = await coordinator.hooks.emit("tool:post", {**bash("ls"), "tool_result": {}})
+    finally:
+        await cleanup()
+    assert result.action == "inject_context"
+    assert "ACME convention: name branches feature/<ticket>." in result.context_injection
+    [record] = [json.loads(line) for line in (project / ".acme" / "prompts.jsonl").open()]
+    assert record == {
+        "prompt": "start a branch",
+        "plugin_root": str(cache / "acme-marketplace" / "plugins" / "prompt-context"),
+    }
+    assert after.action == "continue"
+    assert not (project / "formatted.txt").exists()  # edit-formatter is disabled
+
+
+async def test_enabled_plugins_false_in_claude_settings_disables_a_plugin(
+    project: Path, cache: Path
+) -> None:
+    (project / ".claude").mkdir()
+    (project / ".claude" / "settings.local.json").write_text(
+        json.dumps({"enabledPlugins": {"edit-formatter@acme-tools": False}})
+    )
+    settings = parse_config({"plugins": [str(cache / "acme-marketplace")]})
+    plugins = {p.id: p.skipped for p in discover_plugins(settings, project_dir=project)}
+    assert plugins == {
+        "prompt-context@acme-tools": None,
+        "edit-formatter@acme-tools": (
+            'disabled by "enabledPlugins": {"edit-formatter@acme-tools": false} in '
+            ".claude/settings.local.json"
+        ),
+    }
+
+
+async def test_the_formatter_runs_after_bash_when_enabled(project: Path, cache: Path) -> None:
+    coordinator, cleanup = await mounted(
+        project,
+        {"plugins": [str(cache / "acme-marketplace")], "disabled_plugins": ["prompt-context"]},
+    )
+    try:
+        await coordinator.hooks.emit("tool:post", {**bash("ls"), "tool_result": {}})
+    finally:
+        await cleanup()
+    assert (project / "formatted.txt").read_text() == "formatted\n"
+
+
+def test_manifest_hooks_paths_add_to_the_default_file(tmp_path: Path, project: Path) -> None:
+    plugin = tmp_path / "extra"
+    shutil.copytree(FIXTURES / "security-guard", plugin)
+    (plugin / "config").mkdir()
+    shutil.copy(plugin / "hooks" / "hooks.json", plugin / "config" / "more.json")
+    manifest = {"name": "extra-guard", "hooks": ["./config/more.json", "./hooks/hooks.json"]}
+    (plugin / ".claude-plugin" / "plugin.json").write_text(json.dumps(manifest))
+    [found] = discover_plugins(parse_config({"plugins": [str(plugin)]}), project_dir=project)
+    assert [f.label for f in found.files] == [
+        "plugin extra-guard: hooks/hooks.json",
+        "plugin extra-guard: config/more.json",
+    ]
+
+
+async def test_a_broken_plugin_file_fails_the_mount_naming_plugin_file_line_and_key(
+    project: Path, cache: Path
+) -> None:
+    hooks_json = cache / "security-guard" / "hooks" / "hooks.json"
+    hooks_json.write_text(hooks_json.read_text().replace('"timeout": 10', '"timout": 10'))
+    with pytest.raises(HooksConfigError) as caught:
+        await mounted(project, {"plugins": [str(cache / "security-guard")]})
+    assert str(caught.value).startswith(
+        "hooks-declarative: plugin security-guard: hooks/hooks.json:11: "
+        "hooks.PreToolUse[0].hooks[0].timout: unknown key 'timout'"
+    )
+
+
+@pytest.mark.parametrize(
+    ("manifest", "expected"),
+    [
+        (
+            '{\n  "name": "security-guard",\n  "hooks": "../elsewhere.json"\n}\n',
+            "plugin security-guard: .claude-plugin/plugin.json:3: hooks: '../elsewhere.json' is "
+            "outside the plugin",
+        ),
+        (
+            '{\n  "name": "security-guard",\n  "hooks": ["./nope.json"]\n}\n',
+            "plugin security-guard: .claude-plugin/plugin.json:3: hooks[0]: no such hooks file: "
+            "./nope.json",
+        ),
+        (
+            '{\n  "name": "security-guard",\n  "hooks": 7\n}\n',
+            "plugin security-guard: .claude-plugin/plugin.json:3: hooks: expected hooks inline",
+        ),
+        ('{"name": "security-guard",\n', "plugin security-guard: .claude-plugin/plugin.json:2: "),
+    ],
+)
+async def test_a_broken_manifest_names_the_plugin_line_and_key(
+    project: Path, cache: Path, manifest: str, expected: str
+) -> None:
+    (cache / "security-guard" / ".claude-plugin" / "plugin.json").write_text(manifest)
+    with pytest.raises(HooksConfigError) as caught:
+        await mounted(project, {"plugins": [str(cache / "security-guard")]})
+    assert str(caught.value).startswith(f"hooks-declarative: {expected}")
+
+
+async def test_a_missing_script_is_an_error_of_the_plugin(project: Path, cache: Path) -> None:
+    (cache / "security-guard" / "scripts" / "guard.py").unlink()
+    with pytest.raises(HooksConfigError) as caught:
+        await mounted(project, {"plugins": [str(cache / "security-guard")]})
+    message = str(caught.value)
+    assert message.startswith(
+        "hooks-declarative: plugin security-guard: hooks/hooks.json:10: "
+        "hooks.PreToolUse[0].hooks[0].command: "
+    )
+    assert "guard.py" in message
+
+
+async def test_a_plugin_path_that_does_not_exist_names_the_config_key(project: Path) -> None:
+    with pytest.raises(HooksConfigError) as caught:
+        await mounted(project, {"plugins": ["plugins/nothing-here"]})
+    assert str(caught.value) == (
+        "hooks-declarative: config: plugins[0]: no such directory: plugins/nothing-here "
+        f"({project / 'plugins' / 'nothing-here'})"
+    )
+
+
+def test_remote_marketplace_sources_are_skipped_with_a_note(project: Path, cache: Path) -> None:
+    market = cache / "acme-marketplace" / ".claude-plugin" / "marketplace.json"
+    data = json.loads(market.read_text())
+    data["plugins"].append(
+        {"name": "remote-one", "source": {"source": "github", "repo": "acme/remote-one"}}
+    )
+    market.write_text(json.dumps(data, indent=2))
+    settings = parse_config({"include_user": False, "plugins": [str(cache / "acme-marketplace")]})
+    survey = survey_sources(settings, project_dir=project, user_dir=project)
+    [skipped] = survey.skipped
+    assert skipped.what.startswith("plugin remote-one@acme-tools ")
+    assert skipped.reason.startswith(
+        "its source is github (.claude-plugin/marketplace.json: plugins[2].source)"
+    )
+    assert not skipped.fatal
+
+
+def test_relative_plugin_paths_follow_the_project_dir(project: Path) -> None:
+    shutil.copytree(FIXTURES / "security-guard", project / "tools" / "security-guard")
+    [plugin] = discover_plugins(
+        parse_config({"plugins": ["tools/security-guard"]}), project_dir=project
+    )
+    assert plugin.root == project / "tools" / "security-guard"
+    assert plugin.error is None
+
+
+def test_hooks_without_a_counterpart_are_listed_as_skipped(project: Path, cache: Path) -> None:
+    hooks_json = cache / "security-guard" / "hooks" / "hooks.json"
+    data = json.loads(hooks_json.read_text())
+    data["hooks"]["TeammateIdle"] = [{"hooks": [{"type": "command", "command": "true"}]}]
+    hooks_json.write_text(json.dumps(data, indent=2))
+    settings = parse_config({"include_user": False, "plugins": [str(cache / "security-guard")]})
+    survey = survey_sources(settings, project_dir=project, user_dir=project)
+    assert [(h.name, h.event) for h in survey.hooks] == [("PreToolUse", "tool:pre")]
+    [skipped] = survey.skipped
+    assert skipped.what == "plugin security-guard: hooks/hooks.json"
+    assert "TeammateIdle" in skipped.reason
+    assert "skipped" in skipped.reason
