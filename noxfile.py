@@ -8,6 +8,7 @@ Packages are found, not listed: ``core/``, ``util/``, ``cli/`` and ``modules/*/p
 from __future__ import annotations
 
 import os
+import tomllib
 from pathlib import Path
 
 import nox
@@ -86,6 +87,18 @@ RUNTIME_MODULES = [m for m in MODULES if not m.name.startswith(("hooks-", "_"))]
 HOOK_MODULES = [m for m in MODULES if m.name.startswith("hooks-")]
 
 
+def _third_party(packages: list[Path]) -> list[str]:
+    """The requirements of ``packages`` that are not packages of this workspace or a kernel
+    (``amplifier-*``): what installing them with ``--no-deps`` leaves out."""
+    found: dict[str, None] = {}
+    for package in packages:
+        project = tomllib.loads((package / "pyproject.toml").read_text())["project"]
+        for requirement in project.get("dependencies", []):
+            if not requirement.lower().startswith("amplifier-"):
+                found[requirement] = None
+    return list(found)
+
+
 def _amplifier_runtime(session: nox.Session) -> list[str]:
     """Amplifier's runtime modules: pip requirements from the environment, else the archives."""
     requirements = os.environ.get("AMPLIFIER_MODULES_REQUIREMENTS", "").split()
@@ -121,7 +134,7 @@ def compat(session: nox.Session, kernel: str) -> None:
         session.install("amplifier-core==2.0.2", "-e", str(UTIL) + "[http]")
         for module in MODULES:
             session.install("--no-deps", "-e", str(module))
-        session.install("httpx>=0.27", "PyYAML>=6.0")
+        session.install("httpx>=0.27", *_third_party(MODULES))
         files = sorted(str(p) for p in ROOT.glob("modules/*/tests/test_upstream*.py"))
         files.append(str(ROOT / "tests" / "compat" / "test_sessions.py"))
         env = {"AMPLIFIER_CORE_202_PYTHON": python}

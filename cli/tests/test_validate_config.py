@@ -171,3 +171,34 @@ def test_an_optional_module_that_is_not_installed_is_a_warning(tmp_path: Path) -
     assert "the module is optional: sessions run without it" in " ".join(result.stderr.split())
     bundle.write_text(bundle.read_text().replace("    optional: true\n", ""))
     assert invoke("validate", str(bundle), cwd=tmp_path).exit_code == 1
+
+
+def test_plugins_are_checked_unmounted_naming_the_plugin_and_its_file(tmp_path: Path) -> None:
+    bundle = write(
+        tmp_path / "bundle.yaml",
+        "hooks:\n"
+        "  - module: hooks-declarative\n"
+        "    config:\n"
+        "      plugins: [plugins/guard, plugins/missing]\n",
+    )
+    guard = tmp_path / "plugins" / "guard"
+    write(guard / ".claude-plugin" / "plugin.json", '{"name": "guard"}\n')
+    write(
+        guard / "hooks" / "hooks.json",
+        '{"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [\n'
+        '  {"type": "command", "command": "${CLAUDE_PLUGIN_ROOT}/scripts/check.sh"}]}]}}\n',
+    )
+    result = invoke("validate", str(bundle), cwd=tmp_path)
+    assert result.exit_code == 1, result.output
+    checked, missing = result.stderr.splitlines()
+    assert checked.startswith(f"error: {bundle}:4: hooks[0].config.plugins[0]: "), checked
+    assert "plugin guard: hooks/hooks.json:2" in checked, checked
+    assert "scripts/check.sh" in checked and "does not exist" in checked, checked
+    assert missing.startswith(f"error: {bundle}:4: hooks[0].config.plugins[1]: "), missing
+    assert "no such directory: plugins/missing" in missing, missing
+    no_traceback(result.output)
+
+    write(guard / "scripts" / "check.sh", "#!/bin/sh\nexit 0\n").chmod(0o755)
+    bundle.write_text(bundle.read_text().replace(", plugins/missing", ""))
+    result = invoke("validate", str(bundle), cwd=tmp_path)
+    assert result.exit_code == 0, result.output

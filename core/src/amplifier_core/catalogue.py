@@ -210,6 +210,7 @@ _APPROVAL_FIELDS: Final[tuple[FieldSpec, ...]] = (
     ),
     _req("hook", "str", "Name of the handler that returned `ask_user`."),
     _req("event", "str", "Event whose hooks asked (`tool:pre`)."),
+    _opt("tool_input", "dict", "Arguments of the gated tool call, when it gates one."),
 )
 _BLOCK_TYPE = '"text" | "thinking" | "tool_use"'
 
@@ -935,7 +936,9 @@ _SPECS: Final[tuple[EventSpec, ...]] = (
         "Notifications, artifacts, policy and approvals",
         summary="A hook asked for the user's approval.",
         when="When a hook result's `ask_user` reaches the approval system, before the user "
-        "is asked (also when a cached decision will answer).",
+        "is asked (also when a cached decision will answer). A handler may decide instead of "
+        "the user: a `deny` result denies, and a result whose `data` holds "
+        '`decision: "allow"` grants (with its `tool_input`, when changed).',
         emitter=_APPROVAL,
         fields=(
             *_APPROVAL_FIELDS,
@@ -956,8 +959,10 @@ _SPECS: Final[tuple[EventSpec, ...]] = (
             _req("cached", "bool", "True when the session cache answered without asking."),
             _req(
                 "why",
-                '"user" | "cached" | "timeout" | "error"',
-                "Why: the user chose, the cache answered, or the `allow` default applied.",
+                '"user" | "cached" | "hook" | "timeout" | "error"',
+                "Why: the user chose, the cache answered, an `approval:required` handler "
+                "decided (a Claude Code `PermissionRequest` hook), or the `allow` default "
+                "applied.",
             ),
         ),
     ),
@@ -975,9 +980,9 @@ _SPECS: Final[tuple[EventSpec, ...]] = (
             _req("reason", "str", "Who denied and why, as the agent is told."),
             _req(
                 "why",
-                '"user" | "timeout" | "error" | "no_approval_system"',
-                "Why: the user chose, the time ran out, the approval system failed, or none "
-                "is mounted.",
+                '"user" | "hook" | "timeout" | "error" | "no_approval_system"',
+                "Why: the user chose, an `approval:required` handler decided, the time ran "
+                "out, the approval system failed, or none is mounted.",
             ),
         ),
     ),

@@ -12,9 +12,12 @@ Mount it from a bundle::
                 action: block
                 message: Destructive rm commands require confirmation
 
-It also reads ``~/.amplifier/hooks.yaml``, the project's ``.amplifier/hooks.yaml`` and the
-``hooks`` of the project's ``.claude/settings.json``. The command and llm runners live in
-``.command`` and ``.llm`` and are imported only when a hook of that type is declared.
+It also reads ``~/.amplifier/hooks.yaml``, the project's ``.amplifier/hooks.yaml``, the
+``hooks`` of the project's ``.claude/settings.json``, hook-shell's
+``.amplifier/hooks/*/hooks.json``, Gemini CLI's ``.gemini/settings.json`` and Cursor's
+``.cursor/hooks.json`` (the project's files only in a trusted project), and the Claude Code
+plugins the config names. The command, llm,
+prompt and agent runners are imported only when a hook of that type is declared.
 """
 
 from .config import (
@@ -33,14 +36,25 @@ from .dispatch import Dispatcher, RunnerFactory, default_runner_factory, plan_st
 from .mapping import CLAUDE_EVENTS, PASCAL_EVENTS, Outcome, to_hook_result
 from .matcher import CLAUDE_TOOL_NAMES, MatcherRunner
 from .mount import mount
+from .plugins import Plugin, discover_plugins
 from .sources import find_sources, load_documents
-from .specs import CommandHookSpec, HookSpec, LlmHookSpec, MatcherHookSpec, MatchSpec
+from .specs import (
+    AgentHookSpec,
+    CommandHookSpec,
+    HookSpec,
+    LlmHookSpec,
+    MatcherHookSpec,
+    MatchSpec,
+    PromptHookSpec,
+)
+from .survey import Survey, survey_sources
 from .types import Decision, HookContext, Runner, failure_decision
 
 __all__ = [
     "CLAUDE_EVENTS",
     "CLAUDE_TOOL_NAMES",
     "PASCAL_EVENTS",
+    "AgentHookSpec",
     "CommandHookSpec",
     "Decision",
     "DeclarativeConfig",
@@ -57,10 +71,14 @@ __all__ = [
     "MatcherHookSpec",
     "MatcherRunner",
     "Outcome",
+    "Plugin",
+    "PromptHookSpec",
     "Runner",
     "RunnerFactory",
+    "Survey",
     "config_schema",
     "default_runner_factory",
+    "discover_plugins",
     "failure_decision",
     "find_sources",
     "load_documents",
@@ -70,6 +88,7 @@ __all__ = [
     "parse_hooks_data",
     "parse_hooks_text",
     "plan_steps",
+    "survey_sources",
     "to_hook_result",
 ]
 

@@ -8,7 +8,8 @@ from pathlib import Path
 from amplifier_hooks_util.config_errors import ConfigProblem, key_path
 
 from .config import DeclarativeConfig, HooksConfigError, Problem, parse_hooks_data
-from .sources import Source, check_scripts, load_source
+from .plugins import discover_plugins
+from .sources import Source, check_scripts, load_source, plugin_sources
 
 __all__ = ["config_problems"]
 
@@ -21,8 +22,9 @@ def _problem(found: Problem, base: tuple[str | int, ...] = ()) -> ConfigProblem:
 def config_problems(
     settings: DeclarativeConfig, *, working_dir: str | None = None
 ) -> list[ConfigProblem]:
-    """The inline ``hooks`` and every file of ``files``, checked with their script files; the
-    project directory is ``project_dir``, else ``working_dir``, else the current directory."""
+    """The inline ``hooks``, every file of ``files`` and every plugin of ``plugins``, checked
+    with their script files; the project directory is ``project_dir``, else ``working_dir``,
+    else the current directory."""
     project_dir = Path(settings.project_dir or working_dir or ".").expanduser().resolve()
     problems: list[ConfigProblem] = []
     if settings.hooks is not None:
@@ -41,4 +43,11 @@ def config_problems(
         except HooksConfigError as err:
             loc: tuple[str | int, ...] = ("files", index)
             problems.append(ConfigProblem(str(err), key_path(loc), None, None, loc))
+    for plugin in discover_plugins(settings, project_dir=project_dir):
+        for source in plugin_sources(plugin):
+            try:
+                load_source(source, settings, project_dir=project_dir)
+            except HooksConfigError as err:
+                loc = ("plugins", plugin.index)
+                problems.append(ConfigProblem(str(err), key_path(loc), None, None, loc))
     return problems

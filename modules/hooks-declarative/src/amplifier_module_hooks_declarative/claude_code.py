@@ -94,6 +94,7 @@ from typing import Any, Final
 
 from amplifier_hooks_util.state import session_dir
 
+from .answers import BadAnswer, answer_field, default_reason, join_lines
 from .mapping import CLAUDE_EVENTS as _DECLARED
 from .mapping import notification_type
 from .protocols import CommandProtocol
@@ -342,10 +343,6 @@ def claude_environment(ctx: HookContext, project_dir: str) -> dict[str, str]:
     return env
 
 
-def _default_reason(label: str) -> str:
-    return f"blocked by hook {label}"
-
-
 def claude_blocked(ctx: HookContext, reason: str, *, label: str) -> Decision:
     """A Claude Code blocking answer (exit code 2, or ``decision: block``) on ``ctx``'s event."""
     name = claude_event(ctx)
@@ -353,7 +350,7 @@ def claude_blocked(ctx: HookContext, reason: str, *, label: str) -> Decision:
     if name in _BLOCKS:
         return Decision(
             action="block",
-            message=text or f"{_default_reason(label)} (exit code 2, stderr was empty)",
+            message=text or f"{default_reason(label)} (exit code 2, stderr was empty)",
             level="warning",
             source=label,
         )
@@ -366,22 +363,6 @@ def claude_blocked(ctx: HookContext, reason: str, *, label: str) -> Decision:
     if name in _FEEDS_AGENT:
         return Decision(context=text, source=label)
     return Decision(message=text, level="warning", source=label)
-
-
-class _BadAnswer(ValueError):
-    """A field of the stdout JSON has the wrong type or value."""
-
-
-def _field(answer: Mapping[str, Any], key: str, kind: type, expected: str, where: str) -> Any:
-    value = answer.get(key)
-    if value is not None and not isinstance(value, kind):
-        raise _BadAnswer(f"{where}{key} is {type(value).__name__} {value!r}, expected {expected}")
-    return value
-
-
-def _join(*parts: str | None) -> str | None:
-    kept = [part for part in parts if part]
-    return "\n".join(kept) if kept else None
 
 
 def claude_decision(
@@ -412,7 +393,7 @@ def claude_decision(
         return f"stdout is a JSON {type(answer).__name__}, expected an object"
     try:
         return _interpret(ctx, name, answer, label, project_dir)
-    except _BadAnswer as err:
+    except BadAnswer as err:
         return f"stdout JSON: {err}"
 
 
@@ -421,18 +402,18 @@ def _permission_request(
 ) -> Decision | None:
     """``hookSpecificOutput.decision`` of a ``PermissionRequest`` hook, or ``None``."""
     where = "hookSpecificOutput."
-    decision = _field(specific, "decision", dict, "an object {behavior, ...}", where)
+    decision = answer_field(specific, "decision", dict, "an object {behavior, ...}", where)
     if decision is None:
         return None
     where += "decision."
-    behavior = _field(decision, "behavior", str, "allow or deny", where)
+    behavior = answer_field(decision, "behavior", str, "allow or deny", where)
     if behavior not in _BEHAVIORS:
-        raise _BadAnswer(f"{where}behavior is {behavior!r}, expected allow or deny")
-    updated = _field(decision, "updatedInput", dict, "an object", where)
-    message = _field(decision, "message", str, "a string", where)
-    interrupt = _field(decision, "interrupt", bool, "true or false", where)
+        raise BadAnswer(f"{where}behavior is {behavior!r}, expected allow or deny")
+    updated = answer_field(decision, "updatedInput", dict, "an object", where)
+    message = answer_field(decision, "message", str, "a string", where)
+    interrupt = answer_field(decision, "interrupt", bool, "true or false", where)
     if behavior == "deny":
-        reason = message or _default_reason(label)
+        reason = message or default_reason(label)
         if interrupt:
             reason += " (the hook asked to interrupt; the turn goes on with this denial)"
         return Decision(
@@ -452,35 +433,37 @@ def _permission_request(
 def _interpret(
     ctx: HookContext, name: str, answer: dict[str, Any], label: str, project_dir: str
 ) -> Decision:
-    go_on = _field(answer, "continue", bool, "true or false", "")
-    stop_reason = _field(answer, "stopReason", str, "a string", "")
-    _field(answer, "suppressOutput", bool, "true or false", "")
-    system_message = _field(answer, "systemMessage", str, "a string", "")
-    decision = _field(answer, "decision", str, "a string", "")
-    reason = _field(answer, "reason", str, "a string", "")
-    injection = _field(answer, "contextInjection", str, "a string", "")  # hook-shell's key
-    specific = _field(answer, "hookSpecificOutput", dict, "an object", "") or {}
+    go_on = answer_field(answer, "continue", bool, "true or false", "")
+    stop_reason = answer_field(answer, "stopReason", str, "a string", "")
+    answer_field(answer, "suppressOutput", bool, "true or false", "")
+    system_message = answer_field(answer, "systemMessage", str, "a string", "")
+    decision = answer_field(answer, "decision", str, "a string", "")
+    reason = answer_field(answer, "reason", str, "a string", "")
+    injection = answer_field(answer, "contextInjection", str, "a string", "")  # hook-shell's key
+    specific = answer_field(answer, "hookSpecificOutput", dict, "an object", "") or {}
     where = "hookSpecificOutput."
-    declared = _field(specific, "hookEventName", str, "a string", where)
+    declared = answer_field(specific, "hookEventName", str, "a string", where)
     if declared is not None and declared != name:
-        raise _BadAnswer(f"{where}hookEventName is {declared!r} on a {name} event")
-    permission = _field(specific, "permissionDecision", str, "allow, deny or ask", where)
-    permission_reason = _field(specific, "permissionDecisionReason", str, "a string", where)
-    updated = _field(specific, "updatedInput", dict, "an object", where)
-    context = _join(_field(specific, "additionalContext", str, "a string", where), injection)
+        raise BadAnswer(f"{where}hookEventName is {declared!r} on a {name} event")
+    permission = answer_field(specific, "permissionDecision", str, "allow, deny or ask", where)
+    permission_reason = answer_field(specific, "permissionDecisionReason", str, "a string", where)
+    updated = answer_field(specific, "updatedInput", dict, "an object", where)
+    context = join_lines(
+        answer_field(specific, "additionalContext", str, "a string", where), injection
+    )
     if permission is not None and permission not in _PERMISSIONS:
-        raise _BadAnswer(
+        raise BadAnswer(
             f"{where}permissionDecision is {permission!r}, expected allow, deny, ask or defer"
         )
     if permission is not None and name != "PreToolUse":
-        raise _BadAnswer(f"{where}permissionDecision is for PreToolUse, not {name}")
+        raise BadAnswer(f"{where}permissionDecision is for PreToolUse, not {name}")
     if decision is not None and decision not in ("block", "approve"):
-        raise _BadAnswer(f"decision is {decision!r}, expected block or approve")
+        raise BadAnswer(f"decision is {decision!r}, expected block or approve")
 
     if go_on is False:
         return Decision(
             action="block" if name in _BLOCKS else "continue",
-            message=_join(stop_reason or f"stopped by hook {label}", system_message),
+            message=join_lines(stop_reason or f"stopped by hook {label}", system_message),
             level="warning",
             context=context,
             stop=name not in _KEEPS_WORKING,  # on Stop, continue: false just lets it stop
@@ -497,12 +480,12 @@ def _interpret(
         permission = "allow" if decision == "approve" else "deny"
         permission_reason = reason
     elif decision == "block":
-        blocked = claude_blocked(ctx, reason or _default_reason(label), label=label)
+        blocked = claude_blocked(ctx, reason or default_reason(label), label=label)
         return Decision(
             action=blocked.action,
-            message=_join(blocked.message, system_message),
+            message=join_lines(blocked.message, system_message),
             level="warning" if system_message else blocked.level,
-            context=_join(blocked.context, context),
+            context=join_lines(blocked.context, context),
             source=label,
         )
 
@@ -514,7 +497,7 @@ def _interpret(
             logger.warning("hook %s: %s", label, system_message)
         return Decision(
             action="block",
-            message=permission_reason or _default_reason(label),
+            message=permission_reason or default_reason(label),
             level="warning",
             context=context,
             source=label,
@@ -523,7 +506,7 @@ def _interpret(
         tool = CLAUDE_TOOLS.get(ctx.tool or "", ctx.tool)
         return Decision(
             action="ask",
-            message=_join(permission_reason or f"Allow {tool or name}? (hook {label})"),
+            message=join_lines(permission_reason or f"Allow {tool or name}? (hook {label})"),
             modified_args=modified,
             context=context,
             source=label,
@@ -531,7 +514,7 @@ def _interpret(
     if modified is not None:
         return Decision(
             action="modify",
-            message=_join(system_message, permission_reason),
+            message=join_lines(system_message, permission_reason),
             level="warning" if system_message else "info",
             modified_args=modified,
             context=context,
@@ -539,7 +522,7 @@ def _interpret(
         )
     return Decision(
         action="allow" if permission == "allow" else "continue",
-        message=_join(system_message, permission_reason),
+        message=join_lines(system_message, permission_reason),
         level="warning" if system_message else "info",
         context=context,
         source=label,

@@ -60,6 +60,7 @@ from typing import Any, Final
 
 from amplifier_hooks_util.state import session_dir
 
+from .answers import BadAnswer, answer_field, default_reason, join_lines
 from .protocols import CommandProtocol
 from .types import Decision, HookContext
 
@@ -302,10 +303,6 @@ def gemini_environment(ctx: HookContext, project_dir: str) -> dict[str, str]:
     }
 
 
-def _default_reason(label: str) -> str:
-    return f"blocked by hook {label}"
-
-
 def gemini_blocked(ctx: HookContext, reason: str, *, label: str) -> Decision:
     """A blocking answer (exit code 2, or ``decision: deny``) on ``ctx``'s event."""
     name = gemini_event(ctx)
@@ -313,7 +310,7 @@ def gemini_blocked(ctx: HookContext, reason: str, *, label: str) -> Decision:
     if name in _BLOCKS:
         return Decision(
             action="block",
-            message=text or f"{_default_reason(label)} (exit code 2, stderr was empty)",
+            message=text or f"{default_reason(label)} (exit code 2, stderr was empty)",
             level="warning",
             source=label,
         )
@@ -329,22 +326,6 @@ def gemini_blocked(ctx: HookContext, reason: str, *, label: str) -> Decision:
             )
         return Decision(context=text, source=label)
     return Decision(message=text, level="warning", source=label)
-
-
-class _BadAnswer(ValueError):
-    """A field of the stdout JSON has the wrong type or value."""
-
-
-def _field(answer: Mapping[str, Any], key: str, kind: type, expected: str, where: str) -> Any:
-    value = answer.get(key)
-    if value is not None and not isinstance(value, kind):
-        raise _BadAnswer(f"{where}{key} is {type(value).__name__} {value!r}, expected {expected}")
-    return value
-
-
-def _join(*parts: str | None) -> str | None:
-    kept = [part for part in parts if part]
-    return "\n".join(kept) if kept else None
 
 
 def _escape(text: str | None) -> str | None:
@@ -370,24 +351,24 @@ def gemini_decision(
         return f"stdout is a JSON {type(answer).__name__}, expected an object"
     try:
         return _interpret(ctx, answer, label)
-    except _BadAnswer as err:
+    except BadAnswer as err:
         return f"stdout JSON: {err}"
 
 
 def _interpret(ctx: HookContext, answer: dict[str, Any], label: str) -> Decision:
     name = gemini_event(ctx)
-    go_on = _field(answer, "continue", bool, "true or false", "")
-    stop_reason = _field(answer, "stopReason", str, "a string", "")
-    _field(answer, "suppressOutput", bool, "true or false", "")
-    system_message = _field(answer, "systemMessage", str, "a string", "")
-    decision = _field(answer, "decision", str, "a string", "")
-    reason = _field(answer, "reason", str, "a string", "")
-    specific = _field(answer, "hookSpecificOutput", dict, "an object", "") or {}
+    go_on = answer_field(answer, "continue", bool, "true or false", "")
+    stop_reason = answer_field(answer, "stopReason", str, "a string", "")
+    answer_field(answer, "suppressOutput", bool, "true or false", "")
+    system_message = answer_field(answer, "systemMessage", str, "a string", "")
+    decision = answer_field(answer, "decision", str, "a string", "")
+    reason = answer_field(answer, "reason", str, "a string", "")
+    specific = answer_field(answer, "hookSpecificOutput", dict, "an object", "") or {}
     where = "hookSpecificOutput."
-    updated = _field(specific, "tool_input", dict, "an object", where)
-    context = _escape(_field(specific, "additionalContext", str, "a string", where))
+    updated = answer_field(specific, "tool_input", dict, "an object", where)
+    context = _escape(answer_field(specific, "additionalContext", str, "a string", where))
     if decision is not None and decision not in _DECISIONS:
-        raise _BadAnswer(f"decision is {decision!r}, expected allow, deny, block or ask")
+        raise BadAnswer(f"decision is {decision!r}, expected allow, deny, block or ask")
     for key in (*_UNSUPPORTED, "tailToolCallRequest"):
         if key in specific:
             logger.warning("hook %s: hookSpecificOutput.%s is not supported; ignored", label, key)
@@ -396,19 +377,19 @@ def _interpret(ctx: HookContext, answer: dict[str, Any], label: str) -> Decision
     if go_on is False and not advisory:
         return Decision(
             action="block" if name in _BLOCKS else "continue",
-            message=_join(stop_reason or reason or f"stopped by hook {label}", system_message),
+            message=join_lines(stop_reason or reason or f"stopped by hook {label}", system_message),
             level="warning",
             context=context,
             stop=True,
             source=label,
         )
     if decision in ("deny", "block") and not advisory:
-        blocked = gemini_blocked(ctx, reason or _default_reason(label), label=label)
+        blocked = gemini_blocked(ctx, reason or default_reason(label), label=label)
         return Decision(
             action=blocked.action,
-            message=_join(blocked.message, system_message),
+            message=join_lines(blocked.message, system_message),
             level="warning" if system_message else blocked.level,
-            context=_join(blocked.context, context),
+            context=join_lines(blocked.context, context),
             source=label,
         )
     modified = None

@@ -88,6 +88,11 @@ class Plugin:
     error: HooksConfigError | None = None
 
     @property
+    def index(self) -> int:
+        """The index in ``plugins`` that led to it."""
+        return int(self.entry.removeprefix("plugins[").removesuffix("]"))
+
+    @property
     def id(self) -> str:
         """``name@marketplace``, as Claude Code names an installed plugin, else ``name``."""
         return f"{self.name}@{self.marketplace}" if self.marketplace else self.name

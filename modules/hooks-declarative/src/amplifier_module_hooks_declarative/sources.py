@@ -68,7 +68,7 @@ from .hook_shell import (
     hook_shell_files,
     parse_hook_shell_file,
 )
-from .plugins import PLUGIN_ROOT_VARIABLE, discover_plugins
+from .plugins import PLUGIN_ROOT_VARIABLE, Plugin, discover_plugins
 from .scripts import script_problem
 from .specs import CommandHookSpec
 from .variables import with_variables
@@ -89,6 +89,7 @@ __all__ = [
     "load_documents",
     "load_source",
     "partition_trusted",
+    "plugin_sources",
     "read_source",
     "resolve_project_dir",
     "resolve_user_dir",
@@ -225,13 +226,7 @@ def find_sources(settings: DeclarativeConfig, *, project_dir: Path, user_dir: Pa
             hooks_dir = project_dir / PROJECT_HOOKS_DIR
             found.extend(_hook_shell_sources("hook-shell", hooks_dir, project_dir))
     for plugin in discover_plugins(settings, project_dir=project_dir):
-        if plugin.skipped is not None:
-            continue
-        variables = ((PLUGIN_ROOT_VARIABLE, str(plugin.root)),)
-        if plugin.error is not None:
-            found.append(Source("plugin", plugin.label, None, True, error=plugin.error))
-        for hooks in plugin.files:
-            found.append(Source("plugin", hooks.label, hooks.path, True, variables, True))
+        found.extend(plugin_sources(plugin))
     for raw in settings.files:
         path = Path(raw).expanduser()
         path = (path if path.is_absolute() else project_dir / path).resolve()
@@ -239,6 +234,20 @@ def find_sources(settings: DeclarativeConfig, *, project_dir: Path, user_dir: Pa
     if settings.hooks is not None:
         found.append(Source("config", "config"))
     return _unique(found)
+
+
+def plugin_sources(plugin: Plugin) -> list[Source]:
+    """The sources of one plugin: its hooks files with ``CLAUDE_PLUGIN_ROOT`` set and written
+    into their commands; one that reports why it cannot be read; none when it is skipped."""
+    if plugin.skipped is not None:
+        return []
+    found: list[Source] = []
+    if plugin.error is not None:
+        found.append(Source("plugin", plugin.label, None, True, error=plugin.error))
+    variables = ((PLUGIN_ROOT_VARIABLE, str(plugin.root)),)
+    for hooks in plugin.files:
+        found.append(Source("plugin", hooks.label, hooks.path, True, variables, True))
+    return found
 
 
 def _hook_shell_sources(
