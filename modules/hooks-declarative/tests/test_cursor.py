@@ -38,7 +38,7 @@ def _python3_is_this_interpreter(monkeypatch: pytest.MonkeyPatch) -> None:
 
 def context(
     project_dir: Path,
-    alias: str = "BeforeShellExecution",
+    alias: str = "beforeShellExecution",
     event: str = "tool:pre",
     *,
     tool: str | None = "bash",
@@ -102,7 +102,7 @@ async def test_before_shell_execution_has_cursors_fields(tmp_path: Path) -> None
 
 async def test_before_read_file_carries_the_files_content(tmp_path: Path) -> None:
     (tmp_path / "secrets.env").write_text("API_KEY=abc\n")
-    ctx = context(tmp_path, "BeforeReadFile", tool="read_file", args={"file_path": "secrets.env"})
+    ctx = context(tmp_path, "beforeReadFile", tool="read_file", args={"file_path": "secrets.env"})
     stdin = (await recorded(tmp_path, ctx))["input"]
     assert stdin["hook_event_name"] == "beforeReadFile"
     assert stdin["file_path"] == str(tmp_path / "secrets.env")
@@ -128,7 +128,7 @@ async def test_before_read_file_carries_the_files_content(tmp_path: Path) -> Non
 async def test_after_file_edit_lists_the_edits(
     tmp_path: Path, tool: str, args: dict[str, Any], edits: list[dict[str, str]]
 ) -> None:
-    ctx = context(tmp_path, "AfterFileEdit", "tool:post", tool=tool, args=args)
+    ctx = context(tmp_path, "afterFileEdit", "tool:post", tool=tool, args=args)
     stdin = (await recorded(tmp_path, ctx))["input"]
     assert stdin["hook_event_name"] == "afterFileEdit"
     assert stdin["file_path"] == str(tmp_path / "a.txt")
@@ -136,11 +136,11 @@ async def test_after_file_edit_lists_the_edits(
 
 
 async def test_mcp_and_generic_tool_events(tmp_path: Path) -> None:
-    ctx = context(tmp_path, "BeforeMCPExecution", tool="mcp__db__query", args={"sql": "select 1"})
+    ctx = context(tmp_path, "beforeMCPExecution", tool="mcp__db__query", args={"sql": "select 1"})
     stdin = (await recorded(tmp_path, ctx))["input"]
     assert (stdin["tool_name"], stdin["server"]) == ("query", "db")
     assert json.loads(stdin["tool_input"]) == {"sql": "select 1"}
-    ctx = context(tmp_path, "PreToolUse", tool="edit_file", args={"file_path": "a"})
+    ctx = context(tmp_path, "preToolUse", tool="edit_file", args={"file_path": "a"})
     stdin = (await recorded(tmp_path, ctx))["input"]
     assert (stdin["tool_name"], stdin["tool_use_id"]) == ("Write", "call_7")
     assert cursor_tool("bash") == "Shell"
@@ -148,10 +148,10 @@ async def test_mcp_and_generic_tool_events(tmp_path: Path) -> None:
 
 
 async def test_prompt_and_stop_fields(tmp_path: Path) -> None:
-    ctx = context(tmp_path, "BeforeSubmitPrompt", "prompt:submit", tool=None, data={"prompt": "hi"})
+    ctx = context(tmp_path, "beforeSubmitPrompt", "prompt:submit", tool=None, data={"prompt": "hi"})
     stdin = (await recorded(tmp_path, ctx))["input"]
     assert (stdin["prompt"], stdin["attachments"]) == ("hi", [])
-    ctx = context(tmp_path, "Stop", "prompt:complete", tool=None, data={"response": "done"})
+    ctx = context(tmp_path, "stop", "prompt:complete", tool=None, data={"response": "done"})
     stdin = (await recorded(tmp_path, ctx))["input"]
     assert (stdin["hook_event_name"], stdin["status"], stdin["loop_count"]) == (
         "stop",
@@ -205,7 +205,7 @@ async def test_exit_code_2_is_a_deny_and_other_codes_fail_open(tmp_path: Path) -
 
 
 async def test_before_submit_prompt_continue_false_blocks(tmp_path: Path) -> None:
-    ctx = context(tmp_path, "BeforeSubmitPrompt", "prompt:submit", tool=None, data={"prompt": "x"})
+    ctx = context(tmp_path, "beforeSubmitPrompt", "prompt:submit", tool=None, data={"prompt": "x"})
     payload = {"continue": False, "user_message": "prompt contains a secret"}
     assert await runner(answering(payload), tmp_path).run(ctx) == Decision(
         action="block", message="prompt contains a secret", level="warning", source=LABEL
@@ -213,12 +213,12 @@ async def test_before_submit_prompt_continue_false_blocks(tmp_path: Path) -> Non
 
 
 async def test_stop_followup_and_session_context(tmp_path: Path) -> None:
-    ctx = context(tmp_path, "Stop", "prompt:complete", tool=None)
+    ctx = context(tmp_path, "stop", "prompt:complete", tool=None)
     payload = {"followup_message": "now run the tests"}
     assert await runner(answering(payload), tmp_path).run(ctx) == Decision(
         context="now run the tests", source=LABEL
     )
-    ctx = context(tmp_path, "SessionStart", "session:start", tool=None)
+    ctx = context(tmp_path, "sessionStart", "session:start", tool=None)
     payload = {"additional_context": "branch is main"}
     assert await runner(answering(payload), tmp_path).run(ctx) == Decision(
         context="branch is main", source=LABEL
@@ -226,7 +226,7 @@ async def test_stop_followup_and_session_context(tmp_path: Path) -> None:
 
 
 def test_pre_tool_use_updated_input_and_bad_answers(tmp_path: Path) -> None:
-    ctx = context(tmp_path, "PreToolUse")
+    ctx = context(tmp_path, "preToolUse")
     answer = '{"permission": "allow", "updated_input": {"command": "ls -la"}}'
     assert cursor_decision(ctx, answer, label=LABEL) == Decision(
         action="modify", modified_args={"command": "ls -la"}, source=LABEL
@@ -258,11 +258,11 @@ def test_hooks_json_is_read_as_cursor_reads_it(caplog: pytest.LogCaptureFixture)
         document = parse_cursor_hooks(HOOKS, SOURCE)
     names = [(block.name, block.event) for block in document.events]
     assert names == [
-        ("BeforeShellExecution", "tool:pre"),
-        ("AfterFileEdit", "tool:post"),
-        ("PreToolUse", "tool:pre"),
-        ("SessionStart", "session:start"),
-        ("SessionStart", "session:resume"),
+        ("beforeShellExecution", "tool:pre"),
+        ("afterFileEdit", "tool:post"),
+        ("preToolUse", "tool:pre"),
+        ("sessionStart", "session:start"),
+        ("sessionStart", "session:resume"),
     ]
     [guard] = document.events[0].steps
     assert isinstance(guard, HookGroup)

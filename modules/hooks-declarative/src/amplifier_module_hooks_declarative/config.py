@@ -235,6 +235,9 @@ class HookGroup:
     parallel: bool
     matcher: str | None
     label: str
+    written: str | None = None
+    """The matcher as its file wrote it, when ``matcher`` is a translation of it (another
+    tool's names); what ``hooks list`` shows."""
 
 
 Step = HookEntry | HookGroup

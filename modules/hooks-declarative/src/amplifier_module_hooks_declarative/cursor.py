@@ -121,9 +121,8 @@ _READ_CAP: Final = 1_000_000
 
 def cursor_event(ctx: HookContext) -> str:
     """The Cursor ``hook_event_name`` for ``ctx`` (from its step's alias)."""
-    alias = ctx.alias[:1].lower() + ctx.alias[1:]
-    if alias in CURSOR_EVENTS:
-        return alias
+    if ctx.alias in CURSOR_EVENTS:
+        return ctx.alias
     for name, (events, _) in CURSOR_EVENTS.items():
         if ctx.event in events:
             return name

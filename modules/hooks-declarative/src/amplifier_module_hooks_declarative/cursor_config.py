@@ -105,8 +105,8 @@ def _event(parser: _Parser, name: str, items: Any, loc: Loc, cd: str | None) -> 
     if not events:
         _warn(parser, loc, f"Cursor event {name!r} has no counterpart here; its hooks are skipped")
         return []
-    alias = name[:1].upper() + name[1:]  # the step's alias tells the protocol the Cursor event
-    return [EventHooks(alias, event, tuple(groups), parser.source) for event in events]
+    # the name is the steps' alias, which tells the protocol the Cursor event
+    return [EventHooks(name, event, tuple(groups), parser.source) for event in events]
 
 
 def _group(
@@ -121,7 +121,8 @@ def _group(
         parser.fail((*loc, "matcher"), f"expected a string, got {describe_value(raw)}")
     elif isinstance(raw, str) and event in _MATCHER_EVENTS:
         matcher = foreign_tool_matcher(raw, CURSOR_TOOLS)
-    return HookGroup((entry,), False, matcher, parser.label(loc))
+    written = raw if isinstance(raw, str) and matcher != fixed else None
+    return HookGroup((entry,), False, matcher, parser.label(loc), written=written)
 
 
 def _hook(parser: _Parser, item: Any, loc: Loc, cd: str | None) -> HookEntry | None:

@@ -197,7 +197,8 @@ def plan_steps(documents: Sequence[HooksDocument], factory: RunnerFactory) -> li
     steps: list[PlannedStep] = []
     for document in documents:
         for block in document.events:
-            alias = block.name if block.name[:1].isupper() else alias_of(block.event)
+            # a name of its own (PreToolUse, beforeShellExecution), else the event's alias
+            alias = alias_of(block.event) if block.name == block.event else block.name
             for step in block.steps:
                 if isinstance(step, HookGroup):
                     hooks = tuple(_hook(entry, factory) for entry in step.hooks)

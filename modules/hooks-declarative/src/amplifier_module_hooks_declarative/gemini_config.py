@@ -238,7 +238,9 @@ class _GeminiReader:
         tool_matcher = None
         if event in _TOOL_EVENTS and matcher is not None:
             tool_matcher = foreign_tool_matcher(matcher, GEMINI_TOOLS)
-        group = HookGroup(tuple(entries), not sequential, tool_matcher, parser.label(loc))
+        group = HookGroup(
+            tuple(entries), not sequential, tool_matcher, parser.label(loc), written=matcher
+        )
         return group, (matcher.strip() if matcher is not None else None)
 
     def hook(self, hook: Any, loc: Loc) -> HookEntry | None:

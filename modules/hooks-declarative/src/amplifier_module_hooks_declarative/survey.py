@@ -156,7 +156,7 @@ def survey_sources(settings: DeclarativeConfig, *, project_dir: Path, user_dir: 
                             kind=source.kind,
                             name=block.name,
                             event=block.event,
-                            matcher=group.matcher if group else None,
+                            matcher=(group.written or group.matcher) if group else None,
                             type=str(getattr(entry.spec, "type", "?")),
                             detail=describe_spec(entry.spec),
                             label=entry.label,
