@@ -193,7 +193,8 @@ def test_plugins_are_checked_unmounted_naming_the_plugin_and_its_file(tmp_path: 
     checked, missing = result.stderr.splitlines()
     assert checked.startswith(f"error: {bundle}:4: hooks[0].config.plugins[0]: "), checked
     assert "plugin guard: hooks/hooks.json:2" in checked, checked
-    assert "scripts/check.sh" in checked and "does not exist" in checked, checked
+    assert "scripts/check.sh" in checked, checked
+    assert "does not exist" in checked, checked
     assert missing.startswith(f"error: {bundle}:4: hooks[0].config.plugins[1]: "), missing
     assert "no such directory: plugins/missing" in missing, missing
     no_traceback(result.output)
