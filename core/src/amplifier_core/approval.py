@@ -25,6 +25,7 @@ that approves means "allow always".
 from __future__ import annotations
 
 import asyncio
+import copy
 import inspect
 import re
 from collections.abc import Awaitable, Callable, Mapping, Sequence
@@ -405,8 +406,7 @@ class ApprovalGate:
         }
         self._audit.record("approval_requested", hook=source, event=event, **request)
         required = await self._hooks.emit(
-            _events.APPROVAL_REQUIRED,
-            {**_approval_subject(result, event, source), **request},
+            _events.APPROVAL_REQUIRED, {**_approval_subject(result, event, source), **request}
         )
         ask = _Ask(result, event, source, prompt, options)
         if cached:
@@ -471,7 +471,7 @@ class ApprovalGate:
                 **_approval_subject(ask.result, ask.event, ask.source),
                 "prompt": ask.prompt,
                 "options": ask.options,
-                "decision": answer or ("allow" if approved else "deny"),
+                "decision": _decision_field(answer, approved, why),
                 "cached": why == "cached",
                 "answer": answer,
                 "why": why,
@@ -497,13 +497,16 @@ _Verdict: TypeAlias = Callable[[HookResult], tuple[bool, str, HookResult]]
 
 
 def _hook_verdict(required: object) -> _Verdict | None:
-    """What the handlers of ``approval:required`` decided, if anything: a ``deny`` result
-    denies (its ``reason`` joins the asking hook's); a result whose data holds
-    ``decision: "allow"`` grants, with the data's ``tool_input`` (when a handler changed it)
-    replacing the input asked about. Anything else leaves the decision to the human."""
+    """What the handlers of ``approval:required`` decided, if anything. A decision is explicit:
+    a ``deny`` result whose data holds ``decision: "deny"`` denies (its ``reason`` joins the
+    asking hook's); a result whose data holds ``decision: "allow"`` grants, with the data's
+    ``tool_input`` (when a handler changed it) replacing the input asked about. Anything else
+    leaves the decision to the human, a plain ``deny`` included (a fail-closed handler that
+    failed, a policy on every event)."""
     if not isinstance(required, HookResult):
         return None
-    if required.action == "deny":
+    data = required.data or {}
+    if required.action == "deny" and data.get("decision") == "deny":
         why = required.reason or "denied"
         who = required.source or "an approval:required handler"
 
@@ -514,8 +517,7 @@ def _hook_verdict(required: object) -> _Verdict | None:
             return False, why, asked.model_copy(update={"reason": reason})
 
         return denied
-    data = required.data or {}
-    if data.get("decision") != "allow":
+    if required.action == "deny" or data.get("decision") != "allow":
         return None
 
     def granted(asked: HookResult) -> tuple[bool, str, HookResult]:
@@ -529,6 +531,21 @@ def _hook_verdict(required: object) -> _Verdict | None:
         return True, "allow (decided by an approval:required handler)", asked
 
     return granted
+
+
+def _detached(value: dict[str, Any]) -> dict[str, Any]:
+    """A copy of a tool input for observers: what they change is not what runs."""
+    try:
+        return copy.deepcopy(value)
+    except Exception:  # an object that cannot be copied: its container at least is new
+        return dict(value)
+
+
+def _decision_field(answer: str, approved: bool, why: _Why) -> str:
+    """The ``decision`` of the approval events: the option chosen, else ``allow`` / ``deny``
+    (always those two when a handler decided: its words are in ``reason``)."""
+    plain = "allow" if approved else "deny"
+    return plain if why == "hook" else answer or plain
 
 
 def _provider_request(ask: _Ask) -> ApprovalRequest:
@@ -567,7 +584,7 @@ def _approval_subject(result: HookResult, event: str, source: str) -> dict[str, 
     }
     tool_input = data.get("tool_input")
     if isinstance(tool_input, dict):  # what is asked about, for handlers that decide it
-        subject["tool_input"] = tool_input
+        subject["tool_input"] = _detached(tool_input)
     return subject
 
 

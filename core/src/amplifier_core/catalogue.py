@@ -425,7 +425,8 @@ _SPECS: Final[tuple[EventSpec, ...]] = (
         "Prompts and planning",
         summary="The final response of a turn is ready.",
         when="Once per turn that passed `prompt:submit`, when the model answered without "
-        "asking for more tools (or the turn stopped), before `orchestrator:complete`.",
+        "asking for more tools (or the turn stopped), before `orchestrator:complete`; again "
+        "after each time a stop hook sent the agent back to work (loop-session).",
         emitter=_SESSION,
         fields=(
             _req("prompt", "str", "The prompt the turn answered (after any `modify`)."),
@@ -437,6 +438,25 @@ _SPECS: Final[tuple[EventSpec, ...]] = (
                 "usage",
                 "dict[str, int]",
                 "Tokens used by the turn: `{input_tokens, output_tokens}`.",
+            ),
+            _opt(
+                "status",
+                '"completed" | "incomplete" | "error" | "cancelled"',
+                "How the turn ended (loop-session).",
+            ),
+            _opt(
+                "stop_hook_active",
+                "bool",
+                "True when a stop hook already sent the agent back to work in this turn.",
+            ),
+        ),
+        effects=(
+            (
+                "deny",
+                "with `keep_working: true` in its data (a stop hook's block) and a turn that "
+                "completed: the reason is added as a user message and the agent goes on "
+                "working, at most `max_stop_continuations` times a turn (loop-session); any "
+                "other deny is not acted on",
             ),
         ),
     ),

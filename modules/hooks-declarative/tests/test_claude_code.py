@@ -4,6 +4,7 @@ and the JSON answer (``hookSpecificOutput``, ``decision``, ``continue``, ``syste
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import logging
 import os
@@ -383,7 +384,13 @@ async def test_exit_code_2_after_the_fact_is_feedback_for_the_agent(tmp_path: Pa
         ("prompt:submit", Decision(action="block", message="no secrets", level="warning")),
         (
             "prompt:complete",
-            Decision(action="block", message="no secrets", level="warning", context="no secrets"),
+            Decision(
+                action="block",
+                message="no secrets",
+                level="warning",
+                context="no secrets",
+                keep_working=True,
+            ),
         ),
         ("session:start", Decision(message="no secrets", level="warning")),
         ("user:notification", Decision(message="no secrets", level="warning")),
@@ -393,13 +400,7 @@ async def test_exit_code_2_after_the_fact_is_feedback_for_the_agent(tmp_path: Pa
 async def test_exit_code_2_on_each_event(tmp_path: Path, event: str, expected: Decision) -> None:
     command = "cat > /dev/null; echo 'no secrets' >&2; exit 2"
     decision = await run(command, tmp_path, context(tmp_path, event, tool=None))
-    assert decision == Decision(
-        action=expected.action,
-        message=expected.message,
-        level=expected.level,
-        context=expected.context,
-        source=LABEL,
-    )
+    assert decision == dataclasses.replace(expected, source=LABEL)
 
 
 async def test_exit_code_2_without_stderr(tmp_path: Path) -> None:
@@ -596,7 +597,12 @@ async def test_a_stop_hook_keeps_the_agent_informed(tmp_path: Path) -> None:
     decision = await run(script("cc_stop_guard.py"), tmp_path, ctx)
     reason = "Tests are failing: run pytest and fix them"
     assert decision == Decision(
-        action="block", message=reason, level="warning", context=reason, source=LABEL
+        action="block",
+        message=reason,
+        level="warning",
+        context=reason,
+        source=LABEL,
+        keep_working=True,
     )
     again = context(tmp_path, "prompt:complete", tool=None, data={"stop_hook_active": True})
     assert await run(script("cc_stop_guard.py"), tmp_path, again) == Decision(source=LABEL)

@@ -5,6 +5,7 @@ Hooks are real processes (the scripts in ``tests/scripts``); nothing is mocked."
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import logging
 import os
@@ -332,13 +333,17 @@ def test_a_child_sessions_prompt_complete_is_subagent_stop(tmp_path: Path) -> No
             "prompt:complete",
             "Stop",
             None,
-            Decision(action="block", message="no", level="warning", context="no"),
+            Decision(
+                action="block", message="no", level="warning", context="no", keep_working=True
+            ),
         ),
         (
             "prompt:complete",
             "SubagentStop",
             None,
-            Decision(action="block", message="no", level="warning", context="no"),
+            Decision(
+                action="block", message="no", level="warning", context="no", keep_working=True
+            ),
         ),
         ("session:fork", None, None, Decision(message="no", level="warning")),
         ("user:notification", None, None, Decision(message="no", level="warning")),
@@ -353,13 +358,7 @@ async def test_exit_code_2_does_what_claude_codes_table_says(
 ) -> None:
     ctx = context(tmp_path, event, alias=alias, tool=tool)
     decision = await run("cat > /dev/null; echo no >&2; exit 2", tmp_path, ctx)
-    assert decision == Decision(
-        action=expected.action,
-        message=expected.message,
-        level=expected.level,
-        context=expected.context,
-        source=LABEL,
-    )
+    assert decision == dataclasses.replace(expected, source=LABEL)
 
 
 # ----------------------------------------------------------------------------- stdout
@@ -446,6 +445,7 @@ async def test_exit_code_2_does_what_claude_codes_table_says(
                 message="run the tests first",
                 level="warning",
                 context="run the tests first",
+                keep_working=True,
             ),
         ),
         (  # continue: false wins over decision: block, and lets the agent stop
@@ -489,15 +489,7 @@ async def test_outputs_per_event(
     tool = "bash" if event.startswith(("tool:", "approval:")) else None
     ctx = context(tmp_path, event, alias=alias, tool=tool)
     decision = await run(answer(payload), tmp_path, ctx)
-    assert decision == Decision(
-        action=expected.action,
-        message=expected.message,
-        level=expected.level,
-        modified_args=expected.modified_args,
-        context=expected.context,
-        stop=expected.stop,
-        source=LABEL,
-    )
+    assert decision == dataclasses.replace(expected, source=LABEL)
 
 
 @pytest.mark.parametrize(
@@ -733,3 +725,30 @@ def test_the_capability_reads_the_file_at_each_call(tmp_path: Path) -> None:
     assert environment() == {"A": "1", "B": "1"}
     env_file_for("sess-ev", str(tmp_path)).write_text("export B=2\nexport C=3\n")
     assert environment() == {"A": "1", "B": "2", "C": "3"}
+
+
+def test_the_env_file_expands_variables_as_a_shell_would_without_running_anything(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    monkeypatch.setenv("PATH", "/usr/bin:/bin")
+    marker = tmp_path / "ran"
+    path = tmp_path / ENV_FILE_NAME
+    path.write_text(
+        'export PATH="/opt/tool/bin:$PATH"\n'
+        "export A=1 B=\"two words\" C='$HOME stays'\n"
+        "D=${A}x\n"
+        f"E=$(touch {marker})\n"
+        f"export F=1; touch {marker}\n"
+        f"G=`touch {marker}`\n"
+    )
+    with caplog.at_level(logging.WARNING, logger="amplifier_module_hooks_declarative"):
+        found = read_env_file(path)
+    assert found == {
+        "PATH": "/opt/tool/bin:/usr/bin:/bin",
+        "A": "1",
+        "B": "two words",
+        "C": "$HOME stays",
+        "D": "1x",
+    }
+    assert not marker.exists()
+    assert [f"{path}:{n}: skipped" in caplog.text for n in (4, 5, 6)] == [True] * 3

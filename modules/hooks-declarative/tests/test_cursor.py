@@ -216,7 +216,11 @@ async def test_stop_followup_and_session_context(tmp_path: Path) -> None:
     ctx = context(tmp_path, "stop", "prompt:complete", tool=None)
     payload = {"followup_message": "now run the tests"}
     assert await runner(answering(payload), tmp_path).run(ctx) == Decision(
-        context="now run the tests", source=LABEL
+        action="block",
+        message="now run the tests",
+        context="now run the tests",
+        source=LABEL,
+        keep_working=True,
     )
     ctx = context(tmp_path, "sessionStart", "session:start", tool=None)
     payload = {"additional_context": "branch is main"}

@@ -297,11 +297,19 @@ async def test_flow_control_is_ignored_on_advisory_events(tmp_path: Path) -> Non
     assert decision == Decision(message="bye", source=LABEL)
 
 
-async def test_after_agent_deny_is_feedback_for_the_agent(tmp_path: Path) -> None:
+async def test_after_agent_deny_sends_the_agent_back_to_work(tmp_path: Path) -> None:
     payload = {"decision": "deny", "reason": "tests are failing, fix them"}
     ctx = context(tmp_path, "prompt:complete", tool=None, data={"response": "done"})
     decision = await runner(answering(payload), tmp_path).run(ctx)
-    assert decision == Decision(context="tests are failing, fix them", source=LABEL)
+    reason = "tests are failing, fix them"
+    assert decision == Decision(
+        action="block",
+        message=reason,
+        level="warning",
+        context=reason,
+        source=LABEL,
+        keep_working=True,
+    )
 
 
 def test_plain_text_is_a_message_and_bad_fields_are_problems(tmp_path: Path) -> None:

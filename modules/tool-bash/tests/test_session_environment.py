@@ -42,3 +42,13 @@ async def test_a_failing_offer_is_skipped_and_the_command_runs(tmp_path: Path) -
     result = await tool.execute({"command": "echo $STAGE"})
     assert result.success
     assert result.output["stdout"] == "config\n"
+
+
+async def test_an_offered_entry_that_cannot_be_a_variable_is_skipped(tmp_path: Path) -> None:
+    coordinator = ModuleCoordinator()
+    tool = await _mounted(coordinator, tmp_path)
+    offered = {"A=B": "x", "NUL": "a\0b", "GOOD": "yes"}
+    coordinator.register_capability(ENVIRONMENT_CAPABILITY, lambda: dict(offered))
+    result = await tool.execute({"command": "echo $GOOD-${NUL:-unset}"})
+    assert result.success, result.error
+    assert result.output["stdout"] == "yes-unset\n"

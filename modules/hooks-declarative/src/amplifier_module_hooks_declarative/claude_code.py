@@ -356,7 +356,14 @@ def claude_blocked(ctx: HookContext, reason: str, *, label: str) -> Decision:
         )
     if name in _KEEPS_WORKING:  # the agent goes on, the reason is its instruction
         text = text or f"hook {label} asks you to continue (exit code 2, stderr was empty)"
-        return Decision(action="block", message=text, level="warning", context=text, source=label)
+        return Decision(
+            action="block",
+            message=text,
+            level="warning",
+            context=text,
+            source=label,
+            keep_working=True,
+        )
     if not text:
         logger.debug("hook %s: blocking answer without a reason on %s; nothing to do", label, name)
         return Decision(source=label)
@@ -487,6 +494,7 @@ def _interpret(
             level="warning" if system_message else blocked.level,
             context=join_lines(blocked.context, context),
             source=label,
+            keep_working=blocked.keep_working,
         )
 
     modified = None

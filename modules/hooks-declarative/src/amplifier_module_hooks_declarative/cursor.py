@@ -43,8 +43,9 @@ Any other exit code is a hook failure (``on_failure``: ``warn``, or ``block`` fo
 **stdout on exit 0**: a JSON object: ``permission`` ``allow`` | ``deny`` | ``ask`` with
 ``user_message`` (shown to the user; the approval prompt for ``ask``) and ``agent_message``
 (the reason the agent reads), ``updated_input`` on ``preToolUse``; ``continue: false`` on
-``beforeSubmitPrompt`` (with ``user_message``); ``followup_message`` on ``stop`` (context the
-agent reads at the next request); ``additional_context`` on ``sessionStart`` and
+``beforeSubmitPrompt`` (with ``user_message``); ``followup_message`` on ``stop`` (the agent
+goes on working with it as its next instruction: a ``keep_working`` block);
+``additional_context`` on ``sessionStart`` and
 ``postToolUse``. Other fields are ignored; text that is not a JSON object is a hook failure.
 """
 
@@ -294,8 +295,14 @@ def cursor_decision(ctx: HookContext, stdout: str, *, label: str) -> Decision | 
         return f"stdout JSON: permission is {permission!r}, expected allow, deny or ask"
     if name not in ("sessionStart", "postToolUse"):
         context = None
-    if name == "stop" and followup:
-        context = followup
+    if name == "stop" and followup:  # Cursor submits it as the next user message
+        return Decision(
+            action="block",
+            message=followup,
+            context=followup,
+            source=label,
+            keep_working=True,
+        )
     if name in _PERMISSION_EVENTS and permission == "deny":
         return Decision(
             action="block",

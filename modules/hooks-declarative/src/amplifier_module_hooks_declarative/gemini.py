@@ -36,8 +36,9 @@ other tool (MCP tools: ``mcp__<server>__<tool>``) keeps its own. Argument keys: 
 counterpart for, such as ``is_background``, are dropped with a log line).
 
 **Exit codes**: 0 reads stdout; 2 is Gemini's "system block", with stderr as the reason: it
-blocks ``BeforeTool`` and ``BeforeAgent``; on ``AfterTool`` and ``AfterAgent`` the action has
-already happened, so the reason becomes context the agent reads; elsewhere it is a warning
+blocks ``BeforeTool`` and ``BeforeAgent``; on ``AfterTool`` the tool already ran, so the
+reason becomes context the agent reads; on ``AfterAgent`` the agent goes on working with the
+reason as its next instruction (Gemini's retry: a ``keep_working`` block); elsewhere a warning
 shown to the user. Any other exit code is a hook failure (``on_failure``, default ``warn``:
 go on with a warning, as Gemini documents it).
 
@@ -317,13 +318,21 @@ def gemini_blocked(ctx: HookContext, reason: str, *, label: str) -> Decision:
     if not text:
         logger.debug("hook %s: blocking answer without a reason on %s; nothing to do", label, name)
         return Decision(source=label)
+    if name == "AfterAgent":  # Gemini retries the turn with the reason as the prompt
+        return Decision(
+            action="block",
+            message=text,
+            level="warning",
+            context=text,
+            source=label,
+            keep_working=True,
+        )
     if name in _FEEDS_AGENT:
-        if name == "AfterTool":
-            logger.warning(
-                "hook %s: the tool result cannot be withheld after the tool ran; "
-                "the hook's reason is added as context instead",
-                label,
-            )
+        logger.warning(
+            "hook %s: the tool result cannot be withheld after the tool ran; "
+            "the hook's reason is added as context instead",
+            label,
+        )
         return Decision(context=text, source=label)
     return Decision(message=text, level="warning", source=label)
 
@@ -391,6 +400,7 @@ def _interpret(ctx: HookContext, answer: dict[str, Any], label: str) -> Decision
             level="warning" if system_message else blocked.level,
             context=join_lines(blocked.context, context),
             source=label,
+            keep_working=blocked.keep_working,
         )
     modified = None
     if updated is not None and name == "BeforeTool":

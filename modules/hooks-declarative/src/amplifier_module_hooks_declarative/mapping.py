@@ -24,7 +24,9 @@ wins: block > ask > modify > allow > continue, and nothing is dropped on the way
 ================  =============================================================================
 decision          HookResult
 ================  =============================================================================
-block             ``deny``, ``reason`` = the message(s), ``source`` = the hook's label
+block             ``deny``, ``reason`` = the message(s), ``source`` = the hook's label; on
+                  ``approval:required`` with ``decision: "deny"`` in the data, and on
+                  ``prompt:complete`` a ``keep_working`` block adds ``keep_working: true``
 stop              ``deny`` with the stop reason (Claude Code ``continue: false``)
 ask               ``ask_user``, ``approval_prompt`` = the message(s), options Allow once /
                   Allow always / Deny
@@ -53,6 +55,7 @@ __all__ = [
     "APPROVAL_OPTIONS",
     "CLAUDE_EVENTS",
     "ERROR_PATTERN",
+    "KEEP_WORKING",
     "KNOWN_EVENTS",
     "MATCH_FIELDS",
     "NEVER_FIRED",
@@ -153,13 +156,18 @@ KNOWN_EVENTS: Final[frozenset[str]] = frozenset(
 )
 
 STOP_EVENT: Final = "prompt:complete"
-"""Where a ``block`` means "keep working" (Claude Code's ``Stop`` / ``SubagentStop``): the
-deny's reason is the agent's next instruction on loop-session, context for the next request
-on orchestrators that ignore the result."""
+"""Where a ``keep_working`` block (Claude Code's ``Stop`` / ``SubagentStop``, Gemini's
+``AfterAgent``, Cursor's ``followup_message``) means "keep working": a deny whose data holds
+:data:`KEEP_WORKING`; its reason is the agent's next instruction on loop-session, context for
+the next request on orchestrators that ignore the result."""
+
+KEEP_WORKING: Final = "keep_working"
+"""The key of a ``prompt:complete`` deny's data that sends the agent back to work."""
 
 APPROVAL_EVENT: Final = "approval:required"
-"""Where an ``allow`` decides: the kernel's approval gate grants without asking the human
-when the combined result's data holds ``decision: "allow"`` (a ``deny`` denies)."""
+"""Where an ``allow`` or a ``block`` decides: the kernel's approval gate grants or denies
+without asking the human when the combined result's data holds ``decision: "allow"`` or
+``decision: "deny"``."""
 
 APPROVAL_OPTIONS: Final[tuple[str, ...]] = ("Allow once", "Allow always", "Deny")
 """The options an ``ask`` decision offers the human."""
@@ -182,8 +190,14 @@ def alias_of(event: str) -> str:
 
 
 def applies_to(alias: str, data: dict[str, Any]) -> bool:
-    """False when the name ``alias`` was declared under does not apply to this session:
-    ``Stop`` in a child session, ``SubagentStop`` in a top-level one."""
+    """False when the name ``alias`` was declared under does not apply to this event:
+    ``Stop`` in a child session, ``SubagentStop`` in a top-level one, and either when the turn
+    did not end normally (the event's ``status`` is ``cancelled``, ``error`` or
+    ``incomplete``: Claude Code runs no Stop hook after an interrupt or a failure)."""
+    if alias in _TOP_LEVEL_ONLY or alias in _CHILD_ONLY:
+        status = data.get("status", "completed")
+        if isinstance(status, str) and status != "completed":
+            return False
     if alias in _TOP_LEVEL_ONLY:
         return not data.get("parent_id")
     if alias in _CHILD_ONLY:
@@ -329,6 +343,10 @@ def to_hook_result(outcome: Outcome, event: str, data: dict[str, Any]) -> HookRe
                 outcome.blocks, f"{'stopped' if first.stop else 'blocked'} by hook {first.source}"
             ),
         )
+        if event == APPROVAL_EVENT:  # a decision of the approval, not a failure
+            fields["data"] = {**data, "decision": "deny"}
+        elif event == STOP_EVENT and any(d.keep_working for d in outcome.blocks):
+            fields["data"] = {**data, KEEP_WORKING: True}
         if _HAS_SOURCE and first.source:
             fields["source"] = first.source
         return HookResult(**fields)

@@ -10,17 +10,21 @@ The seam to the tools is a coordinator capability, :data:`ENVIRONMENT_CAPABILITY
 ``() -> dict[str, str]`` that a tool calls before each command. hooks-declarative offers it
 at mount; our ``tool-bash`` asks for it (Amplifier's own tool-bash does not, so there the file
 is written and not read). The file is read, never executed: each line is ``export NAME=value``
-or ``NAME=value`` with shell quoting (``'...'``, ``"..."``, backslashes); ``$VAR`` is not
-expanded; blank lines and ``#`` comments are skipped; any other line is skipped with a warning
-naming the file and the line.
+or ``NAME=value`` (several per line, too) with shell quoting (``'...'``, ``"..."``,
+backslashes); ``$NAME`` and ``${NAME}`` are expanded, outside single quotes, from the
+session's environment and the file's earlier assignments, so ``export
+PATH="/opt/tool/bin:$PATH"`` works as in a shell. Blank lines and ``#`` comments are skipped;
+a line with anything that would run code or needs a shell to mean something (``$(...)``,
+backquotes, ``${NAME:-default}``, a command) is skipped with a warning naming the file and
+the line.
 """
 
 from __future__ import annotations
 
 import logging
+import os
 import re
-import shlex
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any, Final
 
@@ -52,14 +56,94 @@ def env_file_for(session_id: str, project_dir: str) -> Path:
     return path
 
 
-def _assignment(line: str) -> tuple[str, str] | None:
-    words = shlex.split(line, comments=True, posix=True)
-    if words and words[0] == "export":
-        words = words[1:]
-    if len(words) != 1 or "=" not in words[0]:
-        return None
-    name, _, value = words[0].partition("=")
-    return (name, value) if _NAME.fullmatch(name) else None
+_DOLLAR: Final = re.compile(r"\$(?:\{([A-Za-z_][A-Za-z0-9_]*)\}|([A-Za-z_][A-Za-z0-9_]*))")
+
+
+class _NotAnAssignment(ValueError):
+    """The line is not plain assignments (the message says what is in the way)."""
+
+
+def _expand(text: str, at: int, env: Mapping[str, str]) -> tuple[str, int]:
+    """The value of the ``$`` expansion at ``at`` and where it ends."""
+    found = _DOLLAR.match(text, at)
+    if found is not None:
+        return env.get(found.group(1) or found.group(2), ""), found.end()
+    if text.startswith(("$(", "${"), at):
+        raise _NotAnAssignment(f"{text[at : at + 2]!r} is not expanded here (the file is not run)")
+    return "$", at + 1
+
+
+def _word(text: str, at: int, env: Mapping[str, str]) -> tuple[str, int]:
+    """One shell word from ``at``: its value, and where it ends (at blank space or the end)."""
+    out: list[str] = []
+    n = len(text)
+    while at < n and not text[at].isspace():
+        char = text[at]
+        if char == "'":
+            end = text.find("'", at + 1)
+            if end < 0:
+                raise _NotAnAssignment("a quote is not closed")
+            out.append(text[at + 1 : end])
+            at = end + 1
+        elif char == '"':
+            at += 1
+            while True:
+                if at >= n:
+                    raise _NotAnAssignment("a quote is not closed")
+                char = text[at]
+                if char == '"':
+                    at += 1
+                    break
+                if char == "\\" and at + 1 < n and text[at + 1] in '$`"\\':
+                    out.append(text[at + 1])
+                    at += 2
+                elif char == "$":
+                    value, at = _expand(text, at, env)
+                    out.append(value)
+                elif char == "`":
+                    raise _NotAnAssignment("backquotes are not run")
+                else:
+                    out.append(char)
+                    at += 1
+        elif char == "\\":
+            out.append(text[at + 1 : at + 2])
+            at += 2
+        elif char == "$":
+            value, at = _expand(text, at, env)
+            out.append(value)
+        elif char in "`;&|<>()":
+            raise _NotAnAssignment(f"{char!r} belongs to a command, which is not run")
+        else:
+            out.append(char)
+            at += 1
+    return "".join(out), at
+
+
+def _assignments(line: str, env: Mapping[str, str]) -> list[tuple[str, str]]:
+    """The ``NAME=value`` pairs of one line, values expanded against ``env`` and the line's
+    earlier pairs.
+
+    :raises _NotAnAssignment: the line is something else.
+    """
+    text = line.strip()
+    if text.startswith("export") and text[6:7].isspace():
+        text = text[6:].lstrip()
+    pairs: list[tuple[str, str]] = []
+    at = 0
+    while at < len(text):
+        if text[at] == "#":
+            break
+        equals = text.find("=", at)
+        name = text[at:equals] if equals > at else ""
+        if not _NAME.fullmatch(name):
+            raise _NotAnAssignment("expected NAME=value")
+        value, at = _word(text, equals + 1, {**env, **dict(pairs)})
+        pairs.append((name, value))
+        while at < len(text) and text[at].isspace():
+            at += 1
+    if not pairs:
+        raise _NotAnAssignment("expected NAME=value")
+    return pairs
 
 
 def read_env_file(path: Path) -> dict[str, str]:
@@ -77,19 +161,18 @@ def read_env_file(path: Path) -> dict[str, str]:
         if not line or line.startswith("#"):
             continue
         try:
-            pair = _assignment(line)
-        except ValueError as err:  # unbalanced quotes
-            pair = None
-            logger.debug("%s:%d: %s", path, number, err)
-        if pair is None:
+            pairs = _assignments(line, {**os.environ, **found})
+        except _NotAnAssignment as err:
             logger.warning(
-                "%s:%d: skipped %r: expected `export NAME=value` (the file is read, not run)",
+                "%s:%d: skipped %r: %s; each line must be `export NAME=value` (the file is "
+                "read, not run)",
                 path,
                 number,
                 line[:120],
+                err,
             )
             continue
-        found[pair[0]] = pair[1]
+        found.update(pairs)
     return found
 
 

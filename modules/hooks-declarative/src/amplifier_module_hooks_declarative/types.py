@@ -55,7 +55,10 @@ class Decision:
     ``message`` as the reason; ``modify`` merges ``modified_args`` into ``tool_input``; ``ask``
     asks the human. ``context`` is text added to the agent's context; ``message`` without a
     block is shown to the user at ``level``. ``stop`` (Claude Code ``continue: false``) ends the
-    turn with ``message`` as the reason. ``source`` labels the hook (file and index).
+    turn with ``message`` as the reason. ``keep_working`` marks a ``block`` of the agent's
+    stop (Claude Code's ``Stop`` ``decision: block``, Gemini's ``AfterAgent`` deny, Cursor's
+    ``followup_message``): the agent goes on with ``message`` as its next instruction.
+    ``source`` labels the hook (file and index).
     """
 
     action: Action = "continue"
@@ -65,6 +68,7 @@ class Decision:
     context: str | None = None
     stop: bool = False
     source: str = ""
+    keep_working: bool = False
 
 
 def failure_decision(on_failure: OnFailure, source: str, problem: str) -> Decision:

@@ -6,10 +6,10 @@ A turn: ``prompt:submit`` -> ``execution:start`` -> (``provider:request`` -> pro
 What each result does at each event is written down in ``docs/orchestrator.md``; in short:
 a deny blocks (the model sees it as the tool's error), a modify replaces what the event
 carries, ``ask_user`` goes to the approval system where something can be gated, injections
-reach the next provider request, and a deny at ``prompt:complete`` (a Stop hook's block)
-sends the agent back to work with the reason as its next instruction, at most
-``max_stop_continuations`` times a turn. A hook never crashes a turn; a gate that cannot be
-decided denies.
+reach the next provider request, and a deny at ``prompt:complete`` with ``keep_working: true``
+in its data (a Stop hook's block) sends the agent back to work with the reason as its next
+instruction, at most ``max_stop_continuations`` times a turn. A hook never crashes a turn; a
+gate that cannot be decided denies.
 """
 
 from __future__ import annotations
@@ -48,6 +48,17 @@ ORCHESTRATOR_NAME = "loop-session"
 _MENTION = re.compile(r"(?<![\w/])@([\w./-]+)")
 _MAX_MENTION_BYTES = 100_000
 _FILE_TOOLS = ("read_file", "write_file", "edit_file")
+
+
+def _keeps_working(result: Any) -> bool:
+    """A ``prompt:complete`` result that sends the agent back to work: a ``deny`` whose data
+    holds ``keep_working: true`` (a stop hook's block, not a failing or unrelated hook)."""
+    data = getattr(result, "data", None)
+    return (
+        getattr(result, "action", None) == "deny"
+        and isinstance(data, dict)
+        and data.get("keep_working") is True
+    )
 
 
 def _split_injections(result: Any) -> tuple[Any, Any | None]:
@@ -258,7 +269,9 @@ class TurnRunner:
         self, outcome: TurnOutcome, prompt: str, turn: int, started: float, *, again: bool
     ) -> Any:
         """Fire ``prompt:complete`` (``stop_hook_active`` says a stop hook already sent the
-        agent back to work in this turn); return the combined result."""
+        agent back to work in this turn); return the combined result. A cancel cannot cut it
+        short (:attr:`finishing`)."""
+        self.finishing = True
         await self.loop.check_memory(None)
         data: dict[str, Any] = {
             "prompt": prompt,
@@ -267,6 +280,7 @@ class TurnRunner:
             "duration": time.perf_counter() - started,
             "iterations": outcome.iterations,
             "usage": dict(outcome.usage),
+            "status": outcome.status,
         }
         if again:
             data["stop_hook_active"] = True
@@ -275,25 +289,32 @@ class TurnRunner:
     async def _keep_working(
         self, outcome: TurnOutcome, prompt: str, turn: int, started: float, context: Any
     ) -> bool:
-        """Stop hooks: while ``prompt:complete`` is denied (Claude Code's Stop ``decision:
-        block``), the agent goes on working with the reason as its next instruction, at most
-        ``max_stop_continuations`` times per turn. Returns True once ``prompt:complete`` has
-        fired for the final answer; False when the turn did not end normally (the closing
-        events then fire it)."""
+        """Stop hooks: while ``prompt:complete`` is denied with ``keep_working: true`` in the
+        result's data (Claude Code's Stop ``decision: block``), the agent goes on working with
+        the reason as its next instruction, at most ``max_stop_continuations`` times per turn
+        and within ``max_iterations`` provider requests. Any other deny is not acted on.
+        Returns True once ``prompt:complete`` has fired for the final answer; False when the
+        turn did not end normally (the closing events then fire it)."""
         limit = self.loop.config.max_stop_continuations
         continued = 0
         while outcome.status == "completed" and not self.loop.cancelled:
             result = await self._complete(outcome, prompt, turn, started, again=continued > 0)
-            if getattr(result, "action", None) != "deny":
+            if not _keeps_working(result):
                 return True
             reason = result.reason or "a stop hook asks you to continue"
-            if continued >= limit:
-                message = (
-                    f"stop hook {getattr(result, 'source', None)!r} asked to continue again "
-                    f"({reason}); the turn ends after {limit} continuation(s) "
-                    "(max_stop_continuations)"
+            source = getattr(result, "source", None)
+            spent = outcome.iterations >= self.loop.config.max_iterations
+            if continued >= limit or spent or self.loop.cancelled:
+                why = (
+                    "the turn was cancelled"
+                    if self.loop.cancelled
+                    else f"max_iterations ({self.loop.config.max_iterations}) is used up"
+                    if spent
+                    else f"the turn ends after {limit} continuation(s) (max_stop_continuations)"
                 )
-                await self.notify(message, "warning")
+                await self.notify(
+                    f"stop hook {source!r} asked the agent to go on ({reason}); {why}", "warning"
+                )
                 if getattr(result, "context_injections", None):  # read at the next request
                     aside = result.model_copy(update={"action": "inject_context"})
                     await self.process(aside, ev.PROMPT_COMPLETE, gate=False)
@@ -305,10 +326,11 @@ class TurnRunner:
                 {
                     "message": f"A stop hook sent the agent back to work: {reason}",
                     "level": "info",
-                    "source": getattr(result, "source", None) or "hooks",
+                    "source": source or "hooks",
                 },
             )
             await context.add_message({"role": "user", "content": reason})
+            self.finishing = False
             await self._loop(outcome, turn, context)
         return False
 

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import logging
 import os
+import re
 from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any, Final
@@ -39,7 +40,9 @@ SHELL: Final = "/bin/bash"
 ENVIRONMENT_CAPABILITY: Final = "session.environment"
 """The coordinator capability asked before each command: a callable returning variables the
 session sets for its commands (hooks-declarative's ``CLAUDE_ENV_FILE``); they override the
-inherited environment and ``env``."""
+inherited environment and ``env``. One that is not a variable name, or whose value holds a NUL
+byte, is skipped with a warning."""
+_VARIABLE: Final = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
 
 class BashTool:
@@ -99,7 +102,19 @@ class BashTool:
             return {}
         if not isinstance(found, Mapping):
             return {}
-        return {str(k): str(v) for k, v in found.items()}
+        usable: dict[str, str] = {}
+        for name, value in found.items():
+            name, value = str(name), str(value)
+            if _VARIABLE.fullmatch(name) is None or "\0" in value:
+                logger.warning(
+                    "bash: the session's %s offered %r, which cannot be an environment "
+                    "variable; skipped",
+                    ENVIRONMENT_CAPABILITY,
+                    name[:80],
+                )
+                continue
+            usable[name] = value
+        return usable
 
     async def execute(self, input: dict[str, Any]) -> ToolResult:
         """Run ``input["command"]``; failures (exit code, timeout, spawn) are failed results."""
