@@ -752,3 +752,23 @@ def test_the_env_file_expands_variables_as_a_shell_would_without_running_anythin
     }
     assert not marker.exists()
     assert [f"{path}:{n}: skipped" in caplog.text for n in (4, 5, 6)] == [True] * 3
+
+
+async def test_a_tool_matcher_does_not_run_for_an_approval_about_no_tool(tmp_path: Path) -> None:
+    log = tmp_path / "log.txt"
+    dispatcher = dispatcher_for(
+        tmp_path,
+        {
+            "PermissionRequest": [
+                {"matcher": "Bash", "hooks": [appender(log, "bash-only")]},
+                {"matcher": "*", "hooks": [appender(log, "every")]},
+            ]
+        },
+    )
+    await dispatcher.dispatch("approval:required", {"session_id": "s", "prompt": "Delete prod?"})
+    assert log.read_text().split() == ["every"]
+    await dispatcher.dispatch(
+        "approval:required",
+        {"session_id": "s", "tool_name": "bash", "tool_input": {"command": "ls"}},
+    )
+    assert sorted(log.read_text().split()) == ["bash-only", "every", "every"]

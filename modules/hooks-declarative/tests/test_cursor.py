@@ -16,7 +16,7 @@ import pytest
 
 from amplifier_module_hooks_declarative.command import CommandRunner
 from amplifier_module_hooks_declarative.config import HookGroup, HooksConfigError
-from amplifier_module_hooks_declarative.cursor import cursor_decision, cursor_tool
+from amplifier_module_hooks_declarative.cursor import cursor_decision, cursor_input, cursor_tool
 from amplifier_module_hooks_declarative.cursor_config import (
     parse_cursor_hooks,
     parse_user_cursor_hooks,
@@ -326,3 +326,14 @@ def test_errors_name_file_line_and_key_path() -> None:
     assert f"{SOURCE}:4: hooks.beforeShellExec: unknown Cursor hook event" in message
     assert "(did you mean 'beforeShellExecution'?)" in message
     assert f"{SOURCE}:5: hooks.stop[0].timeout: expected seconds greater than 0" in message
+
+
+async def test_before_read_file_of_a_fifo_sends_no_content_and_never_blocks(
+    tmp_path: Path,
+) -> None:
+    fifo = tmp_path / "pipe"
+    os.mkfifo(fifo)  # nothing ever writes to it: reading it would block forever
+    ctx = context(tmp_path, "beforeReadFile", tool="read_file", args={"file_path": str(fifo)})
+    stdin = cursor_input(ctx, str(tmp_path))
+    assert stdin["file_path"] == str(fifo)
+    assert stdin["content"] == ""

@@ -223,3 +223,33 @@ async def test_a_broken_project_file_is_skipped_unless_strict(
     assert skipped.what == ".amplifier/hooks/broken/hooks.json"
     assert not skipped.fatal
     assert [h.source for h in survey.hooks] == [".amplifier/hooks/bash-logger/hooks.json"]
+
+
+def test_a_symlinked_hook_directory_is_not_read(
+    tmp_path: Path, user_dir: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    project = tmp_path / "project"
+    elsewhere = tmp_path / "elsewhere" / "evil"
+    elsewhere.mkdir(parents=True)
+    (elsewhere / "hooks.json").write_text(json.dumps(QUICK_START))
+    hooks_dir = project / ".amplifier" / "hooks"
+    hooks_dir.mkdir(parents=True)
+    (hooks_dir / "evil").symlink_to(elsewhere, target_is_directory=True)
+    trust_project(project)
+    settings = parse_config({"include_user": False})
+    with caplog.at_level(logging.WARNING, logger="amplifier_module_hooks_declarative"):
+        found = find_sources(settings, project_dir=project.resolve(), user_dir=user_dir)
+    assert [s.kind for s in found if "hook-shell" in s.kind] == []
+    assert "is a symbolic link; its hooks are not read" in caplog.text
+
+
+def test_a_hook_shell_group_runs_its_hooks_in_order_unless_it_says_parallel() -> None:
+    from amplifier_module_hooks_declarative.hook_shell import parse_hook_shell_file
+
+    hook = {"type": "command", "command": "true"}
+    text = json.dumps(
+        {"hooks": {"Stop": [{"hooks": [hook, hook]}, {"parallel": True, "hooks": [hook, hook]}]}}
+    )
+    document = parse_hook_shell_file(text, ".amplifier/hooks/x/hooks.json")
+    groups = [s for s in document.events[0].steps if isinstance(s, HookGroup)]
+    assert [g.parallel for g in groups] == [False, True]

@@ -6,6 +6,7 @@ and the key path."""
 from __future__ import annotations
 
 import json
+import logging
 import os
 import shutil
 import subprocess
@@ -14,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from amplifier_hooks_util.trust import trust_project
 
 from amplifier_core.testing import create_test_coordinator
 from amplifier_module_hooks_declarative import HooksConfigError, find_sources, mount, parse_config
@@ -191,6 +193,10 @@ async def test_enabled_plugins_false_in_claude_settings_disables_a_plugin(
         json.dumps({"enabledPlugins": {"edit-formatter@acme-tools": False}})
     )
     settings = parse_config({"plugins": [str(cache / "acme-marketplace")]})
+    # an untrusted project's settings cannot switch off the bundle's plugins
+    untrusted = {p.id: p.skipped for p in discover_plugins(settings, project_dir=project)}
+    assert untrusted == {"prompt-context@acme-tools": None, "edit-formatter@acme-tools": None}
+    trust_project(project)
     plugins = {p.id: p.skipped for p in discover_plugins(settings, project_dir=project)}
     assert plugins == {
         "prompt-context@acme-tools": None,
@@ -328,3 +334,52 @@ def test_hooks_without_a_counterpart_are_listed_as_skipped(project: Path, cache:
     assert skipped.what == "plugin security-guard: hooks/hooks.json"
     assert "TeammateIdle" in skipped.reason
     assert "skipped" in skipped.reason
+
+
+async def test_a_plugin_inside_the_project_runs_only_in_a_trusted_project(
+    project: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    shutil.copytree(FIXTURES / "security-guard", project / "plugins" / "security-guard")
+    config = {"plugins": ["plugins/security-guard"]}
+    with caplog.at_level(logging.WARNING, logger="amplifier_module_hooks_declarative"):
+        coordinator, cleanup = await mounted(project, config)
+    try:
+        result = await coordinator.hooks.emit("tool:pre", bash("rm -rf victim"))
+    finally:
+        await cleanup()
+    assert result.action != "deny"  # a checkout's own plugin does not run untrusted
+    assert "plugin security-guard" in caplog.text
+    assert "not trusted" in caplog.text
+
+    trust_project(project)
+    coordinator, cleanup = await mounted(project, config)
+    try:
+        result = await coordinator.hooks.emit("tool:pre", bash("rm -rf victim"))
+    finally:
+        await cleanup()
+    assert result.action == "deny"
+
+
+def test_a_manifest_that_is_not_utf8_is_an_error_naming_the_plugin(
+    project: Path, tmp_path: Path
+) -> None:
+    plugin = tmp_path / "broken-plugin"
+    (plugin / ".claude-plugin").mkdir(parents=True)
+    (plugin / ".claude-plugin" / "plugin.json").write_bytes(b'{"name": "caf\xe9"}\n')
+    settings = parse_config({"plugins": [str(plugin)]})
+    [found] = discover_plugins(settings, project_dir=project)
+    assert found.error is not None
+    assert "plugin broken-plugin: .claude-plugin/plugin.json:1: not UTF-8 text" in str(found.error)
+
+
+def test_a_symlinked_plugin_in_a_directory_of_plugins_reads_its_own_files(
+    project: Path, tmp_path: Path, cache: Path
+) -> None:
+    shelf = tmp_path / "shelf"
+    shelf.mkdir()
+    (shelf / "guard").symlink_to(cache / "security-guard", target_is_directory=True)
+    settings = parse_config({"plugins": [str(shelf)]})
+    [found] = discover_plugins(settings, project_dir=project)
+    assert found.error is None, found.error
+    assert found.root == (cache / "security-guard").resolve()
+    assert found.files

@@ -44,7 +44,7 @@ def config_problems(
             loc: tuple[str | int, ...] = ("files", index)
             problems.append(ConfigProblem(str(err), key_path(loc), None, None, loc))
     for plugin in discover_plugins(settings, project_dir=project_dir):
-        for source in plugin_sources(plugin):
+        for source in plugin_sources(plugin, project_dir):
             try:
                 load_source(source, settings, project_dir=project_dir)
             except HooksConfigError as err:

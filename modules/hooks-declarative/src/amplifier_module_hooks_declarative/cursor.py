@@ -54,6 +54,7 @@ from __future__ import annotations
 import json
 import logging
 import os
+import stat
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, Final
@@ -154,11 +155,19 @@ def _output(result: object) -> str:
 
 
 def _file_content(path: str) -> str:
+    """The first :data:`_READ_CAP` bytes of a regular file; ``""`` for anything else (a FIFO or
+    a device would block the session before the hook's timeout starts)."""
     try:
-        with open(path, "rb") as handle:
-            return handle.read(_READ_CAP).decode("utf-8", "replace")
+        descriptor = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
     except OSError:
         return ""
+    with os.fdopen(descriptor, "rb") as handle:
+        try:
+            if not stat.S_ISREG(os.fstat(descriptor).st_mode):
+                return ""
+            return handle.read(_READ_CAP).decode("utf-8", "replace")
+        except OSError:
+            return ""
 
 
 def cursor_input(ctx: HookContext, project_dir: str) -> dict[str, Any]:

@@ -7,7 +7,9 @@ installed hook, ``.amplifier/hooks/bash-validator/hooks.json``), each
 their scripts as ``${AMPLIFIER_HOOKS_DIR}/bash-validator/validate.sh``: ``AMPLIFIER_HOOKS_DIR``
 is the ``.amplifier/hooks`` directory itself, exported to the process beside
 ``AMPLIFIER_PROJECT_DIR``, ``AMPLIFIER_SESSION_ID`` and ``CLAUDE_PROJECT_DIR``. A hook without a
-``timeout`` gets hook-shell's 30 seconds (Claude Code's default is 60).
+``timeout`` gets hook-shell's 30 seconds (Claude Code's default is 60), and a matcher group's
+hooks run one after the other unless the group says ``parallel: true`` (Claude Code runs them
+in parallel).
 
 Here the root file comes first, then the directories' files in name order (hook-shell takes
 the directories in the file system's order, which is not stable). The project's are read, and
@@ -18,12 +20,14 @@ its command (:mod:`.variables`), so a project path with spaces works as well.
 
 from __future__ import annotations
 
+import dataclasses
 import json
+import logging
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, Final
 
-from .config import HookEntry, HooksDocument, parse_claude_settings
+from .config import MODULE_ID, HookEntry, HookGroup, HooksDocument, Step, parse_claude_settings
 from .specs import CommandHookSpec
 from .variables import map_commands
 
@@ -40,6 +44,8 @@ PROJECT_HOOKS_DIR: Final = ".amplifier/hooks"
 """hook-shell's directory, relative to the project directory (and, as ``hooks``, to the user
 directory)."""
 
+logger = logging.getLogger("amplifier_module_hooks_declarative")
+
 HOOKS_FILE_NAME: Final = "hooks.json"
 HOOKS_DIR_VARIABLE: Final = "AMPLIFIER_HOOKS_DIR"
 DEFAULT_TIMEOUT_S: Final = 30
@@ -48,7 +54,8 @@ DEFAULT_TIMEOUT_S: Final = 30
 
 def hook_shell_files(hooks_dir: Path) -> list[Path]:
     """``hooks_dir/hooks.json``, then ``hooks_dir/<name>/hooks.json`` in name order; only the
-    files that exist."""
+    files that exist. A ``<name>`` that is a symbolic link is skipped with a warning: what it
+    points to is outside what trusting the project covers."""
     found: list[Path] = []
     if (hooks_dir / HOOKS_FILE_NAME).is_file():
         found.append(hooks_dir / HOOKS_FILE_NAME)
@@ -56,7 +63,17 @@ def hook_shell_files(hooks_dir: Path) -> list[Path]:
         children = sorted(p for p in hooks_dir.iterdir() if p.is_dir())
     except OSError:  # no such directory, or not a directory
         return found
-    found.extend(c / HOOKS_FILE_NAME for c in children if (c / HOOKS_FILE_NAME).is_file())
+    for child in children:
+        if not (child / HOOKS_FILE_NAME).is_file():
+            continue
+        if child.is_symlink():
+            logger.warning(
+                "%s: %s is a symbolic link; its hooks are not read (copy the directory in)",
+                MODULE_ID,
+                child,
+            )
+            continue
+        found.append(child / HOOKS_FILE_NAME)
     return found
 
 
@@ -88,4 +105,18 @@ def parse_hook_shell_file(text: str, source: str) -> HooksDocument:
             return spec
         return spec.model_copy(update={"timeout_ms": DEFAULT_TIMEOUT_S * 1000})
 
-    return map_commands(document, default_timeout)
+    def sequential_unless_said(step: Step) -> Step:
+        """hook-shell runs a group's hooks one after the other unless it says ``parallel``."""
+        if not isinstance(step, HookGroup) or not step.hooks:
+            return step
+        group = _at(raw, step.hooks[0].loc[:3])
+        if isinstance(group, Mapping) and "parallel" in group:
+            return step
+        return dataclasses.replace(step, parallel=False)
+
+    timed = map_commands(document, default_timeout)
+    events = tuple(
+        dataclasses.replace(block, steps=tuple(sequential_unless_said(s) for s in block.steps))
+        for block in timed.events
+    )
+    return dataclasses.replace(timed, events=events)

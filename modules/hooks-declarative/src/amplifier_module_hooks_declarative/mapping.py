@@ -131,6 +131,10 @@ CLAUDE_EVENTS: Final[dict[str, str | None]] = {
 #: What a Claude Code matcher is matched against on events without a tool (Claude Code's
 #: rule): the event data key holding it. ``SessionStart`` is split by source when the file
 #: is read (``startup`` / ``resume``), so it needs none here.
+_TOOL_MATCHED: Final = frozenset(
+    {"tool:pre", "tool:post", "tool:error", "approval:required", "approval:denied"}
+)
+
 MATCH_FIELDS: Final[dict[str, str]] = {
     "user:notification": "notification_type",
     "context:pre_compact": "trigger",
@@ -206,11 +210,14 @@ def applies_to(alias: str, data: dict[str, Any]) -> bool:
 
 
 def match_target(event: str, tool: str | None, data: dict[str, Any]) -> str | None:
-    """What a group's Claude Code ``matcher`` is matched against: the tool name, else the
-    event's field in :data:`MATCH_FIELDS`; ``None``: the matcher does not apply (the group
+    """What a group's Claude Code ``matcher`` is matched against: the tool name (``""`` on a
+    tool or approval event about no tool, which only ``*`` or an empty matcher takes), else
+    the event's field in :data:`MATCH_FIELDS`; ``None``: the matcher does not apply (the group
     runs)."""
     if tool is not None:
         return tool
+    if event in _TOOL_MATCHED:  # about no tool: only a matcher that takes every name runs
+        return ""
     key = MATCH_FIELDS.get(event)
     if key is None:
         return None

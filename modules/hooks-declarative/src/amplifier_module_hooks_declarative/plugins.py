@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import logging
 import os
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -39,6 +40,7 @@ from typing import Any, Final
 
 import yaml
 from amplifier_hooks_util.config_errors import describe_value, key_path
+from amplifier_hooks_util.trust import trust_status
 from amplifier_hooks_util.yaml_locations import YamlDocument
 
 from .config import MODULE_ID, DeclarativeConfig, HooksConfigError, Problem
@@ -53,6 +55,8 @@ __all__ = [
     "discover_plugins",
     "is_plugin",
 ]
+
+logger = logging.getLogger("amplifier_module_hooks_declarative")
 
 PLUGIN_MANIFEST: Final = ".claude-plugin/plugin.json"
 MARKETPLACE_MANIFEST: Final = ".claude-plugin/marketplace.json"
@@ -117,6 +121,10 @@ class _Json:
             self.text = path.read_text(encoding="utf-8-sig")
         except OSError as err:
             raise self.error(f"cannot read the file: {err.strerror or err}") from err
+        except UnicodeDecodeError as err:
+            line = err.object[: err.start].count(b"\n") + 1
+            problem = Problem(f"not UTF-8 text: byte {err.object[err.start]:#04x}", line=line)
+            raise HooksConfigError(label, [problem]) from err
         try:
             self.data: Any = json.loads(self.text)
         except json.JSONDecodeError as err:
@@ -270,6 +278,14 @@ def _read_marketplace(root: Path, entry: str) -> Iterator[Plugin]:
                 "directory in plugins",
             )
             continue
+        if "hooks" in item:
+            logger.warning(
+                "%s: %s.hooks: hooks declared in a marketplace entry are not read; put them in "
+                "the plugin's %s",
+                label,
+                key_path(loc),
+                PLUGIN_HOOKS_FILE,
+            )
         path = None
         if isinstance(source, str) and not os.path.isabs(source):
             path = _inside(root, str(base_dir / source))
@@ -304,14 +320,19 @@ def _plugins_of(raw: str, index: int, project_dir: Path) -> Iterator[Plugin]:
             )
             yield Plugin(root.name, root, entry, error=HooksConfigError("config", [problem]))
         for child in children:
-            yield _read_plugin(child, entry, None, None)
+            yield _read_plugin(child.resolve(), entry, None, None)
 
 
 def discover_plugins(settings: DeclarativeConfig, *, project_dir: Path) -> list[Plugin]:
     """Every plugin the config's ``plugins`` leads to, in order, each with its hooks files,
     or why it is skipped, or why it cannot be read."""
-    read_switches = settings.include_project and settings.claude_code
-    switches = _enabled_switches(project_dir) if read_switches else {}
+    read_switches = settings.include_project and settings.claude_code and settings.plugins
+    # the project's own settings may switch plugins off only in a project the user trusts
+    switches = (
+        _enabled_switches(project_dir)
+        if read_switches and trust_status(project_dir).trusted
+        else {}
+    )
     found: list[Plugin] = []
     for index, raw in enumerate(settings.plugins):
         for plugin in _plugins_of(raw, index, project_dir):

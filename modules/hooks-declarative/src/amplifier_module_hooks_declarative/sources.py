@@ -112,6 +112,7 @@ SourceKind = Literal[
     "project",
     "hook-shell",
     "plugin",
+    "project-plugin",
     "file",
     "config",
     "user-gemini-settings",
@@ -125,6 +126,7 @@ SOURCE_READERS: Final[dict[SourceKind, Callable[[str, str], HooksDocument]]] = {
     "user-hook-shell": parse_hook_shell_file,
     "hook-shell": parse_hook_shell_file,
     "plugin": parse_claude_settings,
+    "project-plugin": parse_claude_settings,
     "user-gemini-settings": parse_gemini_settings,
     "gemini-settings": parse_gemini_settings,
     "user-cursor-hooks": parse_user_cursor_hooks,
@@ -133,9 +135,17 @@ SOURCE_READERS: Final[dict[SourceKind, Callable[[str, str], HooksDocument]]] = {
 """The parser of each kind of file that is not a hooks file: ``reader(text, label)``."""
 
 PROJECT_KINDS: Final[frozenset[SourceKind]] = frozenset(
-    {"claude-settings", "project", "hook-shell", "gemini-settings", "cursor-hooks"}
+    {
+        "claude-settings",
+        "project",
+        "hook-shell",
+        "gemini-settings",
+        "cursor-hooks",
+        "project-plugin",
+    }
 )
-"""Sources that come with the project rather than from the user or the bundle."""
+"""Sources that come with the project rather than from the user or the bundle (a plugin the
+bundle names is one when its directory lies inside the project: a checkout brings it)."""
 
 logger = logging.getLogger("amplifier_module_hooks_declarative")
 
@@ -226,7 +236,7 @@ def find_sources(settings: DeclarativeConfig, *, project_dir: Path, user_dir: Pa
             hooks_dir = project_dir / PROJECT_HOOKS_DIR
             found.extend(_hook_shell_sources("hook-shell", hooks_dir, project_dir))
     for plugin in discover_plugins(settings, project_dir=project_dir):
-        found.extend(plugin_sources(plugin))
+        found.extend(plugin_sources(plugin, project_dir))
     for raw in settings.files:
         path = Path(raw).expanduser()
         path = (path if path.is_absolute() else project_dir / path).resolve()
@@ -236,17 +246,20 @@ def find_sources(settings: DeclarativeConfig, *, project_dir: Path, user_dir: Pa
     return _unique(found)
 
 
-def plugin_sources(plugin: Plugin) -> list[Source]:
+def plugin_sources(plugin: Plugin, project_dir: Path) -> list[Source]:
     """The sources of one plugin: its hooks files with ``CLAUDE_PLUGIN_ROOT`` set and written
-    into their commands; one that reports why it cannot be read; none when it is skipped."""
+    into their commands; one that reports why it cannot be read; none when it is skipped. A
+    plugin inside ``project_dir`` comes with the project: it runs only in a trusted one."""
     if plugin.skipped is not None:
+        logger.warning("%s: %s is skipped: %s", MODULE_ID, plugin.label, plugin.skipped)
         return []
+    kind: SourceKind = "project-plugin" if plugin.root.is_relative_to(project_dir) else "plugin"
     found: list[Source] = []
-    if plugin.error is not None:
+    if plugin.error is not None:  # the bundle names a plugin that cannot be read: its error
         found.append(Source("plugin", plugin.label, None, True, error=plugin.error))
     variables = ((PLUGIN_ROOT_VARIABLE, str(plugin.root)),)
     for hooks in plugin.files:
-        found.append(Source("plugin", hooks.label, hooks.path, True, variables, True))
+        found.append(Source(kind, hooks.label, hooks.path, True, variables, True))
     return found
 
 

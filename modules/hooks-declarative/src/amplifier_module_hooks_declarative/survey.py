@@ -125,13 +125,19 @@ def _warnings() -> Iterator[list[str]]:
 
 def survey_sources(settings: DeclarativeConfig, *, project_dir: Path, user_dir: Path) -> Survey:
     """Read every source of ``settings`` as mounting would, without mounting."""
-    sources = find_sources(settings, project_dir=project_dir, user_dir=user_dir)
+    with _warnings() as finding:
+        sources = find_sources(settings, project_dir=project_dir, user_dir=user_dir)
     kept, left_out, why = partition_trusted(sources, project_dir)
     skipped = [SkippedItem(s.label, why or "the project is not trusted") for s in left_out]
+    listed: list[str] = []
     for plugin in discover_plugins(settings, project_dir=project_dir):
         if plugin.skipped is not None:
             where = display_path(plugin.root, project_dir)
             skipped.append(SkippedItem(f"{plugin.label} ({where})", plugin.skipped))
+            listed.append(f"{plugin.label} is skipped")
+    for note in finding:  # what finding the sources passed over (a symlinked directory ...)
+        if not any(text in note for text in listed):
+            skipped.append(SkippedItem("sources", note.removeprefix(f"{MODULE_ID}: ")))
     found: list[FoundHook] = []
     for source in kept:
         with _warnings() as notes:
