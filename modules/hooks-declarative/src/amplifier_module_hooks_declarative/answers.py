@@ -1,11 +1,30 @@
-"""Reading a hook's JSON answer: the pieces every hook format's parser shares."""
+"""Reading a hook's answer: the pieces every hook format's parser shares.
+
+Claude Code's JSON answer has top-level fields that Gemini CLI's copies (:func:`common_fields`),
+and exit code 2 means the same three things in every format where it refuses:
+:func:`refusal` where the event can be blocked, :func:`keep_working` where the agent's stop is
+refused, and :func:`with_system_message` for a JSON refusal that also says something.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Any
 
-__all__ = ["BadAnswer", "answer_field", "default_reason", "join_lines"]
+from .types import Decision
+
+__all__ = [
+    "BadAnswer",
+    "CommonFields",
+    "answer_field",
+    "common_fields",
+    "default_reason",
+    "join_lines",
+    "keep_working",
+    "refusal",
+    "with_system_message",
+]
 
 
 class BadAnswer(ValueError):
@@ -25,6 +44,33 @@ def answer_field(answer: Mapping[str, Any], key: str, kind: type, expected: str,
     return value
 
 
+@dataclass(frozen=True, slots=True)
+class CommonFields:
+    """The top-level fields of a Claude Code (or Gemini CLI) JSON answer, type-checked."""
+
+    go_on: bool | None
+    """``continue``."""
+    stop_reason: str | None
+    system_message: str | None
+    decision: str | None
+    reason: str | None
+
+
+def common_fields(answer: Mapping[str, Any]) -> CommonFields:
+    """``continue``, ``stopReason``, ``suppressOutput`` (checked, nothing more: a hook's stdout
+    is never shown here), ``systemMessage``, ``decision`` and ``reason``, in that order.
+
+    :raises BadAnswer: the first of them with the wrong type.
+    """
+    go_on = answer_field(answer, "continue", bool, "true or false", "")
+    stop_reason = answer_field(answer, "stopReason", str, "a string", "")
+    answer_field(answer, "suppressOutput", bool, "true or false", "")
+    system_message = answer_field(answer, "systemMessage", str, "a string", "")
+    decision = answer_field(answer, "decision", str, "a string", "")
+    reason = answer_field(answer, "reason", str, "a string", "")
+    return CommonFields(go_on, stop_reason, system_message, decision, reason)
+
+
 def join_lines(*parts: str | None) -> str | None:
     """The non-empty ``parts``, one per line; ``None`` when there are none."""
     kept = [part for part in parts if part]
@@ -34,3 +80,40 @@ def join_lines(*parts: str | None) -> str | None:
 def default_reason(label: str) -> str:
     """The reason given for a block whose hook gave none."""
     return f"blocked by hook {label}"
+
+
+def refusal(text: str, label: str) -> Decision:
+    """A block with ``text`` as the reason (exit code 2 with an empty stderr: says so)."""
+    return Decision(
+        action="block",
+        message=text or f"{default_reason(label)} (exit code 2, stderr was empty)",
+        level="warning",
+        source=label,
+    )
+
+
+def keep_working(text: str, label: str) -> Decision:
+    """A refused stop: the agent goes on working with ``text`` as its next instruction."""
+    return Decision(
+        action="block",
+        message=text,
+        level="warning",
+        context=text,
+        source=label,
+        keep_working=True,
+    )
+
+
+def with_system_message(
+    blocked: Decision, system_message: str | None, context: str | None, label: str
+) -> Decision:
+    """``blocked`` (a JSON ``decision`` that refuses) with the answer's ``systemMessage`` shown
+    beside its reason and its context added."""
+    return Decision(
+        action=blocked.action,
+        message=join_lines(blocked.message, system_message),
+        level="warning" if system_message else blocked.level,
+        context=join_lines(blocked.context, context),
+        source=label,
+        keep_working=blocked.keep_working,
+    )

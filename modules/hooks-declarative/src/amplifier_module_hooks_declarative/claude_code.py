@@ -94,7 +94,16 @@ from typing import Any, Final
 
 from amplifier_hooks_util.state import session_dir
 
-from .answers import BadAnswer, answer_field, default_reason, join_lines
+from .answers import (
+    BadAnswer,
+    answer_field,
+    common_fields,
+    default_reason,
+    join_lines,
+    keep_working,
+    refusal,
+    with_system_message,
+)
 from .mapping import CLAUDE_EVENTS as _DECLARED
 from .mapping import notification_type
 from .protocols import CommandProtocol
@@ -348,22 +357,10 @@ def claude_blocked(ctx: HookContext, reason: str, *, label: str) -> Decision:
     name = claude_event(ctx)
     text = reason.strip()
     if name in _BLOCKS:
-        return Decision(
-            action="block",
-            message=text or f"{default_reason(label)} (exit code 2, stderr was empty)",
-            level="warning",
-            source=label,
-        )
+        return refusal(text, label)
     if name in _KEEPS_WORKING:  # the agent goes on, the reason is its instruction
         text = text or f"hook {label} asks you to continue (exit code 2, stderr was empty)"
-        return Decision(
-            action="block",
-            message=text,
-            level="warning",
-            context=text,
-            source=label,
-            keep_working=True,
-        )
+        return keep_working(text, label)
     if not text:
         logger.debug("hook %s: blocking answer without a reason on %s; nothing to do", label, name)
         return Decision(source=label)
@@ -440,12 +437,9 @@ def _permission_request(
 def _interpret(
     ctx: HookContext, name: str, answer: dict[str, Any], label: str, project_dir: str
 ) -> Decision:
-    go_on = answer_field(answer, "continue", bool, "true or false", "")
-    stop_reason = answer_field(answer, "stopReason", str, "a string", "")
-    answer_field(answer, "suppressOutput", bool, "true or false", "")
-    system_message = answer_field(answer, "systemMessage", str, "a string", "")
-    decision = answer_field(answer, "decision", str, "a string", "")
-    reason = answer_field(answer, "reason", str, "a string", "")
+    common = common_fields(answer)
+    go_on, stop_reason, system_message = common.go_on, common.stop_reason, common.system_message
+    decision, reason = common.decision, common.reason
     injection = answer_field(answer, "contextInjection", str, "a string", "")  # hook-shell's key
     specific = answer_field(answer, "hookSpecificOutput", dict, "an object", "") or {}
     where = "hookSpecificOutput."
@@ -488,14 +482,7 @@ def _interpret(
         permission_reason = reason
     elif decision == "block":
         blocked = claude_blocked(ctx, reason or default_reason(label), label=label)
-        return Decision(
-            action=blocked.action,
-            message=join_lines(blocked.message, system_message),
-            level="warning" if system_message else blocked.level,
-            context=join_lines(blocked.context, context),
-            source=label,
-            keep_working=blocked.keep_working,
-        )
+        return with_system_message(blocked, system_message, context, label)
 
     modified = None
     if updated is not None and name == "PreToolUse":

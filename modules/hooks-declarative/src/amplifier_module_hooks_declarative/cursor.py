@@ -59,6 +59,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, Final
 
+from .answers import refusal
 from .protocols import CommandProtocol
 from .types import Action, Decision, HookContext
 
@@ -259,12 +260,7 @@ def cursor_blocked(ctx: HookContext, reason: str, *, label: str) -> Decision:
     """Exit code 2: ``permission: deny`` where the event can be blocked, else a warning."""
     text = reason.strip()
     if cursor_event(ctx) in _BLOCKS:
-        return Decision(
-            action="block",
-            message=text or f"blocked by hook {label} (exit code 2, stderr was empty)",
-            level="warning",
-            source=label,
-        )
+        return refusal(text, label)
     if not text:
         return Decision(source=label)
     return Decision(message=text, level="warning", source=label)
@@ -306,11 +302,7 @@ def cursor_decision(ctx: HookContext, stdout: str, *, label: str) -> Decision | 
         context = None
     if name == "stop" and followup:  # Cursor submits it as the next user message
         return Decision(
-            action="block",
-            message=followup,
-            context=followup,
-            source=label,
-            keep_working=True,
+            action="block", message=followup, context=followup, source=label, keep_working=True
         )
     if name in _PERMISSION_EVENTS and permission == "deny":
         return Decision(

@@ -61,7 +61,16 @@ from typing import Any, Final
 
 from amplifier_hooks_util.state import session_dir
 
-from .answers import BadAnswer, answer_field, default_reason, join_lines
+from .answers import (
+    BadAnswer,
+    answer_field,
+    common_fields,
+    default_reason,
+    join_lines,
+    keep_working,
+    refusal,
+    with_system_message,
+)
 from .protocols import CommandProtocol
 from .types import Decision, HookContext
 
@@ -309,24 +318,12 @@ def gemini_blocked(ctx: HookContext, reason: str, *, label: str) -> Decision:
     name = gemini_event(ctx)
     text = reason.strip()
     if name in _BLOCKS:
-        return Decision(
-            action="block",
-            message=text or f"{default_reason(label)} (exit code 2, stderr was empty)",
-            level="warning",
-            source=label,
-        )
+        return refusal(text, label)
     if not text:
         logger.debug("hook %s: blocking answer without a reason on %s; nothing to do", label, name)
         return Decision(source=label)
     if name == "AfterAgent":  # Gemini retries the turn with the reason as the prompt
-        return Decision(
-            action="block",
-            message=text,
-            level="warning",
-            context=text,
-            source=label,
-            keep_working=True,
-        )
+        return keep_working(text, label)
     if name in _FEEDS_AGENT:
         logger.warning(
             "hook %s: the tool result cannot be withheld after the tool ran; "
@@ -366,12 +363,9 @@ def gemini_decision(
 
 def _interpret(ctx: HookContext, answer: dict[str, Any], label: str) -> Decision:
     name = gemini_event(ctx)
-    go_on = answer_field(answer, "continue", bool, "true or false", "")
-    stop_reason = answer_field(answer, "stopReason", str, "a string", "")
-    answer_field(answer, "suppressOutput", bool, "true or false", "")
-    system_message = answer_field(answer, "systemMessage", str, "a string", "")
-    decision = answer_field(answer, "decision", str, "a string", "")
-    reason = answer_field(answer, "reason", str, "a string", "")
+    common = common_fields(answer)
+    go_on, stop_reason, system_message = common.go_on, common.stop_reason, common.system_message
+    decision, reason = common.decision, common.reason
     specific = answer_field(answer, "hookSpecificOutput", dict, "an object", "") or {}
     where = "hookSpecificOutput."
     updated = answer_field(specific, "tool_input", dict, "an object", where)
@@ -394,14 +388,7 @@ def _interpret(ctx: HookContext, answer: dict[str, Any], label: str) -> Decision
         )
     if decision in ("deny", "block") and not advisory:
         blocked = gemini_blocked(ctx, reason or default_reason(label), label=label)
-        return Decision(
-            action=blocked.action,
-            message=join_lines(blocked.message, system_message),
-            level="warning" if system_message else blocked.level,
-            context=join_lines(blocked.context, context),
-            source=label,
-            keep_working=blocked.keep_working,
-        )
+        return with_system_message(blocked, system_message, context, label)
     modified = None
     if updated is not None and name == "BeforeTool":
         modified = our_tool_input(ctx.tool, updated, ctx.args)
