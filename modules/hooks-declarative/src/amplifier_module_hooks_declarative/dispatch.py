@@ -104,6 +104,8 @@ def default_runner_factory(
     agent hooks the module's ``prompt_*`` and ``agent_max_turns`` keys."""
     llm_caches: dict[int, LlmCache] = {}
     get = getattr(coordinator, "get", None)
+    providers = (lambda: get("providers")) if callable(get) else None
+    tools = (lambda: get("tools")) if callable(get) else None
 
     def build(spec: HookSpec, label: str) -> Runner:
         if isinstance(spec, MatcherHookSpec):
@@ -123,19 +125,18 @@ def default_runner_factory(
                     cache = llm_caches[spec.cache_size] = LlmCache(
                         spec.cache_size, spec.cache_ttl_s
                     )
-            providers = (lambda: get("providers")) if callable(get) else None
             return LlmRunner(spec, label=label, cache=cache, providers=providers)
         if isinstance(spec, PromptHookSpec | AgentHookSpec):
             from .prompt_hook import PromptDefaults, PromptRunner
 
             defaults = PromptDefaults.from_config(settings) if settings else PromptDefaults()
-            asked = (lambda: get("providers")) if callable(get) else None
             if isinstance(spec, PromptHookSpec):
-                return PromptRunner(spec, label=label, providers=asked, defaults=defaults)
+                return PromptRunner(spec, label=label, providers=providers, defaults=defaults)
             from .agent_hook import AgentRunner
 
-            tools = (lambda: get("tools")) if callable(get) else None
-            return AgentRunner(spec, label=label, providers=asked, tools=tools, defaults=defaults)
+            return AgentRunner(
+                spec, label=label, providers=providers, tools=tools, defaults=defaults
+            )
         raise TypeError(f"{HANDLER_PREFIX}: no runner for hook type {type(spec).__name__}")
 
     return build

@@ -327,12 +327,9 @@ def discover_plugins(settings: DeclarativeConfig, *, project_dir: Path) -> list[
     """Every plugin the config's ``plugins`` leads to, in order, each with its hooks files,
     or why it is skipped, or why it cannot be read."""
     read_switches = settings.include_project and settings.claude_code and settings.plugins
-    # the project's own settings may switch plugins off only in a project the user trusts
-    switches = (
-        _enabled_switches(project_dir)
-        if read_switches and trust_status(project_dir).trusted
-        else {}
-    )
+    switches = _enabled_switches(project_dir) if read_switches else {}
+    if switches and not trust_status(project_dir).trusted:
+        switches = {}  # the project's own settings switch plugins off only once it is trusted
     found: list[Plugin] = []
     for index, raw in enumerate(settings.plugins):
         for plugin in _plugins_of(raw, index, project_dir):
