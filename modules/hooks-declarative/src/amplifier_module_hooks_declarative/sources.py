@@ -69,8 +69,10 @@ from .hook_shell import (
     parse_hook_shell_file,
 )
 from .plugins import PLUGIN_ROOT_VARIABLE, Plugin, discover_plugins
+from .protocols import command_protocol
 from .scripts import script_problem
 from .specs import CommandHookSpec
+from .types import HookContext
 from .variables import with_variables
 
 __all__ = [
@@ -322,7 +324,8 @@ def check_scripts(
     document: HooksDocument, *, project_dir: Path, environ: Mapping[str, str] | None = None
 ) -> list[Problem]:
     """A problem for each command hook of ``document`` whose script file cannot run, with the
-    variables the hook runs with (the environment, its ``env``, the project-dir variables)."""
+    variables the hook runs with (the environment, its ``env``, ``AMPLIFIER_PROJECT_DIR`` and
+    the project-dir variables of its protocol)."""
     base = dict(os.environ if environ is None else environ)
     problems: list[Problem] = []
     for entry in document.entries():
@@ -330,13 +333,12 @@ def check_scripts(
         if not isinstance(spec, CommandHookSpec):
             continue
         directory = str(project_dir)
+        checking = HookContext(event="", alias="", data={}, session_id="", project_dir=directory)
         env = {
             **base,
             **spec.env,
             "AMPLIFIER_PROJECT_DIR": directory,
-            "CLAUDE_PROJECT_DIR": directory,
-            "GEMINI_PROJECT_DIR": directory,
-            "CURSOR_PROJECT_DIR": directory,
+            **command_protocol(spec.protocol).environment(checking, directory),
         }
         found = script_problem(spec.command, cwd=directory, env=env)
         if found is not None:
