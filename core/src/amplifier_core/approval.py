@@ -411,9 +411,9 @@ class ApprovalGate:
         ask = _Ask(result, event, source, prompt, options)
         if cached:
             return await self._close(ask, system, True, "allow always (remembered)", "cached")
-        verdict = _hook_verdict(required)
+        verdict = _hook_verdict(required, ask.result)
         if verdict is not None:  # a handler of approval:required decided: nobody is asked
-            approved, said, ask.result = verdict(ask.result)
+            approved, said, ask.result = verdict
             return await self._close(ask, system, approved, said, "hook")
         if system is None:
             return await self._close(ask, system, False, "", "no_approval_system")
@@ -493,44 +493,34 @@ class ApprovalGate:
         )
 
 
-_Verdict: TypeAlias = Callable[[HookResult], tuple[bool, str, HookResult]]
-
-
-def _hook_verdict(required: object) -> _Verdict | None:
-    """What the handlers of ``approval:required`` decided, if anything. A decision is explicit:
-    a ``deny`` result whose data holds ``decision: "deny"`` denies (its ``reason`` joins the
-    asking hook's); a result whose data holds ``decision: "allow"`` grants, with the data's
-    ``tool_input`` (when a handler changed it) replacing the input asked about. Anything else
-    leaves the decision to the human, a plain ``deny`` included (a fail-closed handler that
-    failed, a policy on every event)."""
+def _hook_verdict(required: object, asked: HookResult) -> tuple[bool, str, HookResult] | None:
+    """What the handlers of ``approval:required`` decided about ``asked``, if anything:
+    ``(approved, answer, the result to close with)``. A decision is explicit: a ``deny`` result
+    whose data holds ``decision: "deny"`` denies (its ``reason`` joins the asking hook's); a
+    result whose data holds ``decision: "allow"`` grants, with the data's ``tool_input`` (when
+    a handler changed it) replacing the input asked about. Anything else leaves the decision to
+    the human, a plain ``deny`` included (a fail-closed handler that failed, a policy on every
+    event)."""
     if not isinstance(required, HookResult):
         return None
     data = required.data or {}
     if required.action == "deny" and data.get("decision") == "deny":
         why = required.reason or "denied"
         who = required.source or "an approval:required handler"
-
-        def denied(asked: HookResult) -> tuple[bool, str, HookResult]:
-            reason = f"{why} (decided by {who})"
-            if asked.reason:
-                reason = f"{reason}; {asked.reason}"
-            return False, why, asked.model_copy(update={"reason": reason})
-
-        return denied
+        reason = f"{why} (decided by {who})"
+        if asked.reason:
+            reason = f"{reason}; {asked.reason}"
+        return False, why, asked.model_copy(update={"reason": reason})
     if required.action == "deny" or data.get("decision") != "allow":
         return None
-
-    def granted(asked: HookResult) -> tuple[bool, str, HookResult]:
-        updated = data.get("tool_input")
-        original = (asked.data or {}).get("tool_input")
-        if isinstance(updated, dict) and original is not None and updated != original:
-            changed = {**(asked.data or {}), "tool_input": updated}
-            if "input" in changed:
-                changed["input"] = updated
-            asked = asked.model_copy(update={"data": changed})
-        return True, "allow (decided by an approval:required handler)", asked
-
-    return granted
+    updated = data.get("tool_input")
+    original = (asked.data or {}).get("tool_input")
+    if isinstance(updated, dict) and original is not None and updated != original:
+        changed = {**(asked.data or {}), "tool_input": updated}
+        if "input" in changed:
+            changed["input"] = updated
+        asked = asked.model_copy(update={"data": changed})
+    return True, "allow (decided by an approval:required handler)", asked
 
 
 def _detached(value: dict[str, Any]) -> dict[str, Any]:
