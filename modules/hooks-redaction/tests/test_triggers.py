@@ -54,6 +54,34 @@ def test_positions_cover_overlapping_and_nested_triggers() -> None:
     assert index.indexed == frozenset({0, 1, 3})
 
 
+def _every_occurrence(triggers: list[tuple[str, ...]], text: str) -> dict[int, list[int]]:
+    found: dict[int, list[int]] = {}
+    for index, words in enumerate(triggers):
+        for word in words:
+            for start in range(len(text)):
+                if text.startswith(word, start):
+                    found.setdefault(index, []).append(start)
+    return {index: sorted(starts) for index, starts in found.items()}
+
+
+_WORDS = st.text(alphabet="ab-é", min_size=1, max_size=5)
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.lists(st.lists(_WORDS, min_size=1, max_size=4, unique=True), min_size=1, max_size=30),
+    st.text(alphabet="ab-é", max_size=80),
+)
+def test_positions_are_every_occurrence_of_every_trigger(words: list[list[str]], text: str) -> None:
+    """Triggers nested in, overlapping, or spilling past one another (``aab`` beside ``ba``,
+    ``-a-`` beside ``a-b``), split over several automata: every occurrence is found once."""
+    triggers = [tuple(sorted(group)) for group in words]
+    found = TriggerIndex(triggers).positions(text)
+    assert {index: starts for index, starts in found.items() if starts} == _every_occurrence(
+        triggers, text
+    )
+
+
 def test_positions_of_non_ascii_text_are_character_offsets() -> None:
     index = TriggerIndex([("ghp_",)])
     assert index.positions("é€ ghp_x") == {0: [3]}

@@ -244,7 +244,9 @@ def _mixed_case_and_digit(value: str) -> bool:
 # A secret access key after its key id: a run of exactly 40 base64 characters on the same line
 # or the next (within 200 characters of each), or right after a \n escape.
 _KEY_PAIR_REACH: Final = 200
-_BASE64_RUN: Final = re.compile(r"[A-Za-z0-9/+]+")
+_SECRET_KEY_RUN: Final = re.compile(
+    r"(?<![A-Za-z0-9/+])(?:(?<=\\)[nrt])?(?P<k>[A-Za-z0-9/+]{40})(?![A-Za-z0-9/+=])"
+)
 
 
 def _key_pair(text: str, match: re.Match[str]) -> Span | None:
@@ -256,14 +258,12 @@ def _key_pair(text: str, match: re.Match[str]) -> Span | None:
     else:
         following = text.find("\n", newline + 1, newline + 1 + _KEY_PAIR_REACH)
         limit = following if following >= 0 else min(len(text), newline + 1 + _KEY_PAIR_REACH)
-    for run in _BASE64_RUN.finditer(text, position, limit):
-        start, end = run.span()
-        if end - start == 41 and text[start - 1] == "\\" and text[start] in "nrt":
-            start += 1  # "...\nSECRET": the letter belongs to the escape
-        if end - start != 40 or text[end : end + 1] == "=":
-            continue
+    run = _SECRET_KEY_RUN.search(text, position, limit)
+    while run is not None:
+        start, end = run.span("k")
         if _mixed_case_and_digit(text[start:end]):
             return start, end
+        run = _SECRET_KEY_RUN.search(text, end, limit)
     return None
 
 
@@ -391,8 +391,10 @@ def _discord_bot(text: str, dot: int) -> Span | None:
     return None
 
 
-# The local part before "@": runs of letters, digits, _ % + joined by single "." or "-".
-_LOCAL_PART: Final = re.compile(r"(?:[A-Za-z0-9_%+]+[.-])*[A-Za-z0-9_%+]+\Z")
+# The local part before "@", read backwards from the "@": runs of letters, digits, _ % +
+# joined by single "." or "-", 64 characters at most.
+_LOCAL_PART_REVERSED: Final = re.compile(r"[A-Za-z0-9_%+]+(?:[.-][A-Za-z0-9_%+]+)*")
+_LOCAL_PART_MOST: Final = 64
 _IMAGE_SUFFIXES: Final = ("png", "jpg", "jpeg", "gif", "svg", "webp", "ico", "bmp")
 _CODE_SUFFIXES: Final = ("css", "js", "jsx", "mjs", "ts", "tsx", "json", "lock", "yaml", "yml")
 _FILE_SUFFIXES: Final = frozenset((*_IMAGE_SUFFIXES, *_CODE_SUFFIXES, "toml", "txt"))
@@ -405,10 +407,10 @@ def _email(text: str, match: re.Match[str]) -> Span | None:
     ``git@github.com:org/repo`` is excluded by the pattern itself.
     """
     at = match.start()
-    local = _LOCAL_PART.search(text, max(0, at - 64), at)
+    local = _LOCAL_PART_REVERSED.match(text[max(0, at - _LOCAL_PART_MOST) : at][::-1])
     if local is None:
         return None
-    start = local.start()
+    start = at - local.end()
     if match.group("tld").lower() in _FILE_SUFFIXES:
         return None
     if text.endswith("//", 0, start):  # ssh://git@host/...: a URL's user name, not an address

@@ -3,7 +3,7 @@
 :class:`TextRedactor` groups the enabled rules into scanning passes (rules that share a
 pattern, such as ``phone`` and ``payment_card``, share one pass) and computes ``text.lower()``
 once for the passes that need it. Most patterns start with literal text (``ghp_``, ``AKIA``,
-``password``): their literal triggers (:mod:`.triggers`) are found for all of them in one pass
+``password``): their literal triggers (:mod:`.triggers`) are found for all of them in a few passes
 over the text, and each such pattern is tried only where one of its triggers occurs. The few
 patterns that start with a character class or a single character (phone and card digits,
 ``@`` of an e-mail address) are searched in the whole text. Matches from all passes are
@@ -13,7 +13,6 @@ listed first wins. The result is built with one join."""
 from __future__ import annotations
 
 import re
-from bisect import bisect_left, bisect_right
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Final
@@ -291,16 +290,21 @@ def _near(rejected: list[tuple[int, int]], chosen: list[tuple[int, int, int]]) -
     """Whether a rejected match ends within reach of a chosen span's context.
 
     One that lies wholly inside a chosen span is replaced with it and cannot match again.
+    ``chosen`` is sorted and its spans do not overlap, so their ends increase too: one walk
+    over both lists answers.
     """
     rejected.sort()
-    starts = [start for start, _ in rejected]
-    longest = max(end - start for start, end in rejected)
-    for start, end, _ in chosen:
-        low = bisect_left(starts, start - _CONTEXT_REACH - longest)
-        high = bisect_right(starts, end + _CONTEXT_REACH)
-        for other_start, other_end in rejected[low:high]:
-            if start <= other_start and other_end <= end:
-                continue
-            if other_end >= start - _CONTEXT_REACH and other_start <= end + _CONTEXT_REACH:
+    first = 0
+    count = len(chosen)
+    for start, end in rejected:
+        low = start - _CONTEXT_REACH
+        while first < count and chosen[first][1] < low:
+            first += 1
+        high = end + _CONTEXT_REACH
+        for kept in range(first, count):
+            kept_start, kept_end, _ = chosen[kept]
+            if kept_start > high:
+                break
+            if not (kept_start <= start and end <= kept_end):
                 return True
     return False

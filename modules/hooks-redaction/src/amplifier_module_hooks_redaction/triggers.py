@@ -3,7 +3,7 @@
 A pattern such as ``(?:gh[pousr]_)(?<!...)[A-Za-z0-9]{36,}`` can only match where ``ghp_``,
 ``gho_``, ``ghu_``, ``ghs_`` or ``ghr_`` occurs. :func:`literal_triggers` reads those strings off
 the compiled pattern; :class:`TriggerIndex` finds where the triggers of many patterns occur in
-a text in one pass (an Aho-Corasick automaton, ``ahocorasick_rs``), so each pattern is tried
+a text in a few passes (Aho-Corasick automata, ``ahocorasick_rs``), so each pattern is tried
 only at its own candidate positions instead of scanning the whole text once per pattern.
 
 Trying a pattern with ``match`` at each of its candidate positions, in order, finds exactly
@@ -84,40 +84,108 @@ def _prefixes(items: Sequence[Any], start: tuple[str, ...]) -> tuple[tuple[str, 
 
 
 class TriggerIndex:
-    """Where the triggers of several patterns occur in one text, found in one pass.
+    """Where the triggers of several patterns occur in one text.
 
     :param triggers: per pattern, its triggers (``None``: the pattern has none and is not
         indexed).
+
+    The triggers are split by length into groups of at most :data:`_GROUP_SIZE`: the
+    automaton's prefilter then skips text without any of a group's first bytes quickly.
     """
 
-    __slots__ = ("_bytes", "_owners", "_text", "indexed")
+    __slots__ = ("_groups", "indexed")
 
     def __init__(self, triggers: Sequence[tuple[str, ...] | None]) -> None:
-        strings: dict[str, list[int]] = {}
+        owners: dict[str, list[int]] = {}
         for index, found in enumerate(triggers):
             for text in found or ():
-                strings.setdefault(text, []).append(index)
+                owners.setdefault(text, []).append(index)
         self.indexed = frozenset(i for i, found in enumerate(triggers) if found)
-        words = list(strings)
-        self._owners = tuple(tuple(strings[w]) for w in words)
-        self._text = ahocorasick_rs.AhoCorasick(words) if words else None
-        ascii_words = [w.encode("ascii") for w in words] if all(w.isascii() for w in words) else []
-        self._bytes = ahocorasick_rs.BytesAhoCorasick(ascii_words) if ascii_words else None
+        words = sorted(owners, key=lambda word: (len(word), word))
+        self._groups = tuple(
+            _Group(words[start : start + _GROUP_SIZE], owners)
+            for start in range(0, len(words), _GROUP_SIZE)
+        )
 
     def positions(self, text: str) -> dict[int, list[int]]:
         """Per indexed pattern whose triggers occur in ``text``, the sorted start positions."""
-        if self._text is None:
+        if not self._groups:
             return {}
-        if self._bytes is not None and text.isascii():  # byte offsets are character offsets
-            hits = self._bytes.find_matches_as_indexes(text.encode("ascii"), overlapping=True)
-        else:
-            hits = self._text.find_matches_as_indexes(text, overlapping=True)
+        data = text.encode("ascii") if text.isascii() else None  # byte = character offsets
         found: dict[int, list[int]] = {}
-        owners = self._owners
-        for word, start, _end in hits:
-            for index in owners[word]:
-                found.setdefault(index, []).append(start)
+        for group in self._groups:
+            group.collect(text, data, found)
         for starts in found.values():
             if len(starts) > 1:
                 starts.sort()
         return found
+
+
+_GROUP_SIZE: Final = 20
+_Reports = tuple[tuple[int, int], ...]
+_Spills = tuple[tuple[int, str, tuple[int, ...]], ...]
+
+
+class _Group:
+    """One leftmost-longest automaton over some of the triggers, with what each match implies.
+
+    A leftmost-longest search reports no overlapping matches, but every occurrence of a
+    trigger starts where a match starts, or inside one. Inside a match of ``word`` at ``p`` it
+    either lies wholly within ``word`` (known when the automaton is built: ``reports``), or it
+    starts within ``word`` and runs past its end, which is possible only for a trigger that
+    begins with one of ``word``'s suffixes (``spills``, checked in the text). So every
+    occurrence is found, and each once.
+    """
+
+    __slots__ = ("_bytes", "_reports", "_sole", "_spills", "_text")
+
+    def __init__(self, words: Sequence[str], owners: dict[str, list[int]]) -> None:
+        longest = ahocorasick_rs.MatchKind.LeftmostLongest
+        self._text = ahocorasick_rs.AhoCorasick(list(words), matchkind=longest)
+        self._bytes = (
+            ahocorasick_rs.BytesAhoCorasick([w.encode("ascii") for w in words], matchkind=longest)
+            if all(word.isascii() for word in words)
+            else None
+        )
+        reports: list[_Reports] = []
+        spills: list[_Spills] = []
+        for word in words:
+            inside: list[tuple[int, int]] = []
+            past: list[tuple[int, str, tuple[int, ...]]] = []
+            for other in words:
+                offset = word.find(other)
+                while offset >= 0:
+                    inside.extend((offset, owner) for owner in owners[other])
+                    offset = word.find(other, offset + 1)
+                past.extend(
+                    (offset, other, tuple(owners[other]))
+                    for offset in range(1, len(word))
+                    if len(other) > len(word) - offset and other.startswith(word[offset:])
+                )
+            reports.append(tuple(sorted(inside)))
+            spills.append(tuple(past))
+        self._reports = tuple(reports)
+        self._spills = tuple(spills)
+        self._sole = tuple(
+            inside[0][1] if len(inside) == 1 and not past else None
+            for inside, past in zip(reports, spills, strict=True)
+        )
+
+    def collect(self, text: str, data: bytes | None, found: dict[int, list[int]]) -> None:
+        """Add the start of every occurrence of this group's triggers to ``found``."""
+        if data is not None and self._bytes is not None:
+            hits = self._bytes.find_matches_as_indexes(data)
+        else:
+            hits = self._text.find_matches_as_indexes(text)
+        sole = self._sole
+        for word, start, _end in hits:
+            owner = sole[word]
+            if owner is not None:  # the common case: one owner, nothing inside, no spill
+                found.setdefault(owner, []).append(start)
+                continue
+            for offset, owner in self._reports[word]:
+                found.setdefault(owner, []).append(start + offset)
+            for offset, other, others in self._spills[word]:
+                if text.startswith(other, start + offset):
+                    for owner in others:
+                        found.setdefault(owner, []).append(start + offset)
