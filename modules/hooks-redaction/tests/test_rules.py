@@ -12,6 +12,7 @@ from amplifier_module_hooks_redaction import (
     RedactionConfig,
     TextRedactor,
     build_redactor,
+    checks,
 )
 from amplifier_module_hooks_redaction.checks import is_card_number, looks_random, luhn_valid
 
@@ -162,9 +163,18 @@ def test_checks() -> None:
     assert is_card_number("378282246310005")
     assert not is_card_number("1111111111111117")  # Luhn-valid, but no card network starts with 1
     assert not is_card_number("4111111111111")  # Visa length, Luhn-invalid
+    assert is_card_number("2221000000000009")  # Mastercard 2-series, its lowest prefix
+    assert not is_card_number("3000000000007")  # Diners prefix and Luhn, a length Diners never uses
     assert looks_random("abc1")
     assert looks_random("abcD")
     assert not looks_random("some-slug-name")
+
+
+def test_no_card_network_prefix_begins_another() -> None:
+    """A number's network is decided by the first prefix that fits: none may shadow another."""
+    prefixes = list(checks._PREFIX_LENGTHS)
+    for prefix in prefixes:
+        assert not any(prefix[:width] in checks._PREFIX_LENGTHS for width in range(1, len(prefix)))
 
 
 def test_rule_sets_cover_every_builtin_rule_once() -> None:

@@ -24,18 +24,16 @@ __all__ = [
 _DIGITS: Final = frozenset("0123456789")
 
 
+# Each digit doubled, as Luhn counts it: the sum of the digits of its double.
+_DOUBLED: Final = str.maketrans("0123456789", "0246813579")
+
+
 def luhn_valid(digits: str) -> bool:
     """True when the string of ASCII digits passes the Luhn (mod 10) check."""
-    total = 0
-    double = False
-    for char in reversed(digits):
-        value = ord(char) - 48
-        if double:
-            value *= 2
-            if value > 9:
-                value -= 9
-        total += value
-        double = not double
+    kept = digits[-1::-2]
+    doubled = digits[-2::-2].translate(_DOUBLED)
+    # The sum of a digit string's bytes, less 48 ("0") per digit, is the sum of its digits.
+    total = sum(kept.encode()) + sum(doubled.encode()) - 48 * len(digits)
     return total % 10 == 0
 
 
@@ -59,15 +57,29 @@ _NETWORKS: Final[tuple[tuple[int, int, int, frozenset[int]], ...]] = (
 )
 
 
+def _prefix_lengths() -> dict[str, frozenset[int]]:
+    """The card lengths allowed after each network prefix (the prefixes do not overlap)."""
+    table: dict[str, frozenset[int]] = {}
+    for low, high, width, lengths in _NETWORKS:
+        for prefix in range(low, high + 1):
+            table[str(prefix).zfill(width)] = lengths
+    return table
+
+
+_PREFIX_LENGTHS: Final = _prefix_lengths()
+_PREFIX_WIDTHS: Final = sorted({len(prefix) for prefix in _PREFIX_LENGTHS})
+
+
 def is_card_number(candidate: str) -> bool:
     """True for 13-19 digits (spaces and dashes ignored) with a card network prefix and Luhn."""
     digits = candidate.replace(" ", "").replace("-", "")
     length = len(digits)
     if not 13 <= length <= 19 or not digits.isascii() or not digits.isdigit():
         return False
-    for low, high, width, lengths in _NETWORKS:
-        if length in lengths and low <= int(digits[:width]) <= high:
-            return luhn_valid(digits)
+    for width in _PREFIX_WIDTHS:
+        lengths = _PREFIX_LENGTHS.get(digits[:width])
+        if lengths is not None:
+            return length in lengths and luhn_valid(digits)
     return False
 
 

@@ -700,13 +700,13 @@ BUILTIN_RULES: Final[tuple[Rule, ...]] = (
             *_vendor_separators(),
             _after("AC|SK", 2, _W) + "[0-9a-f]{32}(?![A-Za-z0-9_])",
             _after("GR1348941", 9, _W) + "[A-Za-z0-9_-]{20,}(?![A-Za-z0-9_-])",
-            # A Discord bot token: base64 of the user id, a 6-character stamp and the HMAC,
-            # found from the dot before the stamp (see _discord_bot).
-            r"\.(?=[A-Za-z0-9_-]{6}\.[A-Za-z0-9_-]{27})(?<=[A-Za-z0-9_-]{24}\.)(?P<bot>)",
+            # Found from a dot, in one scan: a Discord bot token (base64 of the user id, a
+            # 6-character stamp and the HMAC; the dot before the stamp, see _discord_bot), or an
+            # Airtable personal access token (pat, 14 characters, a dot, 64 hex digits; "pat"
+            # alone is too common a trigger: path, compat).
+            r"\.(?:(?=[A-Za-z0-9_-]{6}\.[A-Za-z0-9_-]{27})(?<=[A-Za-z0-9_-]{24}\.)(?P<bot>)"
+            r"|(?<=pat[A-Za-z0-9]{14}\.)[a-f0-9]{64}(?![A-Za-z0-9_])(?P<airtable>))",
             _after("EAAA", 4, _W) + "[A-Za-z0-9_-]{60}(?![A-Za-z0-9_-])",
-            # An Airtable personal access token (pat, 14 characters, a dot, 64 hex digits),
-            # found from its dot ("pat" alone is too common a trigger: path, compat).
-            r"\.(?<=pat[A-Za-z0-9]{14}\.)[a-f0-9]{64}(?![A-Za-z0-9_])(?P<airtable>)",
             _after("dapi", 4, _W) + "[a-f0-9]{32}(?:-[0-9])?(?![A-Za-z0-9_])",
             _after("ATATT3", 6, _W) + "[A-Za-z0-9_=-]{100,}(?![A-Za-z0-9_=-])",
             r"https://(?:ptb\.|canary\.)?discord(?:app)?\.com/api/webhooks/[0-9]{17,20}/"

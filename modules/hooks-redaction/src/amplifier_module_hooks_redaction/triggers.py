@@ -133,11 +133,12 @@ class _Group:
     trigger starts where a match starts, or inside one. Inside a match of ``word`` at ``p`` it
     either lies wholly within ``word`` (known when the automaton is built: ``reports``), or it
     starts within ``word`` and runs past its end, which is possible only for a trigger that
-    begins with one of ``word``'s suffixes (``spills``, checked in the text). So every
-    occurrence is found, and each once.
+    begins with one of ``word``'s suffixes (``spills``, checked in the text only when the
+    character after the match can continue one: ``follow``). So every occurrence is found,
+    and each once.
     """
 
-    __slots__ = ("_bytes", "_reports", "_sole", "_spills", "_text")
+    __slots__ = ("_bytes", "_follow", "_reports", "_sole", "_spills", "_text")
 
     def __init__(self, words: Sequence[str], owners: dict[str, list[int]]) -> None:
         longest = ahocorasick_rs.MatchKind.LeftmostLongest
@@ -170,6 +171,10 @@ class _Group:
             inside[0][1] if len(inside) == 1 and not past else None
             for inside, past in zip(reports, spills, strict=True)
         )
+        self._follow = tuple(
+            frozenset(other[len(word) - offset] for offset, other, _ in past)
+            for word, past in zip(words, spills, strict=True)
+        )
 
     def collect(self, text: str, data: bytes | None, found: dict[int, list[int]]) -> None:
         """Add the start of every occurrence of this group's triggers to ``found``."""
@@ -178,13 +183,15 @@ class _Group:
         else:
             hits = self._text.find_matches_as_indexes(text)
         sole = self._sole
-        for word, start, _end in hits:
+        for word, start, end in hits:
             owner = sole[word]
             if owner is not None:  # the common case: one owner, nothing inside, no spill
                 found.setdefault(owner, []).append(start)
                 continue
             for offset, owner in self._reports[word]:
                 found.setdefault(owner, []).append(start + offset)
+            if text[end : end + 1] not in self._follow[word]:
+                continue
             for offset, other, others in self._spills[word]:
                 if text.startswith(other, start + offset):
                     for owner in others:
