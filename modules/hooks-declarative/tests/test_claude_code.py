@@ -5,13 +5,11 @@ and the JSON answer (``hookSpecificOutput``, ``decision``, ``continue``, ``syste
 from __future__ import annotations
 
 import dataclasses
-import json
 import logging
 import os
-import shlex
 import shutil
-import sys
 from collections.abc import Callable
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -27,11 +25,11 @@ from amplifier_module_hooks_declarative.claude_code import (
     claude_tool_input,
     our_tool_input,
 )
-from amplifier_module_hooks_declarative.command import CommandRunner
-from amplifier_module_hooks_declarative.specs import CommandHookSpec
 from amplifier_module_hooks_declarative.types import Decision, HookContext
 
-SCRIPTS = Path(__file__).parent / "scripts"
+from .support import SCRIPTS, answering, command_runner, hook_context, real, script
+from .support import recorded as recorded_by
+
 LABEL = ".claude/settings.json PreToolUse[0]"
 FAILED = f"hook {LABEL} failed: "
 
@@ -50,28 +48,9 @@ ALIASES = {
 }
 
 
-@pytest.fixture(autouse=True)
-def _python3_is_this_interpreter(monkeypatch: pytest.MonkeyPatch) -> None:
-    """`python3` in a hook (and inside the bash scripts) is the test interpreter."""
-    bin_dir = str(Path(sys.executable).parent)
-    monkeypatch.setenv("PATH", f"{bin_dir}{os.pathsep}{os.environ.get('PATH', '')}")
-
-
-def real(path: Path) -> str:
-    """What ``os.getcwd()`` reports inside ``path``."""
-    return os.path.realpath(path)
-
-
-def script(name: str, *args: str) -> str:
-    path = SCRIPTS / name
-    runner = "python3" if path.suffix == ".py" else "bash"
-    return shlex.join([runner, str(path), *args])
-
-
-def answer(payload: dict[str, Any] | str) -> str:
-    """A hook that prints ``payload`` (JSON unless a string) after reading its input."""
-    text = payload if isinstance(payload, str) else json.dumps(payload)
-    return script("cc_json.py", text)
+STAMP = "2024-01-15T10:30:00+00:00"
+runner = partial(command_runner, label=LABEL, protocol="claude-code")
+recorded = partial(recorded_by, label=LABEL, protocol="claude-code")
 
 
 def context(
@@ -84,48 +63,27 @@ def context(
 ) -> HookContext:
     if args is None:
         args = {"command": "git status"} if tool == "bash" else {}
-    base: dict[str, Any] = {"session_id": "sess-cc", "timestamp": "2024-01-15T10:30:00+00:00"}
+    fields: dict[str, Any] = {"session_id": "sess-cc", "timestamp": STAMP}
     if tool is not None:
-        base |= {
-            "tool_name": tool,
-            "tool_input": args,
-            "tool": tool,
-            "input": args,
-            "tool_call_id": "toolu_01",
-        }
-    return HookContext(
-        event=event,
-        alias=ALIASES.get(event, event),
-        data={**base, **(data or {})},
+        fields |= {"tool": tool, "input": args}
+    return hook_context(
+        project_dir,
+        event,
+        ALIASES.get(event, event),
         session_id="sess-cc",
-        project_dir=str(project_dir),
+        timestamp=STAMP,
+        fields=fields,
         tool=tool,
-        args=args if tool is not None else {},
-        timestamp="2024-01-15T10:30:00+00:00",
+        args=args,
+        call_id="toolu_01",
+        data=data,
     )
-
-
-def runner(command: str, project_dir: Path, **spec: Any) -> CommandRunner:
-    hook = CommandHookSpec.model_validate(
-        {"type": "command", "command": command, "protocol": "claude-code", **spec}
-    )
-    return CommandRunner(hook, label=LABEL, project_dir=str(project_dir))
 
 
 async def run(
     command: str, project_dir: Path, ctx: HookContext | None = None, **spec: Any
 ) -> Decision:
     return await runner(command, project_dir, **spec).run(ctx or context(project_dir))
-
-
-async def recorded(project_dir: Path, ctx: HookContext) -> dict[str, Any]:
-    """What cc_record.py saw for ``ctx``: ``{input, cwd, env}``."""
-    record = project_dir / "record.json"
-    decision = await run(script("cc_record.py"), project_dir, ctx, env={"RECORD_TO": str(record)})
-    assert decision == Decision(source=LABEL)
-    seen: dict[str, Any] = json.loads(record.read_text())
-    record.unlink()
-    return seen
 
 
 # ----------------------------------------------------------------------------- stdin
@@ -580,7 +538,7 @@ async def test_json_answers(
     tmp_path: Path, event: str, payload: dict[str, Any], expected: Decision
 ) -> None:
     ctx = context(tmp_path, event, tool="bash" if event.startswith("tool:") else None)
-    decision = await run(answer(payload), tmp_path, ctx)
+    decision = await run(answering(payload), tmp_path, ctx)
     assert decision == Decision(
         action=expected.action,
         message=expected.message,
@@ -651,31 +609,31 @@ def _contains(*parts: str) -> Check:
 FAILURES: list[tuple[str, str, dict[str, Any], Check]] = [
     (
         "invalid-json",
-        answer('{"hookSpecificOutput": {"permissionDecision": "deny"'),
+        answering('{"hookSpecificOutput": {"permissionDecision": "deny"'),
         {},
         _contains("exited with code 0 but stdout starts with '{' but is not valid JSON"),
     ),
     (
         "bad-permission",
-        answer({"hookSpecificOutput": {"permissionDecision": "maybe"}}),
+        answering({"hookSpecificOutput": {"permissionDecision": "maybe"}}),
         {},
         _contains("stdout JSON: hookSpecificOutput.permissionDecision is 'maybe', expected allow"),
     ),
     (
         "bad-type",
-        answer({"continue": "no"}),
+        answering({"continue": "no"}),
         {},
         _contains("stdout JSON: continue is str 'no', expected true or false"),
     ),
     (
         "bad-decision",
-        answer({"decision": "allow"}),
+        answering({"decision": "allow"}),
         {},
         _contains("decision is 'allow', expected block or approve"),
     ),
     (
         "bad-updated-input",
-        answer({"hookSpecificOutput": {"updatedInput": "ls"}}),
+        answering({"hookSpecificOutput": {"updatedInput": "ls"}}),
         {},
         _contains("hookSpecificOutput.updatedInput is str 'ls', expected an object"),
     ),

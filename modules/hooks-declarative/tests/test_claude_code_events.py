@@ -8,9 +8,8 @@ from __future__ import annotations
 import dataclasses
 import json
 import logging
-import os
 import shlex
-import sys
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -18,7 +17,6 @@ import pytest
 from amplifier_hooks_util.state import session_dir
 
 from amplifier_module_hooks_declarative.claude_code import claude_event
-from amplifier_module_hooks_declarative.command import CommandRunner
 from amplifier_module_hooks_declarative.config import (
     HookGroup,
     parse_claude_settings,
@@ -43,27 +41,16 @@ from amplifier_module_hooks_declarative.session_env import (
     offer_session_environment,
     read_env_file,
 )
-from amplifier_module_hooks_declarative.specs import CommandHookSpec
 from amplifier_module_hooks_declarative.types import Decision, HookContext
 
-SCRIPTS = Path(__file__).parent / "scripts"
+from .support import answering, command_runner, hook_context
+from .support import recorded as recorded_by
+
 LABEL = ".claude/settings.json Stop[0]"
 STAMP = "2026-01-15T10:30:00+00:00"
 
 
-@pytest.fixture(autouse=True)
-def _python3_is_this_interpreter(monkeypatch: pytest.MonkeyPatch) -> None:
-    bin_dir = str(Path(sys.executable).parent)
-    monkeypatch.setenv("PATH", f"{bin_dir}{os.pathsep}{os.environ.get('PATH', '')}")
-
-
-def script(name: str, *args: str) -> str:
-    return shlex.join(["python3", str(SCRIPTS / name), *args])
-
-
-def answer(payload: dict[str, Any] | str) -> str:
-    """A hook that prints ``payload`` (JSON unless a string) after reading its input."""
-    return script("cc_json.py", payload if isinstance(payload, str) else json.dumps(payload))
+recorded = partial(recorded_by, label=LABEL, protocol="claude-code")
 
 
 def context(
@@ -75,37 +62,23 @@ def context(
     args: dict[str, Any] | None = None,
     data: dict[str, Any] | None = None,
 ) -> HookContext:
-    base: dict[str, Any] = {"session_id": "sess-ev", "parent_id": None}
-    if tool is not None:
-        args = {"command": "git push"} if args is None else args
-        base |= {"tool_name": tool, "tool_input": args, "tool_call_id": "toolu_9"}
-    return HookContext(
-        event=event,
-        alias=alias or event,
-        data={**base, **(data or {})},
+    return hook_context(
+        project_dir,
+        event,
+        alias or event,
         session_id="sess-ev",
-        project_dir=str(project_dir),
-        tool=tool,
-        args=args if tool is not None else {},
         timestamp=STAMP,
+        fields={"session_id": "sess-ev", "parent_id": None},
+        tool=tool,
+        args={"command": "git push"} if args is None else args,
+        call_id="toolu_9",
+        data=data,
     )
 
 
 async def run(command: str, project_dir: Path, ctx: HookContext, **spec: Any) -> Decision:
-    hook = CommandHookSpec.model_validate(
-        {"type": "command", "command": command, "protocol": "claude-code", **spec}
-    )
-    return await CommandRunner(hook, label=LABEL, project_dir=str(project_dir)).run(ctx)
-
-
-async def recorded(project_dir: Path, ctx: HookContext) -> dict[str, Any]:
-    """What cc_record.py saw: ``{input, cwd, env}``."""
-    record = project_dir / "record.json"
-    decision = await run(script("cc_record.py"), project_dir, ctx, env={"RECORD_TO": str(record)})
-    assert decision == Decision(source=LABEL)
-    seen: dict[str, Any] = json.loads(record.read_text())
-    record.unlink()
-    return seen
+    runner = command_runner(command, project_dir, label=LABEL, protocol="claude-code", **spec)
+    return await runner.run(ctx)
 
 
 # ----------------------------------------------------------------------------- stdin
@@ -488,7 +461,7 @@ async def test_outputs_per_event(
 ) -> None:
     tool = "bash" if event.startswith(("tool:", "approval:")) else None
     ctx = context(tmp_path, event, alias=alias, tool=tool)
-    decision = await run(answer(payload), tmp_path, ctx)
+    decision = await run(answering(payload), tmp_path, ctx)
     assert decision == dataclasses.replace(expected, source=LABEL)
 
 
@@ -522,7 +495,7 @@ async def test_wrong_answers_are_hook_failures_naming_the_field(
     tmp_path: Path, event: str, payload: dict[str, Any], problem: str
 ) -> None:
     ctx = context(tmp_path, event, tool="bash")
-    decision = await run(answer(payload), tmp_path, ctx, on_failure="block")
+    decision = await run(answering(payload), tmp_path, ctx, on_failure="block")
     assert decision.action == "block"
     assert problem in (decision.message or "")
     assert LABEL in (decision.message or "")

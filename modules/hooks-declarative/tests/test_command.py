@@ -10,7 +10,6 @@ import logging
 import os
 import re
 import shlex
-import sys
 import time
 from collections.abc import Callable
 from datetime import UTC, datetime
@@ -33,13 +32,6 @@ from amplifier_module_hooks_declarative.types import Decision, HookContext
 SCRIPTS = Path(__file__).parent / "scripts"
 LABEL = "hooks.yaml PreToolUse[0]"
 FAILED = f"hook {LABEL} failed: "
-
-
-@pytest.fixture(autouse=True)
-def _python3_is_this_interpreter(monkeypatch: pytest.MonkeyPatch) -> None:
-    """`python3` in a hook command resolves to the test interpreter (no slow shims)."""
-    bin_dir = str(Path(sys.executable).parent)
-    monkeypatch.setenv("PATH", f"{bin_dir}{os.pathsep}{os.environ.get('PATH', '')}")
 
 
 def script(name: str, *args: str) -> str:

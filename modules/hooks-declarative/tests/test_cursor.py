@@ -7,14 +7,12 @@ from __future__ import annotations
 import json
 import logging
 import os
-import shlex
-import sys
+from functools import partial
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from amplifier_module_hooks_declarative.command import CommandRunner
 from amplifier_module_hooks_declarative.config import HookGroup, HooksConfigError
 from amplifier_module_hooks_declarative.cursor import cursor_decision, cursor_input, cursor_tool
 from amplifier_module_hooks_declarative.cursor_config import (
@@ -25,15 +23,16 @@ from amplifier_module_hooks_declarative.matcher import compile_claude_matcher
 from amplifier_module_hooks_declarative.specs import CommandHookSpec
 from amplifier_module_hooks_declarative.types import Decision, HookContext
 
-SCRIPTS = Path(__file__).parent / "scripts"
+from .support import answering, command_runner, hook_context
+from .support import recorded as recorded_by
+
 SOURCE = ".cursor/hooks.json"
 LABEL = f"{SOURCE}:hooks.beforeShellExecution[0]"
 
 
-@pytest.fixture(autouse=True)
-def _python3_is_this_interpreter(monkeypatch: pytest.MonkeyPatch) -> None:
-    bin_dir = str(Path(sys.executable).parent)
-    monkeypatch.setenv("PATH", f"{bin_dir}{os.pathsep}{os.environ.get('PATH', '')}")
+STAMP = "2025-01-15T10:30:00+00:00"
+runner = partial(command_runner, label=LABEL, protocol="cursor")
+recorded = partial(recorded_by, label=LABEL, protocol="cursor")
 
 
 def context(
@@ -47,40 +46,18 @@ def context(
 ) -> HookContext:
     if args is None:
         args = {"command": "git status"} if tool == "bash" else {}
-    base: dict[str, Any] = {"session_id": "sess-c", "turn": 2}
-    if tool is not None:
-        base |= {"tool_name": tool, "tool_input": args, "tool_call_id": "call_7"}
-    return HookContext(
-        event=event,
-        alias=alias,
-        data={**base, **(data or {})},
+    return hook_context(
+        project_dir,
+        event,
+        alias,
         session_id="sess-c",
-        project_dir=str(project_dir),
+        timestamp=STAMP,
+        fields={"session_id": "sess-c", "turn": 2},
         tool=tool,
-        args=args if tool is not None else {},
-        timestamp="2025-01-15T10:30:00+00:00",
+        args=args,
+        call_id="call_7",
+        data=data,
     )
-
-
-def runner(command: str, project_dir: Path, **spec: Any) -> CommandRunner:
-    hook = CommandHookSpec.model_validate(
-        {"type": "command", "command": command, "protocol": "cursor", **spec}
-    )
-    return CommandRunner(hook, label=LABEL, project_dir=str(project_dir))
-
-
-def answering(payload: dict[str, Any] | str) -> str:
-    text = payload if isinstance(payload, str) else json.dumps(payload)
-    return shlex.join(["python3", str(SCRIPTS / "cc_json.py"), text])
-
-
-async def recorded(project_dir: Path, ctx: HookContext) -> dict[str, Any]:
-    record = project_dir / "record.json"
-    command = shlex.join(["python3", str(SCRIPTS / "cc_record.py")])
-    decision = await runner(command, project_dir, env={"RECORD_TO": str(record)}).run(ctx)
-    assert decision == Decision(source=LABEL)
-    seen: dict[str, Any] = json.loads(record.read_text())
-    return seen
 
 
 # ----------------------------------------------------------------------------- stdin

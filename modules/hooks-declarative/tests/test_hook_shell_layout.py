@@ -7,9 +7,7 @@ from __future__ import annotations
 
 import json
 import logging
-import os
 import shutil
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -45,12 +43,6 @@ QUICK_START = {  # hook-shell README, "Create Your First Hook"
         ]
     }
 }
-
-
-@pytest.fixture(autouse=True)
-def _python3_is_this_interpreter(monkeypatch: pytest.MonkeyPatch) -> None:
-    bin_dir = str(Path(sys.executable).parent)
-    monkeypatch.setenv("PATH", f"{bin_dir}{os.pathsep}{os.environ.get('PATH', '')}")
 
 
 @pytest.fixture

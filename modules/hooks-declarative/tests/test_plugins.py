@@ -7,10 +7,8 @@ from __future__ import annotations
 
 import json
 import logging
-import os
 import shutil
 import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -24,13 +22,6 @@ from amplifier_module_hooks_declarative.survey import survey_sources
 from amplifier_module_hooks_declarative.variables import substitute
 
 FIXTURES = Path(__file__).parent / "fixtures" / "claude-plugins"
-
-
-@pytest.fixture(autouse=True)
-def _python3_is_this_interpreter(monkeypatch: pytest.MonkeyPatch) -> None:
-    """`python3` in a plugin's command is the test interpreter."""
-    bin_dir = str(Path(sys.executable).parent)
-    monkeypatch.setenv("PATH", f"{bin_dir}{os.pathsep}{os.environ.get('PATH', '')}")
 
 
 @pytest.fixture

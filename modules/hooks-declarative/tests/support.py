@@ -1,0 +1,92 @@
+"""What the command-hook tests share: the test scripts as a user's command lines, the context
+an event gives a hook, a runner for one protocol, and what the recording script saw."""
+
+from __future__ import annotations
+
+import json
+import os
+import shlex
+from pathlib import Path
+from typing import Any
+
+from amplifier_module_hooks_declarative.command import CommandRunner
+from amplifier_module_hooks_declarative.specs import CommandHookSpec
+from amplifier_module_hooks_declarative.types import Decision, HookContext
+
+SCRIPTS = Path(__file__).parent / "scripts"
+
+
+def script(name: str, *args: str) -> str:
+    """The command line a user writes for one of the test scripts."""
+    path = SCRIPTS / name
+    interpreter = "python3" if path.suffix == ".py" else "bash"
+    return shlex.join([interpreter, str(path), *args])
+
+
+def answering(payload: dict[str, Any] | str) -> str:
+    """A hook that prints ``payload`` (JSON unless a string) after reading its input."""
+    return script("cc_json.py", payload if isinstance(payload, str) else json.dumps(payload))
+
+
+def real(path: str | Path) -> str:
+    """What ``os.getcwd()`` reports inside ``path``."""
+    return os.path.realpath(path)
+
+
+def hook_context(
+    project_dir: Path,
+    event: str,
+    alias: str,
+    *,
+    session_id: str,
+    timestamp: str,
+    fields: dict[str, Any],
+    tool: str | None,
+    args: dict[str, Any],
+    call_id: str,
+    data: dict[str, Any] | None,
+) -> HookContext:
+    """The context ``event`` gives a hook: the event's ``fields``, the tool's when there is
+    one (``tool_name``, ``tool_input``, ``tool_call_id``), then ``data`` over both."""
+    base = dict(fields)
+    if tool is not None:
+        base |= {"tool_name": tool, "tool_input": args, "tool_call_id": call_id}
+    return HookContext(
+        event=event,
+        alias=alias,
+        data={**base, **(data or {})},
+        session_id=session_id,
+        project_dir=str(project_dir),
+        tool=tool,
+        args=args if tool is not None else {},
+        timestamp=timestamp,
+    )
+
+
+def command_runner(
+    command: str, project_dir: Path, *, label: str, protocol: str, **spec: Any
+) -> CommandRunner:
+    """A runner for a command hook of ``protocol``, as a hooks file declares it."""
+    hook = CommandHookSpec.model_validate(
+        {"type": "command", "command": command, "protocol": protocol, **spec}
+    )
+    return CommandRunner(hook, label=label, project_dir=str(project_dir))
+
+
+async def recorded(
+    project_dir: Path, ctx: HookContext, *, label: str, protocol: str
+) -> dict[str, Any]:
+    """What ``cc_record.py``, run as a hook of ``protocol``, saw for ``ctx``: ``{input, cwd,
+    env}``."""
+    record = project_dir / "record.json"
+    runner = command_runner(
+        script("cc_record.py"),
+        project_dir,
+        label=label,
+        protocol=protocol,
+        env={"RECORD_TO": str(record)},
+    )
+    assert await runner.run(ctx) == Decision(source=label)
+    seen: dict[str, Any] = json.loads(record.read_text())
+    record.unlink()
+    return seen
