@@ -12,6 +12,7 @@ what ``search`` finds: a match can start nowhere else.
 
 from __future__ import annotations
 
+import functools
 import importlib
 import re
 from collections.abc import Sequence
@@ -36,6 +37,7 @@ except ImportError:  # pragma: no cover - another implementation: no triggers, p
     _sre = _sre_parse = None
 
 
+@functools.lru_cache(maxsize=1024)  # the built-in patterns, read once per process
 def literal_triggers(pattern: re.Pattern[str]) -> tuple[str, ...] | None:
     """The literal strings every match of ``pattern`` starts with, or ``None`` when that cannot
     be read off it (a leading class or repeat, flags, a trigger shorter than
