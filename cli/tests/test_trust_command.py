@@ -1,0 +1,37 @@
+"""``amplifier-hooks trust``: covering a directory of the project that a bundle runs hooks from."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from amplifier_hooks_util.trust import trust_status
+
+from .test_cli import installed, no_traceback, write
+
+
+def test_include_covers_a_plugin_kept_in_the_project(tmp_path: Path) -> None:
+    project = tmp_path / "repo"
+    write(project / ".claude" / "settings.json", "{}")
+    write(project / "plugins" / "guard" / "hooks" / "hooks.json", '{"hooks": {}}')
+    assert not trust_status(project, include=["plugins/guard"]).trusted
+
+    done = installed("trust", str(project), "--include", "plugins/guard", cwd=tmp_path)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "plugins/guard/hooks/hooks.json" in done.stdout
+    assert trust_status(project, include=["plugins/guard"]).trusted
+
+
+def test_include_names_a_directory_of_the_project(tmp_path: Path) -> None:
+    project = tmp_path / "repo"
+    write(project / ".claude" / "settings.json", "{}")
+    (tmp_path / "outside").mkdir()
+    for name, expected in (
+        ("nowhere", "nowhere: no such directory in"),
+        ("../outside", "not a directory inside the project"),
+    ):
+        done = installed("trust", str(project), "--include", name, cwd=tmp_path)
+        output = " ".join((done.stdout + done.stderr).split())
+        assert done.returncode == 2, output
+        assert expected in output
+        no_traceback(output)
+    assert not trust_status(project).trusted
