@@ -29,9 +29,12 @@ from amplifier_module_hooks_declarative.command import (
 from amplifier_module_hooks_declarative.specs import CommandHookSpec
 from amplifier_module_hooks_declarative.types import Decision, HookContext
 
+from .support import hook_context
+
 SCRIPTS = Path(__file__).parent / "scripts"
 LABEL = "hooks.yaml PreToolUse[0]"
 FAILED = f"hook {LABEL} failed: "
+STAMP = "2024-01-15T10:30:00+00:00"
 
 
 def script(name: str, *args: str) -> str:
@@ -52,24 +55,20 @@ def context(
     data: dict[str, Any] | None = None,
 ) -> HookContext:
     args = {"command": "git status"} if args is None and tool == "bash" else (args or {})
-    base: dict[str, Any] = {"session_id": session_id, "timestamp": "2024-01-15T10:30:00+00:00"}
+    fields: dict[str, Any] = {"session_id": session_id, "timestamp": STAMP}
     if tool is not None:
-        base |= {
-            "tool_name": tool,
-            "tool_input": args,
-            "tool": tool,
-            "input": args,
-            "tool_call_id": "call_1",
-        }
-    return HookContext(
-        event=event,
-        alias=alias,
-        data={**base, **(data or {})},
+        fields |= {"tool": tool, "input": args}
+    return hook_context(
+        project_dir,
+        event,
+        alias,
         session_id=session_id,
-        project_dir=str(project_dir),
+        timestamp=STAMP,
+        fields=fields,
         tool=tool,
         args=args,
-        timestamp="2024-01-15T10:30:00+00:00",
+        call_id="call_1",
+        data=data,
     )
 
 

@@ -135,8 +135,9 @@ class TrustStatus:
 # ----------------------------------------------------------------------------- the files
 
 
-def _hook_dir_files(project: Path) -> Iterator[Path]:
-    for name in PROJECT_HOOK_DIRS:
+def _files_under(project: Path, names: Iterable[str]) -> Iterator[Path]:
+    """Every file under the project's directories ``names``, in a stable order."""
+    for name in names:
         top = project / name
         if not top.is_dir():
             continue
@@ -181,17 +182,6 @@ def included_dir(project_dir: str | os.PathLike[str], path: str | os.PathLike[st
     return target.relative_to(project).as_posix()
 
 
-def _included_files(project: Path, names: Iterable[str]) -> Iterator[Path]:
-    for name in sorted(set(names)):
-        top = project / name
-        if not top.is_dir():
-            continue
-        for root, dirs, files in os.walk(top):
-            dirs.sort()
-            for file in sorted(files):
-                yield Path(root) / file
-
-
 def hook_files(project_dir: str | os.PathLike[str], include: Iterable[str] = ()) -> list[Path]:
     """The files a trust record covers for ``project_dir`` (see the module docstring), with
     every file under the ``include`` directories (project-relative names), at most 2,000, in a
@@ -199,9 +189,7 @@ def hook_files(project_dir: str | os.PathLike[str], include: Iterable[str] = ())
     project = Path(project_dir).resolve()
     configs = [project / name for name in PROJECT_HOOK_FILES if (project / name).is_file()]
     found: dict[Path, None] = dict.fromkeys(configs)
-    for path in _hook_dir_files(project):
-        found.setdefault(path)
-    for path in _included_files(project, include):
+    for path in _files_under(project, (*PROJECT_HOOK_DIRS, *sorted(set(include)))):
         found.setdefault(path)
     for config in [*configs, *(p for p in found if p.name in ("hooks.json", "hooks.yaml"))]:
         for path in _named_files(project, config):
