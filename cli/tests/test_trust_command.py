@@ -19,6 +19,17 @@ def test_include_covers_a_plugin_kept_in_the_project(tmp_path: Path) -> None:
     assert done.returncode == 0, done.stdout + done.stderr
     assert "plugins/guard/hooks/hooks.json" in done.stdout
     assert trust_status(project, include=["plugins/guard"]).trusted
+    checked = installed(
+        "trust", "--check", str(project), "--include", "plugins/guard", cwd=tmp_path
+    )
+    assert checked.returncode == 0, checked.stdout + checked.stderr
+    write(project / "plugins" / "other" / "hooks" / "hooks.json", "{}")
+    checked = installed(
+        "trust", "--check", str(project), "--include", "plugins/other", cwd=tmp_path
+    )
+    output = " ".join((checked.stdout + checked.stderr).split())
+    assert checked.returncode == 1, output
+    assert f"amplifier-hooks trust {project.resolve()} --include plugins/other" in output
 
 
 def test_include_names_a_directory_of_the_project(tmp_path: Path) -> None:
@@ -26,8 +37,8 @@ def test_include_names_a_directory_of_the_project(tmp_path: Path) -> None:
     write(project / ".claude" / "settings.json", "{}")
     (tmp_path / "outside").mkdir()
     for name, expected in (
-        ("nowhere", "nowhere: no such directory in"),
-        ("../outside", "not a directory inside the project"),
+        ("nowhere", "nowhere: no such file or directory in"),
+        ("../outside", "not a file or directory inside the project"),
     ):
         done = installed("trust", str(project), "--include", name, cwd=tmp_path)
         output = " ".join((done.stdout + done.stderr).split())

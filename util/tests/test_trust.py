@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 from amplifier_hooks_util.trust import (
     TRUST_FILE,
+    TooManyFiles,
     fingerprint,
     forget_project,
     hook_files,
@@ -152,7 +153,81 @@ def test_an_included_directory_is_covered_and_kept(tmp_path: Path) -> None:
 
 def test_an_included_directory_must_lie_inside_the_project(tmp_path: Path) -> None:
     root = project(tmp_path / "repo")
-    with pytest.raises(ValueError, match="not a directory inside the project"):
+    with pytest.raises(ValueError, match="not a file or directory inside the project"):
         trust_project(root, include=[tmp_path])
-    with pytest.raises(ValueError, match="not a directory inside the project"):
+    with pytest.raises(ValueError, match="not a file or directory inside the project"):
         trust_status(root, include=["."])
+
+
+def test_links_to_directories_are_followed_and_their_files_recorded(tmp_path: Path) -> None:
+    """The attack: the plugin's hooks directory is a link to a directory the record did not
+    walk, whose hooks file is rewritten after the user trusted the project."""
+    root = project(tmp_path / "repo")
+    (root / "docs" / "sample").mkdir(parents=True)
+    (root / "docs" / "sample" / "hooks.json").write_text('{"hooks": {}}')
+    plugin = root / "plugins" / "guard"
+    (plugin / ".claude-plugin").mkdir(parents=True)
+    (plugin / ".claude-plugin" / "plugin.json").write_text('{"name": "guard"}')
+    (plugin / "hooks").symlink_to(root / "docs" / "sample")
+    (plugin / "loop").symlink_to(plugin)  # a cycle is walked once
+    prints = trust_project(root, include=["plugins/guard"])
+    assert "plugins/guard/hooks/hooks.json" in prints
+    (root / "docs" / "sample" / "hooks.json").write_text('{"hooks": {"PreToolUse": []}}')
+    changed = trust_status(root, include=["plugins/guard"])
+    assert (changed.trusted, changed.changed) == (False, ("plugins/guard/hooks/hooks.json",))
+
+
+def test_scripts_a_plugin_runs_from_elsewhere_in_the_project_are_recorded(tmp_path: Path) -> None:
+    root = project(tmp_path / "repo")
+    (root / "tools" / "pkg").mkdir(parents=True)
+    for name in ("guard.py", "lint", "pkg/check.py"):
+        (root / "tools" / name).write_text("print('ok')\n")
+    hooks = root / "plugins" / "guard" / "hooks"
+    hooks.mkdir(parents=True)
+    commands = [
+        "python3 ${CLAUDE_PLUGIN_ROOT}/../../tools/guard.py",
+        "python3 tools/lint",  # no suffix, not executable: an interpreter's argument
+        "python3 -m tools.pkg.check",
+    ]
+    entries = [{"type": "command", "command": command} for command in commands]
+    (hooks / "hooks.json").write_text(json.dumps({"hooks": {"Stop": [{"hooks": entries}]}}))
+    prints = trust_project(root, include=["plugins/guard"])
+    assert {"tools/guard.py", "tools/lint", "tools/pkg/check.py"} <= set(prints)
+
+
+def test_more_files_than_a_record_covers_is_not_trusted(tmp_path: Path) -> None:
+    """The attack: a plugin ships 2,100 files so that a record capped at 2,000 would leave its
+    script out and never notice it change."""
+    root = project(tmp_path / "repo")
+    modules = root / "plugins" / "guard" / "node_modules"
+    modules.mkdir(parents=True)
+    for index in range(2100):
+        (modules / f"m{index:04}.js").write_text("")
+    with pytest.raises(TooManyFiles, match="more than 2,000 files"):
+        trust_project(root, include=["plugins/guard"])
+    status = trust_status(root, include=["plugins/guard"])
+    assert not status.trusted
+    assert "more than 2,000 files" in status.why_not()
+
+
+def test_a_link_to_a_device_is_recorded_without_reading_it(tmp_path: Path) -> None:
+    root = project(tmp_path / "repo")
+    (root / ".claude" / "hooks" / "zero").symlink_to("/dev/zero")
+    assert fingerprint(root)[".claude/hooks/zero"] == "not a regular file"
+
+
+def test_a_first_warning_names_the_directories_to_include(tmp_path: Path) -> None:
+    root = project(tmp_path / "repo")
+    (root / "plugins" / "guard").mkdir(parents=True)
+    status = trust_status(root, include=["plugins/guard"])
+    assert not status.recorded
+    assert f"`amplifier-hooks trust {root} --include plugins/guard`" in status.why_not()
+
+
+def test_an_included_directory_covers_what_lies_under_it(tmp_path: Path) -> None:
+    root = project(tmp_path / "repo")
+    (root / "plugins" / "guard" / "hooks").mkdir(parents=True)
+    (root / "plugins" / "guard" / "hooks" / "hooks.json").write_text("{}")
+    trust_project(root, include=["plugins"])
+    assert trust_status(root, include=["plugins/guard", "plugins/guard/hooks/hooks.json"]).trusted
+    assert trust_status(root, include=["plugins-other"]).uncovered == ("plugins-other",)

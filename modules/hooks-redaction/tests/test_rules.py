@@ -242,3 +242,13 @@ def test_first_pass_keeps_everything_outside_its_spans_and_redaction_is_idempote
     if result != "".join(rebuilt):  # a later pass found more: only inside what was left
         assert len(redactor.find("".join(rebuilt))) > 0
     assert redactor.redact(result) is None, (text, result)
+
+
+@pytest.mark.parametrize(
+    "after",
+    ["=", "abc"],  # padding, or a longer run: base64 data, not a 40-character key
+)
+def test_a_run_cut_at_the_key_pairs_reach_is_not_taken_for_its_key(after: str) -> None:
+    key = "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY"
+    text = "AKIAIOSFODNN7EXAMPLE" + " " * 160 + key + after  # the run ends at the reach
+    assert TextRedactor(BUILTIN_RULES).find(text) == [(0, 20, "aws_access_key_id")]

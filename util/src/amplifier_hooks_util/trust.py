@@ -9,13 +9,18 @@ project the user trusts, the way Claude Code asks before it runs a folder's hook
   ``$AMPLIFIER_HOME/trusted-projects.json`` with the SHA-256 of each of its hook files, of every
   file under its hook directories (``.claude/hooks``, ``.amplifier/hooks``, ``.gemini/hooks``,
   ``.cursor/hooks``) and of every file of the project a hook file names by its path (the
-  scripts its commands run). A file changed, added or removed since makes the project untrusted
-  again until it is trusted anew.
-* A directory of the project that a bundle runs hooks from (a Claude Code plugin kept in the
-  checkout, ``plugins: [plugins/guard]``) is project content too: ``amplifier-hooks trust PATH
-  --include plugins/guard`` adds every file under it to the record, and later ``trust`` calls
-  keep it. A session that runs hooks from such a directory asks for it (``include``), and the
-  project counts as untrusted until the record covers it.
+  scripts its commands run, also when an interpreter is given one without a script suffix, or
+  ``-m`` a module). A file changed, added or removed since makes the project untrusted again
+  until it is trusted anew. Links to directories are followed; a FIFO or a device is recorded
+  as such, never read. A project with more than 2,000 such files cannot be trusted: a record
+  that left some out would not notice them change.
+* What a bundle runs hooks from inside the project (a Claude Code plugin kept in the
+  checkout, ``plugins: [plugins/guard]``, even when it links elsewhere) is project content too:
+  ``amplifier-hooks trust PATH --include plugins/guard`` adds it and every file under it to the
+  record, with the scripts its hooks files name (``${CLAUDE_PLUGIN_ROOT}`` read as that
+  directory), and later ``trust`` calls keep it. A session that runs hooks from there asks for
+  it (``include``); the project counts as untrusted until the record covers it (an included
+  directory covers what lies under it).
 * ``AMPLIFIER_TRUST_PROJECT`` trusts without a record, for CI: ``1`` (or ``true``, ``yes``)
   trusts any project; a path (or several, separated by ``os.pathsep``) trusts those projects.
 
@@ -29,6 +34,7 @@ import hashlib
 import json
 import os
 import re
+import stat
 import tempfile
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
@@ -43,11 +49,12 @@ __all__ = [
     "PROJECT_HOOK_FILES",
     "TRUST_ENV",
     "TRUST_FILE",
+    "TooManyFiles",
     "TrustStatus",
     "fingerprint",
     "forget_project",
     "hook_files",
-    "included_dir",
+    "included_path",
     "trust_project",
     "trust_status",
     "trusted_projects",
@@ -77,6 +84,7 @@ _MAX_FILES: Final = 2000
 _PROJECT_VARIABLES: Final = re.compile(
     r"\$\{?(?:CLAUDE_PROJECT_DIR|AMPLIFIER_PROJECT_DIR|PWD)\}?|\$\{?\w*PLUGIN_ROOT\}?"
 )
+_PLUGIN_ROOT: Final = re.compile(r"\$\{?\w*PLUGIN_ROOT\}?")
 _SCRIPT_SUFFIXES: Final = frozenset(
     {".sh", ".bash", ".zsh", ".py", ".js", ".mjs", ".cjs", ".ts", ".rb", ".pl", ".ps1", ".php"}
 )
@@ -91,9 +99,10 @@ class TrustStatus:
 
     ``files``: the project's hook files (relative paths; empty when it brings none).
     ``how``: ``record`` (trusted with ``amplifier-hooks trust``), ``environment``
-    (:data:`TRUST_ENV`) or ``none``. ``changed``: the files that differ from the record
-    (changed, added or removed), when there is one. ``uncovered``: directories asked for
-    (``include``) that the record does not cover.
+    (:data:`TRUST_ENV`) or ``none``. ``known``: the record has the project. ``changed``: the
+    files that differ from the record (changed, added or removed), when there is one.
+    ``uncovered``: paths asked for (``include``) that the record does not cover. ``problem``:
+    why no record can hold the project (too many files), when that is why it is not trusted.
     """
 
     project: Path
@@ -102,104 +111,182 @@ class TrustStatus:
     files: tuple[str, ...] = ()
     changed: tuple[str, ...] = ()
     uncovered: tuple[str, ...] = ()
+    known: bool = False
+    problem: str = ""
 
     @property
     def recorded(self) -> bool:
         """Whether the project was trusted once (it may have changed since)."""
-        return self.how == "record" or bool(self.changed)
+        return self.known
 
     def why_not(self) -> str:
         """Why the hooks do not run, and what to do: one sentence for a warning."""
         where = str(self.project)
-        if self.uncovered:
-            flags = " ".join(f"--include {name}" for name in self.uncovered)
-            return (
-                f"{', '.join(self.uncovered)} in project {where} "
-                f"{'is' if len(self.uncovered) == 1 else 'are'} not covered by its trust; "
-                f"review {'it' if len(self.uncovered) == 1 else 'them'}, then run "
-                f"`amplifier-hooks trust {where} {flags}`"
-            )
+        command = " ".join(
+            ["amplifier-hooks trust", where, *(f"--include {name}" for name in self.uncovered)]
+        )
+        if self.problem:
+            return self.problem
         if self.changed:
             return (
                 f"project {where} changed since you trusted it "
-                f"({', '.join(self.changed)}); review the changes, then run "
-                f"`amplifier-hooks trust {where}` again"
+                f"({', '.join(self.changed)}); review the changes, then run `{command}` again"
             )
+        if self.known and self.uncovered:
+            one = len(self.uncovered) == 1
+            return (
+                f"{', '.join(self.uncovered)} in project {where} {'is' if one else 'are'} not "
+                f"covered by its trust; review {'it' if one else 'them'}, then run `{command}`"
+            )
+        also = f" and {', '.join(self.uncovered)}" if self.uncovered else ""
         return (
-            f"project {where} is not trusted; review its hook files, then run "
-            f"`amplifier-hooks trust {where}` (or set {TRUST_ENV}=1 where every checkout is "
-            "trusted, as in CI)"
+            f"project {where} is not trusted; review its hook files{also}, then run "
+            f"`{command}` (or set {TRUST_ENV}=1 where every checkout is trusted, as in CI)"
         )
 
 
 # ----------------------------------------------------------------------------- the files
 
 
+def included_path(project_dir: str | os.PathLike[str], path: str | os.PathLike[str]) -> str:
+    """``path`` (relative to the project, or absolute) as the project-relative name a record
+    keeps for an included file or directory. Symbolic links in it are kept, not resolved: a
+    link inside the project is project content wherever it points.
+
+    :raises ValueError: ``path`` is the project itself or lies outside it.
+    """
+    project = Path(project_dir).resolve()
+    given = Path(path).expanduser()
+    target = Path(os.path.normpath(given if given.is_absolute() else project / given))
+    if not target.is_relative_to(project):  # an absolute path through a link to the project
+        resolved = target.resolve()
+        target = resolved if resolved.is_relative_to(project) else target
+    if target == project or not target.is_relative_to(project):
+        raise ValueError(f"{path}: not a file or directory inside the project {project}")
+    return target.relative_to(project).as_posix()
+
+
 def _files_under(project: Path, names: Iterable[str]) -> Iterator[Path]:
-    """Every file under the project's directories ``names``, in a stable order."""
+    """The project's files ``names`` and every file under its directories ``names``, in a
+    stable order. Symbolic links to directories are followed (hooks run what they lead to),
+    each real directory once."""
+    seen: set[str] = set()
     for name in names:
         top = project / name
+        if top.is_file():
+            yield top
+            continue
         if not top.is_dir():
             continue
-        for root, dirs, files in os.walk(top):
+        for root, dirs, files in os.walk(top, followlinks=True):
+            real = os.path.realpath(root)
+            if real in seen:
+                dirs.clear()
+                continue
+            seen.add(real)
             dirs.sort()
             for file in sorted(files):
                 yield Path(root) / file
 
 
-def _named_files(project: Path, config: Path) -> Iterator[Path]:
-    """Files of the project that ``config`` names by a path and that look like scripts (a
-    script suffix, or executable): what its hooks' commands run. A data file a pattern names
-    (``.env``) is not one."""
+# Interpreters whose next argument is the script they run, whatever its name.
+_INTERPRETERS: Final = re.compile(
+    r"(?:python[0-9.]*|pypy[0-9.]*|uv|bash|sh|zsh|dash|ksh|fish|node|deno|bun|ruby|perl|php"
+    r"|pwsh|powershell|tsx|ts-node|source|\.)"
+)
+
+
+def _named_files(project: Path, config: Path, root: Path | None = None) -> Iterator[Path]:
+    """Files of the project that ``config`` names by a path as what its hooks run: a token
+    that is a file with a script suffix, an executable file, or any file an interpreter is
+    given (``python3 tools/guard``, ``python3 -m tools.guard``). A data file a pattern names
+    (``.env``) is not one. ``root``: the plugin directory ``${CLAUDE_PLUGIN_ROOT}`` stands for
+    in the config (else the variable is dropped and the rest read from the project)."""
     try:
         text = config.read_text(encoding="utf-8", errors="replace")
     except OSError:
         return
+    if root is not None:
+        text = _PLUGIN_ROOT.sub(lambda _: str(root), text)
+    previous: list[str] = ["", ""]
     for token in _TOKEN.findall(_PROJECT_VARIABLES.sub("", text)):
-        if "/" not in token and "." not in token:
+        before, last = previous
+        previous = [last, token]
+        interpreted = _INTERPRETERS.fullmatch(Path(last).name) is not None
+        if last == "-m" and _INTERPRETERS.fullmatch(Path(before).name) is not None:
+            module = Path(*token.split("."))
+            candidates = [module.with_suffix(".py"), module / "__main__.py"]
+        elif "/" in token or "." in token or interpreted:
+            # "$CLAUDE_PROJECT_DIR"/scripts/x.py reads /scripts/x.py once the variable is gone
+            candidates = [Path(token), Path(token.lstrip("/"))]
+        else:
             continue
-        candidate = (project / token.lstrip("/")).resolve()
-        if (
-            candidate != project
-            and candidate.is_relative_to(project)
-            and candidate.is_file()
-            and (candidate.suffix in _SCRIPT_SUFFIXES or os.access(candidate, os.X_OK))
-        ):
-            yield candidate
+        for name in candidates:
+            candidate = (name if name.is_absolute() else project / name).resolve()
+            if (
+                candidate != project
+                and candidate.is_relative_to(project)
+                and candidate.is_file()
+                and (
+                    interpreted
+                    or last == "-m"
+                    or candidate.suffix in _SCRIPT_SUFFIXES
+                    or os.access(candidate, os.X_OK)
+                )
+            ):
+                yield candidate
 
 
-def included_dir(project_dir: str | os.PathLike[str], path: str | os.PathLike[str]) -> str:
-    """``path`` (relative to the project, or absolute) as the project-relative name a record
-    keeps for an included directory.
-
-    :raises ValueError: ``path`` is the project itself or lies outside it.
-    """
-    project = Path(project_dir).resolve()
-    target = Path(path).expanduser()
-    target = (target if target.is_absolute() else project / target).resolve()
-    if target == project or not target.is_relative_to(project):
-        raise ValueError(f"{path}: not a directory inside the project {project}")
-    return target.relative_to(project).as_posix()
+class TooManyFiles(ValueError):
+    """A project's hook files and included paths hold more files than a record covers."""
 
 
 def hook_files(project_dir: str | os.PathLike[str], include: Iterable[str] = ()) -> list[Path]:
     """The files a trust record covers for ``project_dir`` (see the module docstring), with
-    every file under the ``include`` directories (project-relative names), at most 2,000, in a
-    stable order."""
+    the ``include`` files and every file under the ``include`` directories (project-relative
+    names), in a stable order.
+
+    :raises TooManyFiles: there are more than 2,000: a record that left some out would not
+        notice when they change.
+    """
     project = Path(project_dir).resolve()
+    included = sorted(set(include))
     configs = [project / name for name in PROJECT_HOOK_FILES if (project / name).is_file()]
     found: dict[Path, None] = dict.fromkeys(configs)
-    for path in _files_under(project, (*PROJECT_HOOK_DIRS, *sorted(set(include)))):
+    roots: dict[Path, Path] = {}  # file -> the included directory it lies under
+    for path in _files_under(project, PROJECT_HOOK_DIRS):
         found.setdefault(path)
-    for config in [*configs, *(p for p in found if p.name in ("hooks.json", "hooks.yaml"))]:
-        for path in _named_files(project, config):
+    for name in included:
+        for path in _files_under(project, (name,)):
             found.setdefault(path)
-    return list(found)[:_MAX_FILES]
+            roots.setdefault(path, project / name)
+        _check_count(project, found)
+    readers = [*configs, *(p for p in found if p.name in ("hooks.json", "hooks.yaml"))]
+    readers += [p for p in roots if p.suffix in (".json", ".yaml", ".yml") and p not in readers]
+    for config in readers:
+        root = roots.get(config)
+        for path in _named_files(
+            project, config, root if root is not None and root.is_dir() else None
+        ):
+            found.setdefault(path)
+    _check_count(project, found)
+    return list(found)
+
+
+def _check_count(project: Path, found: Mapping[Path, None]) -> None:
+    if len(found) > _MAX_FILES:
+        raise TooManyFiles(
+            f"project {project}: its hook files and included paths hold more than "
+            f"{_MAX_FILES:,} files, more than a trust record covers; keep dependencies "
+            "(node_modules, virtual environments) out of them"
+        )
 
 
 def _digest(path: Path) -> str:
-    sha = hashlib.sha256()
     try:
+        if not stat.S_ISREG(path.stat().st_mode):  # a FIFO or /dev/zero would never end
+            return "not a regular file"
+        sha = hashlib.sha256()
         with path.open("rb") as stream:
             for block in iter(lambda: stream.read(1 << 16), b""):
                 sha.update(block)
@@ -209,7 +296,10 @@ def _digest(path: Path) -> str:
 
 
 def fingerprint(project_dir: str | os.PathLike[str], include: Iterable[str] = ()) -> dict[str, str]:
-    """``{relative path: sha256}`` of the project's hook files (:func:`hook_files`)."""
+    """``{relative path: sha256}`` of the project's hook files (:func:`hook_files`).
+
+    :raises TooManyFiles: see :func:`hook_files`.
+    """
     project = Path(project_dir).resolve()
     prints: dict[str, str] = {}
     for path in hook_files(project, include):
@@ -263,6 +353,11 @@ def _write(projects: Mapping[str, Any], environ: Mapping[str, str] | None) -> Pa
     return path
 
 
+def _within(name: str, top: str) -> bool:
+    """Whether the project-relative ``name`` is ``top`` or lies under it."""
+    return name == top or name.startswith(top.rstrip("/") + "/")
+
+
 def _recorded_includes(record: Mapping[str, Any] | None) -> tuple[str, ...]:
     names = record.get("include") if record is not None else None
     return tuple(n for n in names if isinstance(n, str)) if isinstance(names, list) else ()
@@ -282,7 +377,7 @@ def trust_project(
     """
     project = Path(project_dir).resolve()
     projects = trusted_projects(environ)
-    names = {included_dir(project, path) for path in include}
+    names = {included_path(project, path) for path in include}
     names.update(_recorded_includes(projects.get(str(project))))
     prints = fingerprint(project, names)
     projects[str(project)] = {
@@ -331,21 +426,25 @@ def trust_status(
     """
     env = os.environ if environ is None else environ
     project = Path(project_dir).resolve()
-    wanted = {included_dir(project, path) for path in include}
+    wanted = {included_path(project, path) for path in include}
     if _trusted_by_environment(project, env):
-        return TrustStatus(project, True, "environment", tuple(fingerprint(project, wanted)))
+        return TrustStatus(project, True, "environment")
     try:
         record = trusted_projects(env).get(str(project))
     except ValueError:
         record = None
     covered = set(_recorded_includes(record))
-    prints = fingerprint(project, covered | wanted)
+    uncovered = tuple(
+        sorted(name for name in wanted if not any(_within(name, top) for top in covered))
+    )
+    known = record is not None
+    try:
+        prints = fingerprint(project, covered | wanted)
+    except TooManyFiles as err:
+        return TrustStatus(project, False, "none", known=known, problem=str(err))
     files = tuple(prints)
-    if record is None:
-        return TrustStatus(project, False, "none", files)
-    uncovered = tuple(sorted(wanted - covered))
-    if uncovered:
-        return TrustStatus(project, False, "none", files, uncovered=uncovered)
+    if record is None or uncovered:
+        return TrustStatus(project, False, "none", files, uncovered=uncovered, known=known)
     recorded = record.get("files")
     recorded = recorded if isinstance(recorded, dict) else {}
     changed = tuple(
@@ -354,5 +453,5 @@ def trust_status(
         )
     )
     if changed:
-        return TrustStatus(project, False, "none", files, changed)
-    return TrustStatus(project, True, "record", files)
+        return TrustStatus(project, False, "none", files, changed, known=True)
+    return TrustStatus(project, True, "record", files, known=True)

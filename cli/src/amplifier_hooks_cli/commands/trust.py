@@ -26,8 +26,9 @@ __all__ = ["trust"]
     "include",
     multiple=True,
     metavar="DIR",
-    help="Also cover every file under DIR (relative to PATH), a directory of the project that "
-    "a bundle runs hooks from, such as a plugin kept in it. Repeatable; kept by later calls.",
+    help="Also cover DIR (relative to PATH) and every file under it: what a bundle runs hooks "
+    "from inside the project, such as a plugin kept in it (a file works too). Repeatable; "
+    "kept by later calls; with --check, say whether the record covers it.",
 )
 @output.friendly
 def trust(
@@ -46,6 +47,7 @@ def trust(
     (the session's warning names the directory).
     """
     from amplifier_hooks_util.trust import (
+        TooManyFiles,
         forget_project,
         trust_project,
         trust_status,
@@ -70,19 +72,22 @@ def trust(
         else:
             console.print(f"{escape(str(project))} was not trusted")
         return
-    if check:
-        status = trust_status(project)
-        if status.trusted:
-            console.print(f"{escape(str(project))} is trusted ({status.how})")
-            return
-        raise click.ClickException(status.why_not())
     for name in include:
-        if not (project / name).is_dir():
+        given = Path(name).expanduser()
+        if not (given if given.is_absolute() else project / given).exists():
             raise click.BadParameter(
-                f"{name}: no such directory in {project}", param_hint="--include"
+                f"{name}: no such file or directory in {project}", param_hint="--include"
             )
     try:
+        if check:
+            status = trust_status(project, include=include)
+            if status.trusted:
+                console.print(f"{escape(str(project))} is trusted ({status.how})")
+                return
+            raise click.ClickException(status.why_not())
         prints = trust_project(project, include=include)
+    except TooManyFiles as err:
+        raise click.ClickException(str(err)) from err
     except ValueError as err:
         raise click.BadParameter(str(err), param_hint="--include") from err
     if not prints:

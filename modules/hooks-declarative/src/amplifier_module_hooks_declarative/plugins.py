@@ -30,6 +30,7 @@ key path; :mod:`.sources` fails the mount with it, as for every source the bundl
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import json
 import logging
 import os
@@ -90,6 +91,9 @@ class Plugin:
     files: tuple[PluginHooksFile, ...] = ()
     skipped: str | None = None
     error: HooksConfigError | None = None
+    declared: Path | None = None
+    """The path ``plugins[index]`` names, made absolute with its symbolic links kept: a
+    relative one lies in whichever project the session runs in, wherever its links point."""
 
     @property
     def index(self) -> int:
@@ -297,9 +301,15 @@ def _read_marketplace(root: Path, entry: str) -> Iterator[Plugin]:
 
 
 def _plugins_of(raw: str, index: int, project_dir: Path) -> Iterator[Plugin]:
-    entry = f"plugins[{index}]"
     path = Path(raw).expanduser()
-    root = (path if path.is_absolute() else project_dir / path).resolve()
+    named = path if path.is_absolute() else project_dir / path
+    declared = Path(os.path.normpath(named))
+    for plugin in _plugins_at(raw, index, named.resolve()):
+        yield dataclasses.replace(plugin, declared=declared)
+
+
+def _plugins_at(raw: str, index: int, root: Path) -> Iterator[Plugin]:
+    entry = f"plugins[{index}]"
     if not root.is_dir():
         problem = Problem(f"no such directory: {raw} ({root})", entry, None, ("plugins", index))
         yield Plugin(root.name, root, entry, error=HooksConfigError("config", [problem]))
@@ -336,8 +346,6 @@ def discover_plugins(settings: DeclarativeConfig, *, project_dir: Path) -> list[
             if plugin.error is None and plugin.skipped is None:
                 reason = _skip_reason(plugin, settings, switches)
                 if reason is not None:
-                    plugin = Plugin(
-                        plugin.name, plugin.root, plugin.entry, plugin.marketplace, skipped=reason
-                    )
+                    plugin = dataclasses.replace(plugin, files=(), skipped=reason)
             found.append(plugin)
     return found

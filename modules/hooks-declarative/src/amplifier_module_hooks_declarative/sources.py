@@ -166,6 +166,9 @@ class Source:
     """``${NAME}`` of ``variables`` is replaced even inside single quotes (Claude Code's way)."""
     error: HooksConfigError | None = None
     """Why the source cannot be read, found before reading it (a broken plugin manifest)."""
+    covers: Path | None = None
+    """For a source the bundle names inside the project (a plugin kept in the checkout), the
+    file or directory the project's trust record must cover before it runs."""
 
 
 def resolve_user_dir(settings: DeclarativeConfig) -> Path:
@@ -255,14 +258,27 @@ def plugin_sources(plugin: Plugin, project_dir: Path) -> list[Source]:
     if plugin.skipped is not None:
         logger.warning("%s: %s is skipped: %s", MODULE_ID, plugin.label, plugin.skipped)
         return []
-    kind: SourceKind = "project-plugin" if plugin.root.is_relative_to(project_dir) else "plugin"
+    declared = plugin.declared or plugin.root
+    inside = declared.is_relative_to(project_dir) or plugin.root.is_relative_to(project_dir)
+    kind: SourceKind = "project-plugin" if inside else "plugin"
     found: list[Source] = []
     if plugin.error is not None:  # the bundle names a plugin that cannot be read: its error
         found.append(Source("plugin", plugin.label, None, True, error=plugin.error))
     variables = ((PLUGIN_ROOT_VARIABLE, str(plugin.root)),)
     for hooks in plugin.files:
-        found.append(Source(kind, hooks.label, hooks.path, True, variables, True))
+        covers = _plugin_cover(declared, plugin.root, hooks.path, project_dir) if inside else None
+        found.append(Source(kind, hooks.label, hooks.path, True, variables, True, covers=covers))
     return found
+
+
+def _plugin_cover(declared: Path, root: Path, hooks: Path, project_dir: Path) -> Path:
+    """What a trust record must cover for a plugin's ``hooks`` file: the directory the bundle
+    names (with any plugins of a marketplace in it), else the plugin's own directory; for a
+    project that is itself the plugin, the hooks file."""
+    for directory in (declared, root):
+        if directory != project_dir and directory.is_relative_to(project_dir):
+            return directory
+    return hooks
 
 
 def _hook_shell_sources(
@@ -377,28 +393,11 @@ def partition_trusted(
     ]
     if not brought:
         return sources, [], None
-    status = trust_status(project_dir, include=_plugin_dirs(brought, project_dir))
+    covers = [s.covers for s in brought if s.covers is not None]
+    status = trust_status(project_dir, include=covers)
     if status.trusted:
         return sources, [], None
     return [s for s in sources if s.kind not in PROJECT_KINDS], brought, status.why_not()
-
-
-def _plugin_dirs(sources: list[Source], project_dir: Path) -> list[Path]:
-    """The directories of the plugins kept in the project, which its trust record must cover:
-    the plugin's directory, or for a project that is itself a plugin its manifest and hooks
-    directories."""
-    found: dict[Path, None] = {}
-    for source in sources:
-        if source.kind != "project-plugin":
-            continue
-        root = Path(dict(source.variables)[PLUGIN_ROOT_VARIABLE]).resolve()
-        if root != project_dir.resolve():
-            found.setdefault(root)
-            continue
-        for name in (".claude-plugin", "hooks"):
-            if (root / name).is_dir():
-                found.setdefault(root / name)
-    return list(found)
 
 
 def trusted_sources(sources: list[Source], project_dir: Path) -> list[Source]:

@@ -247,6 +247,8 @@ _KEY_PAIR_REACH: Final = 200
 _SECRET_KEY_RUN: Final = re.compile(
     r"(?<![A-Za-z0-9/+])(?:(?<=\\)[nrt])?(?P<k>[A-Za-z0-9/+]{40})(?![A-Za-z0-9/+=])"
 )
+# What may not follow the run, checked past the reach too: the search sees nothing beyond it.
+_AFTER_KEY: Final = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789/+=")
 
 
 def _key_pair(text: str, match: re.Match[str]) -> Span | None:
@@ -261,7 +263,7 @@ def _key_pair(text: str, match: re.Match[str]) -> Span | None:
     run = _SECRET_KEY_RUN.search(text, position, limit)
     while run is not None:
         start, end = run.span("k")
-        if _mixed_case_and_digit(text[start:end]):
+        if text[end : end + 1] not in _AFTER_KEY and _mixed_case_and_digit(text[start:end]):
             return start, end
         run = _SECRET_KEY_RUN.search(text, end, limit)
     return None
