@@ -65,6 +65,16 @@ def bash(command: str) -> dict[str, Any]:
     return {"tool_name": "bash", "tool_input": {"command": command}, "session_id": "s-1"}
 
 
+async def denies_rm_rf(project: Path, config: dict[str, Any]) -> bool:
+    """Whether the module mounted with ``config`` in ``project`` denies ``rm -rf victim``."""
+    coordinator, cleanup = await mounted(project, config)
+    try:
+        result = await coordinator.hooks.emit("tool:pre", bash("rm -rf victim"))
+    finally:
+        await cleanup()
+    return result.action == "deny"
+
+
 async def test_the_guard_plugin_denies_rm_rf_with_its_reason(project: Path, cache: Path) -> None:
     coordinator, cleanup = await mounted(project, {"plugins": [str(cache / "security-guard")]})
     try:
@@ -333,28 +343,22 @@ async def test_a_plugin_inside_the_project_runs_only_in_a_trusted_project(
     shutil.copytree(FIXTURES / "security-guard", project / "plugins" / "security-guard")
     config = {"plugins": ["plugins/security-guard"]}
 
-    async def guarded() -> bool:
-        coordinator, cleanup = await mounted(project, config)
-        try:
-            result = await coordinator.hooks.emit("tool:pre", bash("rm -rf victim"))
-        finally:
-            await cleanup()
-        return result.action == "deny"
-
     with caplog.at_level(logging.WARNING, logger="amplifier_module_hooks_declarative"):
-        assert not await guarded()  # a checkout's own plugin does not run untrusted
+        assert not await denies_rm_rf(
+            project, config
+        )  # a checkout's own plugin does not run untrusted
     assert "plugin security-guard" in caplog.text
     assert "not trusted" in caplog.text
 
     caplog.clear()
     trust_project(project)  # the project's hook files only: the plugin is not covered
     with caplog.at_level(logging.WARNING, logger="amplifier_module_hooks_declarative"):
-        assert not await guarded()
+        assert not await denies_rm_rf(project, config)
     assert "plugins/security-guard in project" in caplog.text
     assert "--include plugins/security-guard" in caplog.text
 
     trust_project(project, include=["plugins/security-guard"])
-    assert await guarded()
+    assert await denies_rm_rf(project, config)
 
 
 async def test_a_trusted_plugin_inside_the_project_that_changes_stops_running(
@@ -439,18 +443,10 @@ async def test_a_project_that_is_a_plugin_covers_every_hooks_file_its_manifest_n
     manifest.write_text(json.dumps({"name": "security-guard", "hooks": "./config/extra.json"}))
     config = {"plugins": ["."]}
 
-    async def guarded() -> bool:
-        coordinator, cleanup = await mounted(project, config)
-        try:
-            result = await coordinator.hooks.emit("tool:pre", bash("rm -rf victim"))
-        finally:
-            await cleanup()
-        return result.action == "deny"
-
-    assert not await guarded()
+    assert not await denies_rm_rf(project, config)
     trust_project(project, include=["hooks", "config/extra.json"])  # hooks/ holds hooks.json
-    assert await guarded()
+    assert await denies_rm_rf(project, config)
     extra.write_text(json.dumps({"hooks": {"Stop": []}}))
     with caplog.at_level(logging.WARNING, logger="amplifier_module_hooks_declarative"):
-        assert not await guarded()
+        assert not await denies_rm_rf(project, config)
     assert "config/extra.json" in caplog.text
