@@ -231,3 +231,61 @@ def test_an_included_directory_covers_what_lies_under_it(tmp_path: Path) -> None
     trust_project(root, include=["plugins"])
     assert trust_status(root, include=["plugins/guard", "plugins/guard/hooks/hooks.json"]).trusted
     assert trust_status(root, include=["plugins-other"]).uncovered == ("plugins-other",)
+
+
+def test_the_plugin_root_of_a_plugin_below_an_included_directory_is_read_as_its_own(
+    tmp_path: Path,
+) -> None:
+    """``--include plugins`` (a directory of plugins, or a marketplace): a hook running
+    ``${CLAUDE_PLUGIN_ROOT}/../../tools/guard.py`` names the project's tools/guard.py."""
+    root = project(tmp_path / "repo")
+    (root / "tools").mkdir()
+    (root / "tools" / "guard.py").write_text("print('ok')\n")
+    hooks = root / "plugins" / "guard" / "hooks"
+    hooks.mkdir(parents=True)
+    command = "python3 ${CLAUDE_PLUGIN_ROOT}/../../tools/guard.py"
+    entry = {"hooks": [{"type": "command", "command": command}]}
+    (hooks / "hooks.json").write_text(json.dumps({"hooks": {"Stop": [entry]}}))
+    assert "tools/guard.py" in trust_project(root, include=["plugins"])
+
+
+@pytest.mark.parametrize(
+    ("command", "script"),
+    [
+        ("python3 -u tools/guard", "tools/guard"),
+        ("python3 - < tools/guard", "tools/guard"),
+        ("python3 -X dev -m tools.pkg.check", "tools/pkg/check.py"),
+        ("python3 -m tools.pkg.check", "tools/pkg/__init__.py"),
+        ("python3 -m tools.pkg.check", "tools/__init__.py"),
+        ("cd tools && python3 inner.py", "tools/inner.py"),
+        ("PYTHONPATH=lib python3 -m libmod", "lib/libmod.py"),
+    ],
+)
+def test_what_an_interpreter_is_given_is_recorded(
+    tmp_path: Path, command: str, script: str
+) -> None:
+    root = project(tmp_path / "repo")
+    for name in ("tools/guard", "tools/inner.py", "tools/pkg/check.py", "lib/libmod.py"):
+        (root / name).parent.mkdir(parents=True, exist_ok=True)
+        (root / name).write_text("print('ok')\n")
+    for name in ("tools/__init__.py", "tools/pkg/__init__.py"):
+        (root / name).write_text("")
+    hooks = root / "plugins" / "guard" / "hooks"
+    hooks.mkdir(parents=True)
+    # A hooks file the manifest names may have any suffix.
+    entry = {"hooks": [{"type": "command", "command": command}]}
+    (hooks / "extra.txt").write_text(json.dumps({"hooks": {"Stop": [entry]}}))
+    assert script in trust_project(root, include=["plugins/guard"])
+
+
+def test_a_link_to_a_large_tree_stops_the_walk_at_the_cap(tmp_path: Path) -> None:
+    root = project(tmp_path / "repo")
+    tree = tmp_path / "large"
+    for part in range(3):
+        (tree / f"p{part}").mkdir(parents=True)
+        for index in range(1000):
+            (tree / f"p{part}" / f"f{index}").write_text("")
+    (root / ".claude" / "hooks" / "everything").symlink_to(tree)
+    status = trust_status(root)
+    assert not status.trusted
+    assert "more than 2,000 files" in status.why_not()

@@ -450,3 +450,23 @@ async def test_a_project_that_is_a_plugin_covers_every_hooks_file_its_manifest_n
     with caplog.at_level(logging.WARNING, logger="amplifier_module_hooks_declarative"):
         assert not await denies_rm_rf(project, config)
     assert "config/extra.json" in caplog.text
+
+
+async def test_a_plugin_path_through_a_link_and_dot_dot_covers_what_runs(project: Path) -> None:
+    """``vendor/../plugins/guard`` where ``vendor`` links to ``deep/x``: what runs is
+    deep/plugins/guard, so that is what the record must cover, not plugins/guard."""
+    (project / "deep" / "x").mkdir(parents=True)
+    shutil.copytree(FIXTURES / "security-guard", project / "deep" / "plugins" / "guard")
+    (project / "plugins" / "guard").mkdir(parents=True)  # a decoy the literal path names
+    (project / "vendor").symlink_to(project / "deep" / "x")
+    config = {"plugins": ["vendor/../plugins/guard"]}
+    [source] = [
+        s
+        for s in find_sources(parse_config(config), project_dir=project, user_dir=project)
+        if s.kind == "project-plugin"
+    ]
+    assert source.covers == project / "deep" / "plugins" / "guard"
+    trust_project(project, include=["plugins/guard"])
+    assert not await denies_rm_rf(project, config)
+    trust_project(project, include=["deep/plugins/guard"])
+    assert await denies_rm_rf(project, config)

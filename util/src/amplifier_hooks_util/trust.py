@@ -10,15 +10,16 @@ project the user trusts, the way Claude Code asks before it runs a folder's hook
   file under its hook directories (``.claude/hooks``, ``.amplifier/hooks``, ``.gemini/hooks``,
   ``.cursor/hooks``) and of every file of the project a hook file names by its path (the
   scripts its commands run, also when an interpreter is given one without a script suffix, or
-  ``-m`` a module). A file changed, added or removed since makes the project untrusted again
+  ``-m`` a module with its packages, from the project or a directory the file names). A file
+  changed, added or removed since makes the project untrusted again
   until it is trusted anew. Links to directories are followed; a FIFO or a device is recorded
   as such, never read. A project with more than 2,000 such files cannot be trusted: a record
   that left some out would not notice them change.
 * What a bundle runs hooks from inside the project (a Claude Code plugin kept in the
   checkout, ``plugins: [plugins/guard]``, even when it links elsewhere) is project content too:
   ``amplifier-hooks trust PATH --include plugins/guard`` adds it and every file under it to the
-  record, with the scripts its hooks files name (``${CLAUDE_PLUGIN_ROOT}`` read as that
-  directory), and later ``trust`` calls keep it. A session that runs hooks from there asks for
+  record, with the scripts its hooks files name (``${CLAUDE_PLUGIN_ROOT}`` read as each
+  directory above the file, whichever is the plugin's), and later ``trust`` calls keep it. A session that runs hooks from there asks for
   it (``include``); the project counts as untrusted until the record covers it (an included
   directory covers what lies under it).
 * ``AMPLIFIER_TRUST_PROJECT`` trusts without a record, for CI: ``1`` (or ``true``, ``yes``)
@@ -34,9 +35,10 @@ import hashlib
 import json
 import os
 import re
+import shlex
 import stat
 import tempfile
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -122,9 +124,8 @@ class TrustStatus:
     def why_not(self) -> str:
         """Why the hooks do not run, and what to do: one sentence for a warning."""
         where = str(self.project)
-        command = " ".join(
-            ["amplifier-hooks trust", where, *(f"--include {name}" for name in self.uncovered)]
-        )
+        flags = (f"--include {shlex.quote(name)}" for name in self.uncovered)
+        command = " ".join(["amplifier-hooks trust", shlex.quote(where), *flags])
         if self.problem:
             return self.problem
         if self.changed:
@@ -190,51 +191,84 @@ def _files_under(project: Path, names: Iterable[str]) -> Iterator[Path]:
 
 
 # Interpreters whose next argument is the script they run, whatever its name.
+_INTERPRETER_REACH: Final = 4  # tokens after an interpreter that may be its script
+_MAX_SCANNED: Final = 1 << 20  # larger files are not read for the scripts they name
 _INTERPRETERS: Final = re.compile(
     r"(?:python[0-9.]*|pypy[0-9.]*|uv|bash|sh|zsh|dash|ksh|fish|node|deno|bun|ruby|perl|php"
     r"|pwsh|powershell|tsx|ts-node|source|\.)"
 )
 
 
-def _named_files(project: Path, config: Path, root: Path | None = None) -> Iterator[Path]:
+def _named_files(project: Path, config: Path, roots: Sequence[Path] = ()) -> Iterator[Path]:
     """Files of the project that ``config`` names by a path as what its hooks run: a token
     that is a file with a script suffix, an executable file, or any file an interpreter is
-    given (``python3 tools/guard``, ``python3 -m tools.guard``). A data file a pattern names
-    (``.env``) is not one. ``root``: the plugin directory ``${CLAUDE_PLUGIN_ROOT}`` stands for
-    in the config (else the variable is dropped and the rest read from the project)."""
+    given (``python3 -u tools/guard``, ``python3 -m tools.guard`` with its packages'
+    ``__init__.py``). A data file a pattern names (``.env``) is not one. Paths are tried from
+    the project and from every directory of it the config names (``cd tools``,
+    ``PYTHONPATH=lib``). ``roots``: the directories ``${CLAUDE_PLUGIN_ROOT}`` may stand for
+    (each is tried); without them the variable is dropped and the rest read from the
+    project."""
     try:
+        if config.stat().st_size > _MAX_SCANNED:
+            return
         text = config.read_text(encoding="utf-8", errors="replace")
     except OSError:
         return
-    if root is not None:
-        text = _PLUGIN_ROOT.sub(lambda _: str(root), text)
-    previous: list[str] = ["", ""]
-    for token in _TOKEN.findall(_PROJECT_VARIABLES.sub("", text)):
-        before, last = previous
-        previous = [last, token]
-        interpreted = _INTERPRETERS.fullmatch(Path(last).name) is not None
-        if last == "-m" and _INTERPRETERS.fullmatch(Path(before).name) is not None:
-            module = Path(*token.split("."))
-            candidates = [module.with_suffix(".py"), module / "__main__.py"]
-        elif "/" in token or "." in token or interpreted:
-            # "$CLAUDE_PROJECT_DIR"/scripts/x.py reads /scripts/x.py once the variable is gone
-            candidates = [Path(token), Path(token.lstrip("/"))]
-        else:
+    if roots and "command" not in text:  # not a hooks file: nothing in it runs
+        return
+    # A root relative to the project: a path with a space would split into two tokens.
+    texts = [
+        _PLUGIN_ROOT.sub(_relative(project, root).replace("\\", r"\\"), text) for root in roots
+    ]
+    for each in texts or [text]:
+        yield from _scripts_in(project, _TOKEN.findall(_PROJECT_VARIABLES.sub("", each)))
+
+
+def _relative(project: Path, path: Path) -> str:
+    return path.relative_to(project).as_posix() if path != project else "."
+
+
+def _scripts_in(project: Path, tokens: Sequence[str]) -> Iterator[Path]:
+    bases = [project]
+    interpreted = 0  # how many more tokens may be an interpreter's script
+    module = False  # the token is the module of ``-m``
+    for token in tokens:
+        if _INTERPRETERS.fullmatch(Path(token).name) is not None:
+            interpreted, module = _INTERPRETER_REACH, False
             continue
+        if token.startswith("-"):
+            module = interpreted > 0 and token == "-m"
+            continue
+        candidates: list[Path] = []
+        if module:
+            parts = token.split(".")
+            candidates = [Path(*parts).with_suffix(".py"), Path(*parts, "__main__.py")]
+            candidates += [Path(*parts[:end], "__init__.py") for end in range(1, len(parts) + 1)]
+        else:  # "$CLAUDE_PROJECT_DIR"/scripts/x.py reads /scripts/x.py once the variable is gone
+            candidates = [Path(token), Path(token.lstrip("/"))] if token.strip("/") else []
+        given = interpreted > 0 or module
+        named = given or "/" in token or "." in token
+        interpreted, module = max(0, interpreted - 1), False
         for name in candidates:
-            candidate = (name if name.is_absolute() else project / name).resolve()
-            if (
-                candidate != project
-                and candidate.is_relative_to(project)
-                and candidate.is_file()
-                and (
-                    interpreted
-                    or last == "-m"
-                    or candidate.suffix in _SCRIPT_SUFFIXES
-                    or os.access(candidate, os.X_OK)
-                )
-            ):
-                yield candidate
+            for base in bases:
+                candidate = (name if name.is_absolute() else base / name).resolve()
+                if candidate == project or not candidate.is_relative_to(project):
+                    continue
+                if candidate.is_dir():
+                    if candidate not in bases:
+                        bases.append(candidate)
+                elif (
+                    named
+                    and candidate.is_file()
+                    and (
+                        given
+                        or candidate.suffix in _SCRIPT_SUFFIXES
+                        or os.access(candidate, os.X_OK)
+                    )
+                ):
+                    yield candidate
+                if name.is_absolute():
+                    break
 
 
 class TooManyFiles(ValueError):
@@ -253,21 +287,26 @@ def hook_files(project_dir: str | os.PathLike[str], include: Iterable[str] = ())
     included = sorted(set(include))
     configs = [project / name for name in PROJECT_HOOK_FILES if (project / name).is_file()]
     found: dict[Path, None] = dict.fromkeys(configs)
-    roots: dict[Path, Path] = {}  # file -> the included directory it lies under
     for path in _files_under(project, PROJECT_HOOK_DIRS):
         found.setdefault(path)
+        _check_count(project, found)
+    included_files: list[Path] = []
     for name in included:
         for path in _files_under(project, (name,)):
             found.setdefault(path)
-            roots.setdefault(path, project / name)
-        _check_count(project, found)
+            included_files.append(path)
+            _check_count(project, found)
     readers = [*configs, *(p for p in found if p.name in ("hooks.json", "hooks.yaml"))]
-    readers += [p for p in roots if p.suffix in (".json", ".yaml", ".yml") and p not in readers]
     for config in readers:
-        root = roots.get(config)
-        for path in _named_files(
-            project, config, root if root is not None and root.is_dir() else None
-        ):
+        for path in _named_files(project, config):
+            found.setdefault(path)
+    # Every file of an included plugin may be a hooks file its manifest names, and
+    # ${CLAUDE_PLUGIN_ROOT} may be any directory above it (a marketplace, a directory of
+    # plugins, a project that is itself a plugin): each is tried.
+    for config in included_files:
+        roots = [config.parent, *config.parent.parents]
+        roots = [root for root in roots if root == project or root.is_relative_to(project)]
+        for path in _named_files(project, config, roots):
             found.setdefault(path)
     _check_count(project, found)
     return list(found)

@@ -92,8 +92,9 @@ class Plugin:
     skipped: str | None = None
     error: HooksConfigError | None = None
     declared: Path | None = None
-    """The path ``plugins[index]`` names, made absolute with its symbolic links kept: a
-    relative one lies in whichever project the session runs in, wherever its links point."""
+    """The path ``plugins[index]`` names, made absolute and otherwise as written (links and
+    ``..`` kept): a relative one lies in whichever project the session runs in, wherever its
+    links point."""
 
     @property
     def index(self) -> int:
@@ -302,9 +303,8 @@ def _read_marketplace(root: Path, entry: str) -> Iterator[Plugin]:
 
 def _plugins_of(raw: str, index: int, project_dir: Path) -> Iterator[Plugin]:
     path = Path(raw).expanduser()
-    named = path if path.is_absolute() else project_dir / path
-    declared = Path(os.path.normpath(named))
-    for plugin in _plugins_at(raw, index, named.resolve()):
+    declared = path if path.is_absolute() else project_dir / path
+    for plugin in _plugins_at(raw, index, declared.resolve()):
         yield dataclasses.replace(plugin, declared=declared)
 
 

@@ -258,24 +258,40 @@ def plugin_sources(plugin: Plugin, project_dir: Path) -> list[Source]:
     if plugin.skipped is not None:
         logger.warning("%s: %s is skipped: %s", MODULE_ID, plugin.label, plugin.skipped)
         return []
-    declared = plugin.declared or plugin.root
-    inside = declared.is_relative_to(project_dir) or plugin.root.is_relative_to(project_dir)
+    places = _plugin_places(plugin)
+    inside = any(place.is_relative_to(project_dir) for place in places)
     kind: SourceKind = "project-plugin" if inside else "plugin"
     found: list[Source] = []
     if plugin.error is not None:  # the bundle names a plugin that cannot be read: its error
         found.append(Source("plugin", plugin.label, None, True, error=plugin.error))
     variables = ((PLUGIN_ROOT_VARIABLE, str(plugin.root)),)
     for hooks in plugin.files:
-        covers = _plugin_cover(declared, plugin.root, hooks.path, project_dir) if inside else None
+        covers = _plugin_cover(places, hooks.path, project_dir) if inside else None
         found.append(Source(kind, hooks.label, hooks.path, True, variables, True, covers=covers))
     return found
 
 
-def _plugin_cover(declared: Path, root: Path, hooks: Path, project_dir: Path) -> Path:
-    """What a trust record must cover for a plugin's ``hooks`` file: the directory the bundle
-    names (with any plugins of a marketplace in it), else the plugin's own directory; for a
-    project that is itself the plugin, the hooks file."""
-    for directory in (declared, root):
+def _plugin_places(plugin: Plugin) -> tuple[Path, ...]:
+    """Where a plugin is, as the session reaches it: the path the bundle wrote with its parent
+    directories resolved (``vendor/../plugins/guard`` where ``vendor`` is a link), the same
+    path read literally (``plugins/guard`` even when it links elsewhere), and its resolved
+    directory. In any of them it comes with the project."""
+    declared = plugin.declared
+    if declared is None:
+        return (plugin.root,)
+    physical = (
+        Path(os.path.realpath(declared.parent)) / declared.name
+        if declared.name not in ("", ".", "..")
+        else Path(os.path.realpath(declared))
+    )
+    return (physical, Path(os.path.normpath(declared)), plugin.root)
+
+
+def _plugin_cover(places: tuple[Path, ...], hooks: Path, project_dir: Path) -> Path:
+    """What a trust record must cover for a plugin's ``hooks`` file: the first of the plugin's
+    places (a directory the bundle names, with any plugins of a marketplace in it) that lies
+    in the project; for a project that is itself the plugin, the hooks file."""
+    for directory in places:
         if directory != project_dir and directory.is_relative_to(project_dir):
             return directory
     return hooks
