@@ -11,17 +11,17 @@ project the user trusts, the way Claude Code asks before it runs a folder's hook
   ``.cursor/hooks``) and of every file of the project a hook file names by its path (the
   scripts its commands run, also when an interpreter is given one without a script suffix, or
   ``-m`` a module with its packages, from the project or a directory the file names). A file
-  changed, added or removed since makes the project untrusted again
-  until it is trusted anew. Links to directories are followed; a FIFO or a device is recorded
-  as such, never read. A project with more than 2,000 such files cannot be trusted: a record
-  that left some out would not notice them change.
+  changed, added or removed since makes the project untrusted again until it is trusted
+  anew. Links to directories are followed; a FIFO or a device is recorded as such, never
+  read. A project with more than 2,000 such files cannot be trusted: a record that left some
+  out would not notice them change.
 * What a bundle runs hooks from inside the project (a Claude Code plugin kept in the
   checkout, ``plugins: [plugins/guard]``, even when it links elsewhere) is project content too:
   ``amplifier-hooks trust PATH --include plugins/guard`` adds it and every file under it to the
   record, with the scripts its hooks files name (``${CLAUDE_PLUGIN_ROOT}`` read as each
-  directory above the file, whichever is the plugin's), and later ``trust`` calls keep it. A session that runs hooks from there asks for
-  it (``include``); the project counts as untrusted until the record covers it (an included
-  directory covers what lies under it).
+  directory above the file, whichever is the plugin's), and later ``trust`` calls keep it. A
+  session that runs hooks from there asks for it (``include``); the project counts as
+  untrusted until the record covers it (an included directory covers what lies under it).
 * ``AMPLIFIER_TRUST_PROJECT`` trusts without a record, for CI: ``1`` (or ``true``, ``yes``)
   trusts any project; a path (or several, separated by ``os.pathsep``) trusts those projects.
 
