@@ -59,6 +59,7 @@ from typing import Any, Final
 
 from amplifier_hooks_util.process import ProcessResult, run_process, signal_name
 
+from .answers import default_reason, refusal
 from .protocols import CommandProtocol, command_protocol
 from .specs import CommandHookSpec
 from .types import Action, Decision, HookContext, failure_decision
@@ -211,7 +212,7 @@ def amplifier_decision(stdout: str, *, label: str) -> Decision | str:
     if action == "block":
         return Decision(
             action="block",
-            message=message or f"blocked by hook {label}",
+            message=message or default_reason(label),
             level="warning",
             context=context,
             source=label,
@@ -226,8 +227,7 @@ def amplifier_decision(stdout: str, *, label: str) -> Decision | str:
 
 
 def _amplifier_blocked(ctx: HookContext, stderr: str, label: str) -> Decision:
-    reason = stderr.strip() or f"blocked by hook {label} (exit code 2, stderr was empty)"
-    return Decision(action="block", message=reason, level="warning", source=label)
+    return refusal(stderr.strip(), label)
 
 
 PROTOCOL: Final = CommandProtocol(

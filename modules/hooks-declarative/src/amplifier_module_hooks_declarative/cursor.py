@@ -59,7 +59,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, Final
 
-from .answers import refusal
+from .answers import BadAnswer, answer_field, default_reason, refusal
 from .protocols import CommandProtocol
 from .types import Action, Decision, HookContext
 
@@ -266,13 +266,6 @@ def cursor_blocked(ctx: HookContext, reason: str, *, label: str) -> Decision:
     return Decision(message=text, level="warning", source=label)
 
 
-def _string(answer: Mapping[str, Any], key: str) -> str | None:
-    value = answer.get(key)
-    if value is not None and not isinstance(value, str):
-        raise ValueError(f"{key} is {type(value).__name__} {value!r}, expected a string")
-    return value
-
-
 def cursor_decision(ctx: HookContext, stdout: str, *, label: str) -> Decision | str:
     """The decision in a Cursor hook's stdout (exit code 0), or what is wrong with it."""
     text = stdout.strip()
@@ -286,16 +279,14 @@ def cursor_decision(ctx: HookContext, stdout: str, *, label: str) -> Decision | 
         return f"stdout is a JSON {type(answer).__name__}, expected an object"
     name = cursor_event(ctx)
     try:
-        user = _string(answer, "user_message")
-        agent = _string(answer, "agent_message")
-        permission = _string(answer, "permission")
-        context = _string(answer, "additional_context")
-        followup = _string(answer, "followup_message")
-    except ValueError as err:
+        user = answer_field(answer, "user_message", str, "a string", "")
+        agent = answer_field(answer, "agent_message", str, "a string", "")
+        permission = answer_field(answer, "permission", str, "a string", "")
+        context = answer_field(answer, "additional_context", str, "a string", "")
+        followup = answer_field(answer, "followup_message", str, "a string", "")
+        go_on = answer_field(answer, "continue", bool, "true or false", "")
+    except BadAnswer as err:
         return f"stdout JSON: {err}"
-    go_on = answer.get("continue")
-    if go_on is not None and not isinstance(go_on, bool):
-        return f"stdout JSON: continue is {type(go_on).__name__} {go_on!r}, expected true or false"
     if permission is not None and permission not in _PERMISSIONS:
         return f"stdout JSON: permission is {permission!r}, expected allow, deny or ask"
     if name not in ("sessionStart", "postToolUse"):
@@ -307,14 +298,14 @@ def cursor_decision(ctx: HookContext, stdout: str, *, label: str) -> Decision | 
     if name in _PERMISSION_EVENTS and permission == "deny":
         return Decision(
             action="block",
-            message=agent or user or f"blocked by hook {label}",
+            message=agent or user or default_reason(label),
             level="warning",
             source=label,
         )
     if name == "beforeSubmitPrompt" and go_on is False:
         return Decision(
             action="block",
-            message=user or f"blocked by hook {label}",
+            message=user or default_reason(label),
             level="warning",
             source=label,
         )
