@@ -329,14 +329,10 @@ def parse_hooks_data(data: Any, source: str) -> HooksDocument:
 
 def parse_claude_settings(text: str, source: str) -> HooksDocument:
     """The ``hooks`` of a Claude Code settings file (JSON); every other key is ignored."""
-    document = _compose_json(text, source)
-    data = document.data
-    parser = _Parser(source, document)
-    if data is None:
+    read = _json_object(text, source, "Claude Code settings")
+    if read is None:
         return HooksDocument(source, ())
-    if not isinstance(data, dict):
-        parser.fail((), f"expected a JSON object (Claude Code settings), got {_describe(data)}")
-        parser.raise_problems()
+    parser, data = read
     events = parser.event_map(data.get("hooks"), ("hooks",), claude=True)
     parser.raise_problems()
     return HooksDocument(source, tuple(events))
@@ -348,6 +344,23 @@ def _compose_yaml(text: str, source: str) -> YamlDocument:
     except yaml.YAMLError as err:
         message, line, _ = describe_yaml_error(err)
         raise HooksConfigError(source, [Problem(f"invalid YAML: {message}", line=line)]) from err
+
+
+def _json_object(text: str, source: str, what: str) -> tuple[_Parser, dict[Any, Any]] | None:
+    """The parser of a JSON file that must hold an object (``what`` names the format), and
+    that object; ``None`` for an empty file.
+
+    :raises HooksConfigError: the text is not JSON, or not an object.
+    """
+    document = _compose_json(text, source)
+    parser = _Parser(source, document)
+    data = document.data
+    if data is None:
+        return None
+    if not isinstance(data, dict):
+        parser.fail((), f"expected a JSON object ({what}), got {_describe(data)}")
+        parser.raise_problems()
+    return parser, data
 
 
 def _compose_json(text: str, source: str) -> YamlDocument:

@@ -24,7 +24,7 @@ from typing import Any, Final
 
 from amplifier_hooks_util.config_errors import describe_value, key_path
 
-from .config import EventHooks, HookEntry, HookGroup, HooksDocument, _compose_json, _Parser
+from .config import EventHooks, HookEntry, HookGroup, HooksDocument, _json_object, _Parser
 from .cursor import CURSOR_EVENTS, CURSOR_TOOLS, user_hooks_dir
 from .gemini_config import foreign_tool_matcher
 from .specs import CommandHookSpec
@@ -50,14 +50,10 @@ def parse_user_cursor_hooks(text: str, source: str) -> HooksDocument:
 
 
 def _parse(text: str, source: str, *, cd: str | None) -> HooksDocument:
-    document = _compose_json(text, source)
-    parser = _Parser(source, document)
-    data = document.data
-    if data is None:
+    read = _json_object(text, source, "Cursor hooks.json")
+    if read is None:
         return HooksDocument(source, ())
-    if not isinstance(data, dict):
-        parser.fail((), f"expected a JSON object (Cursor hooks.json), got {describe_value(data)}")
-        parser.raise_problems()
+    parser, data = read
     version = data.get("version")
     if version != 1:
         parser.fail(

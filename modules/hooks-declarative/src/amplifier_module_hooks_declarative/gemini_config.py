@@ -32,7 +32,7 @@ from typing import Any, Final
 
 from amplifier_hooks_util.config_errors import describe_value, key_path
 
-from .config import EventHooks, HookEntry, HookGroup, HooksDocument, _compose_json, _Parser
+from .config import EventHooks, HookEntry, HookGroup, HooksDocument, _json_object, _Parser
 from .gemini import EVENTS_FROM_GEMINI, GEMINI_TOOLS
 from .matcher import tool_names
 from .specs import CommandHookSpec
@@ -103,14 +103,10 @@ def parse_gemini_settings(text: str, source: str) -> HooksDocument:
     :raises HooksConfigError: invalid JSON or an invalid ``hooks`` block, every problem with
         its line and key path.
     """
-    document = _compose_json(strip_json_comments(text), source)
-    parser = _Parser(source, document)
-    data = document.data
-    if data is None:
+    read = _json_object(strip_json_comments(text), source, "Gemini CLI settings")
+    if read is None:
         return HooksDocument(source, ())
-    if not isinstance(data, dict):
-        parser.fail((), f"expected a JSON object (Gemini CLI settings), got {describe_value(data)}")
-        parser.raise_problems()
+    parser, data = read
     reader = _GeminiReader(parser)
     events = reader.read(data)
     parser.raise_problems()
