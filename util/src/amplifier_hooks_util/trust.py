@@ -190,9 +190,9 @@ def _files_under(project: Path, names: Iterable[str]) -> Iterator[Path]:
                 yield Path(root) / file
 
 
-# Interpreters whose next argument is the script they run, whatever its name.
 _INTERPRETER_REACH: Final = 4  # tokens after an interpreter that may be its script
 _MAX_SCANNED: Final = 1 << 20  # larger files are not read for the scripts they name
+# Interpreters whose next arguments include the script they run, whatever its name.
 _INTERPRETERS: Final = re.compile(
     r"(?:python[0-9.]*|pypy[0-9.]*|uv|bash|sh|zsh|dash|ksh|fish|node|deno|bun|ruby|perl|php"
     r"|pwsh|powershell|tsx|ts-node|source|\.)"
