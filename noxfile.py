@@ -1,7 +1,7 @@
 """Developer sessions for the workspace: tests, per-package tests, lint, types, bench, demo.
 
-``nox`` with no arguments runs tests, lint, types, compat and upstream: the whole check that CI
-runs.
+``nox`` with no arguments runs tests, lint, types, compat, upstream and build (the README's
+Quick start on the built wheels): the whole check that CI runs.
 Packages are found, not listed: ``core/``, ``util/``, ``cli/`` and ``modules/*/pyproject.toml``.
 """
 
@@ -21,7 +21,7 @@ MODULES = sorted(p.parent for p in ROOT.glob("modules/*/pyproject.toml"))
 PACKAGES = [CORE, *(p for p in (UTIL, CLI) if (p / "pyproject.toml").exists()), *MODULES]
 TEST_TOOLS = ["pytest>=8", "pytest-asyncio>=0.23", "hypothesis>=6.100", "ruff>=0.6", "mypy>=1.10"]
 
-nox.options.sessions = ["tests", "lint", "types", "compat", "upstream"]
+nox.options.sessions = ["tests", "lint", "types", "compat", "upstream", "build"]
 nox.options.reuse_existing_virtualenvs = True
 nox.options.error_on_missing_interpreters = False
 
@@ -192,17 +192,48 @@ def upstream(session: nox.Session) -> None:
     session.run("python", str(compare), str(results["2.0.2"]), str(results["ours"]))
 
 
+def _artifacts(package: Path, out: Path) -> list[Path]:
+    """The wheel and sdist of ``package`` in ``out`` (by its normalized name and version)."""
+    project = tomllib.loads((package / "pyproject.toml").read_text())["project"]
+    stem = f"{project['name'].replace('-', '_').lower()}-{project['version']}"
+    return sorted(p for p in out.glob(f"{stem}*") if p.name.endswith((f"{stem}.tar.gz", ".whl")))
+
+
+def _wheelhouse_requirements(packages: list[Path]) -> list[str]:
+    """Every third-party requirement of ``packages``, their extras but ``test`` included: what
+    ``pip install --no-index --find-links dist`` needs besides the workspace's own wheels."""
+    found: dict[str, None] = {}
+    for package in packages:
+        project = tomllib.loads((package / "pyproject.toml").read_text())["project"]
+        extras = project.get("optional-dependencies", {})
+        groups = [project.get("dependencies", [])]
+        groups += [reqs for name, reqs in extras.items() if name != "test"]
+        for requirement in (r for group in groups for r in group):
+            if not requirement.lower().startswith("amplifier-"):
+                found[requirement] = None
+    return list(found)
+
+
 @nox.session
 def build(session: nox.Session) -> None:
-    """A wheel and an sdist of every package into ``dist/``, each checked with ``twine check``."""
+    """A wheel and an sdist of every package into ``dist/``, each checked with ``twine check``;
+    the wheels of their third-party requirements beside them, so ``dist/`` installs with
+    ``--no-index``; then the README's Quick start, word for word, on those wheels alone in an
+    empty virtual environment (``tests/packaging/quickstart_from_wheels.py``)."""
     session.install("build>=1.2", "twine>=5")
     out = ROOT / "dist"
     for package in PACKAGES:
         session.run("python", "-m", "build", "--outdir", str(out), str(package), silent=True)
-    built = sorted(str(p) for p in out.glob("*") if p.suffix in (".whl", ".gz"))
-    if len(built) < 2 * len(PACKAGES):
+    built = [str(p) for package in PACKAGES for p in _artifacts(package, out)]
+    if len(built) != 2 * len(PACKAGES):
         session.error(f"expected a wheel and an sdist for {len(PACKAGES)} packages in {out}")
     session.run("twine", "check", "--strict", *built)
+    session.run(
+        "python", "-m", "pip", "wheel", "--quiet", "--wheel-dir", str(out),
+        *_wheelhouse_requirements(PACKAGES),
+    )  # fmt: skip
+    session.run("python", str(ROOT / "tests" / "packaging" / "quickstart_from_wheels.py"),
+                "--dist", str(out), *session.posargs)  # fmt: skip
 
 
 @nox.session

@@ -101,7 +101,7 @@ def test_the_script_is_installed() -> None:
 def test_validate_a_good_and_a_bad_bundle(tmp_path: Path) -> None:
     good = installed("validate", str(EXAMPLES / "demo-bundle.yaml"), cwd=tmp_path)
     assert good.returncode == 0, good.stderr
-    assert "demo-bundle.yaml: ok (8 hook(s), 1 provider(s), 0 tool(s))" in good.stdout
+    assert "demo-bundle.yaml: ok (7 hook(s), 1 provider(s), 0 tool(s))" in good.stdout
     bad = write(tmp_path / "bad.yaml", BAD_BUNDLE)
     done = installed("validate", str(bad), cwd=tmp_path)
     assert done.returncode == 1
@@ -178,12 +178,43 @@ def test_a_missing_module_stops_the_session_before_its_first_turn(tmp_path: Path
     result = invoke("demo", "--bundle", str(bundle))
     assert result.exit_code == 1, result.output
     assert (
-        "stopped before its first turn: module 'hooks-not-installed-anywhere' could not be "
-        "resolved: no entry point named" in " ".join(result.output.split())
+        "stopped before its first turn: module hooks-not-installed-anywhere of the bundle is not "
+        "installed; no distribution is known for hooks-not-installed-anywhere"
+        in " ".join(result.output.split())
     )
     assert "optional: true" in result.output
     assert "skipped module" not in result.output
     assert "denied bash" not in result.output  # no turn ran
+    no_traceback(result.output)
+
+
+def test_missing_modules_are_one_short_message_with_the_pip_command(tmp_path: Path) -> None:
+    text = DEMO_BUNDLE.read_text().replace(
+        "hooks:\n",
+        "hooks:\n"
+        "  - module: hooks-nowhere-one\n"
+        "  - module: hooks-nowhere-two\n"
+        "    source: git+https://example.invalid/hooks-two.git\n"
+        "  - module: hooks-nowhere-three\n"
+        "    source: git+https://example.invalid/hooks-three.git\n",
+        1,
+    )
+    bundle = write(tmp_path / "bundle.yaml", text)
+    write(tmp_path / "demo-script.yaml", DEMO_SCRIPT.read_text())
+    result = invoke("demo", "--bundle", str(bundle))
+    assert result.exit_code == 1, result.output
+    error = " ".join(result.output[result.output.index("error:") :].split())
+    assert re.fullmatch(
+        r"error: session demo-\d+ stopped before its first turn: 3 modules of the bundle are "
+        r"not installed: hooks-nowhere-one, hooks-nowhere-two, hooks-nowhere-three; install "
+        r"them with `pip install git\+https://example.invalid/hooks-two.git "
+        r"git\+https://example.invalid/hooks-three.git`; no distribution is known for "
+        r"hooks-nowhere-one: install the one that provides its entry point in group "
+        r"'amplifier.modules', or give the module a source\. Every module a bundle names must "
+        r"load; mark one `optional: true` in the bundle to run without it when it cannot",
+        error,
+    ), error
+    assert result.output.count("hooks-nowhere-two") == 1, result.output
     no_traceback(result.output)
 
 

@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from amplifier_hooks_cli.demo import run_demo
+from amplifier_hooks_cli.demo import DEMO_BUNDLE, DEMO_SCRIPT, run_demo
 from rich.console import Console
 
 SCRIPT = Path(sys.executable).with_name("amplifier-hooks")
@@ -33,7 +33,6 @@ MODULES = (
     "hooks-status-context",
     "hooks-todo-reminder",
     "hooks-python-check",
-    "hooks-template",
     "hooks-approval",
 )
 SECRETS = ("ghp_Zx81yQ2mTq9LrV0aBcD3eF4gH5iJ6kL7mN8o", "dev@example.com")
@@ -62,10 +61,10 @@ class Run:
         return [json.loads(line) for f in files for line in f.read_text().splitlines()]
 
 
-def _run() -> Run:
+def _run(bundle: Path | None = None) -> Run:
     buffer = io.StringIO()
     console = Console(file=buffer, width=1000, color_system=None, force_terminal=False)
-    code = asyncio.run(run_demo(console, keep=True))
+    code = asyncio.run(run_demo(console, keep=True, bundle_path=bundle))
     out = buffer.getvalue()
     kept = re.search(r"^workspace kept: (.+)$", out, re.MULTILINE)
     assert kept is not None, out
@@ -223,13 +222,40 @@ def test_declarative_matcher_blocks_rm_and_the_command_hook_runs(demo: Run) -> N
     )
 
 
-def test_template_notes_each_tool_call(demo: Run) -> None:
-    assert "hooks-template says: bash finished" in demo.out
-    assert "hooks-template says: write_file finished" in demo.out
-    assert demo.row("hooks-template") == (
-        "told the human about 6 tool calls: todo finished (3x), bash finished, "
-        "write_file finished (2x)"
+def test_the_bundle_names_only_what_the_all_extra_installs() -> None:
+    from importlib.metadata import requires
+
+    extra = {
+        r.split(";")[0].strip().removeprefix("amplifier-module-")
+        for r in requires("amplifier-hooks") or []
+        if re.search(r"extra\s*==\s*[\"']all[\"']", r) and r.startswith("amplifier-module-")
+    }
+    assert set(MODULES) <= extra, sorted(set(MODULES) - extra)
+
+
+def test_a_bundle_with_the_template_module_shows_its_notes(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _clean_loader_env(monkeypatch)
+    bundle = tmp_path / "demo-bundle.yaml"
+    bundle.write_text(
+        DEMO_BUNDLE.read_text()
+        + "  - module: hooks-template\n"
+        + "    config:\n"
+        + "      note_results: true\n"
     )
+    shutil.copy(DEMO_SCRIPT, tmp_path / "demo-script.yaml")
+    run = _run(bundle)
+    try:
+        assert run.code == 0, run.out
+        assert "hooks-template says: bash finished" in run.out
+        assert "hooks-template says: write_file finished" in run.out
+        assert run.row("hooks-template") == (
+            "told the human about 6 tool calls: todo finished (3x), bash finished, "
+            "write_file finished (2x)"
+        )
+    finally:
+        shutil.rmtree(run.workspace, ignore_errors=True)
 
 
 # -- when parts are missing ------------------------------------------------------------------

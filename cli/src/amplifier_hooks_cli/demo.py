@@ -19,8 +19,10 @@ an :class:`~amplifier_hooks_cli.session.AgentSession` whose scripted provider re
   run in a new project alone takes about a second, and the summary says so);
 - ``rm -rf build`` is blocked by a matcher hook of hooks-declarative;
 - ``git push`` is asked for by hooks-approval and denied: the demo answers every approval with a
-  fixed policy (deny), so it never waits for a terminal;
-- hooks-template tells the human about each tool call.
+  fixed policy (deny), so it never waits for a terminal.
+
+The bundle names only the modules ``amplifier-hooks[all]`` installs (the template module, which
+is copied rather than installed, is left out); ``--bundle`` runs the demo on another bundle.
 
 While it runs, the demo prints each turn and what every hook did (each emit is traced handler
 by handler with :func:`~amplifier_hooks_cli.tracing.trace_emit`; a block a hook injects is printed

@@ -30,6 +30,7 @@ from amplifier_core.bundle import Bundle
 from amplifier_core.errors import ModuleLoadError
 from amplifier_module_loop_session import Checkpoint, TurnOutcome, read_checkpoint
 
+from .missing import missing_modules
 from .plan import mount_plan
 
 if TYPE_CHECKING:
@@ -229,9 +230,14 @@ class AgentSession:
         ]
         if not failed:
             return
+        missing = missing_modules(failed, self.plan)
+        reasons = [missing.message()] if missing else []
+        reasons += [
+            f.message for f in failed if not (f.stage == "resolve" and f.module_id in missing.ids)
+        ]
         raise ModuleLoadError(
             f"session {self.session_id} stopped before its first turn: "
-            + "; ".join(f.message for f in failed)
+            + "; ".join(reasons)
             + ". Every module a bundle names must load; mark one `optional: true` in the "
             "bundle to run without it when it cannot",
             module_id=failed[0].module_id,
