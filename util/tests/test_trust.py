@@ -214,7 +214,9 @@ def test_more_files_than_a_record_covers_is_not_trusted(tmp_path: Path) -> None:
 def test_a_link_to_a_device_is_recorded_without_reading_it(tmp_path: Path) -> None:
     root = project(tmp_path / "repo")
     (root / ".claude" / "hooks" / "zero").symlink_to("/dev/zero")
-    assert fingerprint(root)[".claude/hooks/zero"] == "link /dev/zero -> not a regular file: a device"
+    assert (
+        fingerprint(root)[".claude/hooks/zero"] == "link /dev/zero -> not a regular file: a device"
+    )
 
 
 def test_a_first_warning_names_the_directories_to_include(tmp_path: Path) -> None:

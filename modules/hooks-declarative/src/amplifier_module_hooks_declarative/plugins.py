@@ -41,6 +41,7 @@ from typing import Any, Final
 
 import yaml
 from amplifier_hooks_util.config_errors import describe_value, key_path
+from amplifier_hooks_util.regular_file import read_regular
 from amplifier_hooks_util.trust import trust_status
 from amplifier_hooks_util.yaml_locations import YamlDocument
 
@@ -123,9 +124,10 @@ class _Json:
         self.label = label
         self.positions = YamlDocument(None)
         try:
-            self.text = path.read_text(encoding="utf-8-sig")
+            self.text = read_regular(path).decode("utf-8-sig")
         except OSError as err:
-            raise self.error(f"cannot read the file: {err.strerror or err}") from err
+            reason = str(err) if err.strerror is None else err.strerror
+            raise self.error(f"cannot read the file: {reason}") from err
         except UnicodeDecodeError as err:
             line = err.object[: err.start].count(b"\n") + 1
             problem = Problem(f"not UTF-8 text: byte {err.object[err.start]:#04x}", line=line)
@@ -149,7 +151,7 @@ def _enabled_switches(project_dir: Path) -> dict[str, tuple[bool, str]]:
     switches: dict[str, tuple[bool, str]] = {}
     for name in _SETTINGS:
         try:
-            data = json.loads((project_dir / name).read_text(encoding="utf-8-sig"))
+            data = json.loads(read_regular(project_dir / name).decode("utf-8-sig"))
         except (OSError, ValueError):  # absent; a broken one is reported as a hooks source
             continue
         enabled = data.get("enabledPlugins") if isinstance(data, dict) else None

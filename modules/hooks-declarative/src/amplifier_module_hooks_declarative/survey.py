@@ -22,10 +22,10 @@ from .plugins import discover_plugins
 from .sources import (
     PROJECT_KINDS,
     SourceKind,
+    decide_trust,
     display_path,
     find_sources,
     load_source,
-    partition_trusted,
 )
 from .specs import CommandHookSpec, HookSpec, LlmHookSpec, MatcherHookSpec
 
@@ -127,7 +127,9 @@ def survey_sources(settings: DeclarativeConfig, *, project_dir: Path, user_dir: 
     """Read every source of ``settings`` as mounting would, without mounting."""
     with _warnings() as finding:
         sources = find_sources(settings, project_dir=project_dir, user_dir=user_dir)
-    kept, left_out, why = partition_trusted(sources, project_dir)
+    decision = decide_trust(sources, project_dir)
+    kept, left_out, why = decision.kept, decision.left_out, decision.why
+    snapshot = decision.status.surface if decision.status is not None else None
     skipped = [SkippedItem(s.label, why or "the project is not trusted") for s in left_out]
     listed: list[str] = []
     for plugin in discover_plugins(settings, project_dir=project_dir):
@@ -142,7 +144,7 @@ def survey_sources(settings: DeclarativeConfig, *, project_dir: Path, user_dir: 
     for source in kept:
         with _warnings() as notes:
             try:
-                document = load_source(source, settings, project_dir=project_dir)
+                document = load_source(source, settings, project_dir=project_dir, snapshot=snapshot)
             except HooksConfigError as err:
                 fatal = source.kind not in PROJECT_KINDS or settings.strict
                 reason = str(err).removeprefix(f"{MODULE_ID}: ")
