@@ -453,7 +453,7 @@ async def test_a_project_that_is_a_plugin_covers_every_hooks_file_its_manifest_n
     trust_project(project, include=["hooks", "config/extra.json"])  # hooks/ holds hooks.json
     assert await denies_rm_rf(project, config)
     extra.write_text(json.dumps({"hooks": {"Stop": []}}))
-    with pytest.raises(HooksConfigError, match="config/extra.json"):
+    with pytest.raises(HooksConfigError, match=r"config/extra\.json"):
         await denies_rm_rf(project, config)
     with caplog.at_level(logging.WARNING, logger="amplifier_module_hooks_declarative"):
         assert not await denies_rm_rf(project, {**config, "strict": False})
