@@ -41,7 +41,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Final
 
-from .regular_file import MAX_HOOKS_FILE_BYTES, read_regular
+from .regular_file import MAX_HOOKS_FILE_BYTES, NotRegularFile, read_regular
 
 __all__ = [
     "BUILD_FILES",
@@ -214,8 +214,9 @@ def state_of(path: Path, *, keep: bool = False) -> tuple[FileState, bytes | None
     except OSError as err:
         return FileState(f"{prefix}unreadable: {err.strerror or err}", True), None, err
     if not stat.S_ISREG(info.st_mode):
-        digest = f"{prefix}not a regular file: {_kind(info.st_mode)}"
-        return FileState(digest, True), None, None
+        kind = _kind(info.st_mode)
+        refused = NotRegularFile(f"{path}: {kind}, not a regular file; not read")
+        return FileState(f"{prefix}not a regular file: {kind}", True), None, refused
     if keep or info.st_size <= _MAX_SCANNED:
         try:
             data = read_regular(path, MAX_HOOKS_FILE_BYTES if keep else _MAX_SCANNED)
@@ -288,6 +289,8 @@ class _Scan:
         directories on the way are watched."""
         target = Path(os.path.realpath(link))
         if target.is_relative_to(self.project):
+            if target.is_file():  # node_modules/.bin/tool -> ../tool/cli.js: watched too
+                self.add_file(target, named=True)
             return
         name = target.as_posix()
         if name not in self.surface.states and target.is_file():

@@ -243,7 +243,9 @@ class TrustGuard:
         changed: list[str] = []
         for name, state in now.items():
             before = self._states.get(name)
-            if name in self._data and (state is None or not state.code):
+            if name in self._data:
+                if state is not None and state.code:  # the hooks' data now holds code
+                    changed.append(name)
                 continue
             if (state is None and before is None) or (
                 state is not None and before is not None and state.digest == before.digest
