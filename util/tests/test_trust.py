@@ -215,7 +215,8 @@ def test_a_link_to_a_device_is_recorded_without_reading_it(tmp_path: Path) -> No
     root = project(tmp_path / "repo")
     (root / ".claude" / "hooks" / "zero").symlink_to("/dev/zero")
     assert (
-        fingerprint(root)[".claude/hooks/zero"] == "link /dev/zero -> not a regular file: a device"
+        fingerprint(root)[".claude/hooks/zero"]
+        == "link /dev/zero -> not a regular file: a character device"
     )
 
 

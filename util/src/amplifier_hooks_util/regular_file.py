@@ -16,7 +16,13 @@ import stat
 from pathlib import Path
 from typing import Final
 
-__all__ = ["MAX_HOOKS_FILE_BYTES", "NotRegularFile", "TooLargeFile", "read_regular"]
+__all__ = [
+    "MAX_HOOKS_FILE_BYTES",
+    "NotRegularFile",
+    "TooLargeFile",
+    "kind_of",
+    "read_regular",
+]
 
 MAX_HOOKS_FILE_BYTES: Final = 4 << 20
 """The largest hooks file read (4 MiB); a larger one is an error, never read to the end."""
@@ -30,7 +36,8 @@ class TooLargeFile(OSError):
     """The file is larger than the cap of what is read."""
 
 
-def _kind(mode: int) -> str:
+def kind_of(mode: int) -> str:
+    """What a file of ``mode`` is, as errors name it (``a FIFO``, ``a character device``)."""
     for test, name in (
         (stat.S_ISFIFO, "a FIFO"),
         (stat.S_ISSOCK, "a socket"),
@@ -65,7 +72,7 @@ def read_regular(path: str | os.PathLike[str], limit: int = MAX_HOOKS_FILE_BYTES
     try:
         info = os.fstat(descriptor)
         if not stat.S_ISREG(info.st_mode):
-            raise NotRegularFile(f"{where}: {_kind(info.st_mode)}, not a regular file; not read")
+            raise NotRegularFile(f"{where}: {kind_of(info.st_mode)}, not a regular file; not read")
         if info.st_size > limit:
             raise TooLargeFile(
                 f"{where}: {info.st_size:,} bytes, more than the {limit:,} a hooks file may hold"

@@ -41,7 +41,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Final
 
-from .regular_file import MAX_HOOKS_FILE_BYTES, NotRegularFile, read_regular
+from .regular_file import MAX_HOOKS_FILE_BYTES, NotRegularFile, kind_of, read_regular
 
 __all__ = [
     "BUILD_FILES",
@@ -190,16 +190,6 @@ def holds_code(path: Path) -> bool:
     return looks_like_code(path, info.st_mode, head)
 
 
-def _kind(mode: int) -> str:
-    if stat.S_ISFIFO(mode):
-        return "a FIFO"
-    if stat.S_ISSOCK(mode):
-        return "a socket"
-    if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
-        return "a device"
-    return "not a regular file"
-
-
 def state_of(path: Path, *, keep: bool = False) -> tuple[FileState, bytes | None, OSError | None]:
     """The state of one file; with ``keep``, also the bytes hashed (``None`` when it is not a
     regular file that could be read, with the error why). A link is its target text plus the
@@ -214,7 +204,7 @@ def state_of(path: Path, *, keep: bool = False) -> tuple[FileState, bytes | None
     except OSError as err:
         return FileState(f"{prefix}unreadable: {err.strerror or err}", True), None, err
     if not stat.S_ISREG(info.st_mode):
-        kind = _kind(info.st_mode)
+        kind = kind_of(info.st_mode)
         refused = NotRegularFile(f"{path}: {kind}, not a regular file; not read")
         return FileState(f"{prefix}not a regular file: {kind}", True), None, refused
     if keep or info.st_size <= _MAX_SCANNED:

@@ -45,8 +45,10 @@ every other hook found or skipped.
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 import os
+import shlex
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -506,6 +508,19 @@ def trusted_sources(sources: list[Source], project_dir: Path) -> list[Source]:
 _OPT_OUT: Final = "set strict: false in the {module} config to go on without them, failing open"
 
 
+def _stopping(err: HooksConfigError, status: TrustStatus | None) -> HooksConfigError:
+    """``err`` of a project's broken hooks file, with what to do: the fixed file is a change
+    to trust again, and ``strict: false`` is the way to go on without it."""
+    *head, last = err.problems
+    trust = ""
+    if status is not None and status.how == "record":
+        trust = f"fix it, then run `amplifier-hooks trust {shlex.quote(str(status.project))}`; "
+    hint = f" ({trust}{_OPT_OUT.format(module=MODULE_ID)})"
+    return HooksConfigError(
+        err.source, [*head, dataclasses.replace(last, message=last.message + hint)]
+    )
+
+
 @dataclass(frozen=True, slots=True)
 class Loaded:
     """Every source's hooks, in order, each with the source it came from; ``status``: the
@@ -543,8 +558,10 @@ def load_sources(settings: DeclarativeConfig, *, project_dir: Path, user_dir: Pa
         try:
             document = load_source(source, settings, project_dir=project_dir, snapshot=snapshot)
         except HooksConfigError as err:
-            if source.kind not in PROJECT_KINDS or settings.strict:
+            if source.kind not in PROJECT_KINDS:
                 raise
+            if settings.strict:
+                raise _stopping(err, decision.status) from err
             logger.warning(
                 "%s; the hooks of %s are skipped and the guard they hold is off (strict: false "
                 "in the %s config)",
