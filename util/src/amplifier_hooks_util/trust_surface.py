@@ -231,11 +231,14 @@ class _Scan:
     def __init__(self, project: Path, keep: Iterable[Path]) -> None:
         self.surface = Surface(project)
         self.project = project
-        self.keep = {os.path.realpath(p) for p in keep}
+        kept = list(keep)
+        self.keep = {os.path.realpath(p) for p in kept}
+        self._keep_names = {Path(p).name for p in kept} | {Path(p).name for p in self.keep}
         self.queue: list[tuple[Path, tuple[Path, ...]]] = []
         self.scanned: set[str] = set()
         self.walked: set[str] = set()
         self.bases: list[Path] = [project]
+        self._prefix = str(project).rstrip("/") + "/"
 
     # -- adding files
 
@@ -255,7 +258,8 @@ class _Scan:
             self.surface.hooks.add(name)
         state = self.surface.states.get(name)
         if state is None:
-            real = os.path.realpath(path)
+            wanted = hooks or path.name in self._keep_names  # realpath only where it may matter
+            real = os.path.realpath(path) if wanted else ""
             keep = hooks or real in self.keep
             state, data, error = state_of(path, keep=keep)
             if keep and data is not None:
@@ -295,7 +299,7 @@ class _Scan:
 
     def cover_dir(self, top: Path) -> None:
         """Every file under ``top`` (links to directories followed, each real one once)."""
-        if not top.is_dir():
+        if top in self.surface.dirs or not top.is_dir():  # covered already (or nothing)
             return
         if top.is_symlink():
             self._watch_name(top)
@@ -313,8 +317,6 @@ class _Scan:
                     self._watch_name(here / sub)
             for file in sorted(files):
                 self.add_file(here / file)
-        if top not in self.bases:
-            self.bases.append(top)
 
     def _check_count(self) -> None:
         if len(self.surface.states) > MAX_FILES:
@@ -374,16 +376,19 @@ class _Scan:
                     self._reach(base / name, named=hooks, bare="/" not in token)
 
     def _reach(self, candidate: Path, *, named: bool, bare: bool) -> None:
-        resolved = Path(os.path.normpath(candidate))
-        if not resolved.is_relative_to(self.project) or resolved == self.project:
+        text = os.path.normpath(candidate)
+        if not text.startswith(self._prefix):  # outside the project, or the project itself
             return
-        if not os.path.lexists(resolved):
+        resolved = Path(text)
+        if not os.path.lexists(text):
             # require('./lib/guard') names lib/guard.js: its directory is covered
-            parent = resolved.parent
-            if parent != self.project and parent.is_relative_to(self.project) and parent.is_dir():
-                self.cover_dir(parent)
+            parent = os.path.dirname(text)
+            if parent.startswith(self._prefix) and os.path.isdir(parent):
+                self.cover_dir(Path(parent))
             return
-        if resolved.is_dir():
+        if os.path.isdir(text):
+            if named and resolved not in self.bases:  # cd tools, PYTHONPATH=lib
+                self.bases.append(resolved)
             self.cover_dir(resolved)
             return
         if resolved.parent == self.project and bare and not holds_code(resolved):
