@@ -286,7 +286,7 @@ class TrustGuard:
             return
         names = set(surface.states) | set(self._states)
         self._judge({n: surface.states.get(n) for n in names}, absorb=absorb)
-        if self._revoked is None and status.trusted:
+        if self._revoked is None:  # a new directory of the hooks' data is watched from now on
             self._surface = surface
             self._rewatch(surface)
 
