@@ -177,8 +177,9 @@ def test_unreadable_bytes_are_reported_with_their_line(home: Path, project: Path
             project_dir=project,
             user_dir=home,
         )
-    assert str(caught.value) == (
-        "hooks-declarative: .amplifier/hooks.yaml:3: not UTF-8 text: byte 0xe9"
+    assert str(caught.value).startswith(
+        "hooks-declarative: .amplifier/hooks.yaml:3: not UTF-8 text: byte 0xe9 (fix it, then run "
+        f"`amplifier-hooks trust {project}`"
     )
 
 
