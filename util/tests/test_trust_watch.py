@@ -149,3 +149,39 @@ def test_a_bytecode_cache_written_by_a_run_is_recorded_with_its_digest(tmp_path:
     assert why is not None
     assert name in why
     guard.close()
+
+
+@pytest.mark.parametrize("inotify", WATCHES)
+def test_a_change_between_the_check_and_the_watch_is_seen(tmp_path: Path, inotify: bool) -> None:
+    root = project(tmp_path)
+    status = trust_status(root)
+    assert status.trusted
+    (root / ".cursor" / "hooks" / "helper.py").write_text("import os\n")  # right after the scan
+    (root / ".cursor" / "hooks" / "new.sh").write_text("true\n")
+    guard = TrustGuard(status, use_inotify=inotify)
+    why = guard.check()
+    assert why is not None
+    assert ".cursor/hooks/helper.py" in why
+    assert ".cursor/hooks/new.sh" in why
+    guard.close()
+
+
+def test_a_package_that_would_shadow_an_imported_module_is_watched(tmp_path: Path) -> None:
+    """``python3 -c 'import guard'`` imports guard.py, until a guard/ package appears."""
+    root = tmp_path.resolve()
+    (root / ".claude").mkdir()
+    command = {"type": "command", "command": "python3 -c 'import guard'"}
+    (root / ".claude" / "settings.json").write_text(
+        json.dumps({"hooks": {"PreToolUse": [{"hooks": [command]}]}})
+    )
+    (root / "guard.py").write_text("OK = 1\n")
+    trust_project(root)
+    guard = guard_of(root, True)
+    assert guard.check() is None
+    (root / "guard").mkdir()
+    (root / "guard" / "__init__.py").write_text("import os\n")
+    why = guard.check()
+    assert why is not None
+    assert "guard/__init__.py" in why
+    guard.close()
+    assert "guard/__init__.py" in trust_status(root).changed

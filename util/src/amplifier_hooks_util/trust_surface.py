@@ -137,6 +137,9 @@ class FileState:
 
     digest: str
     code: bool
+    mark: tuple[int, int, int, int] | None = field(default=None, compare=False)
+    """``(mtime_ns, ctime_ns, size, inode)`` as it was just before it was read: a later
+    ``stat`` that differs means it may have changed since."""
 
 
 @dataclass(slots=True)
@@ -159,6 +162,10 @@ class Surface:
     errors: dict[str, OSError] = field(default_factory=dict)
     dirs: set[Path] = field(default_factory=set)
     names: dict[Path, set[str]] = field(default_factory=dict)
+    listing: dict[Path, frozenset[str]] = field(default_factory=dict)
+    """What each directory of ``dirs`` held when it was walked."""
+    absent: set[Path] = field(default_factory=set)
+    """Watched names that did not exist (a module ``import guard`` would find if it came)."""
 
     def digests(self) -> dict[str, str]:
         """``{name: digest}`` of every file, as a record keeps them."""
@@ -203,17 +210,18 @@ def state_of(path: Path, *, keep: bool = False) -> tuple[FileState, bytes | None
         info = path.stat()
     except OSError as err:
         return FileState(f"{prefix}unreadable: {err.strerror or err}", True), None, err
+    mark = (info.st_mtime_ns, info.st_ctime_ns, info.st_size, info.st_ino)
     if not stat.S_ISREG(info.st_mode):
         kind = kind_of(info.st_mode)
         refused = NotRegularFile(f"{path}: {kind}, not a regular file; not read")
-        return FileState(f"{prefix}not a regular file: {kind}", True), None, refused
+        return FileState(f"{prefix}not a regular file: {kind}", True, mark), None, refused
     if keep or info.st_size <= _MAX_SCANNED:
         try:
             data = read_regular(path, MAX_HOOKS_FILE_BYTES if keep else _MAX_SCANNED)
         except OSError as err:
-            return FileState(f"{prefix}unreadable: {err}", True), None, err
+            return FileState(f"{prefix}unreadable: {err}", True, mark), None, err
         code = looks_like_code(path, info.st_mode, data[:2]) or link is not None
-        return FileState(prefix + hashlib.sha256(data).hexdigest(), code), data, None
+        return FileState(prefix + hashlib.sha256(data).hexdigest(), code, mark), data, None
     sha = hashlib.sha256()  # large: hashed as a stream, never kept
     head = b""
     try:
@@ -222,9 +230,9 @@ def state_of(path: Path, *, keep: bool = False) -> tuple[FileState, bytes | None
                 head = head or block[:2]
                 sha.update(block)
     except OSError as err:
-        return FileState(f"{prefix}unreadable: {err.strerror or err}", True), None, err
+        return FileState(f"{prefix}unreadable: {err.strerror or err}", True, mark), None, err
     code = looks_like_code(path, info.st_mode, head) or link is not None
-    return FileState(prefix + sha.hexdigest(), code), None, None
+    return FileState(prefix + sha.hexdigest(), code, mark), None, None
 
 
 class _Scan:
@@ -311,6 +319,7 @@ class _Scan:
             self.walked.add(real)
             here = Path(root)
             self.surface.dirs.add(here)
+            self.surface.listing[here] = frozenset(dirs) | frozenset(files)
             dirs.sort()
             for sub in dirs:
                 if (here / sub).is_symlink():
@@ -405,6 +414,9 @@ class _Scan:
                 self.cover_dir(entry)
             elif entry.is_file():
                 self.add_file(entry, named=True)
+            elif not os.path.lexists(entry):  # a module that appears later stands in: watched
+                self.surface.absent.add(entry)
+                self._watch_name(entry)
 
     def run(self) -> None:
         while self.queue:

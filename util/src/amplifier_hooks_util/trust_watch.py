@@ -163,6 +163,36 @@ class TrustGuard:
                 self._inotify = None
         if self._inotify is None:
             self._stats = self._snapshot()
+        if not self._unchanged_since_scan():  # between the scan and the watches
+            self._pending.add(_EVERYTHING)
+
+    def _unchanged_since_scan(self) -> bool:
+        """Whether what the scan saw is still there, checked once the watches are in place
+        (so nothing can slip between the two): each file's ``stat`` as it was before it was
+        read, each directory's entries as they were walked, each single watched name."""
+        surface = self._surface
+        for name, path in surface.paths.items():
+            mark = self._states[name].mark if name in self._states else None
+            try:
+                info = os.stat(path)
+            except OSError:
+                if mark is not None:
+                    return False
+                continue
+            if mark != (info.st_mtime_ns, info.st_ctime_ns, info.st_size, info.st_ino):
+                return False
+        for directory, entries in surface.listing.items():
+            try:
+                if frozenset(os.listdir(directory)) != entries:
+                    return False
+            except OSError:
+                return False
+        for directory, names in surface.names.items():
+            for name in names:
+                path = directory / name
+                if os.path.lexists(path) == (path in surface.absent):
+                    return False
+        return True
 
     @property
     def watching(self) -> str:
