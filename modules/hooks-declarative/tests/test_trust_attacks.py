@@ -379,3 +379,57 @@ async def test_configuration_a_hook_reads_still_revokes_trust(tmp_path: Path) ->
     (hooks / "policy.json").write_text('{"deny": []}\n')
     with pytest.raises(HooksConfigError, match=r"\.claude/hooks/policy\.json"):
         await mounted(project)
+
+
+async def test_a_module_that_shadows_what_a_hook_imports_makes_it_refuse(tmp_path: Path) -> None:
+    """``python3 -m tools.guard`` puts the project first on sys.path: a json.py that appears at
+    its top level would run in place of the standard library's."""
+    route = ROUTES["python-m-importing-another-file"]
+    project = tmp_path / "project"
+    build(project, route)
+    (project / "tools" / "guard.py").write_text("import json\nfrom tools import util\n")
+    trust_project(project)
+    marker = tmp_path / "marker"
+    coordinator, cleanup = await mounted(project)
+    try:
+        assert (await coordinator.hooks.emit("tool:pre", bash("ls"))).action == "continue"
+        (project / "json.py").write_text(PY_EVIL.format(marker=str(marker)))
+        second = await coordinator.hooks.emit("tool:pre", bash("ls"))
+    finally:
+        await cleanup()
+    assert not marker.exists()
+    assert second.action == "deny"
+    assert "json.py" in (second.reason or "")
+
+
+async def test_a_re_pointed_hooks_directory_link_makes_the_hooks_refuse(
+    tmp_path: Path, outside: Path
+) -> None:
+    """``.claude`` is a link to a directory of hooks; pointing it elsewhere changes what runs."""
+    project = tmp_path / "project"
+    project.mkdir()
+    good = outside / "good"
+    (good / "hooks").mkdir(parents=True)
+    command = {"type": "command", "command": "sh .claude/hooks/guard.sh"}
+    settings = json.dumps({"hooks": {"PreToolUse": [{"hooks": [command]}]}})
+    (good / "settings.json").write_text(settings)
+    (good / "hooks" / "guard.sh").write_text("true\n")
+    marker = tmp_path / "marker"
+    evil = outside / "evil"
+    (evil / "hooks").mkdir(parents=True)
+    (evil / "settings.json").write_text(settings)
+    (evil / "hooks" / "guard.sh").write_text(SH_EVIL.format(marker=marker))
+    (project / ".claude").symlink_to(good)
+    trust_project(project)
+    coordinator, cleanup = await mounted(project)
+    try:
+        assert (await coordinator.hooks.emit("tool:pre", bash("ls"))).action == "continue"
+        temporary = project / ".claude.new"
+        temporary.symlink_to(evil)
+        os.replace(temporary, project / ".claude")
+        second = await coordinator.hooks.emit("tool:pre", bash("ls"))
+    finally:
+        await cleanup()
+    assert not marker.exists()
+    assert second.action == "deny"
+    assert "amplifier-hooks trust" in (second.reason or "")

@@ -269,6 +269,8 @@ class _Scan:
             wanted = hooks or path.name in self._keep_names  # realpath only where it may matter
             real = os.path.realpath(path) if wanted else ""
             keep = hooks or real in self.keep
+            if hooks or named:
+                self._watch_links_above(path)
             state, data, error = state_of(path, keep=keep)
             if keep and data is not None:
                 self.surface.contents[real] = data
@@ -285,6 +287,15 @@ class _Scan:
         if state.code and name not in self.scanned and path.is_file():
             self.scanned.add(name)
             self.queue.append((path, ()))
+
+    def _watch_links_above(self, path: Path) -> None:
+        """A directory of the project on the way to ``path`` that is a link (``.claude`` ->
+        elsewhere): re-pointing it changes what runs, so its name is watched."""
+        parent = path.parent
+        while parent != self.project and parent.is_relative_to(self.project):
+            if parent.is_symlink():
+                self._watch_name(parent)
+            parent = parent.parent
 
     def _add_target(self, link: Path) -> None:
         """A link's target outside the project is recorded under its absolute path, and the
@@ -348,7 +359,8 @@ class _Scan:
             _PLUGIN_ROOT.sub(_relative(self.project, root).replace("\\", r"\\"), text)
             for root in roots
         ] or [text]
-        python = path.suffix in (".py", ".pyw")
+        first = text.split("\n", 1)[0]
+        python = path.suffix in (".py", ".pyw") or (first.startswith("#!") and "python" in first)
         for each in texts:
             tokens = _TOKEN.findall(_PROJECT_VARIABLES.sub("", each))
             self._named(path, tokens, hooks=hooks, python=python or hooks)
@@ -390,6 +402,8 @@ class _Scan:
             return
         resolved = Path(text)
         if not os.path.lexists(text):
+            if bare:  # a word, not a path: nothing to cover
+                return
             # require('./lib/guard') names lib/guard.js: its directory is covered
             parent = os.path.dirname(text)
             if parent.startswith(self._prefix) and os.path.isdir(parent):
