@@ -433,3 +433,26 @@ async def test_a_re_pointed_hooks_directory_link_makes_the_hooks_refuse(
     assert not marker.exists()
     assert second.action == "deny"
     assert "amplifier-hooks trust" in (second.reason or "")
+
+
+def test_hooks_list_says_a_changed_trusted_project_stops_the_session(tmp_path: Path) -> None:
+    from amplifier_module_hooks_declarative import parse_config, survey_sources
+
+    route = ROUTES["sibling-module-of-a-script"]
+    project = tmp_path / "project"
+    build(project, route)
+    trust_project(project)
+    attack(project, route, tmp_path / "marker")
+    survey = survey_sources(
+        parse_config({"include_user": False}), project_dir=project, user_dir=tmp_path / "home"
+    )
+    [skipped] = survey.skipped
+    assert skipped.what == ".claude/settings.json"
+    assert skipped.fatal
+    assert "scripts/helper.py" in skipped.reason
+    lenient = survey_sources(
+        parse_config({"include_user": False, "strict": False}),
+        project_dir=project,
+        user_dir=tmp_path / "home",
+    )
+    assert not lenient.skipped[0].fatal

@@ -60,8 +60,8 @@ class SkippedItem:
     what: str
     reason: str
     fatal: bool = False
-    """It stops the session instead (a broken source the bundle or the user names, or any
-    broken source with ``strict: true``)."""
+    """It stops the session instead (a broken source the bundle or the user names, a trusted
+    project's broken source or changed hooks, unless ``strict: false``)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -130,7 +130,8 @@ def survey_sources(settings: DeclarativeConfig, *, project_dir: Path, user_dir: 
     decision = decide_trust(sources, project_dir)
     kept, left_out, why = decision.kept, decision.left_out, decision.why
     snapshot = decision.status.surface if decision.status is not None else None
-    skipped = [SkippedItem(s.label, why or "the project is not trusted") for s in left_out]
+    stops = decision.stop and settings.strict  # a trusted project that changed stops a session
+    skipped = [SkippedItem(s.label, why or "the project is not trusted", stops) for s in left_out]
     listed: list[str] = []
     for plugin in discover_plugins(settings, project_dir=project_dir):
         if plugin.skipped is not None:
