@@ -291,7 +291,10 @@ class TrustGuard:
                 continue
             changed.append(name)
         if taken:
-            mark_data(self.project, taken, self._environ)
+            try:
+                mark_data(self.project, taken, self._environ)
+            except (OSError, ValueError) as err:  # the next session asks again; this one goes on
+                logger.warning("trust: the hooks' own writes were not recorded: %s", err)
             for name, state in taken.items():
                 if state is None:
                     self._states.pop(name, None)

@@ -12,6 +12,7 @@ holds no code (its log, its cache) is recorded as its own data.
 
 from __future__ import annotations
 
+import logging
 from typing import Any
 
 from amplifier_hooks_util.trust_watch import TrustGuard
@@ -19,6 +20,8 @@ from amplifier_hooks_util.trust_watch import TrustGuard
 from .types import Decision, HookContext, Runner
 
 __all__ = ["GuardedRunner"]
+
+logger = logging.getLogger("amplifier_module_hooks_declarative")
 
 
 class GuardedRunner:
@@ -31,7 +34,10 @@ class GuardedRunner:
         self.spec: Any = getattr(runner, "spec", None)
 
     async def run(self, context: HookContext) -> Decision:
-        why = self.guard.check()
+        try:
+            why = self.guard.check()
+        except Exception as err:  # a check that cannot run refuses; it never lets the hook go
+            why = f"project {self.guard.project}: its trust cannot be checked: {err}"
         if why is not None:
             return Decision(
                 action="block",
@@ -42,7 +48,12 @@ class GuardedRunner:
         try:
             return await self.runner.run(context)
         finally:
-            self.guard.after_run()
+            try:
+                self.guard.after_run()
+            except Exception:  # the next check decides; the hook's own decision stands
+                logger.warning(
+                    "trust: after %s ran, its writes were not recorded", self.label, exc_info=True
+                )
 
     async def aclose(self) -> None:
         close = getattr(self.runner, "aclose", None)
