@@ -293,3 +293,23 @@ def test_a_link_to_a_large_tree_stops_the_walk_at_the_cap(tmp_path: Path) -> Non
     status = trust_status(root)
     assert not status.trusted
     assert "more than 2,000 files" in status.why_not()
+
+
+def test_only_what_hooks_run_is_followed_not_permission_patterns(tmp_path: Path) -> None:
+    """A Claude Code settings file also holds permission rules (``Read(src/**)``): the paths
+    they name are not run by any hook, so they stay out of the record."""
+    root = tmp_path.resolve()
+    (root / ".claude").mkdir()
+    (root / "src").mkdir()
+    (root / "src" / "app.py").write_text("print('app')\n")
+    (root / "tools").mkdir()
+    (root / "tools" / "guard.py").write_text("print('ok')\n")
+    command = {"type": "command", "command": "python3 tools/guard.py"}
+    settings = {
+        "permissions": {"allow": ["Read(src/**)", "Bash(python3 src/app.py)"]},
+        "hooks": {"PreToolUse": [{"hooks": [command]}]},
+        "env": {"EXTRA": "1"},
+    }
+    (root / ".claude" / "settings.json").write_text(json.dumps(settings))
+    names = {p.relative_to(root).as_posix() for p in hook_files(root)}
+    assert names == {".claude/settings.json", "tools/guard.py"}

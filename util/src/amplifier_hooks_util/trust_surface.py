@@ -33,6 +33,7 @@ what changes of it right after one of the project's own hook runs is the hook's 
 from __future__ import annotations
 
 import hashlib
+import json
 import os
 import re
 import stat
@@ -40,6 +41,8 @@ from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Final
+
+import yaml
 
 from .regular_file import MAX_HOOKS_FILE_BYTES, NotRegularFile, kind_of, read_regular
 
@@ -355,6 +358,8 @@ class _Scan:
         except OSError:
             return
         hooks = self._name(path) in self.surface.hooks
+        if hooks:  # what its hooks run, not its permission patterns or other settings
+            text = _commands_of(text)
         texts = [
             _PLUGIN_ROOT.sub(_relative(self.project, root).replace("\\", r"\\"), text)
             for root in roots
@@ -436,6 +441,49 @@ class _Scan:
         while self.queue:
             path, roots = self.queue.pop(0)
             self.scan(path, roots)
+
+
+_RUN_KEYS: Final = frozenset({"command", "commands", "cmd", "args", "cwd", "script", "run"})
+_ENV_KEYS: Final = frozenset({"env", "environment"})
+
+
+def _commands_of(text: str) -> str:
+    """The strings a hooks file's hooks run with (values of ``command``, ``args``, ``cwd``,
+    ``env`` ... at any depth), one a line; the whole text when it does not parse (a broken file
+    is an error of its own when it is loaded)."""
+    try:
+        data = json.loads(text)
+    except ValueError:
+        try:
+            data = yaml.safe_load(text)
+        except yaml.YAMLError:
+            return text
+    found: list[str] = []
+
+    def strings(value: object) -> None:
+        if isinstance(value, str):
+            found.append(value)
+        elif isinstance(value, list):
+            for item in value:
+                strings(item)
+        elif isinstance(value, dict):
+            for item in value.values():
+                strings(item)
+
+    def walk(value: object) -> None:
+        if isinstance(value, dict):
+            for key, item in value.items():
+                lowered = str(key).lower()
+                if lowered in _RUN_KEYS or lowered in _ENV_KEYS:
+                    strings(item)
+                else:
+                    walk(item)
+        elif isinstance(value, list):
+            for item in value:
+                walk(item)
+
+    walk(data)
+    return "\n".join(found)
 
 
 def _relative(project: Path, path: Path) -> str:
