@@ -6,7 +6,8 @@ The surface of a project (see ``docs/security.md``, "What trust covers") is:
    directories, the included files that hold hooks);
 2. every file under its hook directories (:data:`HOOK_DIRS`) and under each included
    directory;
-3. every path a hooks file's text names that exists in the project (tried from the project,
+3. every path a hooks file's commands name (``command``, ``args``, ``cwd``, ``env`` values)
+   that exists in the project (tried from the project,
    from the file's directory and from every directory named before it): a named directory is
    covered whole; a named file is covered together with every file under its directory (a
    script imports, sources and reads its siblings), or alone when it lies at the project's
