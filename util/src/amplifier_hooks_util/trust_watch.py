@@ -236,6 +236,8 @@ class TrustGuard:
         names: set[str] = set()
         surface = self._surface
         for directory, name, is_dir in events:
+            if not name:  # the directory itself (its mode): what it holds comes named
+                continue
             path = directory / name
             if directory in surface.dirs:
                 if is_dir and os.path.isdir(path):  # a new directory: watch it, read it
@@ -360,8 +362,17 @@ class TrustGuard:
         return marks
 
     def _stat_changes(self) -> set[str]:
+        """The files whose ``stat`` changed; a directory that changed (an entry added or
+        removed) asks for the whole surface again."""
         now = self._snapshot()
         if now == self._stats:
             return set()
-        self._stats = now
-        return {_EVERYTHING}
+        before, self._stats = self._stats, now
+        directories = {str(d) for d in self._directories(self._surface)}
+        changed: set[str] = set()
+        for key in set(now) | set(before):
+            if now.get(key) != before.get(key):
+                if key in directories:
+                    return {_EVERYTHING}
+                changed.add(self._name(Path(key)))
+        return changed
