@@ -45,6 +45,12 @@ ROUTES: dict[str, Route] = {
         "scripts/helper.py",
         PY_EVIL,
     ),
+    "script-under-the-project-dir-variable": Route(
+        'python3 "$CLAUDE_PROJECT_DIR"/tools/guard.py',
+        {"tools/guard.py": "import helper\n", "tools/helper.py": "OK = 1\n"},
+        "tools/helper.py",
+        PY_EVIL,
+    ),
     "python-m-importing-another-file": Route(
         "python3 -m tools.guard",
         {

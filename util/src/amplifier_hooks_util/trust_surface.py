@@ -396,10 +396,12 @@ class _Scan:
                 continue
             # a/b/c, then b/c, then c: "$DIR/lib.sh", "$(dirname "$0")/lib.sh"
             tails = [parts[i:] for i in range(len(parts))] if "$" in token else [parts]
-            absolute = cleaned.startswith("/") and "$" not in token
+            # "$CLAUDE_PROJECT_DIR"/tools/x.py is /tools/x.py once the variable is gone: an
+            # absolute path is tried as it is and from the project's directories
+            roots = [Path("/"), *bases] if cleaned.startswith("/") else bases
             for tail in tails:
                 name = Path(*tail)
-                for base in [Path("/")] if absolute else bases:
+                for base in roots:
                     self._reach(base / name, named=hooks, bare="/" not in token)
 
     def _reach(self, candidate: Path, *, named: bool, bare: bool) -> None:
