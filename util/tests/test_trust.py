@@ -313,3 +313,21 @@ def test_only_what_hooks_run_is_followed_not_permission_patterns(tmp_path: Path)
     (root / ".claude" / "settings.json").write_text(json.dumps(settings))
     names = {p.relative_to(root).as_posix() for p in hook_files(root)}
     assert names == {".claude/settings.json", "tools/guard.py"}
+
+
+def test_a_record_from_before_the_whole_surface_says_so(
+    tmp_path: Path, amplifier_home: Path
+) -> None:
+    root = project(tmp_path / "repo")
+    trust_project(root)
+    path = amplifier_home / TRUST_FILE
+    data = json.loads(path.read_text())
+    record = data["projects"][str(root)]
+    del record["surface"]
+    del record["files"]["scripts/unrelated.sh"]  # what an older record did not cover
+    path.write_text(json.dumps(data))
+    status = trust_status(root)
+    assert not status.trusted
+    assert status.changed == ("scripts/unrelated.sh",)
+    assert "was trusted before trust covered everything its hooks run" in status.why_not()
+    assert f"amplifier-hooks trust {root}" in status.why_not()

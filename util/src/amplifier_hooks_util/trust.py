@@ -84,6 +84,7 @@ TRUST_FILE: Final = "trusted-projects.json"
 """The record of trusted projects, in the state home."""
 
 _YES: Final = frozenset({"1", "true", "yes", "on"})
+_SURFACE_VERSION: Final = 2  # records that cover the whole hook surface
 
 How = Literal["record", "environment", "none"]
 
@@ -112,6 +113,8 @@ class TrustStatus:
     """What was fingerprinted to decide (with the bytes of the hooks files asked for)."""
     data: frozenset[str] = frozenset()
     """Names the record keeps as the hooks' own data (their content is not compared)."""
+    outdated: bool = False
+    """The record was written before it covered the whole hook surface."""
 
     @property
     def recorded(self) -> bool:
@@ -125,6 +128,12 @@ class TrustStatus:
         command = " ".join(["amplifier-hooks trust", shlex.quote(where), *flags])
         if self.problem:
             return self.problem
+        if self.changed and self.outdated:
+            return (
+                f"project {where} was trusted before trust covered everything its hooks run "
+                f"({', '.join(self.changed[:5])}{', ...' if len(self.changed) > 5 else ''} "
+                f"not recorded or changed); review them, then run `{command}` again"
+            )
         if self.changed:
             return (
                 f"project {where} changed since you trusted it "
@@ -324,6 +333,7 @@ def trust_project(
         )
         projects[str(project)] = {
             "trusted_at": datetime.now(UTC).isoformat(timespec="seconds"),
+            "surface": _SURFACE_VERSION,
             "files": {name: digest for name, digest in prints.items() if name not in data},
             **({"data": data} if data else {}),
             **({"include": sorted(names)} if names else {}),
@@ -414,5 +424,8 @@ def trust_status(
     data = _recorded_data(record)
     changed = changed_names(surface.states, recorded, data)
     if changed:
-        return TrustStatus(project, False, "none", files, changed, known=True, surface=surface)
+        outdated = record.get("surface") != _SURFACE_VERSION
+        return TrustStatus(
+            project, False, "none", files, changed, known=True, surface=surface, outdated=outdated
+        )
     return TrustStatus(project, True, "record", files, known=True, surface=surface, data=data)
