@@ -100,19 +100,66 @@ def test_an_optional_broken_guard_is_a_visible_warning(tmp_path: Path) -> None:
     assert "skipped module hooks-declaritive" in output
 
 
-def test_a_broken_project_file_does_not_take_the_bundles_guard_down(tmp_path: Path) -> None:
+PROJECT_GUARD = """\
+{
+  "hooks": {
+    "PreToolUse": [
+      {"matcher": "Bash", "hooks": [{"type": "command", "command": "sh .claude/hooks/guard.sh"}]},
+    ]
+  }
+}
+"""
+
+
+def _project_guard(workspace: Path) -> None:
+    """The project's own guard, as a new user writes it: a trailing comma ending line 4 (JSON
+    reports it on line 5, where the list closes)."""
+    write(workspace / ".claude" / "settings.json", PROJECT_GUARD)
+    write(
+        workspace / ".claude" / "hooks" / "guard.sh",
+        'case "$(cat)" in *"rm -rf"*) echo "no deleting" >&2; exit 2 ;; esac\n',
+    )
+
+
+def test_a_trusted_projects_broken_guard_stops_the_session_before_its_first_turn(
+    tmp_path: Path,
+) -> None:
     bundle = write(
         tmp_path / "bundle.yaml",
-        GUARD.format(module="hooks-declarative", pattern="rm *", regex="", action="block"),
+        "hooks:\n  - module: hooks-declarative\n    config: {include_user: false}\n",
     )
     workspace = _workspace(tmp_path)
-    write(workspace / ".amplifier" / "hooks.yaml", "hooks:\n  PreToolUse:\n    - type: [1]\n")
+    _project_guard(workspace)
+    trusted = installed("trust", str(workspace), cwd=tmp_path)
+    assert trusted.returncode == 0, trusted.stdout + trusted.stderr
+    code, output = _run(tmp_path, bundle, workspace)
+    assert code != 0, output
+    assert (workspace / "victim" / "keep.txt").read_text() == "precious\n"
+    flat = " ".join(output.split())
+    assert "stopped before its first turn" in flat, output
+    assert ".claude/settings.json:5:" in flat
+    assert f"amplifier-hooks trust {workspace}" in flat
+    assert "strict: false" in flat
+    no_traceback(output)
+
+
+def test_strict_false_goes_on_without_the_broken_file_and_says_it_fails_open(
+    tmp_path: Path,
+) -> None:
+    bundle = write(
+        tmp_path / "bundle.yaml",
+        GUARD.format(module="hooks-declarative", pattern="rm *", regex="", action="block").replace(
+            "include_user: false", "include_user: false\n      strict: false"
+        ),
+    )
+    workspace = _workspace(tmp_path)
+    _project_guard(workspace)
     trusted = installed("trust", str(workspace), cwd=tmp_path)
     assert trusted.returncode == 0, trusted.stdout + trusted.stderr
     code, output = _run(tmp_path, bundle, workspace)
     assert code == 0, output
-    assert (workspace / "victim" / "keep.txt").read_text() == "precious\n"
+    assert (workspace / "victim" / "keep.txt").read_text() == "precious\n"  # the bundle's guard
     flat = " ".join(output.split())
     assert "no deleting" in flat
-    assert ".amplifier/hooks.yaml:3: hooks.PreToolUse[0].type: unknown hook type a list" in flat
-    assert "the hooks of .amplifier/hooks.yaml are skipped" in flat
+    assert ".claude/settings.json:5:" in flat
+    assert "the hooks of .claude/settings.json are skipped and the guard they hold is off" in flat

@@ -109,7 +109,7 @@ def test_every_hook_and_every_skipped_item_of_a_bundle(
     assert broken["reason"].startswith(
         ".amplifier/hooks/broken/hooks.json:1: hooks.PreToolUze: unknown Claude Code event"
     )
-    assert broken["fatal"] is False
+    assert broken["fatal"] is True  # a trusted project's broken file stops a session
 
 
 def test_the_table_names_sources_events_and_reasons(

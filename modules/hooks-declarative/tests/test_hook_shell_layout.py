@@ -189,7 +189,7 @@ def test_hook_shell_false_reads_no_hooks_directory(project: Path, user_dir: Path
     assert "user-hook-shell" not in kinds
 
 
-async def test_a_broken_project_file_is_skipped_unless_strict(
+async def test_a_broken_project_file_stops_the_mount_unless_strict_is_off(
     project: Path, user_dir: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
     install(project)
@@ -199,21 +199,21 @@ async def test_a_broken_project_file_is_skipped_unless_strict(
         '{\n  "hooks": {\n    "PreToolUse": [{"hooks": [{"type": "shell"}]}]\n  }\n}\n'
     )
     trust_project(project)
-    with caplog.at_level(logging.WARNING):
-        _, cleanup = await mounted(project)
-    await cleanup()
-    assert "hooks-declarative: .amplifier/hooks/broken/hooks.json:3: " in caplog.text
-    assert "the hooks of .amplifier/hooks/broken/hooks.json are skipped" in caplog.text
     with pytest.raises(HooksConfigError) as caught:
-        await mounted(project, {"strict": True})
+        await mounted(project)
     assert str(caught.value).startswith(
         "hooks-declarative: .amplifier/hooks/broken/hooks.json:3: "
         "hooks.PreToolUse[0].hooks[0].type: "
     )
+    with caplog.at_level(logging.WARNING):
+        _, cleanup = await mounted(project, {"strict": False})
+    await cleanup()
+    assert "hooks-declarative: .amplifier/hooks/broken/hooks.json:3: " in caplog.text
+    assert "the hooks of .amplifier/hooks/broken/hooks.json are skipped" in caplog.text
     survey = survey_sources(parse_config({}), project_dir=project, user_dir=user_dir)
     [skipped] = survey.skipped
     assert skipped.what == ".amplifier/hooks/broken/hooks.json"
-    assert not skipped.fatal
+    assert skipped.fatal
     assert [h.source for h in survey.hooks] == [".amplifier/hooks/bash-logger/hooks.json"]
 
 

@@ -373,8 +373,14 @@ async def test_a_trusted_plugin_inside_the_project_that_changes_stops_running(
     (plugin / "scripts" / "guard.py").write_text(
         f"import pathlib\npathlib.Path({str(marker)!r}).write_text('secrets')\n"
     )
+    with pytest.raises(HooksConfigError) as caught:
+        await mounted(project, {"plugins": ["plugins/security-guard"]})
+    assert "plugins/security-guard/scripts/guard.py" in str(caught.value)
+    assert "changed since you trusted it" in str(caught.value)
+    assert "amplifier-hooks trust" in str(caught.value)
+    config = {"plugins": ["plugins/security-guard"], "strict": False}
     with caplog.at_level(logging.WARNING, logger="amplifier_module_hooks_declarative"):
-        coordinator, cleanup = await mounted(project, {"plugins": ["plugins/security-guard"]})
+        coordinator, cleanup = await mounted(project, config)
         try:
             await coordinator.hooks.emit("tool:pre", bash("ls"))
         finally:
@@ -447,8 +453,10 @@ async def test_a_project_that_is_a_plugin_covers_every_hooks_file_its_manifest_n
     trust_project(project, include=["hooks", "config/extra.json"])  # hooks/ holds hooks.json
     assert await denies_rm_rf(project, config)
     extra.write_text(json.dumps({"hooks": {"Stop": []}}))
+    with pytest.raises(HooksConfigError, match=r"config/extra\.json"):
+        await denies_rm_rf(project, config)
     with caplog.at_level(logging.WARNING, logger="amplifier_module_hooks_declarative"):
-        assert not await denies_rm_rf(project, config)
+        assert not await denies_rm_rf(project, {**config, "strict": False})
     assert "config/extra.json" in caplog.text
 
 

@@ -177,12 +177,13 @@ def test_unreadable_bytes_are_reported_with_their_line(home: Path, project: Path
             project_dir=project,
             user_dir=home,
         )
-    assert str(caught.value) == (
-        "hooks-declarative: .amplifier/hooks.yaml:3: not UTF-8 text: byte 0xe9"
+    assert str(caught.value).startswith(
+        "hooks-declarative: .amplifier/hooks.yaml:3: not UTF-8 text: byte 0xe9 (fix it, then run "
+        f"`amplifier-hooks trust {project}`"
     )
 
 
-def test_a_broken_project_file_is_reported_and_skipped_the_others_still_run(
+def test_a_broken_project_file_is_skipped_only_when_strict_is_off(
     home: Path, project: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
     hooks_file(home / ".amplifier" / "hooks.yaml", "User")
@@ -191,10 +192,11 @@ def test_a_broken_project_file_is_reported_and_skipped_the_others_still_run(
     broken.write_text("hooks:\n  PreToolUse:\n    - type: [1]\n")
     claude_settings(project / ".claude" / "settings.json", "./cc.sh")
     hooks_file(project / "bundle.yaml", "Bundle")
-    settings = parse_config(
-        {"files": ["bundle.yaml"], "hooks": {"Stop": [{"type": "command", "command": "true"}]}}
-    )
+    raw = {"files": ["bundle.yaml"], "hooks": {"Stop": [{"type": "command", "command": "true"}]}}
     trust_project(project)
+    with pytest.raises(HooksConfigError, match=r"^hooks-declarative: \.amplifier/hooks\.yaml:3: "):
+        load_documents(parse_config(raw), project_dir=project, user_dir=home / ".amplifier")
+    settings = parse_config({**raw, "strict": False})
     with caplog.at_level("WARNING", logger="amplifier_module_hooks_declarative"):
         documents = load_documents(settings, project_dir=project, user_dir=home / ".amplifier")
     assert labels(documents) == [
@@ -205,8 +207,10 @@ def test_a_broken_project_file_is_reported_and_skipped_the_others_still_run(
     ]
     (warning,) = [r.getMessage() for r in caplog.records]
     assert warning.startswith("hooks-declarative: .amplifier/hooks.yaml:3: hooks.PreToolUse[0]")
-    assert "the hooks of .amplifier/hooks.yaml are skipped, the other sources still run" in warning
-    assert "strict: true" in warning
+    assert (
+        "the hooks of .amplifier/hooks.yaml are skipped and the guard they hold is off" in warning
+    )
+    assert "strict: false" in warning
 
 
 @pytest.mark.parametrize("kind", ["user", "file", "config"])

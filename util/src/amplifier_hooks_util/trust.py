@@ -6,15 +6,15 @@ commands would run with the user's rights the moment a session starts in it. The
 project the user trusts, the way Claude Code asks before it runs a folder's hooks:
 
 * ``amplifier-hooks trust PATH`` (:func:`trust_project`) records the project in
-  ``$AMPLIFIER_HOME/trusted-projects.json`` with the SHA-256 of each of its hook files, of every
-  file under its hook directories (``.claude/hooks``, ``.amplifier/hooks``, ``.gemini/hooks``,
-  ``.cursor/hooks``) and of every file of the project a hook file names by its path (the
-  scripts its commands run, also when an interpreter is given one without a script suffix, or
-  ``-m`` a module with its packages, from the project or a directory the file names). A file
-  changed, added or removed since makes the project untrusted again until it is trusted
-  anew. Links to directories are followed; a FIFO or a device is recorded as such, never
-  read. A project with more than 2,000 such files cannot be trusted: a record that left some
-  out would not notice them change.
+  ``$AMPLIFIER_HOME/trusted-projects.json`` with the fingerprint of its whole hook surface
+  (:mod:`.trust_surface`: its hooks files, every file under its hook directories, every file
+  under each directory its hooks name, what their code names in turn, the files of the build
+  tools they run, links with their targets). A file of the surface that holds code changed,
+  added or removed since makes the project untrusted again until it is trusted anew; what a
+  hook of the project writes during its own run and that holds no code (its log, its cache)
+  is its data and does not (:func:`mark_data`, :mod:`.trust_watch`). A FIFO or a device is
+  recorded as such, never read. A surface of more than 2,000 files cannot be trusted: a record
+  that left some out would not notice them change.
 * What a bundle runs hooks from inside the project (a Claude Code plugin kept in the
   checkout, ``plugins: [plugins/guard]``, even when it links elsewhere) is project content too:
   ``amplifier-hooks trust PATH --include plugins/guard`` adds it and every file under it to the
@@ -31,47 +31,49 @@ project the user trusts, the way Claude Code asks before it runs a folder's hook
 from __future__ import annotations
 
 import contextlib
-import hashlib
 import json
 import os
-import re
 import shlex
-import stat
 import tempfile
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Final, Literal
 
 from .state import state_home
+from .trust_surface import (
+    HOOK_DIRS,
+    HOOKS_FILES,
+    FileState,
+    Surface,
+    TooManyFiles,
+    scan_surface,
+)
 
 __all__ = [
     "PROJECT_HOOK_DIRS",
     "PROJECT_HOOK_FILES",
     "TRUST_ENV",
     "TRUST_FILE",
+    "Surface",
     "TooManyFiles",
     "TrustStatus",
+    "changed_names",
     "fingerprint",
     "forget_project",
     "hook_files",
     "included_path",
+    "mark_data",
     "trust_project",
     "trust_status",
     "trusted_projects",
 ]
 
-PROJECT_HOOK_FILES: Final = (
-    ".claude/settings.json",
-    ".claude/settings.local.json",
-    ".amplifier/hooks.yaml",
-    ".gemini/settings.json",
-    ".cursor/hooks.json",
-)
+PROJECT_HOOK_FILES: Final = HOOKS_FILES
 """Files a project brings whose hooks run commands, relative to the project directory."""
 
-PROJECT_HOOK_DIRS: Final = (".claude/hooks", ".amplifier/hooks", ".gemini/hooks", ".cursor/hooks")
+PROJECT_HOOK_DIRS: Final = HOOK_DIRS
 """Directories whose files (hook scripts, hook-shell's ``<name>/hooks.json``) are part of what
 the user trusts."""
 
@@ -82,15 +84,7 @@ TRUST_FILE: Final = "trusted-projects.json"
 """The record of trusted projects, in the state home."""
 
 _YES: Final = frozenset({"1", "true", "yes", "on"})
-_MAX_FILES: Final = 2000
-_PROJECT_VARIABLES: Final = re.compile(
-    r"\$\{?(?:CLAUDE_PROJECT_DIR|AMPLIFIER_PROJECT_DIR|PWD)\}?|\$\{?\w*PLUGIN_ROOT\}?"
-)
-_PLUGIN_ROOT: Final = re.compile(r"\$\{?\w*PLUGIN_ROOT\}?")
-_SCRIPT_SUFFIXES: Final = frozenset(
-    {".sh", ".bash", ".zsh", ".py", ".js", ".mjs", ".cjs", ".ts", ".rb", ".pl", ".ps1", ".php"}
-)
-_TOKEN: Final = re.compile(r"[^\s\"'`;&|()<>=,\[\]{}\\]+")
+_SURFACE_VERSION: Final = 2  # records that cover the whole hook surface
 
 How = Literal["record", "environment", "none"]
 
@@ -115,6 +109,12 @@ class TrustStatus:
     uncovered: tuple[str, ...] = ()
     known: bool = False
     problem: str = ""
+    surface: Surface | None = None
+    """What was fingerprinted to decide (with the bytes of the hooks files asked for)."""
+    data: frozenset[str] = frozenset()
+    """Names the record keeps as the hooks' own data (their content is not compared)."""
+    outdated: bool = False
+    """The record was written before it covered the whole hook surface."""
 
     @property
     def recorded(self) -> bool:
@@ -128,6 +128,12 @@ class TrustStatus:
         command = " ".join(["amplifier-hooks trust", shlex.quote(where), *flags])
         if self.problem:
             return self.problem
+        if self.changed and self.outdated:
+            return (
+                f"project {where} was trusted before trust covered everything its hooks run "
+                f"({', '.join(self.changed[:5])}{', ...' if len(self.changed) > 5 else ''} "
+                f"not recorded or changed); review them, then run `{command}` again"
+            )
         if self.changed:
             return (
                 f"project {where} changed since you trusted it "
@@ -167,186 +173,24 @@ def included_path(project_dir: str | os.PathLike[str], path: str | os.PathLike[s
     return target.relative_to(project).as_posix()
 
 
-def _files_under(project: Path, names: Iterable[str]) -> Iterator[Path]:
-    """The project's files ``names`` and every file under its directories ``names``, in a
-    stable order. Symbolic links to directories are followed (hooks run what they lead to),
-    each real directory once."""
-    seen: set[str] = set()
-    for name in names:
-        top = project / name
-        if top.is_file():
-            yield top
-            continue
-        if not top.is_dir():
-            continue
-        for root, dirs, files in os.walk(top, followlinks=True):
-            real = os.path.realpath(root)
-            if real in seen:
-                dirs.clear()
-                continue
-            seen.add(real)
-            dirs.sort()
-            for file in sorted(files):
-                yield Path(root) / file
-
-
-_INTERPRETER_REACH: Final = 4  # tokens after an interpreter that may be its script
-_MAX_SCANNED: Final = 1 << 20  # larger files are not read for the scripts they name
-# Interpreters whose next arguments include the script they run, whatever its name.
-_INTERPRETERS: Final = re.compile(
-    r"(?:python[0-9.]*|pypy[0-9.]*|uv|bash|sh|zsh|dash|ksh|fish|node|deno|bun|ruby|perl|php"
-    r"|pwsh|powershell|tsx|ts-node|source|\.)"
-)
-
-
-def _named_files(project: Path, config: Path, roots: Sequence[Path] = ()) -> Iterator[Path]:
-    """Files of the project that ``config`` names by a path as what its hooks run: a token
-    that is a file with a script suffix, an executable file, or any file an interpreter is
-    given (``python3 -u tools/guard``, ``python3 -m tools.guard`` with its packages'
-    ``__init__.py``). A data file a pattern names (``.env``) is not one. Paths are tried from
-    the project and from every directory of it the config names (``cd tools``,
-    ``PYTHONPATH=lib``). ``roots``: the directories ``${CLAUDE_PLUGIN_ROOT}`` may stand for
-    (each is tried); without them the variable is dropped and the rest read from the
-    project."""
-    try:
-        if config.stat().st_size > _MAX_SCANNED:
-            return
-        text = config.read_text(encoding="utf-8", errors="replace")
-    except OSError:
-        return
-    if roots and "command" not in text:  # not a hooks file: nothing in it runs
-        return
-    # A root relative to the project: a path with a space would split into two tokens.
-    texts = [
-        _PLUGIN_ROOT.sub(_relative(project, root).replace("\\", r"\\"), text) for root in roots
-    ]
-    for each in texts or [text]:
-        yield from _scripts_in(project, _TOKEN.findall(_PROJECT_VARIABLES.sub("", each)))
-
-
-def _relative(project: Path, path: Path) -> str:
-    return path.relative_to(project).as_posix() if path != project else "."
-
-
-def _scripts_in(project: Path, tokens: Sequence[str]) -> Iterator[Path]:
-    bases = [project]
-    interpreted = 0  # how many more tokens may be an interpreter's script
-    module = False  # the token is the module of ``-m``
-    for token in tokens:
-        if _INTERPRETERS.fullmatch(Path(token).name) is not None:
-            interpreted, module = _INTERPRETER_REACH, False
-            continue
-        if token.startswith("-"):
-            module = interpreted > 0 and token == "-m"
-            continue
-        candidates: list[Path] = []
-        if module:
-            parts = token.split(".")
-            candidates = [Path(*parts).with_suffix(".py"), Path(*parts, "__main__.py")]
-            candidates += [Path(*parts[:end], "__init__.py") for end in range(1, len(parts) + 1)]
-        else:  # "$CLAUDE_PROJECT_DIR"/scripts/x.py reads /scripts/x.py once the variable is gone
-            candidates = [Path(token), Path(token.lstrip("/"))] if token.strip("/") else []
-        given = interpreted > 0 or module
-        named = given or "/" in token or "." in token
-        interpreted, module = max(0, interpreted - 1), False
-        for name in candidates:
-            for base in bases:
-                candidate = (name if name.is_absolute() else base / name).resolve()
-                if candidate == project or not candidate.is_relative_to(project):
-                    continue
-                if candidate.is_dir():
-                    if candidate not in bases:
-                        bases.append(candidate)
-                elif (
-                    named
-                    and candidate.is_file()
-                    and (
-                        given
-                        or candidate.suffix in _SCRIPT_SUFFIXES
-                        or os.access(candidate, os.X_OK)
-                    )
-                ):
-                    yield candidate
-                if name.is_absolute():
-                    break
-
-
-class TooManyFiles(ValueError):
-    """A project's hook files and included paths hold more files than a record covers."""
-
-
 def hook_files(project_dir: str | os.PathLike[str], include: Iterable[str] = ()) -> list[Path]:
-    """The files a trust record covers for ``project_dir`` (see the module docstring), with
-    the ``include`` files and every file under the ``include`` directories (project-relative
+    """The files a trust record covers for ``project_dir`` (:mod:`.trust_surface`), with the
+    ``include`` files and every file under the ``include`` directories (project-relative
     names), in a stable order.
 
     :raises TooManyFiles: there are more than 2,000: a record that left some out would not
         notice when they change.
     """
-    project = Path(project_dir).resolve()
-    included = sorted(set(include))
-    configs = [project / name for name in PROJECT_HOOK_FILES if (project / name).is_file()]
-    found: dict[Path, None] = dict.fromkeys(configs)
-    for path in _files_under(project, PROJECT_HOOK_DIRS):
-        found.setdefault(path)
-        _check_count(project, found)
-    included_files: list[Path] = []
-    for name in included:
-        for path in _files_under(project, (name,)):
-            found.setdefault(path)
-            included_files.append(path)
-            _check_count(project, found)
-    readers = [*configs, *(p for p in found if p.name in ("hooks.json", "hooks.yaml"))]
-    for config in readers:
-        for path in _named_files(project, config):
-            found.setdefault(path)
-    # Every file of an included plugin may be a hooks file its manifest names, and
-    # ${CLAUDE_PLUGIN_ROOT} may be any directory above it (a marketplace, a directory of
-    # plugins, a project that is itself a plugin): each is tried.
-    for config in included_files:
-        roots = [config.parent, *config.parent.parents]
-        roots = [root for root in roots if root == project or root.is_relative_to(project)]
-        for path in _named_files(project, config, roots):
-            found.setdefault(path)
-    _check_count(project, found)
-    return list(found)
-
-
-def _check_count(project: Path, found: Mapping[Path, None]) -> None:
-    if len(found) > _MAX_FILES:
-        raise TooManyFiles(
-            f"project {project}: its hook files and included paths hold more than "
-            f"{_MAX_FILES:,} files, more than a trust record covers; keep dependencies "
-            "(node_modules, virtual environments) out of them"
-        )
-
-
-def _digest(path: Path) -> str:
-    try:
-        if not stat.S_ISREG(path.stat().st_mode):  # a FIFO or /dev/zero would never end
-            return "not a regular file"
-        sha = hashlib.sha256()
-        with path.open("rb") as stream:
-            for block in iter(lambda: stream.read(1 << 16), b""):
-                sha.update(block)
-    except OSError as err:
-        return f"unreadable: {err.strerror or err}"
-    return sha.hexdigest()
+    return list(scan_surface(project_dir, include).paths.values())
 
 
 def fingerprint(project_dir: str | os.PathLike[str], include: Iterable[str] = ()) -> dict[str, str]:
-    """``{relative path: sha256}`` of the project's hook files (:func:`hook_files`).
+    """``{name: sha256}`` of the project's hook surface (:func:`hook_files`); a link's entry
+    is its target text with the target's digest, a special file's its kind.
 
     :raises TooManyFiles: see :func:`hook_files`.
     """
-    project = Path(project_dir).resolve()
-    prints: dict[str, str] = {}
-    for path in hook_files(project, include):
-        relative = (
-            path.relative_to(project).as_posix() if path.is_relative_to(project) else str(path)
-        )
-        prints[relative] = _digest(path)
-    return prints
+    return scan_surface(project_dir, include).digests()
 
 
 # ----------------------------------------------------------------------------- the record
@@ -379,7 +223,7 @@ def trusted_projects(environ: Mapping[str, str] | None = None) -> dict[str, dict
 def _write(projects: Mapping[str, Any], environ: Mapping[str, str] | None) -> Path:
     path = _record_path(environ)
     path.parent.mkdir(parents=True, exist_ok=True)
-    text = json.dumps({"version": 1, "projects": projects}, indent=2, sort_keys=True) + "\n"
+    text = json.dumps({"version": 2, "projects": projects}, indent=2, sort_keys=True) + "\n"
     fd, temp = tempfile.mkstemp(prefix=".trusted-", dir=path.parent)
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as stream:
@@ -390,6 +234,65 @@ def _write(projects: Mapping[str, Any], environ: Mapping[str, str] | None) -> Pa
             os.unlink(temp)
         raise
     return path
+
+
+@contextlib.contextmanager
+def _locked(environ: Mapping[str, str] | None) -> Iterator[None]:
+    """Hold the record's lock: two sessions (or a session and ``trust``) updating it at once
+    never lose each other's change."""
+    path = _record_path(environ)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with open(path.with_name(path.name + ".lock"), "a+b") as lock:
+        try:
+            import fcntl
+        except ImportError:  # pragma: no cover - no advisory locks on this platform
+            yield
+            return
+        fcntl.flock(lock.fileno(), fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(lock.fileno(), fcntl.LOCK_UN)
+
+
+def _recorded_data(record: Mapping[str, Any] | None) -> frozenset[str]:
+    names = record.get("data") if record is not None else None
+    if not isinstance(names, list):
+        return frozenset()
+    return frozenset(n for n in names if isinstance(n, str))
+
+
+def mark_data(
+    project_dir: str | os.PathLike[str],
+    states: Mapping[str, FileState | None],
+    environ: Mapping[str, str] | None = None,
+) -> bool:
+    """Record what one of the project's own hook runs wrote: each name of ``states`` that
+    holds no code becomes the hooks' data (its content is no longer compared; it counts again
+    the moment it holds code), and a Python bytecode cache is recorded with its new digest.
+    ``None``: the file is gone. Whether the project still has a record to update.
+    """
+    project = str(Path(project_dir).resolve())
+    with _locked(environ):
+        projects = trusted_projects(environ)
+        record = projects.get(project)
+        if record is None:
+            return False
+        files = dict(record.get("files") or {})
+        data = set(_recorded_data(record))
+        for name, state in states.items():
+            if state is None:
+                files.pop(name, None)
+                data.discard(name)
+            elif state.code:  # only bytecode caches reach here (trust_watch)
+                files[name] = state.digest
+            else:
+                files.pop(name, None)
+                data.add(name)
+        record = {**record, "files": files, "data": sorted(data)}
+        projects[project] = record
+        _write(projects, environ)
+    return True
 
 
 def _within(name: str, top: str) -> bool:
@@ -415,16 +318,27 @@ def trust_project(
     :raises ValueError: an ``include`` directory lies outside the project.
     """
     project = Path(project_dir).resolve()
-    projects = trusted_projects(environ)
     names = {included_path(project, path) for path in include}
-    names.update(_recorded_includes(projects.get(str(project))))
-    prints = fingerprint(project, names)
-    projects[str(project)] = {
-        "trusted_at": datetime.now(UTC).isoformat(timespec="seconds"),
-        "files": prints,
-        **({"include": sorted(names)} if names else {}),
-    }
-    _write(projects, environ)
+    with _locked(environ):
+        projects = trusted_projects(environ)
+        record = projects.get(str(project))
+        names.update(_recorded_includes(record))
+        surface = scan_surface(project, names)
+        prints = surface.digests()
+        # what was the hooks' data stays so while it holds no code
+        data = sorted(
+            name
+            for name in _recorded_data(record)
+            if name in surface.states and not surface.states[name].code
+        )
+        projects[str(project)] = {
+            "trusted_at": datetime.now(UTC).isoformat(timespec="seconds"),
+            "surface": _SURFACE_VERSION,
+            "files": {name: digest for name, digest in prints.items() if name not in data},
+            **({"data": data} if data else {}),
+            **({"include": sorted(names)} if names else {}),
+        }
+        _write(projects, environ)
     return prints
 
 
@@ -433,10 +347,11 @@ def forget_project(
 ) -> bool:
     """Remove ``project_dir`` from the record; whether it was there."""
     project = str(Path(project_dir).resolve())
-    projects = trusted_projects(environ)
-    if projects.pop(project, None) is None:
-        return False
-    _write(projects, environ)
+    with _locked(environ):
+        projects = trusted_projects(environ)
+        if projects.pop(project, None) is None:
+            return False
+        _write(projects, environ)
     return True
 
 
@@ -451,13 +366,31 @@ def _trusted_by_environment(project: Path, environ: Mapping[str, str]) -> bool:
     )
 
 
+def changed_names(
+    states: Mapping[str, FileState], recorded: Mapping[str, Any], data: frozenset[str]
+) -> tuple[str, ...]:
+    """The names whose state differs from the record (changed, added or removed), leaving
+    out the hooks' data while it holds no code."""
+    changed = []
+    for name in set(states) | set(recorded):
+        state = states.get(name)
+        if name in data and (state is None or not state.code):
+            continue
+        if (state.digest if state is not None else None) != recorded.get(name):
+            changed.append(name)
+    return tuple(sorted(changed))
+
+
 def trust_status(
     project_dir: str | os.PathLike[str],
     environ: Mapping[str, str] | None = None,
     include: Iterable[str | os.PathLike[str]] = (),
+    keep: Iterable[Path] = (),
 ) -> TrustStatus:
     """Whether the hooks ``project_dir`` brings may run (see the module docstring); with
     ``include``, also those of these directories of the project (a record must cover them).
+    ``keep``: hooks files whose bytes the caller will parse: the status's ``surface`` holds
+    the very bytes that were hashed (``contents``), so nothing reads them twice.
 
     A record that cannot be read counts as no record (the project is not trusted).
 
@@ -478,19 +411,21 @@ def trust_status(
     )
     known = record is not None
     try:
-        prints = fingerprint(project, covered | wanted)
+        surface = scan_surface(project, covered | wanted, keep)
     except TooManyFiles as err:
         return TrustStatus(project, False, "none", known=known, problem=str(err))
-    files = tuple(prints)
+    files = tuple(surface.states)
     if record is None or uncovered:
-        return TrustStatus(project, False, "none", files, uncovered=uncovered, known=known)
+        return TrustStatus(
+            project, False, "none", files, uncovered=uncovered, known=known, surface=surface
+        )
     recorded = record.get("files")
     recorded = recorded if isinstance(recorded, dict) else {}
-    changed = tuple(
-        sorted(
-            name for name in set(prints) | set(recorded) if prints.get(name) != recorded.get(name)
-        )
-    )
+    data = _recorded_data(record)
+    changed = changed_names(surface.states, recorded, data)
     if changed:
-        return TrustStatus(project, False, "none", files, changed, known=True)
-    return TrustStatus(project, True, "record", files, known=True)
+        outdated = record.get("surface") != _SURFACE_VERSION
+        return TrustStatus(
+            project, False, "none", files, changed, known=True, surface=surface, outdated=outdated
+        )
+    return TrustStatus(project, True, "record", files, known=True, surface=surface, data=data)

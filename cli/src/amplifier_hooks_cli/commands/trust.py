@@ -37,11 +37,14 @@ def trust(
     """Let the project at PATH (default: the current directory) run the hooks it brings.
 
     A repository's .claude/settings.json, .amplifier/hooks.yaml, .amplifier/hooks/*/hooks.json,
-    .gemini/settings.json and .cursor/hooks.json run commands with your rights; they run only
-    in projects you trust. Trusting records the SHA-256 of those files, of the files in the
-    project's hook directories and of the scripts they name: when one of them changes, the
-    project's hooks stop running until you review the change and trust it again. Set
-    AMPLIFIER_TRUST_PROJECT=1 (or to a path) to trust without a record, as in CI.
+    .gemini/settings.json and .cursor/hooks.json run commands with your rights; they run only in
+    projects you trust. Trusting records the SHA-256 of their whole surface: those files, the
+    files in the project's hook directories, every file under each directory they name and
+    what that code names in turn, the build files of the tools they run, links with their
+    targets. When one that holds code changes, the session stops before its first turn (or the
+    hooks refuse between tool calls) until you review the change and trust it again; what a
+    hook writes for itself (its log) does not count. Set AMPLIFIER_TRUST_PROJECT=1 (or to a
+    path) to trust without a record, as in CI. See docs/security.md.
 
     A plugin kept inside the project is project content too: trust it with --include DIR
     (the session's warning names the directory).

@@ -170,8 +170,10 @@ class DeclarativeConfig(BaseModel):
     async_grace_s: float = Field(default=5.0, ge=0)
     """At cleanup, how long running ``async: true`` hooks may finish before they are cancelled."""
 
-    strict: bool = False
-    """A broken project hooks file fails the mount instead of being reported and skipped."""
+    strict: bool = True
+    """A trusted project's broken hooks file, or its hooks changed since it was trusted, fail
+    the mount (the session stops before its first turn). ``false`` is the opt-out: a warning,
+    and the session goes on without those hooks: the guards they hold are off (fails open)."""
 
     environment: Literal["inherit", "minimal"] = "inherit"
     """What command hooks get of the session's environment: all of it (``inherit``), or only

@@ -23,6 +23,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import logging
+import os
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, Final
@@ -57,14 +58,14 @@ def hook_shell_files(hooks_dir: Path) -> list[Path]:
     files that exist. A ``<name>`` that is a symbolic link is skipped with a warning: what it
     points to is outside what trusting the project covers."""
     found: list[Path] = []
-    if (hooks_dir / HOOKS_FILE_NAME).is_file():
+    if os.path.lexists(hooks_dir / HOOKS_FILE_NAME):  # a FIFO there is refused when read
         found.append(hooks_dir / HOOKS_FILE_NAME)
     try:
         children = sorted(p for p in hooks_dir.iterdir() if p.is_dir())
     except OSError:  # no such directory, or not a directory
         return found
     for child in children:
-        if not (child / HOOKS_FILE_NAME).is_file():
+        if not os.path.lexists(child / HOOKS_FILE_NAME):
             continue
         if child.is_symlink():
             logger.warning(

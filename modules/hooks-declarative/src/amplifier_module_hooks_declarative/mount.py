@@ -5,13 +5,23 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Awaitable, Callable, Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .config import MINIMAL_ENVIRONMENT, MODULE_ID, parse_config
-from .dispatch import Dispatcher, RunnerFactory, default_runner_factory, plan_steps
+from .dispatch import (
+    Dispatcher,
+    PlannedStep,
+    RunnerFactory,
+    default_runner_factory,
+    plan_steps,
+)
 from .session_env import offer_session_environment
-from .sources import load_documents, resolve_project_dir, resolve_user_dir
-from .specs import CommandHookSpec
+from .sources import PROJECT_KINDS, Loaded, load_sources, resolve_project_dir, resolve_user_dir
+from .specs import CommandHookSpec, HookSpec
+from .types import Runner
+
+if TYPE_CHECKING:
+    from amplifier_hooks_util.trust_watch import TrustGuard
 
 __all__ = ["mount"]
 
@@ -33,6 +43,36 @@ def _registry_of(coordinator: Any) -> Any:
     return hooks
 
 
+def _guarded_steps(
+    loaded: Loaded, factory: RunnerFactory
+) -> tuple[TrustGuard | None, list[PlannedStep]]:
+    """The steps of every document, in order; the command hooks a project trusted by its
+    record brings run behind a guard that re-checks that trust before each run
+    (:mod:`.trust_guard`)."""
+    project = [document for document, source in loaded.documents if source.kind in PROJECT_KINDS]
+    commands = any(
+        isinstance(entry.spec, CommandHookSpec)
+        for document in project
+        for entry in document.entries()
+    )
+    if loaded.status is None or not commands:
+        return None, plan_steps([document for document, _ in loaded.documents], factory)
+    from amplifier_hooks_util.trust_watch import TrustGuard
+
+    from .trust_guard import GuardedRunner
+
+    guard = TrustGuard(loaded.status)
+
+    def guarded(spec: HookSpec, label: str) -> Runner:
+        runner = factory(spec, label)
+        return GuardedRunner(runner, guard) if isinstance(spec, CommandHookSpec) else runner
+
+    steps: list[PlannedStep] = []
+    for document, source in loaded.documents:
+        steps += plan_steps([document], guarded if source.kind in PROJECT_KINDS else factory)
+    return guard, steps
+
+
 async def mount(
     coordinator: Any,
     config: Mapping[str, Any] | None = None,
@@ -44,7 +84,9 @@ async def mount(
     :param runner_factory: builds each hook's runner (default: the command, matcher and llm
         runners of this package); tests pass their own.
     :raises ValueError: a bad config key (``hooks-declarative: config ...``) or an invalid
-        hooks file (:class:`~.config.HooksConfigError`, naming file, line and key path).
+        hooks file (:class:`~.config.HooksConfigError`, naming file, line and key path), also
+        a trusted project's, or a trusted project whose hooks changed since it was trusted
+        (naming the files and the ``trust`` command), unless ``strict: false``.
     :raises TypeError: the coordinator has no hook registry.
 
     The cleanup unregisters every handler, then lets running ``async: true`` hooks finish for
@@ -55,14 +97,15 @@ async def mount(
     registry = _registry_of(coordinator)
     project_dir = resolve_project_dir(coordinator, settings)
     user_dir = resolve_user_dir(settings)
-    documents = load_documents(settings, project_dir=project_dir, user_dir=user_dir)
+    loaded = load_sources(settings, project_dir=project_dir, user_dir=user_dir)
+    documents = [document for document, _source in loaded.documents]
     pass_env = None
     if settings.environment == "minimal":
         pass_env = [*MINIMAL_ENVIRONMENT, *settings.pass_env]
     factory = runner_factory or default_runner_factory(
         str(project_dir), coordinator, pass_env=pass_env, settings=settings
     )
-    steps = plan_steps(documents, factory)
+    guard, steps = _guarded_steps(loaded, factory)
     if any(
         isinstance(entry.spec, CommandHookSpec) and entry.spec.protocol == "claude-code"
         for document in documents
@@ -92,5 +135,7 @@ async def mount(
                 logger.warning("%s: unregistering a handler failed", MODULE_ID, exc_info=True)
         await dispatcher.settle(settings.async_grace_s)
         await dispatcher.aclose()
+        if guard is not None:
+            guard.close()
 
     return cleanup

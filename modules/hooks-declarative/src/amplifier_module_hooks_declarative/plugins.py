@@ -41,6 +41,7 @@ from typing import Any, Final
 
 import yaml
 from amplifier_hooks_util.config_errors import describe_value, key_path
+from amplifier_hooks_util.regular_file import read_regular
 from amplifier_hooks_util.trust import trust_status
 from amplifier_hooks_util.yaml_locations import YamlDocument
 
@@ -123,9 +124,10 @@ class _Json:
         self.label = label
         self.positions = YamlDocument(None)
         try:
-            self.text = path.read_text(encoding="utf-8-sig")
+            self.text = read_regular(path).decode("utf-8-sig")
         except OSError as err:
-            raise self.error(f"cannot read the file: {err.strerror or err}") from err
+            reason = str(err) if err.strerror is None else err.strerror
+            raise self.error(f"cannot read the file: {reason}") from err
         except UnicodeDecodeError as err:
             line = err.object[: err.start].count(b"\n") + 1
             problem = Problem(f"not UTF-8 text: byte {err.object[err.start]:#04x}", line=line)
@@ -145,11 +147,23 @@ class _Json:
 
 
 def _enabled_switches(project_dir: Path) -> dict[str, tuple[bool, str]]:
-    """``enabledPlugins`` of the project's Claude Code settings: id -> (enabled, file)."""
+    """``enabledPlugins`` of the project's Claude Code settings: id -> (enabled, file); none
+    unless the project is trusted. The settings are parsed from the bytes its trust check
+    hashed (a file swapped after the check switches nothing off)."""
+    paths = [project_dir / name for name in _SETTINGS]
+    status = trust_status(project_dir, keep=paths)
+    if not status.trusted:
+        return {}  # the project's own settings switch plugins off only once it is trusted
     switches: dict[str, tuple[bool, str]] = {}
-    for name in _SETTINGS:
+    for name, path in zip(_SETTINGS, paths, strict=True):
         try:
-            data = json.loads((project_dir / name).read_text(encoding="utf-8-sig"))
+            if status.surface is not None:
+                raw = status.surface.contents.get(os.path.realpath(path))
+                if raw is None:
+                    continue
+            else:  # trusted by the environment: nothing was hashed
+                raw = read_regular(path)
+            data = json.loads(raw.decode("utf-8-sig"))
         except (OSError, ValueError):  # absent; a broken one is reported as a hooks source
             continue
         enabled = data.get("enabledPlugins") if isinstance(data, dict) else None
@@ -337,9 +351,8 @@ def discover_plugins(settings: DeclarativeConfig, *, project_dir: Path) -> list[
     """Every plugin the config's ``plugins`` leads to, in order, each with its hooks files,
     or why it is skipped, or why it cannot be read."""
     read_switches = settings.include_project and settings.claude_code and settings.plugins
-    switches = _enabled_switches(project_dir) if read_switches else {}
-    if switches and not trust_status(project_dir).trusted:
-        switches = {}  # the project's own settings switch plugins off only once it is trusted
+    has_settings = any(os.path.lexists(project_dir / name) for name in _SETTINGS)
+    switches = _enabled_switches(project_dir) if read_switches and has_settings else {}
     found: list[Plugin] = []
     for index, raw in enumerate(settings.plugins):
         for plugin in _plugins_of(raw, index, project_dir):

@@ -26,29 +26,37 @@ is read once. Every hook keeps a label naming its source and key path.
 
 The project's sources run only in a project the user trusts
 (:mod:`amplifier_hooks_util.trust`: ``amplifier-hooks trust PATH``, or
-``AMPLIFIER_TRUST_PROJECT`` in CI); otherwise they are named in one warning and skipped, and a
-file changed since the project was trusted makes it untrusted again.
+``AMPLIFIER_TRUST_PROJECT`` in CI); in a project never trusted they are named in one warning
+and skipped. Every hooks file is read once (:func:`~amplifier_hooks_util.regular_file.
+read_regular`: never a FIFO, a device or a socket, never more than 4 MiB), and a project's
+files are parsed from the very bytes its trust check hashed.
 
-A command hook whose script file does not exist (see :mod:`.scripts`) is an error of its
-source, with the line of its ``command``. A broken source the project brings
-(``.claude/settings*.json``, ``.amplifier/hooks.yaml``, ``.amplifier/hooks/**/hooks.json``) is
-reported in a warning and skipped, so the user's and the bundle's hooks still run; with
-``strict: true`` it fails the mount instead. The user's own files, the plugins, the files in
-``files`` and the inline ``hooks`` always fail the mount. A plugin that is disabled is not a
-source at all; :func:`~.survey.survey_sources` lists it, with every other hook found or skipped.
+A trusted project whose hook surface changed since it was trusted, or that brings a broken
+hooks file (``.claude/settings*.json``, ``.amplifier/hooks.yaml``,
+``.amplifier/hooks/**/hooks.json``, ``.gemini/settings.json``, ``.cursor/hooks.json``), stops
+the mount with one error naming the file (and line) and the ``trust`` command: a guard the user
+trusted never goes quietly. ``strict: false`` is the opt-out: a warning, and the session goes
+on without those hooks (failing open). A command hook whose script file does not exist (see
+:mod:`.scripts`) is an error of its source, with the line of its ``command``. The user's own
+files, the plugins, the files in ``files`` and the inline ``hooks`` always fail the mount. A
+plugin that is disabled is not a source at all; :func:`~.survey.survey_sources` lists it, with
+every other hook found or skipped.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 import os
+import shlex
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final, Literal
 
 from amplifier_hooks_util.config_errors import key_path
-from amplifier_hooks_util.trust import trust_status
+from amplifier_hooks_util.regular_file import read_regular
+from amplifier_hooks_util.trust import Surface, TrustStatus, trust_status
 
 from .config import (
     MODULE_ID,
@@ -83,13 +91,17 @@ __all__ = [
     "PROJECT_HOOKS_FILE",
     "PROJECT_KINDS",
     "SOURCE_READERS",
+    "Loaded",
     "Source",
     "SourceKind",
+    "TrustDecision",
     "check_scripts",
+    "decide_trust",
     "display_path",
     "find_sources",
     "load_documents",
     "load_source",
+    "load_sources",
     "partition_trusted",
     "plugin_sources",
     "read_source",
@@ -318,29 +330,60 @@ def _unique(sources: Iterable[Source]) -> list[Source]:
     return kept
 
 
-def read_source(source: Source, settings: DeclarativeConfig) -> HooksDocument | None:
+def _problem(source: Source, message: str) -> HooksConfigError:
+    return HooksConfigError(source.label, [Problem(message, key_path=None)])
+
+
+def _raw_bytes(source: Source, snapshot: Surface | None) -> bytes | None:
+    """The bytes of ``source``'s file, read once; for a project's file, the bytes its trust
+    check hashed (``snapshot``). ``None``: an optional file that does not exist."""
+    assert source.path is not None
+    if snapshot is not None and source.kind in PROJECT_KINDS:
+        real = os.path.realpath(source.path)
+        if real in snapshot.contents:
+            return snapshot.contents[real]
+        error = snapshot.errors.get(real)
+        if error is None and not os.path.lexists(source.path) and not source.required:
+            return None
+        if error is None:  # it appeared, or its link moved, after the check: not what was hashed
+            raise _problem(source, "changed while its trust was checked; not read")
+    else:
+        try:
+            return read_regular(source.path)
+        except OSError as err:
+            error = err
+    if isinstance(error, FileNotFoundError):
+        if not source.required:
+            return None
+        raise _problem(source, f"no such file ({source.path})") from error
+    reason = str(error) if error.strerror is None else error.strerror
+    raise _problem(source, f"cannot read the file: {reason}") from error
+
+
+def read_source(
+    source: Source, settings: DeclarativeConfig, snapshot: Surface | None = None
+) -> HooksDocument | None:
     """Read and parse one source; ``None`` when an optional file does not exist.
 
-    :raises HooksConfigError: the file is unreadable or invalid (with file, line, key path).
+    ``snapshot``: the trust check's surface of the project, whose bytes a project's file is
+    parsed from (nothing reads it a second time).
+
+    :raises HooksConfigError: the file is unreadable, not a regular file, too large or
+        invalid (with file, line, key path).
     """
     if source.error is not None:
         raise source.error
     if source.kind == "config":
         return parse_hooks_data({"hooks": settings.hooks}, source.label)
     assert source.path is not None
+    raw = _raw_bytes(source, snapshot)
+    if raw is None:
+        return None
     try:
-        text = source.path.read_text(encoding="utf-8-sig")
-    except FileNotFoundError as err:
-        if not source.required:
-            return None
-        problem = Problem(f"no such file ({source.path})", key_path=None)
-        raise HooksConfigError(source.label, [problem]) from err
+        text = raw.decode("utf-8-sig")
     except UnicodeDecodeError as err:
         line = err.object[: err.start].count(b"\n") + 1
         problem = Problem(f"not UTF-8 text: byte {err.object[err.start]:#04x}", line=line)
-        raise HooksConfigError(source.label, [problem]) from err
-    except OSError as err:
-        problem = Problem(f"cannot read the file: {err.strerror or err}")
         raise HooksConfigError(source.label, [problem]) from err
     reader = SOURCE_READERS.get(source.kind)
     if reader is not None:
@@ -384,13 +427,17 @@ def check_scripts(
 
 
 def load_source(
-    source: Source, settings: DeclarativeConfig, *, project_dir: Path
+    source: Source,
+    settings: DeclarativeConfig,
+    *,
+    project_dir: Path,
+    snapshot: Surface | None = None,
 ) -> HooksDocument | None:
     """:func:`read_source`, then :func:`check_scripts`.
 
     :raises HooksConfigError: the source is invalid or names a script that cannot run.
     """
-    document = read_source(source, settings)
+    document = read_source(source, settings, snapshot)
     if document is None:
         return None
     problems = check_scripts(document, project_dir=project_dir)
@@ -399,21 +446,49 @@ def load_source(
     return document
 
 
+@dataclass(frozen=True, slots=True)
+class TrustDecision:
+    """What the project's trust lets run: ``kept`` sources, the project's ``left_out`` ones
+    and ``why``; ``status``: the check, when the project brings files (its ``surface`` holds
+    the bytes hashed); ``stop``: the project was trusted and its hooks changed since, or can no
+    longer be checked: a guard the user trusted is gone, which stops the session unless
+    ``strict: false``."""
+
+    kept: list[Source]
+    left_out: list[Source]
+    why: str | None
+    status: TrustStatus | None = None
+    stop: bool = False
+
+
+def decide_trust(sources: list[Source], project_dir: Path) -> TrustDecision:
+    """Check the project's trust once, for every source it brings (a hooks file that is a
+    FIFO or a link to a device counts as brought: it is never read in a project not
+    trusted)."""
+    brought = [
+        s
+        for s in sources
+        if s.kind in PROJECT_KINDS and s.path is not None and os.path.lexists(s.path)
+    ]
+    if not brought:
+        return TrustDecision(sources, [], None)
+    covers = [s.covers for s in brought if s.covers is not None]
+    keep = [s.path for s in brought if s.path is not None]
+    status = trust_status(project_dir, include=covers, keep=keep)
+    if status.trusted:
+        return TrustDecision(sources, [], None, status)
+    kept = [s for s in sources if s.kind not in PROJECT_KINDS]
+    stop = status.known and bool(status.changed or status.problem)
+    return TrustDecision(kept, brought, status.why_not(), status, stop)
+
+
 def partition_trusted(
     sources: list[Source], project_dir: Path
 ) -> tuple[list[Source], list[Source], str | None]:
     """``(kept, left_out, why)``: ``sources`` without the project's existing files unless the
     project is trusted; ``why`` says why they are left out and how to trust the project."""
-    brought = [
-        s for s in sources if s.kind in PROJECT_KINDS and s.path is not None and s.path.is_file()
-    ]
-    if not brought:
-        return sources, [], None
-    covers = [s.covers for s in brought if s.covers is not None]
-    status = trust_status(project_dir, include=covers)
-    if status.trusted:
-        return sources, [], None
-    return [s for s in sources if s.kind not in PROJECT_KINDS], brought, status.why_not()
+    decision = decide_trust(sources, project_dir)
+    return decision.kept, decision.left_out, decision.why
 
 
 def trusted_sources(sources: list[Source], project_dir: Path) -> list[Source]:
@@ -430,31 +505,84 @@ def trusted_sources(sources: list[Source], project_dir: Path) -> list[Source]:
     return kept
 
 
-def load_documents(
-    settings: DeclarativeConfig, *, project_dir: Path, user_dir: Path
-) -> list[HooksDocument]:
-    """Every source's hooks, in order.
+_OPT_OUT: Final = "set strict: false in the {module} config to go on without them, failing open"
 
-    :raises HooksConfigError: the first invalid source, except a project source when
-        ``strict`` is off: that one is reported in a warning and skipped.
+
+def _stopping(err: HooksConfigError, status: TrustStatus | None) -> HooksConfigError:
+    """``err`` of a project's broken hooks file, with what to do: the fixed file is a change
+    to trust again, and ``strict: false`` is the way to go on without it."""
+    *head, last = err.problems
+    trust = ""
+    if status is not None and status.how == "record":
+        trust = f"fix it, then run `amplifier-hooks trust {shlex.quote(str(status.project))}`; "
+    hint = f" ({trust}{_OPT_OUT.format(module=MODULE_ID)})"
+    return HooksConfigError(
+        err.source, [*head, dataclasses.replace(last, message=last.message + hint)]
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class Loaded:
+    """Every source's hooks, in order, each with the source it came from; ``status``: the
+    project's trust check when its sources run by a record (what a per-run guard keeps)."""
+
+    documents: list[tuple[HooksDocument, Source]]
+    status: TrustStatus | None = None
+
+
+def load_sources(settings: DeclarativeConfig, *, project_dir: Path, user_dir: Path) -> Loaded:
+    """Every source's hooks, in order, with the project's trust decided once.
+
+    :raises HooksConfigError: the first invalid source; the project's hooks changed since it
+        was trusted (naming the changed files and the ``trust`` command). With
+        ``strict: false`` a project's broken or changed files are a warning instead, and the
+        session goes on without them.
     """
-    documents: list[HooksDocument] = []
-    for source in trusted_sources(
+    decision = decide_trust(
         find_sources(settings, project_dir=project_dir, user_dir=user_dir), project_dir
-    ):
+    )
+    if decision.left_out:
+        names = ", ".join(s.label for s in decision.left_out)
+        status = decision.status
+        if decision.stop and settings.strict and status is not None:
+            first = (status.changed or (decision.left_out[0].label,))[0]
+            message = (
+                f"the hooks in {names} did not run: {decision.why} "
+                f"({_OPT_OUT.format(module=MODULE_ID)})"
+            )
+            raise HooksConfigError(first, [Problem(message, key_path=None)])
+        logger.warning("%s: the hooks in %s did not run: %s", MODULE_ID, names, decision.why)
+    snapshot = decision.status.surface if decision.status is not None else None
+    documents: list[tuple[HooksDocument, Source]] = []
+    for source in decision.kept:
         try:
-            document = load_source(source, settings, project_dir=project_dir)
+            document = load_source(source, settings, project_dir=project_dir, snapshot=snapshot)
         except HooksConfigError as err:
-            if source.kind not in PROJECT_KINDS or settings.strict:
+            if source.kind not in PROJECT_KINDS:
                 raise
+            if settings.strict:
+                raise _stopping(err, decision.status) from err
             logger.warning(
-                "%s; the hooks of %s are skipped, the other sources still run "
-                "(set strict: true in the %s config to stop the session instead)",
+                "%s; the hooks of %s are skipped and the guard they hold is off (strict: false "
+                "in the %s config)",
                 err,
                 source.label,
                 MODULE_ID,
             )
             continue
         if document is not None and document.events:
-            documents.append(document)
-    return documents
+            documents.append((document, source))
+    status = decision.status
+    by_record = status is not None and status.trusted and status.how == "record"
+    return Loaded(documents, status if by_record else None)
+
+
+def load_documents(
+    settings: DeclarativeConfig, *, project_dir: Path, user_dir: Path
+) -> list[HooksDocument]:
+    """Every source's hooks, in order (:func:`load_sources`).
+
+    :raises HooksConfigError: see :func:`load_sources`.
+    """
+    loaded = load_sources(settings, project_dir=project_dir, user_dir=user_dir)
+    return [document for document, _source in loaded.documents]

@@ -22,10 +22,10 @@ from .plugins import discover_plugins
 from .sources import (
     PROJECT_KINDS,
     SourceKind,
+    decide_trust,
     display_path,
     find_sources,
     load_source,
-    partition_trusted,
 )
 from .specs import CommandHookSpec, HookSpec, LlmHookSpec, MatcherHookSpec
 
@@ -60,8 +60,8 @@ class SkippedItem:
     what: str
     reason: str
     fatal: bool = False
-    """It stops the session instead (a broken source the bundle or the user names, or any
-    broken source with ``strict: true``)."""
+    """It stops the session instead (a broken source the bundle or the user names, a trusted
+    project's broken source or changed hooks, unless ``strict: false``)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -127,8 +127,11 @@ def survey_sources(settings: DeclarativeConfig, *, project_dir: Path, user_dir: 
     """Read every source of ``settings`` as mounting would, without mounting."""
     with _warnings() as finding:
         sources = find_sources(settings, project_dir=project_dir, user_dir=user_dir)
-    kept, left_out, why = partition_trusted(sources, project_dir)
-    skipped = [SkippedItem(s.label, why or "the project is not trusted") for s in left_out]
+    decision = decide_trust(sources, project_dir)
+    kept, left_out, why = decision.kept, decision.left_out, decision.why
+    snapshot = decision.status.surface if decision.status is not None else None
+    stops = decision.stop and settings.strict  # a trusted project that changed stops a session
+    skipped = [SkippedItem(s.label, why or "the project is not trusted", stops) for s in left_out]
     listed: list[str] = []
     for plugin in discover_plugins(settings, project_dir=project_dir):
         if plugin.skipped is not None:
@@ -142,7 +145,7 @@ def survey_sources(settings: DeclarativeConfig, *, project_dir: Path, user_dir: 
     for source in kept:
         with _warnings() as notes:
             try:
-                document = load_source(source, settings, project_dir=project_dir)
+                document = load_source(source, settings, project_dir=project_dir, snapshot=snapshot)
             except HooksConfigError as err:
                 fatal = source.kind not in PROJECT_KINDS or settings.strict
                 reason = str(err).removeprefix(f"{MODULE_ID}: ")
