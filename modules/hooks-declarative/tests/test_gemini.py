@@ -290,7 +290,8 @@ def test_plain_text_is_a_message_and_bad_fields_are_problems(tmp_path: Path) -> 
     assert gemini_decision(ctx, '{"decision": "maybe"}', label=LABEL) == (
         "stdout JSON: decision is 'maybe', expected allow, deny, block or ask"
     )
-    assert "expected an object" in str(gemini_decision(ctx, "[1, 2]", label=LABEL))
+    for other in ("[1, 2]", "true", "null", "3"):  # Gemini reads no output from these
+        assert gemini_decision(ctx, other, label=LABEL) == Decision(source=LABEL)
     assert "cut before it ended" in str(gemini_decision(ctx, '{"dec', label=LABEL, truncated=True))
 
 
