@@ -347,3 +347,19 @@ async def test_before_read_file_of_a_fifo_sends_no_content_and_never_blocks(
     stdin = cursor_input(ctx, str(tmp_path))
     assert stdin["file_path"] == str(fifo)
     assert stdin["content"] == ""
+
+
+def test_pre_compact_has_cursors_context_fields(tmp_path: Path) -> None:
+    data = {"message_count": 40, "tokens": 90_000, "budget": 120_000}
+    ctx = context(tmp_path, "preCompact", "context:pre_compact", tool=None, data=data)
+    payload = cursor_input(ctx, str(tmp_path), version="1.7.52")
+    assert payload["cursor_version"] == "1.7.52"
+    assert {k: payload[k] for k in list(payload)[8:]} == {
+        "trigger": "auto",
+        "context_usage_percent": 75,
+        "context_tokens": 90_000,
+        "context_window_size": 120_000,
+        "message_count": 40,
+        "messages_to_compact": 40,
+        "is_first_compaction": False,
+    }

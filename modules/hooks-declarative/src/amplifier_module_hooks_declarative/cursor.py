@@ -26,7 +26,7 @@ Cursor event              canonical event        for tools            extra stdi
 ``afterAgentResponse``    ``prompt:complete``                         text
 ``sessionStart``          ``session:start/resume``                    session_id
 ``sessionEnd``            ``session:end``                             session_id, reason
-``preCompact``            ``context:pre_compact``                     trigger, message_count
+``preCompact``            ``context:pre_compact``                     trigger, context_tokens...
 ========================  =====================  ===================  ======================
 
 Every object has Cursor's common fields: ``conversation_id`` (the session id),
@@ -208,6 +208,24 @@ def _transcript(data: Mapping[str, Any]) -> str | None:
     return path if isinstance(path, str) and path else None
 
 
+def _compaction(data: Mapping[str, Any]) -> dict[str, Any]:
+    """``preCompact``'s fields from ``context:pre_compact``'s ``message_count``, ``tokens`` and
+    ``budget``; every message may be compacted."""
+    count, tokens, budget = (data.get(k) for k in ("message_count", "tokens", "budget"))
+    count = count if isinstance(count, int) else 0
+    tokens = tokens if isinstance(tokens, int) else 0
+    budget = budget if isinstance(budget, int) and budget > 0 else 0
+    return {
+        "trigger": "auto",
+        "context_usage_percent": round(100 * tokens / budget) if budget else 0,
+        "context_tokens": tokens,
+        "context_window_size": budget,
+        "message_count": count,
+        "messages_to_compact": count,
+        "is_first_compaction": bool(data.get("is_first_compaction", False)),
+    }
+
+
 def cursor_input(
     ctx: HookContext, project_dir: str, *, version: str = DEFAULT_CURSOR_VERSION
 ) -> dict[str, Any]:
@@ -270,6 +288,8 @@ def cursor_input(
                 error.get("message", "") if isinstance(error, Mapping) else str(error)
             )
             payload["failure_type"] = "error"
+            payload["duration"] = 0
+            payload["is_interrupt"] = False
     elif name == "beforeSubmitPrompt":
         payload["prompt"] = data.get("prompt", "")
         payload["attachments"] = []
@@ -289,8 +309,7 @@ def cursor_input(
             )
             payload["duration_ms"] = round(float(data.get("duration") or 0) * 1000)
     elif name == "preCompact":
-        payload["trigger"] = "auto"
-        payload["message_count"] = data.get("message_count", 0)
+        payload.update(_compaction(data))
     else:
         payload["data"] = data
     return payload
