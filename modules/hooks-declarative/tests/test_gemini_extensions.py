@@ -247,3 +247,19 @@ def test_extension_hooks_speak_gemini_and_list_with_their_extension(
         {"type": "command", "command": found[0].detail, "protocol": "gemini"}
     )
     assert spec.protocol == "gemini"
+
+
+async def test_a_workspace_extension_linked_outside_the_project_is_skipped(
+    home: Path, project: Path, tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    source = install(tmp_path / "elsewhere")
+    linked = project / ".gemini" / "extensions" / "guard"
+    linked.mkdir(parents=True)
+    (linked / ".gemini-extension-install.json").write_text(
+        json.dumps({"source": str(source), "type": "link"})
+    )
+    trust_project(project, include=[".gemini/extensions/guard"])
+    with caplog.at_level(logging.WARNING):
+        assert (await push(project)).action == "continue"
+    assert "outside the project" in caplog.text
+    assert not (source / "seen.jsonl").exists()

@@ -28,7 +28,9 @@ hooks; :func:`skipped_extensions` says why, for ``amplifier-hooks hooks list``.
 **Trust**: the user's extensions are the user's own, trusted as ``~/.gemini/settings.json`` is.
 A workspace extension comes with the project: like a plugin kept inside the project it runs
 only when the project's trust record covers its directory (``amplifier-hooks trust PATH
---include .gemini/extensions/<name>``).
+--include .gemini/extensions/<name>``); a workspace extension that links elsewhere in the
+project needs the linked directory covered, and one that links outside the project is skipped
+with a warning.
 """
 
 from __future__ import annotations
@@ -303,14 +305,23 @@ def gemini_extension_sources(
                     "user-gemini-extension", extension.label, extension.hooks_file, reader=reader
                 )
             )
-        else:
-            found.append(
-                Source(
-                    "gemini-extension",
-                    extension.label,
-                    extension.hooks_file,
-                    covers=extension.installed,
-                    reader=reader,
-                )
+            continue
+        if not extension.root.is_relative_to(project_dir):  # a link install, a symbolic link
+            logger.warning(
+                "%s: skipped: the workspace extension lies in %s, outside the project, where "
+                "the project's trust record cannot cover it",
+                extension.label,
+                extension.root,
             )
+            continue
+        covers = extension.installed if extension.root == extension.installed else extension.root
+        found.append(
+            Source(
+                "gemini-extension",
+                extension.label,
+                extension.hooks_file,
+                covers=covers,
+                reader=reader,
+            )
+        )
     return found
