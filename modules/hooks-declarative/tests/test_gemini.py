@@ -430,3 +430,11 @@ def test_errors_name_file_line_and_key_path() -> None:
 def test_invalid_json_names_the_line() -> None:
     with pytest.raises(HooksConfigError, match=r"\.gemini/settings\.json:3: invalid JSON"):
         parse_gemini_settings('{\n  "hooks": {}\n  "x": 1\n}', SOURCE)
+
+
+async def test_an_mcp_tool_comes_with_its_mcp_context(tmp_path: Path) -> None:
+    ctx = context(tmp_path, tool="mcp__github__create_issue", args={"title": "t"})
+    seen = await recorded(tmp_path, ctx)
+    assert seen["input"]["tool_name"] == "mcp__github__create_issue"
+    assert seen["input"]["mcp_context"] == {"server_name": "github", "tool_name": "create_issue"}
+    assert "mcp_context" not in (await recorded(tmp_path, context(tmp_path)))["input"]

@@ -24,7 +24,9 @@ canonical event            ``hook_event_name``     extra stdin fields
 =========================  ======================  =========================================
 
 Every object has ``session_id``, ``transcript_path``, ``cwd``, ``hook_event_name`` and
-``timestamp``. ``BeforeToolSelection`` has no counterpart (its hooks are skipped when read).
+``timestamp``; ``BeforeTool`` / ``AfterTool`` of an MCP tool (``mcp__<server>__<tool>``) also
+``mcp_context`` ``{server_name, tool_name}``. ``BeforeToolSelection`` has no counterpart (its
+hooks are skipped when read).
 
 **Tools** (:data:`GEMINI_TOOLS`): ``bash`` = ``run_shell_command``, ``edit_file`` =
 ``replace``, ``grep`` = ``grep_search``, ``web_search`` = ``google_web_search``, ``todo`` =
@@ -278,6 +280,9 @@ def gemini_input(ctx: HookContext, project_dir: str) -> dict[str, Any]:
     if ctx.tool is not None:
         payload["tool_name"] = GEMINI_TOOLS.get(ctx.tool, ctx.tool)
         payload["tool_input"] = gemini_tool_input(ctx.tool, ctx.args)
+        if ctx.tool.startswith("mcp__") and ctx.tool.count("__") >= 2:
+            _, server, tool = ctx.tool.split("__", 2)
+            payload["mcp_context"] = {"server_name": server, "tool_name": tool}
     if name == "AfterTool":
         payload["tool_response"] = _tool_response(data.get("tool_result"))
     elif name == "BeforeAgent":
