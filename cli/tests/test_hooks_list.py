@@ -159,3 +159,39 @@ def test_a_bundle_without_the_module_is_an_error(tmp_path: Path, project: Path) 
     result = invoke("hooks", "list", "--bundle", str(bundle), "--project", str(project))
     assert result.exit_code == 1
     assert f"{bundle}: the bundle mounts no hooks-declarative module" in result.output
+
+
+def test_gemini_extensions_are_listed_and_a_disabled_one_is_skipped(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Two extensions as ``gemini extensions install`` lays them out; ``gemini extensions
+    disable notify`` switched one off."""
+    home = (tmp_path / "home").resolve()
+    monkeypatch.setenv("HOME", str(home))
+    project = home / "src" / "app"
+    project.mkdir(parents=True)
+    extensions = home / ".gemini" / "extensions"
+    for name, event in (("guard", "BeforeTool"), ("notify", "AfterAgent")):
+        root = extensions / name
+        (root / "hooks").mkdir(parents=True)
+        (root / "gemini-extension.json").write_text(json.dumps({"name": name, "version": "1.0.0"}))
+        (root / ".gemini-extension-install.json").write_text(
+            json.dumps({"source": f"https://github.com/acme/{name}", "type": "git"})
+        )
+        hook = {"type": "command", "command": "echo ${extensionPath}${/}run"}
+        (root / "hooks" / "hooks.json").write_text(
+            json.dumps({"hooks": {event: [{"hooks": [hook]}]}})
+        )
+    (extensions / "extension-enablement.json").write_text(
+        json.dumps({"notify": {"overrides": [f"!{home}/*"]}})
+    )
+    [survey] = listed("--project", str(project))
+    [hook] = [h for h in survey["hooks"] if h["source"].startswith("gemini extension")]
+    assert hook["source"] == "gemini extension guard: hooks/hooks.json"
+    assert (hook["name"], hook["event"]) == ("BeforeTool", "tool:pre")
+    assert hook["detail"] == f"echo {extensions / 'guard'}/run"
+    assert {
+        "what": "gemini extension notify: hooks/hooks.json",
+        "reason": f"disabled for {project} by '!{home}/*' in extension-enablement.json",
+        "fatal": False,
+    } in survey["skipped"]

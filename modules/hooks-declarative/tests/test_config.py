@@ -546,6 +546,7 @@ def test_config_defaults() -> None:
         "claude_code": True,
         "gemini": True,
         "cursor": True,
+        "cursor_version": "2.4.0",
         "plugins": [],
         "disabled_plugins": [],
         "hook_shell": True,
@@ -573,6 +574,7 @@ def test_every_config_key_is_accepted() -> None:
         "claude_code": False,
         "gemini": False,
         "cursor": False,
+        "cursor_version": "1.7.52",
         "plugins": ["plugins/security-guard", "~/marketplaces/acme"],
         "disabled_plugins": ["lint@acme"],
         "hook_shell": False,
@@ -596,8 +598,8 @@ def test_every_config_key_is_accepted() -> None:
             {"hookz": {}},
             "hooks-declarative: config: hookz: unknown key 'hookz' (did you mean 'hooks'?); "
             "expected one of: hooks, files, project_dir, user_dir, include_user, "
-            "include_project, claude_code, gemini, cursor, plugins, disabled_plugins, "
-            "hook_shell, priority, async_grace_s, strict, environment, pass_env, "
+            "include_project, claude_code, gemini, cursor, cursor_version, plugins, "
+            "disabled_plugins, hook_shell, priority, async_grace_s, strict, environment, pass_env, "
             "prompt_provider, prompt_model, prompt_on_failure, agent_max_turns",
         ),
         ({"files": "a.yaml"}, "hooks-declarative: config: files: expected a list, got str"),

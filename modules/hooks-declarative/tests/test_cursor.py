@@ -21,6 +21,7 @@ from amplifier_module_hooks_declarative.cursor_config import (
 )
 from amplifier_module_hooks_declarative.matcher import compile_claude_matcher
 from amplifier_module_hooks_declarative.specs import CommandHookSpec
+from amplifier_module_hooks_declarative.tool_identity import DEFAULT_CURSOR_VERSION
 from amplifier_module_hooks_declarative.types import Decision, HookContext
 
 from .support import answering, command_runner, hook_context
@@ -68,12 +69,17 @@ async def test_before_shell_execution_has_cursors_fields(tmp_path: Path) -> None
     assert seen["input"] == {
         "conversation_id": "sess-c",
         "generation_id": "sess-c:2",
+        "model": "default",
         "hook_event_name": "beforeShellExecution",
+        "cursor_version": DEFAULT_CURSOR_VERSION,
         "workspace_roots": [str(tmp_path)],
+        "user_email": None,
+        "transcript_path": None,
         "command": "npm install",
         "cwd": str(tmp_path),
     }
     assert seen["env"]["CURSOR_PROJECT_DIR"] == str(tmp_path)
+    assert seen["env"]["CURSOR_VERSION"] == DEFAULT_CURSOR_VERSION
     assert seen["env"]["CLAUDE_PROJECT_DIR"] == str(tmp_path)
 
 
@@ -218,6 +224,33 @@ def test_pre_tool_use_updated_input_and_bad_answers(tmp_path: Path) -> None:
     )
 
 
+@pytest.mark.parametrize(
+    ("alias", "event", "tool"),
+    [
+        ("afterFileEdit", "tool:post", "write_file"),
+        ("afterShellExecution", "tool:post", "bash"),
+        ("afterAgentResponse", "prompt:complete", None),
+        ("sessionEnd", "session:end", None),
+    ],
+)
+async def test_plain_text_where_cursor_reads_no_output_is_a_silent_success(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture, alias: str, event: str, tool: str | None
+) -> None:
+    """A formatter that prints what it did after an edit succeeded, as in Cursor."""
+    ctx = context(tmp_path, alias, event, tool=tool, args={"file_path": "a.py"} if tool else {})
+    hook = runner("echo 'formatted 1 file'; echo '[1]'", tmp_path)
+    with caplog.at_level(logging.WARNING):
+        assert await hook.run(ctx) == Decision(source=LABEL)
+    assert "failed" not in caplog.text
+
+
+async def test_plain_text_where_cursor_reads_an_answer_is_still_a_failure(tmp_path: Path) -> None:
+    hook = runner("echo 'formatted 1 file'", tmp_path)
+    decision = await hook.run(context(tmp_path))
+    assert decision.level == "warning"
+    assert "stdout is not JSON" in str(decision.message)
+
+
 # ----------------------------------------------------------------------------- hooks.json
 
 
@@ -314,3 +347,19 @@ async def test_before_read_file_of_a_fifo_sends_no_content_and_never_blocks(
     stdin = cursor_input(ctx, str(tmp_path))
     assert stdin["file_path"] == str(fifo)
     assert stdin["content"] == ""
+
+
+def test_pre_compact_has_cursors_context_fields(tmp_path: Path) -> None:
+    data = {"message_count": 40, "tokens": 90_000, "budget": 120_000}
+    ctx = context(tmp_path, "preCompact", "context:pre_compact", tool=None, data=data)
+    payload = cursor_input(ctx, str(tmp_path), version="1.7.52")
+    assert payload["cursor_version"] == "1.7.52"
+    assert {k: payload[k] for k in list(payload)[8:]} == {
+        "trigger": "auto",
+        "context_usage_percent": 75,
+        "context_tokens": 90_000,
+        "context_window_size": 120_000,
+        "message_count": 40,
+        "messages_to_compact": 40,
+        "is_first_compaction": False,
+    }

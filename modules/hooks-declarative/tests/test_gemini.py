@@ -290,7 +290,8 @@ def test_plain_text_is_a_message_and_bad_fields_are_problems(tmp_path: Path) -> 
     assert gemini_decision(ctx, '{"decision": "maybe"}', label=LABEL) == (
         "stdout JSON: decision is 'maybe', expected allow, deny, block or ask"
     )
-    assert "expected an object" in str(gemini_decision(ctx, "[1, 2]", label=LABEL))
+    for other in ("[1, 2]", "true", "null", "3"):  # Gemini reads no output from these
+        assert gemini_decision(ctx, other, label=LABEL) == Decision(source=LABEL)
     assert "cut before it ended" in str(gemini_decision(ctx, '{"dec', label=LABEL, truncated=True))
 
 
@@ -429,3 +430,11 @@ def test_errors_name_file_line_and_key_path() -> None:
 def test_invalid_json_names_the_line() -> None:
     with pytest.raises(HooksConfigError, match=r"\.gemini/settings\.json:3: invalid JSON"):
         parse_gemini_settings('{\n  "hooks": {}\n  "x": 1\n}', SOURCE)
+
+
+async def test_an_mcp_tool_comes_with_its_mcp_context(tmp_path: Path) -> None:
+    ctx = context(tmp_path, tool="mcp__github__create_issue", args={"title": "t"})
+    seen = await recorded(tmp_path, ctx)
+    assert seen["input"]["tool_name"] == "mcp__github__create_issue"
+    assert seen["input"]["mcp_context"] == {"server_name": "github", "tool_name": "create_issue"}
+    assert "mcp_context" not in (await recorded(tmp_path, context(tmp_path)))["input"]

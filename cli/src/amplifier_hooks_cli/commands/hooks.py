@@ -2,13 +2,15 @@
 out and why.
 
 The hooks-declarative module reads hooks from the user's and the project's files, Claude Code
-settings, hook-shell directories, Claude Code plugins and the bundle's config. This command
+settings, Gemini CLI settings and extensions, Cursor hooks files, hook-shell directories,
+Claude Code plugins and the bundle's config. This command
 asks the module itself (its ``survey.survey_sources``) what each of them holds, so the list
 and a session agree, and shows it as a table (``--json`` for machines).
 """
 
 from __future__ import annotations
 
+import dataclasses
 import importlib
 import json
 from pathlib import Path
@@ -54,7 +56,32 @@ def _survey(entry: ModuleEntry | None, project: Path | None) -> Any:
     raw = project or Path(settings.project_dir or Path.cwd())
     project_dir = raw.expanduser().resolve()
     user_dir = sources.resolve_user_dir(settings)
-    return module.survey_sources(settings, project_dir=project_dir, user_dir=user_dir)
+    survey = module.survey_sources(settings, project_dir=project_dir, user_dir=user_dir)
+    return _with_disabled_extensions(package, module, settings, project_dir, survey)
+
+
+def _with_disabled_extensions(
+    package: str, module: Any, settings: Any, project_dir: Path, survey: Any
+) -> Any:
+    """``survey`` with each installed Gemini CLI extension whose hooks are switched off (by
+    ``extension-enablement.json`` or ``hooksConfig.enabled``) listed as skipped."""
+    if not getattr(settings, "gemini", False):
+        return survey
+    try:
+        extensions = importlib.import_module(f"{package}.gemini_extensions")
+    except ImportError:  # a release of the module without Gemini CLI extensions
+        return survey
+    scopes = {"user": settings.include_user, "workspace": settings.include_project}
+    skipped = [
+        module.SkippedItem(what=extension.label, reason=extension.disabled)
+        for extension in extensions.discover_extensions(project_dir)
+        if extension.disabled is not None
+        and scopes[extension.scope]
+        and extension.hooks_file.is_file()
+    ]
+    if not skipped:
+        return survey
+    return dataclasses.replace(survey, skipped=(*survey.skipped, *skipped))
 
 
 def _entries(bundle_path: Path | None) -> list[tuple[str, ModuleEntry | None]]:
@@ -125,7 +152,8 @@ def _print(where: str, survey: Any) -> None:
 def list_hooks(bundle_path: Path | None, project: Path | None, as_json: bool) -> None:
     """List every hook the hooks-declarative module would run: its source (file or plugin),
     event (as written and canonical), matcher, type and command; then every source or hook
-    left out and why (untrusted project, disabled plugin, broken file, unsupported hook)."""
+    left out and why (untrusted project, disabled plugin or Gemini CLI extension, broken file,
+    unsupported hook)."""
     surveys = [(where, _survey(entry, project)) for where, entry in _entries(bundle_path)]
     if as_json:
         data = [{"module": where, **survey.as_json()} for where, survey in surveys]

@@ -253,6 +253,8 @@ class CommandRunner:
         empty means the context's ``project_dir``.
     :param pass_env: names or patterns of the variables of our environment the command gets;
         ``None`` passes all of it.
+    :param protocol: the hook's protocol as the module config sets it up
+        (:func:`~.protocols.configured_protocol`); default: ``spec.protocol`` as it comes.
     """
 
     __slots__ = ("_protocol", "_shown", "label", "pass_env", "project_dir", "spec")
@@ -264,12 +266,13 @@ class CommandRunner:
         label: str,
         project_dir: str,
         pass_env: Sequence[str] | None = None,
+        protocol: CommandProtocol | None = None,
     ) -> None:
         self.spec = spec
         self.label = label
         self.project_dir = project_dir
         self.pass_env = None if pass_env is None else tuple(pass_env)
-        self._protocol = command_protocol(spec.protocol)
+        self._protocol = protocol or command_protocol(spec.protocol)
         shown = spec.command if len(spec.command) <= 80 else spec.command[:77] + "..."
         self._shown = f"command `{shown}`"
 
@@ -282,7 +285,7 @@ class CommandRunner:
             base = {
                 k: v for k, v in os.environ.items() if any(fnmatchcase(k, p) for p in self.pass_env)
             }
-        env = {**base, **self.spec.env}
+        env = {**self._protocol.inherit(base), **self.spec.env}
         env["AMPLIFIER_SESSION_ID"] = ctx.session_id
         env["AMPLIFIER_PROJECT_DIR"] = project_dir
         env["AMPLIFIER_HOOK_EVENT"] = ctx.alias or ctx.event

@@ -65,6 +65,7 @@ from .specs import (
     MatcherHookSpec,
     PromptHookSpec,
 )
+from .tool_identity import DEFAULT_CURSOR_VERSION
 
 __all__ = [
     "MINIMAL_ENVIRONMENT",
@@ -153,6 +154,9 @@ class DeclarativeConfig(BaseModel):
 
     cursor: bool = True
     """Read Cursor's ``.cursor/hooks.json`` (project and ``~``)."""
+
+    cursor_version: str = Field(default=DEFAULT_CURSOR_VERSION, min_length=1)
+    """The Cursor version Cursor hooks are told (``cursor_version``, ``CURSOR_VERSION``)."""
 
     plugins: list[str] = Field(default_factory=list)
     """Claude Code plugin directories, marketplaces or directories of plugins (relative paths:

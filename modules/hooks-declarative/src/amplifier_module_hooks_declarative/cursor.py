@@ -26,11 +26,19 @@ Cursor event              canonical event        for tools            extra stdi
 ``afterAgentResponse``    ``prompt:complete``                         text
 ``sessionStart``          ``session:start/resume``                    session_id
 ``sessionEnd``            ``session:end``                             session_id, reason
-``preCompact``            ``context:pre_compact``                     trigger, message_count
+``preCompact``            ``context:pre_compact``                     trigger, context_tokens...
 ========================  =====================  ===================  ======================
 
-Every object has ``conversation_id`` (the session id), ``generation_id`` (session id and
-turn), ``hook_event_name`` and ``workspace_roots`` (the project directory).
+Every object has Cursor's common fields: ``conversation_id`` (the session id),
+``generation_id`` (session id and turn), ``hook_event_name``, ``workspace_roots`` (the project
+directory), ``cursor_version`` (the module's ``cursor_version`` key, default
+:data:`~.tool_identity.DEFAULT_CURSOR_VERSION`), ``model`` (the event's model, else
+``default``), ``user_email`` (``null``: no Cursor account here) and ``transcript_path`` (the
+event's, else ``null``, as Cursor sends with transcripts off).
+
+**Environment** (Cursor's, and no other tool's: :mod:`.tool_identity`): ``CURSOR_PROJECT_DIR``,
+``CURSOR_VERSION``, ``CURSOR_TRANSCRIPT_PATH`` when there is a transcript, and
+``CLAUDE_PROJECT_DIR``, which Cursor sets as an alias "for Claude compatibility".
 ``preToolUse`` tool names are Cursor's: ``bash`` = ``Shell``, ``read_file`` = ``Read``,
 ``write_file`` / ``edit_file`` = ``Write``, ``grep`` = ``Grep``, ``task`` = ``Task``; MCP
 tools (our ``mcp__<server>__<tool>``) are ``MCP:<tool>``; others keep their name.
@@ -46,11 +54,16 @@ Any other exit code is a hook failure (``on_failure``: ``warn``, or ``block`` fo
 ``beforeSubmitPrompt`` (with ``user_message``); ``followup_message`` on ``stop`` (the agent
 goes on working with it as its next instruction: a ``keep_working`` block);
 ``additional_context`` on ``sessionStart`` and
-``postToolUse``. Other fields are ignored; text that is not a JSON object is a hook failure.
+``postToolUse``. Other fields are ignored; text that is not a JSON object is a hook failure,
+except on the events whose output Cursor does not read (:data:`SILENT_EVENTS`: ``after*``
+events, ``postToolUseFailure``, ``sessionEnd``), where any stdout is a silent success, as in
+Cursor.
 """
 
 from __future__ import annotations
 
+import dataclasses
+import functools
 import json
 import logging
 import os
@@ -61,6 +74,7 @@ from typing import Any, Final
 
 from .answers import BadAnswer, answer_field, default_reason, refusal
 from .protocols import CommandProtocol
+from .tool_identity import DEFAULT_CURSOR_VERSION
 from .types import Action, Decision, HookContext
 
 __all__ = [
@@ -68,8 +82,11 @@ __all__ = [
     "CURSOR_TOOLS",
     "MCP_PREFIX",
     "PROTOCOL",
+    "SILENT_EVENTS",
+    "configure",
     "cursor_blocked",
     "cursor_decision",
+    "cursor_environment",
     "cursor_event",
     "cursor_input",
 ]
@@ -119,6 +136,21 @@ _PERMISSION_EVENTS: Final = frozenset(
 )
 _BLOCKS: Final = _PERMISSION_EVENTS | {"beforeSubmitPrompt"}
 _PERMISSIONS: Final = frozenset({"allow", "deny", "ask"})
+
+SILENT_EVENTS: Final = frozenset(
+    {
+        "afterShellExecution",
+        "afterMCPExecution",
+        "afterFileEdit",
+        "afterAgentResponse",
+        "afterAgentThought",
+        "afterTabFileEdit",
+        "postToolUseFailure",
+        "sessionEnd",
+    }
+)
+"""Events whose hook output Cursor does not read (fire-and-forget): whatever such a hook
+prints on exit 0 is a success."""
 _READ_CAP: Final = 1_000_000
 
 
@@ -171,16 +203,47 @@ def _file_content(path: str) -> str:
             return ""
 
 
-def cursor_input(ctx: HookContext, project_dir: str) -> dict[str, Any]:
-    """Cursor's stdin object for ``ctx`` (fields in the module docstring)."""
+def _transcript(data: Mapping[str, Any]) -> str | None:
+    path = data.get("transcript_path")
+    return path if isinstance(path, str) and path else None
+
+
+def _compaction(data: Mapping[str, Any]) -> dict[str, Any]:
+    """``preCompact``'s fields from ``context:pre_compact``'s ``message_count``, ``tokens`` and
+    ``budget``; every message may be compacted."""
+    count, tokens, budget = (data.get(k) for k in ("message_count", "tokens", "budget"))
+    count = count if isinstance(count, int) else 0
+    tokens = tokens if isinstance(tokens, int) else 0
+    budget = budget if isinstance(budget, int) and budget > 0 else 0
+    return {
+        "trigger": "auto",
+        "context_usage_percent": round(100 * tokens / budget) if budget else 0,
+        "context_tokens": tokens,
+        "context_window_size": budget,
+        "message_count": count,
+        "messages_to_compact": count,
+        "is_first_compaction": bool(data.get("is_first_compaction", False)),
+    }
+
+
+def cursor_input(
+    ctx: HookContext, project_dir: str, *, version: str = DEFAULT_CURSOR_VERSION
+) -> dict[str, Any]:
+    """Cursor's stdin object for ``ctx`` (fields in the module docstring); ``version`` is the
+    ``cursor_version`` it reports."""
     name = cursor_event(ctx)
     data = ctx.data
     turn = data.get("turn")
+    model = data.get("model")
     payload: dict[str, Any] = {
         "conversation_id": ctx.session_id,
         "generation_id": f"{ctx.session_id}:{turn}" if turn is not None else ctx.session_id,
+        "model": model if isinstance(model, str) and model else "default",
         "hook_event_name": name,
+        "cursor_version": version,
         "workspace_roots": [project_dir],
+        "user_email": None,
+        "transcript_path": _transcript(data),
     }
     args = ctx.args
     if name in ("beforeShellExecution", "afterShellExecution"):
@@ -225,6 +288,8 @@ def cursor_input(ctx: HookContext, project_dir: str) -> dict[str, Any]:
                 error.get("message", "") if isinstance(error, Mapping) else str(error)
             )
             payload["failure_type"] = "error"
+            payload["duration"] = 0
+            payload["is_interrupt"] = False
     elif name == "beforeSubmitPrompt":
         payload["prompt"] = data.get("prompt", "")
         payload["attachments"] = []
@@ -244,16 +309,27 @@ def cursor_input(ctx: HookContext, project_dir: str) -> dict[str, Any]:
             )
             payload["duration_ms"] = round(float(data.get("duration") or 0) * 1000)
     elif name == "preCompact":
-        payload["trigger"] = "auto"
-        payload["message_count"] = data.get("message_count", 0)
+        payload.update(_compaction(data))
     else:
         payload["data"] = data
     return payload
 
 
-def cursor_environment(ctx: HookContext, project_dir: str) -> dict[str, str]:
-    """``CURSOR_PROJECT_DIR`` and its Claude Code alias ``CLAUDE_PROJECT_DIR``."""
-    return {"CURSOR_PROJECT_DIR": project_dir, "CLAUDE_PROJECT_DIR": project_dir}
+def cursor_environment(
+    ctx: HookContext, project_dir: str, *, version: str = DEFAULT_CURSOR_VERSION
+) -> dict[str, str]:
+    """What Cursor sets for its hooks: ``CURSOR_PROJECT_DIR``, ``CURSOR_VERSION``,
+    ``CURSOR_TRANSCRIPT_PATH`` when the event has a transcript, and ``CLAUDE_PROJECT_DIR``
+    (Cursor's alias for Claude Code compatibility)."""
+    env = {
+        "CURSOR_PROJECT_DIR": project_dir,
+        "CURSOR_VERSION": version,
+        "CLAUDE_PROJECT_DIR": project_dir,
+    }
+    transcript = _transcript(ctx.data)
+    if transcript is not None:
+        env["CURSOR_TRANSCRIPT_PATH"] = transcript
+    return env
 
 
 def cursor_blocked(ctx: HookContext, reason: str, *, label: str) -> Decision:
@@ -271,13 +347,18 @@ def cursor_decision(ctx: HookContext, stdout: str, *, label: str) -> Decision | 
     text = stdout.strip()
     if not text:
         return Decision(source=label)
+    name = cursor_event(ctx)
     try:
         answer = json.loads(text)
     except ValueError as err:
-        return f"stdout is not JSON ({err}): {text[:200]!r}"
+        answer = err
+    if not isinstance(answer, dict) and name in SILENT_EVENTS:
+        logger.debug("hook %s: %s output is not read (as in Cursor): %r", label, name, text[:200])
+        return Decision(source=label)
+    if isinstance(answer, ValueError):
+        return f"stdout is not JSON ({answer}): {text[:200]!r}"
     if not isinstance(answer, dict):
         return f"stdout is a JSON {type(answer).__name__}, expected an object"
-    name = cursor_event(ctx)
     try:
         user = answer_field(answer, "user_message", str, "a string", "")
         agent = answer_field(answer, "agent_message", str, "a string", "")
@@ -335,6 +416,19 @@ def user_hooks_dir() -> Path:
     return Path.home() / ".cursor"
 
 
+def configure(options: Mapping[str, Any]) -> CommandProtocol:
+    """The ``cursor`` protocol reporting ``options["cursor_version"]`` (default
+    :data:`~.tool_identity.DEFAULT_CURSOR_VERSION`) as Cursor's version."""
+    version = options.get("cursor_version") or DEFAULT_CURSOR_VERSION
+    if version == DEFAULT_CURSOR_VERSION:
+        return PROTOCOL
+    return dataclasses.replace(
+        PROTOCOL,
+        stdin=functools.partial(cursor_input, version=str(version)),
+        environment=functools.partial(cursor_environment, version=str(version)),
+    )
+
+
 PROTOCOL: Final = CommandProtocol(
     name="cursor",
     stdin=cursor_input,
@@ -343,5 +437,6 @@ PROTOCOL: Final = CommandProtocol(
         ctx, stdout, label=label
     ),
     environment=cursor_environment,
+    configure=configure,
 )
 """The ``cursor`` protocol of command hooks."""

@@ -101,8 +101,10 @@ def default_runner_factory(
     first use, so a file with only matchers needs none of them. LLM, prompt and agent hooks ask
     the providers mounted on ``coordinator`` (agent hooks also read with its tools); command
     hooks get the variables ``pass_env`` names (``None``: all). ``settings`` gives prompt and
-    agent hooks the module's ``prompt_*`` and ``agent_max_turns`` keys."""
+    agent hooks the module's ``prompt_*`` and ``agent_max_turns`` keys, and command hooks what
+    their protocol tells them about its tool (``cursor_version``)."""
     llm_caches: dict[int, LlmCache] = {}
+    protocol_options = {"cursor_version": settings.cursor_version} if settings else {}
     get = getattr(coordinator, "get", None)
     providers = (lambda: get("providers")) if callable(get) else None
     tools = (lambda: get("tools")) if callable(get) else None
@@ -112,8 +114,12 @@ def default_runner_factory(
             return MatcherRunner(spec, label=label, project_dir=project_dir)
         if isinstance(spec, CommandHookSpec):
             from .command import CommandRunner
+            from .protocols import configured_protocol
 
-            return CommandRunner(spec, label=label, project_dir=project_dir, pass_env=pass_env)
+            protocol = configured_protocol(spec.protocol, protocol_options)
+            return CommandRunner(
+                spec, label=label, project_dir=project_dir, pass_env=pass_env, protocol=protocol
+            )
         if isinstance(spec, LlmHookSpec):
             from .llm import LlmRunner
             from .llm_cache import LlmCache

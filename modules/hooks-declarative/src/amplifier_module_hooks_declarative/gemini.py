@@ -24,7 +24,9 @@ canonical event            ``hook_event_name``     extra stdin fields
 =========================  ======================  =========================================
 
 Every object has ``session_id``, ``transcript_path``, ``cwd``, ``hook_event_name`` and
-``timestamp``. ``BeforeToolSelection`` has no counterpart (its hooks are skipped when read).
+``timestamp``; ``BeforeTool`` / ``AfterTool`` of an MCP tool (``mcp__<server>__<tool>``) also
+``mcp_context`` ``{server_name, tool_name}``. ``BeforeToolSelection`` has no counterpart (its
+hooks are skipped when read).
 
 **Tools** (:data:`GEMINI_TOOLS`): ``bash`` = ``run_shell_command``, ``edit_file`` =
 ``replace``, ``grep`` = ``grep_search``, ``web_search`` = ``google_web_search``, ``todo`` =
@@ -49,7 +51,12 @@ go on with a warning, as Gemini documents it).
 arguments) and ``hookSpecificOutput.additionalContext`` (context for the agent, ``<`` and ``>``
 escaped as Gemini does). Other text on stdout is shown to the user, as Gemini turns it into a
 ``systemMessage``. ``llm_request``, ``llm_response``, ``toolConfig``, ``clearContext`` and
-``tailToolCallRequest`` are not supported: logged and ignored.
+``tailToolCallRequest`` are not supported: logged and ignored. JSON that is not an object
+(``true``, ``[]``, ``null``) is a success with no output, as in Gemini.
+
+**Environment** (Gemini's, and no other tool's: :mod:`.tool_identity`):
+``GEMINI_PROJECT_DIR``, ``GEMINI_PLANS_DIR``, ``GEMINI_CWD``, ``GEMINI_SESSION_ID`` and
+``CLAUDE_PROJECT_DIR``. Gemini CLI reports no version of its own to hooks, so neither do we.
 """
 
 from __future__ import annotations
@@ -273,6 +280,9 @@ def gemini_input(ctx: HookContext, project_dir: str) -> dict[str, Any]:
     if ctx.tool is not None:
         payload["tool_name"] = GEMINI_TOOLS.get(ctx.tool, ctx.tool)
         payload["tool_input"] = gemini_tool_input(ctx.tool, ctx.args)
+        if ctx.tool.startswith("mcp__") and ctx.tool.count("__") >= 2:
+            _, server, tool = ctx.tool.split("__", 2)
+            payload["mcp_context"] = {"server_name": server, "tool_name": tool}
     if name == "AfterTool":
         payload["tool_response"] = _tool_response(data.get("tool_result"))
     elif name == "BeforeAgent":
@@ -303,10 +313,13 @@ def gemini_input(ctx: HookContext, project_dir: str) -> dict[str, Any]:
 
 
 def gemini_environment(ctx: HookContext, project_dir: str) -> dict[str, str]:
-    """What Gemini CLI sets for its hooks: ``GEMINI_PROJECT_DIR``, ``GEMINI_CWD``,
-    ``GEMINI_SESSION_ID`` and ``CLAUDE_PROJECT_DIR`` (Gemini's alias)."""
+    """What Gemini CLI sets for its hooks (``hookRunner.ts``): ``GEMINI_PROJECT_DIR``,
+    ``GEMINI_PLANS_DIR`` (here ``plans`` in the session's state directory), ``GEMINI_CWD``,
+    ``GEMINI_SESSION_ID`` and ``CLAUDE_PROJECT_DIR`` (Gemini's alias "for compatibility")."""
+    plans = session_dir(ctx.session_id, working_dir=project_dir) / "plans"
     return {
         "GEMINI_PROJECT_DIR": project_dir,
+        "GEMINI_PLANS_DIR": str(plans),
         "GEMINI_CWD": project_dir,
         "GEMINI_SESSION_ID": ctx.session_id,
         "CLAUDE_PROJECT_DIR": project_dir,
@@ -353,8 +366,9 @@ def gemini_decision(
         if truncated:
             return f"stdout was cut before it ended: {text[:200]!r}"
         return Decision(message=text, source=label)
-    if not isinstance(answer, dict):
-        return f"stdout is a JSON {type(answer).__name__}, expected an object"
+    if not isinstance(answer, dict):  # Gemini reads no output from it: a silent success
+        logger.debug("hook %s: stdout is a JSON %s; no output", label, type(answer).__name__)
+        return Decision(source=label)
     try:
         return _interpret(ctx, answer, label)
     except BadAnswer as err:

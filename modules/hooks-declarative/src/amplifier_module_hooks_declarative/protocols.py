@@ -5,6 +5,11 @@ A protocol says what the process gets on stdin for an event, which variables it 
 the session's environment, what exit code 2 means and how its stdout on exit code 0 becomes
 a :class:`~.types.Decision`. :mod:`.command` runs the process; each protocol lives in its own
 module and is imported the first time a hook asks for it.
+
+The process inherits the session's environment without the variables any tool sets for its
+hooks (:mod:`.tool_identity`), so a script that branches on its caller sees only its own
+tool's. What a protocol tells its hooks about the tool (Cursor's ``cursor_version``) comes from
+the module config: :func:`configured_protocol`.
 """
 
 from __future__ import annotations
@@ -14,9 +19,10 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, Final
 
+from .tool_identity import inherited_environment
 from .types import Decision, HookContext
 
-__all__ = ["PROTOCOL_MODULES", "CommandProtocol", "command_protocol"]
+__all__ = ["PROTOCOL_MODULES", "CommandProtocol", "command_protocol", "configured_protocol"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -34,6 +40,14 @@ class CommandProtocol:
     environment: Callable[[HookContext, str], Mapping[str, str]] = lambda ctx, project_dir: {}
     """Variables the format's scripts expect beside ``AMPLIFIER_*``: ``environment(ctx,
     project_dir)``."""
+    configure: Callable[[Mapping[str, Any]], CommandProtocol] | None = None
+    """This protocol as the module config asks (``configure(options)``, options such as
+    ``cursor_version``); ``None``: nothing to configure."""
+
+    def inherit(self, environ: Mapping[str, str]) -> dict[str, str]:
+        """What a hook of this protocol inherits of ``environ``: all of it but the variables
+        tools set for their hooks (:func:`~.tool_identity.inherited_environment`)."""
+        return inherited_environment(environ)
 
 
 PROTOCOL_MODULES: Final[Mapping[str, str]] = {
@@ -57,3 +71,12 @@ def command_protocol(name: str) -> CommandProtocol:
         module = importlib.import_module(PROTOCOL_MODULES[name], __package__)
         found = _loaded[name] = module.PROTOCOL
     return found
+
+
+def configured_protocol(name: str, options: Mapping[str, Any]) -> CommandProtocol:
+    """The protocol called ``name`` as ``options`` (the module config's keys) ask.
+
+    :raises KeyError: no such protocol.
+    """
+    found = command_protocol(name)
+    return found if found.configure is None else found.configure(options)

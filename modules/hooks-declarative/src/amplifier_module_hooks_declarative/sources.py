@@ -70,6 +70,7 @@ from .config import (
 )
 from .cursor_config import parse_cursor_hooks, parse_user_cursor_hooks
 from .gemini_config import parse_gemini_settings
+from .gemini_extensions import gemini_extension_sources
 from .hook_shell import (
     HOOKS_DIR_VARIABLE,
     PROJECT_HOOKS_DIR,
@@ -133,6 +134,8 @@ SourceKind = Literal[
     "gemini-settings",
     "user-cursor-hooks",
     "cursor-hooks",
+    "user-gemini-extension",
+    "gemini-extension",
 ]
 
 SOURCE_READERS: Final[dict[SourceKind, Callable[[str, str], HooksDocument]]] = {
@@ -156,6 +159,7 @@ PROJECT_KINDS: Final[frozenset[SourceKind]] = frozenset(
         "gemini-settings",
         "cursor-hooks",
         "project-plugin",
+        "gemini-extension",
     }
 )
 """Sources that come with the project rather than from the user or the bundle (a plugin the
@@ -181,6 +185,8 @@ class Source:
     covers: Path | None = None
     """For a source the bundle names inside the project (a plugin kept in the checkout), the
     file or directory the project's trust record must cover before it runs."""
+    reader: Callable[[str, str], HooksDocument] | None = None
+    """Its own parser (``reader(text, label)``), in place of its kind's :data:`SOURCE_READERS`."""
 
 
 def resolve_user_dir(settings: DeclarativeConfig) -> Path:
@@ -243,11 +249,13 @@ def find_sources(settings: DeclarativeConfig, *, project_dir: Path, user_dir: Pa
         if settings.hook_shell:
             found.extend(_hook_shell_sources("user-hook-shell", user_dir / "hooks", None))
         found.extend(_foreign_sources(settings, Path.home(), user=True))
+        found.extend(gemini_extension_sources(settings, project_dir, user=True))
     if settings.include_project:
         if settings.claude_code:
             for name in CLAUDE_SETTINGS_FILES:
                 found.append(Source("claude-settings", name, project_dir / name))
         found.extend(_foreign_sources(settings, project_dir, user=False))
+        found.extend(gemini_extension_sources(settings, project_dir, user=False))
         found.append(Source("project", PROJECT_HOOKS_FILE, project_dir / PROJECT_HOOKS_FILE))
         if settings.hook_shell:
             hooks_dir = project_dir / PROJECT_HOOKS_DIR
@@ -385,7 +393,7 @@ def read_source(
         line = err.object[: err.start].count(b"\n") + 1
         problem = Problem(f"not UTF-8 text: byte {err.object[err.start]:#04x}", line=line)
         raise HooksConfigError(source.label, [problem]) from err
-    reader = SOURCE_READERS.get(source.kind)
+    reader = source.reader or SOURCE_READERS.get(source.kind)
     if reader is not None:
         document = reader(text, source.label)
     else:
