@@ -142,7 +142,7 @@ class Tracker:
         if data.get("hook") != self.hook_name:
             return HookResult()
         prompt = data.get("prompt")
-        pending = self._take(lambda p: p.prompt == prompt)
+        pending = self._take(lambda p: _same_prompt(p.prompt, prompt))
         if pending is None:
             return HookResult()
         why = data.get("why")
@@ -250,3 +250,11 @@ class Tracker:
             await self.emitter.emit(event, data)
         except Exception:  # an observer's failure must not turn into the gate's failure
             logger.warning("hooks-approval: emitting %s failed", event, exc_info=True)
+
+
+def _same_prompt(asked: str, shown: object) -> bool:
+    """True when the kernel showed ``asked``: as it is, or with the tool and its input appended
+    (the kernel adds them to a prompt that does not show the whole input)."""
+    if not isinstance(shown, str):
+        return False
+    return shown == asked or shown.startswith(asked.rstrip() + "\n\nTool: ")
