@@ -59,7 +59,7 @@ from .answers import DuplicateKeyError, loads_unique
 from .guard import Guards, guarded_complete, inside_model_hook
 from .llm_cache import LlmCache, request_key
 from .specs import LlmHookSpec
-from .template import ARGS_LIMIT, DATA_LIMIT, DATA_TAG, Template, to_json
+from .template import ARGS_LIMIT, DATA_LIMIT, DATA_TAG, DEPTH_CUT, Template, to_json
 from .types import Decision, HookContext, failure_decision
 
 if TYPE_CHECKING:
@@ -298,9 +298,9 @@ class LlmRunner:
     def _cut(self, context: HookContext) -> str | None:
         """The placeholder (``{{args}}``, ``{{data}}``) the prompt showed cut short, if any."""
         used = self.template.placeholders
-        if "args" in used and len(to_json(context.args, ARGS_LIMIT)) > ARGS_LIMIT:
+        if "args" in used and _cut_text(to_json(context.args, ARGS_LIMIT), ARGS_LIMIT):
             return "{{args}}"
-        if "data" in used and len(to_json(context.data, DATA_LIMIT)) > DATA_LIMIT:
+        if "data" in used and _cut_text(to_json(context.data, DATA_LIMIT), DATA_LIMIT):
             return "{{data}}"
         return None
 
@@ -425,3 +425,9 @@ def response_text(response: Any) -> str:
 def describe_error(err: BaseException) -> str:
     """``Type: message`` (a provider's ``llm_errors`` message names provider, model and status)."""
     return f"{type(err).__name__}: {err}" if str(err) else type(err).__name__
+
+
+def _cut_text(text: str, limit: int) -> bool:
+    """True when :func:`~.template.to_json` output ``text`` is not the whole value: cut at
+    ``limit`` characters, or nesting cut (:data:`~.template.DEPTH_CUT`)."""
+    return len(text) > limit or DEPTH_CUT in text

@@ -60,7 +60,7 @@ from .llm import (
     verdict_request,
 )
 from .specs import AgentHookSpec, PromptHookSpec
-from .template import DATA_TAG, delimited, to_json
+from .template import DATA_TAG, DEPTH_CUT, delimited, to_json
 from .types import Decision, HookContext, OnFailure, failure_decision
 
 if TYPE_CHECKING:
@@ -171,7 +171,8 @@ def render_prompt(prompt: str, payload: Any) -> str:
 def is_cut(payload: Any) -> bool:
     """True when :func:`render_prompt` shows ``payload`` cut short: the model judges part of
     the input only, so a verdict that lets it through is ambiguous."""
-    return len(to_json(payload, ARGUMENTS_LIMIT)) > ARGUMENTS_LIMIT
+    text = to_json(payload, ARGUMENTS_LIMIT)
+    return len(text) > ARGUMENTS_LIMIT or DEPTH_CUT in text
 
 
 def command_answer(text: str) -> dict[str, Any]:
