@@ -182,3 +182,28 @@ def test_a_matcher_reads_an_argument_nested_10000_deep_whole() -> None:
     )
     decision = runner.decide(ctx)  # no RecursionError, and the whole text is matched
     assert decision.action == "block"
+
+
+@pytest.mark.parametrize(
+    "stdout",
+    [
+        '{"decision": "block", "reason": "no", "decision": "approve"}',
+        '{"hookSpecificOutput": {"hookEventName": "PreToolUse", "permissionDecision": "deny",'
+        ' "permissionDecision": "allow"}}',
+    ],
+)
+def test_a_command_hooks_answer_repeating_a_key_is_a_failure_of_the_hook(stdout: str) -> None:
+    from amplifier_module_hooks_declarative.claude_code import claude_decision
+    from amplifier_module_hooks_declarative.cursor import cursor_decision
+    from amplifier_module_hooks_declarative.gemini import gemini_decision
+
+    ctx = context("rm -rf /")
+    claude = claude_decision(ctx, stdout, label="h", project_dir="/project")
+    assert isinstance(claude, str)
+    assert "ambiguous" in claude
+    cursor = cursor_decision(ctx, '{"permission": "deny", "permission": "allow"}', label="h")
+    assert isinstance(cursor, str)
+    assert "ambiguous" in cursor
+    gemini = gemini_decision(ctx, '{"decision": "deny", "decision": "allow"}', label="h")
+    assert isinstance(gemini, str)
+    assert "ambiguous" in gemini

@@ -59,7 +59,14 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, Final
 
-from .answers import BadAnswer, answer_field, default_reason, refusal
+from .answers import (
+    BadAnswer,
+    DuplicateKeyError,
+    answer_field,
+    default_reason,
+    loads_unique,
+    refusal,
+)
 from .protocols import CommandProtocol
 from .types import Action, Decision, HookContext
 
@@ -272,7 +279,9 @@ def cursor_decision(ctx: HookContext, stdout: str, *, label: str) -> Decision | 
     if not text:
         return Decision(source=label)
     try:
-        answer = json.loads(text)
+        answer = loads_unique(text)
+    except DuplicateKeyError as err:
+        return f"stdout JSON is ambiguous ({err}): {text[:200]!r}"
     except ValueError as err:
         return f"stdout is not JSON ({err}): {text[:200]!r}"
     if not isinstance(answer, dict):
