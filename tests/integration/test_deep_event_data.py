@@ -91,3 +91,43 @@ async def test_the_kernels_json_view_of_deep_data_is_cut_not_a_crash() -> None:
     result = await registry.emit("tool:post", {"tool_name": "deep", "tool_result": nested(DEPTH)})
     assert result.action == "continue"
     assert "nested deeper than 200 levels: cut" in json.dumps(seen[0])
+
+
+async def test_an_approved_input_nested_10000_deep_runs_as_approved(workspace: Path) -> None:
+    """A hook rewrites the input into data nested 10,000 deep and asks; the human allows it.
+    The kernel and the orchestrator copy what was approved without recursing."""
+    from amplifier_core.models import HookResult
+
+    seen: list[Any] = []
+
+    class Probe:
+        name = "probe"
+        description = "Records its input."
+        input_schema: ClassVar[dict[str, Any]] = {"type": "object"}
+
+        async def execute(self, input: dict[str, Any]) -> ToolResult:
+            seen.append(input)
+            return ToolResult(success=True, output="ok")
+
+    def rewrite(_event: str, data: dict[str, Any]) -> HookResult:
+        deep = {"payload": nested(DEPTH)}
+        return HookResult(
+            action="ask_user", approval_prompt="Run it?", data={**data, "tool_input": deep}
+        )
+
+    approvals = StaticApprovalSystem("allow")
+    script = [call("probe", x=1), {"text": "done"}]
+    session, _, _ = session_for(
+        workspace, script, make_bundle(), tools={"probe": Probe()}, approval_system=approvals
+    )
+    session.coordinator.hooks.register("tool:pre", rewrite, name="deepener")
+    async with session:
+        outcome = await session.run("go")
+    assert outcome.response == "done"
+    assert len(seen) == 1
+    depth, node = 0, seen[0]["payload"]
+    while isinstance(node, dict):
+        node = node.get("d", node.get("inner", [None])[0])
+        depth += 1
+    assert depth == DEPTH  # the whole input ran, not a cut copy
+    assert "nested deeper than 64 levels" in approvals.requests[0]

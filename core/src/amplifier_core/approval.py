@@ -698,8 +698,37 @@ def _detached(value: dict[str, Any]) -> dict[str, Any]:
     """A copy of a tool input for observers: what they change is not what runs."""
     try:
         return copy.deepcopy(value)
+    except RecursionError:  # nested too deep for deepcopy: copied with a stack
+        copied: dict[str, Any] = _tree_copy(value)
+        return copied
     except Exception:  # an object that cannot be copied: its container at least is new
         return dict(value)
+
+
+def _tree_copy(value: Any) -> Any:
+    """A deep copy of dicts, lists and tuples (tuples come back as lists, as JSON carries
+    them), made with a stack instead of recursion, so any depth is copied; a container that
+    contains itself is copied once. Other values are shared (strings, numbers and the like
+    are immutable)."""
+    holder: list[Any] = [None]
+    memo: dict[int, Any] = {}
+    stack: list[tuple[Any, Any, Any]] = [(value, holder, 0)]
+    while stack:
+        item, parent, key = stack.pop()
+        made = memo.get(id(item))
+        if made is not None:
+            parent[key] = made
+        elif isinstance(item, dict):
+            new: Any = dict.fromkeys(item)
+            memo[id(item)] = parent[key] = new
+            stack.extend((v, new, k) for k, v in item.items())
+        elif isinstance(item, list | tuple):
+            new = [None] * len(item)
+            memo[id(item)] = parent[key] = new
+            stack.extend((v, new, i) for i, v in enumerate(item))
+        else:
+            parent[key] = item
+    return holder[0]
 
 
 def _decision_field(answer: str, approved: bool, why: _Why) -> str:
