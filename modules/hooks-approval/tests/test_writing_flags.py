@@ -233,3 +233,21 @@ def test_git_accepts_the_abbreviations_the_table_covers(project: Path) -> None:
     ).stdout
     assert listed == ""
     assert writing_flags("git branch --dele scratch") == ("--delete",)
+
+
+async def test_a_call_nested_10000_deep_is_asked_about_not_a_crash(workspace: Path) -> None:
+    deep: Any = "bottom"
+    for _ in range(10_000):
+        deep = {"d": [deep]}
+    coordinator = ModuleCoordinator(approval_system=StaticApprovalSystem("deny"))
+    coordinator.register_capability("session.working_dir", str(workspace))
+    await mount(coordinator, {"other_tools_action": "ask", "audit_log": str(workspace / "a.jsonl")})
+    data = {"tool_name": "query", "tool_input": {"ast": deep}, "tool_call_id": "c1"}
+    emitted = await coordinator.hooks.emit("tool:pre", data)
+    assert emitted.action == "ask_user"
+    assert emitted.approval_prompt is not None
+    assert "Call query with this input?" in emitted.approval_prompt
+    assert "sha256" in emitted.approval_prompt  # elided: the digest names the whole input
+    result = await coordinator.process_hook_result(emitted, "tool:pre", "hooks-approval")
+    assert result.action == "deny"
+    assert (workspace / "a.jsonl").read_text().count("\n") == 2  # request and decision

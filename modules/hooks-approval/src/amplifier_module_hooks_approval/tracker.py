@@ -15,7 +15,6 @@ without it. Those events and audit records carry ``why: "inferred"``.
 
 from __future__ import annotations
 
-import json
 import logging
 from collections import deque
 from collections.abc import Callable, Mapping
@@ -25,6 +24,7 @@ from typing import Any, Final, Protocol
 from amplifier_core.models import HookResult
 
 from .audit import AuditLog
+from .jsontext import dumps
 from .subject import input_of, tool_of
 
 __all__ = [
@@ -75,7 +75,7 @@ def call_key(data: Mapping[str, Any]) -> str:
     call_id = data.get("tool_call_id")
     if isinstance(call_id, str) and call_id:
         return f"id:{call_id}"
-    tool_input = json.dumps(dict(input_of(data)), sort_keys=True, default=str)
+    tool_input = dumps(dict(input_of(data)), sort_keys=True)
     return f"input:{tool_of(data)}:{tool_input}"
 
 
