@@ -448,3 +448,10 @@ async def test_input_nested_10000_deep_is_asked_about_cut_with_a_digest() -> Non
     for _ in range(10_000):
         other = {"d": other}
     assert (await ask_about(coordinator, {"payload": other})).action == "deny"
+
+
+async def test_a_prompt_showing_a_longer_command_does_not_count_as_showing_the_input() -> None:
+    system = Recorder("Deny")
+    coordinator = ModuleCoordinator(approval_system=system)
+    await ask_about(coordinator, {"command": "rm -rf /"}, prompt="Run rm -rf /tmp/x?")
+    assert system.calls[0][0].endswith('Tool: bash\nInput: {\n  "command": "rm -rf /"\n}')

@@ -513,6 +513,10 @@ _VOLATILE: Final = frozenset(
     {"timestamp", "tool_call_id", "request_id", "id", "turn", "iteration", "session_id"}
 )
 _SHOWN_DEPTH: Final = 64
+# Characters that continue a word, an option or a path: text next to one is part of more.
+_WORD_GOES_ON: Final = frozenset(
+    "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-/.~=:@%+,"
+)
 _DIGEST_NODES: Final = 5_000_000
 # Characters a terminal would act on or that reorder text: shown escaped, never raw.
 _UNSAFE_TEXT: Final = re.compile(
@@ -614,7 +618,25 @@ def _shows(prompt: str, subject: AskedSubject) -> bool:
     texts, unsafe = _leaves(subject.tool_input)
     if unsafe:
         return False
-    return all(text in prompt for text in texts if text)
+    return all(_appears(text, prompt) for text in texts if text)
+
+
+def _appears(text: str, prompt: str) -> bool:
+    """True when ``text`` stands in ``prompt`` as a whole: not as the start or the end of a
+    longer word or path (``rm -rf /`` does not appear in ``Run rm -rf /tmp/x?``)."""
+    start = prompt.find(text)
+    while start >= 0:
+        end = start + len(text)
+        before = (
+            start == 0 or prompt[start - 1] not in _WORD_GOES_ON or text[0] not in _WORD_GOES_ON
+        )
+        after = (
+            end == len(prompt) or prompt[end] not in _WORD_GOES_ON or text[-1] not in _WORD_GOES_ON
+        )
+        if before and after:
+            return True
+        start = prompt.find(text, start + 1)
+    return False
 
 
 def _render_input(tool_input: Mapping[str, Any]) -> tuple[str, bool]:
