@@ -3,7 +3,8 @@ events every other request and tool call fires.
 
 * Each request an ``llm``, ``prompt`` or ``agent`` hook sends its model first fires
   ``provider:request`` on the session's hooks (data: ``provider``, ``model``, ``messages`` as
-  dicts, ``tools``, and ``hook``, the hook's label). A handler that modifies ``messages``
+  dicts, ``tools``, and ``hook``, the hook's label; no ``turn`` or ``iteration``: the request
+  is not part of one of the agent's turns). A handler that modifies ``messages``
   (hooks-redaction) changes what is sent; a ``deny`` stops the request, which is then a
   failure of the hook (its ``on_failure``). Context injections returned there are not applied:
   the hook's request is not the agent's conversation.
@@ -11,7 +12,7 @@ events every other request and tool call fires.
   so deny rules and approvals apply: a denied call is answered with the reason as an error
   result) and, after it ran, ``tool:post`` (a handler's modified ``tool_result`` is what the
   model reads). The data is the orchestrator's: ``tool_name``, ``tool_input``,
-  ``tool_call_id``, plus ``hook``.
+  ``tool_call_id``, the legacy ``tool`` and ``input``, plus ``hook``.
 
 A guard must not trigger itself: while a model-backed hook's own request or tool call goes
 through the events, model-backed hooks reached again are skipped (:func:`inside_model_hook`),
@@ -135,6 +136,7 @@ async def guarded_tool_pre(
         "tool_name": name,
         "tool": name,
         "tool_input": tool_input,
+        "input": tool_input,
         "tool_call_id": call_id,
         "hook": label,
     }
@@ -167,6 +169,7 @@ async def guarded_tool_post(
         "tool_name": name,
         "tool": name,
         "tool_input": tool_input,
+        "input": tool_input,
         "tool_call_id": call_id,
         "tool_result": result,
         "result": result,
