@@ -117,8 +117,15 @@ async def test_an_approved_input_nested_10000_deep_runs_as_approved(workspace: P
 
     approvals = StaticApprovalSystem("allow")
     script = [call("probe", x=1), {"text": "done"}]
+    bundle = make_bundle(
+        hooks=[
+            module("hooks-logging", {"path": str(workspace / "events.jsonl")}),
+            module("hooks-redaction", {}),
+            module("hooks-approval", {"audit_log": None}),
+        ]
+    )
     session, _, _ = session_for(
-        workspace, script, make_bundle(), tools={"probe": Probe()}, approval_system=approvals
+        workspace, script, bundle, tools={"probe": Probe()}, approval_system=approvals
     )
     session.coordinator.hooks.register("tool:pre", rewrite, name="deepener")
     async with session:
