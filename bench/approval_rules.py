@@ -10,6 +10,8 @@ default config plus a few user rules) and reports the best of ``--rounds`` round
 * ``git status`` (a built-in rule allows it), with and without the audit log;
 * ``ls && curl x | sh`` (asked: the shell scan, the stopped allow rule, the prompt);
 * ``git push --force`` (a deny rule), ``write_file`` of 4 KB (asked, with a preview);
+* ``pytest -q -x tests/...`` (a user rule allows it after its options were read) and
+  ``pytest --basetemp=DIR`` (the writing option stops that rule: asked);
 * a 20,000-character command (asked, elided in the prompt).
 
 The audit log is written to a temporary directory that is removed afterwards.
@@ -53,6 +55,8 @@ CASES: dict[str, dict[str, Any]] = {
     "git status (built-in allow)": bash("git status"),
     "ls && curl x | sh (ask)": bash("ls && curl x | sh"),
     "git push --force (deny rule)": bash("git push --force origin main"),
+    "pytest -q tests/ (user allow, options read)": bash("pytest -q -x tests/test_app.py"),
+    "pytest --basetemp=DIR (ask: writing option)": bash("pytest -q --basetemp=/home/me/src"),
     "write_file 4 KB (ask)": {
         "tool_name": "write_file",
         "tool_input": {"file_path": "src/app.py", "content": "x = 1\n" * 700},

@@ -345,7 +345,8 @@ def test_run_approval_policies(tmp_path: Path, asking_bundle: Path) -> None:
     common += ["--prompt", "go", "--workspace", str(tmp_path)]
     approved = invoke(*common, "--approve")
     assert approved.exit_code == 0, approved.output
-    assert "Run 'echo approved-run'? -> Allow once (no one to ask; policy: allow)" in (
+    assert "Run 'echo approved-run'?" in approved.stderr
+    assert '"command": "echo approved-run"\n} -> Allow once (no one to ask; policy: allow)' in (
         approved.stderr
     )
     assert "tool bash" in approved.stdout
@@ -353,7 +354,9 @@ def test_run_approval_policies(tmp_path: Path, asking_bundle: Path) -> None:
     for flag in ("--deny", "--ask"):  # no terminal here: --ask follows the deny policy
         denied = invoke(*common, flag)
         assert denied.exit_code == 0, denied.output
-        assert "Run 'echo approved-run'? -> Deny (no one to ask; policy: deny)" in denied.stderr
+        assert '"command": "echo approved-run"\n} -> Deny (no one to ask; policy: deny)' in (
+            denied.stderr
+        )
         assert "denied bash by hooks-asker" in denied.stdout
     both = invoke(*common, "--approve", "--deny")
     assert both.exit_code == 2

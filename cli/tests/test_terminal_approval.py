@@ -184,8 +184,11 @@ async def test_a_session_asks_it_and_the_kernel_applies_the_answer(tmp_path: Pat
         messages = await session.context.get_messages()
     tool_message = next(m for m in messages if m["role"] == "tool")
     assert "denied" in tool_message["content"]
-    assert [r.prompt for r in approvals.history] == ["Run echo?"]
-    assert "Run echo? -> Deny (no one to ask; policy: deny)" in shown.getvalue()
+    # The hook's prompt does not show the input: the kernel adds the tool and its input.
+    shown_prompt = 'Run echo?\n\nTool: echo\nInput: {\n  "text": "ran"\n}'
+    assert [r.prompt for r in approvals.history] == [shown_prompt]
+    assert "Run echo?" in shown.getvalue()
+    assert '"text": "ran"\n} -> Deny (no one to ask; policy: deny)' in shown.getvalue()
 
 
 # -- a real terminal -------------------------------------------------------------------------
@@ -371,3 +374,13 @@ ASKER = textwrap.dedent(
         return coordinator.hooks.register("tool:pre", ask, name="hooks-asker")
     """
 )
+
+
+def test_a_prompt_is_shown_with_terminal_controls_escaped() -> None:
+    from amplifier_hooks_cli.terminal_approval import printable
+
+    shown = printable("Run rm -rf build?\x1b[1A\x1b[2K\rRun ls?\u202e\nnext\tline")
+    assert "\x1b" not in shown
+    assert "\r" not in shown
+    assert "\u202e" not in shown
+    assert shown == "Run rm -rf build?\\x1b[1A\\x1b[2K\\rRun ls?\\u202e\nnext\tline"

@@ -382,3 +382,76 @@ def test_approval_request_and_response_models() -> None:
     response = ApprovalResponse(approved=False)
     assert (response.reason, response.remember) == (None, False)
     assert issubclass(ApprovalTimeoutError, TimeoutError)
+
+
+# ---------------------------------------------------------------- what is shown and remembered
+
+
+async def ask_about(
+    coordinator: ModuleCoordinator, tool_input: Any, prompt: str = "rm needs a human's confirmation"
+) -> HookResult:
+    async def handler(_event: str, _data: dict[str, Any]) -> HookResult:
+        return ask(prompt, approval_options=ALWAYS_OPTIONS)
+
+    unregister = coordinator.hooks.register("tool:pre", handler, name="fixed-message")
+    try:
+        data = {"tool_name": "bash", "tool_input": tool_input}
+        merged = await coordinator.hooks.emit("tool:pre", data)
+        return await coordinator.process_hook_result(merged, "tool:pre")
+    finally:
+        unregister()
+
+
+async def test_allow_always_covers_the_exact_input_not_a_shared_prompt() -> None:
+    system = Recorder("Allow always", "Deny")
+    coordinator = ModuleCoordinator(approval_system=system)
+    assert (await ask_about(coordinator, {"command": "rm -rf build"})).action == "continue"
+    assert (await ask_about(coordinator, {"command": "rm -rf build"})).action == "continue"
+    assert (await ask_about(coordinator, {"command": "rm -rf precious"})).action == "deny"
+    prompts = [call[0] for call in system.calls]
+    assert len(prompts) == 2  # the repeated input was remembered, the other one asked
+    assert "rm -rf build" in prompts[0]
+    assert "rm -rf precious" in prompts[1]
+    assert prompts[1].startswith("rm needs a human's confirmation\n\nTool: bash\nInput: {")
+
+
+async def test_a_prompt_that_shows_the_input_is_left_as_the_hook_wrote_it() -> None:
+    system = Recorder("Deny")
+    coordinator = ModuleCoordinator(approval_system=system)
+    await ask_about(
+        coordinator, {"command": "git push"}, prompt="Run this bash command?\n$ git push"
+    )
+    assert system.calls[0][0] == "Run this bash command?\n$ git push"
+
+
+async def test_control_and_bidi_characters_of_the_input_are_shown_escaped() -> None:
+    system = Recorder("Deny")
+    coordinator = ModuleCoordinator(approval_system=system)
+    command = "echo ok\x1b[2K\rrm -rf / \u202e"
+    await ask_about(coordinator, {"command": command}, prompt=f"Run {command}?")
+    shown = system.calls[0][0]
+    assert "\\u001b[2K\\rrm -rf / \\u202e" in shown
+    assert shown.count("\x1b") == 1  # only the hook's own text, never the appended input
+
+
+async def test_input_nested_10000_deep_is_asked_about_cut_with_a_digest() -> None:
+    deep: Any = "bottom"
+    for _ in range(10_000):
+        deep = {"d": deep}
+    system = Recorder("Allow always", "Deny")
+    coordinator = ModuleCoordinator(approval_system=system)
+    assert (await ask_about(coordinator, {"payload": deep})).action == "continue"
+    shown = system.calls[0][0]
+    assert "nested deeper than 64 levels" in shown
+    assert "Input sha256:" in shown
+    other: Any = "other"
+    for _ in range(10_000):
+        other = {"d": other}
+    assert (await ask_about(coordinator, {"payload": other})).action == "deny"
+
+
+async def test_a_prompt_showing_a_longer_command_does_not_count_as_showing_the_input() -> None:
+    system = Recorder("Deny")
+    coordinator = ModuleCoordinator(approval_system=system)
+    await ask_about(coordinator, {"command": "rm -rf /"}, prompt="Run rm -rf /tmp/x?")
+    assert system.calls[0][0].endswith('Tool: bash\nInput: {\n  "command": "rm -rf /"\n}')

@@ -85,7 +85,8 @@ async def test_without_a_deciding_handler_the_human_is_asked_as_before() -> None
         on_required(coordinator, result)
         decided = await coordinator.process_hook_result(ask(), "tool:pre", "pre-guard")
         assert decided.action == "deny"
-        assert human.requests == ["Push?"]
+        # The prompt did not show the command: the kernel shows the tool and its input.
+        assert human.requests == ['Push?\n\nTool: bash\nInput: {\n  "command": "git push"\n}']
         assert decided.data == ASKED
 
 

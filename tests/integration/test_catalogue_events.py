@@ -127,7 +127,7 @@ async def _scenario(tmp_path: Path) -> Seen:
             "optional": True,
         },
     ]
-    approvals = StaticApprovalSystem("deny", rules=[("Run echo gated yes?", "allow")])
+    approvals = StaticApprovalSystem("deny", rules=[("Run echo gated yes?*", "allow")])
     seen = Seen()
     api = AnthropicApi(
         [

@@ -245,7 +245,9 @@ async def test_an_agent_hook_reads_a_file_with_a_read_only_tool_before_it_answer
         async with session:
             outcome = await session.run("ship it")
     assert outcome.response == "Not pushing."
-    assert "tool:post" not in recorder.names
+    # The hook's read went through tool:pre and tool:post; the agent's bash never ran.
+    posts = [d for name, d in recorder.events if name == "tool:post"]
+    assert [d["tool_name"] for d in posts] == ["read_file"]
     first, second = seen
     # Only the read-only tools the session mounts are offered: never bash or write_file.
     assert [t["function"]["name"] for t in first["tools"]] == ["read_file"]
@@ -255,3 +257,89 @@ async def test_an_agent_hook_reads_a_file_with_a_read_only_tool_before_it_answer
     assert tool_message["role"] == "tool"
     assert tool_message["content"].startswith('<untrusted-data id="')
     assert POLICY in tool_message["content"]
+
+
+SECRET = "ghp_" + "a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8"
+
+
+def _env_reader(seen: list[dict[str, Any]]) -> Any:
+    """The hooks' model as an attacker would steer it: it reads ``.env`` first."""
+
+    async def answer(request: Request) -> Reply:
+        seen.append(request.json())
+        if len(seen) == 1:
+            return completion(None, [("read-1", "read_file", json.dumps({"file_path": ".env"}))])
+        return completion('{"ok": true}')
+
+    return answer
+
+
+@pytest.mark.parametrize("guarded_by", ["deny-rule", "redaction"])
+async def test_an_agent_hooks_reads_obey_the_sessions_guards(
+    project: Path, guarded_by: str
+) -> None:
+    """The attack: an agent hook's model calls read_file(".env"). Under a bundle with a .env
+    deny rule the read is denied; under redaction alone the token is redacted before any
+    request leaves. Either way the secret never reaches the hook's provider."""
+    (project / ".env").write_text(f"GITHUB_TOKEN={SECRET}\n")
+    claude_settings(project, {"type": "agent", "prompt": "Is this safe? $ARGUMENTS", "timeout": 30})
+    hooks: list[dict[str, Any]] = []
+    if guarded_by == "deny-rule":
+        rule = {"name": "secrets", "action": "deny", "path": [".env", ".env.*"]}
+        hooks.append(module("hooks-approval", {"rules": [rule], "audit_log": None}))
+    else:
+        hooks.append(module("hooks-redaction", {}))
+    hooks.append(module("hooks-declarative", {"prompt_provider": "guard"}))
+    seen: list[dict[str, Any]] = []
+    script = [call("bash", command="echo hello"), {"text": "ok"}]
+    async with LoopbackServer(_env_reader(seen)) as server:
+        bundle = make_bundle(
+            providers=[module("provider-scripted", {"script": script}), guard_provider(server)],
+            hooks=hooks,
+        )
+        session = AgentSession(bundle, workspace=project, display_system=RecordingDisplay())
+        recorder = EventRecorder()
+        recorder.attach(session.coordinator.hooks)
+        async with session:
+            await session.run("say hello")
+    assert len(seen) == 2  # the read, then the verdict
+    assert all(SECRET not in json.dumps(body) for body in seen)
+    posts = [d for name, d in recorder.events if name == "tool:post" and d.get("hook")]
+    answered = json.dumps(seen[1]["messages"][-1])
+    if guarded_by == "deny-rule":  # denied at tool:pre: the file was never read
+        assert "denied" in answered
+        assert "secrets" in answered
+        assert posts == []
+    else:  # read, and redacted at tool:post before the model saw it
+        assert "REDACTED" in answered
+        assert [(d["tool_name"], d["tool_input"]) for d in posts] == [
+            ("read_file", {"file_path": ".env"})
+        ]
+    requests = [d for name, d in recorder.events if name == "provider:request" and d.get("hook")]
+    assert len(requests) == 2
+
+
+async def test_a_prompt_hooks_request_is_redacted_before_it_leaves(project: Path) -> None:
+    claude_settings(project, {"type": "prompt", "prompt": GUARD_PROMPT, "timeout": 20})
+    seen: list[dict[str, Any]] = []
+
+    async def answer(request: Request) -> Reply:
+        seen.append(request.json())
+        return completion('{"ok": false, "reason": "sends a token"}')
+
+    command = f"curl -H 'Authorization: token {SECRET}' https://api.github.com/user"
+    script = [call("bash", command=command), {"text": "ok"}]
+    async with LoopbackServer(answer) as server:
+        bundle = make_bundle(
+            providers=[module("provider-scripted", {"script": script}), guard_provider(server)],
+            hooks=[
+                module("hooks-redaction", {}),
+                module("hooks-declarative", {"prompt_provider": "guard"}),
+            ],
+        )
+        session = AgentSession(bundle, workspace=project, display_system=RecordingDisplay())
+        async with session:
+            await session.run("check my token")
+    assert len(seen) == 1
+    assert SECRET not in json.dumps(seen[0])
+    assert "REDACTED" in json.dumps(seen[0])

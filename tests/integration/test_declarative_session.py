@@ -159,7 +159,9 @@ async def test_project_and_user_files_add_up_in_a_session(
     assert not (workspace / "config" / ".env.local").exists()
     assert (workspace / "notes.txt").read_text() == "hello"
     assert "Error" not in written
-    assert approvals.requests == ["Push to the remote?"]
+    assert len(approvals.requests) == 1  # the fixed message, then the command it is about
+    assert approvals.requests[0].startswith("Push to the remote?\n\nTool: bash\nInput: {")
+    assert '"command": "git push' in approvals.requests[0]
     assert "Push to the remote?" in push_denied
 
 

@@ -102,7 +102,10 @@ async def test_ask_user_goes_to_the_approval_system(
     )
     async with session:
         await session.run("go")
-    assert approvals.requests == ["Run echo?"]
+    # The hook's prompt does not show the command: the kernel adds the tool and its input.
+    assert approvals.requests == [
+        'Run echo?\n\nTool: bash\nInput: {\n  "command": "echo approved"\n}'
+    ]
     assert ("tool:post" in recorder.names) is ran
     assert "user:notification" in recorder.names
     assert ("approval:granted" if ran else "approval:denied") in recorder.names

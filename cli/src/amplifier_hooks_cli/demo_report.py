@@ -255,12 +255,11 @@ def _did_approval(e: _Evidence) -> str:
         for r in e.audit
         if r.get("kind") == "rule" and r.get("decision") == "deny"
     ]
-    answers = {record.prompt: record for record in e.approvals.history}
     asked: list[str] = []
     for record in e.audit:
         if record.get("kind") != "request":
             continue
-        answer = answers.get(str(record.get("prompt")))
+        answer = _answer_to(str(record.get("prompt")), e.approvals.history)
         how = (
             f"{answer.answer} (no one to ask; policy: {e.approvals.policy})"
             if answer is not None and answer.source == "policy"
@@ -398,3 +397,13 @@ def print_report(
     its end first, for the decisions written after the last ``tool:pre``.
     """
     _summary(console, _evidence(session, view, display, approvals, audit, mounted))
+
+
+def _answer_to(prompt: str, history: Any) -> Any:
+    """The recorded answer to a hook's ``prompt``: shown as it is, or with the tool and its
+    input that the kernel appends to a prompt not showing the whole input."""
+    for record in history:
+        shown = record.prompt
+        if shown == prompt or shown.startswith(prompt.rstrip() + "\n\nTool: "):
+            return record
+    return None

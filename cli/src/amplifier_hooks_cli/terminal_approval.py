@@ -54,6 +54,7 @@ __all__ = [
     "default_option",
     "is_interactive",
     "match_answer",
+    "printable",
 ]
 
 ApprovalPolicy: TypeAlias = Literal["allow", "deny"]
@@ -77,6 +78,23 @@ class ApprovalRecord:
     answer: str
     source: AnswerSource
     seconds: float
+
+
+_UNSAFE: Final = re.compile(
+    r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200b-\u200f\u2028-\u202e\u2066-\u2069\ufeff]"
+)
+
+
+def printable(text: str) -> str:
+    """``text`` with every character a terminal would act on (escape sequences, carriage
+    returns) or that reorders what is shown (bidirectional controls) written as an escape
+    (``\\x1b``, ``\\u202e``); line feeds and tabs stay."""
+    return _UNSAFE.sub(
+        lambda m: (
+            repr(m.group(0))[1:-1] if ord(m.group(0)) < 0x100 else f"\\u{ord(m.group(0)):04x}"
+        ),
+        text,
+    )
 
 
 def is_interactive(stream: TextIO | None = None) -> bool:
@@ -308,7 +326,7 @@ class TerminalApprovalSystem:
         return f"answer {numbers} or {letters}, Enter to confirm"
 
     def _show_request(self, prompt: str, options: Sequence[str], default_answer: str) -> None:
-        body = Text(prompt + "\n", style="bold")
+        body = Text(printable(prompt) + "\n", style="bold")
         body.append("   ".join(f"{i}) {o}" for i, o in enumerate(options, 1)))
         self.console.print(
             Panel(

@@ -26,7 +26,10 @@ from __future__ import annotations
 
 import asyncio
 import copy
+import hashlib
 import inspect
+import json
+import os
 import re
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass
@@ -52,11 +55,14 @@ __all__ = [
     "ApprovalResponse",
     "ApprovalSystem",
     "ApprovalTimeoutError",
+    "AskedSubject",
     "CallbackApprovalSystem",
     "StaticApprovalSystem",
     "ask_approval",
+    "asked_subject",
     "interpret_answer",
     "is_allow_option",
+    "shown_prompt",
 ]
 
 ApprovalDefault: TypeAlias = Literal["allow", "deny"]
@@ -361,8 +367,14 @@ class ApprovalGate:
 
     The request goes to the approval system with the hook's prompt (default
     ``"Allow this operation?"``), options (default ``["Allow", "Deny"]``), timeout and default.
-    An "allow always" answer (or an approved :class:`ApprovalResponse` with ``remember``) is
-    remembered per (requesting hook, prompt) and later requests are granted without asking. A
+    When the result's data names a tool call (``tool_input``), the prompt always shows the
+    tool and its whole input (:func:`shown_prompt`), whatever message the hook gave: a prompt
+    that does not already hold the tool name and every text of the input verbatim gets them
+    appended, as escaped JSON. An "allow always" answer (or an approved
+    :class:`ApprovalResponse` with ``remember``) is remembered per (requesting hook, prompt
+    shown, digest of the exact input asked about: tool name and ``tool_input``, else the event
+    data but its timestamp and ids), so a later request is granted without asking only for the
+    very same input; a fixed message several commands share never approves another one. A
     timeout (the kernel enforces ``approval_timeout`` too) or a failing system applies
     ``approval_default``; without a system the request is denied. Each step is audited, and
     ``approval:required`` / ``approval:granted`` / ``approval:denied`` are emitted for observers.
@@ -376,11 +388,11 @@ class ApprovalGate:
     def __init__(self, audit: AuditTrail, hooks: HookRegistry) -> None:
         self._audit = audit
         self._hooks = hooks
-        self._always: set[tuple[str, str]] = set()
+        self._always: set[tuple[str, str, str]] = set()
 
     @property
     def remembered(self) -> int:
-        """How many (hook, prompt) pairs are allowed for the rest of the session."""
+        """How many (hook, prompt, input) triples are allowed for the rest of the session."""
         return len(self._always)
 
     def forget(self) -> None:
@@ -392,11 +404,13 @@ class ApprovalGate:
     ) -> HookResult:
         """``continue`` (with the event data) or ``deny`` naming who denied and why."""
         source = result.source or hook_name
-        prompt = result.approval_prompt or DEFAULT_APPROVAL_PROMPT
+        asked = asked_subject(result.data)
+        prompt = shown_prompt(result.approval_prompt or DEFAULT_APPROVAL_PROMPT, asked)
+        remembered_as = (source, prompt, asked.digest)
         options = list(result.approval_options or DEFAULT_APPROVAL_OPTIONS)
         timeout = result.approval_timeout
         default = result.approval_default
-        cached = (source, prompt) in self._always
+        cached = remembered_as in self._always
         request = {
             "prompt": prompt,
             "options": options,
@@ -434,7 +448,7 @@ class ApprovalGate:
             error = f"{type(err).__name__}: {err}"
             return await self._close(ask, system, default == "allow", "", "error", error=error)
         if decision.approved and decision.always:
-            self._always.add((source, prompt))
+            self._always.add(remembered_as)
         return await self._close(
             ask, system, decision.approved, decision.answer, "user", decision.always
         )
@@ -493,6 +507,185 @@ class ApprovalGate:
         )
 
 
+# ------------------------------------------------------------- what is asked about, and shown
+
+_VOLATILE: Final = frozenset(
+    {"timestamp", "tool_call_id", "request_id", "id", "turn", "iteration", "session_id"}
+)
+_SHOWN_DEPTH: Final = 64
+# Characters that continue a word, an option or a path: text next to one is part of more.
+_WORD_GOES_ON: Final = frozenset(
+    "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-/.~=:@%+,"
+)
+_DIGEST_NODES: Final = 5_000_000
+# Characters a terminal would act on or that reorder text: shown escaped, never raw.
+_UNSAFE_TEXT: Final = re.compile(
+    r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200b-\u200f\u2028-\u202e\u2066-\u2069\ufeff]"
+)
+
+
+@dataclass(frozen=True, slots=True)
+class AskedSubject:
+    """What an ``ask_user`` result asks about: the tool and its input (``tool`` ``None`` and
+    ``tool_input`` ``None`` for a request about no tool call) and the digest "allow always"
+    is remembered under."""
+
+    tool: str | None
+    tool_input: dict[str, Any] | None
+    digest: str
+
+
+def asked_subject(data: Mapping[str, Any] | None) -> AskedSubject:
+    """The subject of a request whose event data is ``data``: the tool name and input of a
+    tool call, else the event data without its timestamp and ids; its digest is a SHA-256 of
+    that, computed without recursion (any depth of nesting)."""
+    data = data or {}
+    tool = data.get("tool_name") or data.get("tool")
+    tool_input = data.get("tool_input")
+    if not isinstance(tool_input, dict):
+        tool_input = data.get("input") if isinstance(data.get("input"), dict) else None
+    tool_name = tool if isinstance(tool, str) else None
+    if tool_input is not None:
+        subject: object = {"tool": tool_name, "tool_input": tool_input}
+    else:
+        subject = {k: v for k, v in data.items() if k not in _VOLATILE}
+    return AskedSubject(tool_name, tool_input, _digest(subject))
+
+
+def _digest(value: object) -> str:
+    """A SHA-256 of ``value``'s canonical form (sorted keys), walking it with a stack."""
+    digest = hashlib.sha256()
+    stack: list[object] = [value]
+    budget = _DIGEST_NODES
+    while stack:
+        budget -= 1
+        if budget < 0:  # a cycle, or more than can be compared: never remembered
+            return "unique:" + os.urandom(16).hex()
+        item = stack.pop()
+        if isinstance(item, _Token):
+            digest.update(item.text)
+        elif isinstance(item, Mapping):
+            digest.update(b"{")
+            stack.append(_Token(b"}"))
+            for key in sorted(item, key=str, reverse=True):
+                stack.append(item[key])
+                stack.append(_Token(json.dumps(str(key)).encode() + b":"))
+        elif isinstance(item, list | tuple):
+            digest.update(b"[")
+            stack.append(_Token(b"]"))
+            for element in reversed(item):
+                stack.append(element)
+                stack.append(_Token(b","))
+        elif item is None or isinstance(item, bool | int | float | str):
+            digest.update(json.dumps(item).encode("utf-8", "surrogatepass"))
+        else:
+            digest.update(f"<{type(item).__name__}>{item!r:.10000}".encode("utf-8", "replace"))
+    return digest.hexdigest()
+
+
+@dataclass(frozen=True, slots=True)
+class _Token:
+    text: bytes
+
+
+def _leaves(value: object) -> tuple[list[str], bool]:
+    """The values (strings and other scalars; not the keys) in ``value`` and whether any is
+    unsafe to show raw or nesting goes past what a prompt shows; walked with a stack."""
+    texts: list[str] = []
+    unsafe = False
+    stack: list[tuple[object, int]] = [(value, 0)]
+    while stack:
+        item, depth = stack.pop()
+        if depth > _SHOWN_DEPTH:
+            return texts, True
+        if isinstance(item, Mapping):
+            stack.extend((v, depth + 1) for v in item.values())
+        elif isinstance(item, list | tuple):
+            stack.extend((v, depth + 1) for v in item)
+        elif isinstance(item, str):
+            texts.append(item)
+            unsafe = unsafe or _UNSAFE_TEXT.search(item) is not None
+        elif item is not None and not isinstance(item, bool):
+            texts.append(str(item))
+    return texts, unsafe
+
+
+def _shows(prompt: str, subject: AskedSubject) -> bool:
+    """True when ``prompt`` already holds the tool name and every text of the input verbatim
+    (and none of them needs escaping)."""
+    if subject.tool and subject.tool not in prompt:
+        return False
+    texts, unsafe = _leaves(subject.tool_input)
+    if unsafe:
+        return False
+    return all(_appears(text, prompt) for text in texts if text)
+
+
+def _appears(text: str, prompt: str) -> bool:
+    """True when ``text`` stands in ``prompt`` as a whole: not as the start or the end of a
+    longer word or path (``rm -rf /`` does not appear in ``Run rm -rf /tmp/x?``)."""
+    start = prompt.find(text)
+    while start >= 0:
+        end = start + len(text)
+        before = (
+            start == 0 or prompt[start - 1] not in _WORD_GOES_ON or text[0] not in _WORD_GOES_ON
+        )
+        after = (
+            end == len(prompt) or prompt[end] not in _WORD_GOES_ON or text[-1] not in _WORD_GOES_ON
+        )
+        if before and after:
+            return True
+        start = prompt.find(text, start + 1)
+    return False
+
+
+def _render_input(tool_input: Mapping[str, Any]) -> tuple[str, bool]:
+    """``tool_input`` as indented JSON, every non-ASCII and control character escaped, and
+    whether it was cut: nesting deeper than a prompt can show is cut there, with a marker."""
+    if _depth_over(tool_input):
+        return json.dumps(_cut(tool_input), ensure_ascii=True, indent=2, default=repr), True
+    try:
+        return json.dumps(tool_input, ensure_ascii=True, indent=2, default=repr), False
+    except (RecursionError, ValueError):  # a cycle
+        return json.dumps(_cut(tool_input), ensure_ascii=True, indent=2, default=repr), True
+
+
+def _depth_over(value: object) -> bool:
+    stack: list[tuple[object, int]] = [(value, 0)]
+    while stack:
+        item, depth = stack.pop()
+        if depth > _SHOWN_DEPTH:
+            return True
+        if isinstance(item, Mapping):
+            stack.extend((v, depth + 1) for v in item.values())
+        elif isinstance(item, list | tuple):
+            stack.extend((v, depth + 1) for v in item)
+    return False
+
+
+def _cut(value: object, depth: int = 0) -> object:
+    if depth >= _SHOWN_DEPTH:
+        return f"... (nested deeper than {_SHOWN_DEPTH} levels; not shown)"
+    if isinstance(value, Mapping):
+        return {str(k): _cut(v, depth + 1) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_cut(v, depth + 1) for v in value]
+    return value
+
+
+def shown_prompt(prompt: str, subject: AskedSubject) -> str:
+    """The prompt the human sees: the hook's ``prompt``, followed by the tool and its whole
+    input when the request is about a tool call and the prompt does not already show them
+    (see :class:`ApprovalGate`)."""
+    if subject.tool_input is None or _shows(prompt, subject):
+        return prompt
+    rendered, cut = _render_input(subject.tool_input)
+    lines = [prompt.rstrip(), "", f"Tool: {subject.tool or '(unnamed)'}", f"Input: {rendered}"]
+    if cut:
+        lines.append(f"Input sha256: {subject.digest[:16]} (not shown whole)")
+    return "\n".join(lines)
+
+
 def _hook_verdict(required: object, asked: HookResult) -> tuple[bool, str, HookResult] | None:
     """What the handlers of ``approval:required`` decided about ``asked``, if anything:
     ``(approved, answer, the result to close with)``. A decision is explicit: a ``deny`` result
@@ -527,8 +720,37 @@ def _detached(value: dict[str, Any]) -> dict[str, Any]:
     """A copy of a tool input for observers: what they change is not what runs."""
     try:
         return copy.deepcopy(value)
+    except RecursionError:  # nested too deep for deepcopy: copied with a stack
+        copied: dict[str, Any] = _tree_copy(value)
+        return copied
     except Exception:  # an object that cannot be copied: its container at least is new
         return dict(value)
+
+
+def _tree_copy(value: Any) -> Any:
+    """A deep copy of dicts, lists and tuples (tuples come back as lists, as JSON carries
+    them), made with a stack instead of recursion, so any depth is copied; a container that
+    contains itself is copied once. Other values are shared (strings, numbers and the like
+    are immutable)."""
+    holder: list[Any] = [None]
+    memo: dict[int, Any] = {}
+    stack: list[tuple[Any, Any, Any]] = [(value, holder, 0)]
+    while stack:
+        item, parent, key = stack.pop()
+        made = memo.get(id(item))
+        if made is not None:
+            parent[key] = made
+        elif isinstance(item, dict):
+            new: Any = dict.fromkeys(item)
+            memo[id(item)] = parent[key] = new
+            stack.extend((v, new, k) for k, v in item.items())
+        elif isinstance(item, list | tuple):
+            new = [None] * len(item)
+            memo[id(item)] = parent[key] = new
+            stack.extend((v, new, i) for i, v in enumerate(item))
+        else:
+            parent[key] = item
+    return holder[0]
 
 
 def _decision_field(answer: str, approved: bool, why: _Why) -> str:

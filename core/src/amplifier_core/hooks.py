@@ -84,8 +84,23 @@ def _as_json(data: dict[str, Any]) -> dict[str, Any]:
     """``data`` as JSON carries it: tuples as lists, what JSON cannot hold as ``str()``."""
     import json
 
-    decoded: dict[str, Any] = json.loads(json.dumps(data, default=str))
+    try:
+        decoded: dict[str, Any] = json.loads(json.dumps(data, default=str))
+    except RecursionError:  # nested too deep for JSON: handlers see it cut, with a marker
+        marker = "... (nested deeper than 200 levels: cut)"
+        decoded = json.loads(json.dumps(_cut_depth(data, 200, marker), default=str))
     return decoded
+
+
+def _cut_depth(value: Any, limit: int, marker: str) -> Any:
+    """``value`` with containers deeper than ``limit`` levels replaced by ``marker``."""
+    if limit <= 0:
+        return marker if isinstance(value, dict | list | tuple) else value
+    if isinstance(value, dict):
+        return {k: _cut_depth(v, limit - 1, marker) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_cut_depth(v, limit - 1, marker) for v in value]
+    return value
 
 
 def _own_cancellation(error: BaseException) -> bool:

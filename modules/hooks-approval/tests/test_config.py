@@ -323,6 +323,10 @@ def test_every_key_has_a_test_here() -> None:
             "rules[0]: allow_operators: only an allow rule can allow shell operators",
         ),
         (
+            {"rules": [{"action": "ask", "allow_flags": ["--junitxml"]}]},
+            "rules[0]: allow_flags: only an allow rule can allow writing options",
+        ),
+        (
             {"rules": [{"action": "deny", "name": "x"}, {"action": "ask", "name": "x"}]},
             "rules[1].name: 'x' is already the name of rules[0]",
         ),

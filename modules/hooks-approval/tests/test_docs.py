@@ -50,6 +50,7 @@ async def test_bundle_example_is_a_valid_config(workspace: Path) -> None:
     config = parse_config(entry["config"])
     assert [rule.name for rule in config.rules] == [
         "tests",
+        "npm-test",
         "pipe-to-head",
         "no-force-push",
         "secrets",

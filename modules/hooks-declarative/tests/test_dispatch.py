@@ -241,7 +241,10 @@ async def test_ask_alone_asks_the_human_through_the_coordinator() -> None:
     assert result.approval_options == ["Allow once", "Allow always", "Deny"]
     handled = await coordinator.process_hook_result(result, "tool:pre", "hooks")
     assert handled.action == "deny"
-    assert coordinator.approvals.requests == ["Push to origin?"]
+    # a fixed message: the kernel adds the tool and its input to what the human sees
+    assert coordinator.approvals.requests == [
+        'Push to origin?\n\nTool: bash\nInput: {\n  "command": "git push"\n}'
+    ]
     await cleanup()
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from typing import Any
 
@@ -229,16 +230,29 @@ def nested(depth: int) -> Any:
     return value
 
 
+class _Exploding(dict):  # type: ignore[type-arg]
+    def items(self):  # type: ignore[no-untyped-def,override]
+        raise RuntimeError("boom")
+
+
 async def test_fail_closed_denies_when_redaction_itself_fails() -> None:
-    data = {"output": nested(100_000)}  # deeper than Python's recursion limit
+    data = {"output": _Exploding(a="b")}
     closed = await emit({"fail_closed": True}, data)
     assert closed.action == "deny"
     assert closed.reason is not None
     assert closed.reason.startswith(
-        "hooks-redaction: could not redact tool:post data (RecursionError"
+        "hooks-redaction: could not redact tool:post data (RuntimeError"
     )
     opened = await emit(None, data)
     assert opened.action == "continue"
+
+
+async def test_data_nested_deeper_than_the_recursion_limit_is_cut_not_passed() -> None:
+    data = {"output": nested(100_000)}  # deeper than Python's recursion limit
+    result = await emit(None, data)  # the kernel's JSON view or the redactor cuts it
+    assert result.data is not None
+    assert GH not in json.dumps(result.data)
+    assert "nested deeper than" in json.dumps(result.data)
 
 
 # -------------------------------------------------------------------------------- bad config

@@ -18,13 +18,14 @@ for the human flow's answer), ``tool_name``, ``tool_call_id``, ``rule`` (the rul
 
 from __future__ import annotations
 
-import json
 import logging
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import IO, Any
 
 from amplifier_hooks_util.state import render_template, safe_session_id
+
+from .jsontext import dumps
 
 __all__ = ["AuditLog", "safe_session_id"]
 
@@ -49,10 +50,9 @@ class AuditLog:
         """Append ``record`` (``ts`` and ``session_id`` are put first)."""
         path = self.path_for(session_id)
         key = str(path)
-        line = json.dumps(
+        line = dumps(
             {"ts": datetime.now(UTC).isoformat(), "session_id": session_id, **record},
             ensure_ascii=False,
-            default=str,
         )
         try:
             handle = self._files.get(key)

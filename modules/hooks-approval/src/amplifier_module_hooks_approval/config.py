@@ -103,6 +103,7 @@ class RuleConfig(BaseModel):
     path: PathGlobs = ()
     path_regex: Regexes = ()
     allow_operators: bool | Operators = False
+    allow_flags: bool | Strings = False
     reason: NonBlank | None = None
 
     @model_validator(mode="after")
@@ -113,7 +114,20 @@ class RuleConfig(BaseModel):
                 f"action is {self.action!r}, and {self.action} rules already match commands "
                 "with operators"
             )
+        if self.allow_flags not in (False, ()) and self.action != "allow":
+            raise ValueError(
+                f"allow_flags: only an allow rule can allow writing options; this rule's "
+                f"action is {self.action!r}"
+            )
         return self
+
+    def allowed_flags(self) -> frozenset[str] | None:
+        """The writing options this rule lets through (``None``: all of them, for ``true``)."""
+        if self.allow_flags is True:
+            return None
+        if self.allow_flags is False:
+            return frozenset()
+        return frozenset(self.allow_flags)
 
     def allowed_operators(self) -> frozenset[str]:
         """The operator names this rule lets through (all of them for ``true``)."""

@@ -26,12 +26,12 @@ kernel's "Allow always" (remembered per prompt) never approves something nobody 
 from __future__ import annotations
 
 import hashlib
-import json
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Final
 
+from .jsontext import dumps
 from .rules import Decision
 from .subject import Subject
 
@@ -219,7 +219,7 @@ def _edit_lines(subject: Subject, style: PromptStyle) -> list[str]:
 
 
 def _generic_lines(subject: Subject, style: PromptStyle) -> list[str]:
-    text = json.dumps(dict(subject.tool_input), sort_keys=True, ensure_ascii=False, default=str)
+    text = dumps(dict(subject.tool_input), sort_keys=True, ensure_ascii=False)
     shown, escaped = escape(text)
     shown, left_out = elide(shown, style.max_chars)
     facts = [_chars(len(text))]

@@ -31,6 +31,7 @@ from fnmatch import fnmatchcase
 from typing import Final, Literal
 
 from .config import Action, ApprovalConfig, RuleConfig
+from .flags import writing_flags
 from .patterns import (
     PathPattern,
     compile_command_glob,
@@ -82,6 +83,7 @@ class Rule:
     paths: tuple[PathPattern, ...]
     operators: frozenset[str]
     reason: str | None
+    flags: frozenset[str] | None = frozenset()  # None: every writing option allowed
 
     @classmethod
     def compile(cls, config: RuleConfig, default_name: str) -> Rule:
@@ -97,6 +99,7 @@ class Rule:
             paths=tuple(paths),
             operators=config.allowed_operators(),
             reason=config.reason,
+            flags=config.allowed_flags(),
         )
 
     def covers(self, tool: str) -> bool:
@@ -124,14 +127,18 @@ class Rule:
             return True
         return any(self._command_matches(part) for part in subject.scan.parts)
 
-    def blocking_operators(self, subject: Subject) -> tuple[str, ...]:
-        """For an allow rule: what in the command it does not allow (empty = nothing)."""
+    def blocking_operators(self, subject: Subject, flags: tuple[str, ...] = ()) -> tuple[str, ...]:
+        """For an allow rule: what in the command it does not allow (empty = nothing): shell
+        operators, an unterminated quote, and the writing options ``flags`` the command holds
+        (:func:`~.flags.writing_flags`) that the rule's ``allow_flags`` does not list."""
         scan = subject.scan
         if scan is None:
             return ()
         blocking = tuple(op for op in scan.operators if op not in self.operators)
         if scan.unterminated:
             blocking += ("unterminated quote",)
+        if self.flags is not None:
+            blocking += tuple(f"option {flag}" for flag in flags if flag not in self.flags)
         return blocking
 
 
@@ -205,6 +212,7 @@ class RuleSet:
         ask: Rule | None = None
         allow: Rule | None = None
         near_miss: NearMiss | None = None
+        flags: tuple[str, ...] | None = None
         for rule in self.rules_for(subject.tool):
             if rule.action == "allow" and allow is not None:
                 continue
@@ -217,7 +225,9 @@ class RuleSet:
             if rule.action == "ask":
                 ask = rule
                 continue
-            blocking = rule.blocking_operators(subject)
+            if flags is None:
+                flags = _writing_flags(subject)
+            blocking = rule.blocking_operators(subject, flags)
             if blocking:
                 near_miss = near_miss or NearMiss(rule, blocking)
                 continue
@@ -229,3 +239,13 @@ class RuleSet:
         if gated:
             return Decision(self.default_action, "default_action", None, near_miss, gated)
         return Decision(self.other_tools_action, "other_tools_action", None, near_miss, gated)
+
+
+def _writing_flags(subject: Subject) -> tuple[str, ...]:
+    """The writing options of every simple command in the call's command, each once."""
+    if subject.scan is None:
+        return ()
+    found: dict[str, None] = {}
+    for segment in subject.scan.segments:
+        found.update(dict.fromkeys(writing_flags(segment)))
+    return tuple(found)

@@ -15,7 +15,6 @@ without it. Those events and audit records carry ``why: "inferred"``.
 
 from __future__ import annotations
 
-import json
 import logging
 from collections import deque
 from collections.abc import Callable, Mapping
@@ -25,6 +24,7 @@ from typing import Any, Final, Protocol
 from amplifier_core.models import HookResult
 
 from .audit import AuditLog
+from .jsontext import dumps
 from .subject import input_of, tool_of
 
 __all__ = [
@@ -75,7 +75,7 @@ def call_key(data: Mapping[str, Any]) -> str:
     call_id = data.get("tool_call_id")
     if isinstance(call_id, str) and call_id:
         return f"id:{call_id}"
-    tool_input = json.dumps(dict(input_of(data)), sort_keys=True, default=str)
+    tool_input = dumps(dict(input_of(data)), sort_keys=True)
     return f"input:{tool_of(data)}:{tool_input}"
 
 
@@ -142,7 +142,7 @@ class Tracker:
         if data.get("hook") != self.hook_name:
             return HookResult()
         prompt = data.get("prompt")
-        pending = self._take(lambda p: p.prompt == prompt)
+        pending = self._take(lambda p: _same_prompt(p.prompt, prompt))
         if pending is None:
             return HookResult()
         why = data.get("why")
@@ -250,3 +250,11 @@ class Tracker:
             await self.emitter.emit(event, data)
         except Exception:  # an observer's failure must not turn into the gate's failure
             logger.warning("hooks-approval: emitting %s failed", event, exc_info=True)
+
+
+def _same_prompt(asked: str, shown: object) -> bool:
+    """True when the kernel showed ``asked``: as it is, or with the tool and its input appended
+    (the kernel adds them to a prompt that does not show the whole input)."""
+    if not isinstance(shown, str):
+        return False
+    return shown == asked or shown.startswith(asked.rstrip() + "\n\nTool: ")

@@ -12,9 +12,13 @@ The difference is the conversation: the model is offered the session's read-only
 that writes or runs commands) and may call them for up to ``agent_max_turns`` requests (50
 by default, as Claude Code); the last request offers no tools, so the model must answer.
 
-Tool calls run the mounted tool objects directly (``await tool.execute(input)``), one after
-the other; they fire no ``tool:pre`` / ``tool:post`` events (a hook's reads are not the agent's
-actions, and a guard must not trigger itself). A call of a tool that is not offered is
+Tool calls run the mounted tool objects (``await tool.execute(input)``), one after the other,
+under the session's guards (:mod:`.guard`): each fires ``tool:pre``, processed by the
+coordinator, so deny rules (a ``.env`` deny of hooks-approval) and approvals apply and a denied
+call is answered with the reason as an error result; then ``tool:post``, whose handlers
+(hooks-redaction) change what the model reads. Each model request fires ``provider:request``
+first, so redaction applies to what is sent. Model-backed hooks reached again by these events
+are skipped, so a guard never triggers itself. A call of a tool that is not offered is
 answered with an error result naming the tools that are. Tool output reaches the model as
 delimited data, cut at :data:`TOOL_OUTPUT_LIMIT` characters. ``timeout`` bounds the whole
 conversation, tool runs included. Still calling tools at the last request, like any unusable
@@ -27,6 +31,7 @@ import logging
 from collections.abc import Callable, Mapping
 from typing import Any, Final
 
+from .guard import Guards, guarded_tool_post, guarded_tool_pre
 from .llm import AnswerError, Providers, describe_error, response_text, verdict_request
 from .prompt_hook import (
     ANSWER_TOKENS,
@@ -84,8 +89,9 @@ class AgentRunner(PromptRunner):
         providers: Providers | None = None,
         tools: Tools | None = None,
         defaults: PromptDefaults | None = None,
+        guards: Guards | None = None,
     ) -> None:
-        super().__init__(spec, label=label, providers=providers, defaults=defaults)
+        super().__init__(spec, label=label, providers=providers, defaults=defaults, guards=guards)
         self._tools = tools
         self._max_turns = spec.max_turns or (defaults or PromptDefaults()).max_turns
 
@@ -94,7 +100,7 @@ class AgentRunner(PromptRunner):
         mounted = dict((self._tools() if self._tools is not None else None) or {})
         return {name: mounted[name] for name in READ_ONLY_TOOLS if name in mounted}
 
-    async def ask(self, provider: Any, prompt: str) -> str:
+    async def ask(self, provider: Any, prompt: str, provider_name: str = "") -> str:
         """The model's verdict text after at most ``max_turns`` requests."""
         tools = self.read_only_tools()
         offered = [_tool_spec(name, tool) for name, tool in tools.items()]
@@ -109,7 +115,7 @@ class AgentRunner(PromptRunner):
                 schema=OK_SCHEMA,
                 tools=() if last else offered,
             )
-            response = await provider.complete(request)
+            response = await self.complete(provider, request, provider_name)
             text = response_text(response)
             calls = list(getattr(response, "tool_calls", None) or [])
             if not calls:
@@ -126,11 +132,42 @@ class AgentRunner(PromptRunner):
                 }
             )
             for call in calls:
-                conversation.append(await _run_tool(tools, call))
+                conversation.append(await self._run_tool(tools, call))
         raise AnswerError(
             f"the model still called tools at its last request ({self._max_turns} requests: "
             "agent_max_turns) instead of answering"
         )
+
+    async def _run_tool(self, tools: Mapping[str, Any], call: Any) -> dict[str, Any]:
+        """The tool message answering one call, through ``tool:pre`` and ``tool:post``."""
+        tool = tools.get(call.name)
+        call_id = str(call.id)
+        if tool is None:
+            shown = ", ".join(tools) or "none"
+            text = f"Error: {call.name} is not available to this hook (read-only tools: {shown})"
+            return _tool_message(call, text, failed=True)
+        tool_input, denied = await guarded_tool_pre(
+            dict(call.arguments or {}), call.name, call_id, guards=self._guards, label=self.label
+        )
+        if tool_input is None:
+            return _tool_message(call, f"Error: tool call denied: {denied}", failed=True)
+        try:
+            raw = await tool.execute(tool_input)
+        except Exception as err:
+            logger.debug("agent hook tool %s raised", call.name, exc_info=True)
+            return _tool_message(call, f"Error: {describe_error(err)}", failed=True)
+        result = _result_dict(raw)
+        result = await guarded_tool_post(
+            result, tool_input, call.name, call_id, guards=self._guards, label=self.label
+        )
+        failed = result.get("success", True) is False
+        output = result.get("output")
+        text = output if isinstance(output, str) else to_json(output, TOOL_OUTPUT_LIMIT)
+        if failed:
+            error = result.get("error")
+            message = error.get("message") if isinstance(error, dict) else error
+            text = f"Error: {message or 'tool failed'}" + (f"\n{text}" if output else "")
+        return _tool_message(call, text, failed=failed)
 
 
 def _tool_spec(name: str, tool: Any) -> dict[str, Any]:
@@ -142,24 +179,17 @@ def _tool_spec(name: str, tool: Any) -> dict[str, Any]:
     }
 
 
-async def _run_tool(tools: Mapping[str, Any], call: Any) -> dict[str, Any]:
-    """The tool message answering one call (an error result when it cannot run)."""
-    tool = tools.get(call.name)
-    failed = True
-    if tool is None:
-        shown = ", ".join(tools) or "none"
-        text = f"Error: {call.name} is not available to this hook (read-only tools: {shown})"
-    else:
-        try:
-            result = await tool.execute(dict(call.arguments or {}))
-        except Exception as err:
-            text = f"Error: {describe_error(err)}"
-            logger.debug("agent hook tool %s raised", call.name, exc_info=True)
-        else:
-            serialize = getattr(result, "get_serialized_output", None)
-            output = getattr(result, "output", result)
-            text = serialize() if callable(serialize) else to_json(output, TOOL_OUTPUT_LIMIT)
-            failed = getattr(result, "success", True) is False
+def _result_dict(raw: Any) -> dict[str, Any]:
+    """A tool's answer as the orchestrator's result dict ``{success, output, error}``."""
+    if isinstance(raw, dict) and "success" in raw:
+        return dict(raw)
+    output = getattr(raw, "output", raw)
+    error = getattr(raw, "error", None)
+    return {"success": getattr(raw, "success", True) is not False, "output": output, "error": error}
+
+
+def _tool_message(call: Any, text: str, *, failed: bool) -> dict[str, Any]:
+    """The tool message the model reads for ``call``: ``text`` as delimited data, cut."""
     if len(text) > TOOL_OUTPUT_LIMIT:
         text = f"{text[:TOOL_OUTPUT_LIMIT]}... (truncated: {len(text)} chars)"
     return {

@@ -8,6 +8,7 @@ refused, and :func:`with_system_message` for a JSON refusal that also says somet
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -17,11 +18,13 @@ from .types import Decision
 __all__ = [
     "BadAnswer",
     "CommonFields",
+    "DuplicateKeyError",
     "answer_field",
     "common_fields",
     "default_reason",
     "join_lines",
     "keep_working",
+    "loads_unique",
     "refusal",
     "with_system_message",
 ]
@@ -29,6 +32,35 @@ __all__ = [
 
 class BadAnswer(ValueError):
     """A field of a hook's JSON answer has the wrong type or value."""
+
+
+class DuplicateKeyError(ValueError):
+    """A JSON object of a hook's answer names one key twice: which value counts is ambiguous."""
+
+
+def _unique(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    found: dict[str, Any] = {}
+    for key, value in pairs:
+        if key in found:
+            raise DuplicateKeyError(
+                f"the key {key!r} appears more than once in one object; a verdict with a "
+                "repeated key is ambiguous"
+            )
+        found[key] = value
+    return found
+
+
+def loads_unique(text: str) -> Any:
+    """``json.loads(text)``, refusing any object, at any depth, that repeats a key
+    (``{"safe": false, "safe": true}``) and nesting too deep to read.
+
+    :raises DuplicateKeyError: a key repeated (a ``ValueError``).
+    :raises ValueError: not JSON, or nested deeper than Python's parser can follow.
+    """
+    try:
+        return json.loads(text, object_pairs_hook=_unique)
+    except RecursionError:
+        raise ValueError("the JSON is nested too deeply to read") from None
 
 
 def answer_field(answer: Mapping[str, Any], key: str, kind: type, expected: str, where: str) -> Any:

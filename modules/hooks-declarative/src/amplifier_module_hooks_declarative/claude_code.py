@@ -86,7 +86,6 @@ JSON object, and fields of the wrong type or value, are hook failures (never sil
 
 from __future__ import annotations
 
-import json
 import logging
 import os
 from collections.abc import Mapping
@@ -96,11 +95,13 @@ from amplifier_hooks_util.state import session_dir
 
 from .answers import (
     BadAnswer,
+    DuplicateKeyError,
     answer_field,
     common_fields,
     default_reason,
     join_lines,
     keep_working,
+    loads_unique,
     refusal,
     with_system_message,
 )
@@ -390,7 +391,9 @@ def claude_decision(
         logger.debug("hook %s: plain stdout on %s ignored: %.200s", label, name, text)
         return Decision(source=label)
     try:
-        answer = json.loads(text)
+        answer = loads_unique(text)
+    except DuplicateKeyError as err:
+        return f"stdout JSON is ambiguous ({err}): {text[:200]!r}"
     except ValueError as err:
         return f"stdout starts with '{{' but is not valid JSON ({err}): {text[:200]!r}"
     if not isinstance(answer, dict):  # pragma: no cover - "{" always parses to an object

@@ -72,7 +72,14 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, Final
 
-from .answers import BadAnswer, answer_field, default_reason, refusal
+from .answers import (
+    BadAnswer,
+    DuplicateKeyError,
+    answer_field,
+    default_reason,
+    loads_unique,
+    refusal,
+)
 from .protocols import CommandProtocol
 from .tool_identity import DEFAULT_CURSOR_VERSION
 from .types import Action, Decision, HookContext
@@ -349,7 +356,9 @@ def cursor_decision(ctx: HookContext, stdout: str, *, label: str) -> Decision | 
         return Decision(source=label)
     name = cursor_event(ctx)
     try:
-        answer = json.loads(text)
+        answer = loads_unique(text)
+    except DuplicateKeyError as err:
+        return f"stdout JSON is ambiguous ({err}): {text[:200]!r}"
     except ValueError as err:
         answer = err
     if not isinstance(answer, dict) and name in SILENT_EVENTS:

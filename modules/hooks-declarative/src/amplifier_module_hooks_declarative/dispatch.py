@@ -103,8 +103,11 @@ def default_runner_factory(
     hooks get the variables ``pass_env`` names (``None``: all). ``settings`` gives prompt and
     agent hooks the module's ``prompt_*`` and ``agent_max_turns`` keys, and command hooks what
     their protocol tells them about its tool (``cursor_version``)."""
+    from .guard import Guards
+
     llm_caches: dict[int, LlmCache] = {}
     protocol_options = {"cursor_version": settings.cursor_version} if settings else {}
+    guards = Guards.of(coordinator)
     get = getattr(coordinator, "get", None)
     providers = (lambda: get("providers")) if callable(get) else None
     tools = (lambda: get("tools")) if callable(get) else None
@@ -131,17 +134,24 @@ def default_runner_factory(
                     cache = llm_caches[spec.cache_size] = LlmCache(
                         spec.cache_size, spec.cache_ttl_s
                     )
-            return LlmRunner(spec, label=label, cache=cache, providers=providers)
+            return LlmRunner(spec, label=label, cache=cache, providers=providers, guards=guards)
         if isinstance(spec, PromptHookSpec | AgentHookSpec):
             from .prompt_hook import PromptDefaults, PromptRunner
 
             defaults = PromptDefaults.from_config(settings) if settings else PromptDefaults()
             if isinstance(spec, PromptHookSpec):
-                return PromptRunner(spec, label=label, providers=providers, defaults=defaults)
+                return PromptRunner(
+                    spec, label=label, providers=providers, defaults=defaults, guards=guards
+                )
             from .agent_hook import AgentRunner
 
             return AgentRunner(
-                spec, label=label, providers=providers, tools=tools, defaults=defaults
+                spec,
+                label=label,
+                providers=providers,
+                tools=tools,
+                defaults=defaults,
+                guards=guards,
             )
         raise TypeError(f"{HANDLER_PREFIX}: no runner for hook type {type(spec).__name__}")
 

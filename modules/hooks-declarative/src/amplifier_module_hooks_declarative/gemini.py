@@ -70,11 +70,13 @@ from amplifier_hooks_util.state import session_dir
 
 from .answers import (
     BadAnswer,
+    DuplicateKeyError,
     answer_field,
     common_fields,
     default_reason,
     join_lines,
     keep_working,
+    loads_unique,
     refusal,
     with_system_message,
 )
@@ -359,9 +361,11 @@ def gemini_decision(
     if not text:
         return Decision(source=label)
     try:
-        answer: object = json.loads(text)
+        answer: object = loads_unique(text)
         if isinstance(answer, str):
-            answer = json.loads(answer)
+            answer = loads_unique(answer)
+    except DuplicateKeyError as err:
+        return f"stdout JSON is ambiguous ({err}): {text[:200]!r}"
     except ValueError:
         if truncated:
             return f"stdout was cut before it ended: {text[:200]!r}"

@@ -55,9 +55,11 @@ from dataclasses import dataclass
 from functools import partial
 from typing import TYPE_CHECKING, Any, Final, Literal
 
+from .answers import DuplicateKeyError, loads_unique
+from .guard import Guards, guarded_complete, inside_model_hook
 from .llm_cache import LlmCache, request_key
 from .specs import LlmHookSpec
-from .template import DATA_TAG, Template
+from .template import ARGS_LIMIT, DATA_LIMIT, DATA_TAG, DEPTH_CUT, Template, to_json
 from .types import Decision, HookContext, failure_decision
 
 if TYPE_CHECKING:
@@ -196,7 +198,9 @@ def only_object(text: str) -> dict[str, Any]:
     if len(body) > _SCAN_LIMIT:
         raise AnswerError(f"the answer is longer than {_SCAN_LIMIT} characters")
     try:
-        value = json.loads(body)
+        value = loads_unique(body)
+    except DuplicateKeyError as err:
+        raise AnswerError(f"{err}; answer: {snippet(text)}") from None
     except ValueError:
         where = "holds no JSON object" if "{" not in body else "is not one JSON object alone"
         raise AnswerError(
@@ -233,8 +237,10 @@ class LlmRunner:
         cache: LlmCache | None = None,
         providers: Providers | None = None,
         provider: Any = None,
+        guards: Guards | None = None,
     ) -> None:
         self.spec = spec
+        self._guards = guards
         self.label = label
         self.template = Template(spec.prompt, where=f"llm hook {label}: prompt")
         self.cache: LlmCache | None = None
@@ -254,6 +260,8 @@ class LlmRunner:
         """The model's decision for ``context``; a failure is ``failure_decision(on_failure)``."""
         spec = self.spec
         cache = self.cache
+        if inside_model_hook() is not None:  # a guard's own request: never judge it again
+            return Decision(source=self.label)
         try:
             prompt = self.template.render(context)
             name, provider = self._chosen()
@@ -262,12 +270,18 @@ class LlmRunner:
             if answer is None:
                 async with asyncio.timeout(self._timeout_s):
                     if cache is None:
-                        answer = await self._ask(provider, prompt)
+                        answer = await self._ask(provider, prompt, name)
                     else:
                         answer, _cached = await cache.get_or_call(
-                            key, partial(self._ask, provider, prompt), ttl_s=spec.cache_ttl_s
+                            key, partial(self._ask, provider, prompt, name), ttl_s=spec.cache_ttl_s
                         )
             verdict = parse_answer(answer)
+            cut = self._cut(context)
+            if cut and verdict.action == "allow":
+                return self._failed(
+                    f"{cut} was cut short in the prompt, so {spec.model} judged part of it "
+                    "only; a verdict that lets it through is ambiguous"
+                )
         except TimeoutError:
             return self._failed(f"no answer from {spec.model} within {spec.timeout_ms} ms")
         except AnswerError as err:
@@ -280,6 +294,15 @@ class LlmRunner:
 
     async def aclose(self) -> None:
         """Nothing to close: providers belong to whoever mounted them."""
+
+    def _cut(self, context: HookContext) -> str | None:
+        """The placeholder (``{{args}}``, ``{{data}}``) the prompt showed cut short, if any."""
+        used = self.template.placeholders
+        if "args" in used and _cut_text(to_json(context.args, ARGS_LIMIT), ARGS_LIMIT):
+            return "{{args}}"
+        if "data" in used and _cut_text(to_json(context.data, DATA_LIMIT), DATA_LIMIT):
+            return "{{data}}"
+        return None
 
     def _chosen(self) -> tuple[str, Any]:
         """The provider to ask and its name; :class:`LlmUnavailableError` when there is none."""
@@ -295,7 +318,7 @@ class LlmRunner:
             max_tokens=self.spec.max_tokens,
         )
 
-    async def _ask(self, provider: Any, prompt: str) -> str:
+    async def _ask(self, provider: Any, prompt: str, provider_name: str = "") -> str:
         """The model's answer text; raises when the call fails or the answer is unusable."""
         request = verdict_request(
             GUARD_INSTRUCTIONS,
@@ -305,7 +328,13 @@ class LlmRunner:
             schema=VERDICT_SCHEMA,
         )
         async with asyncio.timeout(self._timeout_s):
-            response = await provider.complete(request)
+            response = await guarded_complete(
+                provider,
+                request,
+                guards=self._guards,
+                label=self.label,
+                provider_name=provider_name,
+            )
         text = response_text(response)
         parse_answer(text)  # an unusable answer raises here, so it is never cached
         return text
@@ -396,3 +425,9 @@ def response_text(response: Any) -> str:
 def describe_error(err: BaseException) -> str:
     """``Type: message`` (a provider's ``llm_errors`` message names provider, model and status)."""
     return f"{type(err).__name__}: {err}" if str(err) else type(err).__name__
+
+
+def _cut_text(text: str, limit: int) -> bool:
+    """True when :func:`~.template.to_json` output ``text`` is not the whole value: cut at
+    ``limit`` characters, or nesting cut (:data:`~.template.DEPTH_CUT`)."""
+    return len(text) > limit or DEPTH_CUT in text

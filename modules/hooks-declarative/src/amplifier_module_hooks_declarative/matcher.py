@@ -201,11 +201,52 @@ def _segment_regex(segment: str) -> str:
     return "".join(out)
 
 
+def _flat_json(value: Any) -> str:
+    """``value`` as ``json.dumps(value, sort_keys=True, default=str)`` writes it, built with a
+    stack instead of recursion, so any depth can be matched."""
+    out: list[str] = []
+    stack: list[Any] = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, _Raw):
+            out.append(item.text)
+        elif isinstance(item, Mapping):
+            out.append("{")
+            stack.append(_Raw("}"))
+            keys = sorted(item, key=str)
+            for index in range(len(keys) - 1, -1, -1):
+                stack.append(item[keys[index]])
+                stack.append(
+                    _Raw(("" if index == 0 else ", ") + json.dumps(str(keys[index])) + ": ")
+                )
+        elif isinstance(item, list | tuple):
+            out.append("[")
+            stack.append(_Raw("]"))
+            for index in range(len(item) - 1, -1, -1):
+                stack.append(item[index])
+                if index:
+                    stack.append(_Raw(", "))
+        elif item is None or isinstance(item, bool | int | float | str):
+            out.append(json.dumps(item))
+        else:
+            out.append(json.dumps(str(item)))
+    return "".join(out)
+
+
+class _Raw:
+    __slots__ = ("text",)
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+
+
 def _text(value: Any) -> str:
     if isinstance(value, str):
         return value
     try:
         return json.dumps(value, sort_keys=True, default=str)
+    except RecursionError:  # nested too deep for json: the same text, written without recursion
+        return _flat_json(value)
     except (TypeError, ValueError):
         return str(value)
 

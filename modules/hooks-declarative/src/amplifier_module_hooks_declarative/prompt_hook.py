@@ -47,6 +47,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Final
 
 from .claude_code import claude_decision, claude_input
+from .guard import Guards, guarded_complete, inside_model_hook
 from .llm import (
     AnswerError,
     LlmUnavailableError,
@@ -59,7 +60,7 @@ from .llm import (
     verdict_request,
 )
 from .specs import AgentHookSpec, PromptHookSpec
-from .template import DATA_TAG, delimited, to_json
+from .template import DATA_TAG, DEPTH_CUT, delimited, to_json
 from .types import Decision, HookContext, OnFailure, failure_decision
 
 if TYPE_CHECKING:
@@ -76,6 +77,7 @@ __all__ = [
     "answer_decision",
     "as_data",
     "command_answer",
+    "is_cut",
     "render_prompt",
 ]
 
@@ -158,11 +160,19 @@ def as_data(text: str) -> str:
 
 def render_prompt(prompt: str, payload: Any) -> str:
     """``prompt`` with every ``$ARGUMENTS`` replaced by ``payload`` as delimited JSON, or that
-    JSON appended after a blank line when the prompt has no ``$ARGUMENTS``."""
+    JSON appended after a blank line when the prompt has no ``$ARGUMENTS``. The JSON is cut at
+    :data:`ARGUMENTS_LIMIT` characters (:func:`is_cut` tells)."""
     data = as_data(to_json(payload, ARGUMENTS_LIMIT))
     if ARGUMENTS in prompt:
         return prompt.replace(ARGUMENTS, data)
     return f"{prompt.rstrip()}\n\n{data}"
+
+
+def is_cut(payload: Any) -> bool:
+    """True when :func:`render_prompt` shows ``payload`` cut short: the model judges part of
+    the input only, so a verdict that lets it through is ambiguous."""
+    text = to_json(payload, ARGUMENTS_LIMIT)
+    return len(text) > ARGUMENTS_LIMIT or DEPTH_CUT in text
 
 
 def command_answer(text: str) -> dict[str, Any]:
@@ -234,10 +244,12 @@ class PromptRunner:
         label: str,
         providers: Providers | None = None,
         defaults: PromptDefaults | None = None,
+        guards: Guards | None = None,
     ) -> None:
         self.spec = (defaults or PromptDefaults()).resolve(spec)
         self.label = label
         self._providers = providers
+        self._guards = guards
         self._timeout_s = spec.timeout_ms / 1000
 
     def __repr__(self) -> str:
@@ -251,14 +263,24 @@ class PromptRunner:
         spec = self.spec
         asked = spec.model or "the model"
         project_dir = context.project_dir or os.getcwd()
+        if inside_model_hook() is not None:  # a guard's own request: never judge it again
+            logger.debug("%s skipped: inside %s's own request", self.label, inside_model_hook())
+            return Decision(source=self.label)
         try:
             async with asyncio.timeout(self._timeout_s):
                 name, provider = chosen_provider(self._providers, spec.provider)
                 model = spec.model or getattr(provider, "model", None) or "its model"
                 asked = f"{model} (provider {name!r})"
-                prompt = render_prompt(spec.prompt, claude_input(context, project_dir))
-                text = await self.ask(provider, prompt)
-            return answer_decision(context, text, label=self.label, project_dir=project_dir)
+                payload = claude_input(context, project_dir)
+                prompt = render_prompt(spec.prompt, payload)
+                text = await self.ask(provider, prompt, name)
+            decided = answer_decision(context, text, label=self.label, project_dir=project_dir)
+            if is_cut(payload) and decided.action not in ("block", "ask"):
+                return self._failed(
+                    f"the input was cut at {ARGUMENTS_LIMIT} characters, so {asked} judged "
+                    "part of it only; a verdict that lets it through is ambiguous"
+                )
+            return decided
         except TimeoutError:
             return self._failed(
                 f"no answer from {asked} within {spec.timeout_ms / 1000:g} s (timeout)"
@@ -270,8 +292,8 @@ class PromptRunner:
         except Exception as err:
             return self._failed(f"asking {asked} failed: {describe_error(err)}")
 
-    async def ask(self, provider: Any, prompt: str) -> str:
-        """The model's answer text to one request."""
+    async def ask(self, provider: Any, prompt: str, provider_name: str = "") -> str:
+        """The model's answer text to one request (sent through ``provider:request``)."""
         request = verdict_request(
             PROMPT_INSTRUCTIONS,
             prompt,
@@ -279,7 +301,13 @@ class PromptRunner:
             max_tokens=ANSWER_TOKENS,
             schema=OK_SCHEMA,
         )
-        return response_text(await provider.complete(request))
+        return response_text(await self.complete(provider, request, provider_name))
+
+    async def complete(self, provider: Any, request: Any, provider_name: str) -> Any:
+        """``provider.complete(request)`` through the session's ``provider:request``."""
+        return await guarded_complete(
+            provider, request, guards=self._guards, label=self.label, provider_name=provider_name
+        )
 
     async def aclose(self) -> None:
         """Nothing to close: providers belong to whoever mounted them."""

@@ -38,6 +38,7 @@ __all__ = [
     "ARGS_LIMIT",
     "DATA_LIMIT",
     "DATA_TAG",
+    "DEPTH_CUT",
     "PLACEHOLDERS",
     "Template",
     "TemplateError",
@@ -51,6 +52,9 @@ ARGS_LIMIT: Final = 32_000
 DATA_LIMIT: Final = 8_000
 """Characters of ``{{data}}`` JSON kept; the rest is replaced by a truncation marker."""
 
+DEPTH_CUT: Final = "... (nested deeper than 32 levels: cut)"
+"""What :func:`to_json` writes in place of nesting too deep (or circular) to show."""
+
 _PLACEHOLDER: Final = re.compile(r"\{\{\s*([^{}]*?)\s*\}\}")
 
 
@@ -63,7 +67,7 @@ def to_json(value: Any, limit: int) -> str:
     """
     try:
         text = json.dumps(value, ensure_ascii=False, default=str)
-    except (TypeError, ValueError):  # non-string keys of odd types, circular references
+    except (TypeError, ValueError, RecursionError):  # odd keys, cycles, nesting too deep
         text = json.dumps(_plain(value, depth=0), ensure_ascii=False, default=str)
     if len(text) <= limit:
         return text
@@ -73,7 +77,7 @@ def to_json(value: Any, limit: int) -> str:
 def _plain(value: Any, depth: int) -> Any:
     """A JSON-safe copy of ``value`` (string keys, no cycles: nesting stops at depth 32)."""
     if depth > 32:
-        return "..."
+        return DEPTH_CUT
     if isinstance(value, Mapping):
         return {str(key): _plain(item, depth + 1) for key, item in value.items()}
     if isinstance(value, list | tuple):

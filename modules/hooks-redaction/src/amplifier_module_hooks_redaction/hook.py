@@ -62,6 +62,10 @@ def _merge_counts(previous: Any, counts: dict[str, int]) -> dict[str, Any]:
     return merged
 
 
+_DEPTH = 100
+_DEEP = f"[REDACTED: nested deeper than {_DEPTH} levels]"
+
+
 class RedactionHook:
     """The handler for every subscribed event, bound to one validated config."""
 
@@ -72,7 +76,12 @@ class RedactionHook:
     async def handle(self, event: str, data: dict[str, Any]) -> HookResult:
         """Redact ``data``; ``modify`` with counts if anything was found, else ``continue``."""
         try:
-            redacted, counts = self.redactor.redact(data)
+            try:
+                redacted, counts = self.redactor.redact(data)
+            except RecursionError:  # nested too deep to walk: what is deeper is cut away
+                cut = _cut_depth(data, _DEPTH, _DEEP)
+                redacted, counts = self.redactor.redact(cut)
+                counts = {**counts, "nested_too_deep": counts.get("nested_too_deep", 0) + 1}
         except Exception as err:  # a failing redaction never breaks the session
             problem = f"{type(err).__name__}: {err}"
             logger.warning("%s: could not redact %s data: %s", MODULE_ID, event, problem)
@@ -98,3 +107,14 @@ class RedactionHook:
             user_message_level=self.config.notify_level,
             user_message_source=MODULE_ID,
         )
+
+
+def _cut_depth(value: Any, limit: int, marker: str) -> Any:
+    """``value`` with containers deeper than ``limit`` levels replaced by ``marker``."""
+    if limit <= 0:
+        return marker if isinstance(value, dict | list | tuple) else value
+    if isinstance(value, dict):
+        return {k: _cut_depth(v, limit - 1, marker) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_cut_depth(v, limit - 1, marker) for v in value]
+    return value

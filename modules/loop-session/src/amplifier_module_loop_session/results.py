@@ -12,9 +12,12 @@ __all__ = [
     "as_result_dict",
     "render_tool_result",
     "tool_event_data",
+    "tree_copy",
     "whole_number",
 ]
 
+_DEPTH = 100
+_DEEP = f"... (nested deeper than {_DEPTH} levels: cut)"
 TurnStatus = Literal["completed", "denied", "cancelled", "error", "incomplete"]
 
 
@@ -33,7 +36,13 @@ class TurnOutcome:
 def render_tool_result(result: dict[str, Any]) -> str:
     """The text the model sees for a tool result dict ``{success, output, error}``."""
     output = result.get("output")
-    text = output if isinstance(output, str) else json.dumps(output, default=str)
+    if isinstance(output, str):
+        text = output
+    else:
+        try:
+            text = json.dumps(output, default=str)
+        except RecursionError:  # nested too deep to encode: cut, and say so
+            text = json.dumps(_cut_depth(output, _DEPTH, _DEEP), default=str)
     if result.get("success", True):
         return "" if output is None else text
     error = result.get("error") or {}
@@ -74,3 +83,40 @@ def tool_event_data(
         "tool_call_id": call_id,
         "parallel_group_id": group,
     }
+
+
+def _cut_depth(value: Any, limit: int, marker: str) -> Any:
+    """``value`` with containers deeper than ``limit`` levels replaced by ``marker``."""
+    if limit <= 0:
+        return marker if isinstance(value, dict | list | tuple) else value
+    if isinstance(value, dict):
+        return {k: _cut_depth(v, limit - 1, marker) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_cut_depth(v, limit - 1, marker) for v in value]
+    return value
+
+
+def tree_copy(value: Any) -> Any:
+    """A deep copy of dicts, lists and tuples (tuples come back as lists, as JSON carries
+    them), made with a stack instead of recursion, so any depth is copied; a container that
+    contains itself is copied once. Other values are shared (strings, numbers and the like
+    are immutable)."""
+    holder: list[Any] = [None]
+    memo: dict[int, Any] = {}
+    stack: list[tuple[Any, Any, Any]] = [(value, holder, 0)]
+    while stack:
+        item, parent, key = stack.pop()
+        made = memo.get(id(item))
+        if made is not None:
+            parent[key] = made
+        elif isinstance(item, dict):
+            new: Any = dict.fromkeys(item)
+            memo[id(item)] = parent[key] = new
+            stack.extend((v, new, k) for k, v in item.items())
+        elif isinstance(item, list | tuple):
+            new = [None] * len(item)
+            memo[id(item)] = parent[key] = new
+            stack.extend((v, new, i) for i, v in enumerate(item))
+        else:
+            parent[key] = item
+    return holder[0]

@@ -15,7 +15,6 @@ gate that cannot be decided denies.
 from __future__ import annotations
 
 import asyncio
-import copy
 import json
 import logging
 import re
@@ -34,6 +33,7 @@ from .results import (
     as_result_dict,
     render_tool_result,
     tool_event_data,
+    tree_copy,
     whole_number,
 )
 
@@ -749,7 +749,7 @@ class TurnRunner:
                     type(modified).__name__,
                 )
         if gate.action == "ask_user":  # approved: what runs is what was approved
-            tool_input = copy.deepcopy(tool_input)
+            tool_input = tree_copy(tool_input)
         data = tool_event_data(name, tool_input, call_id, group)
 
         tool = self.loop.tools.get(name)
