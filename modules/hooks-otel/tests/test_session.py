@@ -14,8 +14,8 @@ pytest.importorskip("amplifier_module_tool_bash")
 pytest.importorskip("amplifier_module_context_simple")
 pytest.importorskip("amplifier_module_hooks_redaction")
 
-from receiver import Receiver, Span
-from scenario import SECRETS, run_scenario
+from otel_receiver import Receiver, Span
+from otel_scenario import SECRETS, run_scenario
 
 
 def _one(spans: list[Span], name: str, **attributes: object) -> Span:

@@ -6,12 +6,12 @@ from typing import Any
 
 import pytest
 from opentelemetry.trace import StatusCode
+from otel_memory import Memory
 
 from amplifier_core.hooks import HookRegistry
 from amplifier_core.models import HookResult
 from amplifier_core.testing import create_test_coordinator
 from amplifier_module_hooks_otel import mount
-from conftest import Memory
 
 TOKEN = "ghp_" + "a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8"
 

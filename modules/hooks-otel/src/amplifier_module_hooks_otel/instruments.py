@@ -1,4 +1,8 @@
-"""The metric instruments: GenAI client metrics, tool calls, and hook runs and decisions."""
+"""The metric instruments: GenAI client metrics, tool calls, and hook runs and decisions.
+
+Call counts are the histograms' counts (``amplifier.tool.duration`` counts tool calls,
+``gen_ai.client.operation.duration`` provider calls): no separate counters to pay for.
+"""
 
 from __future__ import annotations
 
@@ -17,8 +21,6 @@ class Instruments:
     hook_duration: Histogram
     hook_decisions: Counter
     session_duration: Histogram
-    tool_calls: Counter
-    llm_calls: Counter
     sessions: Counter
     turns: Counter
 
@@ -43,8 +45,6 @@ def create_instruments(meter: Meter) -> Instruments:
         session_duration=meter.create_histogram(
             "amplifier.session.duration", unit="s", description="Session duration"
         ),
-        tool_calls=meter.create_counter("amplifier.tool.calls", unit="{call}"),
-        llm_calls=meter.create_counter("amplifier.llm.calls", unit="{call}"),
         sessions=meter.create_counter("amplifier.sessions.started", unit="{session}"),
         turns=meter.create_counter("amplifier.turns.completed", unit="{turn}"),
     )

@@ -85,13 +85,15 @@ class OtelHooks:
                 self._redact = find_redactor(self.registry)
         return self._redact(text)
 
-    async def on_first(self, event: str, data: dict[str, Any]) -> None:
+    # Sync handlers that return None: the registry calls them inline (no deadline machinery),
+    # on this kernel and on amplifier-core 2.x alike.
+    def on_first(self, event: str, data: dict[str, Any]) -> None:
         try:
             self.tracer.on_event(event, data)
         except Exception:  # telemetry never breaks the session
             logger.exception("%s: failed on %s", MODULE_ID, event)
 
-    async def on_last(self, event: str, data: dict[str, Any]) -> None:
+    def on_last(self, event: str, data: dict[str, Any]) -> None:
         try:
             self.tracer.on_event_end(event, data)
         except Exception:

@@ -36,12 +36,14 @@ logger = logging.getLogger("amplifier_module_hooks_otel")
 
 
 class DropCounter:
-    """Spans or records an exporter could not deliver: counted, the first failure logged."""
+    """Spans or records an exporter could not deliver: counted, the first failure logged;
+    and those it delivered."""
 
     def __init__(self, signal: str, target: str) -> None:
         self.signal = signal
         self.target = target
         self.dropped = 0
+        self.exported = 0
         self._reported = False
         self._lock = threading.Lock()
 
@@ -77,6 +79,8 @@ class CountingSpanExporter(SpanExporter):
             return SpanExportResult.FAILURE
         if result is not SpanExportResult.SUCCESS:
             self.counter.drop(len(spans), "the exporter reported a failure")
+        else:
+            self.counter.exported += len(spans)
         return result
 
     def shutdown(self) -> None:
@@ -99,6 +103,10 @@ class Pipeline:
     @property
     def dropped(self) -> int:
         return sum(c.dropped for c in self.counters)
+
+    @property
+    def exported(self) -> int:
+        return sum(c.exported for c in self.counters)
 
     def shutdown(self) -> None:
         if not self.owned:

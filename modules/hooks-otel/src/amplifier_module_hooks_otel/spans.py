@@ -330,7 +330,6 @@ class SessionTracer:
         if self.metrics is not None:
             elapsed = time.perf_counter() - opened.started
             self.metrics.operation_duration.record(elapsed, metric_attributes)
-            self.metrics.llm_calls.add(1, {**metric_attributes, "amplifier.llm.success": not error})
         self._end(opened, error)
         self.provider = None
 
@@ -374,7 +373,6 @@ class SessionTracer:
             elapsed = time.perf_counter() - opened.started
             attributes = {"gen_ai.tool.name": opened.attributes["gen_ai.tool.name"]}
             self.metrics.tool_duration.record(elapsed, {**attributes, "tool.success": success})
-            self.metrics.tool_calls.add(1, {**attributes, "tool.success": success})
         self._end(opened, error)
 
     def _on_violation(self, event: str, data: dict[str, Any]) -> None:
@@ -485,7 +483,6 @@ class SessionTracer:
             "hook.name": name,
             "hook.event": event,
             "hook.decision": decision,
-            "hook.duration_ms": round(run.duration * 1000, 3),
         }
         reason = run.reason
         if decision == "deny" and isinstance(reason, str):
