@@ -267,7 +267,7 @@ def otel(session: nox.Session) -> None:
     for package in needs:
         editable += ["-e", str(package)]
     session.install(*TEST_TOOLS[:2], *editable)
-    scratch = Path(session.create_tmp())
+    scratch = Path(session.create_tmp()).resolve()  # Phoenix runs in another directory
     phoenix_venv = scratch / "phoenix"
     phoenix_bin = phoenix_venv / ("Scripts" if os.name == "nt" else "bin")
     requirement = os.environ.get("PHOENIX_REQUIREMENT", "arize-phoenix")
