@@ -6,9 +6,11 @@ Call counts are the histograms' counts (``amplifier.tool.duration`` counts tool 
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections import Counter as Tally
+from collections.abc import Iterable
+from dataclasses import dataclass, field
 
-from opentelemetry.metrics import Counter, Histogram, Meter
+from opentelemetry.metrics import CallbackOptions, Counter, Histogram, Meter, Observation
 
 __all__ = ["Instruments", "create_instruments"]
 
@@ -19,13 +21,33 @@ class Instruments:
     operation_duration: Histogram
     tool_duration: Histogram
     hook_duration: Histogram
-    hook_decisions: Counter
     session_duration: Histogram
     sessions: Counter
     turns: Counter
+    decisions: Tally[tuple[str, str]] = field(default_factory=Tally)
+    """(hook, decision) -> count, read by the ``amplifier.hook.decisions`` observable counter
+    when metrics are collected: a hook run costs a dict increment, not a measurement."""
 
 
 def create_instruments(meter: Meter) -> Instruments:
+    instruments = _create(meter)
+
+    def observe(options: CallbackOptions) -> Iterable[Observation]:
+        return [
+            Observation(count, {"hook.name": name, "hook.decision": decision})
+            for (name, decision), count in list(instruments.decisions.items())
+        ]
+
+    meter.create_observable_counter(
+        "amplifier.hook.decisions",
+        callbacks=[observe],
+        unit="{decision}",
+        description="Hook decisions",
+    )
+    return instruments
+
+
+def _create(meter: Meter) -> Instruments:
     return Instruments(
         token_usage=meter.create_histogram(
             "gen_ai.client.token.usage", unit="{token}", description="Tokens per provider call"
@@ -38,9 +60,6 @@ def create_instruments(meter: Meter) -> Instruments:
         ),
         hook_duration=meter.create_histogram(
             "amplifier.hook.duration", unit="s", description="Hook handler run duration"
-        ),
-        hook_decisions=meter.create_counter(
-            "amplifier.hook.decisions", unit="{decision}", description="Hook decisions"
         ),
         session_duration=meter.create_histogram(
             "amplifier.session.duration", unit="s", description="Session duration"

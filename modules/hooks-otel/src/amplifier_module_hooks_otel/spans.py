@@ -473,7 +473,7 @@ class SessionTracer:
             self.metrics.hook_duration.record(
                 run.duration, {"hook.name": name, "hook.event": event}
             )
-            self.metrics.hook_decisions.add(1, {"hook.name": name, "hook.decision": decision})
+            self.metrics.decisions[(name, decision)] += 1
         if self.tracer is None or not self.config.hook_spans:
             return
         parent = self._parent_for(event, run.data)
