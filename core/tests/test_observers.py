@@ -146,3 +146,21 @@ async def test_registration_changes_are_observed() -> None:
 def test_observer_must_be_callable() -> None:
     with pytest.raises(TypeError, match="observer must be callable"):
         HookRegistry().add_observer(42)  # type: ignore[arg-type]
+
+
+async def test_ignored_handlers_run_unwrapped_and_unreported() -> None:
+    registry = HookRegistry()
+    runs: list[HandlerRun] = []
+    registry.add_observer(runs.append, ignore=("own",))
+
+    async def own(event: str, data: dict[str, Any]) -> None:
+        return None
+
+    registry.register("tool:pre", own, name="own")
+    registry.register("tool:pre", lambda e, d: HookResult(action="deny", reason="x"), name="gate")
+    assert (await registry.emit("tool:pre", {})).action == "deny"
+    assert [r.handler for r in runs] == ["gate"]
+    assert registry._observed is not None
+    first, second = registry._observed.chain("tool:pre", registry.handlers_for("tool:pre"))
+    assert first.handler is own
+    assert second.handler is not registry.handlers_for("tool:pre")[1].handler

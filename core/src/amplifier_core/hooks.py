@@ -481,15 +481,16 @@ class HookRegistry:
 
         return remove
 
-    def add_observer(self, observer: HandlerObserver) -> Unregister:
+    def add_observer(self, observer: HandlerObserver, ignore: Iterable[str] = ()) -> Unregister:
         """Tell ``observer`` how each handler that emit runs ran (name, event, action,
-        duration, failure): see :mod:`amplifier_core.observers`. Returns a function that
-        removes it. With no observer, emit runs the handlers unwrapped."""
+        duration, failure), except the handlers named in ``ignore`` (an observer's own): see
+        :mod:`amplifier_core.observers`. Returns a function that removes it. With no observer,
+        emit runs the handlers unwrapped."""
         if self._observed is None:
             from .observers import ObservedChains
 
             self._observed = ObservedChains(self)
-        return self._observed.add(observer)
+        return self._observed.add(observer, ignore)
 
     # ------------------------------------------------------------------ emit
 

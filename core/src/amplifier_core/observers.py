@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import inspect
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol
 
@@ -94,7 +94,7 @@ class ObservedChains:
 
     def __init__(self, registry: HookRegistry) -> None:
         self._registry = registry
-        self._observers: tuple[HandlerObserver, ...] = ()
+        self._observers: tuple[tuple[HandlerObserver, frozenset[str]], ...] = ()
         self._wrapped: dict[str, tuple[tuple[HandlerInfo, ...], tuple[HandlerInfo, ...]]] = {}
         # (handler, event) -> (duration, ended) of a run that failed, until the failure
         # listener (called right after, in the same emit) reports it
@@ -105,24 +105,28 @@ class ObservedChains:
     def active(self) -> bool:
         return bool(self._observers)
 
-    def add(self, observer: HandlerObserver) -> Unregister:
-        """Register ``observer``; the returned function removes exactly this registration."""
+    def add(self, observer: HandlerObserver, ignore: Iterable[str] = ()) -> Unregister:
+        """Register ``observer`` (not told about the handlers named in ``ignore``); the
+        returned function removes exactly this registration."""
         if not callable(observer):
             raise TypeError(
                 f"HookRegistry.add_observer: observer must be callable, got "
                 f"{type(observer).__name__}"
             )
-        self._observers = (*self._observers, observer)
+        entry = (observer, frozenset(ignore))
+        self._observers = (*self._observers, entry)
+        self._wrapped.clear()
         if self._remove_listener is None:
             self._remove_listener = self._registry.add_failure_listener(self._on_failure)
 
         def remove() -> None:
             observers = list(self._observers)
             for index, candidate in enumerate(observers):
-                if candidate is observer:
+                if candidate is entry:
                     del observers[index]
                     break
             self._observers = tuple(observers)
+            self._wrapped.clear()
             if not observers:
                 self._wrapped.clear()
                 self._pending.clear()
@@ -146,7 +150,9 @@ class ObservedChains:
     # ------------------------------------------------------------------ reporting
 
     def report(self, run: HandlerRun) -> None:
-        for observer in self._observers:
+        for observer, ignore in self._observers:
+            if run.handler in ignore:
+                continue
             try:
                 observer(run)
             except Exception:  # a broken observer must not break emit
@@ -214,6 +220,8 @@ class ObservedChains:
     def _wrap(self, info: HandlerInfo) -> HandlerInfo:
         from .hooks import HandlerInfo
 
+        if all(info.name in ignore for _, ignore in self._observers):
+            return info  # nobody listens to this one: it runs as registered
         handler = info.handler
         if info.is_async:
 

@@ -10,7 +10,7 @@ from typing import Any, Final
 from .config import MODULE_ID, OtelConfig, parse_config
 from .pipeline import Pipeline, build_pipeline
 from .redaction import find_redactor
-from .spans import SessionTracer
+from .spans import ENDS, STARTS, SessionTracer
 
 __all__ = ["EVENTS", "TRACEPARENT_CAPABILITY", "OtelHooks", "mount"]
 
@@ -150,12 +150,15 @@ async def mount(
     registry = coordinator.hooks
     hooks = OtelHooks(parsed, built, registry)
     undo: list[Callable[[], Any]] = []
+    logging_all = built.logger_provider is not None  # each event becomes a log record
     for event in EVENTS:
-        undo.append(registry.register(event, hooks.on_first, priority=FIRST, name=MODULE_ID))
-        undo.append(registry.register(event, hooks.on_last, priority=LAST, name=MODULE_ID))
+        if logging_all or event in STARTS:
+            undo.append(registry.register(event, hooks.on_first, priority=FIRST, name=MODULE_ID))
+        if event in ENDS:
+            undo.append(registry.register(event, hooks.on_last, priority=LAST, name=MODULE_ID))
     add_observer = getattr(registry, "add_observer", None)
     if callable(add_observer):
-        undo.append(add_observer(hooks.on_run))
+        undo.append(add_observer(hooks.on_run, ignore=(MODULE_ID,)))
     else:
         logger.info(
             "%s: this kernel does not report handler runs (no HookRegistry.add_observer): "

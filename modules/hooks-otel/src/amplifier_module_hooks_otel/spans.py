@@ -25,7 +25,7 @@ from opentelemetry.trace.propagation.tracecontext import TraceContextTextMapProp
 from .config import MODULE_ID, OtelConfig
 from .instruments import Instruments
 
-__all__ = ["SessionTracer", "current_traceparent", "parent_of"]
+__all__ = ["ENDS", "STARTS", "SessionTracer", "current_traceparent", "parent_of"]
 
 _propagator: Final = TraceContextTextMapPropagator()
 _ns = time.time_ns
@@ -68,6 +68,14 @@ class _Open:
     span: Span
     started: float  # perf_counter, for the duration metrics
     attributes: dict[str, Any] = field(default_factory=dict)
+    _context: Context | None = None
+
+    @property
+    def context(self) -> Context:
+        """The context whose current span is this one (made once: children share it)."""
+        if self._context is None:
+            self._context = trace.set_span_in_context(self.span)
+        return self._context
 
 
 def _text(value: Any) -> str:
@@ -115,7 +123,7 @@ class SessionTracer:
     ) -> _Open:
         assert self.tracer is not None
         if context is None and parent is not None:
-            context = trace.set_span_in_context(parent.span)
+            context = parent.context
         span = self.tracer.start_span(name, context=context, kind=kind, attributes=attributes)
         return _Open(span, time.perf_counter(), attributes)
 
@@ -132,7 +140,7 @@ class SessionTracer:
 
     def context(self) -> Context | None:
         inner = self.innermost()
-        return trace.set_span_in_context(inner.span) if inner is not None else None
+        return inner.context if inner is not None else None
 
     def traceparent(self) -> str | None:
         return current_traceparent(self.context())
@@ -495,7 +503,7 @@ class SessionTracer:
         assert self.tracer is not None
         span = self.tracer.start_span(
             f"hook {name}",
-            context=trace.set_span_in_context(parent.span),
+            context=parent.context,
             attributes=attributes,
             start_time=started,
         )
@@ -542,3 +550,9 @@ _ENDS: Final[dict[str, _Handler]] = {
     "approval:denied": SessionTracer._on_approval_end,
     "plan:end": SessionTracer._on_plan_end,
 }
+
+
+STARTS: Final = frozenset((*_STARTS, *_INSTANT))
+"""Events whose handler must run first (it opens or records a span)."""
+ENDS: Final = frozenset(_ENDS)
+"""Events whose handler must run last (it closes a span)."""
