@@ -68,12 +68,12 @@ class OtelHooks:
             instruments = create_instruments(
                 pipeline.meter_provider.get_meter("amplifier_module_hooks_otel", "0.1.0")
             )
-        emit_log = None
+        self.emit_log: Callable[[str, dict[str, Any]], None] | None = None
         if pipeline.logger_provider is not None:
             from .logs import EventLogger
 
-            emit_log = EventLogger(pipeline.logger_provider, config, self.redact).emit
-        self.tracer = SessionTracer(config, tracer, instruments, self.redact, emit_log)
+            self.emit_log = EventLogger(pipeline.logger_provider, config, self.redact).emit
+        self.tracer = SessionTracer(config, tracer, instruments, self.redact)
 
     def redact(self, text: str) -> str:
         """Redaction of an attribute value (resolved at first use: modules mounted after this
@@ -92,6 +92,14 @@ class OtelHooks:
             self.tracer.on_event(event, data)
         except Exception:  # telemetry never breaks the session
             logger.exception("%s: failed on %s", MODULE_ID, event)
+
+    def on_log(self, event: str, data: dict[str, Any]) -> None:
+        if self.emit_log is None:
+            return
+        try:
+            self.emit_log(event, data)
+        except Exception:
+            logger.exception("%s: failed to log %s", MODULE_ID, event)
 
     def on_last(self, event: str, data: dict[str, Any]) -> None:
         try:
@@ -150,12 +158,15 @@ async def mount(
     registry = coordinator.hooks
     hooks = OtelHooks(parsed, built, registry)
     undo: list[Callable[[], Any]] = []
-    logging_all = built.logger_provider is not None  # each event becomes a log record
     for event in EVENTS:
-        if logging_all or event in STARTS:
+        if event in STARTS:
             undo.append(registry.register(event, hooks.on_first, priority=FIRST, name=MODULE_ID))
         if event in ENDS:
             undo.append(registry.register(event, hooks.on_last, priority=LAST, name=MODULE_ID))
+    if hooks.emit_log is not None:  # every event as a log record, as the hooks leave it
+        wildcard = callable(getattr(registry, "handlers_for", None))  # this kernel: "*"
+        for event in ("*",) if wildcard else EVENTS:
+            undo.append(registry.register(event, hooks.on_log, priority=LAST, name=MODULE_ID))
     add_observer = getattr(registry, "add_observer", None)
     if callable(add_observer):
         undo.append(add_observer(hooks.on_run, ignore=(MODULE_ID,)))

@@ -96,13 +96,11 @@ class SessionTracer:
         tracer: Tracer | None,
         instruments: Instruments | None,
         redact: Callable[[str], str],
-        emit_log: Callable[[str, dict[str, Any]], None] | None = None,
     ) -> None:
         self.config = config
         self.tracer = tracer
         self.metrics = instruments
         self.redact = redact
-        self.emit_log = emit_log
         self.session: _Open | None = None
         self.session_id: str | None = None
         self.turn: _Open | None = None
@@ -189,8 +187,6 @@ class SessionTracer:
 
     def on_event(self, event: str, data: dict[str, Any]) -> None:
         """Start, annotate or end the spans ``event`` concerns (called first on each event)."""
-        if self.emit_log is not None:
-            self.emit_log(event, data)
         if self.tracer is None:
             return
         handler = _STARTS.get(event)
