@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import importlib.util
+
+import pytest
 from opentelemetry.sdk.metrics import MeterProvider
 from opentelemetry.sdk.metrics.export import InMemoryMetricReader
 from opentelemetry.sdk.trace import TracerProvider
@@ -10,7 +13,12 @@ from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanE
 
 from amplifier_module_hooks_otel import Pipeline
 
-__all__ = ["Memory"]
+__all__ = ["Memory", "needs_redaction"]
+
+needs_redaction = pytest.mark.skipif(
+    importlib.util.find_spec("amplifier_module_hooks_redaction") is None,
+    reason="hooks-redaction is not installed (its rules redact the attributes)",
+)
 
 
 class Memory:

@@ -8,6 +8,7 @@ from typing import Any
 import pytest
 from opentelemetry.sdk._logs.export import InMemoryLogRecordExporter, SimpleLogRecordProcessor
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
+from otel_memory import needs_redaction
 from otel_receiver import GrpcReceiver, Receiver
 
 from amplifier_core.testing import create_test_coordinator
@@ -85,6 +86,7 @@ async def test_sdk_disabled_mounts_nothing(monkeypatch: pytest.MonkeyPatch) -> N
     assert not any(coordinator.hooks.list_handlers().values())
 
 
+@needs_redaction
 async def test_events_as_log_records_redacted() -> None:
     logs = InMemoryLogRecordExporter()
     config = parse_config({"logs": True, "metrics": False})

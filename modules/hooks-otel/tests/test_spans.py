@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 from opentelemetry.trace import StatusCode
-from otel_memory import Memory
+from otel_memory import Memory, needs_redaction
 
 from amplifier_core.hooks import HookRegistry
 from amplifier_core.models import HookResult
@@ -82,6 +82,7 @@ async def test_tree_follows_the_genai_conventions(memory: Memory) -> None:
     assert "amplifier.tool.duration" in metrics
 
 
+@needs_redaction
 async def test_hook_runs_are_spans_with_their_decision(memory: Memory) -> None:
     coordinator = create_test_coordinator()
     await mount(coordinator, {}, pipeline=memory.pipeline)
@@ -119,6 +120,7 @@ async def test_hook_runs_are_spans_with_their_decision(memory: Memory) -> None:
     assert decisions == {("guard", "deny"): 1, ("breaks", "continue"): 1}
 
 
+@needs_redaction
 async def test_content_only_with_capture_content_and_redacted(memory: Memory) -> None:
     coordinator = create_test_coordinator()
     await mount(coordinator, {"capture_content": True}, pipeline=memory.pipeline)
