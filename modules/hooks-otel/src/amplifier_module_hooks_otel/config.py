@@ -55,6 +55,7 @@ class OtelConfig(BaseModel):
     schedule_delay_ms: int | None = Field(default=None, gt=0)
     metric_interval_ms: int | None = Field(default=None, gt=0)
     inherit_traceparent: bool = True
+    shutdown_timeout_s: float = Field(default=3.0, gt=0)
 
 
 def parse_config(raw: dict[str, Any] | None) -> OtelConfig:

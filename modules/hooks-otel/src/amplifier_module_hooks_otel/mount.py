@@ -184,7 +184,7 @@ async def mount(
             if callable(step):
                 step()
         hooks.tracer.close("cleanup")
-        built.shutdown()
+        built.shutdown(parsed.shutdown_timeout_s)
         if built.dropped:
             logger.warning("%s: %d spans were dropped in all", MODULE_ID, built.dropped)
 

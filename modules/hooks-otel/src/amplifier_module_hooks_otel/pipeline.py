@@ -108,9 +108,29 @@ class Pipeline:
     def exported(self) -> int:
         return sum(c.exported for c in self.counters)
 
-    def shutdown(self) -> None:
+    def shutdown(self, bound: float | None = None) -> bool:
+        """Flush and stop the providers, waiting at most ``bound`` seconds (``None``: until
+        done). Past the bound the flush goes on in a daemon thread and this returns ``False``:
+        a collector that is down never holds the session's end for the exporter's retries."""
         if not self.owned:
-            return
+            return True
+        if bound is None:
+            self._shutdown()
+            return True
+        worker = threading.Thread(target=self._shutdown, name="hooks-otel-shutdown", daemon=True)
+        worker.start()
+        worker.join(bound)
+        if worker.is_alive():
+            logger.warning(
+                "%s: telemetry not flushed within %gs (is the collector up?); the flush goes on "
+                "in the background and what it cannot deliver is dropped",
+                MODULE_ID,
+                bound,
+            )
+            return False
+        return True
+
+    def _shutdown(self) -> None:
         for provider in (self.tracer_provider, self.meter_provider, self.logger_provider):
             if provider is None:
                 continue
