@@ -35,6 +35,7 @@ async def test_session_tree_hooks_and_no_secret(tmp_path: Path) -> None:
             "protocol": "http/protobuf",
             "capture_content": True,
             "service_name": "hooks-otel-test",
+            "shutdown_timeout_s": 120,
         }
         parent, child, approvals = await run_scenario(tmp_path, otel)
         spans = list(receiver.spans)
@@ -90,7 +91,7 @@ async def test_a_collector_that_is_down_costs_a_counted_drop(
 ) -> None:
     with Receiver() as receiver:
         dead = receiver.endpoint  # a port that was just closed again
-    otel = {"endpoint": dead, "timeout_s": 0.5, "metrics": False}
+    otel = {"endpoint": dead, "timeout_s": 0.5, "metrics": False, "shutdown_timeout_s": 120}
     parent, _child, _ = await run_scenario(tmp_path, otel)
     warnings = [r.getMessage() for r in caplog.records if "export to" in r.getMessage()]
     assert len(warnings) == 2  # once per session's pipeline, not once per batch

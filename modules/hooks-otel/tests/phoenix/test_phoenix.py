@@ -67,6 +67,7 @@ async def test_trace_in_phoenix(tmp_path: Path) -> None:
         "protocol": "http/protobuf",
         "capture_content": True,
         "metrics": False,  # Phoenix receives traces only
+        "shutdown_timeout_s": 120,  # every span delivered before the read-back
         "service_name": "hooks-otel-check",
         "resource_attributes": {"openinference.project.name": PROJECT},
     }
