@@ -6,8 +6,11 @@ no-op tool, so that what is measured is the session's own work), each call throu
 hook that continues and a tool:post hook that continues. ``with hooks-otel``: the module
 mounted from the mount plan, exporting traces and metrics over OTLP/HTTP to a real receiver on
 loopback (the batch exporter's thread runs during the turn; its share of the interpreter is in
-the figure). Rounds alternate the two sessions; figures are medians. The cost per event divides
-the difference by the number of events the session emits (counted in a separate run).
+the figure). Rounds alternate the two sessions; figures are medians, as wall time of
+``execute`` and as CPU time of the process (every thread, over ``execute`` and the cleanup
+that flushes the last spans: the figure a loaded machine disturbs least). The cost per event
+divides the difference by the number of events the session emits (counted in a separate
+run).
 
     python bench/otel_cost.py [--calls 200] [--rounds 7] [--json out.json]
 """
@@ -72,8 +75,10 @@ async def _continue(event: str, data: dict[str, Any]) -> HookResult:
 
 async def _session(
     workspace: Path, calls: int, otel: dict[str, Any] | None, count: bool = False
-) -> tuple[float, int]:
-    """Seconds of ``execute`` (and the events emitted, when ``count``)."""
+) -> tuple[float, float, int]:
+    """Wall seconds of ``execute``, CPU seconds of the process (every thread: the export
+    thread included) over ``execute`` and the cleanup that flushes the last spans, and the
+    events emitted when ``count``."""
     session = AmplifierSession(_plan(workspace, calls, otel))
     await session.initialize()
     await session.coordinator.mount("tools", NoopTool(), name="noop")
@@ -90,13 +95,14 @@ async def _session(
             return await emit(event, data)
 
         hooks.emit = counting  # type: ignore[method-assign]
+    cpu = time.process_time()
     try:
         started = time.perf_counter()
         await session.execute("go")
         elapsed = time.perf_counter() - started
     finally:
         await session.cleanup()
-    return elapsed, emitted
+    return elapsed, time.process_time() - cpu, emitted
 
 
 def _receiver() -> Any:
@@ -112,25 +118,26 @@ async def _run(calls: int, rounds: int) -> dict[str, Any]:
         otel = {"endpoint": receiver.endpoint, "service_name": "bench"}
         await _session(workspace, 5, None)  # warm imports
         await _session(workspace, 5, otel)
-        _, events = await _session(workspace, calls, None, count=True)
-        plain: list[float] = []
-        mounted: list[float] = []
+        events = (await _session(workspace, calls, None, count=True))[2]
+        plain: list[tuple[float, float, int]] = []
+        mounted: list[tuple[float, float, int]] = []
         for _ in range(rounds):
-            plain.append((await _session(workspace, calls, None))[0])
-            mounted.append((await _session(workspace, calls, otel))[0])
+            plain.append(await _session(workspace, calls, None))
+            mounted.append(await _session(workspace, calls, otel))
         received = len(receiver.spans)
-    base, with_otel = statistics.median(plain), statistics.median(mounted)
-    extra = with_otel - base
-    return {
-        "calls": calls,
-        "rounds": rounds,
-        "events_per_session": events,
-        "without_us_per_call": base / calls * 1e6,
-        "with_us_per_call": with_otel / calls * 1e6,
-        "extra_us_per_call": extra / calls * 1e6,
-        "extra_us_per_event": extra / events * 1e6,
-        "spans_received": received,
-    }
+    result: dict[str, Any] = {"calls": calls, "rounds": rounds, "events_per_session": events}
+    for index, kind in ((0, "wall"), (1, "cpu")):
+        base = statistics.median(r[index] for r in plain)
+        with_otel = statistics.median(r[index] for r in mounted)
+        extra = with_otel - base
+        result[kind] = {
+            "without_us_per_call": base / calls * 1e6,
+            "with_us_per_call": with_otel / calls * 1e6,
+            "extra_us_per_call": extra / calls * 1e6,
+            "extra_us_per_event": extra / events * 1e6,
+        }
+    result["spans_received"] = received
+    return result
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -142,14 +149,17 @@ def main(argv: list[str] | None = None) -> int:
     result = asyncio.run(_run(args.calls, args.rounds))
     print(
         f"hooks-otel cost, {result['calls']} tool calls per turn, median of {result['rounds']} "
-        f"rounds ({result['events_per_session']} events per session)\n"
-        f"  without hooks-otel: {result['without_us_per_call']:9.1f} us per tool call\n"
-        f"  with hooks-otel   : {result['with_us_per_call']:9.1f} us per tool call "
-        f"(exporting OTLP/HTTP to a loopback receiver; {result['spans_received']} spans "
-        "received)\n"
-        f"  difference        : {result['extra_us_per_call']:9.1f} us per tool call, "
-        f"{result['extra_us_per_event']:.1f} us per event (target <= 50)"
+        f"rounds ({result['events_per_session']} events per session), exporting OTLP/HTTP "
+        f"to a loopback receiver ({result['spans_received']} spans received)"
     )
+    for kind, label in (("wall", "wall time of execute"), ("cpu", "CPU time, all threads")):
+        figures = result[kind]
+        print(
+            f"  {label:22s}: without {figures['without_us_per_call']:8.1f}, with "
+            f"{figures['with_us_per_call']:8.1f} us per tool call; difference "
+            f"{figures['extra_us_per_call']:8.1f} us per call, "
+            f"{figures['extra_us_per_event']:6.1f} us per event (target <= 50)"
+        )
     if args.json is not None:
         args.json.parent.mkdir(parents=True, exist_ok=True)
         args.json.write_text(json.dumps(result, indent=2) + "\n")
