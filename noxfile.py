@@ -1,7 +1,7 @@
 """Developer sessions for the workspace: tests, per-package tests, lint, types, bench, demo.
 
-``nox`` with no arguments runs tests, lint, types, compat and upstream: the whole check that CI
-runs.
+``nox`` with no arguments runs tests, lint, types, compat, upstream and otel: the whole check
+that CI runs.
 Packages are found, not listed: ``core/``, ``util/``, ``cli/`` and ``modules/*/pyproject.toml``.
 """
 
@@ -22,7 +22,7 @@ MODULES = sorted(p.parent for p in ROOT.glob("modules/*/pyproject.toml"))
 PACKAGES = [CORE, *(p for p in (UTIL, CLI) if (p / "pyproject.toml").exists()), *MODULES]
 TEST_TOOLS = ["pytest>=8", "pytest-asyncio>=0.23", "hypothesis>=6.100", "ruff>=0.6", "mypy>=1.10"]
 
-nox.options.sessions = ["tests", "lint", "types", "compat", "upstream"]
+nox.options.sessions = ["tests", "lint", "types", "compat", "upstream", "otel"]
 nox.options.reuse_existing_virtualenvs = True
 nox.options.error_on_missing_interpreters = False
 
