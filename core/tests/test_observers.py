@@ -86,6 +86,7 @@ async def test_failures_are_reported_with_their_kind() -> None:
         ("guard", "deny", "error"),
     ]
     assert runs[0].error == "RuntimeError: boom"
+    assert runs[0].data["tool_name"] == "bash"  # what the failed handler was given
     assert runs[1].duration > 0  # measured until the deadline fired
     assert runs[3].fail_closed
 

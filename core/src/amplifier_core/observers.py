@@ -96,9 +96,9 @@ class ObservedChains:
         self._registry = registry
         self._observers: tuple[tuple[HandlerObserver, frozenset[str]], ...] = ()
         self._wrapped: dict[str, tuple[tuple[HandlerInfo, ...], tuple[HandlerInfo, ...]]] = {}
-        # (handler, event) -> (duration, ended) of a run that failed, until the failure
+        # (handler, event) -> (duration, ended, data) of a run that failed, until the failure
         # listener (called right after, in the same emit) reports it
-        self._pending: dict[tuple[str, str], tuple[float, float]] = {}
+        self._pending: dict[tuple[str, str], tuple[float, float, dict[str, Any]]] = {}
         self._remove_listener: Unregister | None = None
 
     @property
@@ -184,10 +184,10 @@ class ObservedChains:
                 )
             )
         else:  # the registry reports it as invalid_result
-            self._pending[(info.name, event)] = (ended - started, time.time())
+            self._pending[(info.name, event)] = (ended - started, time.time(), data)
 
-    def _failed(self, info: HandlerInfo, event: str, started: float) -> None:
-        self._pending[(info.name, event)] = (_clock() - started, time.time())
+    def _failed(self, info: HandlerInfo, event: str, data: dict[str, Any], started: float) -> None:
+        self._pending[(info.name, event)] = (_clock() - started, time.time(), data)
 
     def _on_failure(
         self, *, event: str, handler: str, kind: FailureKind, error: str, fail_closed: bool
@@ -199,7 +199,7 @@ class ObservedChains:
                 None,
             )
             limit = limit if limit is not None else self._registry.default_timeout
-            measured = (limit or 0.0, time.time())
+            measured = (limit or 0.0, time.time(), {})
         self.report(
             HandlerRun(
                 handler,
@@ -207,7 +207,7 @@ class ObservedChains:
                 "deny" if fail_closed else "continue",
                 measured[0],
                 measured[1],
-                {},
+                measured[2],
                 None,
                 kind,
                 error,
@@ -230,7 +230,7 @@ class ObservedChains:
                 try:
                     result = await handler(event, data)  # type: ignore[misc]
                 except BaseException:
-                    self._failed(info, event, started)
+                    self._failed(info, event, data, started)
                     raise
                 self._done(info, event, data, started, result)
                 return result
@@ -244,7 +244,7 @@ class ObservedChains:
                 try:
                     result = handler(event, data)
                 except BaseException:
-                    self._failed(info, event, started)
+                    self._failed(info, event, data, started)
                     raise
                 if (
                     result is not None
@@ -282,7 +282,7 @@ class ObservedChains:
         try:
             result = await awaitable
         except BaseException:
-            self._failed(info, event, started)
+            self._failed(info, event, data, started)
             raise
         self._done(info, event, data, started, result)
         return result
