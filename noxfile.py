@@ -1,7 +1,8 @@
 """Developer sessions for the workspace: tests, per-package tests, lint, types, bench, demo.
 
-``nox`` with no arguments runs tests, lint, types, compat, upstream and build (the README's
-Quick start on the built wheels): the whole check that CI runs.
+``nox`` with no arguments runs tests, lint, types, compat, upstream, otel (a session traced into
+a real Arize Phoenix) and build (the README's Quick start on the built wheels): the whole check
+that CI runs.
 Packages are found, not listed: ``core/``, ``util/``, ``cli/`` and ``modules/*/pyproject.toml``.
 """
 
@@ -10,6 +11,7 @@ from __future__ import annotations
 import os
 import tomllib
 from pathlib import Path
+from typing import Any
 
 import nox
 
@@ -21,7 +23,7 @@ MODULES = sorted(p.parent for p in ROOT.glob("modules/*/pyproject.toml"))
 PACKAGES = [CORE, *(p for p in (UTIL, CLI) if (p / "pyproject.toml").exists()), *MODULES]
 TEST_TOOLS = ["pytest>=8", "pytest-asyncio>=0.23", "hypothesis>=6.100", "ruff>=0.6", "mypy>=1.10"]
 
-nox.options.sessions = ["tests", "lint", "types", "compat", "upstream", "build"]
+nox.options.sessions = ["tests", "lint", "types", "compat", "upstream", "otel", "build"]
 nox.options.reuse_existing_virtualenvs = True
 nox.options.error_on_missing_interpreters = False
 
@@ -251,3 +253,99 @@ def demo(session: nox.Session) -> None:
     """An offline agent session with the reference hooks firing."""
     _install_workspace(session)
     session.run("amplifier-hooks", "demo", *session.posargs)
+
+
+def _free_port() -> int:
+    import socket
+
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port: int = probe.getsockname()[1]
+        return port
+
+
+def _wait_ready(url: str, process: Any, bound: float) -> None:
+    """Poll ``url`` until it answers 200, the process exits, or ``bound`` seconds pass."""
+    import time
+    import urllib.request
+
+    deadline = time.monotonic() + bound
+    while time.monotonic() < deadline:
+        if process.poll() is not None:
+            raise RuntimeError(f"Phoenix exited with status {process.returncode} before ready")
+        try:
+            with urllib.request.urlopen(url, timeout=5) as response:
+                if response.status == 200:
+                    return
+        except OSError:
+            pass
+        time.sleep(0.5)
+    raise RuntimeError(f"Phoenix did not answer {url} within {bound:g}s")
+
+
+@nox.session
+def otel(session: nox.Session) -> None:
+    """hooks-otel against a real backend: Arize Phoenix (PyPI ``arize-phoenix``, in a virtual
+    environment of its own) on a free loopback port with its working directory in a temporary
+    directory; a scripted session with deny, ask, modify and failing hooks and a child session
+    is exported to it, and its spans are read back from Phoenix's REST API and checked.
+    Phoenix is stopped afterwards. ``PHOENIX_REQUIREMENT`` overrides the requirement."""
+    import subprocess
+    import tempfile
+
+    modules = [ROOT / "modules" / m for m in ("hooks-otel", "hooks-redaction")]
+    needs = [CORE, UTIL, *modules, *RUNTIME_MODULES]
+    editable: list[str] = []
+    for package in needs:
+        editable += ["-e", str(package)]
+    session.install(*TEST_TOOLS[:2], *editable)
+    scratch = Path(session.create_tmp()).resolve()  # Phoenix runs in another directory
+    phoenix_venv = scratch / "phoenix"
+    phoenix_bin = phoenix_venv / ("Scripts" if os.name == "nt" else "bin")
+    requirement = os.environ.get("PHOENIX_REQUIREMENT", "arize-phoenix")
+    if not (phoenix_bin / "phoenix").exists():
+        session.run("python", "-m", "venv", str(phoenix_venv))
+        session.run(
+            str(phoenix_bin / "python"), "-m", "pip", "install", "--quiet", requirement,
+            external=True,
+        )  # fmt: skip
+    port, grpc_port = _free_port(), _free_port()
+    url = f"http://127.0.0.1:{port}"
+    with tempfile.TemporaryDirectory(prefix="phoenix-") as workdir:
+        env = {
+            **os.environ,
+            "PHOENIX_WORKING_DIR": workdir,
+            "PHOENIX_HOST": "127.0.0.1",
+            "PHOENIX_PORT": str(port),
+            "PHOENIX_GRPC_PORT": str(grpc_port),
+        }
+        log = Path(workdir) / "phoenix.log"
+        with log.open("w") as output:
+            process = subprocess.Popen(
+                [str(phoenix_bin / "phoenix"), "serve"],
+                env=env,
+                stdout=output,
+                stderr=subprocess.STDOUT,
+                cwd=workdir,
+            )
+            failed = True
+            try:
+                _wait_ready(f"{url}/healthz", process, bound=300.0)
+                session.log(f"Phoenix is ready at {url}")
+                session.run(
+                    "pytest", "-q", "-p", "no:cacheprovider", "--rootdir", str(ROOT),
+                    str(ROOT / "modules" / "hooks-otel" / "tests" / "phoenix"),
+                    *session.posargs,
+                    env={"HOOKS_OTEL_PHOENIX_URL": url},
+                )  # fmt: skip
+                failed = False
+            finally:
+                process.terminate()
+                try:
+                    process.wait(timeout=30)
+                except subprocess.TimeoutExpired:
+                    process.kill()
+                    process.wait(timeout=30)
+                if failed:
+                    tail = log.read_text(errors="replace")[-3000:]
+                    session.log(f"Phoenix's log ends with:\n{tail}")

@@ -51,6 +51,8 @@ from .models import ContextInjection, HookResult, UserMessage
 if TYPE_CHECKING:
     from logging import Logger
 
+    from .observers import HandlerObserver, ObservedChains
+
 __all__ = [
     "FailureKind",
     "FailureListener",
@@ -353,6 +355,7 @@ class HookRegistry:
     """
 
     cancel_grace: float = 1.0
+    _observed: ObservedChains | None = None  # see add_observer
 
     # Event constants, as amplifier-core's registry exposes them.
     SESSION_START: Final = _events.SESSION_START
@@ -493,6 +496,17 @@ class HookRegistry:
 
         return remove
 
+    def add_observer(self, observer: HandlerObserver, ignore: Iterable[str] = ()) -> Unregister:
+        """Tell ``observer`` how each handler that emit runs ran (name, event, action,
+        duration, failure), except the handlers named in ``ignore`` (an observer's own): see
+        :mod:`amplifier_core.observers`. Returns a function that removes it. With no observer,
+        emit runs the handlers unwrapped."""
+        if self._observed is None:
+            from .observers import ObservedChains
+
+            self._observed = ObservedChains(self)
+        return self._observed.add(observer, ignore)
+
     # ------------------------------------------------------------------ emit
 
     def _prepare(self, event: str, data: dict[str, Any] | None) -> dict[str, Any]:
@@ -513,6 +527,8 @@ class HookRegistry:
             chain = self.handlers_for(event)
         if not chain:
             return _result("continue", dict(data) if data else {})
+        if self._observed is not None:  # handlers run timed while someone observes them
+            chain = self._observed.chain(event, chain)
         current = self._prepare(event, data)
         if self.json_data:
             current = _as_json(current)

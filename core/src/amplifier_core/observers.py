@@ -1,0 +1,288 @@
+"""Handler-run observers: be told how each hook handler ran, without changing how it runs.
+
+An observer is a callable ``(run: HandlerRun) -> None`` registered with
+:meth:`HookRegistry.add_observer <amplifier_core.hooks.HookRegistry.add_observer>`. For every
+handler that :meth:`~amplifier_core.hooks.HookRegistry.emit` runs, it is called once, after the
+handler ended, with a :class:`HandlerRun`: the handler's name, the event, the action its result
+asked for (``continue`` / ``deny`` / ``ask_user`` / ``modify`` / ``inject_context``), how long
+it ran, and, when it failed, the kind of failure (``error``, ``timeout``, ``invalid_result``)
+and its message. A failed run's action is what emit made of it: ``continue``, or ``deny`` for a
+handler registered with ``fail_closed=True``.
+
+Observers are called in the emitting task, inside emit: keep them short (hand the figures to
+a queue or a batching exporter). An observer that raises is logged and skipped; it never
+breaks emit. With no observer registered, emit runs the handlers exactly as before: the
+observed chain is built only once an observer exists (see ``docs/observability.md``).
+
+How it works: while an observer is registered, emit runs each handler through a thin wrapper
+(same name, priority, timeout and fail-closed flag) that times it and reports its result. A
+failure is reported from the registry's failure listener, which knows the kind of failure
+(a timeout is only known there), with the duration the wrapper measured. ``emit_and_collect``
+is not observed: it gathers contributions, it has no decisions.
+"""
+
+from __future__ import annotations
+
+import inspect
+import time
+from collections.abc import Awaitable, Callable, Iterable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Protocol
+
+from .models import HookResult
+
+if TYPE_CHECKING:
+    from .hooks import FailureKind, HandlerInfo, HookRegistry, Unregister
+
+__all__ = ["HandlerObserver", "HandlerRun", "ObservedChains"]
+
+_clock = time.perf_counter
+
+
+@dataclass(frozen=True, slots=True)
+class HandlerRun:
+    """How one handler ran on one event.
+
+    :ivar handler: the name it was registered under.
+    :ivar event: the canonical event name.
+    :ivar action: ``continue``, ``deny``, ``ask_user``, ``modify`` or ``inject_context``.
+    :ivar duration: seconds it ran (for a timeout: until the registry gave up on it).
+    :ivar ended: wall-clock time (``time.time()``) when it ended.
+    :ivar data: the event data the handler was given.
+    :ivar result: the :class:`HookResult` it returned (``None`` when it returned ``None`` or
+        failed).
+    :ivar failure: ``None``, or ``"error"``, ``"timeout"`` or ``"invalid_result"``.
+    :ivar error: the failure's message.
+    :ivar fail_closed: the handler was registered with ``fail_closed=True``.
+    """
+
+    handler: str
+    event: str
+    action: str
+    duration: float
+    ended: float
+    data: dict[str, Any]
+    result: HookResult | None = None
+    failure: FailureKind | None = None
+    error: str | None = None
+    fail_closed: bool = False
+
+    @property
+    def reason(self) -> str | None:
+        """The result's reason (set by a deny), or the failure's message."""
+        if self.result is not None and self.result.reason:
+            return self.result.reason
+        return self.error
+
+
+class HandlerObserver(Protocol):
+    """Told about every handler run of an emit (see the module docstring)."""
+
+    def __call__(self, run: HandlerRun) -> None: ...
+
+
+def _logger() -> Any:
+    import logging
+
+    return logging.getLogger("amplifier_core.hooks")
+
+
+class ObservedChains:
+    """The observers of one registry and the wrapped chains emit runs while there are any."""
+
+    __slots__ = ("_observers", "_pending", "_registry", "_remove_listener", "_wrapped")
+
+    def __init__(self, registry: HookRegistry) -> None:
+        self._registry = registry
+        self._observers: tuple[tuple[HandlerObserver, frozenset[str]], ...] = ()
+        self._wrapped: dict[str, tuple[tuple[HandlerInfo, ...], tuple[HandlerInfo, ...]]] = {}
+        # (handler, event) -> (duration, ended, data) of a run that failed, until the failure
+        # listener (called right after, in the same emit) reports it
+        self._pending: dict[tuple[str, str], tuple[float, float, dict[str, Any]]] = {}
+        self._remove_listener: Unregister | None = None
+
+    @property
+    def active(self) -> bool:
+        return bool(self._observers)
+
+    def add(self, observer: HandlerObserver, ignore: Iterable[str] = ()) -> Unregister:
+        """Register ``observer`` (not told about the handlers named in ``ignore``); the
+        returned function removes exactly this registration."""
+        if not callable(observer):
+            raise TypeError(
+                f"HookRegistry.add_observer: observer must be callable, got "
+                f"{type(observer).__name__}"
+            )
+        entry = (observer, frozenset(ignore))
+        self._observers = (*self._observers, entry)
+        self._wrapped.clear()
+        if self._remove_listener is None:
+            self._remove_listener = self._registry.add_failure_listener(self._on_failure)
+
+        def remove() -> None:
+            observers = list(self._observers)
+            for index, candidate in enumerate(observers):
+                if candidate is entry:
+                    del observers[index]
+                    break
+            self._observers = tuple(observers)
+            self._wrapped.clear()
+            if not observers:
+                self._wrapped.clear()
+                self._pending.clear()
+                if self._remove_listener is not None:
+                    self._remove_listener()
+                    self._remove_listener = None
+
+        return remove
+
+    def chain(self, event: str, chain: tuple[HandlerInfo, ...]) -> tuple[HandlerInfo, ...]:
+        """The observed version of ``chain`` (built once per chain the registry caches)."""
+        if not self._observers:
+            return chain
+        cached = self._wrapped.get(event)
+        if cached is not None and cached[0] is chain:
+            return cached[1]
+        wrapped = tuple(self._wrap(info) for info in chain)
+        self._wrapped[event] = (chain, wrapped)
+        return wrapped
+
+    # ------------------------------------------------------------------ reporting
+
+    def report(self, run: HandlerRun) -> None:
+        for observer, ignore in self._observers:
+            if run.handler in ignore:
+                continue
+            try:
+                observer(run)
+            except Exception:  # a broken observer must not break emit
+                _logger().exception(
+                    "handler-run observer %r raised on %r (%s)", observer, run.handler, run.event
+                )
+
+    def _done(
+        self,
+        info: HandlerInfo,
+        event: str,
+        data: dict[str, Any],
+        started: float,
+        result: object,
+    ) -> None:
+        ended = _clock()
+        if result is None or isinstance(result, HookResult):
+            action = "continue" if result is None else result.action
+            self.report(
+                HandlerRun(
+                    info.name,
+                    event,
+                    action,
+                    ended - started,
+                    time.time(),
+                    data,
+                    result,
+                    fail_closed=info.fail_closed,
+                )
+            )
+        else:  # the registry reports it as invalid_result
+            self._pending[(info.name, event)] = (ended - started, time.time(), data)
+
+    def _failed(self, info: HandlerInfo, event: str, data: dict[str, Any], started: float) -> None:
+        self._pending[(info.name, event)] = (_clock() - started, time.time(), data)
+
+    def _on_failure(
+        self, *, event: str, handler: str, kind: FailureKind, error: str, fail_closed: bool
+    ) -> None:
+        measured = self._pending.pop((handler, event), None)
+        if measured is None:  # a sync handler's thread still runs past its deadline
+            limit = next(
+                (i.timeout for i in self._registry.handlers_for(event) if i.name == handler),
+                None,
+            )
+            limit = limit if limit is not None else self._registry.default_timeout
+            measured = (limit or 0.0, time.time(), {})
+        self.report(
+            HandlerRun(
+                handler,
+                event,
+                "deny" if fail_closed else "continue",
+                measured[0],
+                measured[1],
+                measured[2],
+                None,
+                kind,
+                error,
+                fail_closed,
+            )
+        )
+
+    # ------------------------------------------------------------------ wrapping
+
+    def _wrap(self, info: HandlerInfo) -> HandlerInfo:
+        from .hooks import HandlerInfo
+
+        if all(info.name in ignore for _, ignore in self._observers):
+            return info  # nobody listens to this one: it runs as registered
+        handler = info.handler
+        if info.is_async:
+
+            async def run_async(event: str, data: dict[str, Any]) -> object:
+                started = _clock()
+                try:
+                    result = await handler(event, data)  # type: ignore[misc]
+                except BaseException:
+                    self._failed(info, event, data, started)
+                    raise
+                self._done(info, event, data, started, result)
+                return result
+
+            wrapper: Callable[..., Any] = run_async
+        else:
+            threaded = info.timeout is not None
+
+            def run_sync(event: str, data: dict[str, Any]) -> object:
+                started = _clock()
+                try:
+                    result = handler(event, data)
+                except BaseException:
+                    self._failed(info, event, data, started)
+                    raise
+                if (
+                    result is not None
+                    and result.__class__ is not HookResult
+                    and inspect.isawaitable(result)
+                ):
+                    return self._finish(info, event, data, started, result)
+                if threaded and info.timeout is not None and _clock() - started >= info.timeout:
+                    return result  # past its deadline: the registry dropped it, and said so
+                self._done(info, event, data, started, result)
+                return result
+
+            wrapper = run_sync
+        wrapped = HandlerInfo(
+            info.event,
+            wrapper,
+            info.priority,
+            info.name,
+            info.seq,
+            info.timeout,
+            info.fail_closed,
+        )
+        wrapped.is_async = info.is_async
+        return wrapped
+
+    async def _finish(
+        self,
+        info: HandlerInfo,
+        event: str,
+        data: dict[str, Any],
+        started: float,
+        awaitable: Awaitable[object],
+    ) -> object:
+        """A sync handler that returned an awaitable: time it to the end."""
+        try:
+            result = await awaitable
+        except BaseException:
+            self._failed(info, event, data, started)
+            raise
+        self._done(info, event, data, started, result)
+        return result

@@ -1,0 +1,191 @@
+"""The entry point: ``mount(coordinator, config)`` wires a session's events and handler runs
+into OpenTelemetry, and returns a cleanup that ends open spans and flushes (bounded)."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from typing import Any, Final
+
+from .config import MODULE_ID, OtelConfig, parse_config
+from .pipeline import Pipeline, build_pipeline
+from .redaction import find_redactor
+from .spans import ENDS, STARTS, SessionTracer
+
+__all__ = ["EVENTS", "TRACEPARENT_CAPABILITY", "OtelHooks", "mount"]
+
+logger = logging.getLogger("amplifier_module_hooks_otel")
+
+TRACEPARENT_CAPABILITY: Final = "observability.traceparent"
+"""A callable ``() -> str | None``: the W3C ``traceparent`` of the span the session is in."""
+
+# lowest and highest priorities: spans open before every other handler and close after
+FIRST: Final = -(10**9)
+LAST: Final = 10**9
+
+EVENTS: Final = (
+    "session:start",
+    "session:fork",
+    "session:resume",
+    "session:end",
+    "prompt:submit",
+    "prompt:complete",
+    "provider:request",
+    "provider:response",
+    "provider:error",
+    "tool:pre",
+    "tool:post",
+    "tool:error",
+    "approval:required",
+    "approval:granted",
+    "approval:denied",
+    "plan:start",
+    "plan:end",
+    "policy:violation",
+    "artifact:read",
+    "artifact:write",
+    "context:compaction",
+    "context:include",
+    "cancel:requested",
+)
+
+
+class OtelHooks:
+    """One mount: the pipeline, the session's span tree and the handlers feeding it."""
+
+    def __init__(self, config: OtelConfig, pipeline: Pipeline, registry: Any) -> None:
+        self.config = config
+        self.pipeline = pipeline
+        self.registry = registry
+        self._redact: Callable[[str], str] | None = None
+        tracer = None
+        if pipeline.tracer_provider is not None:
+            tracer = pipeline.tracer_provider.get_tracer("amplifier_module_hooks_otel", "0.1.0")
+        instruments = None
+        if pipeline.meter_provider is not None:
+            from .instruments import create_instruments
+
+            instruments = create_instruments(
+                pipeline.meter_provider.get_meter("amplifier_module_hooks_otel", "0.1.0")
+            )
+        self.emit_log: Callable[[str, dict[str, Any]], None] | None = None
+        if pipeline.logger_provider is not None:
+            from .logs import EventLogger
+
+            self.emit_log = EventLogger(pipeline.logger_provider, config, self.redact).emit
+        self.tracer = SessionTracer(config, tracer, instruments, self.redact)
+
+    def redact(self, text: str) -> str:
+        """Redaction of an attribute value (resolved at first use: modules mounted after this
+        one are on the registry by then)."""
+        if self._redact is None:
+            if self.config.redaction == "off":
+                self._redact = _identity
+            else:
+                self._redact = find_redactor(self.registry)
+        return self._redact(text)
+
+    # Sync handlers that return None: the registry calls them inline (no deadline machinery),
+    # on this kernel and on amplifier-core 2.x alike.
+    def on_first(self, event: str, data: dict[str, Any]) -> None:
+        try:
+            self.tracer.on_event(event, data)
+        except Exception:  # telemetry never breaks the session
+            logger.exception("%s: failed on %s", MODULE_ID, event)
+
+    def on_log(self, event: str, data: dict[str, Any]) -> None:
+        if self.emit_log is None:
+            return
+        try:
+            self.emit_log(event, data)
+        except Exception:
+            logger.exception("%s: failed to log %s", MODULE_ID, event)
+
+    def on_last(self, event: str, data: dict[str, Any]) -> None:
+        try:
+            self.tracer.on_event_end(event, data)
+        except Exception:
+            logger.exception("%s: failed on %s", MODULE_ID, event)
+
+    def on_run(self, run: Any) -> None:
+        try:
+            self.tracer.on_run(run)
+        except Exception:
+            logger.exception("%s: failed to record the run of %r", MODULE_ID, run.handler)
+
+    def traceparent(self) -> str | None:
+        return self.tracer.traceparent()
+
+
+def _identity(text: str) -> str:
+    return text
+
+
+def _offer_traceparent(coordinator: Any, hooks: OtelHooks) -> None:
+    register = getattr(coordinator, "register_capability", None)
+    if callable(register):
+        register(TRACEPARENT_CAPABILITY, hooks.traceparent)
+        get = getattr(coordinator, "get_capability", None)
+        earlier = get("session.environment") if callable(get) else None
+
+        def environment() -> dict[str, str]:
+            base: dict[str, str] = dict(earlier()) if callable(earlier) else {}
+            header = hooks.traceparent()
+            return {**base, "TRACEPARENT": header} if header else base
+
+        register("session.environment", environment)
+
+
+async def mount(
+    coordinator: Any,
+    config: dict[str, Any] | None = None,
+    *,
+    pipeline: Pipeline | None = None,
+) -> Callable[[], None] | None:
+    """Register the span handlers and the handler-run observer on ``coordinator.hooks``.
+
+    ``pipeline`` replaces the exporters the config describes (tests and benches pass one with
+    in-memory exporters). Raises ValueError (``hooks-otel: config: ...``) for a bad config.
+    With ``enabled: false`` or ``OTEL_SDK_DISABLED=true`` nothing is registered.
+    """
+    import os
+
+    parsed = parse_config(config)
+    if not parsed.enabled or os.environ.get("OTEL_SDK_DISABLED", "").lower() == "true":
+        logger.info("%s: disabled; nothing is exported", MODULE_ID)
+        return None
+    built = pipeline if pipeline is not None else build_pipeline(parsed)
+    registry = coordinator.hooks
+    hooks = OtelHooks(parsed, built, registry)
+    undo: list[Callable[[], Any]] = []
+    for event in EVENTS:
+        if event in STARTS:
+            undo.append(registry.register(event, hooks.on_first, priority=FIRST, name=MODULE_ID))
+        if event in ENDS:
+            undo.append(registry.register(event, hooks.on_last, priority=LAST, name=MODULE_ID))
+    if hooks.emit_log is not None:  # every event as a log record, as the hooks leave it
+        wildcard = callable(getattr(registry, "handlers_for", None))  # this kernel: "*"
+        for event in ("*",) if wildcard else EVENTS:
+            undo.append(registry.register(event, hooks.on_log, priority=LAST, name=MODULE_ID))
+    add_observer = getattr(registry, "add_observer", None)
+    if callable(add_observer):
+        undo.append(add_observer(hooks.on_run, ignore=(MODULE_ID,)))
+    else:
+        logger.info(
+            "%s: this kernel does not report handler runs (no HookRegistry.add_observer): "
+            "no hook spans or hook metrics",
+            MODULE_ID,
+        )
+    _offer_traceparent(coordinator, hooks)
+    coordinator.otel_hooks = hooks
+
+    def cleanup() -> None:
+        for step in reversed(undo):
+            if callable(step):
+                step()
+        hooks.tracer.close("cleanup")
+        built.shutdown(parsed.shutdown_timeout_s)
+        if built.dropped:
+            logger.warning("%s: %d spans were dropped in all", MODULE_ID, built.dropped)
+
+    return cleanup

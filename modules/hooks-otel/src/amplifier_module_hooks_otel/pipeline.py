@@ -1,0 +1,336 @@
+"""The export pipeline: providers, batching processors and OTLP exporters built from the config.
+
+Nothing here blocks emit: spans and log records go to a bounded queue that a background thread
+exports in batches (the SDK's batch processors), metrics are collected by a periodic reader.
+An exporter that fails (a collector that is down or slow) costs a counted drop, reported once
+in the log; later drops are only counted (:attr:`Pipeline.dropped`).
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import threading
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from opentelemetry.sdk.metrics import MeterProvider
+from opentelemetry.sdk.metrics.export import MetricReader, PeriodicExportingMetricReader
+from opentelemetry.sdk.resources import Resource
+from opentelemetry.sdk.trace import ReadableSpan, TracerProvider
+from opentelemetry.sdk.trace.export import BatchSpanProcessor, SpanExporter, SpanExportResult
+from opentelemetry.sdk.trace.sampling import (
+    ALWAYS_OFF,
+    ALWAYS_ON,
+    ParentBased,
+    Sampler,
+    TraceIdRatioBased,
+)
+
+from .config import MODULE_ID, OtelConfig
+
+__all__ = ["Pipeline", "build_pipeline"]
+
+logger = logging.getLogger("amplifier_module_hooks_otel")
+
+
+class DropCounter:
+    """Spans or records an exporter could not deliver: counted, the first failure logged;
+    and those it delivered."""
+
+    def __init__(self, signal: str, target: str) -> None:
+        self.signal = signal
+        self.target = target
+        self.dropped = 0
+        self.exported = 0
+        self._reported = False
+        self._lock = threading.Lock()
+
+    def drop(self, count: int, why: str) -> None:
+        with self._lock:
+            self.dropped += count
+            first = not self._reported
+            self._reported = True
+        if first:
+            logger.warning(
+                "%s: %s export to %s failed (%s): %d dropped; the session goes on, further "
+                "drops are counted, not logged",
+                MODULE_ID,
+                self.signal,
+                self.target,
+                why,
+                count,
+            )
+
+
+class CountingSpanExporter(SpanExporter):
+    """Wraps an exporter: a failed or raising export is a counted drop, never an exception."""
+
+    def __init__(self, inner: SpanExporter, counter: DropCounter) -> None:
+        self.inner = inner
+        self.counter = counter
+
+    def export(self, spans: Sequence[ReadableSpan]) -> SpanExportResult:
+        try:
+            result = self.inner.export(spans)
+        except Exception as err:  # an exporter bug must not kill the export thread
+            self.counter.drop(len(spans), f"{type(err).__name__}: {err}")
+            return SpanExportResult.FAILURE
+        if result is not SpanExportResult.SUCCESS:
+            self.counter.drop(len(spans), "the exporter reported a failure")
+        else:
+            self.counter.exported += len(spans)
+        return result
+
+    def shutdown(self) -> None:
+        self.inner.shutdown()
+
+    def force_flush(self, timeout_millis: int = 30000) -> bool:
+        return self.inner.force_flush(timeout_millis)
+
+
+@dataclass
+class Pipeline:
+    """What a mount exports through; ``shutdown`` flushes (bounded) and stops it."""
+
+    tracer_provider: TracerProvider | None
+    meter_provider: MeterProvider | None
+    logger_provider: Any = None  # opentelemetry.sdk._logs.LoggerProvider (a private module)
+    counters: list[DropCounter] = field(default_factory=list)
+    owned: bool = True
+
+    @property
+    def dropped(self) -> int:
+        return sum(c.dropped for c in self.counters)
+
+    @property
+    def exported(self) -> int:
+        return sum(c.exported for c in self.counters)
+
+    def shutdown(self, bound: float | None = None) -> bool:
+        """Flush and stop the providers, waiting at most ``bound`` seconds (``None``: until
+        done). Past the bound the flush goes on in a daemon thread and this returns ``False``:
+        a collector that is down never holds the session's end for the exporter's retries."""
+        if not self.owned:
+            return True
+        if bound is None:
+            self._shutdown()
+            return True
+        worker = threading.Thread(target=self._shutdown, name="hooks-otel-shutdown", daemon=True)
+        worker.start()
+        worker.join(bound)
+        if worker.is_alive():
+            logger.warning(
+                "%s: telemetry not flushed within %gs (is the collector up?); the flush goes on "
+                "in the background and what it cannot deliver is dropped",
+                MODULE_ID,
+                bound,
+            )
+            return False
+        return True
+
+    def _shutdown(self) -> None:
+        for provider in (self.tracer_provider, self.meter_provider, self.logger_provider):
+            if provider is None:
+                continue
+            try:
+                provider.shutdown()
+            except Exception as err:  # shutting down telemetry never fails the session
+                logger.warning("%s: shutdown of %s failed: %s", MODULE_ID, provider, err)
+
+
+def _env(name: str) -> str | None:
+    value = os.environ.get(name, "").strip()
+    return value or None
+
+
+def signal_exporter(config: OtelConfig, signal: str) -> str:
+    """``otlp``, ``console`` or ``none`` for ``signal`` (traces, metrics, logs)."""
+    if config.exporter is not None:
+        return config.exporter
+    value = _env(f"OTEL_{signal.upper()}_EXPORTER")
+    return value.split(",")[0].strip().lower() if value else "otlp"
+
+
+def protocol(config: OtelConfig, signal: str) -> str:
+    return (
+        config.protocol
+        or _env(f"OTEL_EXPORTER_OTLP_{signal.upper()}_PROTOCOL")
+        or _env("OTEL_EXPORTER_OTLP_PROTOCOL")
+        or "http/protobuf"
+    )
+
+
+def resource(config: OtelConfig) -> Resource:
+    """Service name and resource attributes; ``OTEL_RESOURCE_ATTRIBUTES`` and
+    ``OTEL_SERVICE_NAME`` apply where the config does not set a key."""
+    attributes: dict[str, str | int | float | bool] = dict(config.resource_attributes)
+    if config.service_name:
+        attributes["service.name"] = config.service_name
+    elif not _env("OTEL_SERVICE_NAME") and "service.name=" not in (
+        _env("OTEL_RESOURCE_ATTRIBUTES") or ""
+    ):
+        attributes.setdefault("service.name", "amplifier")
+    return Resource.create(attributes)
+
+
+def sampler(config: OtelConfig) -> Sampler | None:
+    """The configured sampler, or ``None`` for the SDK's (``OTEL_TRACES_SAMPLER``)."""
+    if config.sampler is None:
+        return None
+    ratio = 1.0 if config.sampler_arg is None else config.sampler_arg
+    chosen: dict[str, Sampler] = {
+        "always_on": ALWAYS_ON,
+        "always_off": ALWAYS_OFF,
+        "traceidratio": TraceIdRatioBased(ratio),
+        "parentbased_always_on": ParentBased(ALWAYS_ON),
+        "parentbased_always_off": ParentBased(ALWAYS_OFF),
+        "parentbased_traceidratio": ParentBased(TraceIdRatioBased(ratio)),
+    }
+    return chosen[config.sampler]
+
+
+def _endpoint(config: OtelConfig, kind: str, path: str) -> str | None:
+    """The config's endpoint for one signal: a base URL, to which the HTTP exporters add
+    ``/v1/<signal>`` as they do for ``OTEL_EXPORTER_OTLP_ENDPOINT``."""
+    if config.endpoint is None:
+        return None
+    if kind == "grpc":
+        return config.endpoint
+    return config.endpoint.rstrip("/") + path
+
+
+def span_exporter(config: OtelConfig) -> tuple[SpanExporter, str] | None:
+    kind = signal_exporter(config, "traces")
+    if kind == "none":
+        return None
+    if kind == "console":
+        from opentelemetry.sdk.trace.export import ConsoleSpanExporter
+
+        return ConsoleSpanExporter(), "console"
+    headers = dict(config.headers) or None
+    if protocol(config, "traces") == "grpc":
+        from opentelemetry.exporter.otlp.proto.grpc.trace_exporter import (
+            OTLPSpanExporter as GrpcSpanExporter,
+        )
+
+        endpoint = _endpoint(config, "grpc", "")
+        grpc_exporter = GrpcSpanExporter(
+            endpoint=endpoint, headers=headers, timeout=config.timeout_s
+        )
+        return grpc_exporter, endpoint or _env("OTEL_EXPORTER_OTLP_ENDPOINT") or "grpc default"
+    from opentelemetry.exporter.otlp.proto.http.trace_exporter import OTLPSpanExporter
+
+    endpoint = _endpoint(config, "http", "/v1/traces")
+    exporter = OTLPSpanExporter(endpoint=endpoint, headers=headers, timeout=config.timeout_s)
+    return exporter, endpoint or _env("OTEL_EXPORTER_OTLP_ENDPOINT") or "http default"
+
+
+def metric_reader(config: OtelConfig) -> MetricReader | None:
+    kind = signal_exporter(config, "metrics")
+    if kind == "none":
+        return None
+    interval = config.metric_interval_ms
+    if kind == "console":
+        from opentelemetry.sdk.metrics.export import ConsoleMetricExporter
+
+        return PeriodicExportingMetricReader(ConsoleMetricExporter(), interval)
+    headers = dict(config.headers) or None
+    if protocol(config, "metrics") == "grpc":
+        from opentelemetry.exporter.otlp.proto.grpc.metric_exporter import (
+            OTLPMetricExporter as GrpcMetricExporter,
+        )
+
+        grpc_exporter = GrpcMetricExporter(
+            endpoint=_endpoint(config, "grpc", ""), headers=headers, timeout=config.timeout_s
+        )
+        return PeriodicExportingMetricReader(grpc_exporter, interval)
+    from opentelemetry.exporter.otlp.proto.http.metric_exporter import OTLPMetricExporter
+
+    exporter = OTLPMetricExporter(
+        endpoint=_endpoint(config, "http", "/v1/metrics"), headers=headers, timeout=config.timeout_s
+    )
+    return PeriodicExportingMetricReader(exporter, interval)
+
+
+def log_processor(config: OtelConfig) -> Any:
+    """A batch processor of OTel log records, or ``None``."""
+    kind = signal_exporter(config, "logs")
+    if kind == "none":
+        return None
+    from opentelemetry.sdk._logs.export import BatchLogRecordProcessor
+
+    exporter: Any
+    if kind == "console":
+        from opentelemetry.sdk._logs.export import ConsoleLogRecordExporter
+
+        exporter = ConsoleLogRecordExporter()
+    elif protocol(config, "logs") == "grpc":
+        from opentelemetry.exporter.otlp.proto.grpc._log_exporter import (
+            OTLPLogExporter as GrpcLogExporter,
+        )
+
+        exporter = GrpcLogExporter(
+            endpoint=_endpoint(config, "grpc", ""),
+            headers=dict(config.headers) or None,
+            timeout=config.timeout_s,
+        )
+    else:
+        from opentelemetry.exporter.otlp.proto.http._log_exporter import OTLPLogExporter
+
+        exporter = OTLPLogExporter(
+            endpoint=_endpoint(config, "http", "/v1/logs"),
+            headers=dict(config.headers) or None,
+            timeout=config.timeout_s,
+        )
+    return BatchLogRecordProcessor(exporter, max_queue_size=config.max_queue_size)
+
+
+def build_pipeline(
+    config: OtelConfig,
+    *,
+    span_exporter_override: SpanExporter | None = None,
+    metric_reader_override: MetricReader | None = None,
+    log_processor_override: Any = None,
+) -> Pipeline:
+    """Providers for ``config``; the overrides replace the exporters (tests, benches)."""
+    res = resource(config)
+    counters: list[DropCounter] = []
+    tracer_provider: TracerProvider | None = None
+    if config.traces:
+        built = (
+            (span_exporter_override, "override")
+            if span_exporter_override is not None
+            else span_exporter(config)
+        )
+        if built is not None:
+            inner, target = built
+            counter = DropCounter("span", target)
+            counters.append(counter)
+            tracer_provider = TracerProvider(
+                resource=res, sampler=sampler(config), shutdown_on_exit=False
+            )
+            tracer_provider.add_span_processor(
+                BatchSpanProcessor(
+                    CountingSpanExporter(inner, counter),
+                    max_queue_size=config.max_queue_size,
+                    schedule_delay_millis=config.schedule_delay_ms,
+                )
+            )
+    meter_provider: MeterProvider | None = None
+    if config.metrics:
+        reader = metric_reader_override or metric_reader(config)
+        if reader is not None:
+            meter_provider = MeterProvider(
+                metric_readers=[reader], resource=res, shutdown_on_exit=False
+            )
+    logger_provider: Any = None
+    if config.logs:
+        processor = log_processor_override or log_processor(config)
+        if processor is not None:
+            from opentelemetry.sdk._logs import LoggerProvider
+
+            logger_provider = LoggerProvider(resource=res, shutdown_on_exit=False)
+            logger_provider.add_log_record_processor(processor)
+    return Pipeline(tracer_provider, meter_provider, logger_provider, counters)

@@ -1,0 +1,87 @@
+"""The module on amplifier-core 2.0.2, in its own environment (``nox -s compat`` sets it up).
+
+Set ``AMPLIFIER_CORE_202_PYTHON`` to the interpreter of an environment where
+``amplifier-core==2.0.2`` and this module's dependencies are installed; the module runs there
+from its source. That kernel does not report handler runs: the session, turn, provider and
+tool spans are exported, hook spans are not.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import textwrap
+from pathlib import Path
+
+import pytest
+
+UPSTREAM_PYTHON = os.environ.get("AMPLIFIER_CORE_202_PYTHON", "")
+
+SOURCE = Path(__file__).resolve().parents[1] / "src"
+
+SCRIPT = textwrap.dedent(
+    """
+    import asyncio, sys
+    sys.path.insert(0, sys.argv[1])  # this module from source; nothing installed there
+    from amplifier_core.testing import MockCoordinator
+    from amplifier_core.models import HookResult
+    from opentelemetry.sdk.trace import TracerProvider
+    from opentelemetry.sdk.trace.export import SimpleSpanProcessor
+    from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
+    from amplifier_module_hooks_otel import Pipeline, mount
+
+    async def main():
+        memory = InMemorySpanExporter()
+        provider = TracerProvider()
+        provider.add_span_processor(SimpleSpanProcessor(memory))
+        coordinator = MockCoordinator()
+
+        async def deny(event, data):
+            return HookResult(action="deny", reason="no")
+
+        coordinator.hooks.register("tool:pre", deny, priority=5, name="guard")
+        cleanup = await mount(coordinator, {"metrics": False}, pipeline=Pipeline(provider, None))
+        await coordinator.hooks.emit("session:start", {"session_id": "s1"})
+        await coordinator.hooks.emit("prompt:submit", {"session_id": "s1", "prompt": "hi"})
+        await coordinator.hooks.emit(
+            "provider:request", {"session_id": "s1", "provider": "p", "model": "m"}
+        )
+        await coordinator.hooks.emit(
+            "provider:response", {"session_id": "s1", "usage": {"input_tokens": 3}}
+        )
+        data = {"session_id": "s1", "tool_name": "bash", "tool_call_id": "c1"}
+        denied = await coordinator.hooks.emit("tool:pre", data)
+        assert denied.action == "deny", denied
+        await coordinator.hooks.emit("tool:post", data)
+        await coordinator.hooks.emit("prompt:complete", {"session_id": "s1"})
+        await coordinator.hooks.emit("session:end", {"session_id": "s1"})
+        cleanup()
+        names = sorted(s.name for s in memory.get_finished_spans())
+        assert names == [
+            "amplifier.session", "amplifier.turn", "chat m", "execute_tool bash"
+        ], names
+        left = {k: v for k, v in coordinator.hooks.list_handlers().items() if v}
+        assert left == {"tool:pre": ["guard"]}, left  # only the test's own handler
+        print("ok")
+
+    asyncio.run(main())
+    import os as _os, sys as _sys
+    _sys.stdout.flush()
+    _os._exit(0)  # amplifier-core 2.0.2's engine may crash while the interpreter shuts down
+    """
+)
+
+
+@pytest.mark.skipif(
+    not UPSTREAM_PYTHON, reason="set AMPLIFIER_CORE_202_PYTHON to run on amplifier-core 2.0.2"
+)
+def test_mounts_and_traces_on_amplifier_core_2_0_2() -> None:
+    result = subprocess.run(
+        [UPSTREAM_PYTHON, "-c", SCRIPT, str(SOURCE)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip().endswith("ok")
