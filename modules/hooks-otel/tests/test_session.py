@@ -70,7 +70,8 @@ async def test_session_tree_hooks_and_no_secret(tmp_path: Path) -> None:
     approval = _one([s for s in spans if s.parent_id == ran.span_id], "approval_pending")
     assert approval.attributes["amplifier.approval.result"] == "granted"
     assert approval.attributes["amplifier.approval.answer"] == "Allow"
-    assert approvals.requests == ["Run echo?"]
+    [asked] = approvals.requests  # the hook's prompt, then the call it is about
+    assert asked.startswith("Run echo?\n\nTool: bash\nInput: ")
 
     assert child_session.trace_id == session.trace_id
     assert child_session.parent_id == session.span_id
