@@ -54,13 +54,14 @@ import os
 from collections.abc import Mapping, Sequence
 from datetime import date, datetime
 from fnmatch import fnmatchcase
-from pathlib import PurePath
+from pathlib import Path, PurePath
 from typing import Any, Final
 
 from amplifier_hooks_util.process import ProcessResult, run_process, signal_name
 
 from .answers import default_reason, refusal
 from .protocols import CommandProtocol, command_protocol
+from .session_env import file_size, review_written
 from .specs import CommandHookSpec
 from .types import Action, Decision, HookContext, failure_decision
 
@@ -306,12 +307,15 @@ class CommandRunner:
                 f"was not run: the {ctx.event} event could not be written as JSON: "
                 f"{type(err).__name__}: {err}"
             )
+        env = self._environment(ctx, project_dir)
+        env_file = env.get("CLAUDE_ENV_FILE") or env.get("AMPLIFIER_ENV_FILE")
+        written_from = file_size(Path(env_file)) if env_file else 0
         try:
             result = await run_process(
                 spec.command,
                 stdin=stdin,
                 cwd=project_dir,
-                env=self._environment(ctx, project_dir),
+                env=env,
                 timeout=spec.timeout_ms / 1000,
                 output_cap=spec.max_output_bytes,
                 grace=KILL_GRACE_S,
@@ -321,6 +325,8 @@ class CommandRunner:
         except (OSError, ValueError) as err:  # ValueError: a NUL byte in the environment
             reason = getattr(err, "strerror", None) or str(err)
             return self._fail(f"could not be started ({SHELL} in {project_dir}): {reason}")
+        if env_file:
+            review_written(Path(env_file), written_from, self.label, project_dir=project_dir)
         return self.decide(ctx, result)
 
     def decide(self, ctx: HookContext, result: ProcessResult) -> Decision:
