@@ -113,7 +113,13 @@ def default_runner_factory(
         if isinstance(spec, CommandHookSpec):
             from .command import CommandRunner
 
-            return CommandRunner(spec, label=label, project_dir=project_dir, pass_env=pass_env)
+            return CommandRunner(
+                spec,
+                label=label,
+                project_dir=project_dir,
+                pass_env=pass_env,
+                write_paths=settings.sandbox_write_paths if settings else (),
+            )
         if isinstance(spec, LlmHookSpec):
             from .llm import LlmRunner
             from .llm_cache import LlmCache

@@ -8,6 +8,7 @@ from collections.abc import Awaitable, Callable, Mapping
 from typing import Any
 
 from .config import MINIMAL_ENVIRONMENT, MODULE_ID, parse_config
+from .containment import contain_documents
 from .dispatch import Dispatcher, RunnerFactory, default_runner_factory, plan_steps
 from .session_env import offer_session_environment
 from .sources import load_documents, resolve_project_dir, resolve_user_dir
@@ -56,6 +57,7 @@ async def mount(
     project_dir = resolve_project_dir(coordinator, settings)
     user_dir = resolve_user_dir(settings)
     documents = load_documents(settings, project_dir=project_dir, user_dir=user_dir)
+    documents = contain_documents(documents, settings, project_dir=project_dir)
     pass_env = None
     if settings.environment == "minimal":
         pass_env = [*MINIMAL_ENVIRONMENT, *settings.pass_env]
