@@ -47,8 +47,8 @@ leaves the group still dies at the timeout (see :mod:`amplifier_hooks_util.proce
 
 Containment: building a runner makes the session non-dumpable, so no hook reads the session's
 ``/proc/<pid>/environ``. A hook with ``sandbox: true`` (:mod:`.containment` says who gets it)
-runs as ``bwrap ... /bin/sh -c <command>`` (:class:`amplifier_hooks_util.sandbox.Sandbox`) in a
-session of its own, with the minimal environment unless ``environment`` already reduces it;
+runs as ``bwrap ... /bin/sh -c <command>`` (:class:`amplifier_hooks_util.sandbox.Sandbox`),
+with the minimal environment unless ``environment`` already reduces it;
 the project directory, ``sandbox_write_paths`` and the ``CLAUDE_ENV_FILE`` of a
 ``SessionStart`` hook are writable. A sandbox that cannot start blocks, whatever
 ``on_failure`` says.
@@ -349,7 +349,7 @@ class CommandRunner:
                 output_cap=spec.max_output_bytes,
                 grace=KILL_GRACE_S,
                 shell=SHELL,
-                new_session=spec.sandbox,  # contained: no controlling terminal
+                new_session=False,
             )
         except (OSError, ValueError) as err:  # ValueError: a NUL byte in the environment
             reason = getattr(err, "strerror", None) or str(err)
