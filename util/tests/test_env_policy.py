@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
@@ -98,15 +99,31 @@ def test_plain_data_passes(name: str) -> None:
     assert review({name: "x"}).allowed == {name: "x"}
 
 
-def test_path_loses_relative_and_project_entries_only(tmp_path: Path) -> None:
+def test_path_loses_relative_project_missing_and_shared_entries_only(tmp_path: Path) -> None:
     project = tmp_path / "repo"
     (project / "bin").mkdir(parents=True)
     (tmp_path / "link").symlink_to(project / "bin")
-    value = f".::bin:{project}/bin:{tmp_path}/link:/opt/tool/bin:/usr/bin"
-    judged = review({"PATH": value}, project_dir=str(project))
-    assert judged.allowed == {"PATH": "/opt/tool/bin:/usr/bin"}
-    assert len(judged.refused) == 5
+    shared = tmp_path / "shared"
+    (shared / "bin").mkdir(parents=True)
+    shared.chmod(0o777)
+    tool = tmp_path / "tool"
+    tool.mkdir()
+    tmp_path.chmod(0o755)
+    entries = [".", "", "bin", f"{project}/bin", f"{tmp_path}/link", f"{tmp_path}/missing"]
+    entries += [f"{shared}/bin", str(tool), "/usr/bin"]
+    judged = review({"PATH": ":".join(entries)}, project_dir=str(project))
+    kept = judged.allowed["PATH"].split(":")
+    if any(os.stat(p).st_mode & 0o002 for p in Path(tool).parents):  # under /tmp: shared too
+        assert kept == ["/usr/bin"]
+    else:
+        assert kept == [str(tool), "/usr/bin"]
+    assert len(judged.refused) == len(entries) - len(kept)
     assert all(r.name == "PATH" for r in judged.refused)
+    reasons = " ".join(r.why for r in judged.refused)
+    assert "is relative" in reasons
+    assert "inside the project directory" in reasons
+    assert "is not a directory" in reasons
+    assert f"is in {shared}, which anyone may write to" in reasons
 
 
 def test_a_path_of_only_refused_entries_is_left_out(tmp_path: Path) -> None:

@@ -46,7 +46,7 @@ async def test_a_risky_session_environment_makes_an_allowed_command_ask(
 
 
 async def test_a_plain_session_environment_leaves_the_rules_alone(coordinator: Any) -> None:
-    offered = {"NODE_ENV": "production", "PATH": "/opt/tool/bin:/usr/bin"}
+    offered = {"NODE_ENV": "production", "PATH": "/usr/local/bin:/usr/bin"}
     coordinator.register_capability("session.environment", lambda: offered)
     result = await decide(coordinator, "ls -la")
     assert result.action == "continue"

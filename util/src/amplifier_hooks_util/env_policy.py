@@ -8,8 +8,9 @@ command text only: ``ls`` is harmless unless ``PATH`` finds the project's ``ls``
 :func:`review` splits a set of variables into what may be used and what is refused, with the
 reason for each refusal. Refused are:
 
-* ``PATH`` entries that are relative (``.``, ``bin``, an empty entry, which means ``.``) or
-  lie inside the project directory, links resolved (the other entries are kept);
+* ``PATH`` entries that are relative (``.``, ``bin``, an empty entry, which means ``.``), lie
+  inside the project directory, are not an existing directory, or lie in a directory anyone may
+  write to (``/tmp/x``), links resolved (the other entries are kept);
 * every name of the families below, whatever its value: the shells' start-up and option
   variables (``BASH_ENV``, ``ENV``, ``PROMPT_COMMAND``, ``PS*``, ``SHELLOPTS``, ``BASHOPTS``,
   ``BASH_FUNC_*``, ``IFS``, ``CDPATH``, ``HOME``, ``ZDOTDIR``, ...); the dynamic loader's
@@ -32,6 +33,7 @@ from __future__ import annotations
 import dataclasses
 import os
 import re
+import stat
 from collections.abc import Mapping
 from typing import Final
 
@@ -269,6 +271,22 @@ def _inside(entry: str, project: str) -> bool:
     return resolved == project or resolved.startswith(project.rstrip(os.sep) + os.sep)
 
 
+def _shared(entry: str) -> str | None:
+    """The directory at or above ``entry`` (links resolved) that anyone may write to, so
+    anyone may have put programs there (``/tmp/x``); ``None`` when there is none."""
+    path = os.path.realpath(entry)
+    while True:
+        try:
+            if os.stat(path).st_mode & stat.S_IWOTH:
+                return path
+        except OSError:
+            pass
+        parent = os.path.dirname(path)
+        if parent == path:
+            return None
+        path = parent
+
+
 def _path_problems(value: str, project: str | None) -> tuple[str, list[str]]:
     """``value`` without its refused entries, and a reason for each refused one."""
     kept: list[str] = []
@@ -281,6 +299,10 @@ def _path_problems(value: str, project: str | None) -> tuple[str, list[str]]:
             )
         elif project is not None and _inside(entry, project):
             why.append(f"entry {entry!r} is inside the project directory {project}")
+        elif not os.path.isdir(entry):
+            why.append(f"entry {entry!r} is not a directory (one made later would be searched)")
+        elif (shared := _shared(entry)) is not None:
+            why.append(f"entry {entry!r} is in {shared}, which anyone may write to")
         else:
             kept.append(entry)
     return os.pathsep.join(kept), why
