@@ -42,6 +42,7 @@ from .process_tree import (
     finished_group,
     leaders,
     reap_finished_groups,
+    spawning,
 )
 
 __all__ = [
@@ -404,6 +405,9 @@ async def _abandon_spawn(spawn: asyncio.Future[asyncio.subprocess.Process], star
         exited = asyncio.create_task(proc.wait())
         tree = ProcessTree(proc.pid, started) if _LINUX else None
         await _kill_now(proc, {exited}, exited, tree)
+        if _LINUX and proc.returncode is not None:  # reaped: its group's leftovers are ours
+            finished_group(proc.pid)
+            reap_finished_groups()
 
 
 # ----------------------------------------------------------------------------- the run
@@ -464,13 +468,19 @@ async def run_process(
             **group,
         )
     )
+    spawning().append(started)
     try:
         proc = await asyncio.shield(spawn)
     except asyncio.CancelledError:
+        spawning().remove(started)
         await _abandon_spawn(spawn, started)
         raise
-    tree = ProcessTree(proc.pid, started) if _LINUX else None
+    except BaseException:
+        spawning().remove(started)
+        raise
     leaders().add(proc.pid)
+    spawning().remove(started)
+    tree = ProcessTree(proc.pid, started) if _LINUX else None
     try:
         return await _collect(
             proc,

@@ -42,6 +42,7 @@ __all__ = [
     "is_dumpable",
     "leaders",
     "reap_finished_groups",
+    "spawning",
 ]
 
 _PROC: Final = Path("/proc")
@@ -54,6 +55,9 @@ _TICKS: Final = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
 
 _LEADERS: set[int] = set()
 """The leaders of the runs in progress in this process (never taken for orphans)."""
+_SPAWNING: list[int] = []
+""":func:`boot_ticks` at the start of each spawn in flight: a child of the session that started
+since may be a leader not registered yet, so it is not taken for an orphan until then."""
 _CONTAINED: dict[str, bool] = {}
 _FINISHED_GROUPS: dict[int, None] = {}
 """Process groups of finished runs (their leaders reaped) that may still hold processes."""
@@ -62,6 +66,12 @@ _FINISHED_GROUPS: dict[int, None] = {}
 def leaders() -> set[int]:
     """The leader pids of the runs in progress (a live view, for registering and removing)."""
     return _LEADERS
+
+
+def spawning() -> list[int]:
+    """The start marks of the spawns in flight (a live view: append before a spawn, remove
+    once its leader is in :func:`leaders`)."""
+    return _SPAWNING
 
 
 def _prctl(option: int, value: int) -> bool:
@@ -165,10 +175,14 @@ class ProcessTree:
         roots = [self.leader] + [
             pid for pid, start in self._seen.items() if pid in table and table[pid].start == start
         ]
+        unregistered = min(_SPAWNING, default=None)
         adopted = [
             pid
             for pid in children.get(me, ())
-            if pid != self.leader and pid not in _LEADERS and table[pid].start >= self.start
+            if pid != self.leader
+            and pid not in _LEADERS
+            and table[pid].start >= self.start
+            and (unregistered is None or table[pid].start < unregistered)
         ]
         found: dict[int, tuple[str, int]] = {}
         stack = roots + adopted

@@ -6,8 +6,9 @@
 * ``--unshare-net``: a network namespace of its own, with only a loopback interface (no route
   out, and none to the session's loopback services);
 * ``--unshare-pid`` with a fresh ``/proc``: the command sees its own processes only, so not the
-  session's ``/proc/<pid>/environ`` or memory, even as root; ``--die-with-parent`` and the
-  namespace's init take every process of it down when it is stopped;
+  session's ``/proc/<pid>/environ`` or memory, even as root. The command is the namespace's
+  init (``--as-pid-1``), so ``bwrap`` exits only once it has and the whole namespace is gone
+  with it (no helper left behind); ``--die-with-parent`` takes it down with ``bwrap``;
 * ``--ro-bind / /``: the whole filesystem read-only, then the project directory and each
   declared write path bound read-write; a private ``/tmp`` and ``/var/tmp`` (empty tmpfs), a
   minimal ``/dev``;
@@ -90,6 +91,7 @@ class Sandbox:
         argv = [
             bwrap_path(),
             "--die-with-parent",
+            "--as-pid-1",
             "--unshare-pid",
             "--unshare-net",
             "--unshare-ipc",
