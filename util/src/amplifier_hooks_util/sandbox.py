@@ -8,7 +8,7 @@
 * ``--unshare-pid`` with a fresh ``/proc``: the command sees its own processes only, so not the
   session's ``/proc/<pid>/environ`` or memory, even as root. The command is the namespace's
   init (``--as-pid-1``), so ``bwrap`` exits only once it has and the whole namespace is gone
-  with it (no helper left behind); ``--die-with-parent`` takes it down with ``bwrap``;
+  with it (no reaper process outlives it); ``--die-with-parent`` takes it down with ``bwrap``;
 * ``--ro-bind / /``: the whole filesystem read-only, then the project directory and each
   declared write path bound read-write; a private ``/tmp`` and ``/var/tmp`` (empty tmpfs), a
   minimal ``/dev``;
