@@ -1,7 +1,7 @@
 """Command hook cost: ``CommandRunner.run`` versus a bare subprocess of the same script.
 
     python bench/command_hook.py [--runs 400] [--warmup 30] [--protocol NAME ...] [--json PATH]
-                                 [--check]
+                                 [--sandbox-runs 100] [--check]
 
 For each hook protocol (``amplifier``, ``claude-code``, ``gemini``, ``cursor``: every format
 whose scripts run unchanged), the script is a tiny ``/bin/sh`` hook that reads its stdin and
@@ -19,6 +19,12 @@ hits both alike. Prints each side's median and p90 in microseconds, the differen
 medians, and the median of the paired differences: the cost a command hook adds over the
 process spawn itself, per protocol. The target is under 1 ms (``--check`` exits 1 when any
 protocol misses it).
+
+Then, when ``bwrap`` is installed (``--sandbox-runs 0`` skips it), the sandbox overhead: the
+same ``amplifier`` hook with ``sandbox: true`` (bubblewrap: new PID, network, IPC and UTS
+namespaces, read-only root, private ``/tmp``), against the bare spawn and against the same hook
+uncontained, three sides alternating in rotation. The target is at most 10 ms over the bare
+spawn (``--check`` exits 1 past it).
 """
 
 from __future__ import annotations
@@ -27,6 +33,7 @@ import argparse
 import asyncio
 import json
 import os
+import shutil
 import statistics
 import sys
 import tempfile
@@ -54,6 +61,7 @@ ALLOW_ANSWERS: dict[str, str] = {
     "cursor": '{"permission": "allow"}',
 }
 TARGET_US = 1000.0
+SANDBOX_TARGET_US = 10_000.0
 
 
 def _script(answer: str) -> str:
@@ -165,6 +173,68 @@ async def measure(protocol: str, runs: int, warmup: int) -> dict[str, Any]:
     }
 
 
+async def measure_sandbox(runs: int, warmup: int) -> dict[str, Any]:
+    """The ``amplifier`` hook contained, uncontained and a bare spawn, ``runs`` times each."""
+    with tempfile.TemporaryDirectory(prefix="command-hook-bench-") as workdir:
+        script = Path(workdir) / "allow.sh"
+        script.write_text(_script(ALLOW_ANSWERS["amplifier"]))
+        script.chmod(0o755)
+        command = f"sh {script}"
+        ctx = _context(workdir)
+        stdin = encode(command_protocol("amplifier").stdin(ctx, workdir))
+        env = dict(os.environ)
+        plain_spec = CommandHookSpec(type="command", command=command, timeout_ms=10_000)
+        plain = CommandRunner(plain_spec, label="bench PreToolUse[0]", project_dir=workdir)
+        contained = CommandRunner(
+            plain_spec.model_copy(update={"sandbox": True}),
+            label="bench PreToolUse[0]",
+            project_dir=workdir,
+        )
+        sides = {
+            "bare": lambda: _bare(command, stdin, workdir, env),
+            "hook": lambda: _hook(plain, ctx),
+            "sandbox": lambda: _hook(contained, ctx),
+        }
+        order = list(sides)
+        for _ in range(warmup):
+            for name in order:
+                await sides[name]()
+        times: dict[str, list[float]] = {name: [] for name in order}
+        for n in range(runs):
+            rotated = order[n % 3 :] + order[: n % 3]
+            for name in rotated:
+                times[name].append(await sides[name]())
+    medians = {name: statistics.median(values) for name, values in times.items()}
+    over_bare = [c - b for c, b in zip(times["sandbox"], times["bare"], strict=True)]
+    over_hook = [c - h for c, h in zip(times["sandbox"], times["hook"], strict=True)]
+    return {
+        "runs": runs,
+        **{f"{name}_median_us": _us(value) for name, value in medians.items()},
+        **{f"{name}_p90_us": _us(_p90(values)) for name, values in times.items()},
+        "over_bare_median_us": _us(medians["sandbox"] - medians["bare"]),
+        "over_bare_paired_median_us": _us(statistics.median(over_bare)),
+        "over_hook_paired_median_us": _us(statistics.median(over_hook)),
+    }
+
+
+def sandbox_report(result: dict[str, Any]) -> str:
+    return "\n".join(
+        [
+            f"sandboxed command hook (bubblewrap): {result['runs']} runs each",
+            f"  bare spawn       median {result['bare_median_us']:>7.0f} us  "
+            f"p90 {result['bare_p90_us']:>7.0f} us",
+            f"  hook             median {result['hook_median_us']:>7.0f} us  "
+            f"p90 {result['hook_p90_us']:>7.0f} us",
+            f"  sandboxed hook   median {result['sandbox_median_us']:>7.0f} us  "
+            f"p90 {result['sandbox_p90_us']:>7.0f} us",
+            f"  over the bare spawn: {result['over_bare_median_us']:.0f} us (medians), "
+            f"{result['over_bare_paired_median_us']:.0f} us (paired); over the same hook "
+            f"uncontained: {result['over_hook_paired_median_us']:.0f} us (paired)",
+            f"  target: at most {SANDBOX_TARGET_US:.0f} us over the bare spawn",
+        ]
+    )
+
+
 def report(results: list[dict[str, Any]]) -> str:
     first = results[0]
     lines = [
@@ -198,6 +268,12 @@ def main(argv: list[str] | None = None) -> int:
         choices=sorted(ALLOW_ANSWERS),
         help="measure only this protocol (repeatable; default: all)",
     )
+    parser.add_argument(
+        "--sandbox-runs",
+        type=int,
+        default=100,
+        help="timed runs of the sandbox comparison (0: skip it; skipped without bwrap)",
+    )
     parser.add_argument("--json", type=Path, help="also write the figures and samples here")
     parser.add_argument("--check", action="store_true", help="exit 1 unless under the target")
     options = parser.parse_args(argv)
@@ -206,11 +282,20 @@ def main(argv: list[str] | None = None) -> int:
     protocols = options.protocol or [p for p in ALLOW_ANSWERS if p in PROTOCOL_MODULES]
     results = [asyncio.run(measure(p, options.runs, options.warmup)) for p in protocols]
     print(report(results))
+    contained: dict[str, Any] | None = None
+    if options.sandbox_runs >= 2 and shutil.which("bwrap") is not None:
+        warmup = min(options.warmup, options.sandbox_runs)
+        contained = asyncio.run(measure_sandbox(options.sandbox_runs, warmup))
+        print()
+        print(sandbox_report(contained))
     if options.json is not None:
         options.json.parent.mkdir(parents=True, exist_ok=True)
-        options.json.write_text(json.dumps(results, indent=1))
+        options.json.write_text(json.dumps({"hooks": results, "sandbox": contained}, indent=1))
     worst = max(max(r["added_median_us"], r["added_paired_median_us"]) for r in results)
-    return 1 if options.check and worst >= TARGET_US else 0
+    missed = worst >= TARGET_US or (
+        contained is not None and contained["over_bare_paired_median_us"] > SANDBOX_TARGET_US
+    )
+    return 1 if options.check and missed else 0
 
 
 if __name__ == "__main__":

@@ -350,16 +350,3 @@ async def test_a_double_forked_daemon_dies_at_a_cancel_and_at_the_timeout(tmp_pa
     family = await pids_written(pids, 2)
     assert await settled(family["daemon"]), state(family["daemon"])
     assert our_zombies() == []
-
-
-@linux_only
-async def test_the_tree_token_follows_an_enclosing_run() -> None:
-    outer = await run_process('printf %s "$AMPLIFIER_PROCESS_TREE"')
-    nested = await run_process(
-        'printf %s "$AMPLIFIER_PROCESS_TREE"',
-        env={**os.environ, "AMPLIFIER_PROCESS_TREE": "enclosing"},
-    )
-    assert len(outer.stdout.split()) == 1
-    first, second = nested.stdout.split()
-    assert first == b"enclosing"
-    assert second != outer.stdout

@@ -707,7 +707,7 @@ def test_the_env_file_expands_variables_as_a_shell_would_without_running_anythin
     marker = tmp_path / "ran"
     path = tmp_path / ENV_FILE_NAME
     path.write_text(
-        'export PATH="/opt/tool/bin:$PATH"\n'
+        'export PATH="/usr/local/bin:$PATH"\n'
         "export A=1 B=\"two words\" C='$HOME stays'\n"
         "D=${A}x\n"
         f"E=$(touch {marker})\n"
@@ -717,7 +717,7 @@ def test_the_env_file_expands_variables_as_a_shell_would_without_running_anythin
     with caplog.at_level(logging.WARNING, logger="amplifier_module_hooks_declarative"):
         found = read_env_file(path)
     assert found == {
-        "PATH": "/opt/tool/bin:/usr/bin:/bin",
+        "PATH": "/usr/local/bin:/usr/bin:/bin",
         "A": "1",
         "B": "two words",
         "C": "$HOME stays",

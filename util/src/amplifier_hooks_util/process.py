@@ -16,10 +16,10 @@ write to the user's terminal); ``new_session=False`` gives it only a new process
 a little cheaper to start and enough for the kill.
 
 A process that leaves the group (``setsid``, a daemon's double fork) is still part of the
-command: on Linux every run puts a token of its own into ``AMPLIFIER_PROCESS_TREE`` (after any
-token an enclosing run put there), and the stop at the timeout or cancel also signals every
-process of ours whose initial environment carries the token, until none runs. Only a process
-that drops that variable from its environment gets away.
+command: on Linux the session is made a child subreaper and every run keeps a
+:class:`~.process_tree.ProcessTree` of its command, found through parent links (which a process
+cannot rewrite, unlike its environment or name); the stop at the timeout or cancel also signals
+every process of that tree, until none runs, and reaps those the session adopted.
 """
 
 from __future__ import annotations
@@ -28,7 +28,6 @@ import asyncio
 import contextlib
 import dataclasses
 import os
-import secrets
 import signal
 import sys
 import time
@@ -36,10 +35,19 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any, Final, Literal
 
+from .process_tree import (
+    ProcessTree,
+    boot_ticks,
+    contain_session,
+    finished_group,
+    leaders,
+    reap_finished_groups,
+    spawning,
+)
+
 __all__ = [
     "DEFAULT_GRACE",
     "DEFAULT_SHELL",
-    "TREE_VARIABLE",
     "ProcessResult",
     "describe_exit",
     "run_process",
@@ -50,12 +58,9 @@ __all__ = [
 DEFAULT_GRACE: Final = 0.5
 #: The shell that runs a command given as one string.
 DEFAULT_SHELL: Final = "/bin/sh"
-#: The environment variable whose tokens name the runs a process belongs to.
-TREE_VARIABLE: Final = "AMPLIFIER_PROCESS_TREE"
 
 _POSIX: Final = os.name == "posix"
 _LINUX: Final = sys.platform.startswith("linux")
-_TREE_PREFIX: Final = TREE_VARIABLE.encode() + b"="
 _CHUNK: Final = 64 * 1024
 _DRAIN: Final = 1.0
 _POLL: Final = 0.01
@@ -272,47 +277,22 @@ async def _until(condition: Callable[[], bool], seconds: float) -> bool:
     return True
 
 
-def _marked(token: str | None, group: int) -> set[int]:
-    """Running processes (ours to read) outside process group ``group`` whose initial
-    environment carries ``token``."""
-    if token is None:
-        return set()
-    wanted = token.encode()
-    me = os.getpid()
-    found: set[int] = set()
-    try:
-        pids = [int(entry.name) for entry in _PROC.iterdir() if entry.name.isdigit()]
-    except OSError:
-        return found
-    for pid in pids:
-        if pid == me:
-            continue
-        try:
-            environ = (_PROC / str(pid) / "environ").read_bytes()
-        except OSError:  # gone, or another user's
-            continue
-        for entry in environ.split(b"\0"):
-            if entry.startswith(_TREE_PREFIX) and wanted in entry[len(_TREE_PREFIX) :].split():
-                state = _state(pid)
-                if state is not None and state[0] != "Z" and state[1] != group:
-                    found.add(pid)
-                break
-    return found
+def _signal_marked(tree: ProcessTree | None, group: int, sig: signal.Signals) -> bool:
+    """Signal the processes of ``tree`` outside ``group``; whether there were any."""
+    return tree is not None and tree.signal(sig, outside=group)
 
 
-def _signal_marked(token: str | None, group: int, sig: signal.Signals) -> bool:
-    """Signal the processes outside ``group`` carrying ``token``; whether there were any."""
-    strays = _marked(token, group)
-    for pid in strays:
-        with contextlib.suppress(ProcessLookupError, PermissionError):
-            os.kill(pid, sig)
-    return bool(strays)
+def _marked(tree: ProcessTree | None, group: int) -> set[int]:
+    """The running processes of ``tree`` outside process group ``group``."""
+    return set() if tree is None else tree.running(outside=group)
 
 
-async def _kill_marked(token: str | None, group: int) -> None:
-    """``SIGKILL`` what carries ``token`` outside ``group`` until nothing does (a fork racing
-    the kill included)."""
-    await _until(lambda: not _signal_marked(token, group, signal.SIGKILL), _KILL_WAIT)
+async def _kill_marked(tree: ProcessTree | None, group: int) -> None:
+    """``SIGKILL`` the processes of ``tree`` outside ``group`` until none runs (a fork racing
+    the kill included), then reap those the session adopted."""
+    await _until(lambda: not _signal_marked(tree, group, signal.SIGKILL), _KILL_WAIT)
+    if tree is not None:
+        tree.reap()
 
 
 async def _stop_others(proc: asyncio.subprocess.Process, sig: signal.Signals, wait: float) -> bool:
@@ -339,8 +319,10 @@ async def _stop_others(proc: asyncio.subprocess.Process, sig: signal.Signals, wa
     return True
 
 
-async def _stop_group(proc: asyncio.subprocess.Process, grace: float, token: str | None) -> None:
-    """Stop every process of ``proc``'s group and every process carrying ``token``:
+async def _stop_group(
+    proc: asyncio.subprocess.Process, grace: float, tree: ProcessTree | None
+) -> None:
+    """Stop every process of ``proc``'s group and every process of ``tree``:
     ``SIGTERM``, then ``SIGKILL`` after ``grace``.
 
     Each round stops the members other than the leader first (:func:`_stop_others`), then
@@ -352,20 +334,33 @@ async def _stop_group(proc: asyncio.subprocess.Process, grace: float, token: str
         return (
             proc.returncode is not None
             and (not _POSIX or not _group_running(proc.pid))
-            and not _marked(token, proc.pid)
+            and not _marked(tree, proc.pid)
         )
 
-    strays = _signal_marked(token, proc.pid, signal.SIGTERM)
+    try:
+        await _stop_all(proc, grace, tree, stopped)
+    finally:
+        if tree is not None:
+            tree.reap()
+
+
+async def _stop_all(
+    proc: asyncio.subprocess.Process,
+    grace: float,
+    tree: ProcessTree | None,
+    stopped: Callable[[], bool],
+) -> None:
+    strays = _signal_marked(tree, proc.pid, signal.SIGTERM)
     if _POSIX and await _stop_others(proc, signal.SIGTERM, grace):
         _signal(proc, signal.SIGTERM, group=True)
         if await _until(stopped, grace):
             return
     elif strays:
-        await _until(lambda: not _marked(token, proc.pid), grace)
+        await _until(lambda: not _marked(tree, proc.pid), grace)
     if _POSIX:
         await _stop_others(proc, signal.SIGKILL, _KILL_WAIT)
     _signal(proc, signal.SIGKILL, group=True)
-    await _kill_marked(token, proc.pid)
+    await _kill_marked(tree, proc.pid)
     await _until(stopped, _KILL_WAIT)
 
 
@@ -380,10 +375,10 @@ async def _kill_now(
     proc: asyncio.subprocess.Process,
     tasks: set[asyncio.Task[Any]],
     exited: asyncio.Task[int],
-    token: str | None,
+    tree: ProcessTree | None,
 ) -> None:
-    """A cancelled run: ``SIGKILL`` the group (other members first) and what carries
-    ``token``, and reap the command."""
+    """A cancelled run: ``SIGKILL`` the group (other members first) and the processes of
+    ``tree``, and reap the command."""
     for task in tasks:
         if task is not exited:
             task.cancel()
@@ -392,30 +387,27 @@ async def _kill_now(
             await _stop_others(proc, signal.SIGKILL, _REAP)
     _signal(proc, signal.SIGKILL, group=True)
     with contextlib.suppress(BaseException):
-        await _kill_marked(token, proc.pid)
+        await _kill_marked(tree, proc.pid)
     _close_pipes(proc)
     with contextlib.suppress(BaseException):
         await asyncio.wait({exited}, timeout=_DRAIN)
     exited.cancel()
+    if tree is not None:
+        with contextlib.suppress(BaseException):
+            await _until(lambda: not tree.running(), _REAP)
+        tree.reap()
 
 
-async def _abandon_spawn(
-    spawn: asyncio.Future[asyncio.subprocess.Process], token: str | None
-) -> None:
+async def _abandon_spawn(spawn: asyncio.Future[asyncio.subprocess.Process], started: int) -> None:
     """A run cancelled while its command starts: let the start finish, then kill the group."""
     with contextlib.suppress(BaseException):
         proc = await asyncio.wait_for(spawn, _DRAIN)
         exited = asyncio.create_task(proc.wait())
-        await _kill_now(proc, {exited}, exited, token)
-
-
-def _tree_environment(env: Mapping[str, str] | None) -> tuple[dict[str, str], str]:
-    """``env`` (default: ours) with a fresh token added to :data:`TREE_VARIABLE`."""
-    token = secrets.token_hex(8)
-    tree = dict(os.environ if env is None else env)
-    outer = tree.get(TREE_VARIABLE, "")
-    tree[TREE_VARIABLE] = f"{outer} {token}" if outer else token
-    return tree, token
+        tree = ProcessTree(proc.pid, started) if _LINUX else None
+        await _kill_now(proc, {exited}, exited, tree)
+        if _LINUX and proc.returncode is not None:  # reaped: its group's leftovers are ours
+            finished_group(proc.pid)
+            reap_finished_groups()
 
 
 # ----------------------------------------------------------------------------- the run
@@ -439,8 +431,7 @@ async def run_process(
     :param command: an argv list, executed directly; or one string, run as
         ``<shell> -c <command>``.
     :param cwd: the working directory (default: ours).
-    :param env: the whole environment of the command (default: ours); on Linux
-        :data:`TREE_VARIABLE` is added (see the module docstring).
+    :param env: the whole environment of the command (default: ours).
     :param stdin: bytes written to the command's stdin, which is then closed; ``None`` gives
         it ``/dev/null``. A command that never reads its stdin is fine.
     :param timeout: seconds before the group is stopped; ``None`` waits as long as it takes.
@@ -459,9 +450,11 @@ async def run_process(
     group: dict[str, Any] = {}
     if _POSIX:
         group = {"start_new_session": True} if new_session else {"process_group": 0}
-    token: str | None = None
+    started = 0
     if _LINUX:
-        env, token = _tree_environment(env)
+        contain_session(hide=False)  # orphans come to us, not to init
+        reap_finished_groups()
+        started = boot_ticks()
     # Shielded: a cancel while asyncio connects the pipes would otherwise kill only the command
     # and then wait for every process that holds its pipes (a background job: for minutes).
     spawn = asyncio.ensure_future(
@@ -475,20 +468,34 @@ async def run_process(
             **group,
         )
     )
+    spawning().append(started)
     try:
         proc = await asyncio.shield(spawn)
     except asyncio.CancelledError:
-        await _abandon_spawn(spawn, token)
+        spawning().remove(started)
+        await _abandon_spawn(spawn, started)
         raise
-    return await _collect(
-        proc,
-        stdin,
-        timeout,
-        _Capture(output_cap, keep_tail),
-        _Capture(output_cap, keep_tail),
-        grace,
-        token,
-    )
+    except BaseException:
+        spawning().remove(started)
+        raise
+    leaders().add(proc.pid)
+    spawning().remove(started)
+    tree = ProcessTree(proc.pid, started) if _LINUX else None
+    try:
+        return await _collect(
+            proc,
+            stdin,
+            timeout,
+            _Capture(output_cap, keep_tail),
+            _Capture(output_cap, keep_tail),
+            grace,
+            tree,
+        )
+    finally:
+        leaders().discard(proc.pid)
+        if _LINUX and proc.returncode is not None:
+            finished_group(proc.pid)
+            reap_finished_groups()
 
 
 async def _collect(
@@ -498,7 +505,7 @@ async def _collect(
     out: _Capture,
     err: _Capture,
     grace: float,
-    token: str | None,
+    tree: ProcessTree | None,
 ) -> ProcessResult:
     tasks: set[asyncio.Task[Any]] = {
         asyncio.create_task(_pump(proc.stdout, out)),
@@ -514,7 +521,7 @@ async def _collect(
         _, pending = await asyncio.wait(tasks, timeout=timeout)
         if pending:
             timed_out, held_open = True, proc.returncode is not None
-            await _stop_group(proc, grace, token)
+            await _stop_group(proc, grace, tree)
             # Take what is left in the pipes; a process that left the group may hold them.
             _, still_open = await asyncio.wait(pending, timeout=_DRAIN)
             for task in still_open:
@@ -523,7 +530,7 @@ async def _collect(
                 _close_pipes(proc)
                 await asyncio.wait({exited}, timeout=_DRAIN)
     except BaseException:
-        await _kill_now(proc, tasks, exited, token)
+        await _kill_now(proc, tasks, exited, tree)
         raise
     stdout, stdout_dropped, stdout_gap = out.result()
     stderr, stderr_dropped, stderr_gap = err.result()

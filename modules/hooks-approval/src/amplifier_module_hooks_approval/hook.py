@@ -1,6 +1,7 @@
 """The ``tool:pre`` handler: decide by rule, deny, or ask the human through the kernel.
 
-* ``allow`` -> ``continue``;
+* ``allow`` -> ``continue``; but a shell command that would run with session variables that
+  can change what it runs (:mod:`.environment`) is asked instead;
 * ``deny`` -> ``HookResult(action="deny", reason=...)`` naming the rule (or the default that
   denied), which the model sees as the tool call's error;
 * ``ask`` -> ``HookResult(action="ask_user", approval_prompt=..., approval_options=...,
@@ -15,13 +16,16 @@ call is denied (``fail_closed``, the default) or let through, and the failure is
 
 from __future__ import annotations
 
+import dataclasses
 import logging
+from collections.abc import Callable
 from typing import Any
 
 from amplifier_core.models import HookResult
 
 from .audit import AuditLog
 from .config import MODULE_ID, ApprovalConfig
+from .environment import environment_risks
 from .prompt import PromptStyle, build_prompt, summary_of
 from .rules import Decision, RuleSet
 from .subject import Subject, subject_of, tool_of
@@ -44,8 +48,10 @@ class ApprovalHook:
         tracker: Tracker,
         audit: AuditLog | None,
         name: str = MODULE_ID,
+        environment: Callable[[], object] | None = None,
     ) -> None:
         self.config = config
+        self.environment = environment
         self.rules = RuleSet(config)
         self.workspace = workspace
         self.session_id = session_id
@@ -79,6 +85,11 @@ class ApprovalHook:
     async def _decide(self, data: dict[str, Any]) -> HookResult:
         subject = subject_of(data, self.workspace)
         decision = self.rules.decide(subject)
+        risks: list[str] = []
+        if decision.action == "allow" and subject.command is not None:
+            risks = environment_risks(self.environment, self.workspace)
+            if risks:  # the command would run in an environment no rule judged
+                decision = dataclasses.replace(decision, action="ask")
         session_id = str(data.get("session_id") or self.session_id)
         call_id = data.get("tool_call_id")
         tool_call_id = call_id if isinstance(call_id, str) else None
@@ -90,6 +101,14 @@ class ApprovalHook:
             self._audit(session_id, subject, decision, tool_call_id)
             return HookResult(action="deny", reason=self._deny_reason(subject, decision))
         prompt = build_prompt(subject, decision, self.style)
+        reason = self._ask_reason(decision)
+        if risks:
+            note = (
+                "The session runs its commands with variables that can change what this "
+                "command runs: " + "; ".join(risks)
+            )
+            prompt += "\n" + note
+            reason = f"{self.name}: {note}"
         self._audit(session_id, subject, decision, tool_call_id, prompt)
         await self.tracker.asked(
             Pending(
@@ -111,7 +130,7 @@ class ApprovalHook:
             approval_options=list(self.config.approval_options),
             approval_timeout=self.config.approval_timeout,
             approval_default=self.config.approval_default,
-            reason=self._ask_reason(decision),
+            reason=reason,
         )
 
     def _deny_reason(self, subject: Subject, decision: Decision) -> str:

@@ -8,6 +8,7 @@ from typing import Any
 
 from .audit import AuditLog
 from .config import MODULE_ID, parse_config
+from .environment import ENVIRONMENT_CAPABILITY
 from .hook import ApprovalHook
 from .tracker import GATE_EVENTS, RAN_EVENTS, ROUND_END_EVENTS, Tracker, kernel_runs_approval_gate
 
@@ -24,6 +25,14 @@ def workspace_of(coordinator: Any) -> str:
     if not isinstance(directory, str) or not directory:
         directory = os.getcwd()
     return os.path.realpath(directory)
+
+
+def _capability(coordinator: Any, name: str) -> Callable[[], object] | None:
+    """A lookup of capability ``name`` at each call (it may be offered after this mount)."""
+    get_capability = getattr(coordinator, "get_capability", None)
+    if not callable(get_capability):
+        return None
+    return lambda: get_capability(name)
 
 
 async def mount(coordinator: Any, config: dict[str, Any] | None = None) -> Callable[[], None]:
@@ -50,6 +59,7 @@ async def mount(coordinator: Any, config: dict[str, Any] | None = None) -> Calla
         session_id=str(getattr(coordinator, "session_id", None) or "unknown-session"),
         tracker=tracker,
         audit=audit,
+        environment=_capability(coordinator, ENVIRONMENT_CAPABILITY),
     )
     unregisters = [
         registry.register("tool:pre", hook.on_tool_pre, priority=settings.priority, name=MODULE_ID)

@@ -42,7 +42,20 @@ once.
 
 The group is made with ``setpgid`` (``new_session=False``), not ``setsid``: a new session costs
 0.2-0.3 ms more per run where the scheduler gives every session its own group (Linux
-autogroup), for nothing a hook needs; the group is what the timeout kills.
+autogroup), for nothing a hook needs; the group is what the timeout kills. A process that
+leaves the group still dies at the timeout (see :mod:`amplifier_hooks_util.process_tree`).
+
+Containment: building a runner makes the session non-dumpable, so no hook reads the session's
+``/proc/<pid>/environ``. A hook with ``sandbox: true`` (:mod:`.containment` says who gets it)
+runs as ``bwrap ... /bin/sh -c <command>`` (:class:`amplifier_hooks_util.sandbox.Sandbox`),
+with the minimal environment unless ``environment`` already reduces it;
+the project directory, ``sandbox_write_paths`` and the ``CLAUDE_ENV_FILE`` of a
+``SessionStart`` hook are writable. A sandbox that cannot start blocks, whatever
+``on_failure`` says.
+
+After a hook that was given ``CLAUDE_ENV_FILE`` ran, what it appended is attributed to it and
+judged at once (:func:`.session_env.review_written`): a refused variable is named in a warning
+with the hook.
 """
 
 from __future__ import annotations
@@ -54,13 +67,17 @@ import os
 from collections.abc import Mapping, Sequence
 from datetime import date, datetime
 from fnmatch import fnmatchcase
-from pathlib import PurePath
+from pathlib import Path, PurePath
 from typing import Any, Final
 
 from amplifier_hooks_util.process import ProcessResult, run_process, signal_name
+from amplifier_hooks_util.process_tree import contain_session
+from amplifier_hooks_util.sandbox import BWRAP, Sandbox, SandboxUnavailable, sandbox_failure
 
 from .answers import default_reason, refusal
+from .config import MINIMAL_ENVIRONMENT
 from .protocols import CommandProtocol, command_protocol
+from .session_env import file_size, review_written
 from .specs import CommandHookSpec
 from .types import Action, Decision, HookContext, failure_decision
 
@@ -257,7 +274,7 @@ class CommandRunner:
         (:func:`~.protocols.configured_protocol`); default: ``spec.protocol`` as it comes.
     """
 
-    __slots__ = ("_protocol", "_shown", "label", "pass_env", "project_dir", "spec")
+    __slots__ = ("_protocol", "_shown", "label", "pass_env", "project_dir", "spec", "write_paths")
 
     def __init__(
         self,
@@ -267,11 +284,17 @@ class CommandRunner:
         project_dir: str,
         pass_env: Sequence[str] | None = None,
         protocol: CommandProtocol | None = None,
+        write_paths: Sequence[str] = (),
     ) -> None:
         self.spec = spec
         self.label = label
         self.project_dir = project_dir
         self.pass_env = None if pass_env is None else tuple(pass_env)
+        if spec.sandbox and self.pass_env is None:
+            self.pass_env = MINIMAL_ENVIRONMENT
+        self.write_paths = tuple(write_paths)
+        # The session's /proc files (its environment) become unreadable to its hooks.
+        contain_session()
         self._protocol = protocol or command_protocol(spec.protocol)
         shown = spec.command if len(spec.command) <= 80 else spec.command[:77] + "..."
         self._shown = f"command `{shown}`"
@@ -309,12 +332,22 @@ class CommandRunner:
                 f"was not run: the {ctx.event} event could not be written as JSON: "
                 f"{type(err).__name__}: {err}"
             )
+        env = self._environment(ctx, project_dir)
+        env_file = env.get("CLAUDE_ENV_FILE") or env.get("AMPLIFIER_ENV_FILE")
+        written_from = file_size(Path(env_file)) if env_file else 0
+        command: str | list[str] = spec.command
+        if spec.sandbox:
+            writable = (*self.write_paths, *((env_file,) if env_file else ()))
+            try:
+                command = Sandbox(project_dir, writable).argv([SHELL, "-c", spec.command])
+            except SandboxUnavailable as err:
+                return self._contained_failure(str(err))
         try:
             result = await run_process(
-                spec.command,
+                command,
                 stdin=stdin,
                 cwd=project_dir,
-                env=self._environment(ctx, project_dir),
+                env=env,
                 timeout=spec.timeout_ms / 1000,
                 output_cap=spec.max_output_bytes,
                 grace=KILL_GRACE_S,
@@ -323,8 +356,23 @@ class CommandRunner:
             )
         except (OSError, ValueError) as err:  # ValueError: a NUL byte in the environment
             reason = getattr(err, "strerror", None) or str(err)
+            if spec.sandbox:
+                return self._contained_failure(f"{BWRAP} could not be started: {reason}")
             return self._fail(f"could not be started ({SHELL} in {project_dir}): {reason}")
+        if spec.sandbox and (why := sandbox_failure(result.returncode, result.stderr)):
+            return self._contained_failure(why)
+        if env_file:
+            review_written(Path(env_file), written_from, self.label, project_dir=project_dir)
         return self.decide(ctx, result)
+
+    def _contained_failure(self, why: str) -> Decision:
+        """A hook that must run contained and cannot: blocked, whatever its ``on_failure``."""
+        text = (
+            f"hook {self.label} failed: {self._shown} must run in a sandbox (sandbox: true) "
+            f"and the sandbox did not start: {why}; blocked"
+        )
+        logger.warning("%s", text)
+        return Decision(action="block", message=text, level="error", source=self.label)
 
     def decide(self, ctx: HookContext, result: ProcessResult) -> Decision:
         """The decision for what the command did (exit code, stdout, stderr, timeout)."""

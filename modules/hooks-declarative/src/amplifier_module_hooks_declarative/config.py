@@ -186,6 +186,19 @@ class DeclarativeConfig(BaseModel):
     pass_env: list[str] = Field(default_factory=list)
     """With ``environment: minimal``, more variables to pass on: names or patterns (``LC_*``)."""
 
+    sandbox: bool | Literal["project"] = False
+    """Run command hooks contained by bubblewrap (no network, read-only outside the project,
+    own ``/tmp`` and PID namespace, minimal environment): ``true`` every one, ``project`` those
+    the project brings; ``false`` only those whose entry or source asks (see containment.py)."""
+
+    sandbox_sources: list[str] = Field(default_factory=list)
+    """Sources whose command hooks run contained: patterns matched against a source's label
+    (``.claude/settings.json``, ``plugin guard*``, ``~/.amplifier/hooks.yaml``)."""
+
+    sandbox_write_paths: list[str] = Field(default_factory=list)
+    """What a contained hook may write besides the project directory (relative paths: from the
+    project directory; ``~`` allowed); each must exist."""
+
     prompt_provider: str | None = Field(default=None, min_length=1)
     """The mount name of the provider Claude Code ``prompt`` and ``agent`` hooks ask (default:
     the first mounted)."""

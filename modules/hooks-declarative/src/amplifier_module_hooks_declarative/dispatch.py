@@ -121,7 +121,12 @@ def default_runner_factory(
 
             protocol = configured_protocol(spec.protocol, protocol_options)
             return CommandRunner(
-                spec, label=label, project_dir=project_dir, pass_env=pass_env, protocol=protocol
+                spec,
+                label=label,
+                project_dir=project_dir,
+                pass_env=pass_env,
+                protocol=protocol,
+                write_paths=settings.sandbox_write_paths if settings else (),
             )
         if isinstance(spec, LlmHookSpec):
             from .llm import LlmRunner

@@ -5,9 +5,11 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Awaitable, Callable, Mapping
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from .config import MINIMAL_ENVIRONMENT, MODULE_ID, parse_config
+from .containment import contain_documents
 from .dispatch import (
     Dispatcher,
     PlannedStep,
@@ -98,7 +100,15 @@ async def mount(
     project_dir = resolve_project_dir(coordinator, settings)
     user_dir = resolve_user_dir(settings)
     loaded = load_sources(settings, project_dir=project_dir, user_dir=user_dir)
-    documents = [document for document, _source in loaded.documents]
+    documents = contain_documents(
+        [document for document, _source in loaded.documents], settings, project_dir=project_dir
+    )
+    loaded = replace(
+        loaded,
+        documents=[
+            (doc, source) for doc, (_, source) in zip(documents, loaded.documents, strict=True)
+        ],
+    )
     pass_env = None
     if settings.environment == "minimal":
         pass_env = [*MINIMAL_ENVIRONMENT, *settings.pass_env]

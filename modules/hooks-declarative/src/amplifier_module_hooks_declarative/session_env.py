@@ -17,6 +17,14 @@ PATH="/opt/tool/bin:$PATH"`` works as in a shell. Blank lines and ``#`` comments
 a line with anything that would run code or needs a shell to mean something (``$(...)``,
 backquotes, ``${NAME:-default}``, a command) is skipped with a warning naming the file and
 the line.
+
+No variable that could change what a command runs enters the session's environment: each line
+is judged by :func:`amplifier_hooks_util.env_policy.review` (``PATH`` entries that are relative
+or inside the project, ``BASH_ENV``, ``LD_*``, ``GIT_*``, ``PYTHON*``, ``NODE_OPTIONS`` and their
+families). A refused variable is left out with one warning that names it, the file and line,
+and the hook that wrote the line (:func:`note_writer` records which hook appended which bytes).
+The approval rules judge a command by its text, so its environment must not change what
+``ls`` or ``git status`` runs.
 """
 
 from __future__ import annotations
@@ -28,14 +36,18 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any, Final
 
+from amplifier_hooks_util.env_policy import review
 from amplifier_hooks_util.state import session_dir
 
 __all__ = [
     "ENVIRONMENT_CAPABILITY",
     "ENV_FILE_NAME",
     "env_file_for",
+    "file_size",
+    "note_writer",
     "offer_session_environment",
     "read_env_file",
+    "review_written",
 ]
 
 logger = logging.getLogger("amplifier_module_hooks_declarative")
@@ -146,18 +158,51 @@ def _assignments(line: str, env: Mapping[str, str]) -> list[tuple[str, str]]:
     return pairs
 
 
-def read_env_file(path: Path) -> dict[str, str]:
-    """The variables ``path`` assigns, later lines winning; ``{}`` when it does not exist."""
+_WRITERS: dict[Path, list[tuple[int, int, str]]] = {}
+"""For each env file, the byte ranges hooks appended: ``(start, end, hook label)``."""
+_WARNED: set[tuple[Path, str, str, str]] = set()
+
+
+def note_writer(path: Path, start: int, end: int, label: str) -> None:
+    """Record that the hook ``label`` wrote bytes ``start:end`` of the env file ``path`` (the
+    warning about a refused variable names it)."""
+    if end > start:
+        _WRITERS.setdefault(path, []).append((start, end, label))
+
+
+def file_size(path: Path) -> int:
+    """The size of ``path`` in bytes; 0 when it does not exist."""
     try:
-        text = path.read_text(encoding="utf-8", errors="replace")
+        return path.stat().st_size
+    except OSError:
+        return 0
+
+
+def _writer(path: Path, offset: int) -> str:
+    for start, end, label in reversed(_WRITERS.get(path, ())):
+        if start <= offset < end:
+            return f"hook {label}"
+    return "no hook run of this session (the file was changed outside one)"
+
+
+def read_env_file(path: Path, *, project_dir: str | None = None) -> dict[str, str]:
+    """The variables ``path`` assigns, later lines winning, without those the session
+    environment refuses (see the module docstring); ``{}`` when it does not exist.
+
+    :param project_dir: the project directory (``PATH`` entries inside it are refused).
+    """
+    try:
+        data = path.read_bytes()
     except FileNotFoundError:
         return {}
     except OSError as err:
         logger.warning("%s: not read: %s; its variables are not set", path, err)
         return {}
     found: dict[str, str] = {}
-    for number, raw in enumerate(text.splitlines(), start=1):
-        line = raw.strip()
+    offset = 0
+    for number, raw_bytes in enumerate(data.splitlines(keepends=True), start=1):
+        start, offset = offset, offset + len(raw_bytes)
+        line = raw_bytes.decode("utf-8", "replace").strip()
         if not line or line.startswith("#"):
             continue
         try:
@@ -172,8 +217,42 @@ def read_env_file(path: Path) -> dict[str, str]:
                 err,
             )
             continue
-        found.update(pairs)
+        judged = review(dict(pairs), project_dir=project_dir)
+        for refusal in judged.refused:
+            _warn_refused(path, number, start, refusal.name, refusal.why)
+        for name, _ in pairs:
+            if name in judged.allowed:
+                found[name] = judged.allowed[name]
+            else:
+                found.pop(name, None)
     return found
+
+
+def _warn_refused(path: Path, number: int, offset: int, name: str, why: str) -> None:
+    writer = _writer(path, offset)
+    _warn_once(
+        (path, name, why, writer),
+        "%s:%d: %s set by %s is refused for the session's commands: %s",
+        path,
+        number,
+        name,
+        writer,
+        why,
+    )
+
+
+def _warn_once(key: tuple[Path, str, str, str], message: str, *args: object) -> None:
+    if key in _WARNED:
+        return
+    _WARNED.add(key)
+    logger.warning(message, *args)
+
+
+def review_written(path: Path, start: int, label: str, *, project_dir: str) -> None:
+    """After the hook ``label`` ran: record what it appended to ``path`` from byte ``start``
+    and warn at once about what of it is refused."""
+    note_writer(path, start, file_size(path), label)
+    read_env_file(path, project_dir=project_dir)
 
 
 def offer_session_environment(coordinator: Any, project_dir: str) -> None:
@@ -189,11 +268,22 @@ def offer_session_environment(coordinator: Any, project_dir: str) -> None:
 
     def environment() -> dict[str, str]:
         base: dict[str, str] = dict(earlier()) if callable(earlier) else {}
+        if base:
+            judged = review(base, project_dir=project_dir)
+            for refusal in judged.refused:
+                _warn_once(
+                    (Path(ENVIRONMENT_CAPABILITY), refusal.name, refusal.why, ""),
+                    "%s: %s offered by another module is refused for the session's commands: %s",
+                    ENVIRONMENT_CAPABILITY,
+                    refusal.name,
+                    refusal.why,
+                )
+            base = judged.allowed
         session_id = str(getattr(coordinator, "session_id", "") or "")
         if not session_id:
             return base
         path = session_dir(session_id, working_dir=project_dir) / ENV_FILE_NAME
-        return {**base, **read_env_file(path)}
+        return {**base, **read_env_file(path, project_dir=project_dir)}
 
     offered: Callable[[], dict[str, str]] = environment
     register(ENVIRONMENT_CAPABILITY, offered)

@@ -44,6 +44,9 @@ class CommandHookSpec(_Spec):
     env: dict[str, str] = Field(default_factory=dict)
     max_output_bytes: int = Field(default=1_000_000, gt=0)
     protocol: Literal["amplifier", "claude-code", "gemini", "cursor"] = "amplifier"
+    sandbox: bool = False
+    """Run contained by bubblewrap (see :mod:`.containment`); the module's ``sandbox`` and
+    ``sandbox_sources`` keys can require it too, never waive it."""
 
 
 class MatchSpec(_Spec):

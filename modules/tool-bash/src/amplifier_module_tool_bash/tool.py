@@ -24,6 +24,7 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any, Final
 
+from amplifier_hooks_util.env_policy import review
 from amplifier_hooks_util.process import ProcessResult, describe_exit, run_process
 
 from amplifier_core import ToolResult
@@ -41,7 +42,9 @@ ENVIRONMENT_CAPABILITY: Final = "session.environment"
 """The coordinator capability asked before each command: a callable returning variables the
 session sets for its commands (hooks-declarative's ``CLAUDE_ENV_FILE``); they override the
 inherited environment and ``env``. One that is not a variable name, or whose value holds a NUL
-byte, is skipped with a warning."""
+byte, is skipped with a warning; so is one that could change what a command runs
+(:func:`amplifier_hooks_util.env_policy.review`: a ``PATH`` entry that is relative or inside the
+working directory, ``BASH_ENV``, ``LD_*``, ``GIT_*``, ...)."""
 _VARIABLE: Final = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
 
@@ -58,6 +61,7 @@ class BashTool:
         self.working_dir = Path(working_dir)
         self.config = config or BashConfig()
         self._session_environment = session_environment
+        self._refused: set[tuple[str, str]] = set()
         cfg = self.config
         self._description = (
             f"Run a shell command with {SHELL} -c in the working directory "
@@ -114,7 +118,17 @@ class BashTool:
                 )
                 continue
             usable[name] = value
-        return usable
+        judged = review(usable, project_dir=str(self.working_dir))
+        for refusal in judged.refused:
+            if (refusal.name, refusal.why) not in self._refused:
+                self._refused.add((refusal.name, refusal.why))
+                logger.warning(
+                    "bash: %s from the session's %s is refused: %s",
+                    refusal.name,
+                    ENVIRONMENT_CAPABILITY,
+                    refusal.why,
+                )
+        return judged.allowed
 
     async def execute(self, input: dict[str, Any]) -> ToolResult:
         """Run ``input["command"]``; failures (exit code, timeout, spawn) are failed results."""

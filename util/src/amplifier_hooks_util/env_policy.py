@@ -1,0 +1,332 @@
+"""One rule for the variables a session sets for its commands: none may change what runs.
+
+A session's commands (the ``bash`` tool's) may run with variables the session sets, for example
+those a ``SessionStart`` hook writes to ``CLAUDE_ENV_FILE``. Such a variable must never change
+*which program runs* or *what code a program loads*, because the approval rules judge the
+command text only: ``ls`` is harmless unless ``PATH`` finds the project's ``ls`` first.
+
+:func:`review` splits a set of variables into what may be used and what is refused, with the
+reason for each refusal. Refused are:
+
+* ``PATH`` entries that are relative (``.``, ``bin``, an empty entry, which means ``.``), lie
+  inside the project directory, are not an existing directory, or lie in a directory anyone may
+  write to (``/tmp/x``), links resolved (the other entries are kept);
+* every name of the families below, whatever its value: the shells' start-up and option
+  variables (``BASH_ENV``, ``ENV``, ``PROMPT_COMMAND``, ``PS*``, ``SHELLOPTS``, ``BASHOPTS``,
+  ``BASH_FUNC_*``, ``IFS``, ``CDPATH``, ``HOME``, ``ZDOTDIR``, ...); the dynamic loader's
+  (``LD_*``, ``GCONV_PATH``, ``GLIBC_TUNABLES``, ``DYLD_*``); git's (``GIT_*`` except the
+  author and committer identity); the interpreters' and package managers' (``PYTHON*``
+  except a few output switches, ``NODE_*`` except ``NODE_ENV``, ``NPM_CONFIG_*``,
+  ``PERL*``, ``RUBY*``, ``GEM_*``, ``BUNDLE_*``, ``JAVA_TOOL_OPTIONS``, ``LUA_*``, ``CARGO_*``,
+  ``RUSTC*``, ``GO*``, ...); the programs other programs start (``EDITOR``, ``PAGER``,
+  ``LESSOPEN``, ``*ASKPASS``, ``CC``, ``MAKEFLAGS``, ...); and the generic shapes of all of
+  them: a name ending in ``PATH``, ``_OPTIONS``, ``_OPTS``, ``OPT``, ``LIB``, ``_HOME``,
+  ``RC``, ``_COMMAND``, ``_CMD``, ``_PROGRAM``, ``_WRAPPER``, ``_EDITOR``, ``_PAGER``,
+  ``_SHELL``, ``_INIT``, ``_STARTUP``, or holding ``CONFIG``, ``_CONF`` or ``PRELOAD``.
+
+Names are compared in upper case (``npm_config_*`` is ``NPM_CONFIG_*``). What is not
+refused is plain data a program reads (``NODE_ENV=production``, ``API_URL=...``).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+import re
+import stat
+from collections.abc import Mapping
+from typing import Final
+
+__all__ = ["Refusal", "Review", "review", "risky_name"]
+
+_NAMES: Final = frozenset(
+    {
+        # shells: start-up files, prompts run as code, options, functions, word splitting
+        "BASH_ENV",
+        "ENV",
+        "PROMPT_COMMAND",
+        "PS0",
+        "PS1",
+        "PS2",
+        "PS3",
+        "PS4",
+        "SHELLOPTS",
+        "BASHOPTS",
+        "IFS",
+        "CDPATH",
+        "EXECIGNORE",
+        "GLOBIGNORE",
+        "FPATH",
+        "ZDOTDIR",
+        "INPUTRC",
+        "HOME",
+        "SHELL",
+        "HISTFILE",
+        "TMOUT",
+        "POSIXLY_CORRECT",
+        # the dynamic loader and the C library
+        "GCONV_PATH",
+        "GLIBC_TUNABLES",
+        "HOSTALIASES",
+        "NLSPATH",
+        "LOCPATH",
+        "RESOLV_HOST_CONF",
+        "MALLOC_CHECK_",
+        # programs that other programs start
+        "EDITOR",
+        "VISUAL",
+        "PAGER",
+        "MANPAGER",
+        "BROWSER",
+        "LESSOPEN",
+        "LESSCLOSE",
+        "LESSKEY",
+        "TERMINFO",
+        "TERMINFO_DIRS",
+        "CC",
+        "CXX",
+        "CPP",
+        "LD",
+        "AR",
+        "AS",
+        "FC",
+        "MAKE",
+        "MAKEFLAGS",
+        "MAKEFILES",
+        "MFLAGS",
+        "GNUMAKEFLAGS",
+        "CONFIG_SITE",
+        "CFLAGS",
+        "CXXFLAGS",
+        "CPPFLAGS",
+        "LDFLAGS",
+        "TAR_OPTIONS",
+        "GZIP",
+        "BZIP2",
+        "XZ_DEFAULTS",
+        "ZSTD_CLEVEL",
+        "CLASSPATH",
+        "VIRTUAL_ENV",
+        "CONDA_PREFIX",
+        "KUBECONFIG",
+        "NETRC",
+        "CURL_HOME",
+        "WGETRC",
+        "OPENSSL_ENGINES",
+        "OPENSSL_MODULES",
+        "SSL_CERT_FILE",
+        "SSL_CERT_DIR",
+        "REQUESTS_CA_BUNDLE",
+        "GNUPGHOME",
+        "DOCKER_HOST",
+        "R_ENVIRON",
+        "R_PROFILE",
+        "TCLLIBPATH",
+        "RUSTC",
+        "RUSTFLAGS",
+        "RUSTDOCFLAGS",
+        "GOFLAGS",
+        "GOROOT",
+        "GOTOOLCHAIN",
+        "GOPROXY",
+        "GONOSUMDB",
+        "GOINSECURE",
+        "GOENV",
+        "GOBIN",
+        "GOEXPERIMENT",
+        "GODEBUG",
+        "MAVEN_ARGS",
+        "SBT_OPTS",
+        "DENO_DIR",
+    }
+)
+_PREFIXES: Final = (
+    "LD_",
+    "DYLD_",
+    "BASH_",
+    "GIT_",
+    "PYTHON",
+    "NODE_",
+    "NPM_",
+    "YARN_",
+    "PNPM_",
+    "COREPACK_",
+    "BUN_",
+    "PERL",
+    "RUBY",
+    "GEM_",
+    "BUNDLE_",
+    "JAVA",
+    "_JAVA",
+    "JDK_",
+    "GRADLE_",
+    "LUA_",
+    "CARGO_",
+    "RUSTUP_",
+    "PIP_",
+    "UV_",
+    "POETRY_",
+    "PIPENV_",
+    "CONDA_",
+    "XDG_",
+    "SSH_",
+    "DOCKER_",
+    "KUBE",
+    "AWS_CONFIG",
+    "AWS_SHARED",
+    "PHP",
+    "DOTNET_",
+    "COMPlus_".upper(),
+    "CORECLR_",
+    "ERL_",
+    "ELIXIR_",
+    "GHC_",
+    "CABAL_",
+    "OPAM",
+    "TEXMF",
+    "EMACS",
+    "VIM",
+    "MYVIMRC",
+)
+_SUFFIXES: Final = (
+    "PATH",
+    "_OPTIONS",
+    "_OPTS",
+    "OPT",
+    "LIB",
+    "_HOME",
+    "RC",
+    "_COMMAND",
+    "_CMD",
+    "_PROGRAM",
+    "_WRAPPER",
+    "_EDITOR",
+    "_PAGER",
+    "_SHELL",
+    "_INIT",
+    "_STARTUP",
+    "_EXEC",
+    "ASKPASS",
+)
+_INFIXES: Final = ("CONFIG", "_CONF", "PRELOAD", "_EXEC_")
+_HARMLESS: Final = frozenset(
+    {
+        "GIT_AUTHOR_NAME",
+        "GIT_AUTHOR_EMAIL",
+        "GIT_AUTHOR_DATE",
+        "GIT_COMMITTER_NAME",
+        "GIT_COMMITTER_EMAIL",
+        "GIT_COMMITTER_DATE",
+        "GIT_TERMINAL_PROMPT",
+        "PYTHONUNBUFFERED",
+        "PYTHONDONTWRITEBYTECODE",
+        "PYTHONIOENCODING",
+        "PYTHONUTF8",
+        "PYTHONHASHSEED",
+        "PYTHONFAULTHANDLER",
+        "NODE_ENV",
+        "NODE_NO_WARNINGS",
+    }
+)
+_SEARCH_PATH: Final = "PATH"
+_VALID_NAME: Final = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+
+
+def risky_name(name: str) -> bool:
+    """Whether a variable called ``name`` can change what a command runs or loads, whatever its
+    value (``PATH`` itself is judged by its entries, in :func:`review`)."""
+    upper = name.upper()
+    if upper in _HARMLESS:
+        return False
+    if upper == _SEARCH_PATH:
+        return False
+    if upper in _NAMES or not _VALID_NAME.fullmatch(name):
+        return True  # a name no shell can set (BASH_FUNC_ls%%) is an exported function
+    return (
+        upper.startswith(_PREFIXES)
+        or upper.endswith(_SUFFIXES)
+        or any(part in upper for part in _INFIXES)
+    )
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class Refusal:
+    """One variable (or part of ``PATH``) that is not used, and why."""
+
+    name: str
+    why: str
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class Review:
+    """``allowed``: the variables to use (``PATH`` without its refused entries);
+    ``refused``: what was left out and why."""
+
+    allowed: dict[str, str]
+    refused: tuple[Refusal, ...]
+
+
+def _inside(entry: str, project: str) -> bool:
+    resolved = os.path.realpath(entry)
+    return resolved == project or resolved.startswith(project.rstrip(os.sep) + os.sep)
+
+
+def _shared(entry: str) -> str | None:
+    """The directory at or above ``entry`` (links resolved) that anyone may write to, so
+    anyone may have put programs there (``/tmp/x``); ``None`` when there is none."""
+    path = os.path.realpath(entry)
+    while True:
+        try:
+            if os.stat(path).st_mode & stat.S_IWOTH:
+                return path
+        except OSError:
+            pass
+        parent = os.path.dirname(path)
+        if parent == path:
+            return None
+        path = parent
+
+
+def _path_problems(value: str, project: str | None) -> tuple[str, list[str]]:
+    """``value`` without its refused entries, and a reason for each refused one."""
+    kept: list[str] = []
+    why: list[str] = []
+    for entry in value.split(os.pathsep):
+        if not entry or not os.path.isabs(entry):
+            why.append(
+                f"entry {entry or '(empty)'!r} is relative (it finds programs in the "
+                "current directory)"
+            )
+        elif project is not None and _inside(entry, project):
+            why.append(f"entry {entry!r} is inside the project directory {project}")
+        elif not os.path.isdir(entry):
+            why.append(f"entry {entry!r} is not a directory (one made later would be searched)")
+        elif (shared := _shared(entry)) is not None:
+            why.append(f"entry {entry!r} is in {shared}, which anyone may write to")
+        else:
+            kept.append(entry)
+    return os.pathsep.join(kept), why
+
+
+def review(variables: Mapping[str, str], *, project_dir: str | None = None) -> Review:
+    """What of ``variables`` a session's commands may run with (see the module docstring).
+
+    :param project_dir: the project directory; ``PATH`` entries inside it are refused.
+    """
+    project = os.path.realpath(project_dir) if project_dir else None
+    allowed: dict[str, str] = {}
+    refused: list[Refusal] = []
+    for name, value in variables.items():
+        if name.upper() == _SEARCH_PATH:
+            kept, problems = _path_problems(value, project)
+            refused.extend(Refusal(name, problem) for problem in problems)
+            if kept:
+                allowed[name] = kept
+            continue
+        if risky_name(name):
+            refused.append(
+                Refusal(name, "it can change which program runs or what code a program loads")
+            )
+            continue
+        allowed[name] = value
+    return Review(allowed, tuple(refused))
