@@ -308,7 +308,7 @@ class CommandRunner:
             base = {
                 k: v for k, v in os.environ.items() if any(fnmatchcase(k, p) for p in self.pass_env)
             }
-        env = {**self._protocol.inherit(base), **self.spec.env}
+        env = {**self._protocol.inherit(base), **ctx.environment, **self.spec.env}
         env["AMPLIFIER_SESSION_ID"] = ctx.session_id
         env["AMPLIFIER_PROJECT_DIR"] = project_dir
         env["AMPLIFIER_HOOK_EVENT"] = ctx.alias or ctx.event

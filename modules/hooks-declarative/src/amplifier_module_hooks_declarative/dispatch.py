@@ -88,6 +88,9 @@ RunnerFactory = Callable[[HookSpec, str], Runner]
 
 _TIMEOUT_MARGIN_S: Final = 5.0
 _SETTLE_CANCEL_S: Final = 1.0
+TRACEPARENT_CAPABILITY: Final = "observability.traceparent"
+"""The capability an observer (hooks-otel) offers: ``() -> str | None``, the W3C
+``traceparent`` of the span the session is in; command hooks get it as ``TRACEPARENT``."""
 
 
 def default_runner_factory(
@@ -431,7 +434,16 @@ class Dispatcher:
             tool=tool if isinstance(tool, str) else None,
             args=raw_args if isinstance(raw_args, dict) else {},
             timestamp=str(data.get("timestamp") or _now_iso()),
+            environment=self._trace_environment(),
         )
+
+    def _trace_environment(self) -> dict[str, str]:
+        """``TRACEPARENT`` of the span the session is in, when an observer offers it (the
+        ``observability.traceparent`` capability: a callable returning the header or ``None``)."""
+        get = getattr(self.coordinator, "get_capability", None)
+        traceparent = get(TRACEPARENT_CAPABILITY) if callable(get) else None
+        header = traceparent() if callable(traceparent) else None
+        return {"TRACEPARENT": header} if isinstance(header, str) and header else {}
 
     async def dispatch(self, event: str, data: dict[str, Any]) -> HookResult | None:
         """Run ``event``'s hooks on ``data`` and return their combined result."""

@@ -9,6 +9,7 @@ raise for a failure of the hook itself (a crash, a timeout, bad output): they re
 from __future__ import annotations
 
 import logging
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol
 
@@ -34,6 +35,8 @@ class HookContext:
     ``event`` is the canonical name (``tool:pre``); ``alias`` the PascalCase name when one exists
     (``PreToolUse``), else the canonical name. ``tool`` and ``args`` come from ``tool_name`` /
     ``tool_input`` (``None`` / ``{}`` for events without a tool). ``data`` is the full event data.
+    ``environment``: variables the session adds for its command hooks (an observer's
+    ``TRACEPARENT``, so a hook's own spans join the session's trace).
     """
 
     event: str
@@ -44,6 +47,7 @@ class HookContext:
     tool: str | None = None
     args: dict[str, Any] = field(default_factory=dict)
     timestamp: str = ""
+    environment: Mapping[str, str] = field(default_factory=dict)
 
 
 @dataclass(frozen=True, slots=True)
