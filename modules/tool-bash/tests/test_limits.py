@@ -7,6 +7,7 @@ import os
 import sys
 import time
 import tracemalloc
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -43,14 +44,23 @@ def _ended(pid: int) -> bool:
     return state is None or (state[0] == "Z" and state[1] != os.getpid())
 
 
-def _our_zombies() -> list[int]:
-    zombies = []
+def _zombies() -> set[int]:
+    """Exited children of this process nobody has reaped yet."""
+    zombies = set()
     for entry in Path("/proc").iterdir():
         if entry.name.isdigit():
             state = _proc_state(int(entry.name))
             if state is not None and state == ("Z", os.getpid()):
-                zombies.append(int(entry.name))
+                zombies.add(int(entry.name))
     return zombies
+
+
+@pytest.fixture
+def new_zombies() -> Callable[[], set[int]]:
+    """The zombies the test left: this process may be a child subreaper (hooks-declarative
+    makes a session one), holding exited orphans of other tests' processes."""
+    before = _zombies()
+    return lambda: _zombies() - before
 
 
 def _written(path: Path) -> str:
@@ -69,7 +79,9 @@ async def _until_written(path: Path) -> str:
 
 
 @linux_only
-async def test_timeout_kills_the_command_and_its_background_child(bash: Mount) -> None:
+async def test_timeout_kills_the_command_and_its_background_child(
+    bash: Mount, new_zombies: Callable[[], set[int]]
+) -> None:
     started = time.monotonic()
     result = await (await bash()).execute(
         {"command": "echo before; sleep 30 & echo $!; sleep 30", "timeout": 0.5}
@@ -83,11 +95,13 @@ async def test_timeout_kills_the_command_and_its_background_child(bash: Mount) -
     lines = _output(result)["stdout"].split()
     assert lines[0] == "before"  # output collected before the timeout is kept
     assert _ended(int(lines[1]))
-    assert _our_zombies() == []
+    assert new_zombies() == set()
 
 
 @linux_only
-async def test_timeout_escalates_to_sigkill_when_sigterm_is_ignored(bash: Mount) -> None:
+async def test_timeout_escalates_to_sigkill_when_sigterm_is_ignored(
+    bash: Mount, new_zombies: Callable[[], set[int]]
+) -> None:
     tool = await bash(kill_grace=0.2)
     started = time.monotonic()
     result = await tool.execute(
@@ -97,7 +111,7 @@ async def test_timeout_escalates_to_sigkill_when_sigterm_is_ignored(bash: Mount)
     assert result.error is not None
     assert result.error["type"] == "Timeout"
     assert _ended(int(_output(result)["stdout"]))
-    assert _our_zombies() == []
+    assert new_zombies() == set()
 
 
 @linux_only
@@ -136,7 +150,9 @@ async def test_configured_default_timeout_and_maximum(bash: Mount) -> None:
 
 
 @linux_only
-async def test_cancelling_the_call_kills_the_process_group(bash: Mount, tmp_path: Path) -> None:
+async def test_cancelling_the_call_kills_the_process_group(
+    bash: Mount, tmp_path: Path, new_zombies: Callable[[], set[int]]
+) -> None:
     tool = await bash()
     task = asyncio.create_task(
         tool.execute({"command": "sleep 30 & echo $! > bg.pid; sleep 30", "timeout": 30})
@@ -149,7 +165,7 @@ async def test_cancelling_the_call_kills_the_process_group(bash: Mount, tmp_path
     while not _ended(child):
         assert time.monotonic() < deadline, f"background child {child} survived"
         await asyncio.sleep(0.02)
-    assert _our_zombies() == []
+    assert new_zombies() == set()
 
 
 @pytest.mark.parametrize("ticks", [0, 1, 2, 5])
