@@ -46,7 +46,7 @@ from types import CoroutineType, ModuleType
 from typing import TYPE_CHECKING, Any, Final, Literal, Protocol, TypeAlias
 
 from . import events as _events
-from .models import ContextInjection, HookResult, UserMessage
+from .models import ContextInjection, HookResult, ToolResult, UserMessage
 
 if TYPE_CHECKING:
     from logging import Logger
@@ -80,12 +80,87 @@ _EMPTY_RESULT: Final = HookResult()
 _monotonic = time.monotonic
 
 
-def _as_json(data: dict[str, Any]) -> dict[str, Any]:
-    """``data`` as JSON carries it: tuples as lists, what JSON cannot hold as ``str()``."""
-    import json
+_NATIVE: Final = frozenset({str, int, float, bool, type(None)})
+"""Value types JSON carries as they are; data made only of these (in dicts with ``str`` keys
+and lists) is handed to handlers without a copy."""
 
-    decoded: dict[str, Any] = json.loads(json.dumps(data, default=str))
-    return decoded
+
+def _as_json(data: dict[str, Any]) -> dict[str, Any]:
+    """``data`` as amplifier-core 2.0.2 hands it to handlers: what JSON cannot encode as
+    ``str(value)`` (a ``ToolResult`` as 2.0.2's text of it, paths, bytes, dates, decimals,
+    models), tuples as lists, dict keys as JSON writes them. Values that already are JSON are
+    kept, the very objects: plain data costs one look at each value and no copy."""
+    for key, value in data.items():
+        if (value.__class__ not in _NATIVE and not _plain(value)) or key.__class__ is not str:
+            return {_json_key(k): _json(v) for k, v in data.items()}
+    return data
+
+
+def _plain(value: object) -> bool:
+    """Whether ``value`` is JSON already: native scalars, ``list`` and ``dict`` with ``str``
+    keys, all the way down."""
+    cls = value.__class__
+    if cls in _NATIVE:
+        return True
+    if cls is dict:
+        mapping: dict[Any, Any] = value  # type: ignore[assignment]
+        for key, item in mapping.items():
+            if key.__class__ is not str or (item.__class__ not in _NATIVE and not _plain(item)):
+                return False
+        return True
+    if cls is list:
+        items: list[Any] = value  # type: ignore[assignment]
+        return all(item.__class__ in _NATIVE or _plain(item) for item in items)
+    return False
+
+
+def _json(value: Any) -> Any:
+    """``value`` as ``json.loads(json.dumps(value, default=str))`` gives it back, except that
+    a ``ToolResult`` reads as in 2.0.2, and that plain parts are kept as they are."""
+    cls = value.__class__
+    if cls in _NATIVE:
+        return value
+    if isinstance(value, dict):
+        if cls is dict and _plain(value):
+            return value
+        return {_json_key(k): _json(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        if cls is list and _plain(value):
+            return value
+        return [_json(item) for item in value]
+    if isinstance(value, str):  # a str subclass (StrEnum ...): its text, as json writes it
+        return str.__str__(value)
+    if isinstance(value, int):  # bool is native; IntEnum and other subclasses: the number
+        return int(value)
+    if isinstance(value, float):
+        return float(value)
+    if isinstance(value, ToolResult):
+        return _tool_result_text(value)
+    return str(value)
+
+
+def _json_key(key: object) -> str:
+    """A dict key as JSON writes it (``1`` -> ``"1"``, ``None`` -> ``"null"``); a key JSON
+    refuses (a tuple ...) as ``str(key)``, where 2.0.2 raises."""
+    if isinstance(key, str):
+        return str.__str__(key)
+    if key is None or isinstance(key, bool):
+        return "null" if key is None else ("true" if key else "false")
+    if isinstance(key, int):
+        return int.__repr__(key)
+    if isinstance(key, float):
+        return float.__repr__(key)
+    return str(key)
+
+
+def _tool_result_text(result: ToolResult) -> str:
+    """A ``ToolResult`` as 2.0.2's ``str()`` of it reads, which is what its handlers get: the
+    output (``"Success"`` when empty), or ``"Error: <message>"`` (``"Failed"`` without one)."""
+    if result.success:
+        return str(result.output) if result.output else "Success"
+    if result.error:
+        return f"Error: {result.error.get('message', 'Unknown error')}"
+    return "Failed"
 
 
 def _own_cancellation(error: BaseException) -> bool:
@@ -349,10 +424,12 @@ class HookRegistry:
     ORCHESTRATOR_COMPLETE: Final = _events.ORCHESTRATOR_COMPLETE
     USER_NOTIFICATION: Final = _events.USER_NOTIFICATION
 
-    def __init__(self, *, default_timeout: float | None = None, json_data: bool = False) -> None:
-        """``json_data``: handlers see the event data as JSON would carry it (every value
-        JSON cannot hold as ``str(value)``), as amplifier-core 2.0.2's engine hands it over;
-        off, they see the objects the emitter gave (and emit costs no encoding)."""
+    def __init__(self, *, default_timeout: float | None = None, json_data: bool = True) -> None:
+        """``json_data`` (on by default): handlers see the event data as amplifier-core
+        2.0.2's engine hands it over, as JSON carries it (every value JSON cannot hold as
+        ``str(value)``, a ``ToolResult`` as its text, tuples as lists), and so does the
+        result's ``data``; values that already are JSON are passed as they are, without a
+        copy. Off, handlers see the objects the emitter gave."""
         if default_timeout is not None and default_timeout <= 0:
             raise ValueError(
                 f"HookRegistry(default_timeout={default_timeout!r}): default_timeout must be "
@@ -566,7 +643,7 @@ class HookRegistry:
                     self._after_ask(ask, info, event)
                     continue
                 if result.data is not None:  # an ask may carry the input it asks about
-                    current = result.data
+                    current = _as_json(result.data) if self.json_data else result.data
                 if action == "ask_user":  # the first ask_user wins
                     ask = result
                     if ask.source is None:
