@@ -1273,3 +1273,32 @@ async def test_plain_data_is_handed_over_without_a_copy_and_modified_data_is_nor
     assert seen[1]["t"] == [1]
     assert result.data is not None
     assert result.data["where"] == "/w"
+
+
+async def test_normalising_never_breaks_emit_on_cycles_depth_or_a_failing_str() -> None:
+    class Hostile:
+        def __str__(self) -> str:
+            raise RuntimeError("nope")
+
+    seen: list[Data] = []
+
+    def record(event: str, data: Data) -> None:
+        seen.append(data)
+
+    registry = HookRegistry()
+    registry.register("x:y", record)
+    looped: dict[str, Any] = {"obj": Hostile(), "pair": (1, 2)}
+    looped["self"] = looped
+    deep: list[Any] = []
+    tip = deep
+    for _ in range(5000):
+        tip.append([])
+        tip = tip[0]
+    tip.append(("end",))
+    result = await registry.emit("x:y", {"looped": looped, "deep": deep})
+    assert result.action == "continue"
+    handed = seen[-1]
+    assert handed["looped"]["obj"] == "<unprintable Hostile>"
+    assert handed["looped"]["pair"] == [1, 2]
+    assert handed["looped"]["self"] is looped  # the cycle is kept as it is
+    assert isinstance(handed["deep"], list)

@@ -83,60 +83,86 @@ _monotonic = time.monotonic
 _NATIVE: Final = frozenset({str, int, float, bool, type(None)})
 """Value types JSON carries as they are; data made only of these (in dicts with ``str`` keys
 and lists) is handed to handlers without a copy."""
+_JSON_DEPTH: Final = 200
+"""Containers nested deeper than this are handed over as they are, not normalised."""
 
 
 def _as_json(data: dict[str, Any]) -> dict[str, Any]:
     """``data`` as amplifier-core 2.0.2 hands it to handlers: what JSON cannot encode as
     ``str(value)`` (a ``ToolResult`` as 2.0.2's text of it, paths, bytes, dates, decimals,
     models), tuples as lists, dict keys as JSON writes them. Values that already are JSON are
-    kept, the very objects: plain data costs one look at each value and no copy."""
+    kept, the very objects: plain data costs one look at each value and no copy. Never
+    raises: a container that contains itself, or nesting past ``_JSON_DEPTH``, is kept as it
+    is from there on; an object whose ``str()`` fails reads ``<unprintable TypeName>``."""
+    active: set[int] = set()
     for key, value in data.items():
-        if (value.__class__ not in _NATIVE and not _plain(value)) or key.__class__ is not str:
-            return {_json_key(k): _json(v) for k, v in data.items()}
+        if (value.__class__ not in _NATIVE and not _plain(value, active)) or (
+            key.__class__ is not str
+        ):
+            return {_json_key(k): _json(v, active) for k, v in data.items()}
     return data
 
 
-def _plain(value: object) -> bool:
+def _plain(value: object, active: set[int]) -> bool:
     """Whether ``value`` is JSON already: native scalars, ``list`` and ``dict`` with ``str``
-    keys, all the way down."""
+    keys, all the way down (``active``: the containers on the way here, to stop at a cycle)."""
     cls = value.__class__
     if cls in _NATIVE:
         return True
-    if cls is dict:
-        mapping: dict[Any, Any] = value  # type: ignore[assignment]
-        for key, item in mapping.items():
-            if key.__class__ is not str or (item.__class__ not in _NATIVE and not _plain(item)):
-                return False
-        return True
-    if cls is list:
+    if cls is not dict and cls is not list:
+        return False
+    ident = id(value)
+    if ident in active or len(active) >= _JSON_DEPTH:
+        return False
+    active.add(ident)
+    try:
+        if cls is dict:
+            mapping: dict[Any, Any] = value  # type: ignore[assignment]
+            for key, item in mapping.items():
+                if key.__class__ is not str or (
+                    item.__class__ not in _NATIVE and not _plain(item, active)
+                ):
+                    return False
+            return True
         items: list[Any] = value  # type: ignore[assignment]
-        return all(item.__class__ in _NATIVE or _plain(item) for item in items)
-    return False
+        return all(item.__class__ in _NATIVE or _plain(item, active) for item in items)
+    finally:
+        active.discard(ident)
 
 
-def _json(value: Any) -> Any:
+def _json(value: Any, active: set[int]) -> Any:
     """``value`` as ``json.loads(json.dumps(value, default=str))`` gives it back, except that
-    a ``ToolResult`` reads as in 2.0.2, and that plain parts are kept as they are."""
+    a ``ToolResult`` reads as in 2.0.2 and that nothing raises."""
     cls = value.__class__
     if cls in _NATIVE:
         return value
-    if isinstance(value, dict):
-        if cls is dict and _plain(value):
-            return value
-        return {_json_key(k): _json(v) for k, v in value.items()}
-    if isinstance(value, list | tuple):
-        if cls is list and _plain(value):
-            return value
-        return [_json(item) for item in value]
+    if isinstance(value, dict | list | tuple):
+        ident = id(value)
+        if ident in active or len(active) >= _JSON_DEPTH:
+            return value  # a cycle, or too deep: as it is
+        active.add(ident)
+        try:
+            if isinstance(value, dict):
+                return {_json_key(k): _json(v, active) for k, v in value.items()}
+            return [_json(item, active) for item in value]
+        finally:
+            active.discard(ident)
     if isinstance(value, str):  # a str subclass (StrEnum ...): its text, as json writes it
         return str.__str__(value)
     if isinstance(value, int):  # bool is native; IntEnum and other subclasses: the number
-        return int(value)
+        return int.__int__(value)
     if isinstance(value, float):
-        return float(value)
+        return float.__float__(value)
     if isinstance(value, ToolResult):
         return _tool_result_text(value)
-    return str(value)
+    return _str(value)
+
+
+def _str(value: object) -> str:
+    try:
+        return str(value)
+    except Exception:  # a broken __str__ must not break emit
+        return f"<unprintable {type(value).__name__}>"
 
 
 def _json_key(key: object) -> str:
@@ -150,14 +176,14 @@ def _json_key(key: object) -> str:
         return int.__repr__(key)
     if isinstance(key, float):
         return float.__repr__(key)
-    return str(key)
+    return _str(key)
 
 
 def _tool_result_text(result: ToolResult) -> str:
     """A ``ToolResult`` as 2.0.2's ``str()`` of it reads, which is what its handlers get: the
     output (``"Success"`` when empty), or ``"Error: <message>"`` (``"Failed"`` without one)."""
     if result.success:
-        return str(result.output) if result.output else "Success"
+        return _str(result.output) if result.output else "Success"
     if result.error:
         return f"Error: {result.error.get('message', 'Unknown error')}"
     return "Failed"
