@@ -85,6 +85,8 @@ _NATIVE: Final = frozenset({str, int, float, bool, type(None)})
 and lists) is handed to handlers without a copy."""
 _JSON_DEPTH: Final = 200
 """Containers nested deeper than this are handed over as they are, not normalised."""
+_PLAIN_BUDGET: Final = 100_000
+"""Containers the plain-data check looks at before it gives up (and the data is copied)."""
 
 
 def _as_json(data: dict[str, Any]) -> dict[str, Any]:
@@ -94,40 +96,51 @@ def _as_json(data: dict[str, Any]) -> dict[str, Any]:
     kept, the very objects: plain data costs one look at each value and no copy. Never
     raises: a container that contains itself, or nesting past ``_JSON_DEPTH``, is kept as it
     is from there on; an object whose ``str()`` fails reads ``<unprintable TypeName>``."""
-    active: set[int] = set()
     for key, value in data.items():
-        if (value.__class__ not in _NATIVE and not _plain(value, active)) or (
-            key.__class__ is not str
-        ):
+        if (value.__class__ not in _NATIVE and not _plain(value)) or key.__class__ is not str:
+            active: set[int] = set()
             return {_json_key(k): _json(v, active) for k, v in data.items()}
     return data
 
 
-def _plain(value: object, active: set[int]) -> bool:
+def _plain(value: object) -> bool:
     """Whether ``value`` is JSON already: native scalars, ``list`` and ``dict`` with ``str``
-    keys, all the way down (``active``: the containers on the way here, to stop at a cycle)."""
+    keys, all the way down. Walked without recursion; past ``_PLAIN_BUDGET`` containers (a
+    cycle, or very large data) the answer is no, and the careful copy takes over."""
     cls = value.__class__
     if cls in _NATIVE:
         return True
     if cls is not dict and cls is not list:
         return False
-    ident = id(value)
-    if ident in active or len(active) >= _JSON_DEPTH:
-        return False
-    active.add(ident)
-    try:
-        if cls is dict:
-            mapping: dict[Any, Any] = value  # type: ignore[assignment]
-            for key, item in mapping.items():
-                if key.__class__ is not str or (
-                    item.__class__ not in _NATIVE and not _plain(item, active)
-                ):
+    native = _NATIVE
+    stack: list[Any] = [value]
+    budget = _PLAIN_BUDGET
+    while stack:
+        budget -= 1
+        if budget < 0:
+            return False
+        current = stack.pop()
+        if current.__class__ is dict:
+            for key, item in current.items():
+                kind = item.__class__
+                if key.__class__ is not str:
                     return False
-            return True
-        items: list[Any] = value  # type: ignore[assignment]
-        return all(item.__class__ in _NATIVE or _plain(item, active) for item in items)
-    finally:
-        active.discard(ident)
+                if kind in native:
+                    continue
+                if kind is dict or kind is list:
+                    stack.append(item)
+                else:
+                    return False
+        else:
+            for item in current:
+                kind = item.__class__
+                if kind in native:
+                    continue
+                if kind is dict or kind is list:
+                    stack.append(item)
+                else:
+                    return False
+    return True
 
 
 def _json(value: Any, active: set[int]) -> Any:
