@@ -128,7 +128,7 @@ def _amplifier_runtime_202(session: nox.Session) -> str | None:
     if not requirements and not all(a.exists() for a in archives):
         session.log(f"Amplifier's modules are not in {UPSTREAM}: loop-basic on 2.0.2 not run")
         return None
-    venv = Path(session.create_tmp()) / "amplifier-core-2.0.2-loop-basic"
+    venv = Path(session.create_tmp()).resolve() / "amplifier-core-2.0.2-loop-basic"
     python = venv / ("Scripts" if os.name == "nt" else "bin") / "python"
     if not python.exists():
         session.run("python", "-m", "venv", str(venv))
