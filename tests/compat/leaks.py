@@ -84,6 +84,7 @@ async def run(kind: str, workdir: Path, redaction: dict[str, Any]) -> dict[str, 
     session.coordinator.register_capability("session.working_dir", str(workdir))
     await session.initialize()
     tool_outputs: list[str] = []
+    result_types: list[str] = []
 
     async def injecting(event: str, data: dict[str, Any]) -> HookResult:
         """A hook whose own output holds a secret (say, a status line it read somewhere)."""
@@ -103,6 +104,7 @@ async def run(kind: str, workdir: Path, redaction: dict[str, Any]) -> dict[str, 
 
     async def observe(event: str, data: dict[str, Any]) -> HookResult:
         tool_outputs.append(json.dumps(data.get("result"), default=str))
+        result_types.append(type(data.get("result")).__name__)
         return HookResult()
 
     session.coordinator.hooks.register("tool:post", observe, priority=100, name="observe")
@@ -118,6 +120,7 @@ async def run(kind: str, workdir: Path, redaction: dict[str, Any]) -> dict[str, 
         "requests": requests,
         "log": log.read_text() if log.exists() else "",
         "tool_outputs": tool_outputs,
+        "result_types": result_types,
         "secrets": [GITHUB_TOKEN, SLACK_TOKEN],
     }
 

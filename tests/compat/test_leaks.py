@@ -81,6 +81,7 @@ def test_a_secret_in_a_file_bash_cats_reaches_neither(kernel: str, tmp_path: Pat
     injection holding a Slack token that loop-basic appends after reading the context."""
     report = _run(kernel, "tool-result", tmp_path)
     github, slack = report["secrets"]
+    assert report["result_types"] == ["str"]  # a hook reads loop-basic's result as its text
     assert len(report["requests"]) == 2, "the tool call did not come back to the model"
     after_tool = report["requests"][1]
     assert github not in after_tool
