@@ -6,15 +6,18 @@ The emit contract, in order of what happens:
    is ``continue`` with a copy of the data as given. Otherwise the data is copied, the
    registry's default fields are merged *under* it and ``timestamp`` (UTC, ISO 8601) is set
    by the registry: a caller's own ``timestamp`` is replaced, as amplifier-core 2.0.2 does.
+   Handlers then see the data as 2.0.2 hands it over, as JSON carries it (``json_data``, on
+   by default): what JSON cannot encode as ``str(value)``, a ``ToolResult`` as its text,
+   tuples as lists; values that already are JSON are passed on as they are, without a copy.
 2. Handlers subscribed to the event, exactly or through a pattern (``*``, ``tool:*``,
    ``*:error``), run one at a time: lower ``priority`` first, ties in registration order.
    Handlers may be sync or async.
 3. ``deny`` stops the chain and is returned as it is (with ``source`` naming the handler).
-4. ``modify`` with ``data`` replaces the data the next handler sees; so does the data of the
-   winning ``ask_user`` (the input it asks about). What the user is asked about is fixed at
-   that moment: a deep copy is taken, changes that handlers after the ask make (returned or
-   in place) are dropped with a warning, and the result carries that copy, so what runs is
-   what the user approved.
+4. ``modify`` with ``data`` replaces the data the next handler sees (made JSON-shaped the
+   same way); so does the data of the winning ``ask_user`` (the input it asks about). What
+   the user is asked about is fixed at that moment: a deep copy is taken, changes that
+   handlers after the ask make (returned or in place) are dropped with a warning, and the
+   result carries that copy, so what runs is what the user approved.
 5. The final result follows the precedence deny > ask_user > inject_context > continue;
    data that handlers modified comes back as ``continue`` carrying it (amplifier-core
    2.0.2's contract: the caller reads ``result.data``, always the final data after all
