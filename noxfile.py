@@ -8,6 +8,7 @@ Packages are found, not listed: ``core/``, ``util/``, ``cli/`` and ``modules/*/p
 from __future__ import annotations
 
 import os
+import re
 import tomllib
 from pathlib import Path
 
@@ -50,12 +51,24 @@ def package_tests(session: nox.Session, package: str) -> None:
     needs every runtime module it composes sessions from.
     """
     path = next(p for p in PACKAGES if p.name == package)
-    needs = PACKAGES if path == CLI else [CORE, UTIL, path]
+    needs = PACKAGES if path == CLI else [CORE, UTIL, *_workspace_dependencies(path), path]
     editable: list[str] = []
     for needed in dict.fromkeys(needs):
         editable += ["-e", str(needed)]
     session.install(*TEST_TOOLS, *editable)
     session.run("pytest", "-q", "--rootdir", str(ROOT), str(path / "tests"), *session.posargs)
+
+
+def _workspace_dependencies(package: Path) -> list[Path]:
+    """The workspace packages ``package``'s pyproject requires (hooks-logging needs
+    hooks-redaction), which are not on the package index."""
+    names = {
+        tomllib.loads((p / "pyproject.toml").read_text())["project"]["name"]: p for p in PACKAGES
+    }
+    project = tomllib.loads((package / "pyproject.toml").read_text())["project"]
+    requirements = project.get("dependencies", [])
+    wanted = [m.group() for r in requirements if (m := re.match(r"[A-Za-z0-9._-]+", r))]
+    return [names[name] for name in wanted if name in names and names[name] != package]
 
 
 @nox.session
