@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import base64
 import dataclasses
+import json
 import unicodedata
 from pathlib import Path
 from typing import Any
@@ -112,3 +113,17 @@ def test_every_control_format_and_separator_character_is_escaped() -> None:
         "a\\u202eb\\u2066c\\u2069\\u009b\\u200b\\udb40\\udc41"
     )
     assert visible("plain text, é, 日本, emoji 😀") == "plain text, é, 日本, emoji 😀"
+
+
+async def test_a_value_that_cannot_be_redacted_is_not_written_and_costs_only_itself(
+    tmp_path: Path,
+) -> None:
+    """Whatever the rules can or cannot read, the token never reaches the file; a value the
+    redaction fails on is replaced by a marker, and the record keeps its other values."""
+    data = {"command": "cat .env", "output": f"\ud83d TOKEN={GH}"}
+    text = await _logged(tmp_path, "tool:post", data, json_data=False)
+    assert GH not in text
+    record = json.loads(text)
+    assert record["data"]["command"] == "cat .env"
+    output = record["data"]["output"]
+    assert "__redaction_failed__" in output or "[REDACTED:github_token]" in output

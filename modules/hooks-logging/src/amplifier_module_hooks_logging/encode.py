@@ -12,7 +12,8 @@ Two encoders share one set of conversion rules:
 Given a ``redact`` function (hooks-redaction's rules, see ``hook.py``), every string is
 redacted before it is written: the data's own strings first, then whatever a conversion turns
 into text (bytes, paths, models, dataclasses ...). Should redaction itself fail, the value is
-not written: ``{"__redaction_failed__": "<error>"}`` stands in its place.
+not written: ``{"__redaction_failed__": "<error>"}`` stands in its place (for the top-level
+value it failed on; the others are written).
 
 Conversions (documented in the README):
 
@@ -188,8 +189,10 @@ class DataEncoder:
         if self._redact is not None:
             try:
                 data = self._redact(data)
-            except Exception as err:  # never write what could not be redacted
-                return self._plain.encode(_redaction_failed(err))
+            except Exception as err:  # never write what could not be redacted: each top-level
+                if not isinstance(data, Mapping):  # value on its own, so one costs only itself
+                    return self._plain.encode(_redaction_failed(err))
+                data = {key: self._redacted(value) for key, value in _items(data)}
         try:
             if not self._secrets.scan(data):
                 return self._fast(data)
