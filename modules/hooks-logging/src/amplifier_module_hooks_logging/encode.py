@@ -155,7 +155,12 @@ is none); walks dicts, lists and tuples."""
 
 
 def _redaction_failed(error: BaseException) -> dict[str, str]:
-    return {"__redaction_failed__": f"{type(error).__name__}: {error}"[:REPR_LIMIT]}
+    """The marker for a value redaction failed on: the error's type (and, for a Unicode
+    error, its reason and position), never its message, which may quote the value."""
+    why = type(error).__name__
+    if isinstance(error, UnicodeError):
+        why += f": {getattr(error, 'reason', '')} at {getattr(error, 'start', '?')}"
+    return {"__redaction_failed__": why}
 
 
 class DataEncoder:
