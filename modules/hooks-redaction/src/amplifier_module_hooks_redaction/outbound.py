@@ -133,7 +133,7 @@ class OutboundGuard:
             logger.debug("%s: redacted the request to provider %r: %s", MODULE_ID, provider, counts)
             return type(request).model_validate(redacted)
         except Exception as err:
-            problem = f"{type(err).__name__}: {err}"
+            problem = type(err).__name__  # its message may quote the request: not shown
             if self.fail_closed:
                 raise RedactionFailedError(
                     f"{MODULE_ID}: could not redact the request to provider {provider!r} "
