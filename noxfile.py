@@ -9,6 +9,7 @@ Packages are found, not listed: ``core/``, ``util/``, ``cli/`` and ``modules/*/p
 from __future__ import annotations
 
 import os
+import re
 import tomllib
 from pathlib import Path
 from typing import Any
@@ -52,12 +53,24 @@ def package_tests(session: nox.Session, package: str) -> None:
     needs every runtime module it composes sessions from.
     """
     path = next(p for p in PACKAGES if p.name == package)
-    needs = PACKAGES if path == CLI else [CORE, UTIL, path]
+    needs = PACKAGES if path == CLI else [CORE, UTIL, *_workspace_dependencies(path), path]
     editable: list[str] = []
     for needed in dict.fromkeys(needs):
         editable += ["-e", str(needed)]
     session.install(*TEST_TOOLS, *editable)
     session.run("pytest", "-q", "--rootdir", str(ROOT), str(path / "tests"), *session.posargs)
+
+
+def _workspace_dependencies(package: Path) -> list[Path]:
+    """The workspace packages ``package``'s pyproject requires (hooks-logging needs
+    hooks-redaction), which are not on the package index."""
+    names = {
+        tomllib.loads((p / "pyproject.toml").read_text())["project"]["name"]: p for p in PACKAGES
+    }
+    project = tomllib.loads((package / "pyproject.toml").read_text())["project"]
+    requirements = project.get("dependencies", [])
+    wanted = [m.group() for r in requirements if (m := re.match(r"[A-Za-z0-9._-]+", r))]
+    return [names[name] for name in wanted if name in names and names[name] != package]
 
 
 @nox.session
@@ -117,6 +130,31 @@ def _amplifier_runtime(session: nox.Session) -> list[str]:
     return [str(a) for a in archives]
 
 
+LEAK_HOOKS = [ROOT / "modules" / "hooks-redaction", ROOT / "modules" / "hooks-logging"]
+
+
+def _amplifier_runtime_202(session: nox.Session) -> str | None:
+    """An environment of amplifier-core 2.0.2 with Amplifier's runtime modules and our
+    hooks-redaction and hooks-logging (apart from the session's own, which holds our runtime
+    modules under the same module ids); its interpreter, or None when Amplifier's modules are
+    not available (said so)."""
+    requirements = os.environ.get("AMPLIFIER_MODULES_REQUIREMENTS", "").split()
+    archives = [UPSTREAM / f"amplifier-module-{name}.tar.gz" for name in AMPLIFIER_RUNTIME]
+    if not requirements and not all(a.exists() for a in archives):
+        session.log(f"Amplifier's modules are not in {UPSTREAM}: loop-basic on 2.0.2 not run")
+        return None
+    venv = Path(session.create_tmp()).resolve() / "amplifier-core-2.0.2-loop-basic"
+    python = venv / ("Scripts" if os.name == "nt" else "bin") / "python"
+    if not python.exists():
+        session.run("python", "-m", "venv", str(venv))
+    pip = [str(python), "-m", "pip", "install", "--quiet"]
+    session.run(*pip, "amplifier-core==2.0.2", "pytest>=8", external=True)
+    session.run(*pip, *_third_party([UTIL, *LEAK_HOOKS]), external=True)
+    editable = [f"-e{p}" for p in (UTIL, *LEAK_HOOKS)]
+    session.run(*pip, "--no-deps", *editable, *(requirements or map(str, archives)), external=True)
+    return str(python)
+
+
 @nox.session
 @nox.parametrize("kernel", ["amplifier-core", "ours"], ids=["amplifier-core", "ours"])
 def compat(session: nox.Session, kernel: str) -> None:
@@ -125,10 +163,13 @@ def compat(session: nox.Session, kernel: str) -> None:
     ``amplifier-core``: amplifier-core 2.0.2 from PyPI with our modules (never our kernel):
     each module's ``tests/test_upstream*.py``, each module's ``tests/test_contract.py`` (the
     structural and behavioral contract classes of 2.0.2's own ``amplifier_core.validation``)
-    and a whole session of our runtime and hook modules. ``ours``: our kernel and hook modules
-    with Amplifier's published runtime modules (loop-basic, context-simple, provider-mock,
-    tool-bash, tool-filesystem), installed from ``../shared/upstream`` or
-    ``AMPLIFIER_MODULES_REQUIREMENTS``: a whole session.
+    and a whole session of our runtime and hook modules; then, in a second environment of
+    2.0.2 with Amplifier's runtime modules and our hooks-redaction and hooks-logging, the
+    secrets that must reach neither the provider nor the log (``tests/compat/test_leaks.py``).
+    ``ours``: our kernel and hook modules with Amplifier's published runtime modules
+    (loop-basic, context-simple, provider-mock, tool-bash, tool-filesystem), installed from
+    ``../shared/upstream`` or ``AMPLIFIER_MODULES_REQUIREMENTS``: a whole session, and the
+    same secrets.
     """
     python = str(Path(session.bin) / "python")
     session.install("pytest>=8", "pytest-asyncio>=0.23")
@@ -140,10 +181,14 @@ def compat(session: nox.Session, kernel: str) -> None:
         files = sorted(str(p) for p in ROOT.glob("modules/*/tests/test_upstream*.py"))
         files.append(str(ROOT / "tests" / "compat" / "test_sessions.py"))
         env = {"AMPLIFIER_CORE_202_PYTHON": python}
+        runtime = _amplifier_runtime_202(session)
+        if runtime is not None:
+            files.append(str(ROOT / "tests" / "compat" / "test_leaks.py"))
+            env["AMPLIFIER_RUNTIME_202_PYTHON"] = runtime
     else:
         session.install("-e", str(CORE), "-e", str(UTIL), *(f"-e{m}" for m in HOOK_MODULES))
         session.install("--no-deps", *_amplifier_runtime(session))
-        files = [str(ROOT / "tests" / "compat" / "test_sessions.py")]
+        files = [str(ROOT / "tests" / "compat" / f"test_{n}.py") for n in ("sessions", "leaks")]
         env = {"AMPLIFIER_MODULES_PYTHON": python}
     session.run("pytest", "-q", "-p", "no:cacheprovider", *files, env=env)
     if kernel == "amplifier-core":

@@ -203,3 +203,41 @@ def test_tail_follow_prints_new_records_until_the_session_ends(tmp_path: Path) -
         out, err = process.communicate(timeout=30)
     assert process.returncode == 0, err
     assert out == ""  # nothing after session:end
+
+
+# Each of these changes how a terminal shows the text around it, or hides text: C1's CSI
+# (U+009B) starts an escape sequence, U+202E and U+2066..U+2069 reorder, U+200B hides, ESC
+# starts a colour, BEL rings.
+DECEIVING = (
+    "rm -rf \u202e/ fles.gnp\u202c \u2066x\u2069\u2067y\u2068z\u2069 \x9b31m \u200bok \x1b[2K\x07"
+)
+
+
+@pytest.mark.parametrize("command", ["show", "tail"])
+@pytest.mark.parametrize("as_json", [False, True])
+def test_invisible_and_reordering_characters_are_shown_as_escapes(
+    tmp_path: Path, command: str, as_json: bool
+) -> None:
+    log = tmp_path / "events.jsonl"
+    written = json.dumps(
+        {
+            "ts": "2026-01-31T12:00:00.123456+00:00",
+            "level": "info",
+            "event": "tool:pre\u202e",
+            "session_id": SESSION,
+            "data": {"tool_input": {"command": DECEIVING}},
+        },
+        ensure_ascii=False,
+    )
+    log.write_text(written + "\n", encoding="utf-8")
+    result = invoke("logs", command, str(log), *(["--json"] if as_json else []), "--full")
+    assert result.exit_code == 0, result.output
+    shown = result.stdout
+    for char in "\u202e\u202c\u2066\u2067\u2068\u2069\x9b\u200b\x1b\x07":
+        assert char not in shown, repr(char)
+    for escape in ("\\u202e", "\\u2066", "\\u2069", "\\u009b", "\\u200b", "\\u001b", "\\u0007"):
+        assert escape in shown, escape
+    if as_json:  # the line is still the record, character for character
+        assert json.loads(shown) == json.loads(written)
+    else:
+        assert "tool:pre\\u202e" in shown

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import copy
+import json
 import logging
 from collections.abc import Awaitable, Callable
 from datetime import UTC, datetime, timedelta
@@ -1185,7 +1186,7 @@ async def test_what_the_user_is_asked_about_is_a_private_copy_no_later_handler_c
 
 
 async def test_json_data_hands_handlers_what_json_would_carry() -> None:
-    """Opt-in, as amplifier-core 2.0.2's engine does it; by default handlers get the objects."""
+    """On by default, as amplifier-core 2.0.2's engine does it; off, handlers get the objects."""
     import datetime
     import decimal
 
@@ -1196,13 +1197,111 @@ async def test_json_data_hands_handlers_what_json_would_carry() -> None:
         return HookResult()
 
     given = {"when": datetime.date(2024, 1, 2), "cost": decimal.Decimal("1.50"), "pair": (1, 2)}
-    plain = HookRegistry()
-    plain.register("x:y", record)
-    await plain.emit("x:y", given)
+    objects = HookRegistry(json_data=False)
+    objects.register("x:y", record)
+    await objects.emit("x:y", given)
     assert seen[-1]["when"] is given["when"]
-    as_json = HookRegistry(json_data=True)
+    as_json = HookRegistry()
     as_json.register("x:y", record)
     await as_json.emit("x:y", given)
     assert {k: seen[-1][k] for k in given} == {"when": "2024-01-02", "cost": "1.50", "pair": [1, 2]}
     assert await as_json.emit_and_collect("x:y", given) == []
     assert seen[-1] == {"when": "2024-01-02", "cost": "1.50", "pair": [1, 2]}
+
+
+async def test_handlers_read_a_tool_result_as_2_0_2_hands_it_over() -> None:
+    """A ToolResult is the text 2.0.2's str() of it gives; paths, bytes, datetimes, sets and
+    other objects are str(), tuples lists, str/int subclasses their value, keys JSON keys."""
+    import datetime
+    import enum
+    from pathlib import PurePosixPath
+
+    from amplifier_core.models import ToolResult
+
+    class Level(enum.IntEnum):
+        HIGH = 3
+
+    seen: list[Data] = []
+
+    def record(event: str, data: Data) -> None:
+        seen.append(data)
+
+    registry = HookRegistry()
+    registry.register("tool:post", record)
+    given = {
+        "result": ToolResult(output="hello from the test file\n"),
+        "empty": ToolResult(output=""),
+        "failed": ToolResult(success=False, error={"message": "boom"}),
+        "bare_failure": ToolResult(success=False),
+        "nested": [{"path": PurePosixPath("/tmp/x"), "raw": b"ab"}, ("a", ("b",))],
+        "when": datetime.datetime(2024, 1, 2, 3, 4, 5, tzinfo=datetime.UTC),
+        "level": Level.HIGH,
+        "keys": {1: "one", None: "none", 2.5: "half", ("a", 1): "pair"},
+    }
+    result = await registry.emit("tool:post", given)
+    handed = seen[-1]
+    assert handed["result"] == "hello from the test file\n"
+    assert handed["empty"] == "Success"
+    assert handed["failed"] == "Error: boom"
+    assert handed["bare_failure"] == "Failed"
+    assert handed["nested"] == [{"path": "/tmp/x", "raw": "b'ab'"}, ["a", ["b"]]]
+    assert handed["when"] == "2024-01-02 03:04:05+00:00"
+    assert handed["level"] == 3
+    assert type(handed["level"]) is int
+    assert handed["keys"] == {"1": "one", "null": "none", "2.5": "half", "('a', 1)": "pair"}
+    assert result.data == handed
+
+
+async def test_plain_data_is_handed_over_without_a_copy_and_modified_data_is_normalised() -> None:
+    from pathlib import PurePosixPath
+
+    seen: list[Data] = []
+    plain = {"tool_input": {"command": "ls", "args": ["-l", 1, 2.5, True, None]}}
+
+    def modify(event: str, data: Data) -> HookResult:
+        return HookResult(action="modify", data={**data, "where": PurePosixPath("/w"), "t": (1,)})
+
+    def record(event: str, data: Data) -> None:
+        seen.append(data)
+
+    registry = HookRegistry()
+    registry.register("tool:pre", record, priority=-1)
+    registry.register("tool:pre", modify, priority=0)
+    registry.register("tool:pre", record, priority=1)
+    result = await registry.emit("tool:pre", plain)
+    assert seen[0]["tool_input"] is plain["tool_input"]  # JSON already: not copied
+    assert seen[1]["where"] == "/w"
+    assert seen[1]["t"] == [1]
+    assert result.data is not None
+    assert result.data["where"] == "/w"
+
+
+async def test_normalising_never_breaks_emit_on_cycles_depth_or_a_failing_str() -> None:
+    class Hostile:
+        def __str__(self) -> str:
+            raise RuntimeError("nope")
+
+    seen: list[Data] = []
+
+    def record(event: str, data: Data) -> None:
+        seen.append(data)
+
+    registry = HookRegistry()
+    registry.register("x:y", record)
+    looped: dict[str, Any] = {"obj": Hostile(), "pair": (1, 2)}
+    looped["self"] = looped
+    deep: list[Any] = []
+    tip = deep
+    for _ in range(5000):
+        tip.append([])
+        tip = tip[0]
+    tip.append(("end",))
+    result = await registry.emit("x:y", {"looped": looped, "deep": deep})
+    assert result.action == "continue"
+    handed = seen[-1]
+    assert handed["looped"]["obj"] == "<unprintable Hostile>"
+    assert handed["looped"]["pair"] == [1, 2]
+    assert handed["looped"]["self"] == "... (contains itself: cut)"
+    assert isinstance(handed["deep"], list)
+    json.dumps(handed)  # what a handler gets can be walked: cut past 200 levels, no cycle
+    assert "nested deeper than 200 levels: cut" in json.dumps(handed["deep"])

@@ -6,15 +6,18 @@ The emit contract, in order of what happens:
    is ``continue`` with a copy of the data as given. Otherwise the data is copied, the
    registry's default fields are merged *under* it and ``timestamp`` (UTC, ISO 8601) is set
    by the registry: a caller's own ``timestamp`` is replaced, as amplifier-core 2.0.2 does.
+   Handlers then see the data as 2.0.2 hands it over, as JSON carries it (``json_data``, on
+   by default): what JSON cannot encode as ``str(value)``, a ``ToolResult`` as its text,
+   tuples as lists; values that already are JSON are passed on as they are, without a copy.
 2. Handlers subscribed to the event, exactly or through a pattern (``*``, ``tool:*``,
    ``*:error``), run one at a time: lower ``priority`` first, ties in registration order.
    Handlers may be sync or async.
 3. ``deny`` stops the chain and is returned as it is (with ``source`` naming the handler).
-4. ``modify`` with ``data`` replaces the data the next handler sees; so does the data of the
-   winning ``ask_user`` (the input it asks about). What the user is asked about is fixed at
-   that moment: a deep copy is taken, changes that handlers after the ask make (returned or
-   in place) are dropped with a warning, and the result carries that copy, so what runs is
-   what the user approved.
+4. ``modify`` with ``data`` replaces the data the next handler sees (made JSON-shaped the
+   same way); so does the data of the winning ``ask_user`` (the input it asks about). What
+   the user is asked about is fixed at that moment: a deep copy is taken, changes that
+   handlers after the ask make (returned or in place) are dropped with a warning, and the
+   result carries that copy, so what runs is what the user approved.
 5. The final result follows the precedence deny > ask_user > inject_context > continue;
    data that handlers modified comes back as ``continue`` carrying it (amplifier-core
    2.0.2's contract: the caller reads ``result.data``, always the final data after all
@@ -46,7 +49,7 @@ from types import CoroutineType, ModuleType
 from typing import TYPE_CHECKING, Any, Final, Literal, Protocol, TypeAlias
 
 from . import events as _events
-from .models import ContextInjection, HookResult, UserMessage
+from .models import ContextInjection, HookResult, ToolResult, UserMessage
 
 if TYPE_CHECKING:
     from logging import Logger
@@ -82,27 +85,135 @@ _EMPTY_RESULT: Final = HookResult()
 _monotonic = time.monotonic
 
 
+_NATIVE: Final = frozenset({str, int, float, bool, type(None)})
+"""Value types JSON carries as they are; data made only of these (in dicts with ``str`` keys
+and lists) is handed to handlers without a copy."""
+_JSON_DEPTH: Final = 200
+"""Containers nested deeper than this reach handlers as :data:`_CUT` (and one inside itself as
+:data:`_CIRCULAR`): a handler that walks the data never meets a RecursionError."""
+_CUT: Final = "... (nested deeper than 200 levels: cut)"
+_CIRCULAR: Final = "... (contains itself: cut)"
+_PLAIN_BUDGET: Final = 100_000
+"""Containers the plain-data check looks at before it gives up (and the data is copied)."""
+
+
 def _as_json(data: dict[str, Any]) -> dict[str, Any]:
-    """``data`` as JSON carries it: tuples as lists, what JSON cannot hold as ``str()``."""
-    import json
+    """``data`` as amplifier-core 2.0.2 hands it to handlers: what JSON cannot encode as
+    ``str(value)`` (a ``ToolResult`` as 2.0.2's text of it, paths, bytes, dates, decimals,
+    models), tuples as lists, dict keys as JSON writes them. Values that already are JSON are
+    kept, the very objects: plain data costs one look at each value and no copy. Never
+    raises: a container that contains itself, or nesting past ``_JSON_DEPTH``, is cut there
+    with a marker; an object whose ``str()`` fails reads ``<unprintable TypeName>``."""
+    for key, value in data.items():
+        if (value.__class__ not in _NATIVE and not _plain(value)) or key.__class__ is not str:
+            active: set[int] = set()
+            return {_json_key(k): _json(v, active) for k, v in data.items()}
+    return data
 
+
+def _plain(value: object) -> bool:
+    """Whether ``value`` is JSON already: native scalars, ``list`` and ``dict`` with ``str``
+    keys, all the way down, nested at most ``_JSON_DEPTH`` deep. Walked without recursion;
+    past ``_PLAIN_BUDGET`` containers (a cycle, or very large data) the answer is no, and the
+    careful copy takes over."""
+    cls = value.__class__
+    if cls in _NATIVE:
+        return True
+    if cls is not dict and cls is not list:
+        return False
+    native = _NATIVE
+    stack: list[tuple[Any, int]] = [(value, 1)]
+    budget = _PLAIN_BUDGET
+    while stack:
+        budget -= 1
+        if budget < 0:
+            return False
+        current, depth = stack.pop()
+        if depth > _JSON_DEPTH:
+            return False
+        if current.__class__ is dict:
+            for key, item in current.items():
+                kind = item.__class__
+                if key.__class__ is not str:
+                    return False
+                if kind in native:
+                    continue
+                if kind is dict or kind is list:
+                    stack.append((item, depth + 1))
+                else:
+                    return False
+        else:
+            for item in current:
+                kind = item.__class__
+                if kind in native:
+                    continue
+                if kind is dict or kind is list:
+                    stack.append((item, depth + 1))
+                else:
+                    return False
+    return True
+
+
+def _json(value: Any, active: set[int]) -> Any:
+    """``value`` as ``json.loads(json.dumps(value, default=str))`` gives it back, except that
+    a ``ToolResult`` reads as in 2.0.2 and that nothing raises."""
+    cls = value.__class__
+    if cls in _NATIVE:
+        return value
+    if isinstance(value, dict | list | tuple):
+        ident = id(value)
+        if ident in active:
+            return _CIRCULAR
+        if len(active) >= _JSON_DEPTH:
+            return _CUT
+        active.add(ident)
+        try:
+            if isinstance(value, dict):
+                return {_json_key(k): _json(v, active) for k, v in value.items()}
+            return [_json(item, active) for item in value]
+        finally:
+            active.discard(ident)
+    if isinstance(value, str):  # a str subclass (StrEnum ...): its text, as json writes it
+        return str.__str__(value)
+    if isinstance(value, int):  # bool is native; IntEnum and other subclasses: the number
+        return int.__int__(value)
+    if isinstance(value, float):
+        return float.__float__(value)
+    if isinstance(value, ToolResult):
+        return _tool_result_text(value)
+    return _str(value)
+
+
+def _str(value: object) -> str:
     try:
-        decoded: dict[str, Any] = json.loads(json.dumps(data, default=str))
-    except RecursionError:  # nested too deep for JSON: handlers see it cut, with a marker
-        marker = "... (nested deeper than 200 levels: cut)"
-        decoded = json.loads(json.dumps(_cut_depth(data, 200, marker), default=str))
-    return decoded
+        return str(value)
+    except Exception:  # a broken __str__ must not break emit
+        return f"<unprintable {type(value).__name__}>"
 
 
-def _cut_depth(value: Any, limit: int, marker: str) -> Any:
-    """``value`` with containers deeper than ``limit`` levels replaced by ``marker``."""
-    if limit <= 0:
-        return marker if isinstance(value, dict | list | tuple) else value
-    if isinstance(value, dict):
-        return {k: _cut_depth(v, limit - 1, marker) for k, v in value.items()}
-    if isinstance(value, list | tuple):
-        return [_cut_depth(v, limit - 1, marker) for v in value]
-    return value
+def _json_key(key: object) -> str:
+    """A dict key as JSON writes it (``1`` -> ``"1"``, ``None`` -> ``"null"``); a key JSON
+    refuses (a tuple ...) as ``str(key)``, where 2.0.2 raises."""
+    if isinstance(key, str):
+        return str.__str__(key)
+    if key is None or isinstance(key, bool):
+        return "null" if key is None else ("true" if key else "false")
+    if isinstance(key, int):
+        return int.__repr__(key)
+    if isinstance(key, float):
+        return float.__repr__(key)
+    return _str(key)
+
+
+def _tool_result_text(result: ToolResult) -> str:
+    """A ``ToolResult`` as 2.0.2's ``str()`` of it reads, which is what its handlers get: the
+    output (``"Success"`` when empty), or ``"Error: <message>"`` (``"Failed"`` without one)."""
+    if result.success:
+        return _str(result.output) if result.output else "Success"
+    if result.error:
+        return f"Error: {result.error.get('message', 'Unknown error')}"
+    return "Failed"
+
 
 
 def _own_cancellation(error: BaseException) -> bool:
@@ -367,10 +478,12 @@ class HookRegistry:
     ORCHESTRATOR_COMPLETE: Final = _events.ORCHESTRATOR_COMPLETE
     USER_NOTIFICATION: Final = _events.USER_NOTIFICATION
 
-    def __init__(self, *, default_timeout: float | None = None, json_data: bool = False) -> None:
-        """``json_data``: handlers see the event data as JSON would carry it (every value
-        JSON cannot hold as ``str(value)``), as amplifier-core 2.0.2's engine hands it over;
-        off, they see the objects the emitter gave (and emit costs no encoding)."""
+    def __init__(self, *, default_timeout: float | None = None, json_data: bool = True) -> None:
+        """``json_data`` (on by default): handlers see the event data as amplifier-core
+        2.0.2's engine hands it over, as JSON carries it (every value JSON cannot hold as
+        ``str(value)``, a ``ToolResult`` as its text, tuples as lists), and so does the
+        result's ``data``; values that already are JSON are passed as they are, without a
+        copy. Off, handlers see the objects the emitter gave."""
         if default_timeout is not None and default_timeout <= 0:
             raise ValueError(
                 f"HookRegistry(default_timeout={default_timeout!r}): default_timeout must be "
@@ -597,7 +710,7 @@ class HookRegistry:
                     self._after_ask(ask, info, event)
                     continue
                 if result.data is not None:  # an ask may carry the input it asks about
-                    current = result.data
+                    current = _as_json(result.data) if self.json_data else result.data
                 if action == "ask_user":  # the first ask_user wins
                     ask = result
                     if ask.source is None:

@@ -83,7 +83,7 @@ class AmplifierSession:
         ):
             raise ValueError(f"session.hook_timeout: expected seconds > 0 or null, got {timeout!r}")
         hooks.default_timeout = timeout
-        hooks.json_data = bool(settings.get("json_event_data", False))
+        hooks.json_data = bool(settings.get("json_event_data", True))
         working_dir = settings.get("working_dir")
         if working_dir is not None:
             self.coordinator.register_capability("session.working_dir", str(working_dir))

@@ -36,6 +36,7 @@ def test_every_key_accepted() -> None:
         "exclude": ["tool:error"],
         "debug_events": ["tool:post"],
         "extra_events": ["my:event"],
+        "redact_values": False,
         "auto_discover": False,
         "redact_keys": ["ssn"],
         "bytes_format": "base64",
@@ -65,6 +66,20 @@ def test_ecosystem_aliases() -> None:
     assert config.path == "~/{session_id}.jsonl"
     assert config.exclude == ["llm:stream_*delta"]
     assert config.extra_events == ["skills:loaded"]
+
+
+def test_additional_events_is_merged_with_extra_events() -> None:
+    """Amplifier's foundation appends its names to ``additional_events`` in every logging
+    hook's config, also one that lists ``extra_events``: both are kept, each name once."""
+    config = parse_config(
+        {
+            "extra_events": ["my:event", "skills:loaded"],
+            "additional_events": ["skills:loaded", "session:config"],
+        }
+    )
+    assert config.extra_events == ["my:event", "skills:loaded", "session:config"]
+    with pytest.raises(ValueError, match="extra_events: expected a list"):
+        parse_config({"extra_events": ["a"], "additional_events": "session:config"})
 
 
 def test_config_is_frozen() -> None:

@@ -163,7 +163,9 @@ async def test_priority_key_orders_the_handler(
 async def test_the_logger_never_breaks_emit(
     make_coordinator: Any, log_path: str, read_jsonl: Reader
 ) -> None:
-    coordinator = make_coordinator()
+    # A kernel that hands handlers the emitter's objects (ours with json_data off): the logger
+    # meets them itself.
+    coordinator = make_coordinator(hooks=HookRegistry(json_data=False))
     cleanup = await mount(coordinator, {"path": log_path})
 
     class Hostile:
@@ -304,7 +306,7 @@ async def test_redact_keys_key(make_coordinator: Any, log_path: str, read_jsonl:
 async def test_bytes_format_key(
     make_coordinator: Any, log_path: str, read_jsonl: Reader, bytes_format: str
 ) -> None:
-    coordinator = make_coordinator()
+    coordinator = make_coordinator(hooks=HookRegistry(json_data=False))  # bytes reach us
     cleanup = await mount(coordinator, {"path": log_path, "bytes_format": bytes_format})
     await coordinator.hooks.emit("artifact:write", {"content": b"hi\xff"})
     await cleanup()

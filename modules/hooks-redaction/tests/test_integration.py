@@ -148,14 +148,15 @@ async def test_nothing_to_redact_continues_with_the_data_untouched() -> None:
     data = {
         "tool_name": "read_file",
         "tool_result": {"output": "version 1.2.3 built 2025-03-14T09:26:53.123456+00:00"},
-        "items": [("550e8400-e29b-41d4-a716-446655440000", 1718000000000)],
+        "items": [["550e8400-e29b-41d4-a716-446655440000", 1718000000000]],
     }
     before = copy.deepcopy(data)
     result = await coordinator.hooks.emit("tool:post", data)
     assert result.action == "continue"
     assert result.user_message is None
     assert data == before
-    # The handler after us got the kernel's copy of the very same values: nothing was rebuilt.
+    # The handler after us got the very same values (JSON already: the kernel copies nothing,
+    # and neither do we).
     assert seen[0]["tool_result"] is data["tool_result"]
     assert seen[0]["items"] is data["items"]
 

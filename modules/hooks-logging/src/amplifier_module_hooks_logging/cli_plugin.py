@@ -9,11 +9,13 @@ only the command line imports it, so click is needed only there. Which file is r
   (``$AMPLIFIER_HOME/projects/<project>/sessions/<session_id>/events.jsonl``, ``~/.amplifier``
   when ``AMPLIFIER_HOME`` is unset).
 
-Each record is printed on one line: time, level, event, and its data (session id and
-timestamp left out) cut to the terminal's width unless ``--full``; ``--json`` prints the raw
-lines. ``tail --follow`` goes on printing records as they are written, until a
-``session:end`` record or Ctrl-C. A line that is not a record is reported on standard error
-with its line number, and reading goes on.
+Each record is printed on one line: time, level, event, and its data (session id and timestamp
+left out) cut to the terminal's width unless ``--full``; ``--json`` prints the raw lines.
+Either way control characters, bidi overrides and isolates, C1 controls and zero-width
+characters are shown as ``\\uXXXX`` escapes (``visible.py``), so a line reads as what happened.
+``tail --follow`` goes on printing records as they are written, until a ``session:end`` record
+or Ctrl-C. A line that is not a record is reported on standard error with its line number, and
+reading goes on.
 """
 
 from __future__ import annotations
@@ -33,6 +35,7 @@ from amplifier_hooks_cli.hookspecs import hookimpl
 
 from .config import DEFAULT_PATH, LEVELS
 from .paths import PathTemplate
+from .visible import visible
 
 __all__ = ["find_log", "logs", "register_commands"]
 
@@ -160,15 +163,15 @@ class _Reader:
 
 def _render(raw: str, record: dict[str, Any], *, as_json: bool, full: bool, width: int) -> str:
     if as_json:
-        return raw
-    stamp = str(record.get("ts", ""))
+        return visible(raw)
+    stamp = visible(str(record.get("ts", "")))
     clock = stamp[11:23] if len(stamp) >= 23 else stamp
-    level = str(record.get("level", "?"))
-    event = str(record.get("event", "?"))
+    level = visible(str(record.get("level", "?")))
+    event = visible(str(record.get("event", "?")))
     data = record.get("data")
     if isinstance(data, dict):
         data = {k: v for k, v in data.items() if k not in _HIDDEN}
-    text = json.dumps(data, ensure_ascii=False, default=str)
+    text = visible(json.dumps(data, ensure_ascii=False, default=str))
     head = f"{clock}  {level:<7}  {event:<22}  "
     room = max(width - len(head), 20)
     if not full and len(text) > room:

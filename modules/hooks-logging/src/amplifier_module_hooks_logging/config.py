@@ -2,8 +2,10 @@
 
 Every key is documented in the README's config table. Unknown keys are rejected; a few names
 used by the Amplifier ecosystem's own logging hook are accepted as aliases
-(``session_log_template`` for ``path``, ``exclude_events`` for ``exclude``,
-``additional_events`` for ``extra_events``) so that existing bundles keep working.
+(``session_log_template`` for ``path``, ``exclude_events`` for ``exclude``) so that existing
+bundles keep working. ``additional_events``, the key Amplifier's foundation and application
+append their event names to in every logging hook's config, is merged with ``extra_events``
+when both are given (each name once, ``extra_events`` first).
 """
 
 from __future__ import annotations
@@ -13,7 +15,7 @@ from typing import Any, Final, Literal
 
 from amplifier_hooks_util.config_errors import validate_config
 from amplifier_hooks_util.state import TEMPLATE_FIELDS, check_template
-from pydantic import AliasChoices, BaseModel, ConfigDict, Field, field_validator
+from pydantic import AliasChoices, BaseModel, ConfigDict, Field, field_validator, model_validator
 
 __all__ = [
     "DEFAULT_PATH",
@@ -68,11 +70,13 @@ class LoggingConfig(BaseModel):
     debug_events: list[str] = Field(default_factory=list)
     """Event names or patterns treated as debug events, besides names containing ``:debug``."""
 
-    extra_events: list[str] = Field(
-        default_factory=list,
-        validation_alias=AliasChoices("extra_events", "additional_events"),
-    )
-    """Event names subscribed by name on kernels without wildcard subscriptions."""
+    extra_events: list[str] = Field(default_factory=list)
+    """Event names subscribed by name on kernels without wildcard subscriptions; with
+    ``additional_events`` (Amplifier's key) merged in."""
+
+    redact_values: bool = True
+    """Run hooks-redaction's rules over every string written (the data's own and the text
+    conversions make), besides masking the values of secret-looking keys."""
 
     auto_discover: bool = True
     """On kernels without wildcards, also subscribe the ``observability.events`` capability."""
@@ -97,6 +101,20 @@ class LoggingConfig(BaseModel):
 
     priority: int = -1000
     """Handler priority; low so that the record is taken before any handler can deny."""
+
+    @model_validator(mode="before")
+    @classmethod
+    def _merge_additional_events(cls, raw: Any) -> Any:
+        """``additional_events`` (Amplifier's key) and ``extra_events`` as one list."""
+        if not isinstance(raw, Mapping) or "additional_events" not in raw:
+            return raw
+        merged = {k: v for k, v in raw.items() if k != "additional_events"}
+        additional, extra = raw["additional_events"], raw.get("extra_events", [])
+        if isinstance(additional, list) and isinstance(extra, list):
+            merged["extra_events"] = list(dict.fromkeys([*extra, *additional]))
+        else:  # let the field's own check name the bad value
+            merged["extra_events"] = additional if isinstance(extra, list) else extra
+        return merged
 
     @field_validator("level", mode="before")
     @classmethod

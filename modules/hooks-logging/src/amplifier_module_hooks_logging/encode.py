@@ -9,6 +9,12 @@ Two encoders share one set of conversion rules:
   interpreter allows, a non-finite float, an odd dict key, a converter that raised), and it
   cannot fail: whatever it cannot convert is recorded as ``{"__unserializable__": ...}``.
 
+Given a ``redact`` function (hooks-redaction's rules, see ``hook.py``), every string is
+redacted before it is written: the data's own strings first, then whatever a conversion turns
+into text (bytes, paths, models, dataclasses ...). Should redaction itself fail, the value is
+not written: ``{"__redaction_failed__": "<error>"}`` stands in its place (for the top-level
+value it failed on; the others are written).
+
 Conversions (documented in the README):
 
 ================================  ==============================================
@@ -143,15 +149,32 @@ def _build_c_encoder(default: Callable[[Any], Any]) -> Callable[[Any], str] | No
     return encode if same else None
 
 
+Redact = Callable[[Any], Any]
+"""Returns its argument with every secret in its strings replaced (the same object when there
+is none); walks dicts, lists and tuples."""
+
+
+def _redaction_failed(error: BaseException) -> dict[str, str]:
+    """The marker for a value redaction failed on: the error's type (and, for a Unicode
+    error, its reason and position), never its message, which may quote the value."""
+    why = type(error).__name__
+    if isinstance(error, UnicodeError):
+        why += f": {getattr(error, 'reason', '')} at {getattr(error, 'start', '?')}"
+    return {"__redaction_failed__": why}
+
+
 class DataEncoder:
-    """Encodes event data to compact JSON text, masking secret-looking keys at any depth."""
+    """Encodes event data to compact JSON text, masking secret-looking keys at any depth and,
+    given ``redact``, secrets in every string."""
 
     def __init__(
         self,
         secrets: SecretKeys | None = None,
         bytes_format: Literal["utf8", "base64"] = "utf8",
+        redact: Redact | None = None,
     ) -> None:
         self._secrets = secrets if secrets is not None else SecretKeys()
+        self._redact = redact
         self._base64 = bytes_format == "base64"
         fast = _build_c_encoder(self._default)
         if fast is None:
@@ -168,6 +191,13 @@ class DataEncoder:
 
     def encode(self, data: Any) -> str:
         """Compact JSON text for ``data``; never raises."""
+        if self._redact is not None:
+            try:
+                data = self._redact(data)
+            except Exception as err:  # never write what could not be redacted: each top-level
+                if not isinstance(data, Mapping):  # value on its own, so one costs only itself
+                    return self._plain.encode(_redaction_failed(err))
+                data = {key: self._redacted(value) for key, value in _items(data)}
         try:
             if not self._secrets.scan(data):
                 return self._fast(data)
@@ -213,6 +243,11 @@ class DataEncoder:
         if isinstance(value, bytes | bytearray | memoryview):
             raw = bytes(value)
             if self._base64:
+                if self._redact is not None:  # redact the text; if that changed it, the
+                    text = raw.decode("utf-8", "backslashreplace")  # redacted text's bytes
+                    clean = self._redact(text)
+                    if clean is not text:
+                        raw = clean.encode("utf-8")
                 return {"__bytes__": base64.b64encode(raw).decode("ascii")}
             return raw.decode("utf-8", "backslashreplace")
         if isinstance(value, Enum):
@@ -241,10 +276,24 @@ class DataEncoder:
         try:
             converted = self.convert(value)
         except _Unconvertible:
-            return _unserializable(value)
+            return self._redacted(_unserializable(value))
+        if self._redact is not None:
+            try:
+                converted = self._redact(converted)
+            except Exception as err:
+                return _redaction_failed(err)
         if self._secrets.scan(converted):
             return self.sanitize(converted)
         return converted
+
+    def _redacted(self, value: Any) -> Any:
+        """``value`` with its strings redacted (when redaction is on); never raises."""
+        if self._redact is None:
+            return value
+        try:
+            return self._redact(value)
+        except Exception as err:
+            return _redaction_failed(err)
 
     # ------------------------------------------------------------------ careful walk
 
@@ -254,14 +303,16 @@ class DataEncoder:
 
     def _walk(self, value: Any, depth: int, active: set[int]) -> Any:
         kind = type(value)
-        if kind is str or kind is bool or value is None:
+        if kind is str:
+            return self._redacted(value)
+        if kind is bool or value is None:
             return value
         if kind is int:
             return _big_int(value)
         if kind is float:
             return _float(value)
         if isinstance(value, str):
-            return str.__str__(value)
+            return self._redacted(str.__str__(value))
         if isinstance(value, bool):
             return bool(value)
         if isinstance(value, int) and not isinstance(value, Enum):
@@ -290,7 +341,7 @@ class DataEncoder:
             try:
                 converted = self.convert(value)
             except _Unconvertible:
-                return _unserializable(value)
+                return self._redacted(_unserializable(value))
             except Exception as err:  # a container or model that fails to be read
                 return _failed(value, err)
             return self._walk(converted, depth + 1, active)

@@ -29,7 +29,7 @@ from .config import LoggingConfig
 from .encode import DataEncoder
 from .filters import DEBUG_EVENTS, EventFilter
 from .paths import PathTemplate
-from .redact import SecretKeys
+from .redact import SecretKeys, value_redactor
 from .subscribe import (
     declared_events,
     is_pattern,
@@ -66,7 +66,9 @@ class LoggingHook:
         self._filter = EventFilter.from_config(self.config)
         self._levels = self._filter.decisions
         self._encode = DataEncoder(
-            SecretKeys(self.config.redact_keys), self.config.bytes_format
+            SecretKeys(self.config.redact_keys),
+            self.config.bytes_format,
+            value_redactor() if self.config.redact_values else None,
         ).encode
         self._template = PathTemplate(self.config.path, working_dir=working_dir)
         self._writer = EventWriter(

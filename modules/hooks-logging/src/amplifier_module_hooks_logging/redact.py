@@ -1,4 +1,8 @@
-"""Which keys look secret, and a fast scan for them in event data.
+"""Which keys look secret, a fast scan for them in event data, and the value redactor.
+
+Every string written goes through hooks-redaction's rules (:func:`value_redactor`), whatever
+its key: a token under ``env: {GH_PAT: ...}`` or inside a ``curl -H 'Authorization: ...'``
+command in a module's config is redacted like one in a tool's output.
 
 A key is secret when one of the secret words is one of its words. Keys are split into words
 the way people write them: ``snake_case``, ``kebab-case``, ``dotted.names``, spaces and
@@ -13,10 +17,17 @@ Values under a secret key are masked whatever they hold, except numbers, boolean
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import Any, Final
 
-__all__ = ["BUILTIN_SECRET_WORDS", "MASK", "SCAN_DEPTH", "SecretKeys", "normalize_key"]
+__all__ = [
+    "BUILTIN_SECRET_WORDS",
+    "MASK",
+    "SCAN_DEPTH",
+    "SecretKeys",
+    "normalize_key",
+    "value_redactor",
+]
 
 #: Secret words that are always masked; ``redact_keys`` adds more.
 BUILTIN_SECRET_WORDS: Final[tuple[str, ...]] = (
@@ -31,6 +42,14 @@ BUILTIN_SECRET_WORDS: Final[tuple[str, ...]] = (
     "secret",
     "cookie",
     "credentials",
+    "credential",
+    "creds",
+    "passphrase",
+    "pass",
+    "pwd",
+    "pw",
+    "auth",
+    "pat",
 )
 
 #: What a masked value is replaced with.
@@ -105,3 +124,16 @@ class SecretKeys:
             ):
                 return True
         return False
+
+
+def value_redactor() -> Callable[[Any], Any]:
+    """hooks-redaction's default rules (secrets and PII) as a function over nested data: the
+    data back with every secret in its strings replaced, the same object when there is none."""
+    from amplifier_module_hooks_redaction import build_redactor, parse_config
+
+    redactor = build_redactor(parse_config(None))
+
+    def redact(data: Any) -> Any:
+        return redactor.redact(data)[0]
+
+    return redact

@@ -139,6 +139,8 @@ class RedactionConfig(BaseModel):
     notify_level: Literal["info", "warning", "error"] = "info"
     priority: int = -2000
     fail_closed: bool = False
+    guard_context: bool = True
+    guard_providers: bool = True
 
     @field_validator("allowlist", mode="before")
     @classmethod

@@ -5,6 +5,10 @@ with a redacted copy of the data, counts per rule under ``counts_key`` in that c
 ``user_message`` such as ``Redacted 3 secrets (github_token: 2, email: 1)``. If redaction itself
 fails, the handler logs it and continues, or, with ``fail_closed``, denies the event so that
 unredacted data never goes on.
+
+Mounted on a coordinator, the hook also guards what leaves for the model where no event
+carries it (``outbound.py``): at ``provider:request`` it redacts the mounted context's stored
+messages and wraps the mounted providers so that every request is redacted before it is sent.
 """
 
 from __future__ import annotations
@@ -16,6 +20,7 @@ from typing import Any
 from amplifier_core.models import HookResult
 
 from .config import DEFAULT_ALLOWED_PATHS, MODULE_ID, RedactionConfig
+from .outbound import OutboundGuard
 from .rules import BUILTIN_RULES, Rule, custom_rule
 from .scanner import TextRedactor
 from .walker import Redactor
@@ -69,12 +74,25 @@ _DEEP = f"[REDACTED: nested deeper than {_DEPTH} levels]"
 class RedactionHook:
     """The handler for every subscribed event, bound to one validated config."""
 
-    def __init__(self, config: RedactionConfig) -> None:
+    def __init__(self, config: RedactionConfig, coordinator: Any = None) -> None:
         self.config = config
         self.redactor = build_redactor(config)
+        self.outbound: OutboundGuard | None = None
+        if coordinator is not None and (config.guard_context or config.guard_providers):
+            self.outbound = OutboundGuard(
+                coordinator, self.redactor, fail_closed=config.fail_closed
+            )
+            if config.guard_providers:
+                self.outbound.guard_providers()
+
+    def release(self) -> None:
+        """Undo what the hook did outside the registry (the providers' wrappers)."""
+        if self.outbound is not None:
+            self.outbound.release()
 
     async def handle(self, event: str, data: dict[str, Any]) -> HookResult:
         """Redact ``data``; ``modify`` with counts if anything was found, else ``continue``."""
+        stored: dict[str, int] = {}
         try:
             try:
                 redacted, counts = self.redactor.redact(data)
@@ -82,6 +100,8 @@ class RedactionHook:
                 cut = _cut_depth(data, _DEPTH, _DEEP)
                 redacted, counts = self.redactor.redact(cut)
                 counts = {**counts, "nested_too_deep": counts.get("nested_too_deep", 0) + 1}
+            if event == "provider:request" and self.outbound is not None:
+                stored = await self._guard_outbound()
         except Exception as err:  # a failing redaction never breaks the session
             problem = f"{type(err).__name__}: {err}"
             logger.warning("%s: could not redact %s data: %s", MODULE_ID, event, problem)
@@ -93,7 +113,25 @@ class RedactionHook:
                 )
             return HookResult()
         if not counts:
+            if stored and self.config.notify:  # only the stored messages held secrets
+                return HookResult(
+                    user_message=summarize(stored),
+                    user_message_level=self.config.notify_level,
+                    user_message_source=MODULE_ID,
+                )
             return HookResult()
+        return self._modified(event, redacted, _merge_counts(stored, counts))
+
+    async def _guard_outbound(self) -> dict[str, int]:
+        """Guard providers mounted since, and redact the context's stored messages."""
+        assert self.outbound is not None
+        if self.config.guard_providers:
+            self.outbound.guard_providers()
+        if self.config.guard_context:
+            return await self.outbound.redact_context()
+        return {}
+
+    def _modified(self, event: str, redacted: Any, counts: dict[str, int]) -> HookResult:
         key = self.config.counts_key
         if key is not None:
             redacted[key] = _merge_counts(redacted.get(key), counts)

@@ -12,12 +12,13 @@ __all__ = ["mount"]
 
 
 async def mount(coordinator: Any, config: dict[str, Any] | None = None) -> Callable[[], None]:
-    """Register the redaction handler for each configured event on ``coordinator.hooks``.
+    """Register the redaction handler for each configured event on ``coordinator.hooks``,
+    and guard the mounted context and providers (``guard_context``, ``guard_providers``).
 
     Raises ValueError (``hooks-redaction: config: ...``) for a bad config. The returned
     function unregisters exactly the handlers this call registered.
     """
-    hook = RedactionHook(parse_config(config))
+    hook = RedactionHook(parse_config(config), coordinator)
     registry = coordinator.hooks
     priority = hook.config.priority
     unregisters = [
@@ -26,6 +27,7 @@ async def mount(coordinator: Any, config: dict[str, Any] | None = None) -> Calla
     ]
 
     def cleanup() -> None:
+        hook.release()
         for unregister in unregisters:
             if callable(unregister):
                 unregister()

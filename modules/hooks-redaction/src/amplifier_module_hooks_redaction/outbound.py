@@ -1,0 +1,168 @@
+"""What leaves for the model, redacted where it leaves: the context and the providers.
+
+An orchestrator may build a request from data no event carries (Amplifier's loop-basic adds
+the prompt to the context itself, ignores a ``prompt:submit`` modify, and its
+``provider:request`` carries no messages), and hooks' own injections join the request after
+the last event. Two guards cover that, both through what every kernel offers (amplifier-core
+2.0.2 and ours alike):
+
+* **the context**: at ``provider:request`` the mounted context manager's stored messages
+  (``coordinator.get("context")``, ``get_messages`` / ``set_messages``) are redacted in place,
+  so neither this request nor a saved transcript holds the secret;
+* **the providers**: each mounted provider's ``complete`` is wrapped (an attribute of that one
+  instance; cleanup removes it) so that the request it receives is redacted first. That is the
+  last door: ephemeral injections and anything an orchestrator appends after the context.
+
+A guard that cannot do its work says so (a warning naming the provider or the context); with
+``fail_closed`` the request is refused instead of sent.
+"""
+
+from __future__ import annotations
+
+import inspect
+import logging
+from collections.abc import Awaitable, Callable
+from typing import Any, Final
+
+from .config import MODULE_ID
+from .walker import Redactor
+
+__all__ = ["OutboundGuard", "RedactionFailedError"]
+
+logger = logging.getLogger(__name__)
+
+_WRAPPED: Final = "__hooks_redaction_original__"
+
+
+class RedactionFailedError(RuntimeError):
+    """Raised instead of sending a request that could not be redacted (``fail_closed``)."""
+
+
+async def _resolved(value: Any) -> Any:
+    return await value if inspect.isawaitable(value) else value
+
+
+class OutboundGuard:
+    """Redacts the mounted context's messages and every request the mounted providers get."""
+
+    def __init__(self, coordinator: Any, redactor: Redactor, *, fail_closed: bool) -> None:
+        self.coordinator = coordinator
+        self.redactor = redactor
+        self.fail_closed = fail_closed
+        self._wrapped: list[Any] = []
+        self._clean: dict[int, tuple[Any, Any]] = {}  # id -> (message, its content) seen clean
+
+    # ------------------------------------------------------------------ the context
+
+    async def redact_context(self) -> dict[str, int]:
+        """Redact the stored messages of the mounted context; counts per rule."""
+        context = self._mounted("context")
+        get = getattr(context, "get_messages", None)
+        put = getattr(context, "set_messages", None)
+        if context is None or not callable(get) or not callable(put):
+            return {}
+        messages = list(await _resolved(get()))
+        counts: dict[str, int] = {}
+        changed = False
+        clean: dict[int, tuple[Any, Any]] = {}
+        for index, message in enumerate(messages):
+            content = message.get("content") if isinstance(message, dict) else None
+            seen = self._clean.get(id(message))
+            if seen is not None and seen[0] is message and seen[1] is content:
+                clean[id(message)] = seen  # the very message, unchanged: scanned already
+                continue
+            redacted, found = self.redactor.redact(message)
+            if found:
+                for name, count in found.items():
+                    counts[name] = counts.get(name, 0) + count
+                messages[index] = redacted
+                changed = True
+            else:
+                clean[id(message)] = (message, content)
+        if changed:
+            await _resolved(put(messages))
+            logger.debug("%s: redacted the stored messages of the context: %s", MODULE_ID, counts)
+        self._clean = clean
+        return counts
+
+    # ------------------------------------------------------------------ the providers
+
+    def guard_providers(self) -> None:
+        """Wrap ``complete`` of every mounted provider not wrapped yet (cheap to repeat)."""
+        providers = self._mounted("providers")
+        if not isinstance(providers, dict):
+            return
+        for name, provider in providers.items():
+            complete = getattr(provider, "complete", None)
+            if complete is None or getattr(complete, _WRAPPED, None) is not None:
+                continue
+            guarded = self._guarded(str(name), complete)
+            try:
+                setattr(provider, "complete", guarded)  # noqa: B010 - this instance only
+            except Exception as err:
+                logger.warning(
+                    "%s: cannot guard provider %r (%s: %s); its requests are redacted only "
+                    "through the context and the events",
+                    MODULE_ID,
+                    name,
+                    type(err).__name__,
+                    err,
+                )
+                continue
+            self._wrapped.append(provider)
+
+    def _guarded(
+        self, name: str, complete: Callable[..., Awaitable[Any]]
+    ) -> Callable[..., Awaitable[Any]]:
+        async def redacting_complete(request: Any, *args: Any, **kwargs: Any) -> Any:
+            return await complete(self.redact_request(name, request), *args, **kwargs)
+
+        setattr(redacting_complete, _WRAPPED, complete)
+        return redacting_complete
+
+    def redact_request(self, provider: str, request: Any) -> Any:
+        """``request`` with every secret in it redacted (the same object when there is none);
+        a pydantic request is rebuilt from its redacted dump."""
+        try:
+            dump = getattr(request, "model_dump", None)
+            if not callable(dump):
+                return self.redactor.redact(request)[0]
+            redacted, counts = self.redactor.redact(dump())
+            if not counts:
+                return request
+            logger.debug("%s: redacted the request to provider %r: %s", MODULE_ID, provider, counts)
+            return type(request).model_validate(redacted)
+        except Exception as err:
+            problem = type(err).__name__  # its message may quote the request: not shown
+            if self.fail_closed:
+                raise RedactionFailedError(
+                    f"{MODULE_ID}: could not redact the request to provider {provider!r} "
+                    f"({problem}); not sent because fail_closed is set"
+                ) from err
+            logger.warning(
+                "%s: could not redact the request to provider %r (%s); sent as it is",
+                MODULE_ID,
+                provider,
+                problem,
+            )
+            return request
+
+    def release(self) -> None:
+        """Remove the wrappers this guard put on providers."""
+        for provider in self._wrapped:
+            current = getattr(provider, "complete", None)
+            if getattr(current, _WRAPPED, None) is not None:
+                try:
+                    delattr(provider, "complete")
+                except Exception:  # a provider that refuses: leave it guarded
+                    logger.debug("%s: could not unwrap a provider", MODULE_ID)
+        self._wrapped.clear()
+
+    def _mounted(self, mount_point: str) -> Any:
+        get = getattr(self.coordinator, "get", None)
+        if not callable(get):
+            return None
+        try:
+            return get(mount_point)
+        except Exception:  # a kernel without that mount point
+            return None
