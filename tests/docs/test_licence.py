@@ -21,6 +21,8 @@ def test_the_root_licence_is_mit() -> None:
 def test_each_package_carries_the_root_licence_in_its_sdist(package: Path) -> None:
     licence = package / "LICENSE"
     assert licence.is_file() and not licence.is_symlink(), f"{licence} is missing"
-    assert licence.read_text() == (ROOT / "LICENSE").read_text(), f"{licence} differs from ./LICENSE"
+    assert licence.read_text() == (ROOT / "LICENSE").read_text(), (
+        f"{licence} differs from ./LICENSE"
+    )
     project = tomllib.loads((package / "pyproject.toml").read_text())["project"]
     assert project.get("license") == "MIT", f"{package / 'pyproject.toml'}: license is not MIT"

@@ -215,7 +215,6 @@ def _tool_result_text(result: ToolResult) -> str:
     return "Failed"
 
 
-
 def _own_cancellation(error: BaseException) -> bool:
     """A ``CancelledError`` a handler raised itself, while the emitting task is not being
     cancelled (asyncio is loaded: this runs inside a coroutine)."""
