@@ -20,7 +20,8 @@ def test_the_root_licence_is_mit() -> None:
 @pytest.mark.parametrize("package", PACKAGES, ids=lambda p: str(p.relative_to(ROOT)))
 def test_each_package_carries_the_root_licence_in_its_sdist(package: Path) -> None:
     licence = package / "LICENSE"
-    assert licence.is_file() and not licence.is_symlink(), f"{licence} is missing"
+    assert licence.is_file(), f"{licence} is missing"
+    assert not licence.is_symlink(), f"{licence} is a link: an sdist would carry a dangling one"
     assert licence.read_text() == (ROOT / "LICENSE").read_text(), (
         f"{licence} differs from ./LICENSE"
     )

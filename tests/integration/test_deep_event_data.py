@@ -76,7 +76,7 @@ async def test_a_tool_output_nested_10000_deep_does_not_kill_the_session(
     assert "tool:post" in [record.get("event") for record in logged]
 
 
-async def test_the_kernels_json_view_of_deep_data_is_cut_not_a_crash() -> None:
+async def test_the_kernels_json_view_of_deep_data_is_not_a_crash() -> None:
     from amplifier_core.hooks import HookRegistry
     from amplifier_core.models import HookResult
 
@@ -90,7 +90,11 @@ async def test_the_kernels_json_view_of_deep_data_is_cut_not_a_crash() -> None:
     registry.register("tool:post", handler, name="observer")
     result = await registry.emit("tool:post", {"tool_name": "deep", "tool_result": nested(DEPTH)})
     assert result.action == "continue"
-    assert "nested deeper than 200 levels: cut" in json.dumps(seen[0])
+    depth, node = 0, seen[0]  # past 200 levels the data is handed over as it is, whole
+    while isinstance(node, dict | list) and node:
+        node = node.get("d", node.get("inner")) if isinstance(node, dict) else node[0]
+        depth += 1
+    assert depth >= DEPTH
 
 
 async def test_an_approved_input_nested_10000_deep_runs_as_approved(workspace: Path) -> None:

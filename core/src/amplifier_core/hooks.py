@@ -89,10 +89,8 @@ _NATIVE: Final = frozenset({str, int, float, bool, type(None)})
 """Value types JSON carries as they are; data made only of these (in dicts with ``str`` keys
 and lists) is handed to handlers without a copy."""
 _JSON_DEPTH: Final = 200
-"""Containers nested deeper than this reach handlers as :data:`_CUT` (and one inside itself as
-:data:`_CIRCULAR`): a handler that walks the data never meets a RecursionError."""
-_CUT: Final = "... (nested deeper than 200 levels: cut)"
-_CIRCULAR: Final = "... (contains itself: cut)"
+"""Containers nested deeper than this are handed over as they are, not normalised: what a
+handler returns with ``modify`` becomes the data, so nothing is cut away from it."""
 _PLAIN_BUDGET: Final = 100_000
 """Containers the plain-data check looks at before it gives up (and the data is copied)."""
 
@@ -102,8 +100,8 @@ def _as_json(data: dict[str, Any]) -> dict[str, Any]:
     ``str(value)`` (a ``ToolResult`` as 2.0.2's text of it, paths, bytes, dates, decimals,
     models), tuples as lists, dict keys as JSON writes them. Values that already are JSON are
     kept, the very objects: plain data costs one look at each value and no copy. Never
-    raises: a container that contains itself, or nesting past ``_JSON_DEPTH``, is cut there
-    with a marker; an object whose ``str()`` fails reads ``<unprintable TypeName>``."""
+    raises: a container that contains itself, or nesting past ``_JSON_DEPTH``, is kept as it
+    is from there on; an object whose ``str()`` fails reads ``<unprintable TypeName>``."""
     for key, value in data.items():
         if (value.__class__ not in _NATIVE and not _plain(value)) or key.__class__ is not str:
             active: set[int] = set()
@@ -113,24 +111,21 @@ def _as_json(data: dict[str, Any]) -> dict[str, Any]:
 
 def _plain(value: object) -> bool:
     """Whether ``value`` is JSON already: native scalars, ``list`` and ``dict`` with ``str``
-    keys, all the way down, nested at most ``_JSON_DEPTH`` deep. Walked without recursion;
-    past ``_PLAIN_BUDGET`` containers (a cycle, or very large data) the answer is no, and the
-    careful copy takes over."""
+    keys, all the way down. Walked without recursion; past ``_PLAIN_BUDGET`` containers (a
+    cycle, or very large data) the answer is no, and the careful copy takes over."""
     cls = value.__class__
     if cls in _NATIVE:
         return True
     if cls is not dict and cls is not list:
         return False
     native = _NATIVE
-    stack: list[tuple[Any, int]] = [(value, 1)]
+    stack: list[Any] = [value]
     budget = _PLAIN_BUDGET
     while stack:
         budget -= 1
         if budget < 0:
             return False
-        current, depth = stack.pop()
-        if depth > _JSON_DEPTH:
-            return False
+        current = stack.pop()
         if current.__class__ is dict:
             for key, item in current.items():
                 kind = item.__class__
@@ -139,7 +134,7 @@ def _plain(value: object) -> bool:
                 if kind in native:
                     continue
                 if kind is dict or kind is list:
-                    stack.append((item, depth + 1))
+                    stack.append(item)
                 else:
                     return False
         else:
@@ -148,7 +143,7 @@ def _plain(value: object) -> bool:
                 if kind in native:
                     continue
                 if kind is dict or kind is list:
-                    stack.append((item, depth + 1))
+                    stack.append(item)
                 else:
                     return False
     return True
@@ -162,15 +157,15 @@ def _json(value: Any, active: set[int]) -> Any:
         return value
     if isinstance(value, dict | list | tuple):
         ident = id(value)
-        if ident in active:
-            return _CIRCULAR
-        if len(active) >= _JSON_DEPTH:
-            return _CUT
+        if ident in active or len(active) >= _JSON_DEPTH:
+            return value  # a cycle, or too deep: as it is
         active.add(ident)
         try:
             if isinstance(value, dict):
                 return {_json_key(k): _json(v, active) for k, v in value.items()}
             return [_json(item, active) for item in value]
+        except Exception:  # a container subclass whose iteration fails: its text
+            return _str(value)
         finally:
             active.discard(ident)
     if isinstance(value, str):  # a str subclass (StrEnum ...): its text, as json writes it

@@ -236,14 +236,20 @@ class _Exploding(dict):  # type: ignore[type-arg]
 
 
 async def test_fail_closed_denies_when_redaction_itself_fails() -> None:
+    # A host that hands handlers its own objects (json_event_data: false; the kernel's JSON
+    # view would turn the exploding mapping into text first).
     data = {"output": _Exploding(a="b")}
-    closed = await emit({"fail_closed": True}, data)
+    coordinator, _ = await mounted({"fail_closed": True})
+    coordinator.hooks.json_data = False
+    closed = await coordinator.hooks.emit("tool:post", data)
     assert closed.action == "deny"
     assert closed.reason is not None
     assert closed.reason.startswith(
         "hooks-redaction: could not redact tool:post data (RuntimeError"
     )
-    opened = await emit(None, data)
+    coordinator, _ = await mounted(None)
+    coordinator.hooks.json_data = False
+    opened = await coordinator.hooks.emit("tool:post", data)
     assert opened.action == "continue"
 
 
