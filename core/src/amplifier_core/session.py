@@ -4,9 +4,10 @@ The session mounts the plan's orchestrator and context manager (both required), 
 providers, tools and hooks, through the :class:`~amplifier_core.loader.ModuleLoader`, and
 hands each ``execute(prompt)`` to the orchestrator. It fires ``session:fork`` at initialize for
 a child session, ``session:start`` (``session:resume`` when resumed) once before the first
-prompt, ``cancel:completed`` after a cancelled prompt and ``session:end`` at cleanup. Every
-other event belongs to the mounted modules. The shape and the behaviour are amplifier-core
-2.0.2's; see docs/architecture.md.
+prompt, followed by ``session:config`` with the whole plan (secrets masked) when
+``session.raw`` is true, ``cancel:completed`` after a cancelled prompt and ``session:end`` at
+cleanup. Every other event belongs to the mounted modules. The shape and the behaviour are
+amplifier-core 2.0.2's; see docs/architecture.md.
 """
 
 from __future__ import annotations
@@ -24,7 +25,7 @@ from .coordinator import ModuleCoordinator
 from .descriptions import SessionStatus
 from .loader import ModuleLoader
 from .models import HookResult
-from .session_data import end_data, opening_data, redacted
+from .session_data import end_data, opening_data, raw_plan
 
 __all__ = ["AmplifierSession"]
 
@@ -120,6 +121,10 @@ class AmplifierSession:
         if self._is_resumed and self.resumed_from:
             payload.update(self.resumed_from)
         result = await coordinator.hooks.emit(event, payload)
+        if (self.config.get("session") or {}).get("raw"):
+            await coordinator.hooks.emit(
+                ev.SESSION_CONFIG, {"session_id": self.session_id, "raw": raw_plan(self.config)}
+            )
         if not isinstance(result, HookResult) or result.action in ("deny", "ask_user"):
             return
         if result.action == "continue" and not result.user_message and not result.user_messages:
@@ -138,8 +143,6 @@ class AmplifierSession:
         extra: dict[str, Any] = {}
         if settings.get("metadata"):
             extra["metadata"] = settings["metadata"]
-        if settings.get("raw"):
-            extra["raw"] = redacted(self.config)
         return extra
 
     # -- prompts -------------------------------------------------------------------------
