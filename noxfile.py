@@ -19,6 +19,9 @@ UTIL = ROOT / "util"
 CLI = ROOT / "cli"
 MODULES = sorted(p.parent for p in ROOT.glob("modules/*/pyproject.toml"))
 PACKAGES = [CORE, *(p for p in (UTIL, CLI) if (p / "pyproject.toml").exists()), *MODULES]
+DROP_IN = ROOT / "compat" / "amplifier-core-dist"
+"""The distribution named ``amplifier-core`` (``2.0.2+hooks.N``) that depends on our kernel, so
+that Amplifier's packages never install amplifier-core 2.0.2 over it."""
 TEST_TOOLS = ["pytest>=8", "pytest-asyncio>=0.23", "hypothesis>=6.100", "ruff>=0.6", "mypy>=1.10"]
 
 nox.options.sessions = ["tests", "lint", "types", "compat", "upstream"]
@@ -199,6 +202,8 @@ def build(session: nox.Session) -> None:
     out = ROOT / "dist"
     for package in PACKAGES:
         session.run("python", "-m", "build", "--outdir", str(out), str(package), silent=True)
+    # The drop-in distribution named amplifier-core (no code, depends on amplifier-hooks-core).
+    session.run("python", "-m", "build", "--outdir", str(out), str(DROP_IN), silent=True)
     built = sorted(str(p) for p in out.glob("*") if p.suffix in (".whl", ".gz"))
     if len(built) < 2 * len(PACKAGES):
         session.error(f"expected a wheel and an sdist for {len(PACKAGES)} packages in {out}")
