@@ -225,10 +225,11 @@ def app(session: nox.Session) -> None:
     with their dependencies (the drop-in keeps pip from installing amplifier-core 2.0.2), and
     our hooks-logging, hooks-redaction and hooks-approval. The reference: the same on
     amplifier-core 2.0.2 from PyPI, in an environment of its own. ``tests/app/run_app.py``
-    runs the same commands on each (``version``, ``module list``, ``module show``, ``run``
-    with a tool call, ``session list``, ``run --resume``, ``tool list``, ``tool invoke``) and
-    times foundation's ``create_session`` and one turn in process; ``tests/app/compare_app.py``
-    compares them step by step and fails on any difference.
+    runs the same commands on each (``version``, ``module list``, ``module show``,
+    ``provider list``, ``run`` with a tool call, ``session list``, ``run --resume``,
+    ``tool list``, ``tool invoke``) and times foundation's ``create_session`` and one turn in
+    process; ``tests/app/compare_app.py`` compares them step by step and fails on any
+    difference.
     """
     application = _amplifier_app(session)
     runtime = _amplifier_runtime(session)

@@ -324,3 +324,25 @@ async def test_without_raw_there_is_no_session_config(plan: dict[str, Any]) -> N
     await session.cleanup()
 
     assert "session:config" not in [name for name, _ in seen]
+
+
+async def test_initialize_looks_up_initialize_session_on_its_module(
+    plan: dict[str, Any], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """2.0.2's own suite replaces ``amplifier_core._session_init.initialize_session`` to run a
+    session without modules; the session must call it through the module."""
+    from amplifier_core import _session_init
+
+    calls: list[tuple[str, str | None]] = []
+
+    async def fake(config: Any, coordinator: Any, session_id: str, parent_id: str | None) -> None:
+        calls.append((session_id, parent_id))
+
+    monkeypatch.setattr(_session_init, "initialize_session", fake)
+    session = AmplifierSession(plan, session_id="s-9", parent_id="p-1")
+    await session.initialize()
+
+    assert calls == [("s-9", "p-1")]
+    assert session.initialized
+    assert session.coordinator.get("orchestrator") is None  # nothing was mounted
+    await session.cleanup()

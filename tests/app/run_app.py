@@ -11,7 +11,8 @@ file naming provider-mock and a bundle (``bundle.yaml`` below) that mounts the m
 small ``read`` tool from ``tests/app/modules``. The three behaviours the application composes
 from GitHub fail fast offline (``AMPLIFIER_GIT_CLONE_TIMEOUT_S``).
 
-Steps: ``amplifier version``, ``module list``, ``module show tool-bash``, ``run`` (provider-mock
+Steps: ``amplifier version``, ``module list``, ``module show tool-bash``, ``provider list``
+(the provider picker lists modules with ``await loader.discover()`` too), ``run`` (provider-mock
 asks for ``read``, the tool answers, the hooks fire), the events hooks-logging wrote for it and
 the transcript the application saved, ``session list``, ``run --resume``, its events,
 ``tool list``, ``tool invoke read``; then foundation's ``create_session`` and one turn timed in
@@ -251,6 +252,7 @@ def run_steps(scenario: Scenario) -> list[Step]:
         scenario.run("version", "version"),
         scenario.run("module list", "module", "list", sort_lines=True),
         scenario.run("module show", "module", "show", "tool-bash"),
+        scenario.run("provider list", "provider", "list"),
         scenario.run("run", "run", "--bundle", scenario.bundle_uri, PROMPT),
     ]
     session_id = scenario.newest_session()

@@ -19,8 +19,8 @@ from collections.abc import Mapping
 from types import TracebackType
 from typing import Any, Self
 
+from . import _session_init
 from . import events as ev
-from ._session_init import initialize_session
 from .coordinator import ModuleCoordinator
 from .descriptions import SessionStatus
 from .loader import ModuleLoader
@@ -104,7 +104,10 @@ class AmplifierSession:
         a child."""
         if self._initialized:
             return
-        await initialize_session(self.config, self.coordinator, self.session_id, self.parent_id)
+        # Looked up on the module at each call, as 2.0.2 does: a test may patch it there.
+        await _session_init.initialize_session(
+            self.config, self.coordinator, self.session_id, self.parent_id
+        )
         self._initialized = True
         self._started_at = time.monotonic()
 
