@@ -297,7 +297,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--bin", type=Path, required=True, help="the environment's bin directory")
     parser.add_argument("--out", type=Path, required=True)
     parser.add_argument("--label", default="kernel")
-    parser.add_argument("--repeat", type=int, default=5, help="timed create_session + turn runs")
+    parser.add_argument("--repeat", type=int, default=20, help="timed create_session + turn runs")
     parser.add_argument(
         "--scratch",
         type=Path,
