@@ -258,7 +258,7 @@ async def test_the_working_dir_setting_becomes_the_capability_tools_read(
     assert session.coordinator.get_capability("session.working_dir") == str(tmp_path)
 
 
-async def test_a_raw_session_sends_its_redacted_plan_in_session_config_after_start(
+async def test_a_raw_session_sends_its_redacted_plan_in_session_config_before_each_prompt(
     plan: dict[str, Any],
 ) -> None:
     plan["session"]["raw"] = True
@@ -279,12 +279,21 @@ async def test_a_raw_session_sends_its_redacted_plan_in_session_config_after_sta
 
     session.coordinator.hooks.register("session:config", record, name="record config")
     await session.execute("hello")
+    await session.execute("again")
     await session.cleanup()
 
     names = [name for name, _ in seen]
-    assert names[:3] == ["session:start", "session:config", "prompt:submit"]
+    assert names == [
+        "session:start",
+        "session:config",
+        "prompt:submit",
+        "session:config",  # before every prompt, as 2.0.2 emits it
+        "prompt:submit",
+        "session:end",
+    ]
     assert "raw" not in seen[0][1]
-    [config] = configs
+    config = configs[0]
+    assert configs[1]["raw"] == config["raw"]
     assert set(config) == {"session_id", "parent_id", "raw", "timestamp"}
     assert config["session_id"] == session.session_id
     raw = config["raw"]

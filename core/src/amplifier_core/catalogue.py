@@ -352,9 +352,9 @@ _SPECS: Final[tuple[EventSpec, ...]] = (
         _events.SESSION_CONFIG,
         "Session lifecycle",
         summary="The whole mount plan of a session that asked for it (`session.raw`).",
-        when="Right after `session:start` (or `session:resume`) when the plan sets "
-        "`session.raw: true`, as amplifier-core 2.0.2 emits it (its `ALL_EVENTS` does not list "
-        "it). amplifier-foundation subscribes hooks-logging to it.",
+        when="Before every prompt when the plan sets `session.raw: true` (the first time right "
+        "after `session:start` or `session:resume`), as amplifier-core 2.0.2 emits it (its "
+        "`ALL_EVENTS` does not list it). amplifier-foundation subscribes hooks-logging to it.",
         emitter=_KERNEL,
         fields=(
             _req(

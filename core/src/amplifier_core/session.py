@@ -4,7 +4,7 @@ The session mounts the plan's orchestrator and context manager (both required), 
 providers, tools and hooks, through the :class:`~amplifier_core.loader.ModuleLoader`, and
 hands each ``execute(prompt)`` to the orchestrator. It fires ``session:fork`` at initialize for
 a child session, ``session:start`` (``session:resume`` when resumed) once before the first
-prompt, followed by ``session:config`` with the whole plan (secrets masked) when
+prompt, ``session:config`` with the whole plan (secrets masked) before every prompt when
 ``session.raw`` is true, ``cancel:completed`` after a cancelled prompt and ``session:end`` at
 cleanup. Every other event belongs to the mounted modules. The shape and the behaviour are
 amplifier-core 2.0.2's; see docs/architecture.md.
@@ -124,10 +124,6 @@ class AmplifierSession:
         if self._is_resumed and self.resumed_from:
             payload.update(self.resumed_from)
         result = await coordinator.hooks.emit(event, payload)
-        if (self.config.get("session") or {}).get("raw"):
-            await coordinator.hooks.emit(
-                ev.SESSION_CONFIG, {"session_id": self.session_id, "raw": raw_plan(self.config)}
-            )
         if not isinstance(result, HookResult) or result.action in ("deny", "ask_user"):
             return
         if result.action == "continue" and not result.user_message and not result.user_messages:
@@ -158,6 +154,10 @@ class AmplifierSession:
         if not self._started:
             self._started = True
             await self._opening()
+        if (self.config.get("session") or {}).get("raw"):  # before every prompt, as 2.0.2
+            await coordinator.hooks.emit(
+                ev.SESSION_CONFIG, {"session_id": self.session_id, "raw": raw_plan(self.config)}
+            )
         orchestrator = coordinator.get("orchestrator")
         if not orchestrator:
             raise RuntimeError("No orchestrator module mounted")
