@@ -335,19 +335,21 @@ async def test_without_raw_there_is_no_session_config(plan: dict[str, Any]) -> N
     assert "session:config" not in [name for name, _ in seen]
 
 
-async def test_initialize_looks_up_initialize_session_on_its_module(
-    plan: dict[str, Any], monkeypatch: pytest.MonkeyPatch
+@pytest.mark.parametrize("where", ["amplifier_core._session_init", "amplifier_core.session"])
+async def test_initialize_calls_initialize_session_where_2_0_2s_suites_replace_it(
+    plan: dict[str, Any], monkeypatch: pytest.MonkeyPatch, where: str
 ) -> None:
-    """2.0.2's own suite replaces ``amplifier_core._session_init.initialize_session`` to run a
-    session without modules; the session must call it through the module."""
-    from amplifier_core import _session_init
+    """2.0.2's suites replace ``initialize_session`` on ``amplifier_core.session`` (tests/) or on
+    ``amplifier_core._session_init`` (bindings/python/tests/) to run a session without
+    modules; the session calls the replacement either way."""
+    import importlib
 
     calls: list[tuple[str, str | None]] = []
 
     async def fake(config: Any, coordinator: Any, session_id: str, parent_id: str | None) -> None:
         calls.append((session_id, parent_id))
 
-    monkeypatch.setattr(_session_init, "initialize_session", fake)
+    monkeypatch.setattr(importlib.import_module(where), "initialize_session", fake)
     session = AmplifierSession(plan, session_id="s-9", parent_id="p-1")
     await session.initialize()
 
