@@ -1,8 +1,8 @@
 """Developer sessions for the workspace: tests, per-package tests, lint, types, bench, demo.
 
 ``nox`` with no arguments runs tests, lint, types, compat, upstream, otel (a session traced into
-a real Arize Phoenix) and build (the README's Quick start on the built wheels): the whole check
-that CI runs.
+a real Arize Phoenix), build (the README's Quick start on the built wheels) and app (Amplifier's
+own application on our kernel and on 2.0.2, compared): the whole check that CI runs.
 Packages are found, not listed: ``core/``, ``util/``, ``cli/`` and ``modules/*/pyproject.toml``.
 """
 
@@ -22,9 +22,12 @@ UTIL = ROOT / "util"
 CLI = ROOT / "cli"
 MODULES = sorted(p.parent for p in ROOT.glob("modules/*/pyproject.toml"))
 PACKAGES = [CORE, *(p for p in (UTIL, CLI) if (p / "pyproject.toml").exists()), *MODULES]
+DROP_IN = ROOT / "compat" / "amplifier-core-dist"
+"""The distribution named ``amplifier-core`` (``2.0.2+hooks.N``) that depends on our kernel, so
+that Amplifier's packages never install amplifier-core 2.0.2 over it."""
 TEST_TOOLS = ["pytest>=8", "pytest-asyncio>=0.23", "hypothesis>=6.100", "ruff>=0.6", "mypy>=1.10"]
 
-nox.options.sessions = ["tests", "lint", "types", "compat", "upstream", "otel", "build"]
+nox.options.sessions = ["tests", "lint", "types", "compat", "upstream", "otel", "build", "app"]
 nox.options.reuse_existing_virtualenvs = True
 nox.options.error_on_missing_interpreters = False
 
@@ -261,6 +264,76 @@ def _wheelhouse_requirements(packages: list[Path]) -> list[str]:
     return list(found)
 
 
+AMPLIFIER_APP = ["amplifier-foundation", "amplifier-app-cli"]
+APP_HOOKS = ["hooks-logging", "hooks-redaction", "hooks-approval"]
+
+
+def _amplifier_app(session: nox.Session) -> list[str]:
+    """Amplifier's application and foundation: pip requirements from the environment, else the
+    archives."""
+    requirements = os.environ.get("AMPLIFIER_APP_REQUIREMENTS", "").split()
+    if requirements:
+        return requirements
+    archives = [UPSTREAM / f"{name}.tar.gz" for name in AMPLIFIER_APP]
+    missing = [a.name for a in archives if not a.exists()]
+    if missing:
+        session.skip(
+            f"Amplifier's application is not available ({', '.join(missing)} not in {UPSTREAM}); "
+            "set AMPLIFIER_APP_REQUIREMENTS to pip requirements for amplifier-foundation and "
+            "amplifier-app-cli (git+https://github.com/microsoft/amplifier-app-cli@<commit> ...)"
+        )
+    return [str(a) for a in archives]
+
+
+@nox.session
+def app(session: nox.Session) -> None:
+    """Amplifier's own command-line application, offline, on our kernel and on 2.0.2, compared.
+
+    Ours (this session's environment): our kernel, the drop-in ``amplifier-core`` distribution,
+    then amplifier-foundation, amplifier-app-cli and Amplifier's reference modules installed
+    with their dependencies (the drop-in keeps pip from installing amplifier-core 2.0.2), and
+    our hooks-logging, hooks-redaction and hooks-approval. The reference: the same on
+    amplifier-core 2.0.2 from PyPI, in an environment of its own. ``tests/app/run_app.py``
+    runs the same commands on each (``version``, ``module list``, ``module show``,
+    ``provider list``, ``run`` with a tool call, ``session list``, ``run --resume``,
+    ``tool list``, ``tool invoke``) and times foundation's ``create_session`` and one turn in
+    process; ``tests/app/compare_app.py`` compares them step by step and fails on any
+    difference.
+    """
+    application = _amplifier_app(session)
+    runtime = _amplifier_runtime(session)
+    hooks = [str(ROOT / "modules" / name) for name in APP_HOOKS]
+    session.install("-e", str(CORE), "-e", str(UTIL), str(DROP_IN))
+    session.install(*application, *runtime, *(f"-e{h}" for h in hooks))
+    check = (
+        "import importlib.metadata as m, pathlib, sys, amplifier_core;"
+        "v = m.version('amplifier-core'); f = pathlib.Path(amplifier_core.__file__).resolve();"
+        f"ok = '+hooks.' in v and f.is_relative_to({str(CORE.resolve())!r});"
+        "print('amplifier-core', v, 'is', f); sys.exit(0 if ok else 1)"
+    )
+    session.run("python", "-c", check)  # the app's install kept our kernel
+
+    scratch = Path(session.create_tmp())
+    reference = scratch / "amplifier-core-2.0.2"
+    reference_bin = reference / ("Scripts" if os.name == "nt" else "bin")
+    if not (reference_bin / "amplifier").exists():
+        session.run("python", "-m", "venv", "--clear", str(reference))
+        session.run(
+            str(reference_bin / "python"), "-m", "pip", "install", "--quiet",
+            "amplifier-core==2.0.2", *application, *runtime, "-e", str(UTIL),
+            *(f"-e{h}" for h in hooks), external=True,
+        )  # fmt: skip
+    runner = ROOT / "tests" / "app" / "run_app.py"
+    results = {"2.0.2": scratch / "app-2.0.2.json", "ours": scratch / "app-ours.json"}
+    for label, bin_dir in (("2.0.2", reference_bin), ("ours", Path(session.bin))):
+        session.run(
+            "python", str(runner), "--bin", str(bin_dir), "--out", str(results[label]),
+            "--label", label, "--scratch", str(scratch / "scenario"), *session.posargs,
+        )  # fmt: skip
+    compare = ROOT / "tests" / "app" / "compare_app.py"
+    session.run("python", str(compare), str(results["2.0.2"]), str(results["ours"]))
+
+
 @nox.session
 def build(session: nox.Session) -> None:
     """A wheel and an sdist of every package into ``dist/``, each checked with ``twine check``;
@@ -271,8 +344,10 @@ def build(session: nox.Session) -> None:
     out = ROOT / "dist"
     for package in PACKAGES:
         session.run("python", "-m", "build", "--outdir", str(out), str(package), silent=True)
-    built = [str(p) for package in PACKAGES for p in _artifacts(package, out)]
-    if len(built) != 2 * len(PACKAGES):
+    # The drop-in distribution named amplifier-core (no code, depends on amplifier-hooks-core).
+    session.run("python", "-m", "build", "--outdir", str(out), str(DROP_IN), silent=True)
+    built = [str(p) for package in [*PACKAGES, DROP_IN] for p in _artifacts(package, out)]
+    if len(built) != 2 * (len(PACKAGES) + 1):
         session.error(f"expected a wheel and an sdist for {len(PACKAGES)} packages in {out}")
     session.run("twine", "check", "--strict", *built)
     session.run(

@@ -172,7 +172,7 @@ def test_discover_reads_installed_metadata_without_importing(
         group=DEFAULT_GROUP,
     )
 
-    specs = ModuleLoader(coordinator).discover()
+    specs = ModuleLoader(coordinator).discover_specs()
 
     one = specs["hooks-one"]
     assert (one.id, one.value, one.distribution, one.version) == (
@@ -196,7 +196,7 @@ def test_discover_only_sees_its_own_group(dists: Dists, coordinator: Coordinator
         group=f"{dists.group}-other",
     )
 
-    assert set(loader_for(coordinator, dists).discover()) == {"hooks-mine"}
+    assert set(loader_for(coordinator, dists).discover_specs()) == {"hooks-mine"}
 
 
 # -- mounting -------------------------------------------------------------------------

@@ -256,3 +256,104 @@ async def test_the_working_dir_setting_becomes_the_capability_tools_read(
     plan["session"]["working_dir"] = str(tmp_path)
     session = AmplifierSession(plan)
     assert session.coordinator.get_capability("session.working_dir") == str(tmp_path)
+
+
+async def test_a_raw_session_sends_its_redacted_plan_in_session_config_before_each_prompt(
+    plan: dict[str, Any],
+) -> None:
+    plan["session"]["raw"] = True
+    plan["providers"][0]["config"] = {
+        "api_key": "sk-live-1",
+        "openai_api_key": "sk-live-2",
+        "Token": "t",
+        "max_tokens": 100,
+        "headers": [{"authorization": "Bearer x"}],
+    }
+    session, seen = _session(plan)
+    configs: list[dict[str, Any]] = []
+
+    def record(event: str, data: dict[str, Any]) -> HookResult:
+        seen.append((event, data))
+        configs.append(data)
+        return HookResult()
+
+    session.coordinator.hooks.register("session:config", record, name="record config")
+    await session.execute("hello")
+    await session.execute("again")
+    await session.cleanup()
+
+    names = [name for name, _ in seen]
+    assert names == [
+        "session:start",
+        "session:config",
+        "prompt:submit",
+        "session:config",  # before every prompt, as 2.0.2 emits it
+        "prompt:submit",
+        "session:end",
+    ]
+    assert "raw" not in seen[0][1]
+    config = configs[0]
+    assert configs[1]["raw"] == config["raw"]
+    assert set(config) == {"session_id", "parent_id", "raw", "timestamp"}
+    assert config["session_id"] == session.session_id
+    raw = config["raw"]
+    assert raw["providers"][0]["config"] == {
+        "api_key": "[REDACTED]",
+        "openai_api_key": "[REDACTED]",
+        "Token": "[REDACTED]",
+        "max_tokens": 100,
+        "headers": [{"authorization": "[REDACTED]"}],
+    }
+    assert raw["session"]["raw"] is True
+    assert raw["session"]["metadata"] == {"team": "core"}
+    assert raw["tools"] == plan["tools"]
+    assert plan["providers"][0]["config"]["api_key"] == "sk-live-1"  # the plan is untouched
+
+
+async def test_a_resumed_raw_session_sends_session_config_after_resume(
+    plan: dict[str, Any],
+) -> None:
+    plan["session"]["raw"] = True
+    session, seen = _session(plan, is_resumed=True)
+    session.coordinator.hooks.register(
+        "session:config", lambda e, d: seen.append((e, d)), name="record config"
+    )
+    await session.execute("hello")
+    await session.cleanup()
+
+    assert [name for name, _ in seen][:2] == ["session:resume", "session:config"]
+
+
+async def test_without_raw_there_is_no_session_config(plan: dict[str, Any]) -> None:
+    session, seen = _session(plan)
+    session.coordinator.hooks.register(
+        "session:config", lambda e, d: seen.append((e, d)), name="record config"
+    )
+    await session.execute("hello")
+    await session.cleanup()
+
+    assert "session:config" not in [name for name, _ in seen]
+
+
+@pytest.mark.parametrize("where", ["amplifier_core._session_init", "amplifier_core.session"])
+async def test_initialize_calls_initialize_session_where_2_0_2s_suites_replace_it(
+    plan: dict[str, Any], monkeypatch: pytest.MonkeyPatch, where: str
+) -> None:
+    """2.0.2's suites replace ``initialize_session`` on ``amplifier_core.session`` (tests/) or on
+    ``amplifier_core._session_init`` (bindings/python/tests/) to run a session without
+    modules; the session calls the replacement either way."""
+    import importlib
+
+    calls: list[tuple[str, str | None]] = []
+
+    async def fake(config: Any, coordinator: Any, session_id: str, parent_id: str | None) -> None:
+        calls.append((session_id, parent_id))
+
+    monkeypatch.setattr(importlib.import_module(where), "initialize_session", fake)
+    session = AmplifierSession(plan, session_id="s-9", parent_id="p-1")
+    await session.initialize()
+
+    assert calls == [("s-9", "p-1")]
+    assert session.initialized
+    assert session.coordinator.get("orchestrator") is None  # nothing was mounted
+    await session.cleanup()

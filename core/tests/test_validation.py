@@ -169,6 +169,29 @@ async def test_what_was_mounted_is_checked(tmp_path: Path) -> None:
     assert "no key" in _failed(failed)["protocol_compliance"]
 
 
+async def test_a_tools_input_schema_is_reported_as_2_0_2_reports_it(tmp_path: Path) -> None:
+    def schema_checks() -> list[tuple[bool, str, str]]:
+        return [(c.passed, c.severity, c.message) for c in result.checks if c.name == name]
+
+    name = "tool_input_schema"
+    result = await ToolValidator().validate(_module(tmp_path, TOOL, "tool"))
+    assert schema_checks() == [(True, "info", "Tool.input_schema returns dict with 1 properties")]
+    names = [c.name for c in result.checks]
+    assert names.index("tool_description") < names.index(name) < names.index("tool_execute")
+
+    no_schema = TOOL.replace('    input_schema = {"type": "object"}\n', "")
+    result = await ToolValidator().validate(_module(tmp_path, no_schema, "tool"))
+    assert schema_checks() == [(True, "info", "Tool.input_schema returns dict with 0 properties")]
+
+    listed = TOOL.replace('input_schema = {"type": "object"}', 'input_schema = ["type"]')
+    result = await ToolValidator().validate(_module(tmp_path, listed, "tool"))
+    assert schema_checks() == [
+        (False, "warning", "Tool.input_schema should return a dict, got list")
+    ]
+    assert result.passed
+    assert [c.name for c in result.warnings] == [name]
+
+
 async def test_on_session_ready_must_be_async_and_take_the_coordinator(tmp_path: Path) -> None:
     sync = HOOK + "\ndef on_session_ready(coordinator):\n    pass\n"
     result = await HookValidator().validate(_module(tmp_path, sync))

@@ -158,7 +158,9 @@ async def _scenario(tmp_path: Path) -> Seen:
                 "backoff_max": 0.002,
             },
         )
-        bundle = make_bundle(session={"context_max_tokens": 400}, providers=[http], hooks=hooks)
+        bundle = make_bundle(
+            session={"context_max_tokens": 400, "raw": True}, providers=[http], hooks=hooks
+        )
         session = AgentSession(
             bundle,
             workspace=workspace,

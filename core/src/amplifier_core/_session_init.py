@@ -174,9 +174,9 @@ async def initialize_session(
         if settings.get("metadata"):
             payload["metadata"] = settings["metadata"]
         if settings.get("raw"):
-            from .session_data import redacted
+            from .session_data import raw_plan
 
-            payload["raw"] = redacted(dict(config))
+            payload["raw"] = raw_plan(config)
         await coordinator.hooks.emit(events.SESSION_FORK, payload)
     logger.info("Session %s initialized", session_id)
 

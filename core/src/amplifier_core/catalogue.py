@@ -349,6 +349,23 @@ _SPECS: Final[tuple[EventSpec, ...]] = (
         ),
     ),
     _event(
+        _events.SESSION_CONFIG,
+        "Session lifecycle",
+        summary="The whole mount plan of a session that asked for it (`session.raw`).",
+        when="Before every prompt when the plan sets `session.raw: true` (the first time right "
+        "after `session:start` or `session:resume`), as amplifier-core 2.0.2 emits it (its "
+        "`ALL_EVENTS` does not list it). amplifier-foundation subscribes hooks-logging to it.",
+        emitter=_KERNEL,
+        fields=(
+            _req(
+                "raw",
+                "dict[str, Any]",
+                "A copy of the mount plan with the value of every secret key (`api_key`, "
+                "`token`, `password` ..., and keys ending in one) replaced by `[REDACTED]`.",
+            ),
+        ),
+    ),
+    _event(
         _events.SESSION_FORK,
         "Session lifecycle",
         summary="A child session was created from this one.",

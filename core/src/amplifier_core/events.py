@@ -51,6 +51,7 @@ __all__ = [
     "PROVIDER_THROTTLE",
     "PROVIDER_TOOL_SEQUENCE_REPAIRED",
     "SESSION_CHECKPOINT",
+    "SESSION_CONFIG",
     "SESSION_END",
     "SESSION_FORK",
     "SESSION_RESUME",
@@ -71,6 +72,7 @@ SESSION_END: Final = "session:end"
 SESSION_FORK: Final = "session:fork"
 SESSION_RESUME: Final = "session:resume"
 SESSION_CHECKPOINT: Final = "session:checkpoint"
+SESSION_CONFIG: Final = "session:config"
 
 # Prompt lifecycle
 PROMPT_SUBMIT: Final = "prompt:submit"
@@ -188,9 +190,11 @@ _UPSTREAM_EVENTS: Final[tuple[str, ...]] = (
     MODULE_LOAD_FAILED,
 )
 
-#: Every canonical event this kernel knows: the upstream 43 plus the three app-cli events.
+#: Every canonical event this kernel knows: the upstream 43, ``session:config`` (which 2.0.2
+#: emits without listing it) and the three app-cli events.
 ALL_EVENTS: Final[list[str]] = [
     *_UPSTREAM_EVENTS,
+    SESSION_CONFIG,
     SESSION_CHECKPOINT,
     PROVIDER_SWITCH,
     MEMORY_UPDATE,

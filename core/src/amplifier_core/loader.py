@@ -20,18 +20,26 @@ from dataclasses import dataclass, field
 from fnmatch import fnmatchcase
 from pathlib import Path
 from types import ModuleType
-from typing import Any, Final, Literal, Protocol
+from typing import TYPE_CHECKING, Any, Final, Literal, Protocol
 
 import importlib_metadata
 
 from . import events
+from ._module_types import MODULES_ENV, module_type_of, validate_at_load
+from ._module_types import discover_directory as _discover_directory
+from ._module_types import module_info as _module_info
 from .errors import LoadStage, ModuleLoadError
+
+if TYPE_CHECKING:
+    from .descriptions import ModuleInfo
 
 __all__ = [
     "ALLOW_ENV",
     "CONFIG_SCHEMA_ATTR",
     "DEFAULT_GROUP",
     "DENY_ENV",
+    "MODULES_ENV",
+    "SOURCE_RESOLVER",
     "STRICT_ENV",
     "FailureStage",
     "HookEmitter",
@@ -43,6 +51,7 @@ __all__ = [
     "ModuleValidationError",
     "MountedModule",
     "discover_modules",
+    "module_type_of",
 ]
 
 logger = logging.getLogger(__name__)
@@ -54,6 +63,9 @@ what ``validate`` checks a bundle's config against without mounting."""
 STRICT_ENV: Final = "AMPLIFIER_MODULES_STRICT"
 ALLOW_ENV: Final = "AMPLIFIER_MODULES_ALLOW"
 DENY_ENV: Final = "AMPLIFIER_MODULES_DENY"
+SOURCE_RESOLVER: Final = "module-source-resolver"
+"""The mount point where an application (amplifier-foundation) mounts the object that maps a
+module id to the directory to load it from; a module it maps is validated before it mounts."""
 
 FailureStage = Literal["resolve", "import", "mount", "on_session_ready", "cleanup"]
 
@@ -253,8 +265,10 @@ class ModuleLoader:
     :param allow: module ids or patterns allowed; ``None`` reads ``AMPLIFIER_MODULES_ALLOW``.
     :param deny: module ids or patterns denied; ``None`` reads ``AMPLIFIER_MODULES_DENY``.
     :param group: the entry-point group to discover.
-    :param search_paths: taken, as amplifier-core 2.0.2's loader takes it, and not read: modules
-        are found by entry point, by source, or as importable ``amplifier_module_<id>``.
+    :param search_paths: directories :meth:`discover` lists ``amplifier-module-<id>``
+        directories from (``AMPLIFIER_MODULES`` when ``None``), as amplifier-core 2.0.2's does;
+        modules are mounted by entry point, by source, through the coordinator's
+        ``module-source-resolver``, or as importable ``amplifier_module_<id>``.
     """
 
     def __init__(
@@ -268,6 +282,7 @@ class ModuleLoader:
         group: str = DEFAULT_GROUP,
     ) -> None:
         self._coordinator = coordinator
+        self._search_paths = [Path(p) for p in search_paths] if search_paths else None
         self.group = group
         self.strict = _env_flag(STRICT_ENV) if strict is None else strict
         self.allow, self._allow_label = _patterns(allow, ALLOW_ENV, "the allow list")
@@ -317,6 +332,8 @@ class ModuleLoader:
             raise ValueError(f"Module '{module_id}': {reason}")
         raw = self._loaded_modules.get(module_id)
         if raw is None:
+            raw = await self._mount_from_resolver(module_id, source_hint, config)
+        if raw is None:
             raw = self._raw_mount(module_id, source_hint)
             self._loaded_modules[module_id] = raw
         bound = dict(config or {})
@@ -344,6 +361,94 @@ class ModuleLoader:
 
     def clear_on_session_ready_queue(self) -> None:
         self._on_session_ready_queue.clear()
+
+    async def _mount_from_resolver(
+        self,
+        module_id: str,
+        source_hint: str | Mapping[str, Any] | None,
+        config: Mapping[str, Any] | None,
+    ) -> Callable[..., Any] | None:
+        """The mount function of the directory the ``module-source-resolver`` maps
+        ``module_id`` to, after validation; ``None`` without a resolver or when it does not
+        know the module (then the entry point is used, as 2.0.2 does).
+
+        :raises ModuleValidationError: the module in that directory fails validation.
+        """
+        try:
+            spec = await self._resolve_through_resolver(module_id, source_hint, config)
+        except _LoadFailure as failure:
+            if isinstance(failure.error, ModuleValidationError):
+                raise failure.error from None
+            raise ValueError(f"Module '{module_id}': {failure.cause}") from failure
+        if spec is None:
+            return None
+        try:
+            module, mount = self._import(spec)
+        except _LoadFailure as failure:
+            raise ValueError(f"Module '{module_id}': {failure.cause}") from failure
+        raw = _with_ready(mount, module, module_id)
+        self._loaded_modules[module_id] = raw
+        return raw
+
+    async def _resolve_through_resolver(
+        self, module_id: str, source: Any, config: Mapping[str, Any] | None
+    ) -> ModuleSpec | None:
+        """Where the coordinator's ``module-source-resolver`` puts ``module_id``, validated
+        (as 2.0.2's loader does); ``None`` without a resolver or when it does not know the
+        module (its ``ModuleNotFoundError``)."""
+        resolver = self._source_resolver()
+        if resolver is None:
+            return None
+        reason = self._filtered(module_id)
+        if reason is not None:
+            raise _LoadFailure("resolve", reason)
+        from .module_sources import ModuleNotFoundError as SourceNotFoundError
+
+        try:
+            if hasattr(resolver, "async_resolve"):
+                found = await resolver.async_resolve(
+                    module_id, source_hint=source, profile_hint=source
+                )
+            else:
+                found = resolver.resolve(module_id, source_hint=source, profile_hint=source)
+            path = Path(found.resolve())
+        except SourceNotFoundError as err:
+            logger.debug("module %r: the source resolver does not know it (%s)", module_id, err)
+            return None
+        except Exception as err:
+            raise _LoadFailure("resolve", _describe(err), error=err) from err
+        origin = str(found)
+        logger.info("[module:mount] %s from %s", module_id, origin)
+        try:
+            package = await validate_at_load(module_id, path, dict(config or {}))
+        except ModuleValidationError as err:
+            spec = ModuleSpec(id=module_id, value="", group=self.group, source=str(path))
+            raise _LoadFailure(
+                "import", str(err), spec=spec, error=err, location=str(path)
+            ) from err
+        except Exception as err:
+            spec = ModuleSpec(id=module_id, value="", group=self.group, source=str(path))
+            raise _LoadFailure("import", _describe(err), spec=spec, error=err) from err
+        if package is None:
+            raise _LoadFailure("resolve", f"no amplifier_module_* package in {path}")
+        return ModuleSpec(
+            id=module_id,
+            value=f"{package.name}:mount",
+            group=self.group,
+            source=str(path),
+            path=str(package.parent),
+        )
+
+    def _source_resolver(self) -> Any:
+        """The ``module-source-resolver`` mounted on the coordinator, or ``None``."""
+        coordinator = self._coordinator
+        getter = getattr(coordinator, "get", None) if coordinator is not None else None
+        if getter is None:
+            return None
+        try:
+            return getter(SOURCE_RESOLVER)
+        except Exception:  # a coordinator without that mount point
+            return None
 
     def _raw_mount(
         self, module_id: str, source_hint: str | Mapping[str, Any] | None
@@ -403,7 +508,33 @@ class ModuleLoader:
 
     # -- discovery ---------------------------------------------------------------------
 
-    def discover(self, *, refresh: bool = False) -> dict[str, ModuleSpec]:
+    async def discover(self) -> list[ModuleInfo]:
+        """Every module found, as amplifier-core 2.0.2's ``discover`` lists them: each entry
+        point of the group, then each ``amplifier-module-<id>`` directory in the search paths
+        (``AMPLIFIER_MODULES``, colon-separated, when the loader was given none).
+
+        The type comes from the id (see :func:`module_type_of`) or, for a directory, from its
+        package's ``__amplifier_module_type__``; ``name``, ``version`` and ``description`` are
+        2.0.2's placeholders (``"Hooks Logging"``, ``"1.0.0"``, ``"Module: hooks-logging"``).
+        The entry points are read from metadata, nothing is imported;
+        :meth:`discover_specs` gives where each one comes from.
+        """
+        found = [_module_info(ep.name, module_type_of(ep.name)) for ep in self._entry_points()]
+        paths: Iterable[str | os.PathLike[str]] = self._search_paths or [
+            p for p in os.environ.get(MODULES_ENV, "").split(":") if p
+        ]
+        for path in paths:
+            found.extend(_discover_directory(Path(path)))
+        return found
+
+    def _entry_points(self) -> list[Any]:
+        try:
+            return list(importlib_metadata.entry_points(group=self.group))
+        except Exception as err:  # broken metadata must not break a listing
+            logger.warning("could not read the entry points of group %r: %s", self.group, err)
+            return []
+
+    def discover_specs(self, *, refresh: bool = False) -> dict[str, ModuleSpec]:
         """Module id -> :class:`ModuleSpec` for every entry point in the group.
 
         Reads distribution metadata only; no module is imported. The first distribution on
@@ -480,7 +611,9 @@ class ModuleLoader:
         """
         settings = dict(config or {})
         try:
-            spec = self._resolve(module_id, source, base_dir)
+            spec = await self._resolve_through_resolver(module_id, source, settings)
+            if spec is None:
+                spec = self._resolve(module_id, source, base_dir)
             module, mount_fn = self._import(spec)
             cleanup = await self._call_mount(spec, mount_fn, settings)
         except _LoadFailure as failure:
@@ -563,7 +696,7 @@ class ModuleLoader:
         base_dir: str | os.PathLike[str] | None,
     ) -> ModuleSpec:
         remote = source is not None and _REMOTE.match(source.strip()) is not None
-        specs = self.discover() if source is None or remote else {}
+        specs = self.discover_specs() if source is None or remote else {}
         spec = specs.get(module_id)
         reason = self._filtered(module_id)
         if reason is not None:
@@ -684,7 +817,7 @@ class ModuleLoader:
         if callable(result):
             cleanup: Callable[[], Any] = result
             return cleanup
-        logger.warning(
+        logger.debug(
             "mount() of module %r returned a %s, not a cleanup callable; it is ignored",
             spec.id,
             type(result).__name__,

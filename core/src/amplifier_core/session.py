@@ -4,9 +4,10 @@ The session mounts the plan's orchestrator and context manager (both required), 
 providers, tools and hooks, through the :class:`~amplifier_core.loader.ModuleLoader`, and
 hands each ``execute(prompt)`` to the orchestrator. It fires ``session:fork`` at initialize for
 a child session, ``session:start`` (``session:resume`` when resumed) once before the first
-prompt, ``cancel:completed`` after a cancelled prompt and ``session:end`` at cleanup. Every
-other event belongs to the mounted modules. The shape and the behaviour are amplifier-core
-2.0.2's; see docs/architecture.md.
+prompt, ``session:config`` with the whole plan (secrets masked) before every prompt when
+``session.raw`` is true, ``cancel:completed`` after a cancelled prompt and ``session:end`` at
+cleanup. Every other event belongs to the mounted modules. The shape and the behaviour are
+amplifier-core 2.0.2's; see docs/architecture.md.
 """
 
 from __future__ import annotations
@@ -18,15 +19,18 @@ from collections.abc import Mapping
 from types import TracebackType
 from typing import Any, Self
 
+from . import _session_init
 from . import events as ev
 from ._session_init import initialize_session
 from .coordinator import ModuleCoordinator
 from .descriptions import SessionStatus
 from .loader import ModuleLoader
 from .models import HookResult
-from .session_data import end_data, opening_data, redacted
+from .session_data import end_data, opening_data, raw_plan
 
 __all__ = ["AmplifierSession"]
+
+_INITIALIZE = initialize_session
 
 logger = logging.getLogger(__name__)
 
@@ -103,7 +107,12 @@ class AmplifierSession:
         a child."""
         if self._initialized:
             return
-        await initialize_session(self.config, self.coordinator, self.session_id, self.parent_id)
+        # amplifier-core 2.0.2's suites replace initialize_session on this module or on
+        # _session_init to run a session without modules: either replacement is called.
+        initialize = initialize_session
+        if initialize is _INITIALIZE:
+            initialize = _session_init.initialize_session
+        await initialize(self.config, self.coordinator, self.session_id, self.parent_id)
         self._initialized = True
         self._started_at = time.monotonic()
 
@@ -138,8 +147,6 @@ class AmplifierSession:
         extra: dict[str, Any] = {}
         if settings.get("metadata"):
             extra["metadata"] = settings["metadata"]
-        if settings.get("raw"):
-            extra["raw"] = redacted(self.config)
         return extra
 
     # -- prompts -------------------------------------------------------------------------
@@ -152,6 +159,10 @@ class AmplifierSession:
         if not self._started:
             self._started = True
             await self._opening()
+        if (self.config.get("session") or {}).get("raw"):  # before every prompt, as 2.0.2
+            await coordinator.hooks.emit(
+                ev.SESSION_CONFIG, {"session_id": self.session_id, "raw": raw_plan(self.config)}
+            )
         orchestrator = coordinator.get("orchestrator")
         if not orchestrator:
             raise RuntimeError("No orchestrator module mounted")

@@ -14,7 +14,7 @@ import os
 from collections.abc import Mapping
 from typing import Any, Final
 
-__all__ = ["end_data", "opening_data", "redacted"]
+__all__ = ["end_data", "opening_data", "raw_plan", "redacted"]
 
 _SECRET_WORDS: Final = ("key", "token", "secret", "password", "authorization")
 
@@ -29,6 +29,33 @@ def redacted(value: Any) -> Any:
     if isinstance(value, list):
         return [redacted(v) for v in value]
     return value
+
+
+def raw_plan(config: Mapping[str, Any]) -> Any:
+    """The plan ``session:config`` carries (``session.raw``): a copy with the value of each key
+    amplifier-core 2.0.2 masks (``SENSITIVE_KEYS``: ``api_key``, ``token``, ``password`` ...)
+    replaced by ``[REDACTED]``, and of each key ending in one of them (``openai_api_key``,
+    ``github-token``), which 2.0.2 would send as it is."""
+    return _mask(dict(config))
+
+
+def _mask(value: Any) -> Any:
+    if isinstance(value, dict):
+        return {k: "[REDACTED]" if _sensitive(k) else _mask(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_mask(v) for v in value]
+    return value
+
+
+def _sensitive(key: Any) -> bool:
+    if not isinstance(key, str):
+        return False
+    from .utils.truncate import SENSITIVE_KEYS
+
+    lowered = key.lower()
+    return lowered in SENSITIVE_KEYS or any(
+        lowered.endswith(("_" + name, "-" + name)) for name in SENSITIVE_KEYS
+    )
 
 
 def _entry(entry: Any) -> dict[str, Any]:
