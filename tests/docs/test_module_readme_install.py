@@ -72,6 +72,9 @@ async def main():
     print(result.data["tool_result"]["output"])
 
 asyncio.run(main())
+import os, sys
+sys.stdout.flush()
+os._exit(0)  # amplifier-core 2.0.2's engine may crash while the interpreter shuts down
 """
 
 

@@ -140,7 +140,12 @@ def test_the_same_tests_run_on_amplifier_core_202(tmp_path: Path) -> None:
         project,
         PYTHONPATH=str(project / "src"),
     )  # fmt: skip
-    assert done.returncode == 0, done.stdout + done.stderr
+    # amplifier-core 2.0.2's engine may crash while the interpreter shuts down, after pytest
+    # has reported ("Fatal Python error: PyGILState_Release"): the report is what counts then
+    crashed_at_exit = done.returncode < 0 and "Fatal Python error" in done.stderr
+    assert done.returncode == 0 or crashed_at_exit, done.stdout + done.stderr
+    assert "failed" not in done.stdout
+    assert "error" not in done.stdout.lower()
     # 2.0.2's behavioral class has one test more than ours; none is skipped
     assert re.search(r"\b(8|9) passed\b", done.stdout), done.stdout
     assert "skipped" not in done.stdout
