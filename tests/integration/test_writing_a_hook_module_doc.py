@@ -6,8 +6,8 @@ util and core (non-editable) and pytest:
 
 1. ``pytest tests/test_contract.py`` in the project, nothing of it installed: the contract
    tests find ``src/my_hooks`` through the pyproject's entry point and pass;
-2. ``pip install .`` (not editable) and ``pytest``: every test passes, the contract tests on
-   the installed copy, with no warning;
+2. ``pip install ".[test]"`` (not editable, as the page says) and ``pytest``: every test
+   passes, the contract tests on the installed copy, with no warning;
 3. a project whose pyproject names no module: the contract tests fail with one line saying
    why, never skip.
 
@@ -99,7 +99,7 @@ def test_the_package_installs_as_written_and_its_tests_pass(
     fresh_python: Path, tmp_path: Path
 ) -> None:
     project = _project(tmp_path / "my-hooks")
-    done = _run([str(fresh_python), "-m", "pip", "install", "-q", "."], project)
+    done = _run([str(fresh_python), "-m", "pip", "install", "-q", ".[test]"], project)
     assert done.returncode == 0, done.stdout + done.stderr
     done = _run([str(fresh_python), "-m", "pytest", "-q", "-W", "error"], project)
     assert done.returncode == 0, done.stdout + done.stderr
