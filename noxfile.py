@@ -37,6 +37,10 @@ def _install_workspace(session: nox.Session) -> None:
     editable: list[str] = []
     for package in PACKAGES:
         editable += ["-e", str(package)]
+    session.log(
+        f"installing {len(PACKAGES)} packages of this workspace, editable "
+        f"({', '.join(p.name for p in PACKAGES)}), and the test tools; a first run takes a minute"
+    )
     session.install(*TEST_TOOLS, *editable)
 
 
@@ -60,6 +64,8 @@ def package_tests(session: nox.Session, package: str) -> None:
     editable: list[str] = []
     for needed in dict.fromkeys(needs):
         editable += ["-e", str(needed)]
+    names = ", ".join(p.name for p in dict.fromkeys(needs))
+    session.log(f"installing {names}, editable, and the test tools")
     session.install(*TEST_TOOLS, *editable)
     session.run("pytest", "-q", "--rootdir", str(ROOT), str(path / "tests"), *session.posargs)
 
@@ -177,6 +183,7 @@ def compat(session: nox.Session, kernel: str) -> None:
     python = str(Path(session.bin) / "python")
     session.install("pytest>=8", "pytest-asyncio>=0.23")
     if kernel == "amplifier-core":
+        session.log("installing amplifier-core 2.0.2 from PyPI, util and every module of ours")
         session.install("amplifier-core==2.0.2", "-e", str(UTIL) + "[http]")
         for module in MODULES:
             session.install("--no-deps", "-e", str(module))
@@ -189,6 +196,7 @@ def compat(session: nox.Session, kernel: str) -> None:
             files.append(str(ROOT / "tests" / "compat" / "test_leaks.py"))
             env["AMPLIFIER_RUNTIME_202_PYTHON"] = runtime
     else:
+        session.log("installing our kernel and hook modules, then Amplifier's runtime modules")
         session.install("-e", str(CORE), "-e", str(UTIL), *(f"-e{m}" for m in HOOK_MODULES))
         session.install("--no-deps", *_amplifier_runtime(session))
         files = [str(ROOT / "tests" / "compat" / f"test_{n}.py") for n in ("sessions", "leaks")]
@@ -220,6 +228,9 @@ def upstream(session: nox.Session) -> None:
     reference = scratch / "amplifier-core-2.0.2"
     reference_python = reference / ("Scripts" if os.name == "nt" else "bin") / "python"
     if not reference_python.exists():
+        session.log(
+            f"installing amplifier-core 2.0.2 from PyPI in its own environment, {reference}"
+        )
         session.run("python", "-m", "venv", str(reference))
         session.run(
             str(reference_python),
@@ -342,6 +353,7 @@ def build(session: nox.Session) -> None:
     empty virtual environment (``tests/packaging/quickstart_from_wheels.py``)."""
     session.install("build>=1.2", "twine>=5")
     out = ROOT / "dist"
+    session.log(f"building a wheel and an sdist of {len(PACKAGES)} packages into {out}")
     for package in PACKAGES:
         session.run("python", "-m", "build", "--outdir", str(out), str(package), silent=True)
     # The drop-in distribution named amplifier-core (no code, depends on amplifier-hooks-core).
@@ -350,6 +362,7 @@ def build(session: nox.Session) -> None:
     if len(built) != 2 * (len(PACKAGES) + 1):
         session.error(f"expected a wheel and an sdist for {len(PACKAGES)} packages in {out}")
     session.run("twine", "check", "--strict", *built)
+    session.log("adding the wheels of their third-party requirements to dist/")
     session.run(
         "python", "-m", "pip", "wheel", "--quiet", "--wheel-dir", str(out),
         *_wheelhouse_requirements(PACKAGES),

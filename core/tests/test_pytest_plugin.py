@@ -95,6 +95,21 @@ def test_async_tests_run_in_a_project_with_no_configuration(tmp_path: Any) -> No
     done = _pytest_in(tmp_path)
     assert done.returncode == 0, done.stdout + done.stderr
     assert "1 passed" in done.stdout
+    # pytest-asyncio's warning about an unset asyncio_default_fixture_loop_scope never shows
+    assert "asyncio_default_fixture_loop_scope" not in done.stdout + done.stderr
+    assert "warning" not in done.stdout.lower()
+
+
+def test_a_project_that_chose_a_fixture_loop_scope_keeps_it(tmp_path: Any) -> None:
+    (tmp_path / "test_author.py").write_text(
+        AUTHOR_TEST
+        + "\n\ndef test_scope(pytestconfig):\n"
+        + "    assert pytestconfig.getini('asyncio_default_fixture_loop_scope') == 'module'\n"
+    )
+    (tmp_path / "pytest.ini").write_text("[pytest]\nasyncio_default_fixture_loop_scope = module\n")
+    done = _pytest_in(tmp_path)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "2 passed" in done.stdout
 
 
 def test_a_project_that_chose_an_asyncio_mode_keeps_it(tmp_path: Any) -> None:

@@ -60,7 +60,7 @@ from .scripts import bundle_script, script_prompts
 from .session import AgentSession
 from .terminal_approval import TerminalApprovalSystem
 
-__all__ = ["DEMO_BUNDLE", "DEMO_SCRIPT", "run_demo"]
+__all__ = ["DEMO_BUNDLE", "DEMO_SCRIPT", "new_repository", "run_demo"]
 
 DEMO_DATA: Final = Path(__file__).with_name("demo_data")
 DEMO_BUNDLE: Final = DEMO_DATA / "demo-bundle.yaml"
@@ -141,6 +141,24 @@ def _make_repository(workspace: Path) -> str:
     return "a git repository: branch main, 1 commit"
 
 
+def new_repository(workspace: Path) -> str:
+    """``git init`` in ``workspace`` (branch main, the user's git config left out, the
+    session's ``.amplifier/`` state excluded); say what the workspace is now, for ``run``'s
+    "created workspace" line."""
+    git = shutil.which("git")
+    if git is None:
+        return "not a git repository: git is not installed"
+    verb, args = _GIT_STEPS[0]
+    failed = _git(git, workspace, verb, args)
+    if failed:
+        return f"not a git repository: {failed}"
+    exclude = workspace / ".git" / "info" / "exclude"  # the session's own state is not work
+    exclude.parent.mkdir(parents=True, exist_ok=True)
+    with exclude.open("a", encoding="utf-8") as file:
+        file.write(".amplifier/\n")
+    return "a new git repository, branch main"
+
+
 def _audit_path(bundle: Bundle, session: AgentSession) -> Path | None:
     """Where hooks-approval of ``bundle`` writes its audit log in ``session`` (None: nowhere)."""
     entry = next((h for h in bundle.hooks if h.module == "hooks-approval"), None)
@@ -168,7 +186,12 @@ async def run_demo(console: Console, *, keep: bool = False, bundle_path: Path | 
         _seed(workspace)
         repository = await asyncio.to_thread(_make_repository, workspace)
         display = ConsoleDisplay(console)
-        approvals = TerminalApprovalSystem(policy="deny", interactive=False, console=console)
+        approvals = TerminalApprovalSystem(
+            policy="deny",
+            interactive=False,
+            console=console,
+            policy_source="the demo's policy (deny)",
+        )
         session = AgentSession(
             bundle,
             workspace=workspace,

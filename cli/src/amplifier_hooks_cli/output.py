@@ -20,7 +20,7 @@ from rich.console import Console
 from rich.logging import RichHandler
 from rich.markup import escape
 
-from amplifier_core.errors import AmplifierError, BundleError
+from amplifier_core.errors import AmplifierError, BundleError, BundleProblem
 
 __all__ = [
     "fail",
@@ -147,10 +147,19 @@ def friendly(command: Callable[P, R]) -> Callable[P, R]:
         except BundleError as err:
             if _state.verbose:
                 raise
-            fail(*(f"invalid bundle {p.render(err.file)}" for p in err.problems))
+            fail(*(_bundle_problem(err.file, p) for p in err.problems))
         except Exception as err:
             if _state.verbose:
                 raise
             fail(one_line(err))
 
     return wrapper
+
+
+def _bundle_problem(file: str, problem: BundleProblem) -> str:
+    """One problem of a bundle file, with the fix for a YAML indentation mistake."""
+    from .yaml_hint import indentation_hint
+
+    line = f"invalid bundle {problem.render(file)}"
+    hint = indentation_hint(file, problem.message, problem.line)
+    return f"{line}\n  hint: {hint}" if hint else line

@@ -258,6 +258,8 @@ class TerminalApprovalSystem:
         never prompts (a fixed policy, announced); ``True`` always prompts.
     :param console: where the prompt and decisions are shown (standard error by default).
     :param stdin: the terminal answers are read from (``sys.stdin`` by default).
+    :param policy_source: who set ``policy``, for the reason the model gets when the policy
+        answers (``"the command line's --deny policy"``).
 
     ``history`` keeps every decision, in order.
     """
@@ -269,6 +271,7 @@ class TerminalApprovalSystem:
         interactive: bool | None = None,
         console: Console | None = None,
         stdin: TextIO | None = None,
+        policy_source: str | None = None,
     ) -> None:
         if policy not in ("allow", "deny"):
             raise ValueError(
@@ -278,6 +281,7 @@ class TerminalApprovalSystem:
         self.interactive = interactive
         self.console = console or Console(stderr=True)
         self._stdin = stdin
+        self.policy_source = policy_source
         self.history: list[ApprovalRecord] = []
         self._lock = asyncio.Lock()
 
@@ -285,6 +289,14 @@ class TerminalApprovalSystem:
     def stdin(self) -> TextIO:
         """The stream answers are read from."""
         return self._stdin if self._stdin is not None else sys.stdin
+
+    @property
+    def answered_by_policy(self) -> str | None:
+        """Who answers when nobody is asked (the kernel names it in a denial's reason, instead
+        of a user), or None while a human is asked."""
+        if self.asks():
+            return None
+        return self.policy_source or f"the approval policy ({self.policy}), with no one to ask"
 
     def asks(self) -> bool:
         """Whether the next request will prompt the human."""

@@ -19,7 +19,9 @@ target is ``mount(coordinator, config)``::
     # hooks-no-wipe = "my_package:mount"
 
 Test it with :mod:`amplifier_core.testing` (``create_test_coordinator``) or the pytest
-fixtures the kernel ships (``coordinator``, ``hook_registry``, ``event_recorder``).
+fixtures the kernel ships (``coordinator``, ``hook_registry``, ``event_recorder``). A host with
+its own loop mounts installed modules with ``async with mount_modules([...]) as coordinator:``
+(:mod:`amplifier_core.embedding`).
 """
 
 from importlib import import_module
@@ -60,6 +62,7 @@ if TYPE_CHECKING:
         SessionStatus,
     )
     from .display import DisplaySystem, LoggingDisplay, RecordingDisplay
+    from .embedding import mount_modules
     from .interfaces import ContextManager, HookHandler, Orchestrator, Provider, Tool
     from .llm_errors import (
         AbortError,
@@ -206,6 +209,7 @@ __all__ = [
     "create_test_coordinator",
     "events",
     "load_bundle",
+    "mount_modules",
     "parse_bundle",
     "retry_with_backoff",
     "wait_for",
@@ -238,6 +242,7 @@ _LAZY: dict[str, str] = {
         ".descriptions",
     ),
     **dict.fromkeys(("DisplaySystem", "LoggingDisplay", "RecordingDisplay"), ".display"),
+    "mount_modules": ".embedding",
     **dict.fromkeys(
         ("ContextManager", "HookHandler", "Orchestrator", "Provider", "Tool"), ".interfaces"
     ),

@@ -5,14 +5,22 @@ tests): the module under test, found from the test file's location, mounted on t
 
 The module is the package beside or above the test file: an ``amplifier_module_*`` package in
 the nearest directory holding one directly or under ``src/`` (Amplifier's
-``amplifier-module-<type>-<name>/`` layout and a ``src`` layout alike); ``--module-path``
-names it instead. Its type comes from the package name (``amplifier_module_hooks_*`` is a
-hook, ``amplifier_module_loop_*`` an orchestrator).
+``amplifier-module-<type>-<name>/`` layout and a ``src`` layout alike), else the package the
+nearest ``pyproject.toml`` names in its ``[project.entry-points."amplifier.modules"]`` table
+(``hooks-my-guard = "my_hooks:mount"``: ``my_hooks``, under ``src/`` or beside it);
+``--module-path`` names it instead. When Python imports that package from elsewhere (an
+installed copy), that copy is the one tested, as the suite's own imports get it; without an
+install the source tree is imported. Its type comes from the package name
+(``amplifier_module_hooks_*`` is a hook, ``amplifier_module_loop_*`` an orchestrator) or from
+the module id (``hooks-my-guard`` is a hook). When no package is found the tests that need one
+fail with :data:`NO_MODULE`, never skip silently.
 """
 
 from __future__ import annotations
 
+import importlib.util
 import inspect
+import tomllib
 from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 from typing import Any, TypeVar, cast
@@ -22,6 +30,7 @@ import pytest
 _F = TypeVar("_F", bound=Callable[..., Any])
 
 __all__ = [
+    "NO_MODULE",
     "async_fixture",
     "context_module",
     "detect_module",
@@ -58,14 +67,81 @@ def _package_in(directory: Path) -> Path | None:
     return None
 
 
+NO_MODULE = (
+    "no module package found from the tests' location: no amplifier_module_* package, and no "
+    'entry point in the [project.entry-points."amplifier.modules"] table of the nearest '
+    "pyproject.toml; pass --module-path=src/<package>"
+)
+"""Why the module's contract tests cannot run: the one line they fail with."""
+
+
+def _entry_points(project: Path) -> dict[str, str]:
+    """``{module id: "package.module:attr"}`` declared in ``project/pyproject.toml``."""
+    try:
+        data = tomllib.loads((project / "pyproject.toml").read_text(encoding="utf-8"))
+    except (OSError, tomllib.TOMLDecodeError):
+        return {}
+    table = data.get("project", {}).get("entry-points", {}).get("amplifier.modules", {})
+    return {str(k): str(v) for k, v in table.items()} if isinstance(table, dict) else {}
+
+
+def _top_package(target: str) -> str:
+    return target.split(":", 1)[0].split(".", 1)[0].strip()
+
+
+def _imported_from(name: str, source: Path | None) -> Path | None:
+    """Where ``import name`` finds the package (an installed copy wins over ``source``)."""
+    try:
+        spec = importlib.util.find_spec(name)
+    except (ImportError, ValueError):
+        spec = None
+    origin = getattr(spec, "origin", None)
+    if origin and Path(origin).name == "__init__.py":
+        return Path(origin).parent
+    return source
+
+
+def _declared_package(project: Path) -> Path | None:
+    """The package the project's ``amplifier.modules`` entry point names, or None."""
+    for target in _entry_points(project).values():
+        name = _top_package(target)
+        source = next(
+            (d / name for d in (project / "src", project) if (d / name / "__init__.py").is_file()),
+            None,
+        )
+        found = _imported_from(name, source)
+        if found is not None:
+            return found
+    return None
+
+
 def detect_module(start: Path) -> Path | None:
     """The module package for tests under ``start``, or None."""
     for directory in (start, *start.parents):
         package = _package_in(directory)
         if package is not None:
-            return package
-        if (directory / "pyproject.toml").is_file() or (directory / ".git").exists():
+            return _imported_from(package.name, package)
+        if (directory / "pyproject.toml").is_file():
+            return _declared_package(directory)
+        if (directory / ".git").exists():
             break
+    return None
+
+
+def _module_id(package: Path) -> str | None:
+    """The id an ``amplifier.modules`` entry point gives ``package``: from the nearest
+    ``pyproject.toml`` above it, else from the installed distributions' metadata."""
+    for directory in package.parents:
+        if (directory / "pyproject.toml").is_file():
+            for module_id, target in _entry_points(directory).items():
+                if _top_package(target) == package.name:
+                    return module_id
+            break
+    from importlib.metadata import entry_points
+
+    for entry in entry_points(group="amplifier.modules"):
+        if _top_package(entry.value) == package.name:
+            return entry.name
     return None
 
 
@@ -85,11 +161,15 @@ def module_path(request: pytest.FixtureRequest) -> Path | None:
 @pytest.fixture
 def module_type(module_path: Path | None) -> str | None:
     """``provider``, ``tool``, ``hook``, ``orchestrator`` or ``context``, read from the
-    package name (``amplifier_module_hooks_*`` is a hook), or None."""
+    package name (``amplifier_module_hooks_*`` is a hook) or its module id (``hooks-x``), or
+    None."""
     if module_path is None:
         return None
-    kind = module_path.name.removeprefix("amplifier_module_").split("_", 1)[0]
-    return _TYPES.get(kind)
+    if module_path.name.startswith("amplifier_module_"):
+        kind = module_path.name.removeprefix("amplifier_module_").split("_", 1)[0]
+        return _TYPES.get(kind)
+    module_id = _module_id(module_path)
+    return None if module_id is None else _TYPES.get(module_id.split("-", 1)[0])
 
 
 @pytest.fixture
@@ -113,7 +193,7 @@ def _mount_function(path: Path) -> Any:
 async def _mount(module_path: Path | None, coordinator: Any) -> Any:
     """Import the module at ``module_path`` and mount it on ``coordinator``: its cleanup."""
     if module_path is None:
-        pytest.skip("No module path detected")
+        pytest.fail(NO_MODULE, pytrace=False)
     returned = _mount_function(module_path)(coordinator, {})
     if inspect.isawaitable(returned):
         returned = await returned

@@ -478,7 +478,19 @@ class ApprovalGate:
             system=system_name,
             **({"error": error} if error else {}),
         )
-        reason = None if approved else _denial_reason(ask, answer, why, system_name, error)
+        by_policy = getattr(system, "answered_by_policy", None) if why == "user" else None
+        reason = (
+            None
+            if approved
+            else _denial_reason(
+                ask,
+                answer,
+                why,
+                system_name,
+                error,
+                by_policy if isinstance(by_policy, str) else None,
+            )
+        )
         await self._hooks.emit(
             _events.APPROVAL_GRANTED if approved else _events.APPROVAL_DENIED,
             {
@@ -800,9 +812,21 @@ def _approval_subject(result: HookResult, event: str, source: str) -> dict[str, 
     return subject
 
 
-def _denial_reason(ask: _Ask, answer: str, why: _Why, system: str | None, error: str | None) -> str:
+def _denial_reason(
+    ask: _Ask,
+    answer: str,
+    why: _Why,
+    system: str | None,
+    error: str | None,
+    by_policy: str | None = None,
+) -> str:
+    """Who denied and why. An approval system that answered without asking anyone says so
+    with an ``answered_by_policy`` attribute (a description such as "the command line's --deny
+    policy"), read right after its answer; then the reason names that policy, not a user."""
     request = f"{ask.prompt!r} (approval requested by hook {ask.source!r} on {ask.event!r})"
-    if why == "user":
+    if why == "user" and by_policy:
+        text = f"Denied by {by_policy}, without asking anyone: {request}"
+    elif why == "user":
         text = f"User denied: answered {answer!r} via {system} to {request}"
     elif why == "timeout":
         text = (

@@ -1055,8 +1055,10 @@ _SPECS: Final[tuple[EventSpec, ...]] = (
         _events.MODULE_LOAD_FAILED,
         "Modules",
         summary="A module named in the bundle could not be loaded.",
-        when="When a module cannot be found, imported or mounted. The session goes on "
-        "without it (in strict mode the loader raises after emitting).",
+        when="When a module cannot be found, imported or mounted. A session composed from a "
+        "bundle (and `mount_modules`) then stops before its first turn unless the entry says "
+        "`optional: true`; the kernel's `AmplifierSession` goes on without a provider, tool or "
+        "hook, as amplifier-core 2.0.2 does (in strict mode the loader raises after emitting).",
         emitter=_LOADER,
         fields=(
             _req("module_id", "str", "Module id from the bundle (`hooks-logging`)."),

@@ -27,7 +27,8 @@ These serve the inherited test classes of :mod:`amplifier_core.validation.struct
 
 With pytest-asyncio installed, ``async def`` tests run without configuration: when the
 project sets no ``asyncio_mode`` (in its ini file or on the command line), the plugin sets
-``auto``. A project that sets one keeps it.
+``auto``, and when it sets no ``asyncio_default_fixture_loop_scope``, ``function`` (so
+pytest-asyncio has nothing to warn about). A project that sets either keeps its own.
 """
 
 from __future__ import annotations
@@ -87,19 +88,25 @@ MountModule = Callable[..., Awaitable[Any]]
 
 @pytest.hookimpl(tryfirst=True)
 def pytest_configure(config: pytest.Config) -> None:
-    """``asyncio_mode = auto`` when pytest-asyncio is there and the project chose no mode."""
+    """``asyncio_mode = auto`` and a ``function`` fixture loop scope when pytest-asyncio is
+    there and the project chose neither."""
     if not config.pluginmanager.hasplugin("asyncio"):
         return
-    if getattr(config.option, "asyncio_mode", None) is not None:
-        return  # given on the command line
     # pytest 9 keeps the ini values in ``_inicfg`` and deprecates ``inicfg``; neither
     # ``getini`` nor anything else public tells a value the project set from the default.
     chosen = getattr(config, "_inicfg", None)
     if chosen is None:
         chosen = config.inicfg
-    if "asyncio_mode" in chosen:
-        return  # the project's own choice
-    config.option.asyncio_mode = "auto"
+    given = getattr(config.option, "asyncio_mode", None) is not None  # on the command line
+    if not given and "asyncio_mode" not in chosen:  # else the project's own choice
+        config.option.asyncio_mode = "auto"
+    if _LOOP_SCOPE not in chosen:
+        # pytest-asyncio warns when this is unset; ``function`` is the scope it will default
+        # to. ``getini`` reads its cache first, so this is the value pytest-asyncio sees.
+        config._inicache[_LOOP_SCOPE] = "function"
+
+
+_LOOP_SCOPE = "asyncio_default_fixture_loop_scope"
 
 
 @pytest.fixture

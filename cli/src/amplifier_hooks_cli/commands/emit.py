@@ -6,7 +6,7 @@ import asyncio
 import json
 import tempfile
 from pathlib import Path
-from typing import Any
+from typing import Any, Final
 
 import click
 from rich.markup import escape
@@ -37,7 +37,9 @@ def emit(event: str, bundle_path: Path, data_json: str, workspace: Path | None) 
 
     The hooks run as in a session whose directory is --workspace, so what they write (logs,
     state) goes there; without it they get a temporary directory, removed afterwards, and
-    nothing lands in the current directory by accident.
+    nothing lands in the current directory by accident. Keys a session derives from the data
+    (``tool`` from ``tool_name``, ``input`` from ``tool_input``, a ``tool_call_id``, ``turn``)
+    are filled as a session fills them.
     """
     from amplifier_core import events as ev
     from amplifier_core.catalogue import UnknownEventError, validate_event_data
@@ -56,6 +58,16 @@ def emit(event: str, bundle_path: Path, data_json: str, workspace: Path | None) 
             f"{event!r} is a subscription pattern; emit one event name, such as tool:pre", code=2
         )
     try:
+        required = [
+            p.rpartition("missing required key ")[2].split(" ", 1)[0].strip("'")
+            for p in validate_event_data(event, data, include_common=False)
+        ]
+        filled = _fill_as_a_session(data, required)
+        if filled:
+            output.stdout().print(
+                f"[dim]filled as a session sends them: {escape(', '.join(filled))}[/]",
+                highlight=False,
+            )
         missing = [
             p.rpartition("missing required key ")[2]
             for p in validate_event_data(event, data, include_common=False)
@@ -78,6 +90,29 @@ def emit(event: str, bundle_path: Path, data_json: str, workspace: Path | None) 
             where = Path(scratch).resolve()
             trace = asyncio.run(_emit_through_bundle(bundle, ev.canonical(event), data, where))
     _print_trace(trace)
+
+
+_ALIASES: Final = (("tool", "tool_name"), ("input", "tool_input"), ("result", "tool_result"))
+"""Keys a session sends under both names (Amplifier's modules read either)."""
+_COUNTERS: Final = {"tool_call_id": "call_emit_1", "turn": 1, "iteration": 1}
+"""What a session numbers itself: the first call of the first turn."""
+
+
+def _fill_as_a_session(data: dict[str, Any], required: list[str]) -> list[str]:
+    """Fill the ``required`` keys a session would derive from ``data`` (a key's other name,
+    a call id, turn and iteration numbers); the names of those filled. Content the data does
+    not give (a prompt, a tool's result) is left missing."""
+    filled: list[str] = []
+    for key in required:
+        other = next((b if a == key else a for a, b in _ALIASES if key in (a, b)), None)
+        if other is not None and other in data:
+            data[key] = data[other]
+        elif key in _COUNTERS:
+            data[key] = _COUNTERS[key]
+        else:
+            continue
+        filled.append(key)
+    return filled
 
 
 async def _emit_through_bundle(

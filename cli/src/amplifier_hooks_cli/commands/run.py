@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import sys
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -13,6 +14,8 @@ import click
 from rich.markup import escape
 
 from amplifier_core.bundle import Bundle, load_bundle
+from amplifier_core.errors import ModuleLoadError
+from amplifier_core.loader import ModuleFailure
 
 from .. import output
 from ..scripts import bundle_script, script_prompts, scripted_provider
@@ -45,7 +48,8 @@ __all__ = ["run"]
     type=click.Path(path_type=Path, file_okay=False),
     default=Path("."),
     show_default=True,
-    help="Where tools run and files are read and written (created if missing).",
+    help="Where tools run and files are read and written (created if missing, as a new "
+    "git repository).",
 )
 @click.option("--approve", is_flag=True, help="Grant every approval request, without asking.")
 @click.option("--deny", is_flag=True, help="Deny every approval request, without asking.")
@@ -98,13 +102,30 @@ def run(
             f"no model to talk to: pass --script FILE (a scripted provider), or configure a "
             f"provider{where}"
         )
+    if bundle_path is not None:  # validate's checks of every config, located in the file
+        from .validate import static_problems
+
+        sections = (
+            ("tools", "hooks") if script_path is not None else ("providers", "tools", "hooks")
+        )
+        problems = static_problems(bundle, bundle_path, sections)
+        if problems:
+            output.fail(
+                *problems,
+                "the session stopped before its first turn: the bundle's config has the "
+                f"mistakes above (`amplifier-hooks validate {bundle_path}` checks it)",
+            )
     if script_path is not None:
         bundle = scripted_provider(bundle, script_path)
-    if not workspace.exists():
+    if not workspace.exists():  # a new workspace is what an agent expects: a git repository
+        from ..demo import new_repository
+
         workspace.mkdir(parents=True)
-        output.stdout().print(f"[dim]created workspace {escape(str(workspace))}[/]")
+        state = new_repository(workspace)
+        output.stdout().print(f"[dim]created workspace {escape(str(workspace))} ({state})[/]")
     plan = _RunPlan(
         bundle=bundle,
+        bundle_path=bundle_path,
         prompts=turns,
         workspace=workspace,
         policy="approve" if approve else "deny" if deny else "ask",
@@ -112,7 +133,26 @@ def run(
         trace=trace,
         session_id=session_id,
     )
-    sys.exit(asyncio.run(_run_session(plan)))
+    try:
+        code = asyncio.run(_run_session(plan))
+    except _StoppedBeforeFirstTurn as stopped:
+        output.fail(
+            f"session {stopped.session_id} stopped before its first turn: a module the bundle "
+            "names failed to load",
+            *stopped.lines,
+            "every module a bundle names must load; mark its entry `optional: true` to run "
+            "without it",
+        )
+    sys.exit(code)
+
+
+class _StoppedBeforeFirstTurn(Exception):
+    """Modules the bundle names failed to mount: each failure located in the bundle file."""
+
+    def __init__(self, session_id: str, lines: list[str]) -> None:
+        super().__init__("; ".join(lines))
+        self.session_id = session_id
+        self.lines = lines
 
 
 @dataclass(frozen=True, slots=True)
@@ -120,6 +160,7 @@ class _RunPlan:
     """What ``run`` was asked to do, checked before the session starts."""
 
     bundle: Bundle
+    bundle_path: Path | None
     prompts: list[str]
     workspace: Path
     policy: str
@@ -138,6 +179,11 @@ async def _run_session(plan: _RunPlan) -> int:
         policy="allow" if plan.policy == "approve" else "deny",
         interactive=None if plan.policy == "ask" else False,
         console=output.stderr(),
+        policy_source=(
+            f"the command line's --{plan.policy} policy"
+            if plan.policy != "ask"
+            else "the command line's policy for a run without a terminal (deny)"
+        ),
     )
     view = SessionView(console, trace=plan.trace)
     options: dict[str, Any] = {
@@ -154,7 +200,13 @@ async def _run_session(plan: _RunPlan) -> int:
     view.attach(session)
     code = 0
     try:
-        await session.start()
+        try:
+            await session.start()
+        except ModuleLoadError as err:
+            located = _located_failures(plan, session.loader.failures)
+            if not located:
+                raise
+            raise _StoppedBeforeFirstTurn(session.session_id, located) from err
         if plan.resume_path is not None:
             console.print(
                 f"[dim]resumed session {escape(session.session_id)} after turn "
@@ -195,3 +247,27 @@ async def _run_session(plan: _RunPlan) -> int:
             f"[dim]checkpoint saved; continue with --resume {escape(last)}[/]", soft_wrap=True
         )
     return code
+
+
+def _located_failures(plan: _RunPlan, failures: Sequence[ModuleFailure]) -> list[str]:
+    """Each failure of a module the bundle names (and needs), located in the bundle file as
+    ``validate`` locates it; empty when there is no bundle file or only missing modules (the
+    session's own message names the ``pip install`` command for those)."""
+    from .validate import failure_text, located_failure
+
+    if plan.bundle_path is None:
+        return []
+    bundle = plan.bundle
+    optional = {
+        entry.module
+        for section in (bundle.providers, bundle.tools, bundle.hooks)
+        for entry in section
+        if entry.optional
+    }
+    lines: list[str] = []
+    for failure in failures:
+        if failure.module_id in optional or failure.stage == "resolve":
+            continue
+        text = failure_text(failure.module_id, failure.stage, failure.cause, failure.location)
+        lines.append(located_failure(bundle, plan.bundle_path, failure.module_id, text))
+    return lines

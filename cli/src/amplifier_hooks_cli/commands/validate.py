@@ -14,6 +14,7 @@ import asyncio
 import difflib
 import logging
 import os
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -29,7 +30,7 @@ from .. import output
 from ..locator import Locator
 from ..plan import PlanError, mount_plan
 
-__all__ = ["validate"]
+__all__ = ["failure_text", "located_failure", "static_problems", "validate"]
 
 _SESSION_KEYS: Final = (
     "orchestrator",
@@ -160,6 +161,79 @@ def validate(bundle_path: Path, try_mount: bool) -> None:
             else "optional, not installed"
         )
         console.print(f"  {escape(entry.module)} [dim]{escape(origin)}[/]", highlight=False)
+    if bundle.hooks and not try_mount:
+        output.stderr().print(
+            "[yellow]not checked:[/] mounting the hook modules (it runs their code; some "
+            "settings are checked only then): `amplifier-hooks validate --mount "
+            f"{escape(str(bundle_path))}` mounts them too",
+            highlight=False,
+            soft_wrap=True,
+        )
+
+
+def static_problems(
+    bundle: Bundle, bundle_path: Path, sections: Sequence[str] = ("providers", "tools", "hooks")
+) -> list[str]:
+    """What ``validate`` finds in the config of the installed modules of ``sections`` without
+    mounting anything (what each module's ``config_schema`` rejects), each as validate words
+    it. A module that is not installed is left to the session (its message gives the
+    ``pip install`` command), and an optional entry to the session's warning."""
+    where = Locator(bundle_path)
+    try:
+        plan = mount_plan(bundle, workspace=Path.cwd())
+    except PlanError as err:
+        return [f"{bundle_path}: {err}"]
+    installed_ids = _installed()
+    planned = [
+        p
+        for p in _planned(bundle, plan)
+        if p.section in sections and p.where is not None and not p.entry.get("optional")
+    ]
+    available = [p for p in planned if _availability(p, installed_ids, bundle.base_dir) is None]
+    return _schema_problems(available, where, bundle.base_dir).problems
+
+
+def _installed() -> Mapping[str, Any]:
+    from amplifier_core.loader import discover_modules
+
+    return discover_modules()
+
+
+_CONFIG_PATH: Final = re.compile(r"\bconfig: ((?:[\w-]+|\[\d+\])(?:\.[\w-]+|\[\d+\])*): ")
+
+
+def located_failure(bundle: Bundle, bundle_path: Path, module_id: str, message: str) -> str:
+    """``file:line: key path: message`` for a module of ``bundle`` that failed to load or mount:
+    the line of the config key its message names (``config: rules[0].name: ...``), else of
+    its entry; ``message`` unchanged when the bundle does not name the module."""
+    where = Locator(bundle_path)
+    for section in ("hooks", "providers", "tools"):
+        for index, entry in enumerate(getattr(bundle, section)):
+            if entry.module != module_id:
+                continue
+            loc: tuple[str | int, ...] = (section, index, "config" if entry.config else "module")
+            found = _CONFIG_PATH.search(message)
+            if found is not None and entry.config:
+                loc = (section, index, "config", *_parts(found.group(1)))
+            return f"{where(loc)}: {message}"
+    return message
+
+
+def failure_text(module_id: str, stage: str, cause: str, location: str | None) -> str:
+    """``module 'x' failed to mount: cause (at file:line)``; the location is left out when it
+    is only the shared config-error helper that raised."""
+    text = f"module {module_id!r} failed to {stage}: {cause}"
+    if location and "amplifier_hooks_util" not in location:
+        text += f" (at {location})"
+    return text
+
+
+def _parts(path: str) -> list[str | int]:
+    """``rules[0].name`` as ``["rules", 0, "name"]``."""
+    parts: list[str | int] = []
+    for name, number in re.findall(r"([\w-]+)|\[(\d+)\]", path):
+        parts.append(int(number) if number else name)
+    return parts
 
 
 def _planned(bundle: Bundle, plan: Mapping[str, Any]) -> list[_Planned]:
@@ -325,11 +399,14 @@ async def _mount_problems(
                 config["api_key"] = "set-at-run-time"  # the key comes from the environment then
             failures = len(loader.failures)
             await loader.mount(item.module, config, item.entry.get("source"))
-            problems += [
-                f"{_located(where, item, 'config')}: module {f.module_id!r} failed to {f.stage}: "
-                f"{f.cause}" + (f" at {f.location}" if f.location else "")
-                for f in loader.failures[failures:]
-            ]
+            for f in loader.failures[failures:]:
+                text = failure_text(f.module_id, f.stage, f.cause, f.location)
+                found = _CONFIG_PATH.search(text)
+                if found is not None and item.where is not None and item.section != "session":
+                    at = where((*item.where, "config", *_parts(found.group(1))))
+                else:
+                    at = _located(where, item, "config")
+                problems.append(f"{at}: {text}")
     finally:
         await loader.cleanup()
         logging.getLogger("amplifier_core.loader").removeFilter(quiet)

@@ -6,7 +6,8 @@
         pass
 
 Each runs the type's validator on the module found by the ``module_path`` fixture of the
-kernel's pytest plugin (skipped when there is none) and fails with every failed check.
+kernel's pytest plugin and fails with every failed check (or, when no module package is found,
+with the one line that says why).
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from pathlib import Path
 
 import pytest
 
+from ..._module_fixtures import NO_MODULE
 from .._module import ModuleValidator
 from ..base import check_on_session_ready
 from ..context import ContextValidator
@@ -35,7 +37,7 @@ __all__ = [
 
 async def _structural(validator: ModuleValidator, module_path: Path | None) -> None:
     if module_path is None:
-        pytest.skip("No module path detected")
+        pytest.fail(NO_MODULE, pytrace=False)
     result = await validator.validate(module_path)
     if not result.passed:
         failed = "\n".join(f"  - {check.name}: {check.message}" for check in result.errors)

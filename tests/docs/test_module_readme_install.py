@@ -1,0 +1,109 @@
+"""Each module's README says exactly what to install beside it, on this kernel and on
+amplifier-core 2.0.2, and the lines work as written.
+
+Statically, for every module: its README's install block has one line per kernel, and each
+line names every package of this repository the module needs (``./util`` when the pyproject
+depends on amplifier-hooks-util, ``./core`` for this kernel). For real, for hooks-redaction
+(whose README once said nothing about ``./util``): each line, run from the repository's
+directory in a fresh virtual environment, installs a module that mounts and redacts.
+"""
+
+from __future__ import annotations
+
+import re
+import shlex
+import subprocess
+import sys
+import tomllib
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+MODULES = sorted(p.parent for p in ROOT.glob("modules/*/pyproject.toml"))
+OURS = "# on this repository's kernel"
+THEIRS = "# on amplifier-core 2.0.2"
+
+
+def _install_lines(module: Path) -> dict[str, list[str]]:
+    """``{kernel comment: pip arguments}`` of the README's install block."""
+    text = (module / "README.md").read_text(encoding="utf-8")
+    found: dict[str, list[str]] = {}
+    for block in re.findall(r"```bash\n(.*?)```", text, re.S):
+        for line in block.splitlines():
+            for marker in (OURS, THEIRS):
+                if line.startswith("pip install ") and line.rstrip().endswith(marker):
+                    found[marker] = shlex.split(line, comments=True)[2:]
+    return found
+
+
+def _needs_util(module: Path) -> bool:
+    project = tomllib.loads((module / "pyproject.toml").read_text(encoding="utf-8"))["project"]
+    return any(r.startswith("amplifier-hooks-util") for r in project.get("dependencies", []))
+
+
+@pytest.mark.parametrize("module", MODULES, ids=[m.name for m in MODULES])
+def test_each_readme_names_what_to_install_on_each_kernel(module: Path) -> None:
+    lines = _install_lines(module)
+    assert set(lines) == {OURS, THEIRS}, f"{module.name}/README.md: {lines}"
+    this = f"./modules/{module.name}"
+    ours, theirs = lines[OURS], lines[THEIRS]
+    assert this in ours
+    assert this in theirs
+    assert "./core" in ours
+    assert any(a.startswith("./util") for a in ours)  # the kernel itself needs it
+    assert "amplifier-core==2.0.2" in theirs
+    assert "./core" not in theirs
+    assert any(a.startswith("./util") for a in theirs) == _needs_util(module)
+
+
+MOUNT_AND_REDACT = """
+import asyncio
+from amplifier_core.testing import MockCoordinator
+from amplifier_module_hooks_redaction import mount
+
+async def main():
+    coordinator = MockCoordinator()
+    await mount(coordinator, {"events": ["tool:post"]})
+    result = await coordinator.hooks.emit("tool:post", {
+        "tool_name": "bash", "tool_input": {},
+        "tool_result": {"output": "ghp_Zx81yQ2mTq9LrV0aBcD3eF4gH5iJ6kL7mN8o"},
+    })
+    print(result.data["tool_result"]["output"])
+
+asyncio.run(main())
+import os, sys
+sys.stdout.flush()
+os._exit(0)  # amplifier-core 2.0.2's engine may crash while the interpreter shuts down
+"""
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("kernel", [OURS, THEIRS], ids=["ours", "amplifier-core-2.0.2"])
+def test_the_redaction_readme_lines_install_a_working_module(kernel: str, tmp_path: Path) -> None:
+    arguments = _install_lines(ROOT / "modules" / "hooks-redaction")[kernel]
+    venv = tmp_path / "venv"
+    subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True, timeout=300)
+    python = str(venv / "bin" / "python")
+    env = {"PATH": "/usr/bin:/bin", "HOME": str(tmp_path)}
+    done = subprocess.run(
+        [python, "-m", "pip", "install", "-q", *arguments],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=600,
+        check=False,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    done = subprocess.run(
+        [python, "-c", MOUNT_AND_REDACT],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert done.stdout.strip() == "[REDACTED:github_token]"
