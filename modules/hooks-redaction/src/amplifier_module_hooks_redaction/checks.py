@@ -166,13 +166,14 @@ def is_placeholder(value: str) -> bool:
 
 
 _CODE_VALUE: Final = re.compile(r"[A-Za-z_][A-Za-z_]*(?:\.[A-Za-z_][A-Za-z_]*)*")
-_NUMBER: Final = re.compile(r"[+-]?[0-9]+(?:\.[0-9]+)?")
+_NUMBER: Final = re.compile(r"[+-]?[0-9]{1,9}(?:\.[0-9]+)?")
 
 
 def is_plain_code_value(value: str) -> bool:
     """True for unquoted values that read as code or numbers, not as a secret.
 
     ``api_key=api_key``, ``password: str``, ``token = self.token`` and ``max_token: 4096`` keep
-    their text: a bare identifier or dotted name without digits, or a plain number.
+    their text: a bare identifier or dotted name without digits, or a number of up to nine
+    digits (a longer run of digits can be a numeric token or PIN).
     """
     return _CODE_VALUE.fullmatch(value) is not None or _NUMBER.fullmatch(value) is not None

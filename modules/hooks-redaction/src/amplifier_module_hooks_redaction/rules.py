@@ -26,6 +26,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Final, Literal
 
+from .boundaries import after, glued
 from .checks import (
     beside_hex_group,
     is_card_number,
@@ -118,12 +119,18 @@ def _assignment(text: str, match: re.Match[str]) -> Span | None:
     A quoted value needs its closing quote on the same line, so the closing quote of a string
     literal (``print("token=" + x)``, ``getpass('Password: ')``) does not start a value.
     """
-    for group in ("w", "v"):  # a quoted value (escapes inside), or one in escaped quotes
+    weak = "weak" in match.re.groupindex and match.group("weak") is not None
+    loose = weak or match.group("comma") is not None
+    for group in ("w", "v", "t"):  # quoted (escapes inside), in escaped quotes, unterminated
         if match.group(group) is None:
             continue
         start, end = match.span(group)
         value = text[start:end]
         if not value.strip() or is_placeholder(value.strip()):
+            return None
+        if group == "t" and (value[0] == "$" or value[0] == "{"):
+            return None
+        if loose and not _generated(value):
             return None
         return start, end
     start, end = match.span("u")
@@ -133,9 +140,17 @@ def _assignment(text: str, match: re.Match[str]) -> Span | None:
         return None
     if text[end : end + 1] in ("(", "["):  # token = b64encode(raw): a call, not a value
         return None
+    if loose and not _generated(value):
+        return None
     while (more := _CONTINUED.match(text, end)) is not None:  # value\<newline>  rest
         end = more.end()
     return start, end
+
+
+def _generated(value: str) -> bool:
+    """A value that reads as generated (a key or user:password), not a word: for key names
+    that may hold ordinary settings too (``auth: required``)."""
+    return len(value) >= 8 and (looks_random(value) or ":" in value)
 
 
 # A bare value continued on the next line after a backslash (.properties files, shells).
@@ -322,9 +337,51 @@ _VENDOR_SHAPES: Final = {
         ("fo1_", "fo1_[A-Za-z0-9_-]{43}"),
         ("secret_", "secret_[A-Za-z0-9]{43}"),
         ("ntn_", "ntn_[A-Za-z0-9]{46}"),
+        # From the vendors' documented formats (as gitleaks' rule set lists them).
+        ("ops_", "ops_eyJ[A-Za-z0-9+/]{250,}={0,3}"),
+        ("A3-", "A3-[A-Z0-9]{6}-(?:[A-Z0-9]{11}|[A-Z0-9]{6}-[A-Z0-9]{5})(?:-[A-Z0-9]{5}){3}"),
+        ("p8e-", "p8e-[A-Za-z0-9]{32}"),
+        ("dnkey-", "dnkey-[A-Za-z0-9=_-]{26}-[A-Za-z0-9=_-]{52}"),
+        ("duffel_", "duffel_(?:test|live)_[A-Za-z0-9_=-]{43}"),
+        ("dt0c01.", r"dt0c01\.[A-Za-z0-9]{24}\.[A-Za-z0-9]{64}"),
+        ("fm1a_", "fm1a_[A-Za-z0-9+/]{100,}={0,3}"),
+        ("fm1r_", "fm1r_[A-Za-z0-9+/]{100,}={0,3}"),
+        ("fm2_", "fm2_[A-Za-z0-9+/]{100,}={0,3}"),
+        ("fio-", "fio-u-[A-Za-z0-9_=-]{64}"),
+        ("glffct-", "glffct-[A-Za-z0-9_-]{20,}"),
+        ("glagent-", "glagent-[A-Za-z0-9_-]{50,}"),
+        ("api_", "api_org_[A-Za-z]{34}"),
+        ("ico-", "ico-[A-Za-z0-9]{32}"),
+        ("pplx-", "pplx-[A-Za-z0-9]{48}"),
+        ("pscale_", r"pscale_(?:pw|tkn|oauth)_[A-Za-z0-9_=.-]{32,64}"),
+        ("pnu_", "pnu_[A-Za-z0-9]{36}"),
+        ("rdme_", "rdme_[a-z0-9]{70}"),
+        ("rubygems_", "rubygems_[a-f0-9]{48}"),
+        ("tk-", "tk-us-[A-Za-z0-9_-]{48}"),
+        ("xkeysib-", "xkeysib-[a-f0-9]{64}-[A-Za-z0-9]{16}"),
+        ("xsmtpsib-", "xsmtpsib-[a-f0-9]{64}-[A-Za-z0-9]{16}"),
+        ("sm_", "sm_(?:pat|aat|sat)_[A-Za-z0-9]{16}"),
+        ("shippo_", "shippo_(?:live|test)_[a-fA-F0-9]{40}"),
+        ("sgp_", "sgp_(?:[a-fA-F0-9]{16}_|local_)?[a-fA-F0-9]{40}"),
+        ("live_", "live_(?:pub_[a-f0-9]{31}|[a-f0-9]{35}|[A-Za-z0-9_=-]{40})"),
+        ("test_", "test_(?:pub_[a-f0-9]{31}|[a-f0-9]{35})"),
+        ("CLOJARS_", "CLOJARS_[A-Za-z0-9]{60}"),
+        ("FLWPUBK_", "FLWPUBK_TEST-[A-Za-z0-9]{32}-X"),
+        ("FLWSECK_", "FLWSECK_TEST(?:-[A-Za-z0-9]{32}-X|[A-Za-z0-9]{12})"),
+        ("NRAK-", "NRAK-[A-Z0-9]{27}"),
+        ("NRJS-", "NRJS-[a-f0-9]{19}"),
+        ("NRII-", "NRII-[A-Za-z0-9_-]{32}"),
+        ("API-", "API-[A-Z0-9]{26}"),
+        ("v1.", r"v1\.0-[a-f0-9]{24}-[a-f0-9]{146}"),
+        ("pk.", r"pk\.(?:eyJ[A-Za-z0-9_-]{50,}|[A-Za-z0-9]{60})\.[A-Za-z0-9_-]{22,}"),
+        ("sk.", r"sk\.(?:eyJ[A-Za-z0-9_-]{50,}|[A-Za-z0-9]{60})\.[A-Za-z0-9_-]{22,}"),
+        ("sl.", r"sl\.(?:u\.)?[A-Za-z0-9_=-]{135,}"),
+        ("tfp_", r"tfp_[A-Za-z0-9_.=-]{59}"),
+        ("_gitlab_", "_gitlab_session=[0-9a-z]{32}"),
+        ("bedrock-", "bedrock-api-key-YmVkcm9jay5hbWF6b25hd3MuY29t[A-Za-z0-9+/=]*"),
     )
 }
-_VENDOR_PREFIX_MAX: Final = max(len(p) for p in _VENDOR_SHAPES) - 1
+_VENDOR_PREFIX_LENGTHS: Final = tuple(sorted({len(p) for p in _VENDOR_SHAPES}, reverse=True))
 
 
 def _vendor_separators() -> tuple[str, ...]:
@@ -349,6 +406,9 @@ def _vendor(text: str, match: re.Match[str]) -> Span | None:
     group = match.lastgroup
     if group == "bot":
         return _discord_bot(text, start)
+    if group in _WIDENED:
+        width = _WIDENED[group]
+        return None if not looks_random(text[start - width : end]) else (start - width, end)
     if group == "airtable":
         left = start - 17
         glued = left > 0 and (text[left - 1].isalnum() or text[left - 1] in "_]")
@@ -357,24 +417,60 @@ def _vendor(text: str, match: re.Match[str]) -> Span | None:
         value = text[start:end]
         return (start, end) if looks_random(value) else None
     start = match.start("sep")
-    left = start
-    while left > 0 and start - left < _VENDOR_PREFIX_MAX and text[left - 1].isalnum():
-        left -= 1
-    if left > 0 and (text[left - 1].isalnum() or text[left - 1] in "_-]"):
-        return None
-    shape = _VENDOR_SHAPES.get(text[left : start + 1])
-    if shape is None:
-        return None
     run = _VENDOR_TAIL.match(text, start)
     tail = run.end() if run is not None else start
-    token = shape.match(text, left, tail)
-    if token is None or not looks_random(token.group()):
-        return None
-    stop = token.end()
-    if stop < len(text) and (text[stop].isalnum() or text[stop] == "_"):
-        return None
-    return left, stop
+    # The prefix may be glued to what precedes it (tok<token>, %3D<token>, \n<token>): each
+    # known prefix length is tried, longest first; the shape after it decides.
+    for length in _VENDOR_PREFIX_LENGTHS:
+        left = start + 1 - length
+        if left < 0:
+            continue
+        shape = _VENDOR_SHAPES.get(text[left : start + 1])
+        if shape is None:
+            continue
+        token = shape.match(text, left, tail)
+        if token is None or not looks_random(token.group()):
+            continue
+        stop = token.end()
+        if stop < len(text) and (text[stop].isalnum() or text[stop] == "_"):
+            continue
+        return left, stop
+    return None
 
+
+# OpenAI's documented shapes: a project, service-account or admin key, or a key with the
+# T3BlbkFJ marker in it. "sk-" glued to a word (risk-, task-) must have one of them.
+_OPENAI_SHAPE: Final = re.compile(
+    r"sk-(?:(?:proj|svcacct|admin)-[A-Za-z0-9_-]{20,}|[A-Za-z0-9_-]*T3BlbkFJ[A-Za-z0-9_-]*"
+    r"|[A-Za-z0-9]{48})"
+)
+
+
+def _openai(text: str, match: re.Match[str]) -> Span | None:
+    """An OpenAI key: any random-looking sk- token on its own, a documented shape if glued."""
+    start, end = match.span()
+    value = text[start:end]
+    if not looks_random(value):
+        return None
+    glued_to_word = start > 0 and (text[start - 1].isalnum() or text[start - 1] == "_")
+    if glued_to_word and _OPENAI_SHAPE.fullmatch(value) is None:
+        return None
+    return start, end
+
+
+def _fixed_left(width: int) -> Selector:
+    """The match widened ``width`` characters to the left (a look-behind checked them)."""
+
+    def select(text: str, match: re.Match[str]) -> Span | None:
+        start, end = match.span()
+        value = text[start - width : end]
+        return (start - width, end) if looks_random(value) else None
+
+    return select
+
+
+# Tokens found from a literal in their middle or end: how far they reach left of it.
+_WIDENED: Final = {"azure": 4, "maxmind": 36, "atlas": 14}
 
 _DISCORD_BOT: Final = re.compile(
     r"[MNO][A-Za-z0-9_-]{23,25}\.[A-Za-z0-9_-]{6}\.[A-Za-z0-9_-]{27,38}(?![A-Za-z0-9_-])"
@@ -476,13 +572,7 @@ def _card(text: str, match: re.Match[str]) -> Span | None:
 # ---------------------------------------------------------------------------------- patterns
 
 
-def _after(prefix: str, width: int, word: str) -> str:
-    """``prefix`` followed by a look-behind: the character before the prefix is not ``word``.
-
-    Putting the look-behind after the literal keeps the literal at the start of the pattern,
-    where the regex engine searches for it quickly.
-    """
-    return f"(?:{prefix})(?<!{word}.{{{width}}})"
+_after = after  # the prefix stands apart from a word, or after an escaped separator
 
 
 # A token is glued to what precedes it when that is a word character, or the "]" that ends
@@ -492,11 +582,17 @@ _WD = r"[A-Za-z0-9_\]-]"
 
 # Assignment grammar, on lower-cased text: key end (a closing quote, and "]" only after a
 # quote as in data["api_key"]), separator, quoted or bare value.
-_KEY_END = r"""(?:\\{0,8}["']\]?)?[ \t]*(?:=>|:=|=(?![=~])|:(?!:))[ \t]*"""
+_KEY_END = (
+    r"""(?:(?:\\{0,8}["']\]?|%22)?[ \t]*(?:=>|:{1,3}=|[.?]=|\?\?=|=(?![=~])|:(?!:)|%3d|%3a)"""
+    # A quoted key and a quoted value as two arguments: setProperty("API_TOKEN", "...").
+    r"""|(?<=[a-z0-9_])\\{0,8}["'](?P<comma>[ \t]*,)(?=[ \t]*\\{0,8}["']))[ \t]*"""
+)
 _VALUE = (
     r"""(?:(?P<e>["'])(?P<w>(?:\\[^\r\n]|(?!(?P=e))[^\\\r\n]){1,512})(?P=e)"""
     r"""|\\{0,8}(?P<q>["'])(?P<v>(?:(?!(?P=q))[^\\\r\n]){1,512})\\{0,8}(?P=q)"""
-    r"""|(?P<u>(?:[^\s"'`,;&<>(){}\[\]\\]|&(?![&\s]|[a-z_][a-z0-9_]*=)){1,512}))"""
+    r"""|(?P<u>(?:[^\s"'`,;&<>(){}\[\]\\]|&(?![&\s]|[a-z_][a-z0-9_]*=)){1,512})"""
+    # A quoted value whose closing quote never comes: the rest of the line.
+    r"""|\\{0,8}(?P<o>["'`])(?P<t>[^\s"'`\\]{4,512})(?=[ \t]*(?:[\r\n]|\\[nr]|$)))"""
 )
 _KEY_PREFIXES = (
     "api",
@@ -514,14 +610,20 @@ _KEY_WORD = (
 )
 _ASSIGNMENT_KEYS = (
     "pass(?:word|wd|phrase|code)",
-    "pass(?<=[_-]pass)",
-    "pwd(?<![a-z]pwd)",
-    "pw(?<![a-z]pw)",
+    # Short key names stand apart from a longer word (passenger, bypass, authority).
+    # (not openssl's -passin pass:X, which cli_password reads)
+    _after("pass", 4, "[a-z0-9]") + "(?<!-pass pass)(?<!-passin pass)(?<!-passout pass)(?:w)?",
+    _after("pswd", 4, "[a-z0-9]"),
+    _after("psw", 3, "[a-z0-9]"),
+    _after("pwd", 3, "[a-z]"),
+    _after("pw", 2, "[a-z]"),
     r"secret(?:[_-]?(?:access[_-]?)?key(?:[_-]?base)?)?",
     "token",
     "accountkey",
     "sharedaccesskey",
-    "credential(?<![a-z]credential)s?",
+    _after("credential", 10, "[a-z]") + "s?",
+    # Names that may hold other things too (auth: required): their value must look generated.
+    "(?P<weak>" + _after("auth", 4, "[a-z0-9]") + "|" + _after("creds?", 4, "[a-z0-9]") + ")",
     _KEY_WORD,
 )
 
@@ -600,17 +702,14 @@ BUILTIN_RULES: Final[tuple[Rule, ...]] = (
         "jwt",
         "secret",
         "JSON Web Tokens (eyJ... header and payload)",
-        (_after("eyJ", 3, _WD) + r"[A-Za-z0-9_-]{4,}\.eyJ[A-Za-z0-9_-]{4,}\.[A-Za-z0-9_-]*",),
+        (glued("eyJ") + r"[A-Za-z0-9_-]{4,}\.eyJ[A-Za-z0-9_-]{4,}\.[A-Za-z0-9_-]*",),
         _whole(),
     ),
     _rule(
         "aws_access_key_id",
         "secret",
         "AWS access key ids (AKIA, ASIA, ABIA, ACCA, A3T...)",
-        (
-            _after("AKIA|ASIA|ABIA|ACCA|A3T[A-Z0-9]", 4, r"[A-Za-z0-9\]]")
-            + "[A-Z0-9]{16}(?![A-Za-z0-9])",
-        ),
+        (glued("AKIA|ASIA|ABIA|ACCA|A3T[A-Z0-9]") + "[A-Z0-9]{16}(?![A-Za-z0-9])",),
         _whole(),
     ),
     _rule(
@@ -629,8 +728,8 @@ BUILTIN_RULES: Final[tuple[Rule, ...]] = (
         "secret",
         "GitHub tokens (ghp_, gho_, ghu_, ghs_, ghr_, github_pat_)",
         (
-            _after("gh[pousr]_", 4, _W) + "[A-Za-z0-9]{36,251}(?![A-Za-z0-9_])",
-            _after("github_pat_", 11, _W) + "[A-Za-z0-9_]{22,244}(?![A-Za-z0-9_])",
+            glued("gh[pousr]_") + "[A-Za-z0-9]{36,251}(?![A-Za-z0-9_])",
+            glued("github_pat_") + "[A-Za-z0-9_]{22,244}(?![A-Za-z0-9_])",
         ),
         _whole(),
     ),
@@ -638,7 +737,7 @@ BUILTIN_RULES: Final[tuple[Rule, ...]] = (
         "gitlab_token",
         "secret",
         "GitLab personal access tokens (glpat-)",
-        (_after("glpat-", 6, _WD) + "[A-Za-z0-9_-]{20,}(?![A-Za-z0-9_-])",),
+        (glued("glpat-") + r"[A-Za-z0-9_-]{20,}(?:\.[0-9a-z]{9})?(?![A-Za-z0-9_-])",),
         _whole(),
     ),
     _rule(
@@ -646,8 +745,8 @@ BUILTIN_RULES: Final[tuple[Rule, ...]] = (
         "secret",
         "Slack tokens (xoxb-, xoxp-, xoxa-, xoxo-, xoxs-, xoxr-, xoxe-, xapp-)",
         (
-            _after("xox[abposre]-", 5, _WD) + "[A-Za-z0-9-]{10,250}(?![A-Za-z0-9_-])",
-            _after("xapp-", 5, _WD) + "[0-9]-[A-Za-z0-9-]{10,250}(?![A-Za-z0-9_-])",
+            glued("xox[abposre]-") + "[A-Za-z0-9-]{10,250}(?![A-Za-z0-9_-])",
+            glued("xapp-") + "[0-9]-[A-Za-z0-9-]{10,250}(?![A-Za-z0-9_-])",
         ),
         _whole(looks_random),
     ),
@@ -662,7 +761,7 @@ BUILTIN_RULES: Final[tuple[Rule, ...]] = (
         "google_api_key",
         "secret",
         "Google API keys (AIza + 35 characters)",
-        (_after("AIza", 4, _WD) + "[0-9A-Za-z_-]{35}(?![0-9A-Za-z_-])",),
+        (glued("AIza") + "[0-9A-Za-z_-]{35}(?![0-9A-Za-z_-])",),
         _whole(),
     ),
     _rule(
@@ -670,9 +769,9 @@ BUILTIN_RULES: Final[tuple[Rule, ...]] = (
         "secret",
         "Stripe secret and restricted keys (sk_live_, sk_test_, rk_...) and webhook secrets",
         (
-            _after("sk_(?:live|test)_", 8, _W) + "[0-9A-Za-z]{16,247}(?![0-9A-Za-z_])",
-            _after("rk_(?:live|test)_", 8, _W) + "[0-9A-Za-z]{16,247}(?![0-9A-Za-z_])",
-            _after("whsec_", 6, _W) + "[A-Za-z0-9]{32,}(?![A-Za-z0-9_])",
+            glued("sk_(?:live|test|prod)_") + "[0-9A-Za-z]{10,247}(?![0-9A-Za-z_])",
+            glued("rk_(?:live|test|prod)_") + "[0-9A-Za-z]{10,247}(?![0-9A-Za-z_])",
+            glued("whsec_") + "[A-Za-z0-9]{32,}(?![A-Za-z0-9_])",
         ),
         _whole(),
     ),
@@ -680,15 +779,15 @@ BUILTIN_RULES: Final[tuple[Rule, ...]] = (
         "anthropic_api_key",
         "secret",
         "Anthropic API keys (sk-ant-...)",
-        (_after("sk-ant-", 7, _WD) + "[A-Za-z0-9_-]{20,}(?![A-Za-z0-9_-])",),
+        (glued("sk-ant-") + "[A-Za-z0-9_-]{20,}(?![A-Za-z0-9_-])",),
         _whole(looks_random),
     ),
     _rule(
         "openai_api_key",
         "secret",
         "OpenAI API keys (sk-..., sk-proj-..., sk-svcacct-..., sk-admin-...)",
-        (_after("sk-", 3, _WD) + "(?!ant-)[A-Za-z0-9_-]{20,}(?![A-Za-z0-9_-])",),
-        _whole(looks_random),
+        (glued("sk-") + "(?!ant-)[A-Za-z0-9_-]{20,}(?![A-Za-z0-9_-])",),
+        _openai,
     ),
     Rule(
         name="vendor_token",
@@ -700,8 +799,8 @@ BUILTIN_RULES: Final[tuple[Rule, ...]] = (
         patterns=_compile(
             # One scan per separator: the word before it says which vendor, if any.
             *_vendor_separators(),
-            _after("AC|SK", 2, _W) + "[0-9a-f]{32}(?![A-Za-z0-9_])",
-            _after("GR1348941", 9, _W) + "[A-Za-z0-9_-]{20,}(?![A-Za-z0-9_-])",
+            glued("AC|SK") + "[0-9a-f]{32}(?![A-Za-z0-9_])",
+            glued("GR1348941") + "[A-Za-z0-9_-]{20,}(?![A-Za-z0-9_-])",
             # Found from a dot, in one scan: a Discord bot token (base64 of the user id, a
             # 6-character stamp and the HMAC; the dot before the stamp, see _discord_bot), or an
             # Airtable personal access token (pat, 14 characters, a dot, 64 hex digits; "pat"
@@ -709,8 +808,31 @@ BUILTIN_RULES: Final[tuple[Rule, ...]] = (
             r"\.(?:(?=[A-Za-z0-9_-]{6}\.[A-Za-z0-9_-]{27})(?<=[A-Za-z0-9_-]{24}\.)(?P<bot>)"
             r"|(?<=pat[A-Za-z0-9]{14}\.)[a-f0-9]{64}(?![A-Za-z0-9_])(?P<airtable>))",
             _after("EAAA", 4, _W) + "[A-Za-z0-9_-]{60}(?![A-Za-z0-9_-])",
-            _after("dapi", 4, _W) + "[a-f0-9]{32}(?:-[0-9])?(?![A-Za-z0-9_])",
-            _after("ATATT3", 6, _W) + "[A-Za-z0-9_=-]{100,}(?![A-Za-z0-9_=-])",
+            # Vendors' documented shapes with a literal prefix of their own.
+            glued("s-s4t2(?:ud|af)-") + "[a-fA-F0-9]{64}(?![A-Za-z0-9_])",
+            glued("LTAI") + "[A-Za-z0-9]{20}(?![A-Za-z0-9_])",
+            glued("AKCp") + "[A-Za-z0-9]{69}(?![A-Za-z0-9_])",
+            _after("cmVmd", 5, _W) + "[A-Za-z0-9]{59}(?![A-Za-z0-9_+/=])",
+            _after("4b1d", 4, _W) + "(?![a-f0-9]{38})[A-Za-z0-9]{38}(?![A-Za-z0-9_])",
+            glued("EZAK|EZTK") + "[A-Za-z0-9]{54}(?![A-Za-z0-9_])",
+            _after("EAA[MC]", 4, _W) + "[A-Za-z0-9]{100,}(?![A-Za-z0-9_+/=])",
+            _after("ABSK", 4, _W) + "[A-Za-z0-9+/]{109,269}={0,2}(?![A-Za-z0-9_+/=])",
+            glued("eyJrIjoi") + "[A-Za-z0-9]{70,400}={0,3}(?![A-Za-z0-9_+/=])",
+            glued("oy2") + "[a-z0-9]{43}(?![A-Za-z0-9_])",
+            glued("sha256~") + "[A-Za-z0-9_-]{43}(?![A-Za-z0-9_-])",
+            glued("sc_|ext_|scauth_|authress_")
+            + r"[A-Za-z0-9]{5,30}\.[A-Za-z0-9]{4,6}\.acc[_-][A-Za-z0-9-]{10,32}"
+            r"\.[A-Za-z0-9+/_=-]{30,120}(?![A-Za-z0-9_+/=-])",
+            # Azure AD client secrets (xxx8Q~...), MaxMind license keys (..._mmk), Terraform
+            # Cloud tokens (....atlasv1....): found from the literal inside them.
+            r"Q~(?<=(?<![A-Za-z0-9_~.])[A-Za-z0-9_~.]{3}[0-9]Q~)[A-Za-z0-9_~.-]{31,34}"
+            r"(?![A-Za-z0-9_~.-])(?P<azure>)",
+            r"_mmk(?<=(?<![A-Za-z0-9])[A-Za-z0-9]{6}_[A-Za-z0-9]{29}_mmk)(?![A-Za-z0-9_])"
+            r"(?P<maxmind>)",
+            r"\.atlasv1\.(?<=(?<![A-Za-z0-9])[A-Za-z0-9]{14}\.atlasv1\.)[A-Za-z0-9_=-]{60,70}"
+            r"(?![A-Za-z0-9_=-])(?P<atlas>)",
+            glued("dapi") + "[a-f0-9]{32}(?:-[0-9])?(?![A-Za-z0-9_])",
+            glued("ATATT3") + "[A-Za-z0-9_=-]{100,}(?![A-Za-z0-9_=-])",
             r"https://(?:ptb\.|canary\.)?discord(?:app)?\.com/api/webhooks/[0-9]{17,20}/"
             r"[A-Za-z0-9_-]{60,68}",
         ),
@@ -779,6 +901,18 @@ BUILTIN_RULES: Final[tuple[Rule, ...]] = (
         lowered=True,
     ),
     _rule(
+        "docker_auth",
+        "secret",
+        "base64 user:password credentials: docker config auths, Basic auth values",
+        (
+            r"""auth(?:\\{0,8}["'])?[ \t]*[:=]?[ \t]*(?:\\{0,8}["'])?"""
+            r"(?P<v>[a-z0-9+/]{8,}={0,2})(?![a-z0-9+/=])",
+            r"""basic[ \t]+(?P<v>[a-z0-9+/]{8,}={0,2})(?![a-z0-9+/=])""",
+        ),
+        _base64_credentials,
+        lowered=True,
+    ),
+    _rule(
         "credential_assignment",
         "secret",
         "password=, secret:, token=, api_key: style assignments (quoted, or bare values "
@@ -816,18 +950,6 @@ BUILTIN_RULES: Final[tuple[Rule, ...]] = (
             r"""(?P<v>'[^'\n]+'|"[^"\n]+"|[^\s'"]+)""",
         ),
         _unquoted("v", _cli_value, trim=True),
-    ),
-    _rule(
-        "docker_auth",
-        "secret",
-        "base64 user:password credentials: docker config auths, Basic auth values",
-        (
-            r"""auth(?:\\{0,8}["'])?[ \t]*[:=]?[ \t]*(?:\\{0,8}["'])?"""
-            r"(?P<v>[a-z0-9+/]{8,}={0,2})(?![a-z0-9+/=])",
-            r"""basic[ \t]+(?P<v>[a-z0-9+/]{8,}={0,2})(?![a-z0-9+/=])""",
-        ),
-        _base64_credentials,
-        lowered=True,
     ),
     _rule(
         "prose_password",
