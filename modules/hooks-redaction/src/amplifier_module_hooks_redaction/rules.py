@@ -35,6 +35,8 @@ from .checks import (
     looks_random,
     phone_digit_count_ok,
 )
+from .encoded import encoded_patterns, select_encoded
+from .split import select_split, split_patterns
 
 __all__ = [
     "BUILTIN_RULES",
@@ -213,6 +215,39 @@ _FLAG_PROSE: Final = frozenset(
 
 def _cli_value(value: str) -> bool:
     return value.lower() not in _FLAG_PROSE
+
+
+# Option names that take a credential (the end of the name: --db-password, -storepass).
+_CLI_NAMES = (
+    "(?P<k>password|passwd|pass|pwd|passphrase|token|secret|api[-_]?key|apikey|access[-_]?key"
+    "|secret[-_]?key|private[-_]?key|client[-_]?secret|credentials?|auth|bearer)"
+)
+_SINGLE_DASH_NAMES = (
+    *("storepass", "keypass", "srcstorepass", "deststorepass", "srckeypass", "destkeypass"),
+    *("password", "passwd", "passphrase", "pwd", "token", "secret", "apikey", "accesstoken"),
+    "clientsecret",
+)
+_CLI_VALUE = r"""(?P<v>'[^'\n]+'|"[^"\n]+"|[^\s'"-][^\s'"]*)"""
+_CLI_PASSWORDS: Final = frozenset({"password", "passwd", "pass", "pwd", "passphrase"})
+_CLI_NOT_VALUES: Final = ("pass:", "env:", "file:", "fd:", "stdin", "http", "/", "./", "~/")
+
+
+def _cli_named(text: str, match: re.Match[str]) -> Span | None:
+    """The value of a named credential option; a value not clearly a secret for names that
+    take other things too (--token-file is not matched; --secret my-secret-name is not kept)."""
+    span = _unquoted("v", _cli_value, trim=True)(text, match)
+    if span is None:
+        return None
+    value = text[span[0] : span[1]]
+    lowered = value.lower()
+    if lowered.startswith(_CLI_NOT_VALUES) or value.startswith(("{", "@")):
+        return None
+    key = match.group("k") if "k" in match.re.groupindex else None
+    if "s" in match.re.groupindex and match.group("s") is not None:  # mysql -p V, ldap -w V
+        return span if len(value) >= 4 and (looks_random(value) or not value.isalnum()) else None
+    if key is not None and (key == "" or key.lower() in _CLI_PASSWORDS):  # "": -storepass
+        return span if len(value) >= 3 else None
+    return span if _generated(value) else None
 
 
 def _netrc(text: str, match: re.Match[str]) -> Span | None:
@@ -698,6 +733,14 @@ BUILTIN_RULES: Final[tuple[Rule, ...]] = (
         ),
         _whole(),
     ),
+    Rule(
+        name="split_token",
+        category="secret",
+        summary='tokens split by string concatenation ("ghp_ab" + "cd...", adjacent '
+        "literals) or a line break",
+        patterns=_compile(*split_patterns()),
+        select=select_split,
+    ),
     _rule(
         "jwt",
         "secret",
@@ -950,6 +993,36 @@ BUILTIN_RULES: Final[tuple[Rule, ...]] = (
             r"""(?P<v>'[^'\n]+'|"[^"\n]+"|[^\s'"]+)""",
         ),
         _unquoted("v", _cli_value, trim=True),
+    ),
+    _rule(
+        "cli_credential",
+        "secret",
+        "credentials given as named command-line options: --token V, --api-key=V, "
+        "-storepass V, aws configure set aws_secret_access_key V, mysql -p V",
+        (
+            r"--(?:[a-z0-9]+[-_.])*" + _CLI_NAMES + r"(?:=|[ \t]+)" + _CLI_VALUE,
+            # Single-dash options of keytool, jarsigner, PowerShell and kin.
+            "(?:"
+            + "|".join(f"-{name}(?<![\\w-]-{name})" for name in _SINGLE_DASH_NAMES)
+            + r")(?P<k>)[ \t]+"
+            + _CLI_VALUE,
+            r"config(?:ure)?[ \t]+set[ \t]+(?:-[a-z-]+[ \t]+)*(?P<k>[^\s=]*"
+            r"(?:secret|token|password|passwd|pwd|auth|key|credential)[^\s=]*)[ \t]+" + _CLI_VALUE,
+            r"secret[ \t]+set[ \t]+\S+[ \t]+(?:--body|-b)[ \t]+" + _CLI_VALUE,
+            r"(?:mysql[a-z]*|mariadb|mongo[a-z]*|sshpass|sqlcmd|bcp|ldap[a-z]+|zip|7z"
+            r"|az[ \t]+login)"
+            r"\b(?:[^\n|;&\\]|\\\n)*?[ \t]-(?P<s>[pw])[ \t]+" + _CLI_VALUE,
+        ),
+        _cli_named,
+        lowered=True,
+    ),
+    Rule(
+        name="encoded_secret",
+        category="secret",
+        summary="base64, base64url, hex and percent-encoded runs whose decoded text holds a "
+        "secret (decoded once, runs of 16 to 8192 characters), replaced whole",
+        patterns=_compile(*encoded_patterns()),
+        select=select_encoded,
     ),
     _rule(
         "prose_password",

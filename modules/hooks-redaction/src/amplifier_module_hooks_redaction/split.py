@@ -1,0 +1,73 @@
+"""Tokens split across a string concatenation or a line break.
+
+``"ghp_abc" + "def..."``, ``'sk-ant-' 'api03...'`` (adjacent literals), ``"..." .. "..."``,
+a literal continued on the next line, or a bare token wrapped onto the next line: the pattern
+starts at a known token prefix and takes up to :data:`MAX_PIECES` fragments joined by a
+concatenation or a line break. The fragments are joined and scanned with the token rules;
+when a token found there starts at the prefix and runs past the first fragment, the span
+from the prefix to the end of that token (in the original text, joiners included) is
+replaced.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Final
+
+from .inner import token_scanner
+
+__all__ = ["MAX_PIECES", "select_split", "split_patterns"]
+
+MAX_PIECES: Final = 8
+
+_PREFIXES: Final = (
+    *("gh[pousr]_", "github_pat_", "glpat-", "xox[abposre]-", "xapp-", "AKIA", "ASIA"),
+    *("sk-", "AIza", "sk_live_", "rk_live_", "sk_test_", "rk_test_", "whsec_", "hf_"),
+    *("npm_", "SG\\."),
+    *("pypi-", "glc_", "dop_v1_", "shpat_", "lin_api_", "eyJ", "AGE-SECRET-KEY-"),
+)
+_FRAGMENT: Final = r"[A-Za-z0-9_.+/=-]"
+# Between two fragments: a closing quote, an operator (+ . .. & || ~) or none (adjacent
+# literals), a line break or not, an opening quote; or a bare line break.
+_JOIN: Final = (
+    r"""(?:\\?["'`][ \t]*(?:\+|\.\.?|&|\|\||~)?[ \t]*"""
+    r"""(?:(?:\\?\r?\n|(?:\\r)?\\n)[ \t]*(?:\+|\.\.?|&|\|\||~)?[ \t]*)?\\?["'`]"""
+    r"""|\\?\r?\n[ \t]*)"""
+)
+_JOINER: Final = re.compile(_JOIN)
+
+
+def split_patterns() -> tuple[str, ...]:
+    return (f"(?:{'|'.join(_PREFIXES)}){_FRAGMENT}*(?:{_JOIN}{_FRAGMENT}+){{1,{MAX_PIECES}}}",)
+
+
+def select_split(text: str, match: re.Match[str]) -> tuple[int, int] | None:
+    start, end = match.span()
+    pieces: list[tuple[int, int]] = []
+    position = start
+    for joiner in _JOINER.finditer(text, start, end):
+        pieces.append((position, joiner.start()))
+        position = joiner.end()
+        if not any(quote in joiner.group() for quote in "\"'`"):
+            # A bare line break joins only a token cut short: one whole so far stays so.
+            so_far = token_scanner().find("".join(text[a:b] for a, b in pieces))
+            if so_far and so_far[0][0] == 0:
+                position = -1
+                break
+    if position >= 0:
+        pieces.append((position, end))
+    if len(pieces) < 2:
+        return None
+    joined = "".join(text[a:b] for a, b in pieces)
+    first = pieces[0][1] - pieces[0][0]
+    for hit_start, hit_end, _ in token_scanner().find(joined):
+        if hit_start != 0:
+            break
+        if hit_end <= first:
+            return None  # whole in the first fragment: the token rules take it
+        offset = 0
+        for a, b in pieces:
+            if hit_end <= offset + (b - a):
+                return start, a + hit_end - offset
+            offset += b - a
+    return None
