@@ -658,7 +658,13 @@ _ASSIGNMENT_KEYS = (
     "sharedaccesskey",
     _after("credential", 10, "[a-z]") + "s?",
     # Names that may hold other things too (auth: required): their value must look generated.
-    "(?P<weak>" + _after("auth", 4, "[a-z0-9]") + "|" + _after("creds?", 4, "[a-z0-9]") + ")",
+    "(?P<weak>"
+    + _after("auth", 4, "[a-z0-9]")
+    + "|"
+    + _after("creds", 5, "[a-z0-9]")
+    + "|"
+    + _after("cred", 4, "[a-z0-9]")
+    + ")",
     _KEY_WORD,
 )
 
