@@ -105,7 +105,8 @@ def test_a_token_inside_bytes_is_redacted_and_stays_bytes() -> None:
     out = redact(data)["stdout"]
     assert isinstance(out, bytes)
     assert GH.encode() not in out
-    assert out.startswith(b"\xff\xfe header ") and out.endswith(b" \x80 tail")
+    assert out.startswith(b"\xff\xfe header ")
+    assert out.endswith(b" \x80 tail")
 
 
 def test_a_lone_surrogate_neither_raises_nor_lets_a_token_through() -> None:
