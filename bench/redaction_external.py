@@ -1,211 +1,172 @@
-"""hooks-redaction on a corpus nobody here wrote, beside detect-secrets 1.5.0.
+"""hooks-redaction on a corpus nobody here wrote, beside detect-secrets 1.5.0, per family.
 
-    python bench/redaction_external.py [--build] [--no-peer]
+    python bench/redaction_external.py [--build] [--no-peer] [--misses N]
 
-``--build`` writes ``bench/corpus/external.json`` from two public sources, fetched as git
-snapshots: gitleaks (MIT, ``cmd/generate/config/rules/*.go``: the string literals of each
-rule's true-positive ``tps`` and false-positive ``fps`` samples) and detect-secrets
-(Apache-2.0, ``tests/plugins/*_test.py``: the ``(line, should_flag)`` pairs of each plugin's
-tests). Give the snapshots' git directories in ``GITLEAKS_GIT`` and ``DETECT_SECRETS_GIT``.
-Samples built by code at test time (gitleaks' generated secrets) are not taken: only text
-written there. The family is the gitleaks rule file or the detect-secrets plugin.
+The corpus, ``bench/corpus/external.json``, is kept apart from ours (which
+``redaction_corpus.py`` measures). ``--build`` writes it again from snapshots of gitleaks
+(MIT) and detect-secrets (Apache-2.0) whose git directories are given in ``GITLEAKS_GIT`` and
+``DETECT_SECRETS_GIT`` (see ``_external_corpus.py`` for what is taken and how the secret of
+each sample is known). detect-secrets' environment under ``bench/.peers/`` names the secrets of
+its own test lines when building.
 
-A secret line counts as found when redaction changes it; an ordinary line is a false positive
-when redaction changes it. detect-secrets (default plugins and filters, each line scanned as a
-file) counts alike: found when it reports anything in the line.
+A secret counts as found when no piece of it is left (the rule of our corpus, ``leaked`` in
+``tests/test_corpus.py``); a detect-secrets test line whose plugin names no secret in it
+counts as found when anything in it is redacted. An ordinary line (gitleaks' ``fps``,
+detect-secrets' lines that must not be flagged) is a false positive when anything in it is
+redacted. detect-secrets itself (default plugins and filters, each text scanned as a file)
+is held to the same rules: the values it reports are cut out of the text.
+
+Families left out of the figures, with the reason printed: ``ip_public`` (public IP
+addresses are not credentials, and no rule here is meant to remove them).
 """
 
 from __future__ import annotations
 
 import argparse
-import ast
 import json
 import os
-import re
 import subprocess
 import sys
 import tempfile
 from collections import Counter
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 BENCH = ROOT / "bench"
 CORPUS = BENCH / "corpus" / "external.json"
 PEER = ("detect-secrets", "1.5.0")
+NOT_CREDENTIALS = {"ip_public": "public IP addresses are not credentials"}
+sys.path.insert(0, str(BENCH))
+sys.path.insert(0, str(ROOT / "modules" / "hooks-redaction"))
 
-_GO_STRING = re.compile(r'`([^`]*)`|"((?:[^"\\\n]|\\.)*)"')
-
-
-def _git_files(git: str, folder: str, suffix: str) -> list[tuple[str, str]]:
-    names = subprocess.run(
-        ["git", "--git-dir", git, "ls-tree", "-r", "--name-only", "HEAD", folder],
-        capture_output=True,
-        text=True,
-        check=True,
-    ).stdout.split()
-    out = []
-    for name in names:
-        if name.endswith(suffix):
-            text = subprocess.run(
-                ["git", "--git-dir", git, "show", f"HEAD:{name}"],
-                capture_output=True,
-                text=True,
-                check=True,
-            ).stdout
-            out.append((name, text))
-    return out
+from _peer_venv import ensure_peer_venv  # noqa: E402
+from tests.test_corpus import leaked  # type: ignore[import-not-found]  # noqa: E402
 
 
-def _go_literals(block: str) -> list[str]:
-    found = []
-    for raw, quoted in _GO_STRING.findall(block):
-        if raw:
-            found.append(raw)
-        else:
-            try:
-                found.append(json.loads(f'"{quoted}"'))
-            except ValueError:
-                continue
-    return found
-
-
-def _gitleaks(git: str) -> list[dict[str, object]]:
-    rows: list[dict[str, object]] = []
-    for name, text in _git_files(git, "cmd/generate/config/rules", ".go"):
-        family = Path(name).stem
-        if family in ("stopwords", "config"):
-            continue
-        for func in re.split(r"\nfunc ", text)[1:]:
-            for kind, start in (("secret", r"\btps\s*(?::=|=)"), ("ordinary", r"\bfps\s*(?::=|=)")):
-                for found in re.finditer(start, func):
-                    end = (
-                        func.find("\n\t}", found.end())
-                        if "{" in func[found.end() : found.end() + 20]
-                        else -1
-                    )
-                    stop = func.find("\n", found.end()) if end < 0 else end
-                    body = func[found.end() : stop]
-                    if "GenerateSampleSecret" in body or "NewSecret" in body:
-                        body = re.sub(r"utils\.\w+\([^()]*(?:\([^()]*\))?[^()]*\)", "", body)
-                    for literal in _go_literals(body):
-                        if (
-                            (len(literal.strip()) >= 8
-                            and "\n" not in literal.strip("\n"))
-                            or len(literal) > 20
-                        ):
-                            rows.append(
-                                {
-                                    "source": "gitleaks",
-                                    "family": family,
-                                    "kind": kind,
-                                    "text": literal,
-                                }
-                            )
-    return rows
-
-
-def _detect_secrets(git: str) -> list[dict[str, object]]:
-    rows: list[dict[str, object]] = []
-    for name, text in _git_files(git, "tests/plugins", "_test.py"):
-        family = Path(name).stem.removesuffix("_test")
-        for node in ast.walk(ast.parse(text)):
-            if isinstance(node, ast.Tuple) and len(node.elts) == 2:
-                line, flag = node.elts
-                if (
-                    isinstance(line, ast.Constant)
-                    and isinstance(line.value, str)
-                    and isinstance(flag, ast.Constant)
-                    and isinstance(flag.value, bool)
-                ):
-                    kind = "secret" if flag.value else "ordinary"
-                    rows.append(
-                        {
-                            "source": "detect-secrets",
-                            "family": family,
-                            "kind": kind,
-                            "text": line.value,
-                        }
-                    )
-    return rows
-
-
-def build() -> None:
-    rows = _gitleaks(os.environ["GITLEAKS_GIT"]) + _detect_secrets(os.environ["DETECT_SECRETS_GIT"])
-    unique = {(r["source"], r["family"], r["kind"], r["text"]): r for r in rows}
-    CORPUS.parent.mkdir(parents=True, exist_ok=True)
-    CORPUS.write_text(
-        json.dumps({"rows": list(unique.values())}, indent=0) + "\n", encoding="utf-8"
-    )
-    print(f"wrote {len(unique)} rows to {CORPUS.relative_to(ROOT)}")
-
-
-def _ours(texts: list[str]) -> list[bool]:
-    from amplifier_module_hooks_redaction import RedactionConfig, build_redactor
-
-    redactor = build_redactor(RedactionConfig())
-    return [redactor.redact_text(text)[0] != text for text in texts]
-
-
-def _theirs(texts: list[str]) -> list[bool] | str:
-    sys.path.insert(0, str(BENCH))
-    from _peer_venv import ensure_peer_venv
-
+def _peer(mode: str, payload: dict[str, Any]) -> list[list[str]] | str:
     venv = ensure_peer_venv(BENCH / ".peers" / "-".join(PEER), *PEER)
     if venv.python is None:
         return venv.reason
     with tempfile.TemporaryDirectory() as scratch:
-        path = Path(scratch) / "lines.json"
-        path.write_text(json.dumps({"lines": texts}), encoding="utf-8")
+        path = Path(scratch) / "input.json"
+        path.write_text(json.dumps(payload), encoding="utf-8")
         done = subprocess.run(
-            [str(venv.python), str(BENCH / "_redaction_peer.py"), "detect-secrets", str(path)],
+            [str(venv.python), str(BENCH / "_redaction_peer.py"), mode, str(path)],
             capture_output=True,
             text=True,
-            timeout=1800,
+            timeout=3600,
             check=False,
         )
     if done.returncode != 0:
         return f"detect-secrets failed: {done.stderr.strip()[-300:]}"
-    return [bool(values) for values in json.loads(done.stdout)["found"]]
+    found: list[list[str]] = json.loads(done.stdout)["found"]
+    return found
+
+
+def build() -> None:
+    from _external_corpus import build_detect_secrets, build_gitleaks
+
+    rows = build_gitleaks(os.environ["GITLEAKS_GIT"])
+    theirs = build_detect_secrets(os.environ["DETECT_SECRETS_GIT"])
+    flagged = [r for r in theirs if r["kind"] == "secret"]
+    truth = _peer("detect-secrets-truth", {"rows": flagged})
+    if isinstance(truth, str):
+        raise SystemExit(f"cannot name the secrets of detect-secrets' lines: {truth}")
+    for row, values in zip(flagged, truth, strict=True):
+        if values:
+            row["secret"] = max(values, key=len)
+    unique: dict[tuple[str, ...], dict[str, Any]] = {}
+    for row in rows + theirs:
+        unique.setdefault((row["source"], row["family"], row["kind"], row["text"]), row)
+    CORPUS.parent.mkdir(parents=True, exist_ok=True)
+    CORPUS.write_text(
+        json.dumps({"rows": list(unique.values())}, indent=0, ensure_ascii=False) + "\n",
+        encoding="utf-8",
+    )
+    print(f"wrote {len(unique)} rows to {CORPUS.relative_to(ROOT)}")
+
+
+def _found(row: dict[str, Any], redacted: str) -> bool:
+    if row["kind"] == "ordinary" or not row.get("secret"):
+        return redacted != row["text"]
+    return not leaked(row["text"], row["secret"], redacted)
+
+
+def _cut(text: str, values: list[str]) -> str:
+    for value in sorted(filter(None, values), key=len, reverse=True):
+        text = text.replace(value, "[REDACTED:detect_secrets]")
+    return text
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--build", action="store_true", help="rebuild the corpus file")
+    parser.add_argument("--build", action="store_true", help="rebuild the corpus file first")
     parser.add_argument("--no-peer", action="store_true", help="skip detect-secrets")
+    parser.add_argument("--misses", type=int, default=0, help="print up to N misses and FPs")
     args = parser.parse_args()
     if args.build:
         build()
-    rows = json.loads(CORPUS.read_text(encoding="utf-8"))["rows"]
-    texts = [r["text"] for r in rows]
-    ours = _ours(texts)
-    theirs = "--no-peer" if args.no_peer else _theirs(texts)
+    from amplifier_module_hooks_redaction import RedactionConfig, build_redactor
+
+    rows = [
+        r
+        for r in json.loads(CORPUS.read_text(encoding="utf-8"))["rows"]
+        if r["family"] not in NOT_CREDENTIALS
+    ]
+    redactor = build_redactor(RedactionConfig())
+    ours = [_found(r, redactor.redact_text(r["text"])[0]) for r in rows]
+    reported = (
+        "--no-peer"
+        if args.no_peer
+        else _peer("detect-secrets", {"lines": [r["text"] for r in rows]})
+    )
+    theirs = (
+        [_found(r, _cut(r["text"], values)) for r, values in zip(rows, reported, strict=True)]
+        if isinstance(reported, list)
+        else None
+    )
+    for family, reason in NOT_CREDENTIALS.items():
+        print(f"left out: {family} ({reason})")
     for source in ("gitleaks", "detect-secrets"):
         for kind, title in (("secret", "recall"), ("ordinary", "false positives")):
             table: dict[str, Counter[str]] = {}
-            for row, hit, their in zip(
-                rows, ours, theirs if isinstance(theirs, list) else [False] * len(rows), strict=True
-            ):
+            for index, row in enumerate(rows):
                 if row["source"] != source or row["kind"] != kind:
                     continue
-                counts = table.setdefault(str(row["family"]), Counter())
+                counts = table.setdefault(row["family"], Counter())
                 counts["n"] += 1
-                counts["ours"] += hit
-                counts["theirs"] += their
-            total = Counter[str]()
-            print(f"{source}: {title} per family (ours | detect-secrets {PEER[1]})")
+                counts["ours"] += ours[index]
+                counts["theirs"] += theirs[index] if theirs is not None else 0
+            print(f"{source}, {title} per family (ours | detect-secrets {PEER[1]})")
+            total: Counter[str] = Counter()
             for family in sorted(table):
                 c = table[family]
                 total.update(c)
+                line = f"  {family:36} {c['ours']:4d} / {c['n']:<4d}"
+                if theirs is not None:
+                    line += f" | {c['theirs']:4d} / {c['n']:<4d}"
+                print(line)
+            line = f"  {'overall':36} {total['ours']:4d} / {total['n']:<4d} {total['ours'] / total['n']:7.2%}"  # noqa: E501
+            if theirs is not None:
+                line += f" | {total['theirs']:4d} / {total['n']:<4d} {total['theirs'] / total['n']:7.2%}"  # noqa: E501
+            print(line)
+    if theirs is None:
+        print(f"detect-secrets {PEER[1]}: skipped ({reported})")
+    if args.misses:
+        shown = 0
+        for row, hit in zip(rows, ours, strict=True):
+            wrong = (row["kind"] == "secret") != hit
+            if wrong and shown < args.misses:
+                shown += 1
                 print(
-                    f"  {family:24} {c['ours']:4d} / {c['n']:<4d} | {c['theirs']:4d} / {c['n']:<4d}"
+                    row["kind"],
+                    row["source"],
+                    row["family"],
+                    repr(row["text"][:160]),
+                    "|",
+                    repr(row.get("secret", ""))[:60],
                 )
-            if total["n"]:
-                print(
-                    f"  {'overall':24} {total['ours']:4d} / {total['n']:<4d} {total['ours'] / total['n']:6.1%}"  # noqa: E501
-                    f" | {total['theirs']:4d} / {total['n']:<4d} {total['theirs'] / total['n']:6.1%}"  # noqa: E501
-                )
-    if isinstance(theirs, str):
-        print(f"detect-secrets: skipped ({theirs})")
     return 0
 
 

@@ -304,6 +304,9 @@ def gen_cli_password(rng: random.Random) -> tuple[str, str]:
             "htpasswd -b -c .htpasswd alice {v}",
         ]
     )
+    pair = re.search(r"(?:-u|--user) (\w+:)\{v\}", template)
+    if pair is not None:  # user:password given to -u / --user is taken whole
+        return template.format(v=value), pair.group(1) + value
     return template.format(v=value), value
 
 

@@ -21,6 +21,7 @@ reported as ``github_token``.
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
@@ -30,12 +31,15 @@ from .boundaries import after, glued
 from .checks import (
     beside_hex_group,
     is_card_number,
+    is_credential_word,
+    is_filler,
     is_placeholder,
     is_plain_code_value,
     looks_random,
     phone_digit_count_ok,
 )
 from .encoded import encoded_patterns, select_encoded
+from .inner import TOKEN_RULES
 from .split import select_split, split_patterns
 
 __all__ = [
@@ -250,6 +254,29 @@ def _cli_named(text: str, match: re.Match[str]) -> Span | None:
     return span if _generated(value) else None
 
 
+def _cli_password(text: str, match: re.Match[str]) -> Span | None:
+    """A command-line password, or a ``user:password`` pair given to -u / --user, whole."""
+    if "pair" not in match.re.groupindex:
+        return _unquoted("v", _cli_value, trim=True)(text, match)
+    start, end = match.span("pair")
+    if end - start >= 2 and text[start] == text[end - 1] and text[start] in "'\"":
+        start, end = start + 1, end - 1
+    while end > start and text[end - 1] in ")]>,;":
+        end -= 1
+    if is_placeholder(text[start:end]):  # an earlier [REDACTED:...] too
+        return None
+    user, _, password = text[start:end].partition(":")
+    if (is_placeholder(password) or is_credential_word(password)) and (
+        not user or is_placeholder(user) or is_credential_word(user)
+    ):
+        return None
+    if (user.isdigit() or not user) and (password.isdigit() or not password):
+        return None  # -u 1000:1000, a uid and gid
+    if user.startswith(("$", "%")) or password.startswith(("$", "%")):
+        return None
+    return start, end
+
+
 def _netrc(text: str, match: re.Match[str]) -> Span | None:
     """A ``password`` word in a ``.netrc`` entry (``machine`` or ``login`` shortly before)."""
     start, end = match.span("v")
@@ -350,8 +377,9 @@ _VENDOR_SHAPES: Final = {
         ("doo_", "doo_v1_[a-f0-9]{64}"),
         ("dor_", "dor_v1_[a-f0-9]{64}"),
         *((f"{p}_", f"{p}_[a-fA-F0-9]{{32}}") for p in ("shpat", "shpss", "shpca", "shppa")),
+        # GitLab tokens; a routable one ends in a dot and nine characters.
         *(
-            (f"{p}-", f"{p}-[A-Za-z0-9_-]{{20,}}")
+            (f"{p}-", f"{p}-[A-Za-z0-9_-]{{20,}}(?:\\.[0-9a-z]{{9}})?")
             for p in ("gldt", "glrt", "glft", "glptt", "glcbt", "glimt", "gloas", "glsoat")
         ),
         ("key-", "key-[0-9a-zA-Z]{32}"),
@@ -469,8 +497,14 @@ def _vendor(text: str, match: re.Match[str]) -> Span | None:
         stop = token.end()
         if stop < len(text) and (text[stop].isalnum() or text[stop] == "_"):
             continue
+        body = token.group()[length:]
+        if left > 0 and text[left - 1].isalnum() and length <= 4 and _HEX_BODY.fullmatch(body):
+            continue  # pubblico-<md5>: a short prefix glued to a word, then a plain hash
         return left, stop
     return None
+
+
+_HEX_BODY: Final = re.compile(r"[0-9a-f]+")
 
 
 # OpenAI's documented shapes: a project, service-account or admin key, or a key with the
@@ -618,12 +652,16 @@ _WD = r"[A-Za-z0-9_\]-]"
 # Assignment grammar, on lower-cased text: key end (a closing quote, and "]" only after a
 # quote as in data["api_key"]), separator, quoted or bare value.
 _KEY_END = (
-    r"""(?:(?:\\{0,8}["']\]?|%22)?[ \t]*(?:=>|:{1,3}=|[.?]=|\?\?=|=(?![=~])|:(?!:)|%3d|%3a)"""
+    r"""(?:(?:\\{0,8}["']\]?|%22)?"""
+    # A typed declaration: var token string = "...", token: String = "...", token: &str = "...".
+    r"""(?:(?:[ \t]*:[ \t]*|[ \t]+)&?[a-z_][a-z0-9_.]*(?:<[a-z0-9_, ]*>|\[\])?"""
+    r"""(?=[ \t]*:?=[^=~]))?"""
+    r"""[ \t]*(?:=>|:{1,3}=|[.?]=|\?\?=|=(?![=~])|:(?!:)|%3d|%3a)"""
     # A quoted key and a quoted value as two arguments: setProperty("API_TOKEN", "...").
     r"""|(?<=[a-z0-9_])\\{0,8}["'](?P<comma>[ \t]*,)(?=[ \t]*\\{0,8}["']))[ \t]*"""
 )
 _VALUE = (
-    r"""(?:(?P<e>["'])(?P<w>(?:\\[^\r\n]|(?!(?P=e))[^\\\r\n]){1,512})(?P=e)"""
+    r"""(?:(?P<e>["'`])(?P<w>(?:\\[^\r\n]|(?!(?P=e))[^\\\r\n]){1,512})(?P=e)"""
     r"""|\\{0,8}(?P<q>["'])(?P<v>(?:(?!(?P=q))[^\\\r\n]){1,512})\\{0,8}(?P=q)"""
     r"""|(?P<u>(?:[^\s"'`,;&<>(){}\[\]\\]|&(?![&\s]|[a-z_][a-z0-9_]*=)){1,512})"""
     # A quoted value whose closing quote never comes: the rest of the line.
@@ -725,7 +763,7 @@ def _rule(
 
 _DIGIT_PATTERN: Final = _compile(_DIGIT_SHAPES, flags=re.VERBOSE)
 
-BUILTIN_RULES: Final[tuple[Rule, ...]] = (
+_RULES: Final[tuple[Rule, ...]] = (
     _rule(
         "private_key",
         "secret",
@@ -794,7 +832,8 @@ BUILTIN_RULES: Final[tuple[Rule, ...]] = (
         "secret",
         "Slack tokens (xoxb-, xoxp-, xoxa-, xoxo-, xoxs-, xoxr-, xoxe-, xapp-)",
         (
-            glued("xox[abposre]-") + "[A-Za-z0-9-]{10,250}(?![A-Za-z0-9_-])",
+            glued("xox[bpose]-") + "[0-9][A-Za-z0-9-]{9,250}(?![A-Za-z0-9_-])",
+            glued("xox[ar]-") + "[A-Za-z0-9-]{10,250}(?![A-Za-z0-9_-])",
             glued("xapp-") + "[0-9]-[A-Za-z0-9-]{10,250}(?![A-Za-z0-9_-])",
         ),
         _whole(looks_random),
@@ -803,7 +842,10 @@ BUILTIN_RULES: Final[tuple[Rule, ...]] = (
         "slack_webhook",
         "secret",
         "Slack incoming-webhook URLs",
-        (r"https://hooks\.slack\.com/(?:services|workflows|triggers)/[A-Za-z0-9_/+-]{20,}",),
+        (
+            r"(?:https://|http://|)hooks\.slack\.com/(?:services|workflows|triggers)/"
+            r"[A-Za-z0-9_/+-]{20,}",
+        ),
         _whole(),
     ),
     _rule(
@@ -914,7 +956,7 @@ BUILTIN_RULES: Final[tuple[Rule, ...]] = (
         "secret",
         "XML elements that hold secrets: <password>, <secret>, <apiKey>, <token> ...",
         (
-            r"<(?P<tag>(?:[a-z0-9_.:-]*[_.:-])?(?:password|passwd|pwd|secret|api[_-]?key"
+            r"<(?P<tag>[a-z0-9_.:-]*(?:password|passwd|pwd|secret|api[_-]?key"
             r"|access[_-]?key|secret[_-]?key|token|access[_-]?token|auth[_-]?token"
             r"|client[_-]?secret|private[_-]?key|credentials?))(?:\s[^<>]*)?>"
             r"(?P<v>[^<>]{1,512})</(?P=tag)>",
@@ -979,8 +1021,11 @@ BUILTIN_RULES: Final[tuple[Rule, ...]] = (
             r"(?:mysql|mariadb|mysqldump|mysqladmin|mysqlimport)\b[^\n|;&]*? -p"
             r"""(?P<v>'[^'\n]+'|"[^"\n]+"|[^\s'"-][^\s'"]*)""",
             r"""--pass(?:word|wd)?(?:=|[ \t]+)(?P<v>'[^'\n]+'|"[^"\n]+"|[^\s'"-][^\s'"]*)""",
-            r"""-u(?<![^\s;&|(]-u)[ \t]*['"]?[^\s:'"@-][^\s:'"@]*:(?P<v>[^\s'"]+)""",
-            r"""--user(?<![^\s;&|(]--user)(?:=|[ \t]+)['"]?[^\s:'"@]+:(?P<v>[^\s'"]+)""",
+            # user:password given to -u / --user (curl, wget, httpie): the pair, whole.
+            r"""-u(?<![^\s;&|(]-u)(?:=|[ \t]*)(?P<pair>'[^'\n]*:[^'\n]*'"""
+            r"""|"[^"\n]*:[^"\n]*"|[^\s'"-][^\s:]*:[^\s]*)""",
+            r"""--user(?<![^\s;&|(]--user)(?:=|[ \t]+)(?P<pair>'[^'\n]*:[^'\n]*'"""
+            r"""|"[^"\n]*:[^"\n]*"|[^\s'"-][^\s:]*:[^\s]*)""",
             *(
                 tool
                 + r"""\b(?:[^\n|;&\\]|\\\n|\\(?!\n))*?[ \t]"""
@@ -998,7 +1043,7 @@ BUILTIN_RULES: Final[tuple[Rule, ...]] = (
             r"""[ \t]+[^\s-]\S*[ \t]+"""
             r"""(?P<v>'[^'\n]+'|"[^"\n]+"|[^\s'"]+)""",
         ),
-        _unquoted("v", _cli_value, trim=True),
+        _cli_password,
     ),
     _rule(
         "cli_credential",
@@ -1066,6 +1111,34 @@ BUILTIN_RULES: Final[tuple[Rule, ...]] = (
         patterns=_DIGIT_PATTERN,
         select=_card,
     ),
+)
+
+# A file name with a hash in it (video_box.ico-7a38...0aab0c.png), not a token.
+_FILE_SUFFIX: Final = re.compile(
+    r"\.(?:png|jpe?g|gif|svg|webp|ico|css|js|mjs|map|html?|pdf|woff2?|ttf|eot)\b"
+)
+
+
+def _made_up_tokens_rejected(select: Selector) -> Selector:
+    """``select``, rejecting tokens that are made up (:func:`is_filler`) or part of a file
+    name."""
+
+    def wrapped(text: str, match: re.Match[str]) -> Span | None:
+        span = select(text, match)
+        if span is None:
+            return None
+        if is_filler(text[span[0] : span[1]]) or _FILE_SUFFIX.match(text, span[1]):
+            return None
+        return span
+
+    return wrapped
+
+
+BUILTIN_RULES: Final[tuple[Rule, ...]] = tuple(
+    dataclasses.replace(rule, select=_made_up_tokens_rejected(rule.select))
+    if rule.name in TOKEN_RULES and rule.name != "private_key"
+    else rule
+    for rule in _RULES
 )
 
 _SECRETS = tuple(rule.name for rule in BUILTIN_RULES if rule.category == "secret")
