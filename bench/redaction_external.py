@@ -25,6 +25,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import subprocess
 import sys
 import tempfile
@@ -64,6 +65,9 @@ def _peer(mode: str, payload: dict[str, Any]) -> list[list[str]] | str:
     return found
 
 
+_KEYED = re.compile(r"^[A-Za-z_][A-Za-z0-9_-]*[=:](?=.{8})")
+
+
 def build() -> None:
     from _external_corpus import build_detect_secrets, build_gitleaks
 
@@ -75,7 +79,9 @@ def build() -> None:
         raise SystemExit(f"cannot name the secrets of detect-secrets' lines: {truth}")
     for row, values in zip(flagged, truth, strict=True):
         if values:
-            row["secret"] = max(values, key=len)
+            # A value reported with its key name (AccountKey=...): the part after the name.
+            row["secret"] = _KEYED.sub("", max(values, key=len))
+    theirs = [r for r in theirs if "{secret}" not in r["text"]]  # format strings, not samples
     unique: dict[tuple[str, ...], dict[str, Any]] = {}
     for row in rows + theirs:
         unique.setdefault((row["source"], row["family"], row["kind"], row["text"]), row)

@@ -168,12 +168,12 @@ _EXAMPLE_WORDS: Final = re.compile(
     r"(?:$|[_ -])"
 )
 _WORDS_ONLY: Final = re.compile(r"[A-Za-z]+(?:[_ -][A-Za-z]+)+")
-_FILLED: Final = re.compile(r"(?:x{5,}|X{5,}|\*{3,}|#{5,}|…|\.\.\.)")
+_FILLED: Final = re.compile(r"(?:\*{3,}|#{5,}|…|\.\.\.)")
 
 
 def is_placeholder(value: str) -> bool:
     """True for values that stand in for a secret: masks, template variables, nulls, example
-    phrases (``insert_key_here``), masked or cut values (``AP6xxxxxx``, ``abc...``)."""
+    phrases (``insert_key_here``), masked or cut values (``ab***``, ``abc...``)."""
     if _PLACEHOLDER.fullmatch(value) is not None:
         return True
     if _FILLED.search(value) is not None:

@@ -32,7 +32,6 @@ from .checks import (
     beside_hex_group,
     is_card_number,
     is_credential_word,
-    is_filler,
     is_placeholder,
     is_plain_code_value,
     looks_random,
@@ -142,8 +141,10 @@ def _assignment(text: str, match: re.Match[str]) -> Span | None:
     start, end = match.span("u")
     end = _trim_period(text, start, end)
     value = text[start:end]
-    if not value or value[0] == "$" or is_placeholder(value) or is_plain_code_value(value):
+    if not value or value[0] == "$" or is_placeholder(value):
         return None
+    if is_plain_code_value(value) and _TOKEN_PREFIX.match(value) is None:
+        return None  # token = self.token; but npm_xxxx is a token's prefix, not code
     if text[end : end + 1] in ("(", "["):  # token = b64encode(raw): a call, not a value
         return None
     if loose and not _generated(value):
@@ -157,6 +158,13 @@ def _generated(value: str) -> bool:
     """A value that reads as generated (a key or user:password), not a word: for key names
     that may hold ordinary settings too (``auth: required``)."""
     return len(value) >= 8 and (looks_random(value) or ":" in value)
+
+
+# A value that starts like a token is not an identifier of code, whatever follows.
+_TOKEN_PREFIX: Final = re.compile(
+    "(?:gh[pousr]_|github_pat_|glpat-|xox[a-z]-|sk_live_|sk_test_|rk_live_|sk-|AKIA|ASIA|AIza|"
+    "hf_|npm_|pypi-|dop_v1_|shp[a-z]{2}_|lin_api_|glc_|glsa_|sntry[su]_|pnu_|rdme_|pplx-)"
+)
 
 
 # A bare value continued on the next line after a backslash (.properties files, shells).
@@ -548,9 +556,9 @@ _DISCORD_BOT: Final = re.compile(
 
 def _discord_bot(text: str, dot: int) -> Span | None:
     """A Discord bot token whose first dot is at ``dot``: its id part is base64 of digits."""
-    for width in (24, 25, 26):
+    for width in (26, 25, 24):  # the widest id first: the token may be glued to a word
         left = dot - width
-        if left < 0 or (left > 0 and (text[left - 1].isalnum() or text[left - 1] in "_-]")):
+        if left < 0:
             continue
         token = _DISCORD_BOT.match(text, left)
         if token is not None and looks_random(token.group()):
@@ -789,7 +797,7 @@ _RULES: Final[tuple[Rule, ...]] = (
         "jwt",
         "secret",
         "JSON Web Tokens (eyJ... header and payload)",
-        (glued("eyJ") + r"[A-Za-z0-9_-]{4,}\.eyJ[A-Za-z0-9_-]{4,}\.[A-Za-z0-9_-]*",),
+        (glued("eyJ") + r"[A-Za-z0-9_-]{4,}\.eyJ[A-Za-z0-9_-]{4,}(?:\.[A-Za-z0-9_-]*)?",),
         _whole(),
     ),
     _rule(
@@ -891,6 +899,9 @@ _RULES: Final[tuple[Rule, ...]] = (
             # One scan per separator: the word before it says which vendor, if any.
             *_vendor_separators(),
             glued("AC|SK") + "[0-9a-f]{32}(?![A-Za-z0-9_])",
+            _after("AC|SK", 2, _W) + "[0-9a-z]{32}(?![A-Za-z0-9_])",
+            _after("AKC", 3, _W) + "(?=[A-Za-z0-9]*[a-z0-9])[A-Za-z0-9]{10,}(?![A-Za-z0-9_])",
+            _after("AP[0-9A-F]", 3, _W) + "(?=[A-Za-z0-9]*[a-z0-9])[A-Za-z0-9]{8,}(?![A-Za-z0-9_])",
             glued("GR1348941") + "[A-Za-z0-9_-]{20,}(?![A-Za-z0-9_-])",
             # Found from a dot, in one scan: a Discord bot token (base64 of the user id, a
             # 6-character stamp and the HMAC; the dot before the stamp, see _discord_bot), or an
@@ -1120,14 +1131,16 @@ _FILE_SUFFIX: Final = re.compile(
 
 
 def _made_up_tokens_rejected(select: Selector) -> Selector:
-    """``select``, rejecting tokens that are made up (:func:`is_filler`) or part of a file
-    name."""
+    """``select``, rejecting tokens that are part of a file name (a hash before ``.png``).
+
+    Tokens filled in with one character (``AKIAXXXXXXXXXXXXXXXX``) are still redacted: some
+    test data counts them as secrets, and a leak costs more than a masked placeholder."""
 
     def wrapped(text: str, match: re.Match[str]) -> Span | None:
         span = select(text, match)
         if span is None:
             return None
-        if is_filler(text[span[0] : span[1]]) or _FILE_SUFFIX.match(text, span[1]):
+        if _FILE_SUFFIX.match(text, span[1]):
             return None
         return span
 
