@@ -135,6 +135,8 @@ def _assignment(text: str, match: re.Match[str]) -> Span | None:
             return None
         if group == "t" and (value[0] == "$" or value[0] == "{"):
             return None
+        if text[start - 1 : start] == "`" and " " in value:  # `cmd args`: a command's output
+            return None
         if loose and not _generated(value):
             return None
         return start, end
