@@ -175,7 +175,8 @@ def gen_url_credentials(rng: random.Random) -> tuple[str, str]:
     )
     user = pick(rng, string.ascii_lowercase, 6)
     host = rng.choice(["db.internal", "10.0.0.12", "cache.example.com"])
-    return f"{scheme}://{user}:{password}@{host}:{rng.randint(1000, 9999)}/app", password
+    pair = f"{user}:{password}"  # the user name is half of the credential: taken with it
+    return f"{scheme}://{pair}@{host}:{rng.randint(1000, 9999)}/app", pair
 
 
 def gen_auth_header(rng: random.Random) -> tuple[str, str]:

@@ -287,6 +287,16 @@ def _cli_password(text: str, match: re.Match[str]) -> Span | None:
     return start, end
 
 
+def _url_pair(text: str, match: re.Match[str]) -> Span | None:
+    """The ``user:password`` of a URL, whole (a credential's two halves), unless the password
+    is a placeholder (``${DB_PASSWORD}``, ``<password>``, ``user:password``)."""
+    start, end = match.span("v")
+    user, _, password = text[start:end].partition(":")
+    if is_placeholder(password) or (is_credential_word(password) and is_credential_word(user)):
+        return None
+    return start, end
+
+
 def _netrc(text: str, match: re.Match[str]) -> Span | None:
     """A ``password`` word in a ``.netrc`` entry (``machine`` or ``login`` shortly before)."""
     start, end = match.span("v")
@@ -663,9 +673,10 @@ _WD = r"[A-Za-z0-9_\]-]"
 # quote as in data["api_key"]), separator, quoted or bare value.
 _KEY_END = (
     r"""(?:(?:\\{0,8}["']\]?|%22)?"""
-    # A typed declaration: var token string = "...", token: String = "...", token: &str = "...".
+    # A typed declaration of a string: var token string = "...", token: String = "...",
+    # token: &str = "..." (a space before "=", a quote after it).
     r"""(?:(?:[ \t]*:[ \t]*|[ \t]+)&?[a-z_][a-z0-9_.]*(?:<[a-z0-9_, ]*>|\[\])?"""
-    r"""(?=[ \t]*:?=[^=~]))?"""
+    r"""(?=[ \t]+:?=[ \t]*["'`]))?"""
     r"""[ \t]*(?:=>|:{1,3}=|[.?]=|\?\?=|=(?![=~])|:(?!:)|%3d|%3a)"""
     # A quoted key and a quoted value as two arguments: setProperty("API_TOKEN", "...").
     r"""|(?<=[a-z0-9_])\\{0,8}["'](?P<comma>[ \t]*,)(?=[ \t]*\\{0,8}["']))[ \t]*"""
@@ -987,9 +998,9 @@ _RULES: Final[tuple[Rule, ...]] = (
     _rule(
         "url_credentials",
         "secret",
-        "the password in scheme://user:password@host URLs",
-        (r"""://[^\s:/?#@"'<>\[\]]{0,256}:(?P<v>[^\s/?#@"'<>]{1,256})@""",),
-        _group("v"),
+        "the user:password in scheme://user:password@host URLs (the pair, whole)",
+        (r"""://(?P<v>[^\s:/?#@"'<>\[\]]{0,256}:[^\s/?#@"'<>]{1,256})@""",),
+        _url_pair,
     ),
     _rule(
         "auth_header",
