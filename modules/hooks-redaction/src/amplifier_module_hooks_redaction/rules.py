@@ -135,16 +135,18 @@ def _assignment(text: str, match: re.Match[str]) -> Span | None:
             return None
         if group == "t" and (value[0] == "$" or value[0] == "{"):
             return None
-        if text[start - 1 : start] == "`" and " " in value:  # `cmd args`: a command's output
-            return None
+        if text[start - 1 : start] == "`" and (" " in value or is_plain_code_value(value)):
+            return None  # `cmd args` (a command's output), `name` (code in Markdown)
+        if _CONSTANT_NAME.fullmatch(value):
+            return None  # "ANTHROPIC_API_KEY": "OTHER_API_KEY": a variable's name
         if loose and not _generated(value):
             return None
         return start, end
     start, end = match.span("u")
     end = _trim_period(text, start, end)
     value = text[start:end]
-    if not value or value[0] == "$" or is_placeholder(value):
-        return None
+    if not value or value[0] == "$" or is_placeholder(value) or _TYPE_OR_SYMBOL.fullmatch(value):
+        return None  # token: &str, out_token: *mut T, token = || ...: code, not a value
     if is_plain_code_value(value) and _TOKEN_PREFIX.match(value) is None:
         return None  # token = self.token; but npm_xxxx is a token's prefix, not code
     if text[end : end + 1] in ("(", "["):  # token = b64encode(raw): a call, not a value
@@ -157,9 +159,20 @@ def _assignment(text: str, match: re.Match[str]) -> Span | None:
 
 
 def _generated(value: str) -> bool:
-    """A value that reads as generated (a key or user:password), not a word: for key names
-    that may hold ordinary settings too (``auth: required``)."""
-    return len(value) >= 8 and (looks_random(value) or ":" in value)
+    """A value that reads as generated (a key or user:password), not words or a name: for
+    key names that may hold ordinary settings too (``auth: required``) and for a quoted key
+    and value given as two arguments (``("passwd", "Password changes")``,
+    ``["CancellationToken", "CancellationState"]``)."""
+    if len(value) < 8 or any(char.isspace() for char in value):
+        return False
+    digits = sum(char.isdigit() for char in value)
+    return ":" in value or (0 < digits < len(value)) or digits >= 12
+
+
+# An upper-case constant or environment variable name, quoted as a value.
+_CONSTANT_NAME: Final = re.compile(r"[A-Z][A-Z]*(?:_[A-Z]+)+")
+# A bare value that is a type or an operator: &str, *mut, &'a, ||, ->.
+_TYPE_OR_SYMBOL: Final = re.compile(r"[*&]+(?:mut|const|'?[A-Za-z_]\w*)?|[^A-Za-z0-9]+")
 
 
 # A value that starts like a token is not an identifier of code, whatever follows.
