@@ -473,6 +473,8 @@ _VENDOR_SHAPES: Final = {
         ("sk.", r"sk\.(?:eyJ[A-Za-z0-9_-]{50,}|[A-Za-z0-9]{60})\.[A-Za-z0-9_-]{22,}"),
         ("sl.", r"sl\.(?:u\.)?[A-Za-z0-9_=-]{135,}"),
         ("tfp_", r"tfp_[A-Za-z0-9_.=-]{59}"),
+        ("pat.", r"pat\.[A-Za-z0-9_-]{22}\.[A-Za-z0-9]{24}\.[A-Za-z0-9]{20}"),
+        ("sat.", r"sat\.[A-Za-z0-9_-]{22}\.[A-Za-z0-9]{24}\.[A-Za-z0-9]{20}"),
         ("_gitlab_", "_gitlab_session=[0-9a-z]{32}"),
         ("bedrock-", "bedrock-api-key-YmVkcm9jay5hbWF6b25hd3MuY29t[A-Za-z0-9+/=]*"),
     )
@@ -502,6 +504,13 @@ def _vendor(text: str, match: re.Match[str]) -> Span | None:
     group = match.lastgroup
     if group == "bot":
         return _discord_bot(text, start)
+    if group == "teams":  # https://<tenant>.webhook.office.com/webhookb2/...
+        left = start
+        while left > 0 and (text[left - 1].isalnum() or text[left - 1] == "-"):
+            left -= 1
+        if text.endswith("https://", 0, left):
+            left -= len("https://")
+        return left, end
     if group in _WIDENED:
         width = _WIDENED[group]
         return None if not looks_random(text[start - width : end]) else (start - width, end)
@@ -532,7 +541,9 @@ def _vendor(text: str, match: re.Match[str]) -> Span | None:
             continue
         body = token.group()[length:]
         if left > 0 and text[left - 1].isalnum() and length <= 4 and _HEX_BODY.fullmatch(body):
-            continue  # pubblico-<md5>: a short prefix glued to a word, then a plain hash
+            word_start = max(text.rfind(" ", 0, left), text.rfind("\n", 0, left)) + 1
+            if "/" in text[word_start:left]:
+                continue  # .../Nerdz-Ng-pubblico-<md5>: a slug and a hash in a URL's path
         return left, stop
     return None
 
@@ -959,6 +970,7 @@ _RULES: Final[tuple[Rule, ...]] = (
             r"(?P<maxmind>)",
             r"\.atlasv1\.(?<=(?<![A-Za-z0-9])[A-Za-z0-9]{14}\.atlasv1\.)[A-Za-z0-9_=-]{60,70}"
             r"(?![A-Za-z0-9_=-])(?P<atlas>)",
+            r"\.webhook\.office\.com/webhookb2/[A-Za-z0-9@/_-]{40,}(?P<teams>)",
             glued("dapi") + "[a-f0-9]{32}(?:-[0-9])?(?![A-Za-z0-9_])",
             glued("ATATT3") + "[A-Za-z0-9_=-]{100,}(?![A-Za-z0-9_=-])",
             r"https://(?:ptb\.|canary\.)?discord(?:app)?\.com/api/webhooks/[0-9]{17,20}/"
