@@ -1,6 +1,6 @@
 """hooks-redaction throughput (MB/s) on mixed text with few matches and with many, in one run.
 
-    python bench/redaction.py [--size 4] [--rounds 5] [--json PATH]
+    python bench/redaction.py [--size 4] [--rounds 5] [--no-hyperscan] [--json PATH]
 
 Two corpora of ``--size`` MB are generated from a fixed seed: the same mix of prose, Python
 code, JSON log lines (ISO timestamps, UUIDs, sha256 digests, epoch millis, versions, paths,
@@ -125,11 +125,25 @@ def main() -> int:
     parser.add_argument("--rounds", type=int, default=5, help="timed rounds; the best is kept")
     parser.add_argument("--no-peer", action="store_true", help="skip Amplifier's module")
     parser.add_argument("--json", type=Path, help="also write the figures as JSON")
+    parser.add_argument(
+        "--no-hyperscan",
+        action="store_true",
+        help="find the literal triggers with the Aho-Corasick automata even where hyperscan is "
+        "installed (to compare the two)",
+    )
     args = parser.parse_args()
+    from amplifier_module_hooks_redaction import triggers
+
+    if args.no_hyperscan:
+        triggers._hyperscan = None
+    engine = "Aho-Corasick automata" if triggers._hyperscan is None else "Hyperscan"
 
     size = int(args.size * 1_000_000)
     results: dict[str, Any] = {}
-    print(f"hooks-redaction, all rules, {args.size:g} MB per corpus, best of {args.rounds}")
+    print(
+        f"hooks-redaction, all rules, {args.size:g} MB per corpus, best of {args.rounds}, "
+        f"literal triggers by {engine}"
+    )
     for name, every in (("few matches", 100_000), ("many matches", 300)):
         text, plants = corpus(size, every, f"bench-{name}")
         mb_per_s, found = throughput(text, args.rounds)
