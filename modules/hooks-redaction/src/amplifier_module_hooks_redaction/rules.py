@@ -245,10 +245,13 @@ def _cli_value(value: str) -> bool:
 
 
 # Option names that take a credential (the end of the name: --db-password, -storepass).
-_CLI_NAMES = (
-    "(?P<k>password|passwd|pass|pwd|passphrase|token|secret|api[-_]?key|apikey|access[-_]?key"
-    "|secret[-_]?key|private[-_]?key|client[-_]?secret|credentials?|auth|bearer)"
+_LONG_OPTION_NAMES = (
+    *("password", "passwd", "passphrase", "pass", "pwd", "token", "secret", "bearer", "auth"),
+    *("api-key", "api_key", "apikey", "access-key", "access_key", "secret-key", "secret_key"),
+    *("private-key", "private_key", "client-secret", "client_secret", "credentials"),
+    "credential",
 )
+_OPTION_START: Final = re.compile(r"(?:^|(?<=[\s'\"(=\[]))--[a-z0-9]")
 _SINGLE_DASH_NAMES = (
     *("storepass", "keypass", "srcstorepass", "deststorepass", "srckeypass", "destkeypass"),
     *("password", "passwd", "passphrase", "pwd", "token", "secret", "apikey", "accesstoken"),
@@ -270,6 +273,12 @@ def _cli_named(text: str, match: re.Match[str]) -> Span | None:
     if lowered.startswith(_CLI_NOT_VALUES) or value.startswith(("{", "@")):
         return None
     key = match.group("k") if "k" in match.re.groupindex else None
+    if "long" in match.re.groupindex:  # the option's name runs back to its "--"
+        start = match.start("k")
+        while start > 0 and (text[start - 1].isalnum() or text[start - 1] in "-_."):
+            start -= 1
+        if _OPTION_START.match(text, start) is None:
+            return None
     if "s" in match.re.groupindex and match.group("s") is not None:  # mysql -p V, ldap -w V
         return span if len(value) >= 4 and (looks_random(value) or not value.isalnum()) else None
     if key is not None and (key == "" or key.lower() in _CLI_PASSWORDS):  # "": -storepass
@@ -1100,7 +1109,11 @@ _RULES: Final[tuple[Rule, ...]] = (
         "credentials given as named command-line options: --token V, --api-key=V, "
         "-storepass V, aws configure set aws_secret_access_key V, mysql -p V",
         (
-            r"--(?:[a-z0-9]+[-_.])*" + _CLI_NAMES + r"(?:=|[ \t]+)" + _CLI_VALUE,
+            # --token V, --db-password=V: found from the name, the "--" checked by the selector.
+            "(?P<k>"
+            + "|".join(f"{name}(?<=[-_.]{name})" for name in _LONG_OPTION_NAMES)
+            + r")(?P<long>)(?:=|[ \t]+)"
+            + _CLI_VALUE,
             # Single-dash options of keytool, jarsigner, PowerShell and kin.
             "(?:"
             + "|".join(f"-{name}(?<![\\w-]-{name})" for name in _SINGLE_DASH_NAMES)

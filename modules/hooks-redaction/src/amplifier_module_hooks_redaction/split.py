@@ -35,6 +35,15 @@ _JOIN: Final = (
     r"""|\\?\r?\n[ \t]*)"""
 )
 _JOINER: Final = re.compile(_JOIN)
+# A first fragment at least as long as the shortest whole token of its prefix: the token
+# rules take it, so a bare line break after it joins nothing.
+_LONG_ENOUGH: Final = re.compile(
+    r"(?:gh[pousr]_[A-Za-z0-9]{36}|github_pat_[A-Za-z0-9_]{22}|glpat-[\w-]{20}"
+    r"|xox[a-z]-[\w-]{10}|xapp-[\w-]{10}|A[KS]IA[A-Z0-9]{16}|sk-[\w-]{20}|AIza[\w-]{35}"
+    r"|[sr]k_(?:live|test)_[A-Za-z0-9]{10}|whsec_[A-Za-z0-9]{32}|hf_[A-Za-z]{30}"
+    r"|npm_[A-Za-z0-9]{36}|pypi-[\w-]{50}|glc_[A-Za-z0-9+/]{32}|dop_v1_[a-f0-9]{64}"
+    r"|shpat_[a-fA-F0-9]{32}|lin_api_[A-Za-z0-9]{40}|AGE-SECRET-KEY-1\w{58})"
+)
 
 
 def split_patterns() -> tuple[str, ...]:
@@ -50,6 +59,9 @@ def select_split(text: str, match: re.Match[str]) -> tuple[int, int] | None:
         position = joiner.end()
         if not any(quote in joiner.group() for quote in "\"'`"):
             # A bare line break joins only a token cut short: one whole so far stays so.
+            if len(pieces) == 1 and _LONG_ENOUGH.match(text, start, pieces[0][1]):
+                position = -1  # the common case, known without a scan: a token, then a line
+                break
             so_far = token_scanner().find("".join(text[a:b] for a, b in pieces))
             if so_far and so_far[0][0] == 0:
                 position = -1
