@@ -869,7 +869,7 @@ _RULES: Final[tuple[Rule, ...]] = (
         "secret",
         "GitHub tokens (ghp_, gho_, ghu_, ghs_, ghr_, github_pat_)",
         (
-            glued("gh[pousr]_") + "[A-Za-z0-9]{36,251}(?![A-Za-z0-9_])",
+            glued("ghp_|gho_|ghu_|ghs_|ghr_") + "[A-Za-z0-9]{36,251}(?![A-Za-z0-9_])",
             glued("github_pat_") + "[A-Za-z0-9_]{22,244}(?![A-Za-z0-9_])",
         ),
         _whole(),
@@ -886,8 +886,8 @@ _RULES: Final[tuple[Rule, ...]] = (
         "secret",
         "Slack tokens (xoxb-, xoxp-, xoxa-, xoxo-, xoxs-, xoxr-, xoxe-, xapp-)",
         (
-            glued("xox[bpose]-") + "[0-9][A-Za-z0-9-]{9,250}(?![A-Za-z0-9_-])",
-            glued("xox[ar]-") + "[A-Za-z0-9-]{10,250}(?![A-Za-z0-9_-])",
+            glued("xoxb-|xoxp-|xoxo-|xoxs-|xoxe-") + "[0-9][A-Za-z0-9-]{9,250}(?![A-Za-z0-9_-])",
+            glued("xoxa-|xoxr-") + "[A-Za-z0-9-]{10,250}(?![A-Za-z0-9_-])",
             glued("xapp-") + "[0-9]-[A-Za-z0-9-]{10,250}(?![A-Za-z0-9_-])",
         ),
         _whole(looks_random),
@@ -982,7 +982,7 @@ _RULES: Final[tuple[Rule, ...]] = (
             r"\.webhook\.office\.com/webhookb2/[A-Za-z0-9@/_-]{40,}(?P<teams>)",
             glued("dapi") + "[a-f0-9]{32}(?:-[0-9])?(?![A-Za-z0-9_])",
             glued("ATATT3") + "[A-Za-z0-9_=-]{100,}(?![A-Za-z0-9_=-])",
-            r"https://(?:ptb\.|canary\.)?discord(?:app)?\.com/api/webhooks/[0-9]{17,20}/"
+            r"https://(?:ptb\.|canary\.|)discord(?:app|)\.com/api/webhooks/[0-9]{17,20}/"
             r"[A-Za-z0-9_-]{60,68}",
         ),
         select=_vendor,

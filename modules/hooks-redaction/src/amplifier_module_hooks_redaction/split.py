@@ -21,33 +21,64 @@ __all__ = ["MAX_PIECES", "select_split", "split_patterns"]
 MAX_PIECES: Final = 8
 
 _PREFIXES: Final = (
-    *("gh[pousr]_", "github_pat_", "glpat-", "xox[abposre]-", "xapp-", "AKIA", "ASIA"),
+    *("ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_", "glpat-", "xapp-", "AKIA", "ASIA"),
+    *("xoxa-", "xoxb-", "xoxp-", "xoxo-", "xoxs-", "xoxr-", "xoxe-"),
     *("sk-", "AIza", "sk_live_", "rk_live_", "sk_test_", "rk_test_", "whsec_", "hf_"),
     *("npm_", "SG\\."),
     *("pypi-", "glc_", "dop_v1_", "shpat_", "lin_api_", "eyJ", "AGE-SECRET-KEY-"),
 )
 _FRAGMENT: Final = r"[A-Za-z0-9_.+/=-]"
 # Between two fragments: a closing quote, an operator (+ . .. & || ~) or none (adjacent
-# literals), a line break or not, an opening quote; or a bare line break.
-_JOIN: Final = (
-    r"""(?:\\?["'`][ \t]*(?:\+|\.\.?|&|\|\||~)?[ \t]*"""
+# literals), a line break or not, an opening quote.
+_QUOTED_JOIN: Final = (
+    r"""\\?["'`][ \t]*(?:\+|\.\.?|&|\|\||~)?[ \t]*"""
     r"""(?:(?:\\?\r?\n|(?:\\r)?\\n)[ \t]*(?:\+|\.\.?|&|\|\||~)?[ \t]*)?\\?["'`]"""
-    r"""|\\?\r?\n[ \t]*)"""
 )
+_BARE_JOIN: Final = r"\\?\r?\n[ \t]*"  # a line break, or a backslash and a line break
+_JOIN: Final = f"(?:{_QUOTED_JOIN}|{_BARE_JOIN})"
 _JOINER: Final = re.compile(_JOIN)
-# A first fragment at least as long as the shortest whole token of its prefix: the token
-# rules take it, so a bare line break after it joins nothing.
-_LONG_ENOUGH: Final = re.compile(
-    r"(?:gh[pousr]_[A-Za-z0-9]{36}|github_pat_[A-Za-z0-9_]{22}|glpat-[\w-]{20}"
-    r"|xox[a-z]-[\w-]{10}|xapp-[\w-]{10}|A[KS]IA[A-Z0-9]{16}|sk-[\w-]{20}|AIza[\w-]{35}"
-    r"|[sr]k_(?:live|test)_[A-Za-z0-9]{10}|whsec_[A-Za-z0-9]{32}|hf_[A-Za-z]{30}"
-    r"|npm_[A-Za-z0-9]{36}|pypi-[\w-]{50}|glc_[A-Za-z0-9+/]{32}|dop_v1_[a-f0-9]{64}"
-    r"|shpat_[a-fA-F0-9]{32}|lin_api_[A-Za-z0-9]{40}|AGE-SECRET-KEY-1\w{58})"
-)
+# Per prefix, the shortest whole token after it: a token that long is the token rules' to
+# take, so a bare line break after it joins nothing (the common case: a token, then a line).
+_WHOLE_BODY: Final = {
+    **{f"gh{kind}_": "[A-Za-z0-9]{36}" for kind in "pousr"},
+    "github_pat_": "[A-Za-z0-9_]{22}",
+    "glpat-": "[\\w-]{20}",
+    **{f"xox{kind}-": "[\\w-]{10}" for kind in "abposre"},
+    "xapp-": "[\\w-]{10}",
+    "AKIA": "[A-Z0-9]{16}",
+    "ASIA": "[A-Z0-9]{16}",
+    "sk-": "[\\w-]{20}",
+    "AIza": "[\\w-]{35}",
+    "sk_live_": "[A-Za-z0-9]{10}",
+    "rk_live_": "[A-Za-z0-9]{10}",
+    "sk_test_": "[A-Za-z0-9]{10}",
+    "rk_test_": "[A-Za-z0-9]{10}",
+    "whsec_": "[A-Za-z0-9]{32}",
+    "hf_": "[A-Za-z]{30}",
+    "npm_": "[A-Za-z0-9]{36}",
+    "SG\\.": "[\\w-]{22}\\.",
+    "pypi-": "[\\w-]{50}",
+    "glc_": "[A-Za-z0-9+/]{32}",
+    "dop_v1_": "[a-f0-9]{64}",
+    "shpat_": "[a-fA-F0-9]{32}",
+    "lin_api_": "[A-Za-z0-9]{40}",
+    "eyJ": "[\\w-]+\\.eyJ",
+    "AGE-SECRET-KEY-": "1[A-Z0-9]{58}",
+}
+_LONG_ENOUGH: Final = re.compile("|".join(p + b for p, b in _WHOLE_BODY.items()))
 
 
 def split_patterns() -> tuple[str, ...]:
-    return (f"(?:{'|'.join(_PREFIXES)}){_FRAGMENT}*(?:{_JOIN}{_FRAGMENT}+){{1,{MAX_PIECES}}}",)
+    """Quoted joins after any prefix; bare line breaks only after a token cut short."""
+    prefixes = "|".join(_PREFIXES)
+    cut_short = "|".join(f"{prefix}(?!{body})" for prefix, body in _WHOLE_BODY.items())
+    pieces = f"{{1,{MAX_PIECES}}}"
+    # Possessive runs: a joiner never starts with a fragment's character, so nothing is
+    # given back to it (no backtracking through a token's characters).
+    return (
+        f"(?:{prefixes}){_FRAGMENT}*+(?:{_QUOTED_JOIN}{_FRAGMENT}++){pieces}",
+        f"(?:{cut_short}){_FRAGMENT}*+(?:{_JOIN}{_FRAGMENT}++){pieces}",
+    )
 
 
 def select_split(text: str, match: re.Match[str]) -> tuple[int, int] | None:
