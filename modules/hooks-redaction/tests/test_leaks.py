@@ -145,3 +145,17 @@ def test_what_cannot_be_scanned_is_replaced_by_a_marker() -> None:
 )
 def test_ordinary_text_is_kept(text: str) -> None:
     assert redact(text) == text
+
+
+def test_two_token_keys_keep_both_values() -> None:
+    other = "ghp_" + "Zx81yQ2mTq9LrV0aBcD3eF4gH5iJ6kL7mN8oPq"
+    out = redact({"owners": {GH: 1, other: 2}})["owners"]
+    assert GH not in repr(out)
+    assert other not in repr(out)
+    assert sorted(out.values()) == [1, 2]
+
+
+def test_a_bytearray_stays_a_bytearray() -> None:
+    out = redact({"raw": bytearray(b"token " + GH.encode())})["raw"]
+    assert isinstance(out, bytearray)
+    assert GH.encode() not in out
