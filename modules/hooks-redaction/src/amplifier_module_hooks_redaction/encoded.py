@@ -20,6 +20,7 @@ import binascii
 import contextlib
 import functools
 import re
+import threading
 from typing import Final
 from urllib.parse import unquote
 
@@ -82,21 +83,27 @@ def encoded_patterns() -> tuple[str, ...]:
     return tuple(sources)
 
 
-_B64_CHARS: Final = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/_-")
-_PCT_CHARS: Final = frozenset(
-    "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789._~+-%"
-)
+_B64_RUN: Final = re.compile(r"[A-Za-z0-9+/_-]*")
+_PCT_RUN: Final = re.compile(r"[A-Za-z0-9._~+%-]*")
 _HEX: Final = re.compile(r"[0-9A-Fa-f]+")
 
 
-def _run(text: str, start: int, end: int, chars: frozenset[str]) -> tuple[int, int]:
-    """The run of ``chars`` around ``text[start:end]``, at most :data:`MAX_RUN` long."""
-    left = start
-    while left > 0 and start - left < MAX_RUN and text[left - 1] in chars:
-        left -= 1
-    right = end
-    while right < len(text) and right - left < MAX_RUN and text[right] in chars:
-        right += 1
+_LONGEST: Final = 1 << 16  # how far a run is followed to find where it starts and ends
+_BEFORE_TRIGGER: Final = 64  # of a longer run, the window starts this far before the trigger
+
+
+def _run(text: str, start: int, end: int, chars: re.Pattern[str]) -> tuple[int, int]:
+    """The run of ``chars`` around ``text[start:end]``; of a run longer than
+    :data:`MAX_RUN`, the window of that length that starts just before the trigger (the
+    regex engine reads both ways, so a long run costs no Python loop)."""
+    low = max(0, start - _LONGEST)
+    back = chars.match(text[low:start][::-1])
+    left = start - (back.end() if back is not None else 0)
+    ahead = chars.match(text, end, min(len(text), end + _LONGEST))
+    right = ahead.end() if ahead is not None else end
+    if right - left > MAX_RUN:
+        left = max(left, start - _BEFORE_TRIGGER)
+        right = min(right, left + MAX_RUN)
     return left, right
 
 
@@ -104,7 +111,7 @@ def select_encoded(text: str, match: re.Match[str]) -> tuple[int, int] | None:
     """The whole encoded run around ``match`` when its decoded text holds a secret."""
     start, end = match.span()
     if match.lastgroup == "percent":
-        left, right = _run(text, start, end, _PCT_CHARS)
+        left, right = _run(text, start, end, _PCT_RUN)
         while right > left and text[right - 1] == ".":  # the full stop of a sentence
             right -= 1
         while right < len(text) and text[right] == "=":
@@ -113,13 +120,24 @@ def select_encoded(text: str, match: re.Match[str]) -> tuple[int, int] | None:
         if run.count("%") < MIN_ESCAPES or right - left < MIN_RUN:
             return None
         return (left, right) if _holds_secret_percent(run) else None
-    left, right = _run(text, start, end, _B64_CHARS)
+    decided = getattr(_DECIDED, "run", None)
+    if decided is not None and decided[0] is text and decided[1] <= start and end <= decided[2]:
+        return None  # another trigger in a run already decoded: its answer stands
+    left, right = _run(text, start, end, _B64_RUN)
     padded = right
     while padded < len(text) and padded - right < 2 and text[padded] == "=":
         padded += 1
     if right - left < MIN_RUN:
         return None
+    _DECIDED.run = (text, left, right)
     return (left, padded) if _holds_secret(text[left:right]) else None
+
+
+# The last run decoded, in which text: every other trigger inside it would give the same
+# answer (a long run full of triggers is decoded once per MAX_RUN characters, not once per
+# trigger; a run replaced is replaced once). Kept by identity, per thread: another text, or
+# another thread's, never matches.
+_DECIDED: Final = threading.local()
 
 
 @functools.lru_cache(maxsize=512)
