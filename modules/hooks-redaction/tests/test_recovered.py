@@ -111,3 +111,8 @@ def test_a_long_run_full_of_triggers_is_decoded_window_by_window() -> None:
     out = redact(secrets_everywhere)
     left = out.replace("[REDACTED:encoded_secret]", "")
     assert len(left) < 16, left[:80]  # every window of the run is replaced
+
+
+def test_a_line_that_starts_a_token_is_not_a_continuation() -> None:
+    text = "ghp_abc\n" + GH + "\n"
+    assert redact(text) == "ghp_abc\n[REDACTED:github_token]\n"

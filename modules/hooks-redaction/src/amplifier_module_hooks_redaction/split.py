@@ -16,9 +16,10 @@ from typing import Final
 
 from .inner import token_scanner
 
-__all__ = ["MAX_PIECES", "select_split", "split_patterns"]
+__all__ = ["MAX_FRAGMENT", "MAX_PIECES", "select_split", "split_patterns"]
 
 MAX_PIECES: Final = 8
+MAX_FRAGMENT: Final = 1024
 
 _PREFIXES: Final = (
     *("ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_", "glpat-", "xapp-", "AKIA", "ASIA"),
@@ -66,6 +67,7 @@ _WHOLE_BODY: Final = {
     "AGE-SECRET-KEY-": "1[A-Z0-9]{58}",
 }
 _LONG_ENOUGH: Final = re.compile("|".join(p + b for p, b in _WHOLE_BODY.items()))
+_STARTS_TOKEN: Final = re.compile("|".join(_PREFIXES))
 
 
 def split_patterns() -> tuple[str, ...]:
@@ -75,9 +77,12 @@ def split_patterns() -> tuple[str, ...]:
     pieces = f"{{1,{MAX_PIECES}}}"
     # Possessive runs: a joiner never starts with a fragment's character, so nothing is
     # given back to it (no backtracking through a token's characters).
+    # Fragments are bounded (:data:`MAX_FRAGMENT`), so a candidate costs at most a few KB.
+    first = f"{_FRAGMENT}{{0,{MAX_FRAGMENT}}}+"
+    more = f"{_FRAGMENT}{{1,{MAX_FRAGMENT}}}+"
     return (
-        f"(?:{prefixes}){_FRAGMENT}*+(?:{_QUOTED_JOIN}{_FRAGMENT}++){pieces}",
-        f"(?:{cut_short}){_FRAGMENT}*+(?:{_JOIN}{_FRAGMENT}++){pieces}",
+        f"(?:{prefixes}){first}(?:{_QUOTED_JOIN}{more}){pieces}",
+        f"(?:{cut_short}){first}(?:{_JOIN}{more}){pieces}",
     )
 
 
@@ -88,15 +93,15 @@ def select_split(text: str, match: re.Match[str]) -> tuple[int, int] | None:
     for joiner in _JOINER.finditer(text, start, end):
         pieces.append((position, joiner.start()))
         position = joiner.end()
-        if not any(quote in joiner.group() for quote in "\"'`"):
-            # A bare line break joins only a token cut short: one whole so far stays so.
-            if len(pieces) == 1 and _LONG_ENOUGH.match(text, start, pieces[0][1]):
-                position = -1  # the common case, known without a scan: a token, then a line
-                break
-            so_far = token_scanner().find("".join(text[a:b] for a, b in pieces))
-            if so_far and so_far[0][0] == 0:
-                position = -1
-                break
+        if any(quote in joiner.group() for quote in "\"'`"):
+            continue
+        # A bare line break joins only a token cut short, and only with a line that does not
+        # start a token of its own.
+        if _STARTS_TOKEN.match(text, position) or _LONG_ENOUGH.match(
+            "".join(text[a:b] for a, b in pieces)
+        ):
+            position = -1
+            break
     if position >= 0:
         pieces.append((position, end))
     if len(pieces) < 2:
