@@ -2,13 +2,15 @@
 
     <peer python> bench/_redaction_peer.py amplifier SIZE ROUNDS
     <peer python> bench/_redaction_peer.py detect-secrets CORPUS_JSON
+    <peer python> bench/_redaction_peer.py detect-secrets-truth ROWS_JSON
 
 ``amplifier``: Amplifier's own hooks-redaction (installed beside amplifier-core 2.0.2 in the
 peer environment): MB/s of its ``_mask_text`` with its default rules on the same mixed text as
 ``redaction.py``, and a ``provider:request`` emit through 2.0.2's ``HookRegistry`` with the
 module mounted. ``detect-secrets``: each text of a JSON file ``{"lines": [...]}`` written to
 a file of its own and scanned as detect-secrets scans a repository (default plugins and
-filters); prints the secret values it reports for each.
+filters); prints the secret values it reports for each. ``detect-secrets-truth``: for each row
+``{"family", "text"}`` of a detect-secrets plugin test, the values that plugin itself reports.
 """
 
 from __future__ import annotations
@@ -96,9 +98,63 @@ def _detect_secrets(path: Path) -> dict[str, Any]:
     return {"found": found}
 
 
+_FILE_KINDS = ("x.py", "x.yaml", "x.js", "x.java", "x.go", "x.php", "x.cs", "x.swift", "x.m")
+_FILE_KINDS_MORE = ("x.sh", "x.ini", "x.cfg", "x.conf", "x.tf", "x.json", "x.txt", "x.cls")
+_PLUGIN_MODULES = {"aws_key": "aws", "mailchimp_key": "mailchimp", "stripe_key": "stripe"}
+
+
+def _detect_secrets_truth(path: Path) -> dict[str, Any]:
+    """Per row ``{"family", "text"}``: the secret values the family's own plugin reports in
+    the text (tried as each file kind the plugin reads differently), or ``[]``."""
+    import importlib
+    import inspect
+
+    from detect_secrets.plugins.base import BasePlugin  # type: ignore[import-not-found]
+    from detect_secrets.settings import default_settings  # type: ignore[import-not-found]
+
+    rows = json.loads(path.read_text(encoding="utf-8"))["rows"]
+    found: list[list[str]] = []
+    with default_settings():
+        plugins: dict[str, list[Any]] = {}
+        for row in rows:
+            family = row["family"]
+            if family not in plugins:
+                try:
+                    module = importlib.import_module(
+                        f"detect_secrets.plugins.{_PLUGIN_MODULES.get(family, family)}"
+                    )
+                except ImportError:
+                    plugins[family] = []
+                else:
+                    plugins[family] = [
+                        cls()
+                        for _, cls in inspect.getmembers(module, inspect.isclass)
+                        if issubclass(cls, BasePlugin)
+                        and cls.__module__ == module.__name__
+                        and not inspect.isabstract(cls)
+                    ]
+            values: list[str] = []
+            for plugin in plugins[family]:
+                for kind in (*_FILE_KINDS, *_FILE_KINDS_MORE):
+                    try:
+                        reported = plugin.analyze_line(filename=kind, line=row["text"])
+                    except Exception:
+                        continue
+                    values = [s.secret_value for s in reported if s.secret_value]
+                    if values:
+                        break
+                if values:
+                    break
+            found.append(values)
+    return {"found": found}
+
+
 def main(argv: list[str]) -> int:
     if argv[:1] == ["amplifier"] and len(argv) == 3:
         print(json.dumps(_amplifier(int(argv[1]), int(argv[2]))))
+        return 0
+    if argv[:1] == ["detect-secrets-truth"] and len(argv) == 2:
+        print(json.dumps(_detect_secrets_truth(Path(argv[1]))))
         return 0
     if argv[:1] == ["detect-secrets"] and len(argv) == 2:
         print(json.dumps(_detect_secrets(Path(argv[1]))))

@@ -1,6 +1,6 @@
 """hooks-redaction throughput (MB/s) on mixed text with few matches and with many, in one run.
 
-    python bench/redaction.py [--size 4] [--rounds 5] [--json PATH]
+    python bench/redaction.py [--size 4] [--rounds 5] [--no-hyperscan] [--json PATH]
 
 Two corpora of ``--size`` MB are generated from a fixed seed: the same mix of prose, Python
 code, JSON log lines (ISO timestamps, UUIDs, sha256 digests, epoch millis, versions, paths,
@@ -27,6 +27,7 @@ import asyncio
 import json
 import os
 import random
+import statistics
 import subprocess
 import sys
 import time
@@ -124,12 +125,33 @@ def main() -> int:
     parser.add_argument("--size", type=float, default=4.0, help="MB of text per corpus")
     parser.add_argument("--rounds", type=int, default=5, help="timed rounds; the best is kept")
     parser.add_argument("--no-peer", action="store_true", help="skip Amplifier's module")
+    parser.add_argument(
+        "--pairs",
+        type=int,
+        default=1,
+        help="measure ours and the peer this many times, one right after the other; the "
+        "ratios of each pair and their median are printed (a busy machine slows both alike)",
+    )
     parser.add_argument("--json", type=Path, help="also write the figures as JSON")
+    parser.add_argument(
+        "--no-hyperscan",
+        action="store_true",
+        help="find the literal triggers with the Aho-Corasick automata even where hyperscan is "
+        "installed (to compare the two)",
+    )
     args = parser.parse_args()
+    from amplifier_module_hooks_redaction import triggers
+
+    if args.no_hyperscan:
+        triggers._hyperscan = None
+    engine = "Aho-Corasick automata" if triggers._hyperscan is None else "Hyperscan"
 
     size = int(args.size * 1_000_000)
     results: dict[str, Any] = {}
-    print(f"hooks-redaction, all rules, {args.size:g} MB per corpus, best of {args.rounds}")
+    print(
+        f"hooks-redaction, all rules, {args.size:g} MB per corpus, best of {args.rounds}, "
+        f"literal triggers by {engine}"
+    )
     for name, every in (("few matches", 100_000), ("many matches", 300)):
         text, plants = corpus(size, every, f"bench-{name}")
         mb_per_s, found = throughput(text, args.rounds)
@@ -147,6 +169,8 @@ def main() -> int:
     results["provider_request_us"] = {"first": cold, "repeated": warm, "redactions": found}
 
     peer, reason = (None, "--no-peer") if args.no_peer else peer_figures(size, args.rounds)
+    if peer is not None and args.pairs > 1:
+        _pairs(args, size, results, peer)
     if peer is None:
         print(f"Amplifier's hooks-redaction on amplifier-core 2.0.2: skipped ({reason})")
     else:
@@ -166,6 +190,30 @@ def main() -> int:
         args.json.parent.mkdir(parents=True, exist_ok=True)
         args.json.write_text(json.dumps(results, indent=2) + "\n", encoding="utf-8")
     return 0
+
+
+def _pairs(
+    args: argparse.Namespace, size: int, results: dict[str, Any], first: dict[str, Any]
+) -> None:
+    """Ours, then the peer, ``args.pairs`` times: each pair's ratios and their median."""
+    texts = {
+        name: corpus(size, every, f"bench-{name}")[0]
+        for name, every in (("few matches", 100_000), ("many matches", 300))
+    }
+    ratios: dict[str, list[float]] = {
+        name: [results[name]["mb_per_s"] / first[name]["mb_per_s"]] for name in texts
+    }
+    for _ in range(args.pairs - 1):
+        ours = {name: throughput(text, args.rounds)[0] for name, text in texts.items()}
+        theirs, _ = peer_figures(size, args.rounds)
+        if theirs is None:
+            break
+        for name in texts:
+            ratios[name].append(ours[name] / theirs[name]["mb_per_s"])
+    for name, values in ratios.items():
+        shown = ", ".join(f"{value:.2f}x" for value in values)
+        print(f"  {name}: ours / theirs per pair {shown}; median {statistics.median(values):.2f}x")
+        results[name]["ratio_pairs"] = values
 
 
 if __name__ == "__main__":

@@ -340,5 +340,5 @@ async def test_bad_config_is_rejected_with_the_key_path(config: Any, message: st
 def test_parse_config_defaults() -> None:
     config = parse_config(None)
     assert config == RedactionConfig()
-    assert config.enabled_rules()[:2] == ("private_key", "jwt")
+    assert config.enabled_rules()[:3] == ("private_key", "split_token", "jwt")
     assert build_redactor(config).redact_text("nothing") == ("nothing", {})

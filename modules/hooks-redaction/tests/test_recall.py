@@ -175,7 +175,8 @@ def gen_url_credentials(rng: random.Random) -> tuple[str, str]:
     )
     user = pick(rng, string.ascii_lowercase, 6)
     host = rng.choice(["db.internal", "10.0.0.12", "cache.example.com"])
-    return f"{scheme}://{user}:{password}@{host}:{rng.randint(1000, 9999)}/app", password
+    pair = f"{user}:{password}"  # the user name is half of the credential: taken with it
+    return f"{scheme}://{pair}@{host}:{rng.randint(1000, 9999)}/app", pair
 
 
 def gen_auth_header(rng: random.Random) -> tuple[str, str]:
@@ -304,6 +305,9 @@ def gen_cli_password(rng: random.Random) -> tuple[str, str]:
             "htpasswd -b -c .htpasswd alice {v}",
         ]
     )
+    pair = re.search(r"(?:-u|--user) (\w+:)\{v\}", template)
+    if pair is not None:  # user:password given to -u / --user is taken whole
+        return template.format(v=value), pair.group(1) + value
     return template.format(v=value), value
 
 
@@ -460,6 +464,53 @@ def gen_payment_card(rng: random.Random) -> tuple[str, str]:
     return number, number
 
 
+def gen_cli_credential(rng: random.Random) -> tuple[str, str]:
+    value = pick(rng, ALNUM, rng.randint(10, 30)) + rng.choice(string.digits)
+    template = rng.choice(
+        [
+            "aws configure set aws_secret_access_key {v}",
+            "npm config set //registry.npmjs.org/:_authToken {v}",
+            "huggingface-cli login --token {v}",
+            "tool --api-key {v} --verbose",
+            "deploy --db-password {v}",
+            "keytool -importkeystore -srcstorepass {v} -destkeystore k.jks",
+            "Connect-Thing -Password {v} -Force",
+            "mysql -u root -p {v} appdb",
+            "gh secret set API_TOKEN --body {v}",
+        ]
+    )
+    return template.format(v=value), value
+
+
+def gen_encoded_secret(rng: random.Random) -> tuple[str, str]:
+    import base64
+
+    token = "ghp_" + pick(rng, ALNUM, 36)
+    inner = rng.choice(
+        [f"password={pick(rng, ALNUM, 12)}9", f"GITHUB_TOKEN={token}", token, f"x {token} y"]
+    )
+    kind = rng.randrange(4)
+    if kind == 0:
+        blob = base64.b64encode(inner.encode()).decode()
+    elif kind == 1:
+        blob = base64.urlsafe_b64encode(inner.encode()).decode().rstrip("=")
+    elif kind == 2:
+        blob = inner.encode().hex()
+    else:
+        blob = "".join(f"%{b:02X}" for b in inner.encode())
+    return blob, blob
+
+
+def gen_split_token(rng: random.Random) -> tuple[str, str]:
+    token = rng.choice(["ghp_", "glpat-", "sk-ant-api03-", "xoxb-1234567890-"]) + pick(
+        rng, ALNUM, 36
+    )
+    cut = rng.randint(len(token) // 3, 2 * len(token) // 3)
+    joiner = rng.choice(['" + "', "' '", '"\n    "', '" .. "'])
+    text = f"{token[:cut]}{joiner}{token[cut:]}"
+    return f"{text}", text
+
+
 GENERATORS: dict[str, Callable[[random.Random], tuple[str, str]]] = {
     "private_key": gen_private_key,
     "jwt": gen_jwt,
@@ -485,6 +536,9 @@ GENERATORS: dict[str, Callable[[random.Random], tuple[str, str]]] = {
     "aws_key_pair": gen_aws_key_pair,
     "docker_auth": gen_docker_auth,
     "prose_password": gen_prose_password,
+    "cli_credential": gen_cli_credential,
+    "encoded_secret": gen_encoded_secret,
+    "split_token": gen_split_token,
     "email": gen_email,
     "phone": gen_phone,
     "payment_card": gen_payment_card,

@@ -40,7 +40,7 @@ def redact(text: str, *rules: str) -> tuple[str, dict[str, int]]:
         ("mail <Jo.Doe+tag@Example.co.uk>", "mail <[REDACTED:email]>"),
         ("user_name@example.org", "[REDACTED:email]"),
         (f"api_key={GH}", "api_key=[REDACTED:github_token]"),
-        ("postgres://app:s3cr3t@db:5432/x", "postgres://app:[REDACTED:url_credentials]@db:5432/x"),
+        ("postgres://app:s3cr3t@db:5432/x", "postgres://[REDACTED:url_credentials]@db:5432/x"),
         ('{"password": "hunter2"}', '{"password": "[REDACTED:credential_assignment]"}'),
         ("PASSWORD=hunter2", "PASSWORD=[REDACTED:credential_assignment]"),
         ("db_password: 'it is long'", "db_password: '[REDACTED:credential_assignment]'"),
@@ -119,7 +119,7 @@ def test_overlap_prefers_the_earlier_start_then_the_earlier_rule() -> None:
         {"github_token": 1, "email": 1},
     )
     assert redact("redis://:pa55@cache.example.com") == (
-        "redis://:[REDACTED:url_credentials]@cache.example.com",
+        "redis://[REDACTED:url_credentials]@cache.example.com",
         {"url_credentials": 1},
     )
 

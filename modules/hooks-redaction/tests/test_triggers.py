@@ -142,3 +142,14 @@ def test_glued_fragments_are_redacted_alike_with_and_without_triggers(
 ) -> None:
     text = "".join(pieces)
     assert _INDEXED.find(text) == _PLAIN.find(text)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.text(alphabet="ghp_skAKIA-x1. \n%3Dtokenpassword", max_size=300))
+def test_hyperscan_and_the_automata_find_the_same_positions(text: str) -> None:
+    words = ["ghp_", "gh", "sk-", "AKIA", "token", "ok", "password", "%3D", "pass"]
+    owners = [(w,) for w in words]
+    index = TriggerIndex(owners)
+    automata = TriggerIndex(owners)
+    automata._hs = None  # the Aho-Corasick automata, as where hyperscan is not installed
+    assert index.positions(text) == automata.positions(text)

@@ -14,6 +14,8 @@ from typing import Final
 __all__ = [
     "beside_hex_group",
     "is_card_number",
+    "is_credential_word",
+    "is_filler",
     "is_placeholder",
     "is_plain_code_value",
     "looks_random",
@@ -160,19 +162,65 @@ _PLACEHOLDER: Final = re.compile(
 )
 
 
+# Words that mark a value as an example: insert_key_here, your-api-key, a-fake-key.
+_EXAMPLE_WORDS: Final = re.compile(
+    r"(?i)(?:^|[_ -])(?:insert|your|here|replace|placeholder|example|dummy|sample|fake|changeme)"
+    r"(?:$|[_ -])"
+)
+_WORDS_ONLY: Final = re.compile(r"[A-Za-z]+(?:[_ -][A-Za-z]+)+")
+_FILLED: Final = re.compile(r"(?:\*{3,}|#{5,}|…|\.\.\.)")
+
+
 def is_placeholder(value: str) -> bool:
-    """True for values that stand in for a secret: masks, template variables, nulls."""
-    return _PLACEHOLDER.fullmatch(value) is not None
+    """True for values that stand in for a secret: masks, template variables, nulls, example
+    phrases (``insert_key_here``), masked or cut values (``ab***``, ``abc...``)."""
+    if _PLACEHOLDER.fullmatch(value) is not None:
+        return True
+    if _FILLED.search(value) is not None:
+        return True
+    return _WORDS_ONLY.fullmatch(value) is not None and _EXAMPLE_WORDS.search(value) is not None
+
+
+_CREDENTIAL_WORDS: Final = frozenset(
+    {
+        *("password", "passwd", "pass", "pwd", "token", "secret", "user", "username", "test"),
+        *("apikey", "api_key", "key", "login", "name", "xxx", "yyy", "foo", "bar", "admin"),
+    }
+)
+
+
+def is_credential_word(value: str) -> bool:
+    """True for a value that only names what belongs there (``user:password``)."""
+    return value.lower().strip("<>[]{}") in _CREDENTIAL_WORDS
+
+
+def is_filler(value: str) -> bool:
+    """True for a token-shaped value filled in rather than generated: at least a third of it
+    runs of one repeated character (``ghp_xxxx...``, ``glc_1111...``, ``AIzaaaaa...``) as in
+    a mask (``AKIAXXXXXXXXXXXXXXXX``)."""
+    if len(value) < 12:
+        return False
+    filled = 0
+    run = 1
+    for index in range(1, len(value) + 1):
+        if index < len(value) and value[index] == value[index - 1] and value[index].isalnum():
+            run += 1
+            continue
+        if run >= 4:
+            filled += run
+        run = 1
+    return filled * 3 >= len(value)
 
 
 _CODE_VALUE: Final = re.compile(r"[A-Za-z_][A-Za-z_]*(?:\.[A-Za-z_][A-Za-z_]*)*")
-_NUMBER: Final = re.compile(r"[+-]?[0-9]+(?:\.[0-9]+)?")
+_NUMBER: Final = re.compile(r"[+-]?[0-9]{1,9}(?:\.[0-9]+)?")
 
 
 def is_plain_code_value(value: str) -> bool:
     """True for unquoted values that read as code or numbers, not as a secret.
 
     ``api_key=api_key``, ``password: str``, ``token = self.token`` and ``max_token: 4096`` keep
-    their text: a bare identifier or dotted name without digits, or a plain number.
+    their text: a bare identifier or dotted name without digits, or a number of up to nine
+    digits (a longer run of digits can be a numeric token or PIN).
     """
     return _CODE_VALUE.fullmatch(value) is not None or _NUMBER.fullmatch(value) is not None

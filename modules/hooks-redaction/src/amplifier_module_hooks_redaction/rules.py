@@ -21,19 +21,25 @@ reported as ``github_token``.
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Final, Literal
 
+from .boundaries import after, glued
 from .checks import (
     beside_hex_group,
     is_card_number,
+    is_credential_word,
     is_placeholder,
     is_plain_code_value,
     looks_random,
     phone_digit_count_ok,
 )
+from .encoded import encoded_patterns, select_encoded
+from .inner import TOKEN_RULES
+from .split import select_split, split_patterns
 
 __all__ = [
     "BUILTIN_RULES",
@@ -118,24 +124,62 @@ def _assignment(text: str, match: re.Match[str]) -> Span | None:
     A quoted value needs its closing quote on the same line, so the closing quote of a string
     literal (``print("token=" + x)``, ``getpass('Password: ')``) does not start a value.
     """
-    for group in ("w", "v"):  # a quoted value (escapes inside), or one in escaped quotes
+    weak = "weak" in match.re.groupindex and match.group("weak") is not None
+    loose = weak or match.group("comma") is not None
+    for group in ("w", "v", "t"):  # quoted (escapes inside), in escaped quotes, unterminated
         if match.group(group) is None:
             continue
         start, end = match.span(group)
         value = text[start:end]
         if not value.strip() or is_placeholder(value.strip()):
             return None
+        if group == "t" and (value[0] == "$" or value[0] == "{"):
+            return None
+        if text[start - 1 : start] == "`" and (" " in value or is_plain_code_value(value)):
+            return None  # `cmd args` (a command's output), `name` (code in Markdown)
+        if _CONSTANT_NAME.fullmatch(value):
+            return None  # "ANTHROPIC_API_KEY": "OTHER_API_KEY": a variable's name
+        if loose and not _generated(value):
+            return None
         return start, end
     start, end = match.span("u")
     end = _trim_period(text, start, end)
     value = text[start:end]
-    if not value or value[0] == "$" or is_placeholder(value) or is_plain_code_value(value):
-        return None
+    if not value or value[0] == "$" or is_placeholder(value) or _TYPE_OR_SYMBOL.fullmatch(value):
+        return None  # token: &str, out_token: *mut T, token = || ...: code, not a value
+    if is_plain_code_value(value) and _TOKEN_PREFIX.match(value) is None:
+        return None  # token = self.token; but npm_xxxx is a token's prefix, not code
     if text[end : end + 1] in ("(", "["):  # token = b64encode(raw): a call, not a value
+        return None
+    if loose and not _generated(value):
         return None
     while (more := _CONTINUED.match(text, end)) is not None:  # value\<newline>  rest
         end = more.end()
     return start, end
+
+
+def _generated(value: str) -> bool:
+    """A value that reads as generated (a key or user:password), not words or a name: for
+    key names that may hold ordinary settings too (``auth: required``) and for a quoted key
+    and value given as two arguments (``("passwd", "Password changes")``,
+    ``["CancellationToken", "CancellationState"]``)."""
+    if len(value) < 8 or any(char.isspace() for char in value):
+        return False
+    digits = sum(char.isdigit() for char in value)
+    return ":" in value or (0 < digits < len(value)) or digits >= 12
+
+
+# An upper-case constant or environment variable name, quoted as a value.
+_CONSTANT_NAME: Final = re.compile(r"[A-Z][A-Z]*(?:_[A-Z]+)+")
+# A bare value that is a type or an operator: &str, *mut, &'a, ||, ->.
+_TYPE_OR_SYMBOL: Final = re.compile(r"[*&]+(?:mut|const|'?[A-Za-z_]\w*)?|[^A-Za-z0-9]+")
+
+
+# A value that starts like a token is not an identifier of code, whatever follows.
+_TOKEN_PREFIX: Final = re.compile(
+    "(?:gh[pousr]_|github_pat_|glpat-|xox[a-z]-|sk_live_|sk_test_|rk_live_|sk-|AKIA|ASIA|AIza|"
+    "hf_|npm_|pypi-|dop_v1_|shp[a-z]{2}_|lin_api_|glc_|glsa_|sntry[su]_|pnu_|rdme_|pplx-)"
+)
 
 
 # A bare value continued on the next line after a backslash (.properties files, shells).
@@ -198,6 +242,81 @@ _FLAG_PROSE: Final = frozenset(
 
 def _cli_value(value: str) -> bool:
     return value.lower() not in _FLAG_PROSE
+
+
+# Option names that take a credential (the end of the name: --db-password, -storepass).
+_LONG_OPTION_NAMES = (
+    *("password", "passwd", "passphrase", "pass", "pwd", "token", "secret", "bearer", "auth"),
+    *("api-key", "api_key", "apikey", "access-key", "access_key", "secret-key", "secret_key"),
+    *("private-key", "private_key", "client-secret", "client_secret", "credentials"),
+    "credential",
+)
+_OPTION_START: Final = re.compile(r"(?:^|(?<=[\s'\"(=\[]))--[a-z0-9]")
+_SINGLE_DASH_NAMES = (
+    *("storepass", "keypass", "srcstorepass", "deststorepass", "srckeypass", "destkeypass"),
+    *("password", "passwd", "passphrase", "pwd", "token", "secret", "apikey", "accesstoken"),
+    "clientsecret",
+)
+_CLI_VALUE = r"""(?P<v>'[^'\n]+'|"[^"\n]+"|[^\s'"-][^\s'"]*)"""
+_CLI_PASSWORDS: Final = frozenset({"password", "passwd", "pass", "pwd", "passphrase"})
+_CLI_NOT_VALUES: Final = ("pass:", "env:", "file:", "fd:", "stdin", "http", "/", "./", "~/")
+
+
+def _cli_named(text: str, match: re.Match[str]) -> Span | None:
+    """The value of a named credential option; a value not clearly a secret for names that
+    take other things too (--token-file is not matched; --secret my-secret-name is not kept)."""
+    span = _unquoted("v", _cli_value, trim=True)(text, match)
+    if span is None:
+        return None
+    value = text[span[0] : span[1]]
+    lowered = value.lower()
+    if lowered.startswith(_CLI_NOT_VALUES) or value.startswith(("{", "@")):
+        return None
+    key = match.group("k") if "k" in match.re.groupindex else None
+    if "long" in match.re.groupindex:  # the option's name runs back to its "--"
+        start = match.start("k")
+        while start > 0 and (text[start - 1].isalnum() or text[start - 1] in "-_."):
+            start -= 1
+        if _OPTION_START.match(text, start) is None:
+            return None
+    if "s" in match.re.groupindex and match.group("s") is not None:  # mysql -p V, ldap -w V
+        return span if len(value) >= 4 and (looks_random(value) or not value.isalnum()) else None
+    if key is not None and (key == "" or key.lower() in _CLI_PASSWORDS):  # "": -storepass
+        return span if len(value) >= 3 else None
+    return span if _generated(value) else None
+
+
+def _cli_password(text: str, match: re.Match[str]) -> Span | None:
+    """A command-line password, or a ``user:password`` pair given to -u / --user, whole."""
+    if "pair" not in match.re.groupindex:
+        return _unquoted("v", _cli_value, trim=True)(text, match)
+    start, end = match.span("pair")
+    if end - start >= 2 and text[start] == text[end - 1] and text[start] in "'\"":
+        start, end = start + 1, end - 1
+    while end > start and text[end - 1] in ")]>,;":
+        end -= 1
+    if is_placeholder(text[start:end]):  # an earlier [REDACTED:...] too
+        return None
+    user, _, password = text[start:end].partition(":")
+    if (is_placeholder(password) or is_credential_word(password)) and (
+        not user or is_placeholder(user) or is_credential_word(user)
+    ):
+        return None
+    if (user.isdigit() or not user) and (password.isdigit() or not password):
+        return None  # -u 1000:1000, a uid and gid
+    if user.startswith(("$", "%")) or password.startswith(("$", "%")):
+        return None
+    return start, end
+
+
+def _url_pair(text: str, match: re.Match[str]) -> Span | None:
+    """The ``user:password`` of a URL, whole (a credential's two halves), unless the password
+    is a placeholder (``${DB_PASSWORD}``, ``<password>``, ``user:password``)."""
+    start, end = match.span("v")
+    user, _, password = text[start:end].partition(":")
+    if is_placeholder(password) or (is_credential_word(password) and is_credential_word(user)):
+        return None
+    return start, end
 
 
 def _netrc(text: str, match: re.Match[str]) -> Span | None:
@@ -300,8 +419,9 @@ _VENDOR_SHAPES: Final = {
         ("doo_", "doo_v1_[a-f0-9]{64}"),
         ("dor_", "dor_v1_[a-f0-9]{64}"),
         *((f"{p}_", f"{p}_[a-fA-F0-9]{{32}}") for p in ("shpat", "shpss", "shpca", "shppa")),
+        # GitLab tokens; a routable one ends in a dot and nine characters.
         *(
-            (f"{p}-", f"{p}-[A-Za-z0-9_-]{{20,}}")
+            (f"{p}-", f"{p}-[A-Za-z0-9_-]{{20,}}(?:\\.[0-9a-z]{{9}})?")
             for p in ("gldt", "glrt", "glft", "glptt", "glcbt", "glimt", "gloas", "glsoat")
         ),
         ("key-", "key-[0-9a-zA-Z]{32}"),
@@ -322,9 +442,53 @@ _VENDOR_SHAPES: Final = {
         ("fo1_", "fo1_[A-Za-z0-9_-]{43}"),
         ("secret_", "secret_[A-Za-z0-9]{43}"),
         ("ntn_", "ntn_[A-Za-z0-9]{46}"),
+        # From the vendors' documented formats (as gitleaks' rule set lists them).
+        ("ops_", "ops_eyJ[A-Za-z0-9+/]{250,}={0,3}"),
+        ("A3-", "A3-[A-Z0-9]{6}-(?:[A-Z0-9]{11}|[A-Z0-9]{6}-[A-Z0-9]{5})(?:-[A-Z0-9]{5}){3}"),
+        ("p8e-", "p8e-[A-Za-z0-9]{32}"),
+        ("dnkey-", "dnkey-[A-Za-z0-9=_-]{26}-[A-Za-z0-9=_-]{52}"),
+        ("duffel_", "duffel_(?:test|live)_[A-Za-z0-9_=-]{43}"),
+        ("dt0c01.", r"dt0c01\.[A-Za-z0-9]{24}\.[A-Za-z0-9]{64}"),
+        ("fm1a_", "fm1a_[A-Za-z0-9+/]{100,}={0,3}"),
+        ("fm1r_", "fm1r_[A-Za-z0-9+/]{100,}={0,3}"),
+        ("fm2_", "fm2_[A-Za-z0-9+/]{100,}={0,3}"),
+        ("fio-", "fio-u-[A-Za-z0-9_=-]{64}"),
+        ("glffct-", "glffct-[A-Za-z0-9_-]{20,}"),
+        ("glagent-", "glagent-[A-Za-z0-9_-]{50,}"),
+        ("api_", "api_org_[A-Za-z]{34}"),
+        ("ico-", "ico-[A-Za-z0-9]{32}"),
+        ("pplx-", "pplx-[A-Za-z0-9]{48}"),
+        ("pscale_", r"pscale_(?:pw|tkn|oauth)_[A-Za-z0-9_=.-]{32,64}"),
+        ("pnu_", "pnu_[A-Za-z0-9]{36}"),
+        ("rdme_", "rdme_[a-z0-9]{70}"),
+        ("rubygems_", "rubygems_[a-f0-9]{48}"),
+        ("tk-", "tk-us-[A-Za-z0-9_-]{48}"),
+        ("xkeysib-", "xkeysib-[a-f0-9]{64}-[A-Za-z0-9]{16}"),
+        ("xsmtpsib-", "xsmtpsib-[a-f0-9]{64}-[A-Za-z0-9]{16}"),
+        ("sm_", "sm_(?:pat|aat|sat)_[A-Za-z0-9]{16}"),
+        ("shippo_", "shippo_(?:live|test)_[a-fA-F0-9]{40}"),
+        ("sgp_", "sgp_(?:[a-fA-F0-9]{16}_|local_)?[a-fA-F0-9]{40}"),
+        ("live_", "live_(?:pub_[a-f0-9]{31}|[a-f0-9]{35}|[A-Za-z0-9_=-]{40})"),
+        ("test_", "test_(?:pub_[a-f0-9]{31}|[a-f0-9]{35})"),
+        ("CLOJARS_", "CLOJARS_[A-Za-z0-9]{60}"),
+        ("FLWPUBK_", "FLWPUBK_TEST-[A-Za-z0-9]{32}-X"),
+        ("FLWSECK_", "FLWSECK_TEST(?:-[A-Za-z0-9]{32}-X|[A-Za-z0-9]{12})"),
+        ("NRAK-", "NRAK-[A-Z0-9]{27}"),
+        ("NRJS-", "NRJS-[a-f0-9]{19}"),
+        ("NRII-", "NRII-[A-Za-z0-9_-]{32}"),
+        ("API-", "API-[A-Z0-9]{26}"),
+        ("v1.", r"v1\.0-[a-f0-9]{24}-[a-f0-9]{146}"),
+        ("pk.", r"pk\.(?:eyJ[A-Za-z0-9_-]{50,}|[A-Za-z0-9]{60})\.[A-Za-z0-9_-]{22,}"),
+        ("sk.", r"sk\.(?:eyJ[A-Za-z0-9_-]{50,}|[A-Za-z0-9]{60})\.[A-Za-z0-9_-]{22,}"),
+        ("sl.", r"sl\.(?:u\.)?[A-Za-z0-9_=-]{135,}"),
+        ("tfp_", r"tfp_[A-Za-z0-9_.=-]{59}"),
+        ("pat.", r"pat\.[A-Za-z0-9_-]{22}\.[A-Za-z0-9]{24}\.[A-Za-z0-9]{20}"),
+        ("sat.", r"sat\.[A-Za-z0-9_-]{22}\.[A-Za-z0-9]{24}\.[A-Za-z0-9]{20}"),
+        ("_gitlab_", "_gitlab_session=[0-9a-z]{32}"),
+        ("bedrock-", "bedrock-api-key-YmVkcm9jay5hbWF6b25hd3MuY29t[A-Za-z0-9+/=]*"),
     )
 }
-_VENDOR_PREFIX_MAX: Final = max(len(p) for p in _VENDOR_SHAPES) - 1
+_VENDOR_PREFIX_LENGTHS: Final = tuple(sorted({len(p) for p in _VENDOR_SHAPES}, reverse=True))
 
 
 def _vendor_separators() -> tuple[str, ...]:
@@ -349,6 +513,16 @@ def _vendor(text: str, match: re.Match[str]) -> Span | None:
     group = match.lastgroup
     if group == "bot":
         return _discord_bot(text, start)
+    if group == "teams":  # https://<tenant>.webhook.office.com/webhookb2/...
+        left = start
+        while left > 0 and (text[left - 1].isalnum() or text[left - 1] == "-"):
+            left -= 1
+        if text.endswith("https://", 0, left):
+            left -= len("https://")
+        return left, end
+    if group in _WIDENED:
+        width = _WIDENED[group]
+        return None if not looks_random(text[start - width : end]) else (start - width, end)
     if group == "airtable":
         left = start - 17
         glued = left > 0 and (text[left - 1].isalnum() or text[left - 1] in "_]")
@@ -357,24 +531,68 @@ def _vendor(text: str, match: re.Match[str]) -> Span | None:
         value = text[start:end]
         return (start, end) if looks_random(value) else None
     start = match.start("sep")
-    left = start
-    while left > 0 and start - left < _VENDOR_PREFIX_MAX and text[left - 1].isalnum():
-        left -= 1
-    if left > 0 and (text[left - 1].isalnum() or text[left - 1] in "_-]"):
-        return None
-    shape = _VENDOR_SHAPES.get(text[left : start + 1])
-    if shape is None:
-        return None
     run = _VENDOR_TAIL.match(text, start)
     tail = run.end() if run is not None else start
-    token = shape.match(text, left, tail)
-    if token is None or not looks_random(token.group()):
-        return None
-    stop = token.end()
-    if stop < len(text) and (text[stop].isalnum() or text[stop] == "_"):
-        return None
-    return left, stop
+    # The prefix may be glued to what precedes it (tok<token>, %3D<token>, \n<token>): each
+    # known prefix length is tried, longest first; the shape after it decides.
+    for length in _VENDOR_PREFIX_LENGTHS:
+        left = start + 1 - length
+        if left < 0:
+            continue
+        shape = _VENDOR_SHAPES.get(text[left : start + 1])
+        if shape is None:
+            continue
+        token = shape.match(text, left, tail)
+        if token is None or not looks_random(token.group()):
+            continue
+        stop = token.end()
+        if stop < len(text) and (text[stop].isalnum() or text[stop] == "_"):
+            continue
+        body = token.group()[length:]
+        if left > 0 and text[left - 1].isalnum() and length <= 4 and _HEX_BODY.fullmatch(body):
+            word_start = max(text.rfind(" ", 0, left), text.rfind("\n", 0, left)) + 1
+            if "/" in text[word_start:left]:
+                continue  # .../Nerdz-Ng-pubblico-<md5>: a slug and a hash in a URL's path
+        return left, stop
+    return None
 
+
+_HEX_BODY: Final = re.compile(r"[0-9a-f]+")
+
+
+# OpenAI's documented shapes: a project, service-account or admin key, or a key with the
+# T3BlbkFJ marker in it. "sk-" glued to a word (risk-, task-) must have one of them.
+_OPENAI_SHAPE: Final = re.compile(
+    r"sk-(?:(?:proj|svcacct|admin)-[A-Za-z0-9_-]{20,}|[A-Za-z0-9_-]*T3BlbkFJ[A-Za-z0-9_-]*"
+    r"|[A-Za-z0-9]{48})"
+)
+
+
+def _openai(text: str, match: re.Match[str]) -> Span | None:
+    """An OpenAI key: any random-looking sk- token on its own, a documented shape if glued."""
+    start, end = match.span()
+    value = text[start:end]
+    if not looks_random(value):
+        return None
+    glued_to_word = start > 0 and (text[start - 1].isalnum() or text[start - 1] == "_")
+    if glued_to_word and _OPENAI_SHAPE.fullmatch(value) is None:
+        return None
+    return start, end
+
+
+def _fixed_left(width: int) -> Selector:
+    """The match widened ``width`` characters to the left (a look-behind checked them)."""
+
+    def select(text: str, match: re.Match[str]) -> Span | None:
+        start, end = match.span()
+        value = text[start - width : end]
+        return (start - width, end) if looks_random(value) else None
+
+    return select
+
+
+# Tokens found from a literal in their middle or end: how far they reach left of it.
+_WIDENED: Final = {"azure": 4, "maxmind": 36, "atlas": 14}
 
 _DISCORD_BOT: Final = re.compile(
     r"[MNO][A-Za-z0-9_-]{23,25}\.[A-Za-z0-9_-]{6}\.[A-Za-z0-9_-]{27,38}(?![A-Za-z0-9_-])"
@@ -383,9 +601,9 @@ _DISCORD_BOT: Final = re.compile(
 
 def _discord_bot(text: str, dot: int) -> Span | None:
     """A Discord bot token whose first dot is at ``dot``: its id part is base64 of digits."""
-    for width in (24, 25, 26):
+    for width in (26, 25, 24):  # the widest id first: the token may be glued to a word
         left = dot - width
-        if left < 0 or (left > 0 and (text[left - 1].isalnum() or text[left - 1] in "_-]")):
+        if left < 0:
             continue
         token = _DISCORD_BOT.match(text, left)
         if token is not None and looks_random(token.group()):
@@ -476,13 +694,7 @@ def _card(text: str, match: re.Match[str]) -> Span | None:
 # ---------------------------------------------------------------------------------- patterns
 
 
-def _after(prefix: str, width: int, word: str) -> str:
-    """``prefix`` followed by a look-behind: the character before the prefix is not ``word``.
-
-    Putting the look-behind after the literal keeps the literal at the start of the pattern,
-    where the regex engine searches for it quickly.
-    """
-    return f"(?:{prefix})(?<!{word}.{{{width}}})"
+_after = after  # the prefix stands apart from a word, or after an escaped separator
 
 
 # A token is glued to what precedes it when that is a word character, or the "]" that ends
@@ -492,11 +704,22 @@ _WD = r"[A-Za-z0-9_\]-]"
 
 # Assignment grammar, on lower-cased text: key end (a closing quote, and "]" only after a
 # quote as in data["api_key"]), separator, quoted or bare value.
-_KEY_END = r"""(?:\\{0,8}["']\]?)?[ \t]*(?:=>|:=|=(?![=~])|:(?!:))[ \t]*"""
+_KEY_END = (
+    r"""(?:(?:\\{0,8}["']\]?|%22)?"""
+    # A typed declaration of a string: var token string = "...", token: String = "...",
+    # token: &str = "..." (a space before "=", a quote after it).
+    r"""(?:(?:[ \t]*:[ \t]*|[ \t]+)&?[a-z_][a-z0-9_.]*(?:<[a-z0-9_, ]*>|\[\])?"""
+    r"""(?=[ \t]+:?=[ \t]*["'`]))?"""
+    r"""[ \t]*(?:=>|:{1,3}=|[.?]=|\?\?=|=(?![=~])|:(?!:)|%3d|%3a)"""
+    # A quoted key and a quoted value as two arguments: setProperty("API_TOKEN", "...").
+    r"""|(?<=[a-z0-9_])\\{0,8}["'](?P<comma>[ \t]*,)(?=[ \t]*\\{0,8}["']))[ \t]*"""
+)
 _VALUE = (
-    r"""(?:(?P<e>["'])(?P<w>(?:\\[^\r\n]|(?!(?P=e))[^\\\r\n]){1,512})(?P=e)"""
+    r"""(?:(?P<e>["'`])(?P<w>(?:\\[^\r\n]|(?!(?P=e))[^\\\r\n]){1,512})(?P=e)"""
     r"""|\\{0,8}(?P<q>["'])(?P<v>(?:(?!(?P=q))[^\\\r\n]){1,512})\\{0,8}(?P=q)"""
-    r"""|(?P<u>(?:[^\s"'`,;&<>(){}\[\]\\]|&(?![&\s]|[a-z_][a-z0-9_]*=)){1,512}))"""
+    r"""|(?P<u>(?:[^\s"'`,;&<>(){}\[\]\\]|&(?![&\s]|[a-z_][a-z0-9_]*=)){1,512})"""
+    # A quoted value whose closing quote never comes: the rest of the line.
+    r"""|\\{0,8}(?P<o>["'`])(?P<t>[^\s"'`\\]{4,512})(?=[ \t]*(?:[\r\n]|\\[nr]|$)))"""
 )
 _KEY_PREFIXES = (
     "api",
@@ -514,14 +737,26 @@ _KEY_WORD = (
 )
 _ASSIGNMENT_KEYS = (
     "pass(?:word|wd|phrase|code)",
-    "pass(?<=[_-]pass)",
-    "pwd(?<![a-z]pwd)",
-    "pw(?<![a-z]pw)",
+    # Short key names stand apart from a longer word (passenger, bypass, authority).
+    # (not openssl's -passin pass:X, which cli_password reads)
+    _after("pass", 4, "[a-z0-9]") + "(?<!-pass pass)(?<!-passin pass)(?<!-passout pass)(?:w)?",
+    _after("pswd", 4, "[a-z0-9]"),
+    _after("psw", 3, "[a-z0-9]"),
+    _after("pwd", 3, "[a-z]"),
+    _after("pw", 2, "[a-z]"),
     r"secret(?:[_-]?(?:access[_-]?)?key(?:[_-]?base)?)?",
     "token",
     "accountkey",
     "sharedaccesskey",
-    "credential(?<![a-z]credential)s?",
+    _after("credential", 10, "[a-z]") + "s?",
+    # Names that may hold other things too (auth: required): their value must look generated.
+    "(?P<weak>"
+    + _after("auth", 4, "[a-z0-9]")
+    + "|"
+    + _after("creds", 5, "[a-z0-9]")
+    + "|"
+    + _after("cred", 4, "[a-z0-9]")
+    + ")",
     _KEY_WORD,
 )
 
@@ -582,7 +817,7 @@ def _rule(
 
 _DIGIT_PATTERN: Final = _compile(_DIGIT_SHAPES, flags=re.VERBOSE)
 
-BUILTIN_RULES: Final[tuple[Rule, ...]] = (
+_RULES: Final[tuple[Rule, ...]] = (
     _rule(
         "private_key",
         "secret",
@@ -596,21 +831,26 @@ BUILTIN_RULES: Final[tuple[Rule, ...]] = (
         ),
         _whole(),
     ),
+    Rule(
+        name="split_token",
+        category="secret",
+        summary='tokens split by string concatenation ("ghp_ab" + "cd...", adjacent '
+        "literals) or a line break",
+        patterns=_compile(*split_patterns()),
+        select=select_split,
+    ),
     _rule(
         "jwt",
         "secret",
         "JSON Web Tokens (eyJ... header and payload)",
-        (_after("eyJ", 3, _WD) + r"[A-Za-z0-9_-]{4,}\.eyJ[A-Za-z0-9_-]{4,}\.[A-Za-z0-9_-]*",),
+        (glued("eyJ") + r"[A-Za-z0-9_-]{4,}\.eyJ[A-Za-z0-9_-]{4,}(?:\.[A-Za-z0-9_-]*)?",),
         _whole(),
     ),
     _rule(
         "aws_access_key_id",
         "secret",
         "AWS access key ids (AKIA, ASIA, ABIA, ACCA, A3T...)",
-        (
-            _after("AKIA|ASIA|ABIA|ACCA|A3T[A-Z0-9]", 4, r"[A-Za-z0-9\]]")
-            + "[A-Z0-9]{16}(?![A-Za-z0-9])",
-        ),
+        (glued("AKIA|ASIA|ABIA|ACCA|A3T[A-Z0-9]") + "[A-Z0-9]{16}(?![A-Za-z0-9])",),
         _whole(),
     ),
     _rule(
@@ -629,8 +869,8 @@ BUILTIN_RULES: Final[tuple[Rule, ...]] = (
         "secret",
         "GitHub tokens (ghp_, gho_, ghu_, ghs_, ghr_, github_pat_)",
         (
-            _after("gh[pousr]_", 4, _W) + "[A-Za-z0-9]{36,251}(?![A-Za-z0-9_])",
-            _after("github_pat_", 11, _W) + "[A-Za-z0-9_]{22,244}(?![A-Za-z0-9_])",
+            glued("ghp_|gho_|ghu_|ghs_|ghr_") + "[A-Za-z0-9]{36,251}(?![A-Za-z0-9_])",
+            glued("github_pat_") + "[A-Za-z0-9_]{22,244}(?![A-Za-z0-9_])",
         ),
         _whole(),
     ),
@@ -638,7 +878,7 @@ BUILTIN_RULES: Final[tuple[Rule, ...]] = (
         "gitlab_token",
         "secret",
         "GitLab personal access tokens (glpat-)",
-        (_after("glpat-", 6, _WD) + "[A-Za-z0-9_-]{20,}(?![A-Za-z0-9_-])",),
+        (glued("glpat-") + r"[A-Za-z0-9_-]{20,}(?:\.[0-9a-z]{9})?(?![A-Za-z0-9_-])",),
         _whole(),
     ),
     _rule(
@@ -646,8 +886,9 @@ BUILTIN_RULES: Final[tuple[Rule, ...]] = (
         "secret",
         "Slack tokens (xoxb-, xoxp-, xoxa-, xoxo-, xoxs-, xoxr-, xoxe-, xapp-)",
         (
-            _after("xox[abposre]-", 5, _WD) + "[A-Za-z0-9-]{10,250}(?![A-Za-z0-9_-])",
-            _after("xapp-", 5, _WD) + "[0-9]-[A-Za-z0-9-]{10,250}(?![A-Za-z0-9_-])",
+            glued("xoxb-|xoxp-|xoxo-|xoxs-|xoxe-") + "[0-9][A-Za-z0-9-]{9,250}(?![A-Za-z0-9_-])",
+            glued("xoxa-|xoxr-") + "[A-Za-z0-9-]{10,250}(?![A-Za-z0-9_-])",
+            glued("xapp-") + "[0-9]-[A-Za-z0-9-]{10,250}(?![A-Za-z0-9_-])",
         ),
         _whole(looks_random),
     ),
@@ -655,14 +896,17 @@ BUILTIN_RULES: Final[tuple[Rule, ...]] = (
         "slack_webhook",
         "secret",
         "Slack incoming-webhook URLs",
-        (r"https://hooks\.slack\.com/(?:services|workflows|triggers)/[A-Za-z0-9_/+-]{20,}",),
+        (
+            r"(?:https://|http://|)hooks\.slack\.com/(?:services|workflows|triggers)/"
+            r"[A-Za-z0-9_/+-]{20,}",
+        ),
         _whole(),
     ),
     _rule(
         "google_api_key",
         "secret",
         "Google API keys (AIza + 35 characters)",
-        (_after("AIza", 4, _WD) + "[0-9A-Za-z_-]{35}(?![0-9A-Za-z_-])",),
+        (glued("AIza") + "[0-9A-Za-z_-]{35}(?![0-9A-Za-z_-])",),
         _whole(),
     ),
     _rule(
@@ -670,9 +914,9 @@ BUILTIN_RULES: Final[tuple[Rule, ...]] = (
         "secret",
         "Stripe secret and restricted keys (sk_live_, sk_test_, rk_...) and webhook secrets",
         (
-            _after("sk_(?:live|test)_", 8, _W) + "[0-9A-Za-z]{16,247}(?![0-9A-Za-z_])",
-            _after("rk_(?:live|test)_", 8, _W) + "[0-9A-Za-z]{16,247}(?![0-9A-Za-z_])",
-            _after("whsec_", 6, _W) + "[A-Za-z0-9]{32,}(?![A-Za-z0-9_])",
+            glued("sk_(?:live|test|prod)_") + "[0-9A-Za-z]{10,247}(?![0-9A-Za-z_])",
+            glued("rk_(?:live|test|prod)_") + "[0-9A-Za-z]{10,247}(?![0-9A-Za-z_])",
+            glued("whsec_") + "[A-Za-z0-9]{32,}(?![A-Za-z0-9_])",
         ),
         _whole(),
     ),
@@ -680,15 +924,15 @@ BUILTIN_RULES: Final[tuple[Rule, ...]] = (
         "anthropic_api_key",
         "secret",
         "Anthropic API keys (sk-ant-...)",
-        (_after("sk-ant-", 7, _WD) + "[A-Za-z0-9_-]{20,}(?![A-Za-z0-9_-])",),
+        (glued("sk-ant-") + "[A-Za-z0-9_-]{20,}(?![A-Za-z0-9_-])",),
         _whole(looks_random),
     ),
     _rule(
         "openai_api_key",
         "secret",
         "OpenAI API keys (sk-..., sk-proj-..., sk-svcacct-..., sk-admin-...)",
-        (_after("sk-", 3, _WD) + "(?!ant-)[A-Za-z0-9_-]{20,}(?![A-Za-z0-9_-])",),
-        _whole(looks_random),
+        (glued("sk-") + "(?!ant-)[A-Za-z0-9_-]{20,}(?![A-Za-z0-9_-])",),
+        _openai,
     ),
     Rule(
         name="vendor_token",
@@ -700,8 +944,11 @@ BUILTIN_RULES: Final[tuple[Rule, ...]] = (
         patterns=_compile(
             # One scan per separator: the word before it says which vendor, if any.
             *_vendor_separators(),
-            _after("AC|SK", 2, _W) + "[0-9a-f]{32}(?![A-Za-z0-9_])",
-            _after("GR1348941", 9, _W) + "[A-Za-z0-9_-]{20,}(?![A-Za-z0-9_-])",
+            glued("AC|SK") + "[0-9a-f]{32}(?![A-Za-z0-9_])",
+            _after("AC|SK", 2, _W) + "[0-9a-z]{32}(?![A-Za-z0-9_])",
+            _after("AKC", 3, _W) + "(?=[A-Za-z0-9]*[a-z0-9])[A-Za-z0-9]{10,}(?![A-Za-z0-9_])",
+            _after("AP[0-9A-F]", 3, _W) + "(?=[A-Za-z0-9]*[a-z0-9])[A-Za-z0-9]{8,}(?![A-Za-z0-9_])",
+            glued("GR1348941") + "[A-Za-z0-9_-]{20,}(?![A-Za-z0-9_-])",
             # Found from a dot, in one scan: a Discord bot token (base64 of the user id, a
             # 6-character stamp and the HMAC; the dot before the stamp, see _discord_bot), or an
             # Airtable personal access token (pat, 14 characters, a dot, 64 hex digits; "pat"
@@ -709,9 +956,33 @@ BUILTIN_RULES: Final[tuple[Rule, ...]] = (
             r"\.(?:(?=[A-Za-z0-9_-]{6}\.[A-Za-z0-9_-]{27})(?<=[A-Za-z0-9_-]{24}\.)(?P<bot>)"
             r"|(?<=pat[A-Za-z0-9]{14}\.)[a-f0-9]{64}(?![A-Za-z0-9_])(?P<airtable>))",
             _after("EAAA", 4, _W) + "[A-Za-z0-9_-]{60}(?![A-Za-z0-9_-])",
-            _after("dapi", 4, _W) + "[a-f0-9]{32}(?:-[0-9])?(?![A-Za-z0-9_])",
-            _after("ATATT3", 6, _W) + "[A-Za-z0-9_=-]{100,}(?![A-Za-z0-9_=-])",
-            r"https://(?:ptb\.|canary\.)?discord(?:app)?\.com/api/webhooks/[0-9]{17,20}/"
+            # Vendors' documented shapes with a literal prefix of their own.
+            glued("s-s4t2(?:ud|af)-") + "[a-fA-F0-9]{64}(?![A-Za-z0-9_])",
+            glued("LTAI") + "[A-Za-z0-9]{20}(?![A-Za-z0-9_])",
+            glued("AKCp") + "[A-Za-z0-9]{69}(?![A-Za-z0-9_])",
+            _after("cmVmd", 5, _W) + "[A-Za-z0-9]{59}(?![A-Za-z0-9_+/=])",
+            _after("4b1d", 4, _W) + "(?![a-f0-9]{38})[A-Za-z0-9]{38}(?![A-Za-z0-9_])",
+            glued("EZAK|EZTK") + "[A-Za-z0-9]{54}(?![A-Za-z0-9_])",
+            _after("EAA[MC]", 4, _W) + "[A-Za-z0-9]{100,}(?![A-Za-z0-9_+/=])",
+            _after("ABSK", 4, _W) + "[A-Za-z0-9+/]{109,269}={0,2}(?![A-Za-z0-9_+/=])",
+            glued("eyJrIjoi") + "[A-Za-z0-9]{70,400}={0,3}(?![A-Za-z0-9_+/=])",
+            glued("oy2") + "[a-z0-9]{43}(?![A-Za-z0-9_])",
+            glued("sha256~") + "[A-Za-z0-9_-]{43}(?![A-Za-z0-9_-])",
+            glued("sc_|ext_|scauth_|authress_")
+            + r"[A-Za-z0-9]{5,30}\.[A-Za-z0-9]{4,6}\.acc[_-][A-Za-z0-9-]{10,32}"
+            r"\.[A-Za-z0-9+/_=-]{30,120}(?![A-Za-z0-9_+/=-])",
+            # Azure AD client secrets (xxx8Q~...), MaxMind license keys (..._mmk), Terraform
+            # Cloud tokens (....atlasv1....): found from the literal inside them.
+            r"Q~(?<=(?<![A-Za-z0-9_~.])[A-Za-z0-9_~.]{3}[0-9]Q~)[A-Za-z0-9_~.-]{31,34}"
+            r"(?![A-Za-z0-9_~.-])(?P<azure>)",
+            r"_mmk(?<=(?<![A-Za-z0-9])[A-Za-z0-9]{6}_[A-Za-z0-9]{29}_mmk)(?![A-Za-z0-9_])"
+            r"(?P<maxmind>)",
+            r"\.atlasv1\.(?<=(?<![A-Za-z0-9])[A-Za-z0-9]{14}\.atlasv1\.)[A-Za-z0-9_=-]{60,70}"
+            r"(?![A-Za-z0-9_=-])(?P<atlas>)",
+            r"\.webhook\.office\.com/webhookb2/[A-Za-z0-9@/_-]{40,}(?P<teams>)",
+            glued("dapi") + "[a-f0-9]{32}(?:-[0-9])?(?![A-Za-z0-9_])",
+            glued("ATATT3") + "[A-Za-z0-9_=-]{100,}(?![A-Za-z0-9_=-])",
+            r"https://(?:ptb\.|canary\.|)discord(?:app|)\.com/api/webhooks/[0-9]{17,20}/"
             r"[A-Za-z0-9_-]{60,68}",
         ),
         select=_vendor,
@@ -743,7 +1014,7 @@ BUILTIN_RULES: Final[tuple[Rule, ...]] = (
         "secret",
         "XML elements that hold secrets: <password>, <secret>, <apiKey>, <token> ...",
         (
-            r"<(?P<tag>(?:[a-z0-9_.:-]*[_.:-])?(?:password|passwd|pwd|secret|api[_-]?key"
+            r"<(?P<tag>[a-z0-9_.:-]*(?:password|passwd|pwd|secret|api[_-]?key"
             r"|access[_-]?key|secret[_-]?key|token|access[_-]?token|auth[_-]?token"
             r"|client[_-]?secret|private[_-]?key|credentials?))(?:\s[^<>]*)?>"
             r"(?P<v>[^<>]{1,512})</(?P=tag)>",
@@ -761,9 +1032,9 @@ BUILTIN_RULES: Final[tuple[Rule, ...]] = (
     _rule(
         "url_credentials",
         "secret",
-        "the password in scheme://user:password@host URLs",
-        (r"""://[^\s:/?#@"'<>\[\]]{0,256}:(?P<v>[^\s/?#@"'<>]{1,256})@""",),
-        _group("v"),
+        "the user:password in scheme://user:password@host URLs (the pair, whole)",
+        (r"""://(?P<v>[^\s:/?#@"'<>\[\]]{0,256}:[^\s/?#@"'<>]{1,256})@""",),
+        _url_pair,
     ),
     _rule(
         "auth_header",
@@ -776,6 +1047,18 @@ BUILTIN_RULES: Final[tuple[Rule, ...]] = (
             r"(?P<v>[a-z0-9+/]{8,}={0,2})(?![a-z0-9+/=])",
         ),
         _group("v", looks_random, bare=True),
+        lowered=True,
+    ),
+    _rule(
+        "docker_auth",
+        "secret",
+        "base64 user:password credentials: docker config auths, Basic auth values",
+        (
+            r"""auth(?:\\{0,8}["'])?[ \t]*[:=]?[ \t]*(?:\\{0,8}["'])?"""
+            r"(?P<v>[a-z0-9+/]{8,}={0,2})(?![a-z0-9+/=])",
+            r"""basic[ \t]+(?P<v>[a-z0-9+/]{8,}={0,2})(?![a-z0-9+/=])""",
+        ),
+        _base64_credentials,
         lowered=True,
     ),
     _rule(
@@ -796,8 +1079,11 @@ BUILTIN_RULES: Final[tuple[Rule, ...]] = (
             r"(?:mysql|mariadb|mysqldump|mysqladmin|mysqlimport)\b[^\n|;&]*? -p"
             r"""(?P<v>'[^'\n]+'|"[^"\n]+"|[^\s'"-][^\s'"]*)""",
             r"""--pass(?:word|wd)?(?:=|[ \t]+)(?P<v>'[^'\n]+'|"[^"\n]+"|[^\s'"-][^\s'"]*)""",
-            r"""-u(?<![^\s;&|(]-u)[ \t]*['"]?[^\s:'"@-][^\s:'"@]*:(?P<v>[^\s'"]+)""",
-            r"""--user(?<![^\s;&|(]--user)(?:=|[ \t]+)['"]?[^\s:'"@]+:(?P<v>[^\s'"]+)""",
+            # user:password given to -u / --user (curl, wget, httpie): the pair, whole.
+            r"""-u(?<![^\s;&|(]-u)(?:=|[ \t]*)(?P<pair>'[^'\n]*:[^'\n]*'"""
+            r"""|"[^"\n]*:[^"\n]*"|[^\s'"-][^\s:]*:[^\s]*)""",
+            r"""--user(?<![^\s;&|(]--user)(?:=|[ \t]+)(?P<pair>'[^'\n]*:[^'\n]*'"""
+            r"""|"[^"\n]*:[^"\n]*"|[^\s'"-][^\s:]*:[^\s]*)""",
             *(
                 tool
                 + r"""\b(?:[^\n|;&\\]|\\\n|\\(?!\n))*?[ \t]"""
@@ -815,19 +1101,41 @@ BUILTIN_RULES: Final[tuple[Rule, ...]] = (
             r"""[ \t]+[^\s-]\S*[ \t]+"""
             r"""(?P<v>'[^'\n]+'|"[^"\n]+"|[^\s'"]+)""",
         ),
-        _unquoted("v", _cli_value, trim=True),
+        _cli_password,
     ),
     _rule(
-        "docker_auth",
+        "cli_credential",
         "secret",
-        "base64 user:password credentials: docker config auths, Basic auth values",
+        "credentials given as named command-line options: --token V, --api-key=V, "
+        "-storepass V, aws configure set aws_secret_access_key V, mysql -p V",
         (
-            r"""auth(?:\\{0,8}["'])?[ \t]*[:=]?[ \t]*(?:\\{0,8}["'])?"""
-            r"(?P<v>[a-z0-9+/]{8,}={0,2})(?![a-z0-9+/=])",
-            r"""basic[ \t]+(?P<v>[a-z0-9+/]{8,}={0,2})(?![a-z0-9+/=])""",
+            # --token V, --db-password=V: found from the name, the "--" checked by the selector.
+            "(?P<k>"
+            + "|".join(f"{name}(?<=[-_.]{name})" for name in _LONG_OPTION_NAMES)
+            + r")(?P<long>)(?:=|[ \t]+)"
+            + _CLI_VALUE,
+            # Single-dash options of keytool, jarsigner, PowerShell and kin.
+            "(?:"
+            + "|".join(f"-{name}(?<![\\w-]-{name})" for name in _SINGLE_DASH_NAMES)
+            + r")(?P<k>)[ \t]+"
+            + _CLI_VALUE,
+            r"config(?:ure)?[ \t]+set[ \t]+(?:-[a-z-]+[ \t]+)*(?P<k>[^\s=]*"
+            r"(?:secret|token|password|passwd|pwd|auth|key|credential)[^\s=]*)[ \t]+" + _CLI_VALUE,
+            r"secret[ \t]+set[ \t]+\S+[ \t]+(?:--body|-b)[ \t]+" + _CLI_VALUE,
+            r"(?:mysql[a-z]*|mariadb|mongo[a-z]*|sshpass|sqlcmd|bcp|ldap[a-z]+|zip|7z"
+            r"|az[ \t]+login)"
+            r"\b(?:[^\n|;&\\]|\\\n)*?[ \t]-(?P<s>[pw])[ \t]+" + _CLI_VALUE,
         ),
-        _base64_credentials,
+        _cli_named,
         lowered=True,
+    ),
+    Rule(
+        name="encoded_secret",
+        category="secret",
+        summary="base64, base64url, hex and percent-encoded runs whose decoded text holds a "
+        "secret (decoded once, runs of 16 to 8192 characters), replaced whole",
+        patterns=_compile(*encoded_patterns()),
+        select=select_encoded,
     ),
     _rule(
         "prose_password",
@@ -865,6 +1173,36 @@ BUILTIN_RULES: Final[tuple[Rule, ...]] = (
         patterns=_DIGIT_PATTERN,
         select=_card,
     ),
+)
+
+# A file name with a hash in it (video_box.ico-7a38...0aab0c.png), not a token.
+_FILE_SUFFIX: Final = re.compile(
+    r"\.(?:png|jpe?g|gif|svg|webp|ico|css|js|mjs|map|html?|pdf|woff2?|ttf|eot)\b"
+)
+
+
+def _made_up_tokens_rejected(select: Selector) -> Selector:
+    """``select``, rejecting tokens that are part of a file name (a hash before ``.png``).
+
+    Tokens filled in with one character (``AKIAXXXXXXXXXXXXXXXX``) are still redacted: some
+    test data counts them as secrets, and a leak costs more than a masked placeholder."""
+
+    def wrapped(text: str, match: re.Match[str]) -> Span | None:
+        span = select(text, match)
+        if span is None:
+            return None
+        if _FILE_SUFFIX.match(text, span[1]):
+            return None
+        return span
+
+    return wrapped
+
+
+BUILTIN_RULES: Final[tuple[Rule, ...]] = tuple(
+    dataclasses.replace(rule, select=_made_up_tokens_rejected(rule.select))
+    if rule.name in TOKEN_RULES and rule.name != "private_key"
+    else rule
+    for rule in _RULES
 )
 
 _SECRETS = tuple(rule.name for rule in BUILTIN_RULES if rule.category == "secret")

@@ -138,17 +138,29 @@ class TextRedactor:
         return result
 
     def _redact(self, text: str) -> tuple[str, dict[str, int]] | None:
+        # Lone surrogates (a broken emoji in a tool's JSON, bytes decoded with
+        # surrogateescape) cannot be encoded for the trigger automata: the text is scanned
+        # with U+FFFD for each (one character for one, so every span is the same) and the
+        # replacements are made in both, so the original keeps its other characters.
+        original: str | None = None
+        if not text.isascii() and _SURROGATE.search(text) is not None:
+            original = text
+            text = _SURROGATE.sub("\ufffd", text)
         counts: dict[str, int] = {}
         for _ in range(_MAX_PASSES):
             spans, again = self._spans(text)
             if not spans:
                 break
             text = self._replace(text, spans, counts)
+            if original is not None:
+                original = self._replace(original, spans, {})
             if not again:
                 break
             # A match dropped for overlapping a kept one (``ghp_....a@example.com``), or one
             # rejected for its context next to a kept one: the replaced text may hold more.
-        return (text, counts) if counts else None
+        if not counts:
+            return None
+        return (original if original is not None else text), counts
 
     def _replace(self, text: str, spans: list[tuple[int, int, int]], counts: dict[str, int]) -> str:
         parts: list[str] = []
@@ -227,6 +239,9 @@ class TextRedactor:
                     continue
             chosen.append((start, end, index))
         return chosen, again
+
+
+_SURROGATE: Final = re.compile("[\ud800-\udfff]")
 
 
 def _claim(

@@ -3,8 +3,9 @@
 A pattern such as ``(?:gh[pousr]_)(?<!...)[A-Za-z0-9]{36,}`` can only match where ``ghp_``,
 ``gho_``, ``ghu_``, ``ghs_`` or ``ghr_`` occurs. :func:`literal_triggers` reads those strings off
 the compiled pattern; :class:`TriggerIndex` finds where the triggers of many patterns occur in
-a text in a few passes (Aho-Corasick automata, ``ahocorasick_rs``), so each pattern is tried
-only at its own candidate positions instead of scanning the whole text once per pattern.
+a text in one pass (a Hyperscan literal database, for ASCII text where the ``hyperscan``
+package is installed) or a few (Aho-Corasick automata, ``ahocorasick_rs``), so each pattern is
+tried only at its own candidate positions instead of scanning the whole text once per pattern.
 
 Trying a pattern with ``match`` at each of its candidate positions, in order, finds exactly
 what ``search`` finds: a match can start nowhere else.
@@ -15,10 +16,17 @@ from __future__ import annotations
 import functools
 import importlib
 import re
+import threading
 from collections.abc import Sequence
 from typing import Any, Final
 
 import ahocorasick_rs
+
+_hyperscan: Any
+try:  # one pass over ASCII text for every trigger at once, where the platform has it
+    _hyperscan = importlib.import_module("hyperscan")
+except ImportError:  # pragma: no cover - the Aho-Corasick automata below do the same
+    _hyperscan = None
 
 __all__ = ["MIN_TRIGGER", "TriggerIndex", "literal_triggers"]
 
@@ -95,7 +103,7 @@ class TriggerIndex:
     automaton's prefilter then skips text without any of a group's first bytes quickly.
     """
 
-    __slots__ = ("_groups", "indexed")
+    __slots__ = ("_groups", "_hs", "_hs_owners", "_hs_widths", "_local", "indexed")
 
     def __init__(self, triggers: Sequence[tuple[str, ...] | None]) -> None:
         owners: dict[str, list[int]] = {}
@@ -108,6 +116,12 @@ class TriggerIndex:
             _Group(words[start : start + _GROUP_SIZE], owners)
             for start in range(0, len(words), _GROUP_SIZE)
         )
+        self._hs: Any = None
+        self._hs_owners = tuple(tuple(owners[word]) for word in words)
+        self._hs_widths = tuple(len(word) for word in words)
+        self._local = threading.local()
+        if _hyperscan is not None and words and all(word.isascii() for word in words):
+            self._hs = _hyperscan_database(words)
 
     def positions(self, text: str) -> dict[int, list[int]]:
         """Per indexed pattern whose triggers occur in ``text``, the sorted start positions."""
@@ -115,12 +129,42 @@ class TriggerIndex:
             return {}
         data = text.encode("ascii") if text.isascii() else None  # byte = character offsets
         found: dict[int, list[int]] = {}
-        for group in self._groups:
-            group.collect(text, data, found)
+        if data is not None and self._hs is not None:
+            self._scan_hyperscan(data, found)
+        else:
+            for group in self._groups:
+                group.collect(text, data, found)
         for starts in found.values():
             if len(starts) > 1:
                 starts.sort()
         return found
+
+    def _scan_hyperscan(self, data: bytes, found: dict[int, list[int]]) -> None:
+        """Every occurrence of every trigger (overlapping ones too) in one pass."""
+        scratch = getattr(self._local, "scratch", None)
+        if scratch is None:  # a scratch space per thread: a scan may not share one
+            scratch = self._local.scratch = _hyperscan.Scratch(self._hs)
+        owners = self._hs_owners
+        widths = self._hs_widths
+
+        def report(word: int, _start: int, end: int, _flags: int, _context: object) -> None:
+            start = end - widths[word]
+            for owner in owners[word]:
+                found.setdefault(owner, []).append(start)
+
+        self._hs.scan(data, match_event_handler=report, scratch=scratch)
+
+
+def _hyperscan_database(words: Sequence[str]) -> Any:
+    """A block-mode Hyperscan database of the literal ``words`` (ids = their indexes)."""
+    database = _hyperscan.Database(mode=_hyperscan.HS_MODE_BLOCK)
+    database.compile(
+        expressions=[re.escape(word).encode("ascii") for word in words],
+        ids=list(range(len(words))),
+        elements=len(words),
+        flags=[0] * len(words),
+    )
+    return database
 
 
 _GROUP_SIZE: Final = 20

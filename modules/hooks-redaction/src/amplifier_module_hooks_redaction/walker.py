@@ -1,10 +1,14 @@
 """Redact every string inside nested event data, copying only what changes.
 
-:class:`Redactor` walks dicts, lists and tuples (and their subclasses) to any depth. Strings are
-redacted; keys are never changed; other leaves (numbers, bytes, objects) are left alone. A
-container is copied only when something inside it changed, so data with nothing to redact
-comes back as the very same object, and the caller's data is never mutated. Allowlisted key
-paths are skipped with their whole subtree. A container that contains itself is walked once.
+:class:`Redactor` walks dicts, lists and tuples (and their subclasses) to any depth. Strings
+and dict keys are redacted alike (a token used as a key is a token); ``bytes`` and
+``bytearray`` values are decoded as UTF-8 with ``surrogateescape`` (so every byte survives the
+round trip), scanned, and encoded back the same way; other leaves (numbers, objects) are left
+alone. A string that cannot be scanned at all is replaced whole by
+``[REDACTED:unscannable:<why>]``: redaction fails closed, never open. A container is copied
+only when something inside it changed, so data with nothing to redact comes back as the very
+same object, and the caller's data is never mutated. Allowlisted key paths are skipped with
+their whole subtree. A container that contains itself is walked once.
 """
 
 from __future__ import annotations
@@ -16,7 +20,14 @@ from typing import Any
 from .paths import PathMatcher, State
 from .scanner import TextRedactor
 
-__all__ = ["Redactor"]
+__all__ = ["UNSCANNABLE", "Redactor"]
+
+UNSCANNABLE = "unscannable"
+"""The count name for values replaced whole because they could not be scanned."""
+
+
+def _unscannable(error: BaseException) -> str:
+    return f"[REDACTED:{UNSCANNABLE}:{type(error).__name__}]"
 
 
 class Redactor:
@@ -30,9 +41,32 @@ class Redactor:
         self._paths = PathMatcher(paths) if paths else None
 
     def redact_text(self, value: str) -> tuple[str, dict[str, int]]:
-        """``value`` with secrets replaced, and counts per rule (empty when nothing matched)."""
-        found = self.text.redact(value)
-        return (value, {}) if found is None else found
+        """``value`` with secrets replaced, and counts per rule (empty when nothing matched).
+
+        If the scan itself fails, the whole value is replaced by a marker naming why."""
+        counts: dict[str, int] = {}
+        return self._string(value, counts), counts
+
+    def _string(self, value: str, counts: dict[str, int]) -> str:
+        try:
+            found = self.text.redact(value)
+        except Exception as err:  # fail closed: what cannot be scanned does not go on
+            counts[UNSCANNABLE] = counts.get(UNSCANNABLE, 0) + 1
+            return _unscannable(err)
+        if found is None:
+            return value
+        text, found_counts = found
+        for name, count in found_counts.items():
+            counts[name] = counts.get(name, 0) + count
+        return text
+
+    def _bytes(self, value: bytes | bytearray, counts: dict[str, int]) -> bytes | bytearray:
+        decoded = bytes(value).decode("utf-8", "surrogateescape")
+        text = self._string(decoded, counts)
+        if text is decoded:
+            return value
+        encoded = text.encode("utf-8", "surrogateescape")
+        return bytearray(encoded) if isinstance(value, bytearray) else encoded
 
     def redact(self, data: Any) -> tuple[Any, dict[str, int]]:
         """A redacted copy of ``data`` (or ``data`` itself if unchanged) and counts per rule."""
@@ -45,13 +79,9 @@ class Redactor:
         self, value: Any, counts: dict[str, int], states: tuple[State, ...], active: set[int]
     ) -> Any:
         if isinstance(value, str):
-            found = self.text.redact(value)
-            if found is None:
-                return value
-            text, found_counts = found
-            for name, count in found_counts.items():
-                counts[name] = counts.get(name, 0) + count
-            return text
+            return self._string(value, counts)
+        if isinstance(value, bytes | bytearray):
+            return self._bytes(value, counts)
         if isinstance(value, dict):
             return self._walk_dict(value, counts, states, active)
         if isinstance(value, list | tuple):
@@ -78,11 +108,18 @@ class Redactor:
             return value
         active.add(marker)
         changed: dict[Any, Any] | None = None
+        renamed: dict[Any, Any] | None = None
         try:
             for key, item in value.items():
                 child = self._child_states(states, key, False)
                 if child is None:
                     continue
+                if isinstance(key, str | bytes):
+                    new_key = self._walk(key, counts, (), active)
+                    if new_key is not key:
+                        if renamed is None:
+                            renamed = {}
+                        renamed[key] = new_key
                 new = self._walk(item, counts, child, active)
                 if new is not item:
                     if changed is None:
@@ -90,6 +127,8 @@ class Redactor:
                     changed[key] = new
         finally:
             active.discard(marker)
+        if renamed is not None:
+            return _renamed(value, renamed, changed or {})
         if changed is None:
             return value
         if type(value) is dict:
@@ -126,6 +165,28 @@ class Redactor:
         if items is None:
             return value
         return _rebuild(value, items)
+
+
+def _renamed(
+    original: dict[Any, Any], renamed: dict[Any, Any], changed: dict[Any, Any]
+) -> dict[Any, Any]:
+    """A dict of the original's type with redacted keys (in their order) and changed values.
+    Two keys redacted to the same marker keep both values: the later one gets a number."""
+    items: dict[Any, Any] = {}
+    for key, item in original.items():
+        new_key = renamed.get(key, key)
+        if new_key in items and key in renamed:
+            number = 2
+            while f"{new_key}#{number}" in items:
+                number += 1
+            new_key = f"{new_key}#{number}"
+        items[new_key] = changed.get(key, item)
+    if type(original) is dict:
+        return items
+    result = copy.copy(original)
+    result.clear()
+    result.update(items)
+    return result
 
 
 def _rebuild(

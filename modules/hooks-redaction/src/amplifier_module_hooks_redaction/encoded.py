@@ -1,0 +1,179 @@
+"""Encoded blobs: base64, base64url, hex and percent-encoded text that hides a secret.
+
+A blob is found from a trigger: the encoding of a word that secrets carry (``password``,
+``token``, ``ghp_``, ``AKIA``, ``-----BEGIN`` ...). Base64 encodes three bytes in four
+characters, so a word has three encodings, one per alignment; the characters that depend on
+the word alone are its triggers. Hex has one encoding per letter case. The trigger index finds
+them all in the same passes as every other literal, so text without one costs nothing here.
+
+Around a trigger, the run of the encoding's characters is taken whole (at most
+:data:`MAX_RUN` characters, at least :data:`MIN_RUN`: only runs long enough to hold a
+credential), decoded once, and scanned with the secret rules (never decoded again). When the
+decoded text holds a secret, the whole run is the span to replace. Percent-encoding needs no
+trigger: a run holding at least :data:`MIN_ESCAPES` ``%XX`` escapes is decoded likewise.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import contextlib
+import functools
+import re
+import threading
+from typing import Final
+from urllib.parse import unquote
+
+from .inner import secret_scanner
+
+__all__ = ["MAX_RUN", "MIN_ESCAPES", "MIN_RUN", "encoded_patterns", "select_encoded"]
+
+MIN_RUN: Final = 16
+MAX_RUN: Final = 8192
+MIN_ESCAPES: Final = 3
+_MIN_TRIGGER: Final = 4
+_ALTERNATIVES: Final = 60  # literal triggers per pattern (the trigger reader takes 64)
+
+_WORDS: Final = (
+    *("password", "passwd", "secret", "token", "api_key", "apikey", "api-key", "credential"),
+    *("PASSWORD", "PASSWD", "SECRET", "TOKEN", "API_KEY", "APIKEY", "Password", "Secret"),
+    *("Token", "ApiKey", "BEGIN", "PRIVATE KEY", "Bearer", "eyJhbGci"),
+    *("ghp_", "gho_", "ghs_", "ghu_", "github_pat_", "glpat-", "xoxb-", "xoxp-", "xapp-"),
+    *("AKIA", "ASIA", "sk-ant-", "sk-proj-", "sk_live_", "rk_live_", "AIza", "hf_", "npm_"),
+)
+
+
+def _base64_segments(word: bytes) -> set[str]:
+    """The characters of ``word``'s base64 encodings that depend on ``word`` alone."""
+    found: set[str] = set()
+    for align in range(3):
+        encoded = base64.b64encode(b"\0" * align + word + b"\0" * 3).decode()
+        inside = [
+            i
+            for i in range(len(encoded))
+            if 6 * i >= 8 * align and 6 * i + 6 <= 8 * (align + len(word))
+        ]
+        if not inside:
+            continue
+        segment = encoded[inside[0] : inside[-1] + 1]
+        if len(segment) >= _MIN_TRIGGER:
+            found.add(segment)
+            found.add(segment.replace("+", "-").replace("/", "_"))
+    return found
+
+
+def _triggers() -> list[str]:
+    found: set[str] = set()
+    for word in _WORDS:
+        raw = word.encode()
+        found |= _base64_segments(raw)
+        found.add(raw.hex())
+        found.add(raw.hex().upper())
+    return sorted(found)
+
+
+def encoded_patterns() -> tuple[str, ...]:
+    """Patterns of literal triggers (a few dozen alternatives each), and the percent one."""
+    words = _triggers()
+    sources = [
+        "(?:" + "|".join(re.escape(w) for w in words[i : i + _ALTERNATIVES]) + ")"
+        for i in range(0, len(words), _ALTERNATIVES)
+    ]
+    sources.append(r"%[0-9A-Fa-f]{2}(?P<percent>)")
+    return tuple(sources)
+
+
+_B64_RUN: Final = re.compile(r"[A-Za-z0-9+/_-]*")
+_PCT_RUN: Final = re.compile(r"[A-Za-z0-9._~+%-]*")
+_HEX: Final = re.compile(r"[0-9A-Fa-f]+")
+
+
+_LONGEST: Final = 1 << 16  # how far a run is followed to find where it starts and ends
+_BEFORE_TRIGGER: Final = 64  # of a longer run, the window starts this far before the trigger
+
+
+def _run(text: str, start: int, end: int, chars: re.Pattern[str]) -> tuple[int, int]:
+    """The run of ``chars`` around ``text[start:end]``; of a run longer than
+    :data:`MAX_RUN`, the window of that length that starts just before the trigger (the
+    regex engine reads both ways, so a long run costs no Python loop)."""
+    low = max(0, start - _LONGEST)
+    back = chars.match(text[low:start][::-1])
+    left = start - (back.end() if back is not None else 0)
+    ahead = chars.match(text, end, min(len(text), end + _LONGEST))
+    right = ahead.end() if ahead is not None else end
+    if right - left > MAX_RUN:
+        left = max(left, start - _BEFORE_TRIGGER)
+        right = min(right, left + MAX_RUN)
+    return left, right
+
+
+def select_encoded(text: str, match: re.Match[str]) -> tuple[int, int] | None:
+    """The whole encoded run around ``match`` when its decoded text holds a secret."""
+    start, end = match.span()
+    if match.lastgroup == "percent":
+        left, right = _run(text, start, end, _PCT_RUN)
+        while right > left and text[right - 1] == ".":  # the full stop of a sentence
+            right -= 1
+        while right < len(text) and text[right] == "=":
+            right += 1
+        run = text[left:right]
+        if run.count("%") < MIN_ESCAPES or right - left < MIN_RUN:
+            return None
+        return (left, right) if _holds_secret_percent(run) else None
+    decided = getattr(_DECIDED, "run", None)
+    if decided is not None and decided[0] is text and decided[1] <= start and end <= decided[2]:
+        return None  # another trigger in a run already decoded: its answer stands
+    left, right = _run(text, start, end, _B64_RUN)
+    padded = right
+    while padded < len(text) and padded - right < 2 and text[padded] == "=":
+        padded += 1
+    if right - left < MIN_RUN:
+        return None
+    _DECIDED.run = (text, left, right)
+    return (left, padded) if _holds_secret(text[left:right]) else None
+
+
+# The last run decoded, in which text: every other trigger inside it would give the same
+# answer (a long run full of triggers is decoded once per MAX_RUN characters, not once per
+# trigger; a run replaced is replaced once). Kept by identity, per thread: another text, or
+# another thread's, never matches.
+_DECIDED: Final = threading.local()
+
+
+@functools.lru_cache(maxsize=512)
+def _holds_secret(run: str) -> bool:
+    return any(_scan(decoded) for decoded in _decodings(run))
+
+
+@functools.lru_cache(maxsize=512)
+def _holds_secret_percent(run: str) -> bool:
+    return _scan(unquote(run, errors="surrogateescape").encode("utf-8", "surrogateescape"))
+
+
+def _decodings(run: str) -> list[bytes]:
+    """``run`` decoded as hex (if it is hex) and as base64 at each of its alignments."""
+    found: list[bytes] = []
+    if _HEX.fullmatch(run):
+        for skip in (0, 1):
+            body = run[skip : len(run) - (len(run) - skip) % 2]
+            with contextlib.suppress(ValueError):
+                found.append(bytes.fromhex(body))
+    url = "-" in run or "_" in run
+    for skip in range(4):  # the run may start inside a quad: try each start
+        body = run[skip:]
+        body = body[: len(body) - len(body) % 4] if len(body) % 4 == 1 else body
+        try:
+            found.append(
+                base64.b64decode(body + "=" * (-len(body) % 4), altchars=b"-_" if url else None)
+            )
+        except (binascii.Error, ValueError):
+            continue
+    return found
+
+
+def _scan(decoded: bytes) -> bool:
+    text = decoded.decode("utf-8", "replace")
+    printable = sum(1 for c in text if c.isprintable() or c in "\r\n\t")
+    if printable < 0.8 * len(text) or printable < 8:
+        return False
+    return bool(secret_scanner().find(text))
