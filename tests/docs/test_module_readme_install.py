@@ -42,6 +42,14 @@ def _needs_util(module: Path) -> bool:
     return any(r.startswith("amplifier-hooks-util") for r in project.get("dependencies", []))
 
 
+def _workspace_modules(module: Path) -> list[str]:
+    """The other modules of this repository that ``module`` requires, as install arguments."""
+    project = tomllib.loads((module / "pyproject.toml").read_text(encoding="utf-8"))["project"]
+    prefix = "amplifier-module-"
+    names = [r.split(";")[0].strip() for r in project.get("dependencies", [])]
+    return [f"./modules/{n[len(prefix) :]}" for n in names if n.startswith(prefix)]
+
+
 @pytest.mark.parametrize("module", MODULES, ids=[m.name for m in MODULES])
 def test_each_readme_names_what_to_install_on_each_kernel(module: Path) -> None:
     lines = _install_lines(module)
@@ -55,6 +63,9 @@ def test_each_readme_names_what_to_install_on_each_kernel(module: Path) -> None:
     assert "amplifier-core==2.0.2" in theirs
     assert "./core" not in theirs
     assert any(a.startswith("./util") for a in theirs) == _needs_util(module)
+    for needed in _workspace_modules(module):  # not on PyPI: from the checkout, first
+        assert ours.index(needed) < ours.index(this), f"{module.name}: {needed} after {this}"
+        assert theirs.index(needed) < theirs.index(this), f"{module.name}: {needed} after {this}"
 
 
 MOUNT_AND_REDACT = """
