@@ -94,6 +94,8 @@ def _unindexed(redactor: scanner.TextRedactor) -> scanner.TextRedactor:
         setattr(plain, slot, getattr(redactor, slot))
     plain._text_index = TriggerIndex([])
     plain._lowered_index = TriggerIndex([])
+    plain._text_plan = scanner._Plan.of(plain._passes, plain._text_index, lowered=False)
+    plain._lowered_plan = scanner._Plan.of(plain._passes, plain._lowered_index, lowered=True)
     return plain
 
 

@@ -41,6 +41,60 @@ class _Pass:
     """Each pattern's number in its haystack's :class:`TriggerIndex`."""
 
 
+_Members = tuple[tuple[int, Selector], ...]
+
+
+@dataclass(frozen=True, slots=True)
+class _Plan:
+    """The patterns that scan one haystack (the text, or its lower-cased copy), split by how:
+    ``scanned`` have no literal trigger and are searched through the whole haystack;
+    ``indexed`` (by their number in the haystack's :class:`TriggerIndex`) are tried only where
+    their triggers occur, so a string holding none of them costs one index lookup, not a loop
+    over every pattern. ``ignorecase`` (lower-cased passes only): every pattern's
+    case-insensitive twin, for a text whose lower-cased copy is not the same length."""
+
+    scanned: tuple[tuple[re.Pattern[str], _Members], ...]
+    indexed: dict[int, tuple[re.Pattern[str], _Members]]
+    ignorecase: tuple[tuple[re.Pattern[str], _Members], ...]
+    patterns: int
+
+    @classmethod
+    def of(cls, passes: Sequence[_Pass], index: TriggerIndex, *, lowered: bool) -> _Plan:
+        scanned: list[tuple[re.Pattern[str], _Members]] = []
+        indexed: dict[int, tuple[re.Pattern[str], _Members]] = {}
+        ignorecase: list[tuple[re.Pattern[str], _Members]] = []
+        for scan in passes:
+            if scan.lowered != lowered:
+                continue
+            for key, pattern in zip(scan.keys, scan.patterns, strict=True):
+                if key in index.indexed:
+                    indexed[key] = (pattern, scan.members)
+                else:
+                    scanned.append((pattern, scan.members))
+            if lowered:  # only lower-cased passes have case-insensitive twins
+                ignorecase += [(folded, scan.members) for folded in scan.ignorecase]
+        count = len(scanned) + len(indexed)
+        return cls(tuple(scanned), indexed, tuple(ignorecase), count)
+
+    def run(
+        self,
+        haystack: str,
+        text: str,
+        index: TriggerIndex,
+        hits: list[tuple[int, int, int]],
+        rejected: list[tuple[int, int]],
+    ) -> None:
+        for pattern, members in self.scanned:
+            _scan(pattern, haystack, text, members, hits, rejected)
+        if not self.indexed:
+            return
+        indexed = self.indexed
+        for key, starts in index.positions(haystack).items():
+            entry = indexed.get(key)
+            if entry is not None and starts:
+                _try(entry[0], starts, haystack, text, entry[1], hits, rejected)
+
+
 def _build_passes(rules: Sequence[Rule]) -> tuple[_Pass, ...]:
     grouped: dict[int, list[int]] = {}
     for index, rule in enumerate(rules):
@@ -86,10 +140,12 @@ class TextRedactor:
         "_cache",
         "_cached_chars",
         "_lowered_index",
+        "_lowered_plan",
         "_names",
         "_passes",
         "_replacements",
         "_text_index",
+        "_text_plan",
         "rules",
     )
 
@@ -109,6 +165,8 @@ class TextRedactor:
         self._passes = _build_passes(self.rules)
         self._text_index = _trigger_index(self._passes, lowered=False)
         self._lowered_index = _trigger_index(self._passes, lowered=True)
+        self._text_plan = _Plan.of(self._passes, self._text_index, lowered=False)
+        self._lowered_plan = _Plan.of(self._passes, self._lowered_index, lowered=True)
         self._cache: dict[str, tuple[str, dict[str, int]] | None] = {}
         self._cached_chars = 0
 
@@ -184,33 +242,15 @@ class TextRedactor:
         """
         hits: list[tuple[int, int, int]] = []
         rejected: list[tuple[int, int]] = []
-        lowered: str | None = None
-        candidates = self._text_index.positions(text) if self._text_index.indexed else {}
-        for scan in self._passes:
-            haystack = text
-            patterns = scan.patterns
-            indexed = self._text_index.indexed
-            if scan.lowered:
-                if lowered is None:
-                    lowered = text.lower()
-                    if len(lowered) == len(text) and self._lowered_index.indexed:
-                        candidates = self._lowered_index.positions(lowered)
-                    else:
-                        candidates = {}
-                if len(lowered) == len(text):
-                    haystack = lowered
-                    indexed = self._lowered_index.indexed
-                else:  # lower() changed the length: scan the original case-insensitively
-                    patterns = scan.ignorecase
-                    indexed = frozenset()
-            members = scan.members
-            for key, pattern in zip(scan.keys, patterns, strict=True):
-                if key not in indexed:
-                    _scan(pattern, haystack, text, members, hits, rejected)
-                else:
-                    starts = candidates.get(key)
-                    if starts:
-                        _try(pattern, starts, haystack, text, members, hits, rejected)
+        self._text_plan.run(text, text, self._text_index, hits, rejected)
+        plan = self._lowered_plan
+        if plan.patterns:
+            lowered = text.lower()
+            if len(lowered) == len(text):
+                plan.run(lowered, text, self._lowered_index, hits, rejected)
+            else:  # lower() changed the length: scan the original case-insensitively
+                for pattern, members in plan.ignorecase:
+                    _scan(pattern, text, text, members, hits, rejected)
         if not hits:
             return [], False
         if len(hits) > 1:
