@@ -256,7 +256,7 @@ def test_an_invalid_included_file_names_it_and_its_includer(tmp_path: Path) -> N
         load_bundle(top)
     text = str(caught.value)
     assert "bad.yaml:3: hooks[0].config: expected a mapping" in text
-    assert f"(included from {top.resolve()}:2)" in text
+    assert f"this file is included from {top.resolve()}:2" in text
 
 
 def _foundation_merge() -> Any:

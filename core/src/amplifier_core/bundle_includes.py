@@ -152,7 +152,7 @@ def _expand(item: _File, state: _State, chain: tuple[Path, ...]) -> list[_File]:
                 [
                     *err.problems,
                     BundleProblem(
-                        f"(included from {item.path}{f':{line}' if line else ''})",
+                        f"this file is included from {item.path}{f':{line}' if line else ''}",
                     ),
                 ],
             ) from err
