@@ -261,19 +261,21 @@ def _found(item: _File, loc: Loc, root: Path, sub: str, spec: str) -> Path:
 
 def _find(root: Path, sub: str) -> Path | None:
     base = (root / sub) if sub else root
-    for suffix in _CANDIDATES:
-        candidate = base.with_name(base.name + suffix) if suffix else base
+    for candidate in _candidates(base):
         if candidate.is_file():
             return candidate.resolve()
-    for name in _DIR_FILES:
-        if (base / name).is_file():
-            return (base / name).resolve()
     return None
 
 
+def _candidates(base: Path) -> list[Path]:
+    """``x``, ``x.yaml``, ``x.yml``, ``x.md`` (no suffix added to a name that has one of
+    them), then ``x/bundle.yaml``, ``x/bundle.yml``, ``x/bundle.md``."""
+    suffixes = [""] if base.suffix in _CANDIDATES[1:] else list(_CANDIDATES)
+    return [base.with_name(base.name + s) for s in suffixes] + [base / n for n in _DIR_FILES]
+
+
 def _tried(where: Path) -> str:
-    names = [where.name + s for s in _CANDIDATES] + [f"{where.name}/{n}" for n in _DIR_FILES]
-    return ", ".join(names)
+    return ", ".join(str(c.relative_to(where.parent)) for c in _candidates(where))
 
 
 def _error(item: _File, loc: Loc, message: str) -> BundleError:
