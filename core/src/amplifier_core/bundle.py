@@ -143,6 +143,7 @@ class Bundle(BaseModel):
     _base_dir: Path | None = PrivateAttr(default=None)
     _origins: dict[str, list[str]] = PrivateAttr(default_factory=dict)
     _included: list[str] = PrivateAttr(default_factory=list)
+    _layers: list[tuple[str, dict[str, Any]]] = PrivateAttr(default_factory=list)
 
     @field_validator("session", "providers", "tools", "hooks", mode="before")
     @classmethod
@@ -187,6 +188,13 @@ class Bundle(BaseModel):
         """For a composed bundle: each bundle file it includes, directly or not, in the order
         they were composed (the bundle's own file is not listed)."""
         return list(self._included)
+
+    @property
+    def layers(self) -> list[tuple[str, dict[str, Any]]]:
+        """For a composed bundle: each file it was composed from and what that file wrote
+        (relative sources made absolute), in composition order, its own file last; empty for
+        a bundle read from one file."""
+        return list(self._layers)
 
     def module_entries(self) -> list[tuple[str, ModuleEntry]]:
         """Every ``(section, entry)`` in mount order: providers, then tools, then hooks."""

@@ -101,6 +101,7 @@ def compose_bundle(bundle: Bundle, document: YamlDocument) -> Bundle:
     composed._base_dir = bundle.base_dir
     composed._included = [str(part.path) for part in parts[:-1]]
     composed._origins = _origins(parts)
+    composed._layers = [(str(part.path), part.data) for part in parts]
     return composed
 
 

@@ -28,6 +28,7 @@ from amplifier_core.bundle import Bundle, load_bundle
 from amplifier_core.module_sources import parse_source
 
 from .. import output
+from ..composed_locator import ComposedLocator, locator_for
 from ..locator import Locator
 from ..plan import PlanError, mount_plan
 from ..sources import missing_sources
@@ -107,7 +108,7 @@ def validate(bundle_path: Path, try_mount: bool, show: bool) -> None:
     bundle = load_bundle(bundle_path)
     if show:
         click.echo(composed_yaml(bundle))
-    where = Locator(bundle_path)
+    where = locator_for(bundle_path, bundle)
     try:
         plan = mount_plan(bundle, workspace=Path.cwd())
     except PlanError as err:
@@ -296,6 +297,8 @@ def _schema_problems(
                     if item.where is None:
                         at = f"{_located(where, item, 'config')}"
                         problems.append(f"{at}: config: {problem.render()}")
+                    elif isinstance(where, ComposedLocator):
+                        problems.append(where.render(problem))
                     else:
                         problems.append(problem.render(str(where.path)))
                 continue
