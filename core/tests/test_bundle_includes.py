@@ -307,3 +307,42 @@ def test_merge_matches_foundation_merge_module_lists(tmp_path: Path) -> None:
     session = foundation.deep_merge(strip(middle)["session"], top["session"])
     assert [e.model_dump(exclude_defaults=True) for e in ours.hooks] == hooks
     assert ours.session == session
+
+
+def test_a_bundle_included_twice_is_not_a_cycle(tmp_path: Path) -> None:
+    write(tmp_path / "common.yaml", "hooks:\n  - module: hooks-common\n    config: {n: [1]}\n")
+    write(tmp_path / "left.yaml", "includes: [./common.yaml]\nhooks:\n  - module: hooks-left\n")
+    write(tmp_path / "right.yaml", "includes: [./common.yaml]\nhooks:\n  - module: hooks-right\n")
+    top = write(tmp_path / "top.yaml", "includes: [./left.yaml, ./right.yaml]\n")
+    bundle = load_bundle(top)
+    assert [e.module for e in bundle.hooks] == ["hooks-common", "hooks-left", "hooks-right"]
+    assert bundle.hooks[0].config == {"n": [1]}
+
+
+def test_file_urls_and_directories_are_includes(tmp_path: Path) -> None:
+    write(tmp_path / "lib" / "bundle.md", "---\ntools:\n  - module: tool-a\n---\nfrom lib\n")
+    write(tmp_path / "lib" / "more" / "x.yml", "tools:\n  - module: tool-b\n")
+    top = write(
+        tmp_path / "work" / "top.yaml",
+        f"includes:\n  - {(tmp_path / 'lib').as_uri()}\n  - bundle: ../lib/more/x\n",
+    )
+    bundle = load_bundle(top)
+    assert [e.module for e in bundle.tools] == ["tool-a", "tool-b"]
+    assert bundle.instruction == "from lib"
+
+
+def test_a_branch_is_fetched_again_a_tag_is_not(tmp_path: Path) -> None:
+    repo = tmp_path / "repo"
+    git_repo(repo)
+    write(repo / "b.yaml", "hooks:\n  - module: hooks-one\n")
+    commit(repo, "one")
+    git(repo, "tag", "v1")
+    top = write(
+        tmp_path / "top.yaml",
+        f"includes:\n  - git+{repo.as_uri()}@main#subdirectory=b.yaml\n"
+        f"  - git+{repo.as_uri()}@v1#subdirectory=b.yaml\n",
+    )
+    assert [e.module for e in load_bundle(top).hooks] == ["hooks-one"]
+    write(repo / "b.yaml", "hooks:\n  - module: hooks-two\n")
+    commit(repo, "two")
+    assert [e.module for e in load_bundle(top).hooks] == ["hooks-two", "hooks-one"]
