@@ -107,3 +107,27 @@ def test_show_prints_the_composed_bundle_and_where_each_entry_was_written(
         f"# hooks.hooks-logging: {base}:5, {(tmp_path / 'bundle.yaml').resolve()}:7"
         in result.stdout
     )
+
+
+def test_a_missing_git_source_names_the_install_command_unless_optional(tmp_path: Path) -> None:
+    source = f"git+{(tmp_path / 'repo').as_uri()}@v1#subdirectory=modules/hooks-far"
+    write(
+        tmp_path / "behaviors" / "far.yaml",
+        f"hooks:\n  - module: hooks-far\n    source: {source}\n",
+    )
+    write(tmp_path / "bundle.yaml", "includes:\n  - ./behaviors/far.yaml\n")
+    result = invoke("validate", "bundle.yaml", cwd=tmp_path)
+    assert result.exit_code == 1
+    far = (tmp_path / "behaviors" / "far.yaml").resolve()
+    assert result.stderr.splitlines() == [
+        f"error: {far}:2: hooks[0].module: module 'hooks-far' is not installed from its "
+        f"source {source}",
+        "error: install the missing sources with: amplifier-hooks install bundle.yaml",
+    ]
+    write(
+        tmp_path / "bundle.yaml",
+        "includes:\n  - ./behaviors/far.yaml\nhooks:\n  - module: hooks-far\n    optional: true\n",
+    )
+    result = invoke("validate", "bundle.yaml", cwd=tmp_path)
+    assert "install the missing sources" not in result.stderr
+    assert "the module is optional: sessions run without it" in " ".join(result.stderr.split())

@@ -1,21 +1,18 @@
-"""The module sources a bundle names (its includes followed), and which are not installed.
+"""The module sources a bundle names (its includes followed), for ``amplifier-hooks install``.
 
 A module entry's ``source:`` is a git URL (``git+https://host/repo@ref#subdirectory=path``)
 or a local directory (see :func:`amplifier_core.module_sources.parse_source`).
-``amplifier-hooks install`` installs each with pip; ``amplifier-hooks validate`` names those
-whose module no installed entry point provides and prints the one command that installs them.
 """
 
 from __future__ import annotations
 
-from collections.abc import Collection
 from dataclasses import dataclass
 from typing import Any
 
 from amplifier_core.bundle import Bundle
 from amplifier_core.module_sources import SourceRef, parse_source
 
-__all__ = ["PROJECT_FILES", "NamedSource", "bundle_sources", "missing_sources"]
+__all__ = ["PROJECT_FILES", "NamedSource", "bundle_sources"]
 
 PROJECT_FILES = ("pyproject.toml", "setup.py")
 """A local source directory holding one of these is a project pip can install."""
@@ -62,16 +59,3 @@ def bundle_sources(bundle: Bundle) -> list[NamedSource]:
         seen.add(ref.pip_requirement())
         found.append(NamedSource(module, section, ref))
     return found
-
-
-def missing_sources(bundle: Bundle, installed: Collection[str]) -> list[NamedSource]:
-    """The git sources whose module no installed entry point provides, and the local
-    directories that do not exist. (A local directory that exists is imported from where it
-    is, so it is not missing even when it is not installed.)"""
-    missing: list[NamedSource] = []
-    for named in bundle_sources(bundle):
-        ref = named.source
-        absent_dir = ref.kind == "path" and ref.path is not None and not ref.path.is_dir()
-        if absent_dir or (ref.kind == "git" and named.module not in installed):
-            missing.append(named)
-    return missing

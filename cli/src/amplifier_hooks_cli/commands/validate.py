@@ -31,7 +31,6 @@ from .. import output
 from ..composed_locator import ComposedLocator, locator_for
 from ..locator import Locator
 from ..plan import PlanError, mount_plan
-from ..sources import missing_sources
 
 __all__ = ["composed_yaml", "validate"]
 
@@ -117,6 +116,7 @@ def validate(bundle_path: Path, try_mount: bool, show: bool) -> None:
     planned = _planned(bundle, plan)
     problems: list[str] = []
     skipped: list[_Planned] = []
+    needs_install = False
     for section in ("hooks", "providers", "tools", "session"):
         for item in (p for p in planned if p.section == section):
             problem = _availability(item, installed, bundle.base_dir)
@@ -129,8 +129,8 @@ def validate(bundle_path: Path, try_mount: bool, show: bool) -> None:
                 skipped.append(item)
             elif problem is not None:
                 problems.append(f"{_located(where, item, 'module')}: {problem}")
-    missing = missing_sources(bundle, installed)
-    if any(m.source.kind == "git" for m in missing):
+                needs_install = needs_install or _from_git(item)
+    if needs_install:
         command = f"amplifier-hooks install {shlex.quote(str(bundle_path))}"
         problems.append(f"install the missing sources with: {command}")
     if not problems:
@@ -217,12 +217,17 @@ def _located(where: Locator, item: _Planned, key: str) -> str:
     return where((*item.where, key))
 
 
+def _from_git(item: _Planned) -> bool:
+    source = item.entry.get("source")
+    return source is not None and parse_source(str(source)).kind == "git"
+
+
 def _availability(
     item: _Planned, installed: Mapping[str, Any], base_dir: Path | None
 ) -> str | None:
     """Why ``item`` cannot be found (not installed, a missing source), or ``None``."""
     source = item.entry.get("source")
-    if source is not None and parse_source(str(source)).kind == "git":
+    if _from_git(item):
         if item.module in installed:
             return None
         return f"module {item.module!r} is not installed from its source {source}"
