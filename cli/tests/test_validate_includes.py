@@ -131,3 +131,33 @@ def test_a_missing_git_source_names_the_install_command_unless_optional(tmp_path
     result = invoke("validate", "bundle.yaml", cwd=tmp_path)
     assert "install the missing sources" not in result.stderr
     assert "the module is optional: sessions run without it" in " ".join(result.stderr.split())
+
+
+def test_emit_runs_an_included_module_with_the_including_files_config(tmp_path: Path) -> None:
+    write(
+        tmp_path / "behaviors" / "mods" / "amplifier_module_hooks_deny" / "__init__.py",
+        """
+        from amplifier_core import HookResult
+
+
+        async def mount(coordinator, config):
+            async def handler(event, data):
+                return HookResult(action="deny", reason=config["reason"])
+
+            return coordinator.hooks.register("tool:pre", handler, name="hooks-deny")
+        """,
+    )
+    write(
+        tmp_path / "behaviors" / "deny.yaml",
+        "hooks:\n  - module: hooks-deny\n    source: ./mods\n    config: {reason: behavior}\n",
+    )
+    write(
+        tmp_path / "bundle.yaml",
+        "includes:\n  - bundle: ./behaviors/deny.yaml\n"
+        "hooks:\n  - module: hooks-deny\n    config: {reason: overridden}\n",
+    )
+    data = '{"tool_name": "bash", "tool_input": {"command": "ls"}}'
+    result = invoke("emit", "tool:pre", "--bundle", "bundle.yaml", "--data", data, cwd=tmp_path)
+    assert result.exit_code == 0, result.output
+    assert '"reason": "overridden"' in result.stdout
+    assert '"action": "deny"' in result.stdout
