@@ -20,7 +20,8 @@ each load when the network allows, a commit or tag is reused.
 
 Composition follows foundation: the included bundles first, in order, each composed with its
 own includes, then the including bundle over them (:mod:`amplifier_core.bundle_merge` has the
-rules). A relative module ``source:`` in an included file is made absolute against that file.
+rules). A relative module ``source:`` (``./x``, ``../x``) is made absolute against the file
+that wrote it.
 
 Unlike foundation, which skips an include it cannot load with a warning, every failure is an
 error naming the including file, the line and the key path: an include that cannot be found,
