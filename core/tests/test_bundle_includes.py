@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import yaml
 
 from amplifier_core.bundle import load_bundle
 from amplifier_core.bundle_includes import CACHE_ENV
@@ -346,3 +347,87 @@ def test_a_branch_is_fetched_again_a_tag_is_not(tmp_path: Path) -> None:
     write(repo / "b.yaml", "hooks:\n  - module: hooks-two\n")
     commit(repo, "two")
     assert [e.module for e in load_bundle(top).hooks] == ["hooks-two", "hooks-one"]
+
+
+def test_foundations_own_behaviors_compose_as_foundation_composes_them(tmp_path: Path) -> None:
+    """A user's bundle written for Amplifier: foundation's behaviour files, included from a git
+    repository of foundation's own files (made in the test from the upstream archive), with
+    ``foundation:behaviors/...`` references into it, nested, and one override."""
+    archive = UPSTREAM / "amplifier-foundation.tar.gz"
+    if not archive.is_file():
+        pytest.skip(f"{archive} is absent: this test reads foundation's own bundle files")
+    repo = tmp_path / "amplifier-foundation"
+    with tarfile.open(archive) as tar:
+        wanted = [
+            m
+            for m in tar.getmembers()
+            if m.isfile()
+            and (
+                m.name == "amplifier-foundation/bundle.md"
+                or m.name.startswith("amplifier-foundation/behaviors/")
+                or m.name == "amplifier-foundation/amplifier_foundation/dicts/merge.py"
+            )
+        ]
+        tar.extractall(tmp_path, members=wanted, filter="data")
+    merge_py = repo / "amplifier_foundation" / "dicts" / "merge.py"
+    spec = importlib.util.spec_from_file_location("foundation_merge", merge_py)
+    assert spec is not None
+    assert spec.loader is not None
+    foundation = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(foundation)
+    git(repo, "init", "--quiet", "--initial-branch=main")
+    git(repo, "config", "user.email", "t@example.invalid")
+    git(repo, "config", "user.name", "t")
+    commit(repo, "foundation's files")
+
+    url = f"git+{repo.as_uri()}@main"
+    top = write(
+        tmp_path / "app" / "bundle.md",
+        f"""
+        ---
+        bundle:
+          name: my-app
+        includes:
+          - bundle: {url}#subdirectory=behaviors/sessions.yaml
+          - bundle: foundation:behaviors/todo-reminder
+          - bundle: foundation:behaviors/status-context
+        hooks:
+          - module: hooks-logging
+            config: {{mode: all}}
+        ---
+        You are my app.
+        """,
+    )
+    bundle = load_bundle(top)
+
+    def behavior(name: str) -> dict[str, Any]:
+        data = yaml.safe_load((repo / "behaviors" / f"{name}.yaml").read_text())
+        assert isinstance(data, dict)
+        return data
+
+    # foundation's order: includes first (each with its own includes), the includer last
+    layers = [
+        behavior("logging"),
+        behavior("sessions"),
+        behavior("todo-reminder"),
+        behavior("status-context"),
+        {"hooks": [{"module": "hooks-logging", "config": {"mode": "all"}}]},
+    ]
+    for section in ("tools", "hooks"):
+        expected: list[dict[str, Any]] = []
+        for layer in layers:
+            expected = foundation.merge_module_lists(expected, layer.get(section) or [])
+        ours = [e.model_dump(exclude_defaults=True) for e in getattr(bundle, section)]
+        assert ours == expected, section
+    assert [e.module for e in bundle.hooks] == [
+        "hooks-logging",
+        "hooks-session-naming",
+        "hooks-todo-reminder",
+        "hooks-todo-display",
+        "hooks-status-context",
+    ]
+    assert bundle.hooks[0].config["mode"] == "all"
+    assert bundle.hooks[0].config["session_log_template"].endswith("events.jsonl")
+    assert bundle.model_extra is not None
+    assert bundle.model_extra["agents"] == {"include": ["foundation:session-analyst"]}
+    assert bundle.instruction == "You are my app."

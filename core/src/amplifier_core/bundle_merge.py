@@ -6,7 +6,8 @@ The rules are those of amplifier-foundation's ``Bundle.compose``:
   without repeats, any other value replaced by the later one);
 - ``providers``, ``tools``, ``hooks``: merged by module id: a later entry for a module already
   listed is deep-merged into it where it stands; a new module is appended;
-- ``agents`` and ``context``: merged by name, the later definition wins;
+- ``agents`` and ``context``: merged by name, the later definition wins (an ``include:``
+  list of agent names accumulates);
 - ``instruction``: a later non-empty instruction replaces the earlier one;
 - ``bundle`` (name, version, description): the later value wins where it is given.
 
@@ -70,10 +71,20 @@ def compose(parts: Iterable[Mapping[str, Any]]) -> dict[str, Any]:
                 result[section] = merge_module_lists(result.get(section, ()), part[section])
         for section in _BY_NAME:
             if isinstance(part.get(section), Mapping):
-                result[section] = {**result.get(section, {}), **part[section]}
+                result[section] = _by_name(result.get(section, {}), part[section])
         if part.get("instruction"):
             result["instruction"] = part["instruction"]
     return result
+
+
+def _by_name(earlier: Mapping[str, Any], later: Mapping[str, Any]) -> dict[str, Any]:
+    """Later definitions win by name; an ``include:`` list of names accumulates (foundation
+    reads each listed name as one more definition)."""
+    merged = {**earlier, **later}
+    before, after = earlier.get("include"), later.get("include")
+    if isinstance(before, list) and isinstance(after, list):
+        merged["include"] = _union(before, after)
+    return merged
 
 
 def _union(earlier: list[Any], later: list[Any]) -> list[Any]:
