@@ -305,7 +305,7 @@ def test_a_foundation_bundle_installs_and_mounts_in_foundations_order(
         **{CACHE_ENV: cache},
     )
     assert installed.returncode == 0, installed.stdout + installed.stderr
-    assert "ok hooks-gitmod git+file://" in " ".join(installed.stdout.split())
+    assert "ok hooks-gitmod git+file://" in " ".join(installed.stderr.split())
     assert "installed 2 source(s) into" in installed.stdout
     assert "tool-c: " in installed.stderr
     assert "it is loaded from where it is" in installed.stderr

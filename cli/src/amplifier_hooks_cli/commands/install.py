@@ -119,8 +119,8 @@ def install(
 def _run_all(
     sources: list[NamedSource], commands: list[list[str]]
 ) -> tuple[NamedSource, subprocess.CompletedProcess[str]] | None:
-    """Run each pip command in turn under a progress display; the first failure, if any."""
-    console = output.stdout()
+    """Run each pip command in turn under a progress display (on standard error, each
+    installed source then listed above it); the first failure, if any."""
     columns = (
         SpinnerColumn(),
         TextColumn("{task.description}"),
@@ -130,13 +130,14 @@ def _run_all(
     with Progress(*columns, console=output.stderr(), transient=True) as progress:
         task = progress.add_task("installing", total=len(sources))
         for named, command in zip(sources, commands, strict=True):
-            progress.update(task, description=f"{named.module} from {named.source.text}")
+            progress.update(task, description=f"installing {named.module}")
             done = subprocess.run(command, capture_output=True, text=True, check=False)
             if done.returncode != 0:
                 return named, done
             progress.advance(task)
-            console.print(
+            progress.console.print(
                 f"  [green]ok[/] {escape(named.module)} [dim]{escape(named.source.text)}[/]",
                 highlight=False,
+                soft_wrap=True,
             )
     return None
