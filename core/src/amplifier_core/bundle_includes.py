@@ -164,7 +164,7 @@ def _expand(item: _File, state: _State, chain: tuple[Path, ...]) -> list[_File]:
 
 
 def _written(item: _File) -> dict[str, Any]:
-    """The bundle as its author wrote it, relative sources made absolute for included files."""
+    """The bundle as its author wrote it, its relative sources made absolute."""
     data = item.bundle.model_dump(exclude_unset=True, exclude={"includes"})
     data.pop("includes", None)
     base = item.path.parent
