@@ -3,10 +3,16 @@ merged by foundation's rules, cycles refused with the file and line."""
 
 from __future__ import annotations
 
+import functools
+import http.server
 import importlib.util
+import re
 import subprocess
 import tarfile
 import textwrap
+import threading
+import zipfile
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -230,7 +236,7 @@ def test_a_bundle_including_itself_is_a_cycle(tmp_path: Path) -> None:
         ("- bundle: other:behaviors/x", r"no bundle named 'other' is loaded here \(known: top\)"),
         ("- {path: x}", r"top\.yaml:3: includes\[0\]: expected a 'bundle:' key"),
         ("- 3", r"top\.yaml:3: includes\[0\]: expected '- bundle: <path, URL or name>', got int"),
-        ("- bundle: https://example.invalid/b.yaml", r"only git\+ URLs and paths are fetched"),
+        ("- bundle: hg+https://example.invalid/repo", r"only git\+, http\(s\), zip\+ URLs"),
     ],
 )
 def test_an_include_that_cannot_be_found_is_located(
@@ -431,3 +437,81 @@ def test_foundations_own_behaviors_compose_as_foundation_composes_them(tmp_path:
     assert bundle.model_extra is not None
     assert bundle.model_extra["agents"] == {"include": ["foundation:session-analyst"]}
     assert bundle.instruction == "You are my app."
+
+
+@pytest.fixture
+def web(tmp_path: Path) -> Iterator[tuple[str, Path]]:
+    """A loopback HTTP server of the directory ``tmp_path / "web"``: its base URL and root."""
+    root = tmp_path / "web"
+    root.mkdir()
+    handler = functools.partial(QuietHandler, directory=str(root))
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}", root
+    finally:
+        server.shutdown()
+        thread.join(timeout=30)
+        server.server_close()
+
+
+class QuietHandler(http.server.SimpleHTTPRequestHandler):
+    def log_message(self, format: str, *args: Any) -> None:
+        pass
+
+
+def make_zip(path: Path, members: dict[str, str]) -> Path:
+    with zipfile.ZipFile(path, "w") as zipped:
+        for name, text in members.items():
+            zipped.writestr(name, text)
+    return path
+
+
+def test_http_files_and_zip_archives_are_includes(tmp_path: Path, web: tuple[str, Path]) -> None:
+    base, root = web
+    write(root / "one.yaml", "hooks:\n  - module: hooks-web\n")
+    make_zip(
+        root / "pack.zip",
+        {"pack/behaviors/x.yaml": "hooks:\n  - module: hooks-zipped\n    config: {n: 1}\n"},
+    )
+    local = make_zip(
+        tmp_path / "local.zip", {"behaviors/y.yaml": "hooks:\n  - module: hooks-local-zip\n"}
+    )
+    top = write(
+        tmp_path / "top.yaml",
+        f"""
+        includes:
+          - bundle: {base}/one.yaml
+          - bundle: zip+{base}/pack.zip#subdirectory=pack/behaviors/x.yaml
+          - bundle: zip+{local.as_uri()}#subdirectory=behaviors/y
+        """,
+    )
+    bundle = load_bundle(top)
+    assert [e.module for e in bundle.hooks] == ["hooks-web", "hooks-zipped", "hooks-local-zip"]
+    (root / "one.yaml").unlink()  # the server no longer has it: the cached copy is used
+    assert next(e.module for e in load_bundle(top).hooks) == "hooks-web"
+
+
+@pytest.mark.parametrize(
+    ("members", "message"),
+    [
+        ({"../evil.yaml": "hooks: []\n"}, "unsafe member '../evil.yaml'"),
+        ({"/abs.yaml": "hooks: []\n"}, "unsafe member '/abs.yaml'"),
+    ],
+)
+def test_an_archive_that_would_write_outside_its_directory_is_refused(
+    tmp_path: Path, members: dict[str, str], message: str
+) -> None:
+    archive = make_zip(tmp_path / "bad.zip", members)
+    top = write(tmp_path / "top.yaml", f"includes:\n  - zip+{archive.as_uri()}\n")
+    with pytest.raises(BundleError, match=rf"top\.yaml:2: includes\[0\]: .*{re.escape(message)}"):
+        load_bundle(top)
+    assert not list(tmp_path.rglob("evil.yaml"))
+
+
+def test_an_unreachable_url_is_located(tmp_path: Path, web: tuple[str, Path]) -> None:
+    base, _ = web
+    top = write(tmp_path / "top.yaml", f"includes:\n  - bundle: {base}/missing.yaml\n")
+    with pytest.raises(BundleError, match=r"top\.yaml:2: includes\[0\]\.bundle: .*cannot download"):
+        load_bundle(top)

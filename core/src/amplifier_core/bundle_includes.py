@@ -8,6 +8,8 @@ Each entry names a bundle the way amplifier-foundation's bundles write it::
       - bundle: my-bundle:behaviors/extra         # a path inside a bundle already loaded
       - bundle: my-bundle                         # a bundle already loaded, by its name
       - ./behaviors/short-form.yaml               # a plain string is the same as bundle:
+      - bundle: https://example.com/bundles/x.yaml  # one file, downloaded
+      - bundle: zip+https://example.com/b.zip#subdirectory=behaviors/x.yaml
 
 A path may name a file or a directory holding ``bundle.yaml``/``bundle.md``; ``x``,
 ``x.yaml``, ``x.yml`` and ``x.md`` are tried, as foundation tries them. ``name:path`` and a
@@ -16,7 +18,8 @@ it included, and the root bundle of each git checkout). A ``git+`` URL (any sche
 clones: ``https``, ``ssh``, ``file``) is cloned once into the cache directory
 (``$AMPLIFIER_HOOKS_CACHE``, else ``$XDG_CACHE_HOME/amplifier-hooks``, else
 ``~/.cache/amplifier-hooks``), at ``@ref`` when one is given; a branch is fetched again on
-each load when the network allows, a commit or tag is reused.
+each load when the network allows, a commit or tag is reused. URLs of one file and zip
+archives are fetched by :mod:`amplifier_core.bundle_downloads`.
 
 Composition follows foundation: the included bundles first, in order, each composed with its
 own includes, then the including bundle over them (:mod:`amplifier_core.bundle_merge` has the
@@ -49,6 +52,7 @@ from amplifier_hooks_util.yaml_locations import YamlDocument
 from pydantic import ValidationError
 
 from .bundle import MODULE_SECTIONS, Bundle, read_bundle_file
+from .bundle_downloads import DownloadError, download, unpack_zip
 from .bundle_merge import compose
 from .errors import BundleError, BundleProblem
 from .module_sources import split_git_url
@@ -61,7 +65,8 @@ CACHE_ENV: Final = "AMPLIFIER_HOOKS_CACHE"
 _GIT_TIMEOUT: Final = 300.0
 _CANDIDATES: Final = ("", ".yaml", ".yml", ".md")
 _DIR_FILES: Final = ("bundle.yaml", "bundle.yml", "bundle.md")
-_UNSUPPORTED: Final = ("http://", "https://", "zip+", "hg+", "svn+", "bzr+")
+_UNSUPPORTED: Final = ("hg+", "svn+", "bzr+")
+_DOWNLOADS: Final = ("http://", "https://", "zip+")
 _COMMIT: Final = re.compile(r"^[0-9a-f]{40}$")
 
 log = logging.getLogger(__name__)
@@ -209,9 +214,12 @@ def _resolve(item: _File, spec: str, loc: Loc, state: _State) -> Path:
         raise _error(
             item,
             loc,
-            f"{spec!r}: only git+ URLs and paths are fetched; "
+            f"{spec!r}: only git+, http(s), zip+ URLs and paths are fetched; "
             "write it as git+https://host/repo@ref#subdirectory=path",
         )
+    if spec.startswith(_DOWNLOADS):
+        root, sub = _fetched(item, spec, loc)
+        return _found(item, loc, root, sub, spec)
     if spec.startswith("file://"):
         path, _, fragment = spec.removeprefix("file://").partition("#")
         sub = fragment.removeprefix("subdirectory=") if fragment else ""
@@ -296,6 +304,38 @@ def _origins(parts: list[_File]) -> dict[str, list[str]]:
                 where = f"{part.path}{f':{line}' if line else ''}"
                 found.setdefault(f"{section}.{entry.module}", []).append(where)
     return found
+
+
+# -- downloads ---------------------------------------------------------------------------
+
+
+def _fetched(item: _File, spec: str, loc: Loc) -> tuple[Path, str]:
+    """A downloaded file (its directory and name), or an unpacked archive and the
+    ``#subdirectory=`` inside it."""
+    url, _, fragment = spec.partition("#")
+    sub = ""
+    for part in fragment.split("&"):
+        if part.startswith("subdirectory="):
+            sub = part.removeprefix("subdirectory=").strip("/")
+    cache = include_cache_dir()
+    try:
+        if not url.startswith("zip+"):
+            if sub:
+                raise DownloadError("#subdirectory= needs an archive: write zip+https://...")
+            found = download(url, cache)
+            return found.parent, found.name
+        inner = url.removeprefix("zip+")
+        if inner.startswith("file://"):
+            archive = Path(inner.removeprefix("file://"))
+            if not archive.is_file():
+                raise DownloadError(f"no archive at {archive}")
+        elif inner.startswith(("http://", "https://")):
+            archive = download(inner, cache)
+        else:
+            raise DownloadError("a zip+ URL is zip+https://, zip+http:// or zip+file://")
+        return unpack_zip(archive, cache), sub
+    except DownloadError as err:
+        raise _error(item, loc, f"{spec!r}: {err}") from err
 
 
 # -- git ---------------------------------------------------------------------------------
