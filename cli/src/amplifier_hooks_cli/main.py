@@ -7,7 +7,9 @@
                                           a session: turns, tool calls, what the hooks did
     amplifier-hooks demo                  the reference hooks in an offline session
     amplifier-hooks modules               installed modules, their distributions, import errors
-    amplifier-hooks validate BUNDLE       check a bundle file
+    amplifier-hooks validate BUNDLE [--show]
+                                          check a bundle file (--show: as composed)
+    amplifier-hooks install BUNDLE        pip-install every module source the bundle names
     amplifier-hooks trust [PATH]          let a project run the hook files it brings
     amplifier-hooks hooks list [--bundle B] [--project DIR] [--json]
                                           every declarative hook found, and what is skipped

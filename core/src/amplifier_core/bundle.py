@@ -61,6 +61,7 @@ __all__ = [
     "ModuleEntry",
     "load_bundle",
     "parse_bundle",
+    "read_bundle_file",
 ]
 
 MODULE_SECTIONS: Final = ("providers", "tools", "hooks")
@@ -140,6 +141,9 @@ class Bundle(BaseModel):
 
     _source_name: str = PrivateAttr(default="<string>")
     _base_dir: Path | None = PrivateAttr(default=None)
+    _origins: dict[str, list[str]] = PrivateAttr(default_factory=dict)
+    _included: list[str] = PrivateAttr(default_factory=list)
+    _layers: list[tuple[str, dict[str, Any]]] = PrivateAttr(default_factory=list)
 
     @field_validator("session", "providers", "tools", "hooks", mode="before")
     @classmethod
@@ -173,6 +177,25 @@ class Bundle(BaseModel):
         """The directory relative ``source`` paths are resolved against."""
         return self._base_dir
 
+    @property
+    def origins(self) -> dict[str, list[str]]:
+        """For a composed bundle: ``"section.module"`` -> every ``file:line`` that wrote that
+        module's entry, first to last (the last one's values win where they differ)."""
+        return {key: list(found) for key, found in self._origins.items()}
+
+    @property
+    def included_files(self) -> list[str]:
+        """For a composed bundle: each bundle file it includes, directly or not, in the order
+        they were composed (the bundle's own file is not listed)."""
+        return list(self._included)
+
+    @property
+    def layers(self) -> list[tuple[str, dict[str, Any]]]:
+        """For a composed bundle: each file it was composed from and what that file wrote
+        (relative sources made absolute), in composition order, its own file last; empty for
+        a bundle read from one file."""
+        return list(self._layers)
+
     def module_entries(self) -> list[tuple[str, ModuleEntry]]:
         """Every ``(section, entry)`` in mount order: providers, then tools, then hooks."""
         return [(section, entry) for section in MODULE_SECTIONS for entry in getattr(self, section)]
@@ -181,12 +204,27 @@ class Bundle(BaseModel):
 # -- public functions ------------------------------------------------------------------
 
 
-def load_bundle(path: str | os.PathLike[str]) -> Bundle:
+def load_bundle(path: str | os.PathLike[str], *, includes: bool = True) -> Bundle:
     """Read and validate a bundle file (or a directory holding ``bundle.yaml``/``.md``).
 
+    A bundle with ``includes:`` comes back composed with every bundle it includes, nested,
+    by Amplifier's merge rules (see :mod:`amplifier_core.bundle_includes`); ``includes=False``
+    reads the one file and keeps ``includes`` as written.
+
     :raises BundleError: the file is missing or unreadable, is not valid YAML, or does not
-        match the schema; the error names the file, line and key path.
+        match the schema; an include cannot be found or includes its includer back. The error
+        names the file, line and key path.
     """
+    bundle, document = read_bundle_file(path)
+    if includes and bundle.model_extra and bundle.model_extra.get("includes"):
+        from .bundle_includes import compose_bundle
+
+        return compose_bundle(bundle, document)
+    return bundle
+
+
+def read_bundle_file(path: str | os.PathLike[str]) -> tuple[Bundle, YamlDocument]:
+    """One bundle file, validated, and its YAML document (for the line of each key)."""
     where = Path(path)
     if where.is_dir():
         found = next((where / n for n in BUNDLE_FILE_NAMES if (where / n).is_file()), None)
@@ -206,9 +244,9 @@ def load_bundle(path: str | os.PathLike[str]) -> Bundle:
     except OSError as err:
         problem = BundleProblem(f"cannot read the file: {err.strerror or err}")
         raise BundleError(str(where), [problem]) from err
-    bundle = parse_bundle(text, str(where))
+    bundle, document = _parse(text, str(where))
     bundle._base_dir = where.resolve().parent
-    return bundle
+    return bundle, document
 
 
 def parse_bundle(
@@ -220,6 +258,12 @@ def parse_bundle(
         ``None`` decides by the suffix of ``source_name`` (``.md``).
     :raises BundleError: see :func:`load_bundle`.
     """
+    return _parse(text, source_name, markdown=markdown)[0]
+
+
+def _parse(
+    text: str, source_name: str, *, markdown: bool | None = None
+) -> tuple[Bundle, YamlDocument]:
     if markdown is None:
         markdown = source_name.lower().endswith(_MARKDOWN_SUFFIXES)
     instruction: str | None = None
@@ -266,7 +310,7 @@ def parse_bundle(
         problems.sort(key=lambda p: (p.line or 0, p.column or 0))
         raise BundleError(source_name, problems)
     bundle._source_name = source_name
-    return bundle
+    return bundle, document
 
 
 # -- YAML with positions ---------------------------------------------------------------

@@ -8,6 +8,7 @@ from .demo import demo
 from .emit import emit
 from .events import events
 from .hooks import hooks
+from .install import install
 from .modules import modules
 from .run import run
 from .trust import trust
@@ -19,6 +20,7 @@ __all__ = [
     "emit",
     "events",
     "hooks",
+    "install",
     "modules",
     "run",
     "trust",
@@ -30,6 +32,7 @@ BUILTIN_COMMANDS: tuple[click.Command, ...] = (
     demo,
     modules,
     validate,
+    install,
     trust,
     hooks,
     emit,

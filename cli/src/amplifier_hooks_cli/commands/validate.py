@@ -15,6 +15,7 @@ import difflib
 import logging
 import os
 import re
+import shlex
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -25,12 +26,14 @@ from amplifier_hooks_util.config_errors import key_path
 from rich.markup import escape
 
 from amplifier_core.bundle import Bundle, load_bundle
+from amplifier_core.module_sources import parse_source
 
 from .. import output
+from ..composed_locator import ComposedLocator, locator_for
 from ..locator import Locator
 from ..plan import PlanError, mount_plan
 
-__all__ = ["failure_text", "located_failure", "static_problems", "validate"]
+__all__ = ["composed_yaml", "failure_text", "located_failure", "static_problems", "validate"]
 
 _SESSION_KEYS: Final = (
     "orchestrator",
@@ -85,17 +88,27 @@ class _Planned:
     help="Also mount each hook module (this runs its code) to check its config; "
     "nothing is emitted.",
 )
+@click.option(
+    "--show",
+    is_flag=True,
+    help="Print the bundle as composed (its includes merged in), and where each module "
+    "entry was written.",
+)
 @output.friendly
-def validate(bundle_path: Path, try_mount: bool) -> None:
+def validate(bundle_path: Path, try_mount: bool, show: bool) -> None:
     """Check BUNDLE_PATH: YAML syntax, keys and types, installed modules and their config.
 
     The runtime modules (orchestrator, context, providers, tools) are mounted to check
     their config; a hook module's config is checked when it mounts: add --mount for that.
+    Module sources given as git URLs that are not installed yet are listed with the command
+    that installs them (amplifier-hooks install).
     """
     from amplifier_core.loader import discover_modules
 
     bundle = load_bundle(bundle_path)
-    where = Locator(bundle_path)
+    if show:
+        click.echo(composed_yaml(bundle))
+    where = locator_for(bundle_path, bundle)
     try:
         plan = mount_plan(bundle, workspace=Path.cwd())
     except PlanError as err:
@@ -104,6 +117,7 @@ def validate(bundle_path: Path, try_mount: bool) -> None:
     planned = _planned(bundle, plan)
     problems: list[str] = []
     skipped: list[_Planned] = []
+    needs_install = False
     for section in ("hooks", "providers", "tools", "session"):
         for item in (p for p in planned if p.section == section):
             problem = _availability(item, installed, bundle.base_dir)
@@ -116,6 +130,10 @@ def validate(bundle_path: Path, try_mount: bool) -> None:
                 skipped.append(item)
             elif problem is not None:
                 problems.append(f"{_located(where, item, 'module')}: {problem}")
+                needs_install = needs_install or _from_git(item)
+    if needs_install:
+        command = f"amplifier-hooks install {shlex.quote(str(bundle_path))}"
+        problems.append(f"install the missing sources with: {command}")
     if not problems:
         planned = [p for p in planned if all(p is not s for s in skipped)]
         checked = _schema_problems(planned, where, bundle.base_dir)
@@ -236,6 +254,20 @@ def _parts(path: str) -> list[str | int]:
     return parts
 
 
+def composed_yaml(bundle: Bundle) -> str:
+    """``bundle`` as YAML, as composed from its includes, then where each module was written
+    (as comments: every file and line, first to last; the last one's values win)."""
+    import yaml
+
+    data = bundle.model_dump(exclude_defaults=True)
+    data.pop("includes", None)
+    text = yaml.safe_dump(data, sort_keys=False, allow_unicode=True, width=100)
+    files = [*bundle.included_files, bundle.source_name]
+    notes = [f"# composed from: {', '.join(files)}"]
+    notes += [f"# {key}: {', '.join(found)}" for key, found in bundle.origins.items()]
+    return text + "\n".join(notes)
+
+
 def _planned(bundle: Bundle, plan: Mapping[str, Any]) -> list[_Planned]:
     """Every module of ``plan``, with the key path of the bundle entry it comes from."""
     items: list[_Planned] = []
@@ -259,11 +291,20 @@ def _located(where: Locator, item: _Planned, key: str) -> str:
     return where((*item.where, key))
 
 
+def _from_git(item: _Planned) -> bool:
+    source = item.entry.get("source")
+    return source is not None and parse_source(str(source)).kind == "git"
+
+
 def _availability(
     item: _Planned, installed: Mapping[str, Any], base_dir: Path | None
 ) -> str | None:
     """Why ``item`` cannot be found (not installed, a missing source), or ``None``."""
     source = item.entry.get("source")
+    if _from_git(item):
+        if item.module in installed:
+            return None
+        return f"module {item.module!r} is not installed from its source {source}"
     if source is not None:
         return _source_problem(str(source), base_dir)
     if item.module in installed:
@@ -335,6 +376,8 @@ def _schema_problems(
                     if item.where is None:
                         at = f"{_located(where, item, 'config')}"
                         problems.append(f"{at}: config: {problem.render()}")
+                    elif isinstance(where, ComposedLocator):
+                        problems.append(where.render(problem))
                     else:
                         problems.append(problem.render(str(where.path)))
                 continue
