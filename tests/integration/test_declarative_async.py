@@ -6,9 +6,8 @@ for any of them could never end.
 
 from __future__ import annotations
 
-import time
+import asyncio
 from pathlib import Path
-from typing import Any
 
 from .support import call, make_bundle, module, session_for
 
@@ -21,7 +20,7 @@ async def test_one_hundred_async_hooks_do_not_delay_the_tool_call(
     release = tmp_path / "release"
     waiting = f"while [ ! -e {release} ]; do sleep 0.05; done; touch {marks}/"
     hooks = [
-        {"type": "command", "async": True, "timeout_ms": 20000, "command": f"{waiting}{index}"}
+        {"type": "command", "async": True, "timeout_ms": 600_000, "command": f"{waiting}{index}"}
         for index in range(100)
     ]
     declarative = module(
@@ -35,22 +34,14 @@ async def test_one_hundred_async_hooks_do_not_delay_the_tool_call(
     )
     script = [call("bash", command="echo ran"), {"text": "done"}]
     session, recorder, _ = session_for(workspace, script, make_bundle(hooks=[declarative]))
-    stamps: dict[str, float] = {}
-
-    def stamp(event: str, data: dict[str, Any]) -> None:
-        stamps.setdefault(event, time.monotonic())
-
-    for event in ("tool:pre", "tool:post"):
-        session.coordinator.hooks.register(event, stamp, priority=-(10**6))
     async with session:
-        started = time.monotonic()
-        outcome = await session.run("run it")
-        turn = time.monotonic() - started
+        # The hooks wait for a file created only after the turn; a turn that waited for any of
+        # them would never end (they may run for ten minutes): the bound is a hang's, not a
+        # speed limit.
+        outcome = await asyncio.wait_for(session.run("run it"), timeout=300)
         assert outcome.response == "done"
         assert list(marks.iterdir()) == []  # every hook still waiting: the turn waited for none
         release.touch()  # now let them finish; closing the session settles them
-    assert turn < 5.0, f"the turn took {turn:.2f}s"
-    assert stamps["tool:post"] - stamps["tool:pre"] < 3.0
     post = recorder.get_events("tool:post")[0][1]
     assert post["tool_result"]["output"]["stdout"] == "ran\n"
     assert len(list(marks.iterdir())) == 100  # cleanup let every one of them finish

@@ -423,7 +423,7 @@ async def test_cancelling_while_the_command_starts_does_not_wait_for_its_childre
     task.cancel()
     with pytest.raises(asyncio.CancelledError):
         await task
-    assert time.monotonic() - started < 3.0
+    assert time.monotonic() - started < 60  # the hook hangs: the cancel did not wait for it
     await asyncio.sleep(0.05)
     if pid_file.exists():
         for pid in pids_in(pid_file.read_text()).values():
@@ -475,12 +475,15 @@ async def test_a_script_that_never_reads_a_large_stdin_does_not_deadlock(
     ctx = context(
         tmp_path, tool="write_file", args={"file_path": "big.txt", "content": "x" * 2**21}
     )
-    started = time.monotonic()
     decision = await run(
-        script("ignore_stdin.sh"), tmp_path, ctx, env={"CLOSE_FIRST": close_first}, timeout_ms=5000
+        script("ignore_stdin.sh"),
+        tmp_path,
+        ctx,
+        env={"CLOSE_FIRST": close_first},
+        timeout_ms=120_000,
     )
+    # A deadlock would end in the timeout, a failure: the script's own answer means none.
     assert decision == Decision(action="allow", source=LABEL)
-    assert time.monotonic() - started < 2.0
 
 
 async def test_environment_and_working_directory(

@@ -109,7 +109,7 @@ def test_a_stalled_disk_blocks_emit_for_block_timeout_then_drops_and_counts(
     stats = writer.stats
     assert stats.dropped > 0
     assert elapsed >= 0.2  # emit waited before the first drop
-    assert elapsed < 5  # ... but only once: afterwards drops are immediate while stalled
+    assert elapsed < 20  # ... but only once (200 waits would take 40 s): then drops at once
     (reason,) = stats.drop_reasons
     assert "queue full for 0.2s" in reason
     # Unblock the "disk": read the FIFO until the writer has written everything it kept.

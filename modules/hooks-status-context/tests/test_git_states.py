@@ -195,7 +195,7 @@ async def test_a_slow_git_is_killed_with_its_children(
     text = await block_for(repo.path, git_path=str(slow), git_timeout=0.3)
     elapsed = time.monotonic() - started
     assert "Git: failed (git rev-parse: no answer within 0.3 s)" in text
-    assert elapsed < 5
+    assert elapsed < 20  # the fake git sleeps 30 s: it was stopped, not waited for
     pid = int(pid_file.read_text())
     assert gone_within(pid, 5.0), "the grandchild of the timed-out git is still running"
 

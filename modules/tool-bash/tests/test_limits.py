@@ -107,7 +107,7 @@ async def test_timeout_escalates_to_sigkill_when_sigterm_is_ignored(
     result = await tool.execute(
         {"command": "trap '' TERM; sleep 30 & echo $!; sleep 30", "timeout": 0.5}
     )
-    assert time.monotonic() - started < 4
+    assert time.monotonic() - started < 20  # both sleeps take 30 s: killed, not waited for
     assert result.error is not None
     assert result.error["type"] == "Timeout"
     assert _ended(int(_output(result)["stdout"]))
