@@ -51,12 +51,25 @@ def ended(pid: int) -> bool:
     return now is None or (now[0] == "Z" and now[1] != os.getpid())
 
 
-def our_zombies() -> list[int]:
+def our_zombies(*, since_start: bool = False) -> list[int]:
+    """This process's unreaped exited children, those present when the test began left out
+    (all of them with ``since_start``)."""
     found = []
     for entry in Path("/proc").iterdir():
         if entry.name.isdigit() and state(int(entry.name)) == ("Z", os.getpid()):
             found.append(int(entry.name))
-    return found
+    return found if since_start else [pid for pid in found if pid not in _ZOMBIES_BEFORE]
+
+
+_ZOMBIES_BEFORE: set[int] = set()
+
+
+@pytest.fixture(autouse=True)
+def _zombies_before_the_test() -> None:
+    """A session that ran command hooks is a child subreaper: exited daemons of earlier tests
+    (a tmux server) may be this process's zombies. A test counts only the ones it left."""
+    _ZOMBIES_BEFORE.clear()
+    _ZOMBIES_BEFORE.update(our_zombies(since_start=True))
 
 
 def real(path: Path) -> str:

@@ -92,8 +92,9 @@ def state(pid: int) -> str | None:
     return stat[stat.rfind(")") + 2 :].split()[0]
 
 
-def our_zombies() -> list[int]:
-    """Children of this test process that exited and were never reaped."""
+def our_zombies(*, since_start: bool = False) -> list[int]:
+    """Children of this test process that exited and were never reaped, those present when
+    the test began left out (all of them with ``since_start``)."""
     zombies = []
     for entry in Path("/proc").iterdir():
         if not entry.name.isdigit():
@@ -105,7 +106,18 @@ def our_zombies() -> list[int]:
         fields = stat[stat.rfind(")") + 2 :].split()
         if fields[0] == "Z" and int(fields[1]) == os.getpid():
             zombies.append(int(entry.name))
-    return zombies
+    return zombies if since_start else [pid for pid in zombies if pid not in _ZOMBIES_BEFORE]
+
+
+_ZOMBIES_BEFORE: set[int] = set()
+
+
+@pytest.fixture(autouse=True)
+def _zombies_before_the_test() -> None:
+    """A session that ran command hooks is a child subreaper: exited daemons of earlier tests
+    (a tmux server) may be this process's zombies. A test counts only the ones it left."""
+    _ZOMBIES_BEFORE.clear()
+    _ZOMBIES_BEFORE.update(our_zombies(since_start=True))
 
 
 def real(path: Path) -> str:
