@@ -1,0 +1,102 @@
+"""Observe mode: a guard mounted with ``observe: true`` records what it would decide, and
+the session runs as if it were absent."""
+
+from __future__ import annotations
+
+import json
+import textwrap
+from pathlib import Path
+from typing import Any
+
+from amplifier_hooks_cli.session import AgentSession
+
+from amplifier_core.approval import StaticApprovalSystem
+from amplifier_core.bundle import load_bundle
+
+_SCRIPT = """
+turns:
+  - text: Cleaning out the scratch directory.
+    tool_calls:
+      - name: bash
+        input: {command: rm -rf scratch}
+  - text: Done.
+"""
+
+
+def _bundle(tmp_path: Path, *, observe: bool) -> Path:
+    (tmp_path / "script.yaml").write_text(_SCRIPT, encoding="utf-8")
+    path = tmp_path / "bundle.yaml"
+    path.write_text(
+        textwrap.dedent(
+            f"""
+            bundle: {{name: observe-rm}}
+            providers:
+              - module: provider-scripted
+                config: {{script: script.yaml}}
+            tools:
+              - module: tool-bash
+            hooks:
+              - module: hooks-logging
+                config: {{path: "{tmp_path}/log.jsonl"}}
+              - module: hooks-approval
+                observe: {str(observe).lower()}
+                config:
+                  rules:
+                    - name: no-recursive-rm
+                      action: deny
+                      tools: [bash]
+                      command: ["rm -rf *"]
+                      reason: recursive deletes are not allowed
+            """
+        ),
+        encoding="utf-8",
+    )
+    return path
+
+
+def _records(path: Path) -> list[dict[str, Any]]:
+    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
+
+
+async def _run(tmp_path: Path, *, observe: bool) -> tuple[Path, list[dict[str, Any]]]:
+    workspace = tmp_path / "workspace"
+    scratch = workspace / "scratch"
+    (scratch / "deep").mkdir(parents=True)
+    (scratch / "deep" / "file.txt").write_text("doomed\n", encoding="utf-8")
+    bundle = load_bundle(_bundle(tmp_path, observe=observe))
+    async with AgentSession(
+        bundle, workspace=workspace, approval_system=StaticApprovalSystem("deny")
+    ) as session:
+        await session.run("clean out scratch")
+    return scratch, _records(tmp_path / "log.jsonl")
+
+
+async def test_observed_guard_lets_rm_run_and_logs_the_would_have_deny(tmp_path: Path) -> None:
+    scratch, records = await _run(tmp_path, observe=True)
+
+    assert not scratch.exists(), "the observed guard must not stop the command"
+    events = [r["event"] for r in records]
+    assert "policy:violation" not in events
+    observed = [r for r in records if r["event"] == "hook:observed"]
+    assert len(observed) == 1, observed
+    data = observed[0]["data"]
+    assert data["decision"] == "deny"
+    assert data["module_id"] == "hooks-approval"
+    assert data["hook"] == "hooks-approval"
+    assert data["event"] == "tool:pre"
+    assert data["tool_name"] == "bash"
+    assert data["event_data"]["tool_input"]["command"] == "rm -rf scratch"
+    assert "no-recursive-rm" in data["reason"]
+    # recorded right after the tool:pre it was about, and before the tool ran
+    pre = events.index("tool:pre")
+    assert events.index("hook:observed") == pre + 1
+    assert events.index("tool:post") > pre + 1
+
+
+async def test_the_same_guard_enforced_blocks_the_rm(tmp_path: Path) -> None:
+    scratch, records = await _run(tmp_path, observe=False)
+
+    assert (scratch / "deep" / "file.txt").is_file()
+    events = [r["event"] for r in records]
+    assert "hook:observed" not in events
+    assert "policy:violation" in events
