@@ -9,6 +9,7 @@ from .emit import emit
 from .events import events
 from .hooks import hooks
 from .modules import modules
+from .replay import replay
 from .run import run
 from .trust import trust
 from .validate import validate
@@ -20,6 +21,7 @@ __all__ = [
     "events",
     "hooks",
     "modules",
+    "replay",
     "run",
     "trust",
     "validate",
@@ -33,6 +35,7 @@ BUILTIN_COMMANDS: tuple[click.Command, ...] = (
     trust,
     hooks,
     emit,
+    replay,
     events,
 )
 """Every built-in command, in the order ``--help`` lists them."""
