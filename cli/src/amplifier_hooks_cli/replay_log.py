@@ -51,6 +51,10 @@ _SKIPPED_RECORDS: Final = frozenset(
     {"approval:granted", "approval:denied", "hooks-logging:dropped"}
 )
 _CLAUDE_TYPES: Final = frozenset({"user", "assistant"})
+# entry types a transcript may start with (a resumed session opens with its summary)
+_CLAUDE_ENTRY_TYPES: Final = frozenset(
+    {"user", "assistant", "system", "summary", "progress", "file-history-snapshot"}
+)
 _BLOCKED_MARKS: Final = ("hook", "block")  # "PreToolUse:Bash hook error: ... blocked"
 _REFUSED_MARKS: Final = ("doesn't want to proceed", "permission", "was rejected")
 
@@ -117,8 +121,12 @@ def _format_of(record: dict[str, Any]) -> str | None:
     schema = record.get("schema")
     if isinstance(schema, dict) and schema.get("name") == _SCHEMA:
         return HOOKS_LOGGING
-    if isinstance(record.get("type"), str) and (
-        "sessionId" in record or "uuid" in record or "message" in record
+    kind = record.get("type")
+    if isinstance(kind, str) and (
+        kind in _CLAUDE_ENTRY_TYPES
+        or "sessionId" in record
+        or "uuid" in record
+        or "message" in record
     ):
         return CLAUDE_CODE
     return None
@@ -145,7 +153,7 @@ def read_log(path: str | Path) -> RecordedLog:
                 raise UnknownFormatError(
                     f"{where}:{number}: unknown format: neither a hooks-logging record (with "
                     f'"schema": {{"name": "{_SCHEMA}"}}) nor a Claude Code transcript entry '
-                    '(with "type" and "sessionId")'
+                    '(with "type" such as "user" or "summary", and "sessionId")'
                 )
         records.append((number, record))
     if kind is None:
