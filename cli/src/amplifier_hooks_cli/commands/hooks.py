@@ -1,5 +1,6 @@
 """``amplifier-hooks hooks list``: every declarative hook a session would run, and what is left
-out and why.
+out and why. Hooks of a module entry with ``observe: true`` are marked observed: they decide
+nothing, their would-have decisions are emitted as ``hook:observed``.
 
 The hooks-declarative module reads hooks from the user's and the project's files, Claude Code
 settings, Gemini CLI settings and extensions, Cursor hooks files, hook-shell directories,
@@ -102,16 +103,23 @@ def _event(name: str, event: str) -> str:
     return name if name == event else f"{name} ({event})"
 
 
-def _print(where: str, survey: Any) -> None:
+def _print(where: str, survey: Any, *, observed: bool = False) -> None:
     console = output.stdout()
     console.print(
         f"[bold]{escape(where)}[/]: project {escape(str(survey.project_dir))}, "
         f"user directory {escape(str(survey.user_dir))}"
     )
+    if observed:
+        console.print(
+            "[yellow]observe mode[/] (observe: true): these hooks decide nothing; what they "
+            "would have decided is emitted as hook:observed"
+        )
     if survey.hooks:
         table = Table(show_lines=False, expand=False)
         for column in ("source", "event", "matcher", "type", "command"):
             table.add_column(column, overflow="fold")
+        if observed:
+            table.add_column("mode")
         for hook in survey.hooks:
             table.add_row(
                 escape(hook.source),
@@ -119,6 +127,7 @@ def _print(where: str, survey: Any) -> None:
                 escape(hook.matcher or "*"),
                 escape(hook.type),
                 escape(hook.detail),
+                *(("[yellow]observed[/]",) if observed else ()),
             )
         console.print(table)
     else:
@@ -154,10 +163,22 @@ def list_hooks(bundle_path: Path | None, project: Path | None, as_json: bool) ->
     event (as written and canonical), matcher, type and command; then every source or hook
     left out and why (untrusted project, disabled plugin or Gemini CLI extension, broken file,
     unsupported hook)."""
-    surveys = [(where, _survey(entry, project)) for where, entry in _entries(bundle_path)]
+    surveys = [
+        (where, _survey(entry, project), entry is not None and entry.observe)
+        for where, entry in _entries(bundle_path)
+    ]
     if as_json:
-        data = [{"module": where, **survey.as_json()} for where, survey in surveys]
+        data = [_observed_json(where, survey, observed) for where, survey, observed in surveys]
         click.echo(json.dumps(data, indent=2))
         return
-    for where, survey in surveys:
-        _print(where, survey)
+    for where, survey, observed in surveys:
+        _print(where, survey, observed=observed)
+
+
+def _observed_json(where: str, survey: Any, observed: bool) -> dict[str, Any]:
+    """The survey as JSON; the module's ``observe`` flag and each hook's ``observed``."""
+    data: dict[str, Any] = {"module": where, **survey.as_json(), "observe": observed}
+    hooks = data.get("hooks")
+    if isinstance(hooks, list):
+        data["hooks"] = [{**h, "observed": observed} if isinstance(h, dict) else h for h in hooks]
+    return data
