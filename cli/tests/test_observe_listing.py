@@ -53,3 +53,19 @@ def test_hooks_of_an_enforced_module_are_not_marked(tmp_path: Path) -> None:
     assert [h["observed"] for h in survey["hooks"]] == [False]
     table = invoke("hooks", "list", "--bundle", str(enforced), "--project", str(tmp_path))
     assert "observe mode" not in table.output
+
+
+def test_hooks_of_an_observed_source_are_marked(tmp_path: Path) -> None:
+    path = _bundle(tmp_path, observe=False)
+    bundle = json.loads(path.read_text("utf-8"))
+    bundle["hooks"][0]["config"]["observe_sources"] = ["config"]
+    path.write_text(json.dumps(bundle), "utf-8")
+
+    where = ("--bundle", str(path), "--project", str(tmp_path))
+    result = invoke("hooks", "list", "--json", *where)
+    assert result.exit_code == 0, result.output
+    [survey] = json.loads(result.output)
+    assert survey["observe"] is False
+    assert [(h["source"], h["observed"]) for h in survey["hooks"]] == [("config", True)]
+    table = invoke("hooks", "list", *where)
+    assert "observe mode" in table.output

@@ -100,3 +100,68 @@ async def test_the_same_guard_enforced_blocks_the_rm(tmp_path: Path) -> None:
     events = [r["event"] for r in records]
     assert "hook:observed" not in events
     assert "policy:violation" in events
+
+
+def _declarative_bundle(tmp_path: Path, observe_sources: list[str]) -> Path:
+    (tmp_path / "script.yaml").write_text(_SCRIPT, encoding="utf-8")
+    config = {
+        "include_user": False,
+        "include_project": False,
+        "observe_sources": observe_sources,
+        "hooks": {
+            "PreToolUse": [
+                {
+                    "type": "matcher",
+                    "match": {"tool": "Bash", "args": {"command": "rm *"}},
+                    "action": "block",
+                    "message": "Destructive rm commands need a human",
+                }
+            ]
+        },
+    }
+    bundle = {
+        "bundle": {"name": "observe-source"},
+        "providers": [{"module": "provider-scripted", "config": {"script": "script.yaml"}}],
+        "tools": [{"module": "tool-bash"}],
+        "hooks": [
+            {"module": "hooks-logging", "config": {"path": str(tmp_path / "log.jsonl")}},
+            {"module": "hooks-declarative", "config": config},
+        ],
+    }
+    path = tmp_path / "bundle.yaml"
+    path.write_text(json.dumps(bundle), encoding="utf-8")
+    return path
+
+
+async def _run_bundle(tmp_path: Path, path: Path) -> tuple[Path, list[dict[str, Any]]]:
+    workspace = tmp_path / "workspace"
+    scratch = workspace / "scratch"
+    scratch.mkdir(parents=True)
+    (scratch / "file.txt").write_text("doomed\n", encoding="utf-8")
+    async with AgentSession(
+        load_bundle(path), workspace=workspace, approval_system=StaticApprovalSystem("deny")
+    ) as session:
+        await session.run("clean out scratch")
+    return scratch, _records(tmp_path / "log.jsonl")
+
+
+async def test_a_declarative_source_in_observe_mode_records_its_block(tmp_path: Path) -> None:
+    scratch, records = await _run_bundle(tmp_path, _declarative_bundle(tmp_path, ["config"]))
+
+    assert not scratch.exists()
+    observed = [r["data"] for r in records if r["event"] == "hook:observed"]
+    assert [(o["module_id"], o["decision"], o["event"], o["tool_name"]) for o in observed] == [
+        ("hooks-declarative", "deny", "tool:pre", "bash")
+    ]
+    assert observed[0]["hook"].startswith("config:")
+    assert observed[0]["reason"] == "Destructive rm commands need a human"
+    assert "policy:violation" not in [r["event"] for r in records]
+
+
+async def test_a_declarative_source_not_observed_still_blocks(tmp_path: Path) -> None:
+    scratch, records = await _run_bundle(tmp_path, _declarative_bundle(tmp_path, ["other*"]))
+
+    assert (scratch / "file.txt").is_file()
+    events = [r["event"] for r in records]
+    assert "hook:observed" not in events
+    assert "policy:violation" in events
