@@ -3,7 +3,10 @@ the session runs as if it were absent."""
 
 from __future__ import annotations
 
+import asyncio
 import json
+import subprocess
+import sys
 import textwrap
 from pathlib import Path
 from typing import Any
@@ -32,13 +35,17 @@ def _bundle(tmp_path: Path, *, observe: bool) -> Path:
             bundle: {{name: observe-rm}}
             providers:
               - module: provider-scripted
+                source: amplifier_module_provider_scripted:mount
                 config: {{script: script.yaml}}
             tools:
               - module: tool-bash
+                source: amplifier_module_tool_bash:mount
             hooks:
               - module: hooks-logging
+                source: amplifier_module_hooks_logging:mount
                 config: {{path: "{tmp_path}/log.jsonl"}}
               - module: hooks-approval
+                source: amplifier_module_hooks_approval:mount
                 observe: {str(observe).lower()}
                 config:
                   rules:
@@ -102,6 +109,12 @@ async def test_the_same_guard_enforced_blocks_the_rm(tmp_path: Path) -> None:
     assert "policy:violation" in events
 
 
+def _entry(module: str, config: dict[str, Any] | None = None) -> dict[str, Any]:
+    """A bundle entry imported from its package, not through an installed entry point."""
+    package = "amplifier_module_" + module.replace("-", "_")
+    return {"module": module, "source": f"{package}:mount", "config": config or {}}
+
+
 def _declarative_bundle(tmp_path: Path, observe_sources: list[str]) -> Path:
     (tmp_path / "script.yaml").write_text(_SCRIPT, encoding="utf-8")
     config = {
@@ -121,11 +134,11 @@ def _declarative_bundle(tmp_path: Path, observe_sources: list[str]) -> Path:
     }
     bundle = {
         "bundle": {"name": "observe-source"},
-        "providers": [{"module": "provider-scripted", "config": {"script": "script.yaml"}}],
-        "tools": [{"module": "tool-bash"}],
+        "providers": [_entry("provider-scripted", {"script": "script.yaml"})],
+        "tools": [_entry("tool-bash")],
         "hooks": [
-            {"module": "hooks-logging", "config": {"path": str(tmp_path / "log.jsonl")}},
-            {"module": "hooks-declarative", "config": config},
+            _entry("hooks-logging", {"path": str(tmp_path / "log.jsonl")}),
+            _entry("hooks-declarative", config),
         ],
     }
     path = tmp_path / "bundle.yaml"
@@ -165,3 +178,30 @@ async def test_a_declarative_source_not_observed_still_blocks(tmp_path: Path) ->
     events = [r["event"] for r in records]
     assert "hook:observed" not in events
     assert "policy:violation" in events
+
+
+async def test_observe_then_replay_shows_what_enforcing_would_change(tmp_path: Path) -> None:
+    """The rollout path: the session ran with the guard observed; replaying its log through
+    the bundle that enforces the guard lists the rm it would have denied."""
+    await _run(tmp_path, observe=True)
+    log = tmp_path / "log.jsonl"
+    enforcing = _bundle(tmp_path, observe=False)
+    script = Path(sys.executable).with_name("amplifier-hooks")
+
+    done = await asyncio.to_thread(
+        subprocess.run,
+        [str(script), "replay", str(log), "--bundle", str(enforcing), "--json", "--fail-on-diff"],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+
+    assert done.returncode == 1, done.stdout + done.stderr
+    report = json.loads(done.stdout)
+    [difference] = report["differences"]
+    assert (difference["event"], difference["tool_name"]) == ("tool:pre", "bash")
+    assert (difference["expected"], difference["got"]) == ("allow", "deny")
+    assert difference["got_by"] == "hooks-approval"
+    [pre] = [e for e in report["events"] if e["line"] == difference["line"]]
+    assert [o["decision"] for o in pre["recorded_observed"]] == ["deny"]
