@@ -205,3 +205,5 @@ async def test_observe_then_replay_shows_what_enforcing_would_change(tmp_path: P
     assert difference["got_by"] == "hooks-approval"
     [pre] = [e for e in report["events"] if e["line"] == difference["line"]]
     assert [o["decision"] for o in pre["recorded_observed"]] == ["deny"]
+    recorded = [h for h in report["hooks"] if h["bundle"] == "recorded"]
+    assert [(h["hook"], h["observed"], h["runs"]) for h in recorded] == [("hooks-approval", 1, 0)]

@@ -156,12 +156,22 @@ def _stats(run: BundleRun) -> list[HookStats]:
     return sorted(table.values(), key=lambda s: s.hook)
 
 
+def _recorded_stats(log: RecordedLog) -> list[HookStats]:
+    """The would-have decisions the recorded session logged (``hook:observed``), per hook."""
+    table: dict[str, HookStats] = {}
+    for event in log.events:
+        for seen in event.observed:
+            name = str(seen.get("hook", "?"))
+            table.setdefault(name, HookStats("recorded", name)).observed += 1
+    return sorted(table.values(), key=lambda s: s.hook)
+
+
 def build_report(log: RecordedLog, run: BundleRun, other: BundleRun | None) -> ReplayReport:
     """Compare ``run`` with the recorded session, or with ``other`` when given."""
     runs = [run] if other is None else [run, other]
     problems = [*log.problems, *(p for r in runs for p in r.problems)]
     problems.sort(key=lambda p: p.line)
-    stats = [s for r in runs for s in _stats(r)]
+    stats = [*_recorded_stats(log), *(s for r in runs for s in _stats(r))]
     return ReplayReport(
         log,
         runs,
