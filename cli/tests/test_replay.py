@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import pty
 import re
 import shutil
 import subprocess
@@ -18,6 +19,7 @@ import yaml
 from amplifier_hooks_cli.demo import DEMO_BUNDLE
 
 SCRIPT = Path(sys.executable).with_name("amplifier-hooks")
+EXAMPLE_LOG = Path(__file__).resolve().parents[2] / "examples" / "demo-session.jsonl"
 
 
 def _cli(*args: str | Path, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
@@ -353,3 +355,34 @@ def test_a_claude_code_transcript_replays(tmp_path: Path) -> None:
     assert outcomes == ["allow", "deny", "allow", "allow", "allow"]
     assert report["differences"] == []
     assert report["problems"] == []
+
+
+def test_on_a_terminal_a_progress_bar_runs_and_tables_are_drawn() -> None:
+    master, slave = pty.openpty()
+    env = {**os.environ, "COLUMNS": "220", "LINES": "50", "TERM": "xterm-256color"}
+    env.pop("NO_COLOR", None)
+    with subprocess.Popen(
+        [str(SCRIPT), "replay", str(EXAMPLE_LOG), "--bundle", str(DEMO_BUNDLE)],
+        stdin=slave,
+        stdout=slave,
+        stderr=slave,
+        env=env,
+    ) as process:
+        os.close(slave)
+        chunks: list[bytes] = []
+        while True:
+            try:
+                chunk = os.read(master, 65536)
+            except OSError:  # the terminal closed: the command ended
+                break
+            if not chunk:
+                break
+            chunks.append(chunk)
+        os.close(master)
+        assert process.wait(timeout=300) == 0
+    raw = b"".join(chunks).decode("utf-8", "replace")
+    assert "\x1b[" in raw  # styled for a terminal
+    shown = re.sub(r"\x1b\[[0-9;?]*[A-Za-z]", "", raw)
+    assert "replaying" in shown  # rich's progress bar, on standard error
+    assert "no differences against recorded" in shown
+    assert "┏" in shown  # a table drawn for a terminal
