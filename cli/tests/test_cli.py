@@ -237,7 +237,7 @@ def test_demo_reports_a_missing_optional_module_once_and_goes_on(tmp_path: Path)
 def test_events_lists_the_catalogue_with_aliases() -> None:
     result = invoke("events")
     assert result.exit_code == 0
-    assert re.search(r"\b47 events\b", result.output)
+    assert re.search(r"\b48 events\b", result.output)
     assert re.search(r"tool:pre\s+│ PreToolUse", result.output)
     assert re.search(r"memory:update\s+│ MemoryUpdate", result.output)
 

@@ -57,7 +57,7 @@ def test_every_event_has_exactly_one_spec() -> None:
         f"undocumented: {sorted(set(events.ALL_EVENTS) - set(CATALOGUE))}; "
         f"unknown: {sorted(set(CATALOGUE) - set(events.ALL_EVENTS))}"
     )
-    assert len(CATALOGUE) == len(events.ALL_EVENTS) == 47
+    assert len(CATALOGUE) == len(events.ALL_EVENTS) == 48
 
 
 def test_no_spec_for_an_unknown_event() -> None:
@@ -100,7 +100,13 @@ def test_common_fields_are_session_id_and_timestamp() -> None:
 
 def test_upstream_flag_matches_events_module() -> None:
     new = {s.name for s in CATALOGUE.values() if not s.upstream}
-    assert new == {"session:config", "session:checkpoint", "provider:switch", "memory:update"}
+    assert new == {
+        "session:config",
+        "session:checkpoint",
+        "provider:switch",
+        "memory:update",
+        "hook:observed",
+    }
 
 
 # ------------------------------------------------------------------ aliases and lookup

@@ -57,7 +57,7 @@ UPSTREAM_43: frozenset[str] = frozenset(
 )
 
 NEW_EVENTS: frozenset[str] = frozenset(
-    {"session:config", "session:checkpoint", "provider:switch", "memory:update"}
+    {"session:config", "session:checkpoint", "provider:switch", "memory:update", "hook:observed"}
 )
 
 #: DESIGN.md section 4's alias table.
@@ -81,7 +81,7 @@ def test_the_written_out_upstream_list_has_43_names() -> None:
 
 def test_all_events_is_the_upstream_43_plus_the_four_new_ones() -> None:
     assert set(events.ALL_EVENTS) == UPSTREAM_43 | NEW_EVENTS
-    assert len(events.ALL_EVENTS) == 47
+    assert len(events.ALL_EVENTS) == 48
 
 
 def test_upstream_events_is_exactly_the_upstream_43() -> None:
@@ -109,7 +109,7 @@ def test_every_string_constant_in_all_is_a_known_event() -> None:
         for name in events.__all__
         if isinstance(getattr(events, name), str)
     }
-    assert len(string_constants) == 47
+    assert len(string_constants) == 48
     for name, value in string_constants.items():
         assert value in events.ALL_EVENTS, f"events.{name} = {value!r} is not in ALL_EVENTS"
     assert set(string_constants.values()) == set(events.ALL_EVENTS)

@@ -30,7 +30,7 @@ def test_the_names_hook_modules_use_are_where_they_expect_them() -> None:
     assert ModuleCoordinator is CoordinatorFromModule
     assert ApprovalProvider is ProviderFromInterfaces
     assert events.TOOL_PRE == "tool:pre"
-    assert len(events.ALL_EVENTS) == 47
+    assert len(events.ALL_EVENTS) == 48
     assert ApprovalRequest(tool_name="bash", action="run ls", risk_level="low").timeout is None
     assert ApprovalResponse(approved=True).remember is False
     assert AmplifierSession.__name__ == "AmplifierSession"

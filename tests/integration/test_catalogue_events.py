@@ -126,6 +126,10 @@ async def _scenario(tmp_path: Path) -> Seen:
             "source": str(_ready_failing_module(tmp_path)),
             "optional": True,
         },
+        {  # observe mode: its would-have decisions fire hook:observed
+            **module("hooks-approval", {"audit_log": None}),
+            "observe": True,
+        },
     ]
     approvals = StaticApprovalSystem("deny", rules=[("Run echo gated yes?*", "allow")])
     seen = Seen()

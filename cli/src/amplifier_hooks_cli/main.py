@@ -15,6 +15,8 @@
                                           every declarative hook found, and what is skipped
     amplifier-hooks emit EVENT --bundle B --data JSON
                                           fire one event through a bundle's hooks
+    amplifier-hooks replay LOG --bundle B [--compare B2] [--fail-on-diff] [--json]
+                                          a recorded session through a bundle's hooks
     amplifier-hooks events                the event catalogue
 
 Installed packages add commands through the ``amplifier_hooks.cli`` entry points (see

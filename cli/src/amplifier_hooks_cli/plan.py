@@ -92,13 +92,20 @@ def resolve_source(source: str | None, base_dir: Path | None) -> str | None:
 
 
 def _entry(
-    module: str, config: Mapping[str, Any], source: str | None, *, optional: bool = False
+    module: str,
+    config: Mapping[str, Any],
+    source: str | None,
+    *,
+    optional: bool = False,
+    observe: bool = False,
 ) -> dict[str, Any]:
     entry: dict[str, Any] = {"module": module, "config": dict(config)}
     if source is not None:
         entry["source"] = source
     if optional:
         entry["optional"] = True
+    if observe:
+        entry["observe"] = True
     return entry
 
 
@@ -147,6 +154,7 @@ def _module_entries(entries: list[ModuleEntry], base_dir: Path | None) -> list[d
             copy.deepcopy(e.config),
             resolve_source(e.source, base_dir),
             optional=e.optional,
+            observe=e.observe,
         )
         for e in entries
     ]

@@ -112,6 +112,9 @@ class ModuleEntry(BaseModel):
     optional: bool = False
     """Run without this module, with a warning, when it cannot be loaded or mounted; by
     default such a failure stops a session of the bundle before its first turn."""
+    observe: bool = False
+    """Observe mode: the module's hook decisions (deny, ask_user, modify, inject_context) are
+    emitted as ``hook:observed`` events, not applied (see :mod:`amplifier_core.observe`)."""
 
     @field_validator("module")
     @classmethod

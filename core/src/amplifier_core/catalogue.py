@@ -224,6 +224,7 @@ _APPROVAL = "approval flow"
 _LOADER = "module loader"
 _TODO = "todo tool"
 _MEMORY = "memory watcher"
+_OBSERVE = "observe mode"
 
 #: Every emitter an event names, with what it is.
 EMITTERS: Final[Mapping[str, str]] = MappingProxyType(
@@ -242,6 +243,8 @@ EMITTERS: Final[Mapping[str, str]] = MappingProxyType(
         _LOADER: "The module loader, while it mounts the bundle's modules.",
         _TODO: "The `todo` tool (`tool-todo`), when its list of items changes.",
         _MEMORY: "The orchestrator's check of memory files after tool calls and turns.",
+        _OBSERVE: "A hook module mounted with `observe: true` (`amplifier_core.observe`): "
+        "its deny, ask_user, modify and inject_context results are recorded, not applied.",
     }
 )
 
@@ -266,6 +269,7 @@ CATEGORIES: Final[tuple[str, ...]] = (
     "Cancellation",
     "Modules",
     "Memory",
+    "Observe mode",
 )
 
 
@@ -1108,6 +1112,32 @@ _SPECS: Final[tuple[EventSpec, ...]] = (
             _req(
                 "tool_name", "str | None", "Tool whose call changed it; `None` if changed outside."
             ),
+        ),
+    ),
+    # Observe mode -----------------------------------------------------------------------
+    _event(
+        _events.HOOK_OBSERVED,
+        "Observe mode",
+        summary="A hook in observe mode would have decided something; it was not applied.",
+        when="Right after a handler of a module mounted with `observe: true` returned `deny`, "
+        "`ask_user`, `modify` or `inject_context` (or failed): the session goes on as if the "
+        "module were absent, and this event records what it would have done.",
+        emitter=_OBSERVE,
+        fields=(
+            _req("hook", "str", "Name the handler was registered under."),
+            _req("module_id", "str", "Module id from the bundle (`hooks-approval`)."),
+            _req(
+                "decision",
+                '"deny" | "ask_user" | "modify" | "inject_context" | "failed"',
+                "What the handler would have done.",
+            ),
+            _req("reason", "str | None", "The result's reason (a deny's), or the failure."),
+            _req("event", "str", "The event the handler was given (`tool:pre`)."),
+            _req("event_data", "dict", "The data the handler was given."),
+            _opt("tool_name", "str", "Tool of the event, for a tool event."),
+            _opt("approval_prompt", "str", "The question an `ask_user` would have asked."),
+            _opt("data", "dict", "The data a `modify` would have passed on."),
+            _opt("context_injection", "str", "The text an `inject_context` would have added."),
         ),
     ),
 )

@@ -31,6 +31,7 @@ __all__ = [
     "CONTEXT_PRE_COMPACT",
     "EXECUTION_END",
     "EXECUTION_START",
+    "HOOK_OBSERVED",
     "LLM_REQUEST",
     "LLM_RESPONSE",
     "MEMORY_UPDATE",
@@ -139,6 +140,9 @@ MODULE_ON_SESSION_READY_FAILED: Final = "module:on_session_ready_failed"
 # Workspace memory
 MEMORY_UPDATE: Final = "memory:update"
 
+# Observe mode: what a hook mounted with ``observe: true`` would have decided
+HOOK_OBSERVED: Final = "hook:observed"
+
 # Every upper-case name of this module is an event in ALL_EVENTS (amplifier-core 2.0.2's rule,
 # which its suite checks); the tables below are private here and public in
 # :mod:`amplifier_core.event_aliases`.
@@ -191,13 +195,14 @@ _UPSTREAM_EVENTS: Final[tuple[str, ...]] = (
 )
 
 #: Every canonical event this kernel knows: the upstream 43, ``session:config`` (which 2.0.2
-#: emits without listing it) and the three app-cli events.
+#: emits without listing it), the three app-cli events and ``hook:observed`` (observe mode).
 ALL_EVENTS: Final[list[str]] = [
     *_UPSTREAM_EVENTS,
     SESSION_CONFIG,
     SESSION_CHECKPOINT,
     PROVIDER_SWITCH,
     MEMORY_UPDATE,
+    HOOK_OBSERVED,
 ]
 
 # Every canonical ``*:error`` event; the ``Error`` alias subscribes to all of them.

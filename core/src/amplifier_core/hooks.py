@@ -564,6 +564,18 @@ class HookRegistry:
             yield from bucket
         yield from self._patterns
 
+    def registrations(self) -> tuple[HandlerInfo, ...]:
+        """Every registration (exact names, then patterns), for tools such as observe mode."""
+        return tuple(self._all_infos())
+
+    def replace_handler(self, info: HandlerInfo, handler: Handler, *, fail_closed: bool) -> None:
+        """Run ``handler`` in place of registration ``info``'s handler: same event, name,
+        priority, order and timeout (see :mod:`amplifier_core.observe`)."""
+        info.handler = handler
+        info.is_async = _is_async(handler)
+        info.fail_closed = fail_closed
+        self._chains.clear()
+
     def list_handlers(self, event: str | None = None) -> dict[str, list[str]]:
         """Handler names per event (or pattern), in the order they run."""
         if event is not None:

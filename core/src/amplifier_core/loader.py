@@ -7,6 +7,7 @@ allow and deny lists are in docs/module-loading.md.
 from __future__ import annotations
 
 import difflib
+import functools
 import importlib
 import inspect
 import logging
@@ -20,7 +21,7 @@ from dataclasses import dataclass, field
 from fnmatch import fnmatchcase
 from pathlib import Path
 from types import ModuleType
-from typing import TYPE_CHECKING, Any, Final, Literal, Protocol
+from typing import TYPE_CHECKING, Any, Final, Literal, Protocol, TypeVar
 
 import importlib_metadata
 
@@ -66,6 +67,8 @@ DENY_ENV: Final = "AMPLIFIER_MODULES_DENY"
 SOURCE_RESOLVER: Final = "module-source-resolver"
 """The mount point where an application (amplifier-foundation) mounts the object that maps a
 module id to the directory to load it from; a module it maps is validated before it mounts."""
+
+_T = TypeVar("_T")
 
 FailureStage = Literal["resolve", "import", "mount", "on_session_ready", "cleanup"]
 
@@ -187,6 +190,8 @@ class MountedModule:
     cleanup: Callable[[], Any] | None = None
     on_session_ready: Callable[[Any], Any] | None = None
     ready_called: bool = False
+    observe: bool = False
+    """Mounted in observe mode: its decisions are recorded, not applied (``observe: true``)."""
 
     @property
     def id(self) -> str:
@@ -601,6 +606,7 @@ class ModuleLoader:
         source: str | None = None,
         *,
         base_dir: str | os.PathLike[str] | None = None,
+        observe: bool = False,
     ) -> MountedModule | None:
         """Resolve, import and mount one module; ``None`` if it failed (not in strict mode).
 
@@ -608,6 +614,8 @@ class ModuleLoader:
             ``package.module:attr`` reference; ``None`` uses the entry point.
         :param base_dir: the directory a relative ``source`` path is relative to (the
             bundle's directory); the working directory by default.
+        :param observe: mount it in observe mode (:mod:`amplifier_core.observe`): its hook
+            handlers' decisions are emitted as ``hook:observed`` and not applied.
         """
         settings = dict(config or {})
         try:
@@ -615,7 +623,12 @@ class ModuleLoader:
             if spec is None:
                 spec = self._resolve(module_id, source, base_dir)
             module, mount_fn = self._import(spec)
-            cleanup = await self._call_mount(spec, mount_fn, settings)
+            if observe:
+                cleanup = await self._observed(
+                    spec, lambda: self._call_mount(spec, mount_fn, settings)
+                )
+            else:
+                cleanup = await self._call_mount(spec, mount_fn, settings)
         except _LoadFailure as failure:
             await self._report(module_id, failure)
             return None
@@ -625,6 +638,7 @@ class ModuleLoader:
             module=module,
             cleanup=cleanup,
             on_session_ready=_find_on_session_ready(module, mount_fn),
+            observe=observe,
         )
         self._mounted.append(mounted)
         logger.debug("mounted module %r (%s, %s)", module_id, spec.entry_point, spec.origin)
@@ -640,7 +654,10 @@ class ModuleLoader:
         mounted: list[MountedModule] = []
         for index, entry in enumerate(entries):
             module_id, config, source = _entry_fields(entry, index)
-            result = await self.mount(module_id, config, source, base_dir=base_dir)
+            observe = bool(
+                entry.get("observe") if isinstance(entry, Mapping) else getattr(entry, "observe", 0)
+            )
+            result = await self.mount(module_id, config, source, base_dir=base_dir, observe=observe)
             if result is not None:
                 mounted.append(result)
         return mounted
@@ -653,9 +670,11 @@ class ModuleLoader:
                 continue
             mounted.ready_called = True
             try:
-                outcome = callback(self.coordinator)
-                if inspect.isawaitable(outcome):
-                    await outcome
+                if mounted.observe:
+                    ready = functools.partial(_ready, callback, self.coordinator)
+                    await self._observed(mounted.spec, ready)
+                else:
+                    await _ready(callback, self.coordinator)
             except Exception as err:
                 failure = self._record(mounted.spec, "on_session_ready", err, "on_session_ready()")
                 logger.warning(failure.message, exc_info=err)
@@ -802,6 +821,15 @@ class ModuleLoader:
             sys.path.insert(0, spec.path)
             self._added_paths.append(spec.path)
             importlib.invalidate_caches()
+
+    async def _observed(self, spec: ModuleSpec, mount: Callable[[], Awaitable[_T]]) -> _T:
+        """``mount()`` with the handlers it registers put in observe mode."""
+        from .observe import ObserveError, observed_mount
+
+        try:
+            return await observed_mount(self.coordinator.hooks, spec.id, mount)  # type: ignore[arg-type]
+        except ObserveError as err:
+            raise _LoadFailure("mount", str(err), spec=spec, error=err) from err
 
     async def _call_mount(
         self, spec: ModuleSpec, mount_fn: Callable[..., Any], config: dict[str, Any]
@@ -951,6 +979,12 @@ def _patterns(
         given, label = os.environ.get(env, ""), env
     items = given.split(",") if isinstance(given, str) else given
     return tuple(p.strip() for p in items if p.strip()), label
+
+
+async def _ready(callback: Callable[[Any], Any], coordinator: Any) -> None:
+    outcome = callback(coordinator)
+    if inspect.isawaitable(outcome):
+        await outcome
 
 
 def _entry_fields(

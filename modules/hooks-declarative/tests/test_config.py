@@ -557,6 +557,7 @@ def test_config_defaults() -> None:
         "pass_env": [],
         "sandbox": False,
         "sandbox_sources": [],
+        "observe_sources": [],
         "sandbox_write_paths": [],
         "prompt_provider": None,
         "prompt_model": None,
@@ -588,6 +589,7 @@ def test_every_config_key_is_accepted() -> None:
         "pass_env": ["GIT_*"],
         "sandbox": "project",
         "sandbox_sources": ["plugin guard*"],
+        "observe_sources": ["config"],
         "sandbox_write_paths": ["~/.cache/guard"],
         "prompt_provider": "guard",
         "prompt_model": "gpt-4o-mini",
@@ -606,7 +608,7 @@ def test_every_config_key_is_accepted() -> None:
             "expected one of: hooks, files, project_dir, user_dir, include_user, "
             "include_project, claude_code, gemini, cursor, cursor_version, plugins, "
             "disabled_plugins, hook_shell, priority, async_grace_s, strict, environment, pass_env, "
-            "sandbox, sandbox_sources, sandbox_write_paths, "
+            "sandbox, sandbox_sources, observe_sources, sandbox_write_paths, "
             "prompt_provider, prompt_model, prompt_on_failure, agent_max_turns",
         ),
         ({"files": "a.yaml"}, "hooks-declarative: config: files: expected a list, got str"),

@@ -191,3 +191,31 @@ async def test_cleanup_unregisters_everything(memory: Memory) -> None:
     assert cleanup is not None
     cleanup()
     assert not any(coordinator.hooks.list_handlers().values())
+
+
+async def test_observed_decision_is_a_span_with_the_would_have_decision(memory: Memory) -> None:
+    coordinator = create_test_coordinator()
+    await mount(coordinator, {}, pipeline=memory.pipeline)
+    hooks = coordinator.hooks
+    await hooks.emit("session:start", {})
+    await hooks.emit("tool:pre", {"tool_name": "bash", "tool_call_id": "c3"})
+    await hooks.emit(
+        "hook:observed",
+        {
+            "hook": "hooks-approval",
+            "module_id": "hooks-approval",
+            "decision": "deny",
+            "reason": "rule no-rm",
+            "event": "tool:pre",
+            "event_data": {"tool_name": "bash"},
+            "tool_name": "bash",
+        },
+    )
+    observed = _by_name(memory)["hook_observed"]
+    attributes = observed.attributes
+    assert attributes["amplifier.event"] == "hook:observed"
+    assert attributes["amplifier.hook_observed.decision"] == "deny"
+    assert attributes["amplifier.hook_observed.module_id"] == "hooks-approval"
+    assert attributes["amplifier.hook_observed.event"] == "tool:pre"
+    assert attributes["amplifier.hook_observed.reason"] == "rule no-rm"
+    assert observed.parent.span_id != 0  # under the tool call it was about

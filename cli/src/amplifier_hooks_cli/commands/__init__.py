@@ -10,6 +10,7 @@ from .events import events
 from .hooks import hooks
 from .install import install
 from .modules import modules
+from .replay import replay
 from .run import run
 from .trust import trust
 from .validate import validate
@@ -22,6 +23,7 @@ __all__ = [
     "hooks",
     "install",
     "modules",
+    "replay",
     "run",
     "trust",
     "validate",
@@ -36,6 +38,7 @@ BUILTIN_COMMANDS: tuple[click.Command, ...] = (
     trust,
     hooks,
     emit,
+    replay,
     events,
 )
 """Every built-in command, in the order ``--help`` lists them."""

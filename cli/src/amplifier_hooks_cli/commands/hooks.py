@@ -1,5 +1,7 @@
 """``amplifier-hooks hooks list``: every declarative hook a session would run, and what is left
-out and why.
+out and why. Hooks of a module entry with ``observe: true``, or of a source its ``observe_sources``
+names, are marked observed: they decide nothing, their would-have decisions are emitted as
+``hook:observed``.
 
 The hooks-declarative module reads hooks from the user's and the project's files, Claude Code
 settings, Gemini CLI settings and extensions, Cursor hooks files, hook-shell directories,
@@ -13,6 +15,8 @@ from __future__ import annotations
 import dataclasses
 import importlib
 import json
+from collections.abc import Callable
+from fnmatch import fnmatchcase
 from pathlib import Path
 from typing import Any, Final
 
@@ -102,23 +106,44 @@ def _event(name: str, event: str) -> str:
     return name if name == event else f"{name} ({event})"
 
 
-def _print(where: str, survey: Any) -> None:
+def _observer(entry: ModuleEntry | None) -> Callable[[str], bool]:
+    """Whether a hook of ``entry``'s module, by its source label, is in observe mode: the
+    whole entry (``observe: true``) or its source (``observe_sources`` patterns)."""
+    if entry is None:
+        return lambda _source: False
+    if entry.observe:
+        return lambda _source: True
+    raw = entry.config.get("observe_sources") or []
+    patterns = [p for p in raw if isinstance(p, str)] if isinstance(raw, list) else []
+    return lambda source: any(fnmatchcase(source, p) for p in patterns)
+
+
+def _print(where: str, survey: Any, observed: Callable[[str], bool]) -> None:
     console = output.stdout()
     console.print(
         f"[bold]{escape(where)}[/]: project {escape(str(survey.project_dir))}, "
         f"user directory {escape(str(survey.user_dir))}"
     )
+    marked = [observed(hook.source) for hook in survey.hooks]
+    if any(marked):
+        console.print(
+            "[yellow]observe mode[/]: the hooks marked observed decide nothing; what they "
+            "would have decided is emitted as hook:observed"
+        )
     if survey.hooks:
         table = Table(show_lines=False, expand=False)
         for column in ("source", "event", "matcher", "type", "command"):
             table.add_column(column, overflow="fold")
-        for hook in survey.hooks:
+        if any(marked):
+            table.add_column("mode")
+        for hook, mark in zip(survey.hooks, marked, strict=True):
             table.add_row(
                 escape(hook.source),
                 escape(_event(hook.name, hook.event)),
                 escape(hook.matcher or "*"),
                 escape(hook.type),
                 escape(hook.detail),
+                *(("[yellow]observed[/]" if mark else "",) if any(marked) else ()),
             )
         console.print(table)
     else:
@@ -154,10 +179,28 @@ def list_hooks(bundle_path: Path | None, project: Path | None, as_json: bool) ->
     event (as written and canonical), matcher, type and command; then every source or hook
     left out and why (untrusted project, disabled plugin or Gemini CLI extension, broken file,
     unsupported hook)."""
-    surveys = [(where, _survey(entry, project)) for where, entry in _entries(bundle_path)]
+    surveys = [
+        (where, _survey(entry, project), entry is not None and entry.observe, _observer(entry))
+        for where, entry in _entries(bundle_path)
+    ]
     if as_json:
-        data = [{"module": where, **survey.as_json()} for where, survey in surveys]
+        data = [
+            _observed_json(where, survey, observe, observed)
+            for where, survey, observe, observed in surveys
+        ]
         click.echo(json.dumps(data, indent=2))
         return
-    for where, survey in surveys:
-        _print(where, survey)
+    for where, survey, _observe, observed in surveys:
+        _print(where, survey, observed)
+
+
+def _observed_json(
+    where: str, survey: Any, observe: bool, observed: Callable[[str], bool]
+) -> dict[str, Any]:
+    """The survey as JSON; the module's ``observe`` flag and each hook's ``observed``."""
+    data: dict[str, Any] = {"module": where, **survey.as_json(), "observe": observe}
+    data["hooks"] = [
+        {**shown, "observed": observed(hook.source)}
+        for shown, hook in zip(data.get("hooks") or [], survey.hooks, strict=True)
+    ]
+    return data

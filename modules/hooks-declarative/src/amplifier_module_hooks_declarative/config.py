@@ -195,6 +195,11 @@ class DeclarativeConfig(BaseModel):
     """Sources whose command hooks run contained: patterns matched against a source's label
     (``.claude/settings.json``, ``plugin guard*``, ``~/.amplifier/hooks.yaml``)."""
 
+    observe_sources: list[str] = Field(default_factory=list)
+    """Sources in observe mode: patterns matched against a source's label, as in
+    ``sandbox_sources``. Their hooks run, but what they decide (block, ask, modify, context) is
+    not applied: it is emitted as a ``hook:observed`` event (docs/rollout.md)."""
+
     sandbox_write_paths: list[str] = Field(default_factory=list)
     """What a contained hook may write besides the project directory (relative paths: from the
     project directory; ``~`` allowed); each must exist."""

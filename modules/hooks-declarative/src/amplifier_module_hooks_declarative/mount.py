@@ -122,7 +122,12 @@ async def mount(
         for entry in document.entries()
     ):  # CLAUDE_ENV_FILE reaches the session's bash commands
         offer_session_environment(coordinator, str(project_dir))
-    dispatcher = Dispatcher(steps, project_dir=str(project_dir), coordinator=coordinator)
+    dispatcher = Dispatcher(
+        steps,
+        project_dir=str(project_dir),
+        coordinator=coordinator,
+        observe_sources=settings.observe_sources,
+    )
     unregisters = dispatcher.register(registry, priority=settings.priority)
     logger.info(
         "%s: %d hook step(s) on %s from %s",

@@ -47,6 +47,7 @@ EVENTS: Final = (
     "context:compaction",
     "context:include",
     "cancel:requested",
+    "hook:observed",
 )
 
 

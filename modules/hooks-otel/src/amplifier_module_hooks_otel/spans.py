@@ -60,7 +60,12 @@ _INSTANT: Final = {
     "context:compaction": "context_compaction",
     "context:include": "context_include",
     "cancel:requested": "cancellation",
+    "hook:observed": "hook_observed",
 }
+
+_INSTANT_KEYS: Final = ("tool_name", "hook", "path", "reason", "source")
+# observe mode: the would-have decision, and the event it was about
+_OBSERVED_KEYS: Final = ("tool_name", "hook", "module_id", "decision", "reason", "event")
 
 
 @dataclass
@@ -455,9 +460,10 @@ class SessionTracer:
     def _instant(self, event: str, data: dict[str, Any]) -> None:
         name = _INSTANT[event]
         attributes: dict[str, Any] = {"gen_ai.operation.name": name, "amplifier.event": event}
-        for key in ("tool_name", "hook", "path", "reason", "source", "event"):
+        keys = _OBSERVED_KEYS if event == "hook:observed" else _INSTANT_KEYS
+        for key in keys:
             value = data.get(key)
-            if isinstance(value, str | int | float | bool) and key != "event":
+            if isinstance(value, str | int | float | bool):
                 attributes[f"amplifier.{name}.{key}"] = (
                     self.redact(value) if isinstance(value, str) else value
                 )
