@@ -111,7 +111,8 @@ async def test_trace_in_phoenix(tmp_path: Path) -> None:
     (approval,) = under(ran, "approval_pending")
     assert approval["attributes"]["amplifier.approval.answer"] == "Allow"
     assert approval["attributes"]["amplifier.approval.result"] == "granted"
-    assert approvals.requests == ["Run echo?"]
+    [asked] = approvals.requests  # the hook's prompt, then the call it is about
+    assert asked.startswith("Run echo?\n\nTool: bash\nInput: ")
 
     (child_session,) = under(session, "amplifier.session", **{"amplifier.session.type": "fork"})
     assert child_session["attributes"]["amplifier.session.id"] == child.session_id
