@@ -61,7 +61,7 @@ class _Unsupported(Exception):
 
 
 def _tokens(source: str) -> list[tuple[str, str]]:
-    out = []
+    out: list[tuple[str, str]] = []
     position = 0
     while True:
         while position < len(source) and source[position].isspace():

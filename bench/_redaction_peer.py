@@ -79,8 +79,8 @@ def _amplifier(size: int, rounds: int) -> dict[str, Any]:
 def _detect_secrets(path: Path) -> dict[str, Any]:
     import tempfile
 
-    from detect_secrets import SecretsCollection  # type: ignore[import-not-found]
-    from detect_secrets.settings import default_settings  # type: ignore[import-not-found]
+    from detect_secrets import SecretsCollection
+    from detect_secrets.settings import default_settings
 
     lines = json.loads(path.read_text(encoding="utf-8"))["lines"]
     found: list[list[str]] = []
@@ -109,8 +109,8 @@ def _detect_secrets_truth(path: Path) -> dict[str, Any]:
     import importlib
     import inspect
 
-    from detect_secrets.plugins.base import BasePlugin  # type: ignore[import-not-found]
-    from detect_secrets.settings import default_settings  # type: ignore[import-not-found]
+    from detect_secrets.plugins.base import BasePlugin
+    from detect_secrets.settings import default_settings
 
     rows = json.loads(path.read_text(encoding="utf-8"))["rows"]
     found: list[list[str]] = []

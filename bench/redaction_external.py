@@ -95,7 +95,7 @@ def build() -> None:
 
 def _found(row: dict[str, Any], redacted: str) -> bool:
     if row["kind"] == "ordinary" or not row.get("secret"):
-        return redacted != row["text"]
+        return bool(redacted != row["text"])
     return not leaked(row["text"], row["secret"], redacted)
 
 
