@@ -35,7 +35,7 @@ import difflib
 import json
 import logging
 import re
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Annotated, Any, Final, Literal
 
@@ -78,6 +78,7 @@ __all__ = [
     "HooksDocument",
     "Problem",
     "Step",
+    "parse_claude_plugin_hooks",
     "parse_claude_settings",
     "parse_config",
     "parse_hooks_data",
@@ -100,8 +101,11 @@ _SPEC_MODELS: Final[dict[str, type[BaseModel]]] = {
 _DOCUMENT_KEYS: Final = ("hooks", "claude_code")
 _GROUP_KEYS: Final = ("hooks", "parallel", "matcher")
 _CLAUDE_GROUP_KEYS: Final = ("matcher", "hooks", "parallel")
-_CLAUDE_HOOK_KEYS: Final = ("type", "command", "timeout")
-_CLAUDE_PROMPT_KEYS: Final = ("type", "prompt", "model", "timeout", "statusMessage")
+_CLAUDE_HOOK_KEYS: Final = ("type", "command", "timeout", "async", "statusMessage", "once")
+"""A Claude Code command hook's keys: ``async: true`` runs it in the background (never waited
+for, never changing the event, as Claude Code does); ``statusMessage`` is a spinner text,
+accepted and not shown; ``once`` is accepted (Claude Code honours it in skills only)."""
+_CLAUDE_PROMPT_KEYS: Final = ("type", "prompt", "model", "timeout", "statusMessage", "once")
 _EVENT_NAME: Final = re.compile(r"[a-z][a-z0-9_-]*(?::[a-z0-9_-]+)+")
 
 
@@ -357,6 +361,20 @@ def parse_claude_settings(text: str, source: str) -> HooksDocument:
     return HooksDocument(source, tuple(events))
 
 
+def parse_claude_plugin_hooks(text: str, source: str) -> HooksDocument:
+    """A Claude Code plugin's hooks file, read as leniently as Claude Code's own loader: an
+    unknown key in a hook or matcher group is a warning naming the plugin, the file and the
+    line, and the rest of the hook still runs. Every other mistake is an error."""
+    read = _json_object(text, source, "Claude Code plugin hooks")
+    if read is None:
+        return HooksDocument(source, ())
+    parser, data = read
+    parser.lenient = True
+    events = parser.event_map(data.get("hooks"), ("hooks",), claude=True)
+    parser.raise_problems()
+    return HooksDocument(source, tuple(events))
+
+
 def _compose_yaml(text: str, source: str) -> YamlDocument:
     try:
         return YamlDocument.parse(text)
@@ -420,8 +438,20 @@ class _Parser:
         self.source = source
         self.positions = document
         self.problems: list[Problem] = []
+        self.lenient = False
+        """Unknown keys of Claude Code hooks are warnings (a third-party plugin's file)."""
 
     # -- problems
+
+    def unknown(self, loc: Loc, known: Sequence[str]) -> None:
+        """An unknown key at ``loc``: a problem, or a warning in a lenient document."""
+        message = _unknown_key(str(loc[-1]), list(known))
+        if not self.lenient:
+            self.fail(loc, message, key=True)
+            return
+        line = self.positions.line_of(loc, key=True) if self.positions else None
+        where = self.source if line is None else f"{self.source}:{line}"
+        logger.warning("%s: %s: %s: %s (ignored)", MODULE_ID, where, key_path(loc), message)
 
     def fail(self, loc: Loc, message: str, *, key: bool = False) -> None:
         line = self.positions.line_of(loc, key=key) if self.positions else None
@@ -652,11 +682,7 @@ class _Parser:
             return None
         for key in item:
             if key not in _CLAUDE_GROUP_KEYS:
-                self.fail(
-                    (*loc, str(key)),
-                    _unknown_key(str(key), list(_CLAUDE_GROUP_KEYS)),
-                    key=True,
-                )
+                self.unknown((*loc, str(key)), _CLAUDE_GROUP_KEYS)
         matcher = self.matcher_string(item.get("matcher"), (*loc, "matcher"))
         parallel = item.get("parallel", True)  # Claude Code runs a group's hooks in parallel
         if not isinstance(parallel, bool):
@@ -686,11 +712,7 @@ class _Parser:
             return None
         for key in hook:
             if key not in _CLAUDE_HOOK_KEYS:
-                self.fail(
-                    (*loc, str(key)),
-                    _unknown_key(str(key), list(_CLAUDE_HOOK_KEYS)),
-                    key=True,
-                )
+                self.unknown((*loc, str(key)), _CLAUDE_HOOK_KEYS)
         command = hook.get("command")
         if not isinstance(command, str) or not command.strip():
             self.fail(
@@ -705,11 +727,23 @@ class _Parser:
                 f"expected a number of seconds greater than 0, got {_describe(timeout)}",
             )
             return None
-        spec = CommandHookSpec(
-            type="command",
-            command=command,
-            timeout_ms=max(1, round(timeout * 1000)),
-            protocol="claude-code",
+        background = hook.get("async", False)
+        if not isinstance(background, bool):
+            self.fail((*loc, "async"), f"expected true or false, got {_describe(background)}")
+            return None
+        for key in ("statusMessage",):
+            if key in hook and not isinstance(hook[key], str):
+                self.fail((*loc, key), f"expected a string, got {_describe(hook[key])}")
+        if "once" in hook and not isinstance(hook["once"], bool):
+            self.fail((*loc, "once"), f"expected true or false, got {_describe(hook['once'])}")
+        spec = CommandHookSpec.model_validate(
+            {
+                "type": "command",
+                "command": command,
+                "timeout_ms": max(1, round(timeout * 1000)),
+                "protocol": "claude-code",
+                "async": background,
+            }
         )
         return self.entry(spec, loc)
 
@@ -719,11 +753,7 @@ class _Parser:
         kind = hook["type"]
         for key in hook:
             if key not in _CLAUDE_PROMPT_KEYS:
-                self.fail(
-                    (*loc, str(key)),
-                    _unknown_key(str(key), list(_CLAUDE_PROMPT_KEYS)),
-                    key=True,
-                )
+                self.unknown((*loc, str(key)), _CLAUDE_PROMPT_KEYS)
         prompt = hook.get("prompt")
         if not isinstance(prompt, str) or not prompt.strip():
             self.fail(

@@ -49,7 +49,7 @@ import dataclasses
 import logging
 import os
 import shlex
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final, Literal
@@ -64,6 +64,7 @@ from .config import (
     HooksConfigError,
     HooksDocument,
     Problem,
+    parse_claude_plugin_hooks,
     parse_claude_settings,
     parse_hooks_data,
     parse_hooks_text,
@@ -93,6 +94,7 @@ __all__ = [
     "PROJECT_KINDS",
     "SOURCE_READERS",
     "Loaded",
+    "RefusedPluginsError",
     "Source",
     "SourceKind",
     "TrustDecision",
@@ -142,8 +144,8 @@ SOURCE_READERS: Final[dict[SourceKind, Callable[[str, str], HooksDocument]]] = {
     "claude-settings": parse_claude_settings,
     "user-hook-shell": parse_hook_shell_file,
     "hook-shell": parse_hook_shell_file,
-    "plugin": parse_claude_settings,
-    "project-plugin": parse_claude_settings,
+    "plugin": parse_claude_plugin_hooks,
+    "project-plugin": parse_claude_plugin_hooks,
     "user-gemini-settings": parse_gemini_settings,
     "gemini-settings": parse_gemini_settings,
     "user-cursor-hooks": parse_user_cursor_hooks,
@@ -529,6 +531,26 @@ def _stopping(err: HooksConfigError, status: TrustStatus | None) -> HooksConfigE
     )
 
 
+class RefusedPluginsError(HooksConfigError):
+    """Plugins that cannot be loaded: each one's own error, then one line naming them all and
+    how to go on without them (``disabled_plugins``)."""
+
+    def __init__(self, refused: Sequence[tuple[Source, HooksConfigError]]) -> None:
+        labels = (source.label.split(":")[0].removeprefix("plugin ") for source, _err in refused)
+        self.plugins = list(dict.fromkeys(labels))
+        quoted = ", ".join(repr(name) for name in self.plugins)
+        self.advice = (
+            f"{MODULE_ID}: {len(self.plugins)} plugin(s) refused: {quoted}; fix them, or add "
+            f"them to disabled_plugins in the {MODULE_ID} config to run without them "
+            f"(disabled_plugins: [{quoted}])"
+        )
+        self.errors = [err for _source, err in refused]
+        super().__init__(refused[0][1].source, [p for e in self.errors for p in e.problems])
+
+    def _render(self) -> str:
+        return "\n".join([*(str(err) for err in self.errors), self.advice])
+
+
 @dataclass(frozen=True, slots=True)
 class Loaded:
     """Every source's hooks, in order, each with the source it came from; ``status``: the
@@ -562,13 +584,20 @@ def load_sources(settings: DeclarativeConfig, *, project_dir: Path, user_dir: Pa
         logger.warning("%s: the hooks in %s did not run: %s", MODULE_ID, names, decision.why)
     snapshot = decision.status.surface if decision.status is not None else None
     documents: list[tuple[HooksDocument, Source]] = []
+    refused: list[tuple[Source, HooksConfigError]] = []
     for source in decision.kept:
         try:
             document = load_source(source, settings, project_dir=project_dir, snapshot=snapshot)
         except HooksConfigError as err:
             if source.kind not in PROJECT_KINDS:
-                raise
+                if source.kind != "plugin" or err.source == "config":
+                    raise
+                refused.append((source, err))
+                continue
             if settings.strict:
+                if source.kind == "project-plugin":
+                    refused.append((source, _stopping(err, decision.status)))
+                    continue
                 raise _stopping(err, decision.status) from err
             logger.warning(
                 "%s; the hooks of %s are skipped and the guard they hold is off (strict: false "
@@ -580,6 +609,8 @@ def load_sources(settings: DeclarativeConfig, *, project_dir: Path, user_dir: Pa
             continue
         if document is not None and document.events:
             documents.append((document, source))
+    if refused:
+        raise RefusedPluginsError(refused)
     status = decision.status
     by_record = status is not None and status.trusted and status.how == "record"
     return Loaded(documents, status if by_record else None)
