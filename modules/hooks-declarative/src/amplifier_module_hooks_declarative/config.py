@@ -261,6 +261,10 @@ class HookGroup:
     written: str | None = None
     """The matcher as its file wrote it, when ``matcher`` is a translation of it (another
     tool's names); what ``hooks list`` shows."""
+    joint: bool = False
+    """Runs at once with the event's other joint groups that match, every hook to its end
+    even when one denies, as Claude Code and Gemini CLI run every matching hook of an event
+    (:mod:`.dispatch`)."""
 
 
 Step = HookEntry | HookGroup
@@ -696,7 +700,8 @@ class _Parser:
             for index, hook in enumerate(hooks)
             if (entry := self.claude_hook(hook, (*loc, "hooks", index))) is not None
         ]
-        return HookGroup(tuple(entries), parallel is not False, matcher, self.label(loc))
+        together = parallel is not False
+        return HookGroup(tuple(entries), together, matcher, self.label(loc), joint=together)
 
     def claude_hook(self, hook: Any, loc: Loc) -> HookEntry | None:
         if not isinstance(hook, dict):
