@@ -17,7 +17,7 @@ from amplifier_hooks_util.trust import trust_project
 
 from amplifier_core.testing import create_test_coordinator
 from amplifier_module_hooks_declarative import HooksConfigError, find_sources, mount, parse_config
-from amplifier_module_hooks_declarative.plugins import discover_plugins
+from amplifier_module_hooks_declarative.plugins import discover_plugins, plugin_data_dir
 from amplifier_module_hooks_declarative.survey import survey_sources
 from amplifier_module_hooks_declarative.variables import substitute
 
@@ -98,7 +98,10 @@ def test_plugin_sources_are_labelled_by_plugin_and_file(project: Path, cache: Pa
     sources = [s for s in found if s.kind == "plugin"]
     assert [s.label for s in sources] == ["plugin security-guard: hooks/hooks.json"]
     (guard,) = sources
-    assert dict(guard.variables) == {"CLAUDE_PLUGIN_ROOT": str(cache / "security-guard")}
+    assert dict(guard.variables) == {
+        "CLAUDE_PLUGIN_ROOT": str(cache / "security-guard"),
+        "CLAUDE_PLUGIN_DATA": str(plugin_data_dir("security-guard")),
+    }
 
 
 def test_a_marketplace_lists_its_plugins_in_order(project: Path, cache: Path) -> None:
@@ -552,3 +555,25 @@ async def test_a_plugin_path_through_a_link_and_dot_dot_covers_what_runs(project
     assert not await denies_rm_rf(project, config)
     trust_project(project, include=["deep/plugins/guard"])
     assert await denies_rm_rf(project, config)
+
+
+async def test_a_plugin_keeps_data_in_its_claude_plugin_data_directory_across_sessions(
+    project: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``${CLAUDE_PLUGIN_DATA}``: ``plugins/data/<id>/`` in the state directory, in the text
+    and the environment of the plugin's commands, and still there in the next session."""
+    state = tmp_path / "state home"
+    monkeypatch.setenv("AMPLIFIER_HOME", str(state))
+    script = 'echo run >> "${CLAUDE_PLUGIN_DATA}/runs"; echo "$CLAUDE_PLUGIN_DATA" > "$1"'
+    seen = tmp_path / "seen"
+    _plugin(tmp_path / "plugins", "counter", _command(f"sh -c '{script}' sh '{seen}'"))
+    data = {**bash("ls"), "tool_result": {"success": True, "output": ""}}
+    for _session in range(2):
+        coordinator, cleanup = await mounted(project, {"plugins": [str(tmp_path / "plugins")]})
+        try:
+            await coordinator.hooks.emit("tool:post", data)
+        finally:
+            await cleanup()
+    directory = state.resolve() / "plugins" / "data" / "counter"
+    assert (directory / "runs").read_text() == "run\nrun\n"
+    assert seen.read_text().strip() == str(directory)

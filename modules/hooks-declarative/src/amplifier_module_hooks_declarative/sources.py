@@ -78,7 +78,13 @@ from .hook_shell import (
     hook_shell_files,
     parse_hook_shell_file,
 )
-from .plugins import PLUGIN_ROOT_VARIABLE, Plugin, discover_plugins
+from .plugins import (
+    PLUGIN_DATA_VARIABLE,
+    PLUGIN_ROOT_VARIABLE,
+    Plugin,
+    discover_plugins,
+    plugin_data_dir,
+)
 from .protocols import command_protocol
 from .scripts import script_problem
 from .specs import CommandHookSpec
@@ -274,9 +280,10 @@ def find_sources(settings: DeclarativeConfig, *, project_dir: Path, user_dir: Pa
 
 
 def plugin_sources(plugin: Plugin, project_dir: Path) -> list[Source]:
-    """The sources of one plugin: its hooks files with ``CLAUDE_PLUGIN_ROOT`` set and written
-    into their commands; one that reports why it cannot be read; none when it is skipped. A
-    plugin inside ``project_dir`` comes with the project: it runs only in a trusted one."""
+    """The sources of one plugin: its hooks files with ``CLAUDE_PLUGIN_ROOT`` and
+    ``CLAUDE_PLUGIN_DATA`` set and written into their commands; one that reports why it cannot
+    be read; none when it is skipped. A plugin inside ``project_dir`` comes with the project:
+    it runs only in a trusted one."""
     if plugin.skipped is not None:
         logger.warning("%s: %s is skipped: %s", MODULE_ID, plugin.label, plugin.skipped)
         return []
@@ -286,7 +293,14 @@ def plugin_sources(plugin: Plugin, project_dir: Path) -> list[Source]:
     found: list[Source] = []
     if plugin.error is not None:  # the bundle names a plugin that cannot be read: its error
         found.append(Source("plugin", plugin.label, None, True, error=plugin.error))
-    variables = ((PLUGIN_ROOT_VARIABLE, str(plugin.root)),)
+    variables: tuple[tuple[str, str], ...] = ((PLUGIN_ROOT_VARIABLE, str(plugin.root)),)
+    if plugin.files:
+        data = plugin_data_dir(plugin.id)
+        try:
+            data.mkdir(mode=0o700, parents=True, exist_ok=True)
+        except OSError as err:  # the hooks still run; a script that writes there will say so
+            logger.warning("%s: %s: cannot make %s: %s", MODULE_ID, plugin.label, data, err)
+        variables += ((PLUGIN_DATA_VARIABLE, str(data)),)
     for hooks in plugin.files:
         covers = _plugin_cover(places, hooks.path, project_dir) if inside else None
         found.append(Source(kind, hooks.label, hooks.path, True, variables, True, covers=covers))
