@@ -92,3 +92,46 @@ async def test_hooks_whose_matcher_does_not_match_do_not_run_and_do_not_hold_the
     result = await _emit(project, plugins, data)
     assert sorted(p.name for p in markers.iterdir()) == ["gave-up-7", "started-7"]
     assert result is None or result.action == "continue"
+
+
+def _answering(root: Path, answers: list[dict[str, Any]]) -> Path:
+    """One plugin per answer; each PreToolUse hook prints its answer as Claude Code JSON."""
+    for index, answer in enumerate(answers):
+        specific = {"hookEventName": "PreToolUse", **answer}
+        text = json.dumps({"hookSpecificOutput": specific})
+        hook = {"type": "command", "command": f"cat > /dev/null; echo '{text}'"}
+        plugin = root / f"answer-{index}"
+        (plugin / ".claude-plugin").mkdir(parents=True)
+        (plugin / "hooks").mkdir()
+        (plugin / ".claude-plugin" / "plugin.json").write_text(json.dumps({"name": plugin.name}))
+        hooks = {"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [hook]}]}}
+        (plugin / "hooks" / "hooks.json").write_text(json.dumps(hooks))
+    return root
+
+
+async def test_an_ask_wins_over_an_allow_whatever_their_order(
+    project: Path, tmp_path: Path
+) -> None:
+    allow = {"permissionDecision": "allow", "permissionDecisionReason": "fine"}
+    ask = {"permissionDecision": "ask", "permissionDecisionReason": "sure about this?"}
+    data = {"tool_name": "bash", "tool_input": {"command": "ls"}, "session_id": "s-1"}
+    first = await _emit(project, _answering(tmp_path / "a", [allow, ask]), data)
+    second = await _emit(project, _answering(tmp_path / "b", [ask, allow]), data)
+    assert first.action == second.action == "ask_user"
+    assert "sure about this?" in first.approval_prompt
+    assert "sure about this?" in second.approval_prompt
+
+
+async def test_a_deny_wins_over_ask_and_allow_and_the_first_denys_reason_is_given(
+    project: Path, tmp_path: Path
+) -> None:
+    answers = [
+        {"permissionDecision": "allow"},
+        {"permissionDecision": "ask", "permissionDecisionReason": "ask me"},
+        {"permissionDecision": "deny", "permissionDecisionReason": "first no"},
+        {"permissionDecision": "deny", "permissionDecisionReason": "second no"},
+    ]
+    data = {"tool_name": "bash", "tool_input": {"command": "ls"}, "session_id": "s-1"}
+    result = await _emit(project, _answering(tmp_path / "p", answers), data)
+    assert result.action == "deny"
+    assert result.reason.startswith("first no")
