@@ -577,3 +577,28 @@ async def test_a_plugin_keeps_data_in_its_claude_plugin_data_directory_across_se
     directory = state.resolve() / "plugins" / "data" / "counter"
     assert (directory / "runs").read_text() == "run\nrun\n"
     assert seen.read_text().strip() == str(directory)
+
+
+async def test_a_plugins_http_hook_is_skipped_with_a_warning_and_its_other_hooks_run(
+    project: Path, tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    ran = tmp_path / "ran"
+    http = {"type": "http", "url": "http://127.0.0.1:9/hook"}
+    hooks = {
+        "PostToolUse": [
+            {"matcher": "Bash", "hooks": [http, {"type": "command", "command": f"touch '{ran}'"}]}
+        ]
+    }
+    _plugin(tmp_path / "plugins", "mixed", hooks)
+    with caplog.at_level(logging.WARNING):
+        coordinator, cleanup = await mounted(project, {"plugins": [str(tmp_path / "plugins")]})
+        try:
+            data = {**bash("ls"), "tool_result": {"success": True, "output": ""}}
+            await coordinator.hooks.emit("tool:post", data)
+        finally:
+            await cleanup()
+    assert ran.exists()
+    assert (
+        "plugin mixed: hooks/hooks.json:8: hooks.PostToolUse[0].hooks[0].type: Claude Code's "
+        "'http' hooks do not run here; this hook is skipped"
+    ) in caplog.text

@@ -105,6 +105,9 @@ _CLAUDE_HOOK_KEYS: Final = ("type", "command", "timeout", "async", "statusMessag
 """A Claude Code command hook's keys: ``async: true`` runs it in the background (never waited
 for, never changing the event, as Claude Code does); ``statusMessage`` is a spinner text,
 accepted and not shown; ``once`` is accepted (Claude Code honours it in skills only)."""
+_CLAUDE_UNSUPPORTED_TYPES: Final = ("http", "mcp_tool")
+"""Claude Code hook types that do not run here: in a plugin, a warning and the hook skipped;
+in a settings file, an error (a guard there must not be left out quietly)."""
 _CLAUDE_PROMPT_KEYS: Final = ("type", "prompt", "model", "timeout", "statusMessage", "once")
 _EVENT_NAME: Final = re.compile(r"[a-z][a-z0-9_-]*(?::[a-z0-9_-]+)+")
 
@@ -710,6 +713,17 @@ class _Parser:
         kind = hook.get("type")
         if kind in ("prompt", "agent"):
             return self.claude_prompt_hook(hook, loc)
+        if kind in _CLAUDE_UNSUPPORTED_TYPES and self.lenient:
+            line = self.positions.line_of((*loc, "type")) if self.positions else None
+            where = self.source if line is None else f"{self.source}:{line}"
+            logger.warning(
+                "%s: %s: %s.type: Claude Code's %r hooks do not run here; this hook is skipped",
+                MODULE_ID,
+                where,
+                key_path(loc),
+                kind,
+            )
+            return None
         if kind != "command":
             self.fail(
                 (*loc, "type"), f"expected 'command', 'prompt' or 'agent', got {_describe(kind)}"
