@@ -579,14 +579,14 @@ async def test_a_plugin_keeps_data_in_its_claude_plugin_data_directory_across_se
     assert seen.read_text().strip() == str(directory)
 
 
-async def test_a_plugins_http_hook_is_skipped_with_a_warning_and_its_other_hooks_run(
+async def test_a_plugins_mcp_tool_hook_is_skipped_with_a_warning_and_its_other_hooks_run(
     project: Path, tmp_path: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
     ran = tmp_path / "ran"
-    http = {"type": "http", "url": "http://127.0.0.1:9/hook"}
+    mcp = {"type": "mcp_tool", "server": "audit", "tool": "record"}
     hooks = {
         "PostToolUse": [
-            {"matcher": "Bash", "hooks": [http, {"type": "command", "command": f"touch '{ran}'"}]}
+            {"matcher": "Bash", "hooks": [mcp, {"type": "command", "command": f"touch '{ran}'"}]}
         ]
     }
     _plugin(tmp_path / "plugins", "mixed", hooks)
@@ -600,5 +600,5 @@ async def test_a_plugins_http_hook_is_skipped_with_a_warning_and_its_other_hooks
     assert ran.exists()
     assert (
         "plugin mixed: hooks/hooks.json:8: hooks.PostToolUse[0].hooks[0].type: Claude Code's "
-        "'http' hooks do not run here; this hook is skipped"
+        "'mcp_tool' hooks do not run here; this hook is skipped"
     ) in caplog.text

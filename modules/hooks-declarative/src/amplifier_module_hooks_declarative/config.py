@@ -61,6 +61,7 @@ from .specs import (
     AgentHookSpec,
     CommandHookSpec,
     HookSpec,
+    HttpHookSpec,
     LlmHookSpec,
     MatcherHookSpec,
     PromptHookSpec,
@@ -105,9 +106,18 @@ _CLAUDE_HOOK_KEYS: Final = ("type", "command", "timeout", "async", "statusMessag
 """A Claude Code command hook's keys: ``async: true`` runs it in the background (never waited
 for, never changing the event, as Claude Code does); ``statusMessage`` is a spinner text,
 accepted and not shown; ``once`` is accepted (Claude Code honours it in skills only)."""
-_CLAUDE_UNSUPPORTED_TYPES: Final = ("http", "mcp_tool")
+_CLAUDE_UNSUPPORTED_TYPES: Final = ("mcp_tool",)
 """Claude Code hook types that do not run here: in a plugin, a warning and the hook skipped;
 in a settings file, an error (a guard there must not be left out quietly)."""
+_CLAUDE_HTTP_KEYS: Final = (
+    "type",
+    "url",
+    "headers",
+    "allowedEnvVars",
+    "timeout",
+    "statusMessage",
+    "once",
+)
 _CLAUDE_PROMPT_KEYS: Final = ("type", "prompt", "model", "timeout", "statusMessage", "once")
 _EVENT_NAME: Final = re.compile(r"[a-z][a-z0-9_-]*(?::[a-z0-9_-]+)+")
 
@@ -713,6 +723,8 @@ class _Parser:
         kind = hook.get("type")
         if kind in ("prompt", "agent"):
             return self.claude_prompt_hook(hook, loc)
+        if kind == "http":
+            return self.claude_http_hook(hook, loc)
         if kind in _CLAUDE_UNSUPPORTED_TYPES and self.lenient:
             line = self.positions.line_of((*loc, "type")) if self.positions else None
             where = self.source if line is None else f"{self.source}:{line}"
@@ -763,6 +775,44 @@ class _Parser:
                 "protocol": "claude-code",
                 "async": background,
             }
+        )
+        return self.entry(spec, loc)
+
+    def claude_http_hook(self, hook: dict[str, Any], loc: Loc) -> HookEntry | None:
+        """A Claude Code ``type: http`` hook (see http_hook.py): ``url``, ``headers``,
+        ``allowedEnvVars``, ``timeout`` (seconds)."""
+        for key in hook:
+            if key not in _CLAUDE_HTTP_KEYS:
+                self.unknown((*loc, str(key)), _CLAUDE_HTTP_KEYS)
+        url = hook.get("url")
+        if not isinstance(url, str) or not re.match(r"https?://", url):
+            self.fail((*loc, "url"), f"expected an http:// or https:// URL, got {_describe(url)}")
+            return None
+        headers = hook.get("headers", {})
+        if not isinstance(headers, dict) or not all(
+            isinstance(k, str) and isinstance(v, str) for k, v in headers.items()
+        ):
+            self.fail((*loc, "headers"), f"expected names to strings, got {_describe(headers)}")
+            return None
+        allowed = hook.get("allowedEnvVars", [])
+        if not isinstance(allowed, list) or not all(isinstance(n, str) for n in allowed):
+            self.fail(
+                (*loc, "allowedEnvVars"), f"expected a list of names, got {_describe(allowed)}"
+            )
+            return None
+        timeout = hook.get("timeout", 60)
+        if isinstance(timeout, bool) or not isinstance(timeout, int | float) or timeout <= 0:
+            self.fail(
+                (*loc, "timeout"),
+                f"expected a number of seconds greater than 0, got {_describe(timeout)}",
+            )
+            return None
+        spec = HttpHookSpec(
+            type="http",
+            url=url,
+            headers=headers,
+            allowed_env_vars=tuple(allowed),
+            timeout_ms=max(1, round(timeout * 1000)),
         )
         return self.entry(spec, loc)
 

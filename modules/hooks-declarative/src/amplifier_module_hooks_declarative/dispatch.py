@@ -64,6 +64,7 @@ from .specs import (
     AgentHookSpec,
     CommandHookSpec,
     HookSpec,
+    HttpHookSpec,
     LlmHookSpec,
     MatcherHookSpec,
     PromptHookSpec,
@@ -137,6 +138,10 @@ def default_runner_factory(
                 protocol=protocol,
                 write_paths=settings.sandbox_write_paths if settings else (),
             )
+        if isinstance(spec, HttpHookSpec):
+            from .http_hook import HttpRunner
+
+            return HttpRunner(spec, label=label, project_dir=project_dir)
         if isinstance(spec, LlmHookSpec):
             from .llm import LlmRunner
             from .llm_cache import LlmCache
