@@ -738,7 +738,8 @@ class _Parser:
             return None
         if kind != "command":
             self.fail(
-                (*loc, "type"), f"expected 'command', 'prompt' or 'agent', got {_describe(kind)}"
+                (*loc, "type"),
+                f"expected 'command', 'http', 'prompt' or 'agent', got {_describe(kind)}",
             )
             return None
         for key in hook:
