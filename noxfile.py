@@ -217,12 +217,19 @@ def compat(session: nox.Session, kernel: str) -> None:
 def upstream(session: nox.Session) -> None:
     """Amplifier's own kernel test suite, on amplifier-core 2.0.2 and on ours.
 
-    Every test that passes on 2.0.2 (PyPI, in a virtual environment of its own) must pass on
-    ours unless ``tests/upstream/differences.txt`` lists it with its reason.
+    The suite is the whole kernel repository (``tests/`` and ``bindings/python/tests/``, run
+    from its root): ``../shared/upstream/amplifier-core-repo.tar.gz``, else a git URL in
+    ``AMPLIFIER_CORE_REPOSITORY`` (``https://github.com/microsoft/amplifier-core@<commit>``),
+    cloned. Every test that passes on 2.0.2 (PyPI, in a virtual environment of its own) must
+    pass on ours unless ``tests/upstream/differences.txt`` lists it with its reason.
     """
-    archive = UPSTREAM / "amplifier-core-tests.tar.gz"
-    if not archive.exists():
-        session.skip(f"Amplifier's kernel suite is not available ({archive} is missing)")
+    archive = UPSTREAM / "amplifier-core-repo.tar.gz"
+    repository = os.environ.get("AMPLIFIER_CORE_REPOSITORY", "")
+    if not repository and not archive.exists():
+        session.skip(
+            f"Amplifier's kernel suite is not available ({archive} is missing); set "
+            "AMPLIFIER_CORE_REPOSITORY to https://github.com/microsoft/amplifier-core@<commit>"
+        )
     _install_workspace(session)
     scratch = Path(session.create_tmp())
     reference = scratch / "amplifier-core-2.0.2"
@@ -242,12 +249,22 @@ def upstream(session: nox.Session) -> None:
             *TEST_TOOLS[:2],
             external=True,
         )
+    suite = ["--archive", str(archive)]
+    if repository:
+        url, _, commit = repository.rpartition("@")
+        if not url or "/" in commit or ":" in commit:  # git@host:path has no commit after it
+            url, commit = repository, ""
+        checkout = scratch / "amplifier-core"
+        if not checkout.exists():
+            session.run("git", "clone", "--quiet", url, str(checkout), external=True)
+        if commit:
+            session.run("git", "-C", str(checkout), "checkout", "--quiet", commit, external=True)
+        suite = ["--source", str(checkout)]
     runner = ROOT / "tests" / "upstream" / "run_suite.py"
     results = {"2.0.2": scratch / "reference.json", "ours": scratch / "ours.json"}
     for name, python in (("2.0.2", str(reference_python)), ("ours", "python")):
         session.run(
-            "python", str(runner), "--python", python, "--archive", str(archive),
-            "--out", str(results[name]),
+            "python", str(runner), "--python", python, *suite, "--out", str(results[name])
         )  # fmt: skip
     compare = ROOT / "tests" / "upstream" / "compare.py"
     session.run("python", str(compare), str(results["2.0.2"]), str(results["ours"]))

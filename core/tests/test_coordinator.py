@@ -108,7 +108,7 @@ async def test_mount_get_unmount_tools_and_providers() -> None:
     await coordinator.unmount("tools", "bash")
     await coordinator.unmount("tools", "bash")  # idempotent
     assert coordinator.get("tools") == {"search": grep}
-    with pytest.raises(ValueError, match="name is required"):
+    with pytest.raises(ValueError, match="Name required to unmount from"):
         await coordinator.unmount("tools")
 
     with pytest.raises(ValueError, match="name="):

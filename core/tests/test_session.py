@@ -168,6 +168,7 @@ async def test_a_resumed_session_fires_resume_and_a_child_fires_fork(
     plan: dict[str, Any],
 ) -> None:
     resumed, seen = _session(plan, is_resumed=True, session_id="s-1")
+    await resumed.initialize()
     await resumed.execute("hi")
     await resumed.cleanup()
     assert next(n for n, _ in seen) == "session:resume"
@@ -189,6 +190,7 @@ async def test_a_resumed_session_fires_resume_and_a_child_fires_fork(
 
 async def test_a_cancelled_prompt_fires_cancel_completed(plan: dict[str, Any]) -> None:
     session, seen = _session(plan)
+    await session.initialize()
     await session.execute("cancel me")
     assert session.status.status == "cancelled"
     assert [d["was_immediate"] for n, d in seen if n == "cancel:completed"] == [False]
@@ -197,6 +199,7 @@ async def test_a_cancelled_prompt_fires_cancel_completed(plan: dict[str, Any]) -
 
 async def test_an_orchestrator_failure_is_raised_and_recorded(plan: dict[str, Any]) -> None:
     session, _ = _session(plan)
+    await session.initialize()
     with pytest.raises(RuntimeError, match="the loop broke"):
         await session.execute("explode")
     assert session.status.status == "failed"
@@ -208,6 +211,7 @@ async def test_a_provider_that_fails_to_mount_is_reported_and_the_session_goes_o
 ) -> None:
     plan["providers"].insert(0, _entry(module_root, "broken-provider"))
     session, seen = _session(plan)
+    await session.initialize()
     assert await session.execute("still here") == "fixed:still here:['noop']"
     failed = [d for n, d in seen if n == "module:load_failed"]
     assert len(failed) == 1
@@ -219,6 +223,7 @@ async def test_a_provider_that_fails_to_mount_is_reported_and_the_session_goes_o
 async def test_without_a_provider_execute_says_so(plan: dict[str, Any]) -> None:
     plan["providers"] = []
     session, _ = _session(plan)
+    await session.initialize()
     with pytest.raises(RuntimeError, match="No providers mounted"):
         await session.execute("hello")
     await session.cleanup()
@@ -270,6 +275,7 @@ async def test_a_raw_session_sends_its_redacted_plan_in_session_config_before_ea
         "headers": [{"authorization": "Bearer x"}],
     }
     session, seen = _session(plan)
+    await session.initialize()
     configs: list[dict[str, Any]] = []
 
     def record(event: str, data: dict[str, Any]) -> HookResult:
@@ -315,6 +321,7 @@ async def test_a_resumed_raw_session_sends_session_config_after_resume(
 ) -> None:
     plan["session"]["raw"] = True
     session, seen = _session(plan, is_resumed=True)
+    await session.initialize()
     session.coordinator.hooks.register(
         "session:config", lambda e, d: seen.append((e, d)), name="record config"
     )
@@ -326,6 +333,7 @@ async def test_a_resumed_raw_session_sends_session_config_after_resume(
 
 async def test_without_raw_there_is_no_session_config(plan: dict[str, Any]) -> None:
     session, seen = _session(plan)
+    await session.initialize()
     session.coordinator.hooks.register(
         "session:config", lambda e, d: seen.append((e, d)), name="record config"
     )

@@ -320,7 +320,7 @@ def _pytest(project: Path) -> subprocess.CompletedProcess[str]:
 @pytest.mark.parametrize(
     ("kind", "source", "package", "count"),
     [
-        ("Hook", HOOK, "amplifier_module_hooks_guard", 7),
+        ("Hook", HOOK, "amplifier_module_hooks_guard", 8),
         ("Tool", TOOL, "src/amplifier_module_tool_echo", 8),
         ("Provider", PROVIDER, "amplifier_module_provider_quiet", 6),
         ("Orchestrator", ORCHESTRATOR, "amplifier_module_loop_echo", 6),
@@ -345,3 +345,20 @@ def test_strict_asyncio_projects_run_them_too_and_a_broken_module_fails_by_name(
     done = _pytest(project)
     assert done.returncode == 1
     assert "mount_signature: mount() should have at least 2 parameters" in done.stdout
+
+
+@pytest.mark.parametrize("style", ["def", "async def"])
+def test_a_hook_module_whose_cleanup_raises_fails_by_its_error(tmp_path: Path, style: str) -> None:
+    raising = HOOK.replace(
+        '    return coordinator.hooks.register("tool:pre", on_tool_pre, name="guard")',
+        '    coordinator.hooks.register("tool:pre", on_tool_pre, name="guard")\n'
+        f"    {style} cleanup():\n"
+        '        raise RuntimeError("socket already closed")\n'
+        "    return cleanup",
+    )
+    project = _author_project(tmp_path / "proj", "Hook", raising, "amplifier_module_hooks_r")
+    done = _pytest(project)
+    assert done.returncode == 1, done.stdout
+    assert "1 failed, 7 passed" in done.stdout, done.stdout
+    assert "test_cleanup_does_not_raise" in done.stdout
+    assert "raised RuntimeError: socket already closed" in done.stdout

@@ -1,11 +1,15 @@
 """Run Amplifier's own kernel test suite on one interpreter's ``amplifier_core``.
 
-    python tests/upstream/run_suite.py --python PY --archive amplifier-core-tests.tar.gz \
+    python tests/upstream/run_suite.py --python PY --archive amplifier-core-repo.tar.gz \
         --out results.json
 
-The archive (``../shared/upstream/amplifier-core-tests.tar.gz``, a ``git archive`` of the
-kernel's ``tests/``) is unpacked into a temporary directory. Imports of Rust classes by their
-engine names (``from amplifier_core._engine import RustHookRegistry`` ...) are rewritten to the
+The archive (``../shared/upstream/amplifier-core-repo.tar.gz``, a ``git archive`` of the whole
+kernel repository, or ``amplifier-core-tests.tar.gz``, its ``tests/`` alone) is unpacked into a
+temporary directory; ``--source DIR`` runs a checkout instead. The suites are ``tests/`` and
+``bindings/python/tests/``, each file run from the repository's root so that the files some
+tests read (``CONTRACTS.md``, ``.github/workflows/``) are there. Imports of Rust classes by their
+engine names (``from amplifier_core._engine import RustHookRegistry`` ..., one name or several,
+in parentheses or not, when every name imported is one of them) are rewritten to the
 public names that are the very same objects on amplifier-core 2.0.2, so the same contract is
 tested on any kernel. Each test file runs on its own (``-o asyncio_mode=auto``), as the suite's
 README says, and every test's outcome is written to ``--out`` as ``{"file::test": outcome}``
@@ -18,6 +22,7 @@ from __future__ import annotations
 import argparse
 import json
 import re
+import shutil
 import subprocess
 import sys
 import tarfile
@@ -40,7 +45,8 @@ ENGINE_NAMES = {
     ),
 }
 _ENGINE_IMPORT = re.compile(
-    r"^(?P<indent>[ \t]*)from amplifier_core\._engine import (?P<name>Rust\w+)[ \t]*$",
+    r"^(?P<indent>[ \t]*)from amplifier_core\._engine import[ \t]+"
+    r"(?:\((?P<group>[^)]*)\)|(?P<names>\w+(?:[ \t]*,[ \t]*\w+)*[ \t]*,?))[ \t]*$",
     re.MULTILINE,
 )
 _SKIP_WITHOUT_ENGINE = re.compile(
@@ -54,8 +60,11 @@ def rewrite(source: str) -> str:
     module-level skip for want of the engine dropped where the file tests only those."""
 
     def public(match: re.Match[str]) -> str:
-        line = ENGINE_NAMES.get(match.group("name"))
-        return match.group(0) if line is None else match.group("indent") + line
+        listed = match.group("group") if match.group("group") is not None else match["names"]
+        names = [n.strip() for n in re.sub(r"#[^\n]*", "", listed).split(",") if n.strip()]
+        if not names or any(name not in ENGINE_NAMES for name in names):
+            return match.group(0)  # an engine internal: left as it is, the test fails on ours
+        return "\n".join(match.group("indent") + ENGINE_NAMES[name] for name in names)
 
     rewritten = _ENGINE_IMPORT.sub(public, source)
     if "_engine" not in _SKIP_WITHOUT_ENGINE.sub("", rewritten):
@@ -88,8 +97,12 @@ def outcomes(report: Path, file: str) -> dict[str, str]:
     return found
 
 
-def _run_file(python: str, tests: Path, file: str) -> dict[str, str]:
-    report = tests / f".{file}.xml"
+SUITES = ("tests", "bindings/python/tests")
+"""The repository's test directories, relative to its root."""
+
+
+def _run_file(python: str, root: Path, file: str) -> dict[str, str]:
+    report = root / f".{file.replace('/', '_')}.xml"
     command = [
         python,
         "-m",
@@ -103,7 +116,7 @@ def _run_file(python: str, tests: Path, file: str) -> dict[str, str]:
         file,
     ]
     try:
-        subprocess.run(command, cwd=tests, capture_output=True, timeout=FILE_TIMEOUT_S, check=False)
+        subprocess.run(command, cwd=root, capture_output=True, timeout=FILE_TIMEOUT_S, check=False)
     except subprocess.TimeoutExpired:
         return {f"{file}::<timeout>": "error"}
     if not report.exists():
@@ -112,24 +125,41 @@ def _run_file(python: str, tests: Path, file: str) -> dict[str, str]:
     return found or {f"{file}::<collection>": "error"}
 
 
+def _repository_root(scratch: Path) -> Path:
+    """The unpacked repository's root: the directory holding ``tests/`` (an archive has one
+    top-level prefix, ``amplifier-core/``; the tests-only archive has ``tests/`` itself)."""
+    for candidate in (scratch, *sorted(p for p in scratch.iterdir() if p.is_dir())):
+        if (candidate / "tests").is_dir():
+            return candidate
+    raise SystemExit(f"no tests/ directory in the unpacked repository under {scratch}")
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--python", required=True, help="interpreter whose kernel is tested")
-    parser.add_argument("--archive", type=Path, required=True)
+    source = parser.add_mutually_exclusive_group(required=True)
+    source.add_argument("--archive", type=Path, help="a git archive of the repository")
+    source.add_argument("--source", type=Path, help="a checkout of the repository")
     parser.add_argument("--out", type=Path, required=True)
     parser.add_argument("--jobs", type=int, default=2)
     args = parser.parse_args(argv)
     python = args.python if "/" not in args.python else str(Path(args.python).absolute())
     with tempfile.TemporaryDirectory(prefix="amplifier-core-tests-") as scratch:
-        with tarfile.open(args.archive) as archive:
-            archive.extractall(scratch, filter="data")
-        tests = next(Path(scratch).rglob("tests"))
-        for path in tests.glob("*.py"):
-            path.write_text(rewrite(path.read_text(encoding="utf-8")), encoding="utf-8")
-        files = sorted(p.name for p in tests.glob("test_*.py"))
+        if args.archive is not None:
+            with tarfile.open(args.archive) as archive:
+                archive.extractall(scratch, filter="data")
+        else:
+            shutil.copytree(args.source, Path(scratch) / "repository", symlinks=True)
+        root = _repository_root(Path(scratch))
+        files: list[str] = []
+        for suite in SUITES:
+            for path in sorted((root / suite).glob("*.py")):
+                path.write_text(rewrite(path.read_text(encoding="utf-8")), encoding="utf-8")
+                if path.name.startswith("test_"):
+                    files.append(path.relative_to(root).as_posix())
         results: dict[str, str] = {}
         with ThreadPoolExecutor(max_workers=max(1, args.jobs)) as pool:
-            for found in pool.map(lambda f: _run_file(python, tests, f), files):
+            for found in pool.map(lambda f: _run_file(python, root, f), files):
                 results.update(found)
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps(dict(sorted(results.items())), indent=1) + "\n")

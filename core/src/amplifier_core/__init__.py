@@ -334,6 +334,15 @@ _LAZY: dict[str, str] = {
 }
 
 
+# amplifier-core 2.0.2's engine names for its public classes, which it also exports from the
+# package (``from amplifier_core import RustSession``): here each is the same public class.
+_ENGINE_NAMES: dict[str, tuple[str, str]] = {
+    "RustCancellationToken": (".cancellation", "CancellationToken"),
+    "RustCoordinator": (".coordinator", "ModuleCoordinator"),
+    "RustHookRegistry": (".hooks", "HookRegistry"),
+    "RustSession": (".session", "AmplifierSession"),
+}
+
 # Submodules named in __all__, imported when first asked for.
 _SUBMODULES = frozenset({"capabilities"})
 
@@ -344,6 +353,11 @@ def __getattr__(name: str) -> Any:
         submodule = import_module(f".{name}", __name__)
         globals()[name] = submodule
         return submodule
+    if name in _ENGINE_NAMES:
+        where, public = _ENGINE_NAMES[name]
+        value = getattr(import_module(where, __name__), public)
+        globals()[name] = value
+        return value
     module = _LAZY.get(name)
     if module is None:
         raise AttributeError(f"module 'amplifier_core' has no attribute {name!r}")

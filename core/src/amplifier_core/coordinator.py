@@ -134,6 +134,8 @@ class ModuleCoordinator:
             config = getattr(session, "config", None)
             if config is None:
                 config = {}
+        if not isinstance(config, MutableMapping) and callable(getattr(config, "model_dump", None)):
+            config = config.model_dump()  # a pydantic model, as amplifier-core 2.0.2 takes it
         if not isinstance(config, MutableMapping):
             raise TypeError(
                 f"ModuleCoordinator: config must be a dict, got {type(config).__name__}"
@@ -170,7 +172,8 @@ class ModuleCoordinator:
         self._capabilities: dict[str, Any] = {}
         self.session_state: dict[str, Any] = {}
         """Per-session state modules share (a plain dict, as amplifier-core 2.0.2 has it)."""
-        self._cleanups: list[Cleanup] = []
+        self._cleanup_fns: list[Cleanup] = []
+        """The registered cleanups (amplifier-core 2.0.2's name; its suites append to it)."""
         self._channels: dict[str, list[dict[str, Any]]] = {}
         self._approval_system = approval_system
         self._display_system = display_system
@@ -288,8 +291,9 @@ class ModuleCoordinator:
         self._check_mount_point(mount_point, "mount")
         if mount_point == "hooks":
             raise ValueError(
-                "ModuleCoordinator.mount('hooks', ...): hook handlers are registered with "
-                "coordinator.hooks.register(event, handler), not mounted"
+                "Hooks should be registered directly with the HookRegistry: "
+                "ModuleCoordinator.mount('hooks', ...) is not a mount; call "
+                "coordinator.hooks.register(event, handler)"
             )
         if mount_point in _SINGLE:
             current = self._mount_points[mount_point]
@@ -325,7 +329,8 @@ class ModuleCoordinator:
             return
         if name is None:
             raise ValueError(
-                f"ModuleCoordinator.unmount({mount_point!r}): name is required for {mount_point}"
+                f"Name required to unmount from {mount_point}: "
+                f"ModuleCoordinator.unmount({mount_point!r}, name=...)"
             )
         self._mount_points[mount_point].pop(name, None)
 
@@ -413,22 +418,38 @@ class ModuleCoordinator:
             raise TypeError(
                 f"register_cleanup: expected a callable, got {type(cleanup_fn).__name__}"
             )
-        self._cleanups.append(cleanup_fn)
+        self._cleanup_fns.append(cleanup_fn)
 
     async def cleanup(self) -> None:
         """Run the registered cleanups, last registered first.
 
-        A cleanup that raises is logged with its name and the rest still run. Each cleanup runs
-        once: a second call does nothing.
+        A cleanup that raises is logged with its name and the rest still run; one that raises
+        ``KeyboardInterrupt`` or ``SystemExit`` (or another exception that is not an
+        ``Exception``) does not stop the others either, and the first such is raised again once
+        all have run. Something that is not callable (appended to ``_cleanup_fns`` directly) is
+        skipped. Each cleanup runs once: a second call does nothing.
         """
-        cleanups, self._cleanups = self._cleanups, []
+        cleanups: list[object] = list(self._cleanup_fns)
+        self._cleanup_fns = []
+        fatal: BaseException | None = None
         for cleanup_fn in reversed(cleanups):
+            if not callable(cleanup_fn):
+                continue
             try:
                 outcome = cleanup_fn()
                 if inspect.isawaitable(outcome):
                     await outcome
             except Exception:
                 logger.exception("cleanup %s failed; continuing with the rest", _name(cleanup_fn))
+            except BaseException as err:  # KeyboardInterrupt, SystemExit, a cancellation
+                logger.warning(
+                    "cleanup %s raised %s; running the rest first",
+                    _name(cleanup_fn),
+                    type(err).__name__,
+                )
+                fatal = fatal or err
+        if fatal is not None:
+            raise fatal
 
     # ------------------------------------------------------------------ cancellation
 

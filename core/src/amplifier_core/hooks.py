@@ -42,7 +42,7 @@ from __future__ import annotations
 
 import inspect
 import time
-from collections.abc import Awaitable, Callable, Iterable
+from collections.abc import Awaitable, Callable, Iterable, Mapping
 from datetime import UTC, datetime
 from fnmatch import fnmatchcase
 from types import CoroutineType, ModuleType
@@ -447,6 +447,39 @@ async def _in_thread(
         raise
 
 
+def _event_data(event: str, data: object) -> dict[str, Any]:
+    """``data`` given to emit as the dict it stands for: a mapping as a dict, an object with
+    ``model_dump()`` (a pydantic model) as what that returns, a JSON object's text parsed.
+
+    :raises TypeError: anything else, naming the event and the type.
+    """
+    if isinstance(data, Mapping):
+        return dict(data)
+    dump = getattr(data, "model_dump", None)
+    if callable(dump):
+        dumped = dump()
+        if isinstance(dumped, Mapping):
+            return dict(dumped)
+        raise TypeError(
+            f"emit({event!r}): {type(data).__name__}.model_dump() returned "
+            f"{type(dumped).__name__}, not a dict"
+        )
+    if isinstance(data, str | bytes):
+        import json
+
+        try:
+            parsed = json.loads(data)
+        except ValueError as err:
+            raise TypeError(f"emit({event!r}): data is text that is not JSON: {err}") from err
+        if isinstance(parsed, dict):
+            return parsed
+        raise TypeError(f"emit({event!r}): data is JSON {type(parsed).__name__}, not an object")
+    raise TypeError(
+        f"emit({event!r}): data must be a dict (or a model with model_dump()), "
+        f"got {type(data).__name__}"
+    )
+
+
 class HookRegistry:
     """Event -> handlers, with deterministic, priority-ordered emit.
 
@@ -634,7 +667,12 @@ class HookRegistry:
         return current
 
     async def emit(self, event: str, data: dict[str, Any] | None = None) -> HookResult:
-        """Run every handler of ``event`` and return the combined :class:`HookResult`."""
+        """Run every handler of ``event`` and return the combined :class:`HookResult`.
+
+        ``data`` is a dict; as on amplifier-core 2.0.2, an object with ``model_dump()`` (a
+        pydantic model) and a JSON object's text are taken as the dict they stand for."""
+        if data is not None and data.__class__ is not dict:
+            data = _event_data(event, data)
         event = _events._ALIASES.get(event, event)
         chain = self._chains.get(event)
         if chain is None:
@@ -800,6 +838,8 @@ class HookRegistry:
         """
         import asyncio  # loaded by the running event loop already
 
+        if data is not None and data.__class__ is not dict:
+            data = _event_data(event, data)
         event = _events.canonical(event)
         current = dict(data) if data else {}  # as given: no defaults, no timestamp
         if self.json_data:

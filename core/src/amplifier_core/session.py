@@ -67,7 +67,8 @@ class AmplifierSession:
         self.parent_id = parent_id
         self.config = config
         self.status = SessionStatus(session_id=self.session_id)
-        self._is_resumed = is_resumed
+        self.is_resumed = is_resumed
+        """Whether the session continues an earlier one (``session:resume`` at the start)."""
         self._initialized = False
         self._started = False
         self._started_at: float | None = None
@@ -121,12 +122,12 @@ class AmplifierSession:
         injection enters the context; a result that cannot be acted on is reported, never
         raised (``ask_user`` and ``deny`` have nothing to gate here)."""
         coordinator = self.coordinator
-        event = ev.SESSION_RESUME if self._is_resumed else ev.SESSION_START
+        event = ev.SESSION_RESUME if self.is_resumed else ev.SESSION_START
         payload: dict[str, Any] = {"session_id": self.session_id, "parent_id": self.parent_id}
         payload.update(self._metadata())
         for key, value in opening_data(self.config, coordinator).items():
             payload.setdefault(key, value)
-        if self._is_resumed and self.resumed_from:
+        if self.is_resumed and self.resumed_from:
             payload.update(self.resumed_from)
         result = await coordinator.hooks.emit(event, payload)
         if not isinstance(result, HookResult) or result.action in ("deny", "ask_user"):
@@ -152,9 +153,12 @@ class AmplifierSession:
     # -- prompts -------------------------------------------------------------------------
 
     async def execute(self, prompt: str) -> str:
-        """Hand ``prompt`` to the mounted orchestrator; its answer is the final text."""
+        """Hand ``prompt`` to the mounted orchestrator; its answer is the final text.
+
+        :raises RuntimeError: :meth:`initialize` has not run (as on amplifier-core 2.0.2).
+        """
         if not self._initialized:
-            await self.initialize()
+            raise RuntimeError("Session not initialized. Call initialize() first.")
         coordinator = self.coordinator
         if not self._started:
             self._started = True
@@ -224,6 +228,7 @@ class AmplifierSession:
                     )
             await self.loader.cleanup()
         finally:
+            self._initialized = False
             await self.coordinator.cleanup()
 
     async def __aenter__(self) -> Self:

@@ -578,12 +578,15 @@ async def test_matchers_of_events_without_a_tool_select_by_their_field(tmp_path:
     )
     await dispatcher.dispatch("context:pre_compact", {"trigger": "auto", "session_id": "s"})
     await dispatcher.dispatch("context:pre_compact", {"trigger": "manual", "session_id": "s"})
-    assert log.read_text().split() == ["permission", "always", "manual"]
+    # the matching groups of one event run at once, so within an event the order is free
+    assert sorted(log.read_text().split()) == ["always", "manual", "permission"]
     await dispatcher.dispatch("user:notification", {"message": "x", "source": "session"})
     await dispatcher.dispatch(
         "user:notification", {"message": "x", "notification_type": "idle_prompt"}
     )
-    assert log.read_text().split() == ["permission", "always", "manual", "always", "idle", "always"]
+    words = log.read_text().split()
+    assert words[:4] == [*words[:2], "manual", "always"]
+    assert sorted(words[4:]) == ["always", "idle"]
 
 
 async def test_stop_runs_in_a_top_level_session_and_subagent_stop_in_a_child(

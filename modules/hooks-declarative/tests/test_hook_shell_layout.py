@@ -245,3 +245,6 @@ def test_a_hook_shell_group_runs_its_hooks_in_order_unless_it_says_parallel() ->
     document = parse_hook_shell_file(text, ".amplifier/hooks/x/hooks.json")
     groups = [s for s in document.events[0].steps if isinstance(s, HookGroup)]
     assert [g.parallel for g in groups] == [False, True]
+    # hook-shell's bridge runs the matching groups one after the other and returns at the
+    # first deny; Claude Code runs them all at once: a hook-shell group is never joint
+    assert [g.joint for g in groups] == [False, False]

@@ -17,7 +17,7 @@ from amplifier_hooks_util.trust import trust_project
 
 from amplifier_core.testing import create_test_coordinator
 from amplifier_module_hooks_declarative import HooksConfigError, find_sources, mount, parse_config
-from amplifier_module_hooks_declarative.plugins import discover_plugins
+from amplifier_module_hooks_declarative.plugins import discover_plugins, plugin_data_dir
 from amplifier_module_hooks_declarative.survey import survey_sources
 from amplifier_module_hooks_declarative.variables import substitute
 
@@ -98,7 +98,10 @@ def test_plugin_sources_are_labelled_by_plugin_and_file(project: Path, cache: Pa
     sources = [s for s in found if s.kind == "plugin"]
     assert [s.label for s in sources] == ["plugin security-guard: hooks/hooks.json"]
     (guard,) = sources
-    assert dict(guard.variables) == {"CLAUDE_PLUGIN_ROOT": str(cache / "security-guard")}
+    assert dict(guard.variables) == {
+        "CLAUDE_PLUGIN_ROOT": str(cache / "security-guard"),
+        "CLAUDE_PLUGIN_DATA": str(plugin_data_dir("security-guard")),
+    }
 
 
 def test_a_marketplace_lists_its_plugins_in_order(project: Path, cache: Path) -> None:
@@ -234,17 +237,91 @@ def test_manifest_hooks_paths_add_to_the_default_file(tmp_path: Path, project: P
     ]
 
 
-async def test_a_broken_plugin_file_fails_the_mount_naming_plugin_file_line_and_key(
-    project: Path, cache: Path
+async def test_an_unknown_key_in_a_plugin_is_a_warning_naming_plugin_file_line_and_key(
+    project: Path, cache: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
     hooks_json = cache / "security-guard" / "hooks" / "hooks.json"
     hooks_json.write_text(hooks_json.read_text().replace('"timeout": 10', '"timout": 10'))
-    with pytest.raises(HooksConfigError) as caught:
-        await mounted(project, {"plugins": [str(cache / "security-guard")]})
-    assert str(caught.value).startswith(
+    with caplog.at_level(logging.WARNING):
+        assert await denies_rm_rf(project, {"plugins": [str(cache / "security-guard")]})
+    assert (
         "hooks-declarative: plugin security-guard: hooks/hooks.json:11: "
         "hooks.PreToolUse[0].hooks[0].timout: unknown key 'timout'"
+    ) in caplog.text
+
+
+async def test_a_wrong_value_in_a_plugin_still_fails_the_mount_naming_plugin_file_and_line(
+    project: Path, cache: Path
+) -> None:
+    hooks_json = cache / "security-guard" / "hooks" / "hooks.json"
+    hooks_json.write_text(hooks_json.read_text().replace('"timeout": 10', '"timeout": "ten"'))
+    with pytest.raises(HooksConfigError) as caught:
+        await mounted(project, {"plugins": [str(cache / "security-guard")]})
+    text = str(caught.value)
+    where = "plugin security-guard: hooks/hooks.json:11: hooks.PreToolUse[0].hooks[0].timeout"
+    assert where in text
+    assert "disabled_plugins: ['security-guard']" in text
+
+
+def _plugin(root: Path, name: str, hooks: dict[str, Any]) -> Path:
+    (root / name / ".claude-plugin").mkdir(parents=True)
+    (root / name / "hooks").mkdir()
+    (root / name / ".claude-plugin" / "plugin.json").write_text(json.dumps({"name": name}))
+    (root / name / "hooks" / "hooks.json").write_text(json.dumps({"hooks": hooks}, indent=2))
+    return root / name
+
+
+def _command(command: str, **keys: Any) -> dict[str, Any]:
+    hook = {"type": "command", "command": command, **keys}
+    return {"PostToolUse": [{"matcher": "Bash", "hooks": [hook]}]}
+
+
+async def test_every_refused_plugin_is_named_in_one_error_suggesting_disabled_plugins(
+    project: Path, tmp_path: Path
+) -> None:
+    plugins = tmp_path / "plugins"
+    ran = tmp_path / "good-ran"
+    _plugin(plugins, "good", _command(f"touch '{ran}'"))
+    _plugin(plugins, "bad-one", _command("true", timeout=-1))
+    _plugin(plugins, "bad-two", _command("true", **{"async": "yes"}))
+    with pytest.raises(HooksConfigError) as caught:
+        await mounted(project, {"plugins": [str(plugins)]})
+    text = str(caught.value)
+    assert "plugin bad-one: hooks/hooks.json:" in text
+    assert "hooks.PostToolUse[0].hooks[0].timeout: expected a number of seconds" in text
+    assert "plugin bad-two: hooks/hooks.json:" in text
+    assert "hooks.PostToolUse[0].hooks[0].async: expected true or false" in text
+    assert "2 plugin(s) refused: 'bad-one', 'bad-two'" in text
+    assert "disabled_plugins: ['bad-one', 'bad-two']" in text
+    coordinator, cleanup = await mounted(
+        project, {"plugins": [str(plugins)], "disabled_plugins": ["bad-one", "bad-two"]}
     )
+    try:
+        data = {**bash("ls"), "tool_result": {"success": True, "output": ""}}
+        await coordinator.hooks.emit("tool:post", data)
+    finally:
+        await cleanup()
+    assert ran.exists()
+
+
+async def test_an_async_plugin_hook_runs_in_the_background_without_holding_the_event(
+    project: Path, tmp_path: Path
+) -> None:
+    """``"async": true`` (Claude Code's documented key): the hook starts, the event goes on
+    without waiting for it, and the hook finishes on its own."""
+    gate, done = tmp_path / "gate", tmp_path / "done"
+    script = f"while [ ! -e '{gate}' ]; do sleep 0.02; done; touch '{done}'; exit 2"
+    _plugin(tmp_path / "plugins", "notifier", _command(script, **{"async": True}))
+    coordinator, cleanup = await mounted(project, {"plugins": [str(tmp_path / "plugins")]})
+    try:
+        data = {**bash("ls"), "tool_result": {"success": True, "output": ""}}
+        result = await coordinator.hooks.emit("tool:post", data)
+        assert result.action == "continue"
+        assert not done.exists()  # the hook is still waiting on its gate: nothing waited for it
+        gate.touch()
+    finally:
+        await cleanup()  # cleanup gives running async hooks their grace to finish
+    assert done.exists()
 
 
 @pytest.mark.parametrize(
@@ -478,3 +555,50 @@ async def test_a_plugin_path_through_a_link_and_dot_dot_covers_what_runs(project
     assert not await denies_rm_rf(project, config)
     trust_project(project, include=["deep/plugins/guard"])
     assert await denies_rm_rf(project, config)
+
+
+async def test_a_plugin_keeps_data_in_its_claude_plugin_data_directory_across_sessions(
+    project: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``${CLAUDE_PLUGIN_DATA}``: ``plugins/data/<id>/`` in the state directory, in the text
+    and the environment of the plugin's commands, and still there in the next session."""
+    state = tmp_path / "state home"
+    monkeypatch.setenv("AMPLIFIER_HOME", str(state))
+    script = 'echo run >> "${CLAUDE_PLUGIN_DATA}/runs"; echo "$CLAUDE_PLUGIN_DATA" > "$1"'
+    seen = tmp_path / "seen"
+    _plugin(tmp_path / "plugins", "counter", _command(f"sh -c '{script}' sh '{seen}'"))
+    data = {**bash("ls"), "tool_result": {"success": True, "output": ""}}
+    for _session in range(2):
+        coordinator, cleanup = await mounted(project, {"plugins": [str(tmp_path / "plugins")]})
+        try:
+            await coordinator.hooks.emit("tool:post", data)
+        finally:
+            await cleanup()
+    directory = state.resolve() / "plugins" / "data" / "counter"
+    assert (directory / "runs").read_text() == "run\nrun\n"
+    assert seen.read_text().strip() == str(directory)
+
+
+async def test_a_plugins_mcp_tool_hook_is_skipped_with_a_warning_and_its_other_hooks_run(
+    project: Path, tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    ran = tmp_path / "ran"
+    mcp = {"type": "mcp_tool", "server": "audit", "tool": "record"}
+    hooks = {
+        "PostToolUse": [
+            {"matcher": "Bash", "hooks": [mcp, {"type": "command", "command": f"touch '{ran}'"}]}
+        ]
+    }
+    _plugin(tmp_path / "plugins", "mixed", hooks)
+    with caplog.at_level(logging.WARNING):
+        coordinator, cleanup = await mounted(project, {"plugins": [str(tmp_path / "plugins")]})
+        try:
+            data = {**bash("ls"), "tool_result": {"success": True, "output": ""}}
+            await coordinator.hooks.emit("tool:post", data)
+        finally:
+            await cleanup()
+    assert ran.exists()
+    assert (
+        "plugin mixed: hooks/hooks.json:8: hooks.PostToolUse[0].hooks[0].type: Claude Code's "
+        "'mcp_tool' hooks do not run here; this hook is skipped"
+    ) in caplog.text

@@ -111,9 +111,9 @@ def test_prompt_and_agent_hooks_are_read_with_claude_codes_keys_and_defaults() -
             "hooks.PreToolUse[0].hooks[0].model: expected a model name, got int 3",
         ),
         (
-            {"type": "http", "url": "https://example.com"},
-            "hooks.PreToolUse[0].hooks[0].type: expected 'command', 'prompt' or 'agent', "
-            "got str 'http'",
+            {"type": "mcp_tool", "server": "audit", "tool": "record"},
+            "hooks.PreToolUse[0].hooks[0].type: expected 'command', 'http', 'prompt' or 'agent', "
+            "got str 'mcp_tool'",
         ),
     ],
 )

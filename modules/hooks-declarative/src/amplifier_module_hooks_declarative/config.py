@@ -35,7 +35,7 @@ import difflib
 import json
 import logging
 import re
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Annotated, Any, Final, Literal
 
@@ -61,6 +61,7 @@ from .specs import (
     AgentHookSpec,
     CommandHookSpec,
     HookSpec,
+    HttpHookSpec,
     LlmHookSpec,
     MatcherHookSpec,
     PromptHookSpec,
@@ -78,6 +79,7 @@ __all__ = [
     "HooksDocument",
     "Problem",
     "Step",
+    "parse_claude_plugin_hooks",
     "parse_claude_settings",
     "parse_config",
     "parse_hooks_data",
@@ -100,8 +102,23 @@ _SPEC_MODELS: Final[dict[str, type[BaseModel]]] = {
 _DOCUMENT_KEYS: Final = ("hooks", "claude_code")
 _GROUP_KEYS: Final = ("hooks", "parallel", "matcher")
 _CLAUDE_GROUP_KEYS: Final = ("matcher", "hooks", "parallel")
-_CLAUDE_HOOK_KEYS: Final = ("type", "command", "timeout")
-_CLAUDE_PROMPT_KEYS: Final = ("type", "prompt", "model", "timeout", "statusMessage")
+_CLAUDE_HOOK_KEYS: Final = ("type", "command", "timeout", "async", "statusMessage", "once")
+"""A Claude Code command hook's keys: ``async: true`` runs it in the background (never waited
+for, never changing the event, as Claude Code does); ``statusMessage`` is a spinner text,
+accepted and not shown; ``once`` is accepted (Claude Code honours it in skills only)."""
+_CLAUDE_UNSUPPORTED_TYPES: Final = ("mcp_tool",)
+"""Claude Code hook types that do not run here: in a plugin, a warning and the hook skipped;
+in a settings file, an error (a guard there must not be left out quietly)."""
+_CLAUDE_HTTP_KEYS: Final = (
+    "type",
+    "url",
+    "headers",
+    "allowedEnvVars",
+    "timeout",
+    "statusMessage",
+    "once",
+)
+_CLAUDE_PROMPT_KEYS: Final = ("type", "prompt", "model", "timeout", "statusMessage", "once")
 _EVENT_NAME: Final = re.compile(r"[a-z][a-z0-9_-]*(?::[a-z0-9_-]+)+")
 
 
@@ -262,6 +279,10 @@ class HookGroup:
     written: str | None = None
     """The matcher as its file wrote it, when ``matcher`` is a translation of it (another
     tool's names); what ``hooks list`` shows."""
+    joint: bool = False
+    """Runs at once with the event's other joint groups that match, every hook to its end
+    even when one denies, as Claude Code and Gemini CLI run every matching hook of an event
+    (:mod:`.dispatch`)."""
 
 
 Step = HookEntry | HookGroup
@@ -362,6 +383,20 @@ def parse_claude_settings(text: str, source: str) -> HooksDocument:
     return HooksDocument(source, tuple(events))
 
 
+def parse_claude_plugin_hooks(text: str, source: str) -> HooksDocument:
+    """A Claude Code plugin's hooks file, read as leniently as Claude Code's own loader: an
+    unknown key in a hook or matcher group is a warning naming the plugin, the file and the
+    line, and the rest of the hook still runs. Every other mistake is an error."""
+    read = _json_object(text, source, "Claude Code plugin hooks")
+    if read is None:
+        return HooksDocument(source, ())
+    parser, data = read
+    parser.lenient = True
+    events = parser.event_map(data.get("hooks"), ("hooks",), claude=True)
+    parser.raise_problems()
+    return HooksDocument(source, tuple(events))
+
+
 def _compose_yaml(text: str, source: str) -> YamlDocument:
     try:
         return YamlDocument.parse(text)
@@ -425,8 +460,20 @@ class _Parser:
         self.source = source
         self.positions = document
         self.problems: list[Problem] = []
+        self.lenient = False
+        """Unknown keys of Claude Code hooks are warnings (a third-party plugin's file)."""
 
     # -- problems
+
+    def unknown(self, loc: Loc, known: Sequence[str]) -> None:
+        """An unknown key at ``loc``: a problem, or a warning in a lenient document."""
+        message = _unknown_key(str(loc[-1]), list(known))
+        if not self.lenient:
+            self.fail(loc, message, key=True)
+            return
+        line = self.positions.line_of(loc, key=True) if self.positions else None
+        where = self.source if line is None else f"{self.source}:{line}"
+        logger.warning("%s: %s: %s: %s (ignored)", MODULE_ID, where, key_path(loc), message)
 
     def fail(self, loc: Loc, message: str, *, key: bool = False) -> None:
         line = self.positions.line_of(loc, key=key) if self.positions else None
@@ -657,11 +704,7 @@ class _Parser:
             return None
         for key in item:
             if key not in _CLAUDE_GROUP_KEYS:
-                self.fail(
-                    (*loc, str(key)),
-                    _unknown_key(str(key), list(_CLAUDE_GROUP_KEYS)),
-                    key=True,
-                )
+                self.unknown((*loc, str(key)), _CLAUDE_GROUP_KEYS)
         matcher = self.matcher_string(item.get("matcher"), (*loc, "matcher"))
         parallel = item.get("parallel", True)  # Claude Code runs a group's hooks in parallel
         if not isinstance(parallel, bool):
@@ -675,7 +718,8 @@ class _Parser:
             for index, hook in enumerate(hooks)
             if (entry := self.claude_hook(hook, (*loc, "hooks", index))) is not None
         ]
-        return HookGroup(tuple(entries), parallel is not False, matcher, self.label(loc))
+        together = parallel is not False
+        return HookGroup(tuple(entries), together, matcher, self.label(loc), joint=together)
 
     def claude_hook(self, hook: Any, loc: Loc) -> HookEntry | None:
         if not isinstance(hook, dict):
@@ -684,18 +728,28 @@ class _Parser:
         kind = hook.get("type")
         if kind in ("prompt", "agent"):
             return self.claude_prompt_hook(hook, loc)
+        if kind == "http":
+            return self.claude_http_hook(hook, loc)
+        if kind in _CLAUDE_UNSUPPORTED_TYPES and self.lenient:
+            line = self.positions.line_of((*loc, "type")) if self.positions else None
+            where = self.source if line is None else f"{self.source}:{line}"
+            logger.warning(
+                "%s: %s: %s.type: Claude Code's %r hooks do not run here; this hook is skipped",
+                MODULE_ID,
+                where,
+                key_path(loc),
+                kind,
+            )
+            return None
         if kind != "command":
             self.fail(
-                (*loc, "type"), f"expected 'command', 'prompt' or 'agent', got {_describe(kind)}"
+                (*loc, "type"),
+                f"expected 'command', 'http', 'prompt' or 'agent', got {_describe(kind)}",
             )
             return None
         for key in hook:
             if key not in _CLAUDE_HOOK_KEYS:
-                self.fail(
-                    (*loc, str(key)),
-                    _unknown_key(str(key), list(_CLAUDE_HOOK_KEYS)),
-                    key=True,
-                )
+                self.unknown((*loc, str(key)), _CLAUDE_HOOK_KEYS)
         command = hook.get("command")
         if not isinstance(command, str) or not command.strip():
             self.fail(
@@ -710,11 +764,61 @@ class _Parser:
                 f"expected a number of seconds greater than 0, got {_describe(timeout)}",
             )
             return None
-        spec = CommandHookSpec(
-            type="command",
-            command=command,
+        background = hook.get("async", False)
+        if not isinstance(background, bool):
+            self.fail((*loc, "async"), f"expected true or false, got {_describe(background)}")
+            return None
+        for key in ("statusMessage",):
+            if key in hook and not isinstance(hook[key], str):
+                self.fail((*loc, key), f"expected a string, got {_describe(hook[key])}")
+        if "once" in hook and not isinstance(hook["once"], bool):
+            self.fail((*loc, "once"), f"expected true or false, got {_describe(hook['once'])}")
+        spec = CommandHookSpec.model_validate(
+            {
+                "type": "command",
+                "command": command,
+                "timeout_ms": max(1, round(timeout * 1000)),
+                "protocol": "claude-code",
+                "async": background,
+            }
+        )
+        return self.entry(spec, loc)
+
+    def claude_http_hook(self, hook: dict[str, Any], loc: Loc) -> HookEntry | None:
+        """A Claude Code ``type: http`` hook (see http_hook.py): ``url``, ``headers``,
+        ``allowedEnvVars``, ``timeout`` (seconds)."""
+        for key in hook:
+            if key not in _CLAUDE_HTTP_KEYS:
+                self.unknown((*loc, str(key)), _CLAUDE_HTTP_KEYS)
+        url = hook.get("url")
+        if not isinstance(url, str) or not re.match(r"https?://", url):
+            self.fail((*loc, "url"), f"expected an http:// or https:// URL, got {_describe(url)}")
+            return None
+        headers = hook.get("headers", {})
+        if not isinstance(headers, dict) or not all(
+            isinstance(k, str) and isinstance(v, str) for k, v in headers.items()
+        ):
+            self.fail((*loc, "headers"), f"expected names to strings, got {_describe(headers)}")
+            return None
+        allowed = hook.get("allowedEnvVars", [])
+        if not isinstance(allowed, list) or not all(isinstance(n, str) for n in allowed):
+            self.fail(
+                (*loc, "allowedEnvVars"), f"expected a list of names, got {_describe(allowed)}"
+            )
+            return None
+        timeout = hook.get("timeout", 60)
+        if isinstance(timeout, bool) or not isinstance(timeout, int | float) or timeout <= 0:
+            self.fail(
+                (*loc, "timeout"),
+                f"expected a number of seconds greater than 0, got {_describe(timeout)}",
+            )
+            return None
+        spec = HttpHookSpec(
+            type="http",
+            url=url,
+            headers=headers,
+            allowed_env_vars=tuple(allowed),
             timeout_ms=max(1, round(timeout * 1000)),
-            protocol="claude-code",
         )
         return self.entry(spec, loc)
 
@@ -724,11 +828,7 @@ class _Parser:
         kind = hook["type"]
         for key in hook:
             if key not in _CLAUDE_PROMPT_KEYS:
-                self.fail(
-                    (*loc, str(key)),
-                    _unknown_key(str(key), list(_CLAUDE_PROMPT_KEYS)),
-                    key=True,
-                )
+                self.unknown((*loc, str(key)), _CLAUDE_PROMPT_KEYS)
         prompt = hook.get("prompt")
         if not isinstance(prompt, str) or not prompt.strip():
             self.fail(

@@ -10,6 +10,12 @@ Order and combination, per event:
 * A group with ``parallel: true`` runs its hooks concurrently on the same arguments and
   combines their decisions in declaration order (see :mod:`.mapping`); a block in it ends the
   event's later steps.
+* Claude Code's matcher groups (settings files and plugins) and Gemini CLI's hook definitions
+  without ``sequential: true`` are *joint*: every matching hook of consecutive joint groups
+  runs at once, as those tools run them, each to its end even when another denies; the
+  decisions are combined in declaration order (a block wins over ask over allow, the first
+  block's reason is the one given, every injection is kept in order), so N such hooks cost
+  about the slowest of them.
 * A group with ``matcher`` runs only for tools the matcher accepts; on events without a
   tool it is matched against the event's field of :data:`~.mapping.MATCH_FIELDS`
   (``notification_type``, ``trigger``, ``reason``, ``agent_type``), and runs when the event
@@ -59,6 +65,7 @@ from .specs import (
     AgentHookSpec,
     CommandHookSpec,
     HookSpec,
+    HttpHookSpec,
     LlmHookSpec,
     MatcherHookSpec,
     PromptHookSpec,
@@ -132,6 +139,10 @@ def default_runner_factory(
                 protocol=protocol,
                 write_paths=settings.sandbox_write_paths if settings else (),
             )
+        if isinstance(spec, HttpHookSpec):
+            from .http_hook import HttpRunner
+
+            return HttpRunner(spec, label=label, project_dir=project_dir)
         if isinstance(spec, LlmHookSpec):
             from .llm import LlmRunner
             from .llm_cache import LlmCache
@@ -198,6 +209,8 @@ class PlannedStep:
     parallel: bool
     tool_filter: NameMatcher | None
     label: str
+    joint: bool = False
+    """Runs at once with the adjacent joint steps that match (:class:`~.config.HookGroup`)."""
 
     @property
     def budget_s(self) -> float:
@@ -231,13 +244,15 @@ def plan_steps(documents: Sequence[HooksDocument], factory: RunnerFactory) -> li
                     tool_filter = (
                         compile_claude_matcher(step.matcher) if step.matcher is not None else None
                     )
-                    parallel = step.parallel
+                    parallel, joint = step.parallel, step.joint
                 else:
                     hooks = (_hook(step, factory),)
-                    tool_filter, parallel = None, False
+                    tool_filter, parallel, joint = None, False, False
                 if hooks:
                     steps.append(
-                        PlannedStep(block.event, alias, hooks, parallel, tool_filter, step.label)
+                        PlannedStep(
+                            block.event, alias, hooks, parallel, tool_filter, step.label, joint
+                        )
                     )
     return steps
 
@@ -510,6 +525,7 @@ class Dispatcher:
         base = self.context(event, data)
         context = base
         outcome = Outcome()
+        joint: list[tuple[PlannedStep, HookContext]] = []
         for step in steps:
             tool_filter = step.tool_filter
             if tool_filter is not None:
@@ -520,6 +536,16 @@ class Dispatcher:
                 continue
             if context.alias != step.alias:
                 context = dataclasses.replace(context, alias=step.alias)
+            if step.joint:
+                joint.append((step, context))
+                continue
+            if joint:
+                changed = await self._joint(joint, outcome)
+                joint = []
+                if outcome.blocked:
+                    break
+                if changed:
+                    context = self._modified(base, outcome, step.alias)
             if step.parallel:
                 changed = await self._parallel(step, context, outcome)
             else:
@@ -528,6 +554,8 @@ class Dispatcher:
                 break
             if changed:
                 context = self._modified(base, outcome, step.alias)
+        if joint and not outcome.blocked:
+            await self._joint(joint, outcome)
         result = to_hook_result(outcome, event, data)
         if result is None:
             return self._nothing()
@@ -574,6 +602,24 @@ class Dispatcher:
             if self.observed(hook):
                 await self._record(hook, context, decision)
                 continue
+            changed = outcome.add(decision) or changed
+        return changed
+
+    async def _joint(
+        self, batch: Sequence[tuple[PlannedStep, HookContext]], outcome: Outcome
+    ) -> bool:
+        """Every hook of the joint steps in ``batch`` at once, on the same arguments, each to
+        its end; their decisions combined in declaration order."""
+        foreground: list[tuple[_Hook, HookContext]] = []
+        for step, context in batch:
+            for hook in step.hooks:
+                if hook.background:
+                    self.background.spawn(hook, _run_one(hook, context))
+                else:
+                    foreground.append((hook, context))
+        decisions = await asyncio.gather(*(_run_one(hook, context) for hook, context in foreground))
+        changed = False
+        for decision in decisions:  # gather keeps declaration order
             changed = outcome.add(decision) or changed
         return changed
 

@@ -235,7 +235,12 @@ class _GeminiReader:
         if event in _TOOL_EVENTS and matcher is not None:
             tool_matcher = foreign_tool_matcher(matcher, GEMINI_TOOLS)
         group = HookGroup(
-            tuple(entries), not sequential, tool_matcher, parser.label(loc), written=matcher
+            tuple(entries),
+            not sequential,
+            tool_matcher,
+            parser.label(loc),
+            written=matcher,
+            joint=not sequential,
         )
         return group, (matcher.strip() if matcher is not None else None)
 

@@ -112,8 +112,8 @@ def parse_hook_shell_file(text: str, source: str) -> HooksDocument:
             return step
         group = _at(raw, step.hooks[0].loc[:3])
         if isinstance(group, Mapping) and "parallel" in group:
-            return step
-        return dataclasses.replace(step, parallel=False)
+            return dataclasses.replace(step, joint=False)
+        return dataclasses.replace(step, parallel=False, joint=False)
 
     timed = map_commands(document, default_timeout)
     events = tuple(

@@ -13,10 +13,12 @@ Other sources (``github``, ``url``, ``npm``) are fetched by Claude Code's instal
 are skipped with a note. A directory that is neither is read as a **directory of plugins**: each
 of its subdirectories that is a plugin, in name order.
 
-Each plugin's commands get ``CLAUDE_PLUGIN_ROOT`` (the plugin's directory) in their
-environment and in their text, where Claude Code substitutes ``${CLAUDE_PLUGIN_ROOT}`` before
-the shell runs the command (:mod:`.variables`: quoted so that a path with spaces stays one
-word), and run with the ``claude-code`` protocol.
+Each plugin's commands get ``CLAUDE_PLUGIN_ROOT`` (the plugin's directory) and
+``CLAUDE_PLUGIN_DATA`` (its persistent data directory, :func:`plugin_data_dir`, made when the
+plugin is loaded and kept across sessions) in their environment and in their text, where Claude
+Code substitutes ``${CLAUDE_PLUGIN_ROOT}`` before the shell runs the command
+(:mod:`.variables`: quoted so that a path with spaces stays one word), and run with the
+``claude-code`` protocol.
 
 A plugin is turned off by ``disabled_plugins`` (its name, or ``name@marketplace``) or by
 ``"enabledPlugins": {"name@marketplace": false}`` in the project's ``.claude/settings.json`` or
@@ -34,6 +36,7 @@ import dataclasses
 import json
 import logging
 import os
+import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -42,6 +45,7 @@ from typing import Any, Final
 import yaml
 from amplifier_hooks_util.config_errors import describe_value, key_path
 from amplifier_hooks_util.regular_file import read_regular
+from amplifier_hooks_util.state import state_home
 from amplifier_hooks_util.trust import trust_status
 from amplifier_hooks_util.yaml_locations import YamlDocument
 
@@ -49,6 +53,7 @@ from .config import MODULE_ID, DeclarativeConfig, HooksConfigError, Problem
 
 __all__ = [
     "MARKETPLACE_MANIFEST",
+    "PLUGIN_DATA_VARIABLE",
     "PLUGIN_HOOKS_FILE",
     "PLUGIN_MANIFEST",
     "PLUGIN_ROOT_VARIABLE",
@@ -56,6 +61,7 @@ __all__ = [
     "PluginHooksFile",
     "discover_plugins",
     "is_plugin",
+    "plugin_data_dir",
 ]
 
 logger = logging.getLogger("amplifier_module_hooks_declarative")
@@ -64,6 +70,7 @@ PLUGIN_MANIFEST: Final = ".claude-plugin/plugin.json"
 MARKETPLACE_MANIFEST: Final = ".claude-plugin/marketplace.json"
 PLUGIN_HOOKS_FILE: Final = "hooks/hooks.json"
 PLUGIN_ROOT_VARIABLE: Final = "CLAUDE_PLUGIN_ROOT"
+PLUGIN_DATA_VARIABLE: Final = "CLAUDE_PLUGIN_DATA"
 _SETTINGS: Final = (".claude/settings.json", ".claude/settings.local.json")
 
 
@@ -110,6 +117,15 @@ class Plugin:
     @property
     def label(self) -> str:
         return f"plugin {self.id}"
+
+
+def plugin_data_dir(plugin_id: str) -> Path:
+    """The persistent data directory of the plugin ``plugin_id`` (``name@marketplace``):
+    ``plugins/data/<id>/`` in the state directory (``$AMPLIFIER_HOME``, else
+    ``~/.amplifier``), every character but letters, digits, ``_`` and ``-`` replaced by ``-``,
+    as Claude Code names ``~/.claude/plugins/data/<id>/``."""
+    safe = re.sub(r"[^A-Za-z0-9_-]", "-", plugin_id)
+    return state_home() / "plugins" / "data" / safe
 
 
 def is_plugin(path: Path) -> bool:

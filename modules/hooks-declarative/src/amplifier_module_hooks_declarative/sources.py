@@ -49,7 +49,7 @@ import dataclasses
 import logging
 import os
 import shlex
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final, Literal
@@ -64,6 +64,7 @@ from .config import (
     HooksConfigError,
     HooksDocument,
     Problem,
+    parse_claude_plugin_hooks,
     parse_claude_settings,
     parse_hooks_data,
     parse_hooks_text,
@@ -77,7 +78,13 @@ from .hook_shell import (
     hook_shell_files,
     parse_hook_shell_file,
 )
-from .plugins import PLUGIN_ROOT_VARIABLE, Plugin, discover_plugins
+from .plugins import (
+    PLUGIN_DATA_VARIABLE,
+    PLUGIN_ROOT_VARIABLE,
+    Plugin,
+    discover_plugins,
+    plugin_data_dir,
+)
 from .protocols import command_protocol
 from .scripts import script_problem
 from .specs import CommandHookSpec
@@ -93,6 +100,7 @@ __all__ = [
     "PROJECT_KINDS",
     "SOURCE_READERS",
     "Loaded",
+    "RefusedPluginsError",
     "Source",
     "SourceKind",
     "TrustDecision",
@@ -142,8 +150,8 @@ SOURCE_READERS: Final[dict[SourceKind, Callable[[str, str], HooksDocument]]] = {
     "claude-settings": parse_claude_settings,
     "user-hook-shell": parse_hook_shell_file,
     "hook-shell": parse_hook_shell_file,
-    "plugin": parse_claude_settings,
-    "project-plugin": parse_claude_settings,
+    "plugin": parse_claude_plugin_hooks,
+    "project-plugin": parse_claude_plugin_hooks,
     "user-gemini-settings": parse_gemini_settings,
     "gemini-settings": parse_gemini_settings,
     "user-cursor-hooks": parse_user_cursor_hooks,
@@ -272,9 +280,10 @@ def find_sources(settings: DeclarativeConfig, *, project_dir: Path, user_dir: Pa
 
 
 def plugin_sources(plugin: Plugin, project_dir: Path) -> list[Source]:
-    """The sources of one plugin: its hooks files with ``CLAUDE_PLUGIN_ROOT`` set and written
-    into their commands; one that reports why it cannot be read; none when it is skipped. A
-    plugin inside ``project_dir`` comes with the project: it runs only in a trusted one."""
+    """The sources of one plugin: its hooks files with ``CLAUDE_PLUGIN_ROOT`` and
+    ``CLAUDE_PLUGIN_DATA`` set and written into their commands; one that reports why it cannot
+    be read; none when it is skipped. A plugin inside ``project_dir`` comes with the project:
+    it runs only in a trusted one."""
     if plugin.skipped is not None:
         logger.warning("%s: %s is skipped: %s", MODULE_ID, plugin.label, plugin.skipped)
         return []
@@ -284,7 +293,14 @@ def plugin_sources(plugin: Plugin, project_dir: Path) -> list[Source]:
     found: list[Source] = []
     if plugin.error is not None:  # the bundle names a plugin that cannot be read: its error
         found.append(Source("plugin", plugin.label, None, True, error=plugin.error))
-    variables = ((PLUGIN_ROOT_VARIABLE, str(plugin.root)),)
+    variables: tuple[tuple[str, str], ...] = ((PLUGIN_ROOT_VARIABLE, str(plugin.root)),)
+    if plugin.files:
+        data = plugin_data_dir(plugin.id)
+        try:
+            data.mkdir(mode=0o700, parents=True, exist_ok=True)
+        except OSError as err:  # the hooks still run; a script that writes there will say so
+            logger.warning("%s: %s: cannot make %s: %s", MODULE_ID, plugin.label, data, err)
+        variables += ((PLUGIN_DATA_VARIABLE, str(data)),)
     for hooks in plugin.files:
         covers = _plugin_cover(places, hooks.path, project_dir) if inside else None
         found.append(Source(kind, hooks.label, hooks.path, True, variables, True, covers=covers))
@@ -529,6 +545,26 @@ def _stopping(err: HooksConfigError, status: TrustStatus | None) -> HooksConfigE
     )
 
 
+class RefusedPluginsError(HooksConfigError):
+    """Plugins that cannot be loaded: each one's own error, then one line naming them all and
+    how to go on without them (``disabled_plugins``)."""
+
+    def __init__(self, refused: Sequence[tuple[Source, HooksConfigError]]) -> None:
+        labels = (source.label.split(":")[0].removeprefix("plugin ") for source, _err in refused)
+        self.plugins = list(dict.fromkeys(labels))
+        quoted = ", ".join(repr(name) for name in self.plugins)
+        self.advice = (
+            f"{MODULE_ID}: {len(self.plugins)} plugin(s) refused: {quoted}; fix them, or add "
+            f"them to disabled_plugins in the {MODULE_ID} config to run without them "
+            f"(disabled_plugins: [{quoted}])"
+        )
+        self.errors = [err for _source, err in refused]
+        super().__init__(refused[0][1].source, [p for e in self.errors for p in e.problems])
+
+    def _render(self) -> str:
+        return "\n".join([*(str(err) for err in self.errors), self.advice])
+
+
 @dataclass(frozen=True, slots=True)
 class Loaded:
     """Every source's hooks, in order, each with the source it came from; ``status``: the
@@ -562,13 +598,20 @@ def load_sources(settings: DeclarativeConfig, *, project_dir: Path, user_dir: Pa
         logger.warning("%s: the hooks in %s did not run: %s", MODULE_ID, names, decision.why)
     snapshot = decision.status.surface if decision.status is not None else None
     documents: list[tuple[HooksDocument, Source]] = []
+    refused: list[tuple[Source, HooksConfigError]] = []
     for source in decision.kept:
         try:
             document = load_source(source, settings, project_dir=project_dir, snapshot=snapshot)
         except HooksConfigError as err:
             if source.kind not in PROJECT_KINDS:
-                raise
+                if source.kind != "plugin" or err.source == "config":
+                    raise
+                refused.append((source, err))
+                continue
             if settings.strict:
+                if source.kind == "project-plugin":
+                    refused.append((source, _stopping(err, decision.status)))
+                    continue
                 raise _stopping(err, decision.status) from err
             logger.warning(
                 "%s; the hooks of %s are skipped and the guard they hold is off (strict: false "
@@ -580,6 +623,8 @@ def load_sources(settings: DeclarativeConfig, *, project_dir: Path, user_dir: Pa
             continue
         if document is not None and document.events:
             documents.append((document, source))
+    if refused:
+        raise RefusedPluginsError(refused)
     status = decision.status
     by_record = status is not None and status.trusted and status.how == "record"
     return Loaded(documents, status if by_record else None)

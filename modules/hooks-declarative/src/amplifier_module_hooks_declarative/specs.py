@@ -17,6 +17,7 @@ __all__ = [
     "AgentHookSpec",
     "CommandHookSpec",
     "HookSpec",
+    "HttpHookSpec",
     "LlmHookSpec",
     "MatchSpec",
     "MatcherHookSpec",
@@ -127,4 +128,22 @@ class AgentHookSpec(_Spec):
     max_turns: int | None = Field(default=None, gt=0)
 
 
-HookSpec = CommandHookSpec | MatcherHookSpec | LlmHookSpec | PromptHookSpec | AgentHookSpec
+class HttpHookSpec(_Spec):
+    """A Claude Code ``type: http`` hook: the event's Claude Code object POSTed as JSON to
+    ``url``; a 2xx response's body is read as a command hook's stdout (see :mod:`.http_hook`).
+
+    ``headers`` values may name environment variables as ``$NAME`` or ``${NAME}``; only the
+    names in ``allowed_env_vars`` are expanded, any other reference becomes empty.
+    """
+
+    type: Literal["http"]
+    url: str = Field(min_length=1, pattern=r"^https?://")
+    headers: dict[str, str] = Field(default_factory=dict)
+    allowed_env_vars: tuple[str, ...] = ()
+    timeout_ms: int = Field(default=60_000, gt=0)
+    on_failure: OnFailure = "warn"
+
+
+HookSpec = (
+    CommandHookSpec | MatcherHookSpec | LlmHookSpec | PromptHookSpec | AgentHookSpec | HttpHookSpec
+)

@@ -27,7 +27,7 @@ from .sources import (
     find_sources,
     load_source,
 )
-from .specs import CommandHookSpec, HookSpec, LlmHookSpec, MatcherHookSpec
+from .specs import CommandHookSpec, HookSpec, HttpHookSpec, LlmHookSpec, MatcherHookSpec
 
 __all__ = ["FoundHook", "SkippedItem", "Survey", "describe_spec", "survey_sources"]
 
@@ -93,6 +93,8 @@ def describe_spec(spec: HookSpec | Any) -> str:
         return f"{spec.action} when {where}" + (f": {spec.message}" if spec.message else "")
     if isinstance(spec, LlmHookSpec):
         return f"{spec.model}: {spec.prompt}"
+    if isinstance(spec, HttpHookSpec):
+        return f"POST {spec.url}"
     return str(getattr(spec, "command", None) or getattr(spec, "prompt", None) or spec)
 
 

@@ -3,6 +3,7 @@ odd data."""
 
 from __future__ import annotations
 
+import inspect
 from typing import Any
 
 import pytest
@@ -32,6 +33,16 @@ class HookBehaviorTests:
     async def test_cleanup_is_callable_if_present(self, hook_cleanup: Any) -> None:
         if hook_cleanup is not None:
             assert callable(hook_cleanup), "Cleanup must be callable"
+
+    async def test_cleanup_does_not_raise(self, hook_cleanup: Any) -> None:
+        if hook_cleanup is None:
+            return
+        try:
+            outcome = hook_cleanup()
+            if inspect.isawaitable(outcome):
+                await outcome
+        except Exception as err:
+            pytest.fail(f"Cleanup {hook_cleanup!r} raised {type(err).__name__}: {err}")
 
     async def test_handler_does_not_crash_on_malformed_data(
         self, hook_cleanup: Any, coordinator: Any

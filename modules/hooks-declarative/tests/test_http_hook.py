@@ -1,0 +1,136 @@
+"""Claude Code ``type: http`` hooks against a real HTTP server on loopback: the event's Claude
+Code object is POSTed, headers get only the allowed variables, the response decides."""
+
+from __future__ import annotations
+
+import json
+import threading
+from collections.abc import Iterator
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from amplifier_core.testing import create_test_coordinator
+from amplifier_module_hooks_declarative import mount
+
+
+class Endpoint:
+    """A loopback server answering each POST with ``status`` and ``answer``; it keeps what it
+    received."""
+
+    def __init__(self) -> None:
+        self.status = 200
+        self.answer: dict[str, Any] = {}
+        self.received: list[tuple[dict[str, str], dict[str, Any]]] = []
+        endpoint = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def do_POST(self) -> None:
+                length = int(self.headers.get("Content-Length", "0"))
+                body = json.loads(self.rfile.read(length))
+                endpoint.received.append((dict(self.headers.items()), body))
+                text = json.dumps(endpoint.answer).encode()
+                self.send_response(endpoint.status)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(text)))
+                self.end_headers()
+                self.wfile.write(text)
+
+            def log_message(self, *args: Any) -> None:
+                return
+
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.url = f"http://127.0.0.1:{self.server.server_address[1]}/hooks/pre-tool-use"
+        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
+        self.thread.start()
+
+    def close(self) -> None:
+        self.server.shutdown()
+        self.server.server_close()
+        self.thread.join(timeout=30)
+
+
+@pytest.fixture
+def endpoint() -> Iterator[Endpoint]:
+    found = Endpoint()
+    yield found
+    found.close()
+
+
+def _plugin(root: Path, hook: dict[str, Any]) -> Path:
+    plugin = root / "remote-guard"
+    (plugin / ".claude-plugin").mkdir(parents=True)
+    (plugin / "hooks").mkdir()
+    (plugin / ".claude-plugin" / "plugin.json").write_text(json.dumps({"name": plugin.name}))
+    hooks = {"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [hook]}]}}
+    (plugin / "hooks" / "hooks.json").write_text(json.dumps(hooks, indent=2))
+    return root
+
+
+async def _emit(tmp_path: Path, hook: dict[str, Any]) -> Any:
+    project = tmp_path / "project"
+    project.mkdir(exist_ok=True)
+    coordinator = create_test_coordinator()
+    coordinator.register_capability("session.working_dir", str(project))
+    plugins = _plugin(tmp_path / "plugins", hook)
+    cleanup = await mount(coordinator, {"include_user": False, "plugins": [str(plugins)]})
+    data = {"tool_name": "bash", "tool_input": {"command": "rm -rf build"}, "session_id": "s-1"}
+    try:
+        return await coordinator.hooks.emit("tool:pre", data)
+    finally:
+        await cleanup()
+
+
+async def test_the_event_is_posted_and_the_response_denies(
+    endpoint: Endpoint, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("HOOK_TOKEN", "t0ken")
+    monkeypatch.setenv("OTHER_SECRET", "must-not-leave")
+    endpoint.answer = {
+        "hookSpecificOutput": {
+            "hookEventName": "PreToolUse",
+            "permissionDecision": "deny",
+            "permissionDecisionReason": "builds are not removed here",
+        }
+    }
+    hook = {
+        "type": "http",
+        "url": endpoint.url,
+        "headers": {"Authorization": "Bearer $HOOK_TOKEN", "X-Other": "${OTHER_SECRET}"},
+        "allowedEnvVars": ["HOOK_TOKEN"],
+        "timeout": 30,
+    }
+    result = await _emit(tmp_path, hook)
+    assert result.action == "deny"
+    assert result.reason.startswith("builds are not removed here")
+    [(headers, body)] = endpoint.received
+    assert headers["Authorization"] == "Bearer t0ken"
+    assert headers["X-Other"] == ""
+    assert body["hook_event_name"] == "PreToolUse"
+    assert body["tool_name"] == "Bash"
+    assert body["tool_input"] == {"command": "rm -rf build"}
+
+
+async def test_an_error_status_is_a_warning_and_the_call_goes_on(
+    endpoint: Endpoint, tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    endpoint.status = 500
+    result = await _emit(tmp_path, {"type": "http", "url": endpoint.url})
+    assert result is None or result.action == "continue"
+    assert f"POST {endpoint.url} answered HTTP 500" in caplog.text
+    assert len(endpoint.received) == 1
+
+
+async def test_a_url_that_is_not_http_is_refused_naming_the_plugin_and_line(
+    tmp_path: Path,
+) -> None:
+    from amplifier_module_hooks_declarative import HooksConfigError
+
+    with pytest.raises(HooksConfigError) as caught:
+        await _emit(tmp_path, {"type": "http", "url": "file:///etc/passwd"})
+    assert "plugin remote-guard: hooks/hooks.json:" in str(caught.value)
+    assert "hooks.PreToolUse[0].hooks[0].url: expected an http:// or https:// URL" in str(
+        caught.value
+    )
