@@ -752,10 +752,12 @@ async def test_failures_are_not_cached(anthropic: ModelServer, make: Runners, ba
 
 async def test_timed_out_call_is_not_cached(openai: ModelServer, make: Runners) -> None:
     openai.queue(Answer(text='{"safe": true}', delay=5.0), '{"safe": false, "reason": "now"}')
-    runner = make(openai, cache=True, timeout_ms=150)
+    shared = LlmCache()
+    hurried = make(openai, shared=shared, cache=True, timeout_ms=150)
+    patient = make(openai, shared=shared, cache=True, timeout_ms=60_000)  # same cache key
 
-    assert (await runner.run(context())).action == "continue"
-    assert (await runner.run(context())).action == "block"
+    assert (await hurried.run(context())).action == "continue"  # timed out: nothing cached
+    assert (await patient.run(context())).action == "block"  # so the model is asked again
     assert len(openai.seen) == 2
 
 
