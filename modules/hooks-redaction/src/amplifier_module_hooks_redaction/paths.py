@@ -75,15 +75,19 @@ def _matches(segment: Segment, key: object, is_index: bool) -> bool:
     return kind == ANY_INDEX and is_index
 
 
+_MEMO_ENTRIES: Final = 4096
+
+
 class PathMatcher:
     """Tracks which allowlisted key paths a walk into nested data is still on."""
 
-    __slots__ = ("_paths", "initial", "sources")
+    __slots__ = ("_memo", "_paths", "initial", "sources")
 
     def __init__(self, paths: Iterable[str]) -> None:
         self.sources = tuple(dict.fromkeys(paths))
         self._paths = tuple(parse_path(path) for path in self.sources)
         self.initial: tuple[State, ...] = self._close((i, 0) for i in range(len(self._paths)))
+        self._memo: dict[tuple[tuple[State, ...], str, bool], tuple[State, ...] | None] = {}
 
     def _close(self, states: Iterable[State]) -> tuple[State, ...]:
         """Add, for each state before a ``**``, the state after it (``**`` may match nothing)."""
@@ -101,7 +105,25 @@ class PathMatcher:
     def step(
         self, states: tuple[State, ...], key: object, is_index: bool
     ) -> tuple[State, ...] | None:
-        """States after descending into ``key``; ``None`` when a path ends here (exempt)."""
+        """States after descending into ``key``; ``None`` when a path ends here (exempt).
+
+        Event data repeats its shape, so answers for string keys are remembered (a bounded
+        table: a walk costs a lookup per key, not a match against every path)."""
+        if key.__class__ is not str:
+            return self._step(states, key, is_index)
+        memo_key = (states, key, is_index)
+        memo = self._memo
+        if memo_key in memo:
+            return memo[memo_key]
+        found = self._step(states, key, is_index)
+        if len(memo) >= _MEMO_ENTRIES:
+            memo.clear()
+        memo[memo_key] = found
+        return found
+
+    def _step(
+        self, states: tuple[State, ...], key: object, is_index: bool
+    ) -> tuple[State, ...] | None:
         moved: list[State] = []
         paths = self._paths
         for path_index, position in states:
