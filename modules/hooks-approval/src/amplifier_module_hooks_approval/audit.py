@@ -23,9 +23,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import IO, Any
 
+from amplifier_hooks_util.deep import dumps
 from amplifier_hooks_util.state import render_template, safe_session_id
-
-from .jsontext import dumps
 
 __all__ = ["AuditLog", "safe_session_id"]
 

@@ -31,7 +31,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Final
 
-from .jsontext import dumps
+from amplifier_hooks_util.deep import dumps
+
 from .rules import Decision
 from .subject import Subject
 

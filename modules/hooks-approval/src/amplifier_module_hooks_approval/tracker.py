@@ -21,10 +21,11 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Final, Protocol
 
+from amplifier_hooks_util.deep import dumps
+
 from amplifier_core.models import HookResult
 
 from .audit import AuditLog
-from .jsontext import dumps
 from .subject import input_of, tool_of
 
 __all__ = [

@@ -25,13 +25,14 @@ Claude Code's rule instead, see :func:`compile_claude_matcher`.
 
 from __future__ import annotations
 
-import json
 import os
 import posixpath
 import re
 from collections.abc import Callable, Iterable, Mapping
 from fnmatch import fnmatchcase
 from typing import Any, Final
+
+from amplifier_hooks_util.deep import dumps
 
 from .specs import MatcherHookSpec
 from .types import Decision, HookContext, failure_decision
@@ -201,52 +202,11 @@ def _segment_regex(segment: str) -> str:
     return "".join(out)
 
 
-def _flat_json(value: Any) -> str:
-    """``value`` as ``json.dumps(value, sort_keys=True, default=str)`` writes it, built with a
-    stack instead of recursion, so any depth can be matched."""
-    out: list[str] = []
-    stack: list[Any] = [value]
-    while stack:
-        item = stack.pop()
-        if isinstance(item, _Raw):
-            out.append(item.text)
-        elif isinstance(item, Mapping):
-            out.append("{")
-            stack.append(_Raw("}"))
-            keys = sorted(item, key=str)
-            for index in range(len(keys) - 1, -1, -1):
-                stack.append(item[keys[index]])
-                stack.append(
-                    _Raw(("" if index == 0 else ", ") + json.dumps(str(keys[index])) + ": ")
-                )
-        elif isinstance(item, list | tuple):
-            out.append("[")
-            stack.append(_Raw("]"))
-            for index in range(len(item) - 1, -1, -1):
-                stack.append(item[index])
-                if index:
-                    stack.append(_Raw(", "))
-        elif item is None or isinstance(item, bool | int | float | str):
-            out.append(json.dumps(item))
-        else:
-            out.append(json.dumps(str(item)))
-    return "".join(out)
-
-
-class _Raw:
-    __slots__ = ("text",)
-
-    def __init__(self, text: str) -> None:
-        self.text = text
-
-
 def _text(value: Any) -> str:
     if isinstance(value, str):
         return value
     try:
-        return json.dumps(value, sort_keys=True, default=str)
-    except RecursionError:  # nested too deep for json: the same text, written without recursion
-        return _flat_json(value)
+        return dumps(value, sort_keys=True)  # any depth: nested data is matched as its JSON
     except (TypeError, ValueError):
         return str(value)
 

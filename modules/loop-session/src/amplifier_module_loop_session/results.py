@@ -12,7 +12,6 @@ __all__ = [
     "as_result_dict",
     "render_tool_result",
     "tool_event_data",
-    "tree_copy",
     "whole_number",
 ]
 
@@ -94,29 +93,3 @@ def _cut_depth(value: Any, limit: int, marker: str) -> Any:
     if isinstance(value, list | tuple):
         return [_cut_depth(v, limit - 1, marker) for v in value]
     return value
-
-
-def tree_copy(value: Any) -> Any:
-    """A deep copy of dicts, lists and tuples (tuples come back as lists, as JSON carries
-    them), made with a stack instead of recursion, so any depth is copied; a container that
-    contains itself is copied once. Other values are shared (strings, numbers and the like
-    are immutable)."""
-    holder: list[Any] = [None]
-    memo: dict[int, Any] = {}
-    stack: list[tuple[Any, Any, Any]] = [(value, holder, 0)]
-    while stack:
-        item, parent, key = stack.pop()
-        made = memo.get(id(item))
-        if made is not None:
-            parent[key] = made
-        elif isinstance(item, dict):
-            new: Any = dict.fromkeys(item)
-            memo[id(item)] = parent[key] = new
-            stack.extend((v, new, k) for k, v in item.items())
-        elif isinstance(item, list | tuple):
-            new = [None] * len(item)
-            memo[id(item)] = parent[key] = new
-            stack.extend((v, new, i) for i, v in enumerate(item))
-        else:
-            parent[key] = item
-    return holder[0]

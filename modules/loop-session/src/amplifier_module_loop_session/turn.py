@@ -23,6 +23,8 @@ import uuid
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
+from amplifier_hooks_util.deep import tree_copy
+
 from amplifier_core import HookResult
 from amplifier_core.message_models import ChatRequest, ChatResponse, Message
 
@@ -33,7 +35,6 @@ from .results import (
     as_result_dict,
     render_tool_result,
     tool_event_data,
-    tree_copy,
     whole_number,
 )
 
