@@ -17,17 +17,12 @@ from pathlib import Path
 
 import pytest
 
+from .conftest import RUNTIME
 from .test_cli import installed, no_traceback, write
 
-BUNDLE = """\
-session:
-  orchestrator:
-    module: loop-session
-    source: amplifier_module_loop_session:mount
-    config: {memory_files: []}
-  context:
-    module: context-simple
-    source: amplifier_module_context_simple:mount
+BUNDLE = (
+    RUNTIME
+    + """\
 tools:
   - module: tool-bash
     source: amplifier_module_tool_bash:mount
@@ -38,6 +33,7 @@ hooks:
   - module: hooks-approval
     source: amplifier_module_hooks_approval:mount
 """
+)
 
 COMMANDS = ("ls", "ls -la", "git status", "git diff")
 
