@@ -18,6 +18,8 @@
     amplifier-hooks replay LOG --bundle B [--compare B2] [--fail-on-diff] [--json]
                                           a recorded session through a bundle's hooks
     amplifier-hooks events                the event catalogue
+    amplifier-hooks logs show|tail [TARGET]
+                                          read hooks-logging's event logs
 
 Installed packages add commands through the ``amplifier_hooks.cli`` entry points (see
 :mod:`amplifier_hooks_cli.hookspecs`); they are loaded when the command line runs, and one

@@ -9,6 +9,7 @@ from .emit import emit
 from .events import events
 from .hooks import hooks
 from .install import install
+from .logs import logs
 from .modules import modules
 from .replay import replay
 from .run import run
@@ -22,6 +23,7 @@ __all__ = [
     "events",
     "hooks",
     "install",
+    "logs",
     "modules",
     "replay",
     "run",
@@ -40,5 +42,6 @@ BUILTIN_COMMANDS: tuple[click.Command, ...] = (
     emit,
     replay,
     events,
+    logs,
 )
 """Every built-in command, in the order ``--help`` lists them."""

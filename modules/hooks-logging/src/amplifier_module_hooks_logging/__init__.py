@@ -17,17 +17,20 @@ or in code::
     await cleanup()  # everything emitted before this is on disk afterwards
 
 The record schema, the config keys and the guarantees (no blocking, no lost or torn lines,
-rotation) are in the README.
+rotation) are in the README. :func:`find_log`, :class:`LogReader` and :class:`RecordFilter`
+read the logs back (the ``amplifier-hooks logs`` commands use them).
 """
 
-from .config import DEFAULT_PATH, LoggingConfig, parse_config
+from .config import DEFAULT_PATH, LEVELS, LoggingConfig, parse_config
 from .encode import DataEncoder
 from .filters import EventFilter, event_level
 from .hook import HANDLER_NAME, LoggingHook
 from .mount import mount, on_session_ready
 from .paths import PathTemplate, project_slug, safe_session_id
+from .reader import LogReader, LogReadError, RecordFilter, find_log
 from .record import RECORD_SCHEMA, SCHEMA_NAME, SCHEMA_VERSION
 from .redact import BUILTIN_SECRET_WORDS, MASK, SecretKeys
+from .visible import visible
 from .writer import DROPPED_EVENT, WriterStats
 
 __all__ = [
@@ -35,24 +38,30 @@ __all__ = [
     "DEFAULT_PATH",
     "DROPPED_EVENT",
     "HANDLER_NAME",
+    "LEVELS",
     "MASK",
     "RECORD_SCHEMA",
     "SCHEMA_NAME",
     "SCHEMA_VERSION",
     "DataEncoder",
     "EventFilter",
+    "LogReadError",
+    "LogReader",
     "LoggingConfig",
     "LoggingHook",
     "PathTemplate",
+    "RecordFilter",
     "SecretKeys",
     "WriterStats",
     "config_schema",
     "event_level",
+    "find_log",
     "mount",
     "on_session_ready",
     "parse_config",
     "project_slug",
     "safe_session_id",
+    "visible",
 ]
 
 config_schema = LoggingConfig

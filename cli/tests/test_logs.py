@@ -1,7 +1,7 @@
-"""hooks-logging's ``logs show`` / ``logs tail``, on an in-process plugin manager.
+"""``amplifier-hooks logs show`` / ``logs tail`` over the logs hooks-logging writes.
 
-The plugin module is registered by hand (never through the installed entry points); the log
-files are real JSONL files in the layout hooks-logging writes.
+The command line is built with no plugins (never the installed entry points); the log files
+are real JSONL files in the layout hooks-logging writes.
 """
 
 from __future__ import annotations
@@ -16,11 +16,12 @@ from typing import Any
 
 import click
 import pytest
+from amplifier_hooks_cli.commands.logs import LEVELS
 from amplifier_hooks_cli.main import build_cli
 from amplifier_hooks_cli.plugins import Plugins
 from click.testing import CliRunner, Result
 
-import amplifier_module_hooks_logging.cli_plugin as logs_plugin
+import amplifier_module_hooks_logging
 from amplifier_module_hooks_logging.paths import project_slug
 
 SESSION = "5e55-10n"
@@ -48,9 +49,7 @@ STORY = [
 
 
 def cli() -> click.Group:
-    plugins = Plugins()
-    plugins.register(logs_plugin, "logs")
-    return build_cli(lambda: plugins)
+    return build_cli(Plugins)
 
 
 def invoke(*args: str) -> Result:
@@ -66,6 +65,19 @@ def log(tmp_path: Path) -> Path:
 
 def events_of(out: str) -> list[str]:
     return [line.split()[2] for line in out.splitlines()]
+
+
+def test_the_level_choices_are_the_levels_hooks_logging_writes() -> None:
+    assert LEVELS == amplifier_module_hooks_logging.LEVELS
+
+
+def test_logs_is_a_built_in_command_with_no_plugin_loaded() -> None:
+    def no_plugins() -> Plugins:
+        raise AssertionError("plugins were loaded for a built-in command")
+
+    result = CliRunner().invoke(build_cli(no_plugins), ["logs", "show", "--help"])
+    assert result.exit_code == 0, result.output
+    assert "Print every record of a log" in result.stdout
 
 
 def test_show_prints_one_line_per_record(log: Path) -> None:
@@ -173,13 +185,10 @@ def test_tail_follow_prints_new_records_until_the_session_ends(tmp_path: Path) -
     program = textwrap.dedent(
         """
         import sys
-        import amplifier_module_hooks_logging.cli_plugin as logs_plugin
         from amplifier_hooks_cli.main import build_cli
         from amplifier_hooks_cli.plugins import Plugins
 
-        plugins = Plugins()
-        plugins.register(logs_plugin, "logs")
-        build_cli(lambda: plugins)(sys.argv[1:])
+        build_cli(Plugins)(sys.argv[1:])
         """
     )
     env = {**os.environ, "COLUMNS": "200"}

@@ -1,0 +1,224 @@
+"""``amplifier-hooks logs show`` / ``logs tail``: read hooks-logging's JSONL logs from the shell.
+
+Which file is read (hooks-logging's :func:`~amplifier_module_hooks_logging.find_log`):
+
+- a path to a log file (or a directory: its newest ``*.jsonl``);
+- a session id: that session's log under the default path template, for ``--workspace``;
+- nothing: the newest session log of the ``--workspace`` project under the default template
+  (``$AMPLIFIER_HOME/projects/<project>/sessions/<session_id>/events.jsonl``, ``~/.amplifier``
+  when ``AMPLIFIER_HOME`` is unset).
+
+Each record is printed on one line: time, level, event, and its data (session id and timestamp
+left out) cut to the terminal's width unless ``--full``; ``--json`` prints the raw lines.
+Either way control characters, bidi overrides and isolates, C1 controls and zero-width
+characters are shown as ``\\uXXXX`` escapes, so a line reads as what happened.
+``tail --follow`` goes on printing records as they are written, until a ``session:end`` record
+or Ctrl-C. A line that is not a record is reported on standard error with its line number, and
+reading goes on. hooks-logging is imported when a command runs: without it, the command says
+which distribution to install.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import time
+from collections import deque
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from types import ModuleType
+from typing import Any, Final
+
+import click
+
+__all__ = ["LEVELS", "logs"]
+
+LEVELS: Final = ("debug", "info", "warning", "error")
+"""hooks-logging's record levels, lowest first (its ``LEVELS``; a test keeps the two equal)."""
+
+_COLOURS: Final = {"debug": "bright_black", "warning": "yellow", "error": "red"}
+_HIDDEN: Final = ("session_id", "timestamp")
+_END_EVENT: Final = "session:end"
+_DISTRIBUTION: Final = "amplifier-module-hooks-logging"
+
+
+def _hooks_logging() -> ModuleType:
+    try:
+        import amplifier_module_hooks_logging
+    except ImportError as err:
+        raise click.ClickException(
+            f"the logs commands read what hooks-logging writes, and it is not installed "
+            f"({err}); pip install {_DISTRIBUTION}"
+        ) from err
+    return amplifier_module_hooks_logging
+
+
+def _warn(message: str) -> None:
+    click.echo(message, err=True)
+
+
+@contextmanager
+def _opened(target: str | None, workspace: Path) -> Iterator[Any]:
+    """hooks-logging's reader on the log ``target`` names; a missing log is one clear error."""
+    reading = _hooks_logging()
+    try:
+        reader = reading.LogReader(reading.find_log(target, workspace), _warn)
+    except reading.LogReadError as err:
+        raise click.ClickException(str(err)) from err
+    try:
+        yield reader
+    finally:
+        reader.close()
+
+
+def _render(raw: str, record: dict[str, Any], *, as_json: bool, full: bool, width: int) -> str:
+    visible = _hooks_logging().visible
+    if as_json:
+        return str(visible(raw))
+    stamp = visible(str(record.get("ts", "")))
+    clock = stamp[11:23] if len(stamp) >= 23 else stamp
+    level = visible(str(record.get("level", "?")))
+    event = visible(str(record.get("event", "?")))
+    data = record.get("data")
+    if isinstance(data, dict):
+        data = {k: v for k, v in data.items() if k not in _HIDDEN}
+    text = visible(json.dumps(data, ensure_ascii=False, default=str))
+    head = f"{clock}  {level:<7}  {event:<22}  "
+    room = max(width - len(head), 20)
+    if not full and len(text) > room:
+        text = text[: room - 3] + "..."
+    styled = click.style(f"{level:<7}", fg=_COLOURS.get(level))
+    return f"{clock}  {styled}  {click.style(f'{event:<22}', bold=True)}  {text}"
+
+
+def _keep(events: tuple[str, ...], level: str) -> Any:
+    return _hooks_logging().RecordFilter(events, level)
+
+
+def _width() -> int:
+    return shutil.get_terminal_size((160, 24)).columns
+
+
+_TARGET = click.argument("target", required=False)
+_WORKSPACE = click.option(
+    "--workspace",
+    type=click.Path(path_type=Path, file_okay=False),
+    default=Path("."),
+    show_default=True,
+    help="The project whose session logs are looked up (by session id, or the newest).",
+)
+_EVENTS = click.option(
+    "--event",
+    "events",
+    multiple=True,
+    help="Only events matching this pattern (tool:*); repeat for several.",
+)
+_LEVEL = click.option(
+    "--level",
+    type=click.Choice(LEVELS),
+    default="debug",
+    show_default=True,
+    help="Only records at this level or above.",
+)
+_JSON = click.option("--json", "as_json", is_flag=True, help="Print the raw JSON lines.")
+_FULL = click.option("--full", is_flag=True, help="Do not cut the data to the terminal's width.")
+
+
+@click.group(short_help="Read the event logs hooks-logging writes.")
+def logs() -> None:
+    """Read the JSONL event logs hooks-logging writes.
+
+    TARGET is a log file, a directory (its newest log), or a session id; without it, the
+    newest session log of the --workspace project.
+    """
+
+
+@logs.command(short_help="Print a session's log, one line per record.")
+@_TARGET
+@_WORKSPACE
+@_EVENTS
+@_LEVEL
+@_JSON
+@_FULL
+def show(
+    target: str | None,
+    workspace: Path,
+    events: tuple[str, ...],
+    level: str,
+    as_json: bool,
+    full: bool,
+) -> None:
+    """Print every record of a log (those the filters keep), one line each."""
+    keep = _keep(events, level)
+    width = _width()
+    with _opened(target, workspace) as reader:
+        for raw, record in reader.records():
+            if keep(record):
+                click.echo(_render(raw, record, as_json=as_json, full=full, width=width))
+
+
+@logs.command(short_help="Print the last records of a log, and follow it.")
+@_TARGET
+@_WORKSPACE
+@_EVENTS
+@_LEVEL
+@_JSON
+@_FULL
+@click.option(
+    "-n",
+    "--lines",
+    "count",
+    type=click.IntRange(min=0),
+    default=10,
+    show_default=True,
+    help="How many records to print first.",
+)
+@click.option(
+    "-f",
+    "--follow",
+    is_flag=True,
+    help="Go on printing records as they are written, until session:end (or Ctrl-C).",
+)
+@click.option(
+    "--interval",
+    type=click.FloatRange(min=0.01),
+    default=0.25,
+    show_default=True,
+    help="Seconds between looks at the file while following.",
+)
+def tail(
+    target: str | None,
+    workspace: Path,
+    events: tuple[str, ...],
+    level: str,
+    as_json: bool,
+    full: bool,
+    count: int,
+    follow: bool,
+    interval: float,
+) -> None:
+    """Print the last records of a log; with --follow, the new ones as they come."""
+    keep = _keep(events, level)
+    width = _width()
+    with _opened(target, workspace) as reader:
+        try:
+            last: deque[tuple[str, dict[str, Any]]] = deque(maxlen=count)
+            ended = False
+            for raw, record in reader.records():
+                ended = record.get("event") == _END_EVENT
+                if keep(record):
+                    last.append((raw, record))
+            for raw, record in last:
+                click.echo(_render(raw, record, as_json=as_json, full=full, width=width))
+            while follow and not ended:
+                time.sleep(interval)
+                reader.rewound()
+                for raw, record in reader.records():
+                    if keep(record):
+                        click.echo(_render(raw, record, as_json=as_json, full=full, width=width))
+                    if record.get("event") == _END_EVENT:
+                        ended = True
+                        break
+        except KeyboardInterrupt:
+            pass
