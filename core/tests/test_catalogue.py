@@ -1,10 +1,8 @@
-"""The event catalogue: complete, consistent with events.py, and identical to docs/events.md."""
+"""The event catalogue: complete and consistent with events.py (docs/events.md, rendered from
+it, is checked in tests/docs/test_events_page.py)."""
 
 from __future__ import annotations
 
-import subprocess
-import sys
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -18,29 +16,12 @@ from amplifier_core.catalogue import (
     EventSpec,
     FieldSpec,
     UnknownEventError,
-    render_event,
-    render_markdown,
     spec_for,
     specs_matching,
     validate_event_data,
 )
 from amplifier_core.hooks import HookRegistry
 from amplifier_core.models import HookResult
-
-DOCS = Path(__file__).resolve().parents[2] / "docs" / "events.md"
-REGENERATE = "python -m amplifier_core.catalogue > docs/events.md"
-
-
-def _docs_text() -> str:
-    assert DOCS.is_file(), f"{DOCS} is missing; generate it with `{REGENERATE}`"
-    return DOCS.read_text(encoding="utf-8")
-
-
-def _alias_table_names(text: str) -> list[str]:
-    """First-column names of the table under '## Aliases' in docs/events.md."""
-    section = text.split("\n## Aliases\n", 1)[1].split("\n## ", 1)[0]
-    rows = [line for line in section.splitlines() if line.startswith("| `")]
-    return [row.split("`")[1] for row in rows]
 
 
 def _payload(spec: EventSpec) -> dict[str, Any]:
@@ -283,56 +264,3 @@ def test_specs_refuse_inconsistent_definitions() -> None:
         EventSpec(**{**base, "emitter": "someone"})
     with pytest.raises(ValueError, match=r"x:y: duplicate field\(s\) \['session_id'\]"):
         EventSpec(**{**base, "fields": (FieldSpec("session_id", "str", True, "S."),)})
-
-
-# ------------------------------------------------------------------ docs/events.md
-
-
-def test_docs_equal_render_markdown() -> None:
-    rendered = render_markdown()
-    assert _docs_text() == rendered, (
-        f"docs/events.md is out of date with amplifier_core.catalogue; regenerate it with "
-        f"`{REGENERATE}` (from the repository root)"
-    )
-
-
-def test_render_markdown_is_deterministic_ascii() -> None:
-    first = render_markdown()
-    assert first == render_markdown()
-    assert first.isascii(), "keep docs/events.md ASCII so redirecting stdout works anywhere"
-    assert first.endswith("\n")
-    assert not first.endswith("\n\n")
-
-
-def test_docs_have_a_section_and_field_table_per_event() -> None:
-    text = _docs_text()
-    for spec in CATALOGUE.values():
-        heading = f"\n### `{spec.name}`\n"
-        assert heading in text, f"docs/events.md has no section for {spec.name}"
-        section = render_event(spec)
-        assert section in text
-        for f in spec.fields:
-            assert f"| `{f.name}` |" in section, (spec.name, f.name)
-
-
-def test_docs_alias_table_lists_every_alias() -> None:
-    assert _alias_table_names(_docs_text()) == list(event_aliases.ALIASES)
-
-
-def test_docs_explain_subscription_patterns() -> None:
-    text = _docs_text()
-    for snippet in ('register("*"', 'register("tool:*"', 'register("Error"', "`*:error`"):
-        assert snippet in text, snippet
-
-
-def test_module_entry_point_prints_the_markdown() -> None:
-    done = subprocess.run(
-        [sys.executable, "-m", "amplifier_core.catalogue"],
-        capture_output=True,
-        text=True,
-        encoding="utf-8",
-        timeout=60,
-        check=False,
-    )
-    assert done.returncode == 0, done.stderr
-    assert done.stdout == render_markdown()

@@ -3,9 +3,10 @@
 One :class:`EventSpec` per name in :data:`amplifier_core.events.ALL_EVENTS` says, for that
 event: its PascalCase alias, a one-line summary, when it fires, who emits it, which
 :class:`~amplifier_core.models.HookResult` actions change the outcome, and its data fields.
-``docs/events.md`` is generated from this module, so the two cannot drift apart::
+``docs/events.md`` is generated from this module by the command line, so the two cannot
+drift apart (a test compares them)::
 
-    python -m amplifier_core.catalogue > docs/events.md
+    amplifier-hooks events --markdown > docs/events.md
 
 Look an event up by canonical name or alias, and check a payload against its schema::
 
@@ -23,7 +24,6 @@ Extra keys are always allowed; handlers ignore keys they do not know.
 from __future__ import annotations
 
 import difflib
-import sys
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from fnmatch import fnmatchcase
@@ -42,9 +42,6 @@ __all__ = [
     "EventSpec",
     "FieldSpec",
     "UnknownEventError",
-    "main",
-    "render_event",
-    "render_markdown",
     "spec_for",
     "specs_matching",
     "validate_event_data",
@@ -1200,199 +1197,3 @@ def validate_event_data(
         for f in fields
         if f.required and f.name not in data
     ]
-
-
-# ---------------------------------------------------------------------------- rendering
-
-
-def _cell(text: str) -> str:
-    """Text safe inside a Markdown table cell (pipes escaped, one line)."""
-    return text.replace("|", "\\|").replace("\n", " ")
-
-
-def _anchor(name: str) -> str:
-    """GitHub's heading anchor for a heading that is just ``name`` in backticks."""
-    return "".join(c for c in name.lower() if c.isalnum() or c in "-_")
-
-
-def _field_table(fields: Iterable[FieldSpec]) -> list[str]:
-    lines = ["| Field | Type | Required | Description |", "|---|---|---|---|"]
-    lines.extend(
-        f"| `{f.name}` | `{_cell(f.type)}` | {'yes' if f.required else 'no'} "
-        f"| {_cell(f.description)} |"
-        for f in fields
-    )
-    return lines
-
-
-def _outcome_summary(spec: EventSpec) -> str:
-    if spec.observe_only:
-        return "observe"
-    return ", ".join(f"`{action}`" for action in spec.honours)
-
-
-def _alias_label(alias: str) -> str:
-    target = _events._ALIASES[alias]
-    return f"`{alias}` (every `{target}` event)" if _events.is_pattern(target) else f"`{alias}`"
-
-
-def render_event(spec: EventSpec) -> str:
-    """The Markdown section of one event (heading, facts, outcome, field table)."""
-    alias = ", ".join(_alias_label(a) for a in spec.aliases) if spec.aliases else "none"
-    origin = "amplifier-core 2.0.2" if spec.upstream else "new in amplifier-hooks"
-    lines = [
-        f"### `{spec.name}`",
-        "",
-        spec.summary,
-        "",
-        f"- **Alias:** {alias}",
-        f"- **Emitted by:** {spec.emitter}",
-        f"- **Fires:** {spec.when}",
-        f"- **Origin:** {origin}",
-    ]
-    if spec.observe_only:
-        lines.append("- **Hooks can:** observe only; the session ignores the result's action.")
-    else:
-        lines.append("- **Hooks can:**")
-        lines.extend(f"  - `{e.action}`: {e.effect}." for e in spec.effects)
-    lines += ["", *_field_table(spec.fields), ""]
-    lines.append("Plus the common fields `session_id` and `timestamp`.")
-    return "\n".join(lines) + "\n"
-
-
-_ALIAS_USE: Final[Mapping[str, str]] = MappingProxyType(
-    {
-        "PreToolUse": "Before any tool executes: validation, logging, modification.",
-        "PostToolUse": "After a tool completes: logging, cleanup, chaining.",
-        "SessionStart": "When the session begins: environment setup, announcements.",
-        "SessionStop": "When the session ends: cleanup, reporting.",
-        "PromptSubmit": "When the user submits a prompt: transform input, logging.",
-        "ResponseComplete": "When the model finishes its response: post-processing.",
-        "Error": "When an error occurs: custom error handling.",
-        "Checkpoint": "When a checkpoint is created: backup, sync.",
-        "ModelSwitch": "When the model changes: logging, quota tracking.",
-        "MemoryUpdate": "When a memory file changes: sync, backup.",
-    }
-)
-
-
-def _alias_rows() -> list[str]:
-    rows = ["| Alias | Canonical event(s) | When |", "|---|---|---|"]
-    for alias, target in _events._ALIASES.items():
-        names = ", ".join(f"`{s.name}`" for s in specs_matching(target))
-        canonical = f"`{target}`: {names}" if _events.is_pattern(target) else names
-        rows.append(f"| `{alias}` | {_cell(canonical)} | {_cell(_ALIAS_USE.get(alias, ''))} |")
-    return rows
-
-
-def _index_rows() -> list[str]:
-    rows = ["| Event | Alias | Emitted by | Hooks can | Summary |", "|---|---|---|---|---|"]
-    for spec in CATALOGUE.values():
-        alias = ", ".join(f"`{a}`" for a in spec.aliases)
-        rows.append(
-            f"| [`{spec.name}`](#{_anchor(spec.name)}) | {alias} | {_cell(spec.emitter)} "
-            f"| {_outcome_summary(spec)} | {_cell(spec.summary)} |"
-        )
-    return rows
-
-
-_INTRO: Final = """\
-# Events
-
-<!-- Generated by `python -m amplifier_core.catalogue > docs/events.md`. Do not edit by hand:
-change core/src/amplifier_core/catalogue.py and regenerate. -->
-
-Every event the kernel knows, what its data carries and what a hook can change. The source of
-this page is `amplifier_core.catalogue`; a test fails when the two disagree.
-
-## Naming
-
-Canonical names have the form `namespace:action` (`tool:pre`, `provider:switch`), as in the
-Amplifier ecosystem; constants live in `amplifier_core.events` (`TOOL_PRE = "tool:pre"`) and
-`ALL_EVENTS` lists all {count} of them: the {upstream} events of amplifier-core 2.0.2 plus
-`session:checkpoint`, `provider:switch` and `memory:update`. A handler always receives the
-canonical name of the event that fired as its first argument, whatever name it subscribed with.
-
-## Aliases
-
-The PascalCase names of the app-cli hooks proposal are accepted wherever an event name is
-accepted (`register`, `emit`, `list_handlers`, declarative hook files). `Error` is not one
-event: it subscribes to every `*:error` event.
-
-{aliases}
-
-## Common fields
-
-Every payload carries these keys besides its own. Payloads may carry more keys than listed;
-handlers ignore keys they do not know. Tool events also send legacy copies (`tool`, `input`,
-`result`) for modules written against older payloads; a `modify` is read back only from the
-canonical key.
-
-{common}
-
-## Emitters
-
-Each event names the part of the system that emits it.
-
-{emitters}
-
-## Subscribing
-
-```python
-from amplifier_core import HookResult
-
-async def handler(event: str, data: dict) -> HookResult:
-    return HookResult()  # continue
-
-hooks = coordinator.hooks
-hooks.register("tool:pre", handler)       # one event
-hooks.register("PreToolUse", handler)     # the same event, by its alias
-hooks.register("tool:*", handler)         # every tool event: tool:pre, tool:post, tool:error
-hooks.register("Error", handler)          # every *:error event (same as "*:error")
-hooks.register("*", handler)              # every event
-```
-
-Patterns use shell-style wildcards (`*`, `?`, `[...]`). A handler's result changes the outcome
-only where the event's **Hooks can** line says so; elsewhere the session ignores the action
-(observe only). `continue` is always allowed. An `ask_user` on an event that cannot block
-anything is ignored with a warning: the user is never asked a question whose answer would
-change nothing.
-
-## Index
-
-{index}
-"""
-
-
-def render_markdown() -> str:
-    """The full text of ``docs/events.md``: introduction, index, then one section per event.
-
-    Deterministic: the same catalogue always renders the same text, ending with one newline.
-    """
-    text = _INTRO.format(
-        count=len(_events.ALL_EVENTS),
-        upstream=len(_events._UPSTREAM_EVENTS),
-        aliases="\n".join(_alias_rows()),
-        common="\n".join(_field_table(COMMON_FIELDS)),
-        emitters="\n".join(
-            ["| Emitter | What it is |", "|---|---|"]
-            + [f"| {name} | {_cell(text)} |" for name, text in EMITTERS.items()]
-        ),
-        index="\n".join(_index_rows()),
-    )
-    parts = [text]
-    for category in CATEGORIES:
-        specs = [s for s in CATALOGUE.values() if s.category == category]
-        parts.append(f"\n## {category}\n")
-        parts.extend(f"\n{render_event(s)}" for s in specs)
-    return "".join(parts)
-
-
-def main() -> int:
-    """Write :func:`render_markdown` to standard output (``python -m amplifier_core.catalogue``)."""
-    sys.stdout.write(render_markdown())
-    return 0
-
-
-if __name__ == "__main__":
-    raise SystemExit(main())

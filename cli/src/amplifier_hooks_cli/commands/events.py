@@ -15,7 +15,9 @@ __all__ = ["events"]
 @output.friendly
 def events(markdown: bool) -> None:
     """The event catalogue: every event, when it fires and what its data carries."""
-    from amplifier_core.catalogue import CATALOGUE, render_markdown
+    from amplifier_core.catalogue import CATALOGUE
+
+    from ..events_markdown import render_markdown
 
     if markdown:
         click.echo(render_markdown(), nl=False)
