@@ -82,20 +82,30 @@ def _workspace_dependencies(package: Path) -> list[Path]:
     return [names[name] for name in wanted if name in names and names[name] != package]
 
 
+IMPORT_LINTER = "import-linter>=2.1"
+"""The import contracts' checker (``lint-imports``, ``[tool.importlinter]`` in pyproject.toml)."""
+
+
 @nox.session
 def lint(session: nox.Session) -> None:
-    """ruff check and ruff format --check over the whole tree."""
-    session.install("ruff>=0.6")
+    """ruff check and ruff format --check over the whole tree, then the import contracts
+    (``lint-imports``): the layers of docs/architecture.md, checked on every package installed
+    editable, so an import that crosses a layer fails CI."""
+    editable: list[str] = []
+    for package in PACKAGES:
+        editable += ["-e", str(package)]
+    session.install("ruff>=0.6", IMPORT_LINTER, *editable)
     session.run("ruff", "check", ".")
     session.run("ruff", "format", "--check", ".")
+    session.run("lint-imports")
 
 
 @nox.session
 def types(session: nox.Session) -> None:
-    """mypy --strict over the kernel, every module and the benchmarks."""
+    """mypy --strict over the kernel, every module, the benchmarks and the repository's tools."""
     _install_workspace(session)
     session.install("types-PyYAML", "nox", "pluggy")
-    targets = [str(p / "src") for p in PACKAGES] + ["bench", "noxfile.py"]
+    targets = [str(p / "src") for p in PACKAGES] + ["bench", "tools", "noxfile.py"]
     session.run("mypy", "--strict", *targets)
 
 
