@@ -33,10 +33,10 @@ from .config import (
     parse_hooks_text,
 )
 from .dispatch import Dispatcher, RunnerFactory, default_runner_factory, plan_steps
+from .formats.claude_code.plugins import Plugin, discover_plugins
 from .mapping import CLAUDE_EVENTS, PASCAL_EVENTS, Outcome, to_hook_result
-from .matcher import CLAUDE_TOOL_NAMES, MatcherRunner
 from .mount import mount
-from .plugins import Plugin, discover_plugins
+from .runners.matcher import CLAUDE_TOOL_NAMES, MatcherRunner
 from .sources import find_sources, load_documents
 from .specs import (
     AgentHookSpec,

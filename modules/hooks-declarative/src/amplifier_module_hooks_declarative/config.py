@@ -56,7 +56,7 @@ from amplifier_hooks_util.yaml_locations import YamlDocument, describe_yaml_erro
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
 
 from .mapping import CLAUDE_EVENTS, ERROR_PATTERN, KNOWN_EVENTS, PASCAL_EVENTS
-from .matcher import compile_arg_pattern, compile_claude_matcher, compile_tool_pattern
+from .runners.matcher import compile_arg_pattern, compile_claude_matcher, compile_tool_pattern
 from .specs import (
     AgentHookSpec,
     CommandHookSpec,

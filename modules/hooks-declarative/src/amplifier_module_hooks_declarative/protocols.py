@@ -51,10 +51,10 @@ class CommandProtocol:
 
 
 PROTOCOL_MODULES: Final[Mapping[str, str]] = {
-    "amplifier": ".command",
-    "claude-code": ".claude_code",
-    "gemini": ".gemini",
-    "cursor": ".cursor",
+    "amplifier": ".runners.command",
+    "claude-code": ".formats.claude_code.protocol",
+    "gemini": ".formats.gemini.protocol",
+    "cursor": ".formats.cursor.protocol",
 }
 """The module of each protocol; it defines ``PROTOCOL``."""
 

@@ -69,21 +69,21 @@ from .config import (
     parse_hooks_data,
     parse_hooks_text,
 )
-from .cursor_config import parse_cursor_hooks, parse_user_cursor_hooks
-from .gemini_config import parse_gemini_settings
-from .gemini_extensions import gemini_extension_sources
-from .hook_shell import (
-    HOOKS_DIR_VARIABLE,
-    PROJECT_HOOKS_DIR,
-    hook_shell_files,
-    parse_hook_shell_file,
-)
-from .plugins import (
+from .formats.claude_code.plugins import (
     PLUGIN_DATA_VARIABLE,
     PLUGIN_ROOT_VARIABLE,
     Plugin,
     discover_plugins,
     plugin_data_dir,
+)
+from .formats.cursor.reader import parse_cursor_hooks, parse_user_cursor_hooks
+from .formats.gemini.extensions import gemini_extension_sources
+from .formats.gemini.reader import parse_gemini_settings
+from .formats.hook_shell.reader import (
+    HOOKS_DIR_VARIABLE,
+    PROJECT_HOOKS_DIR,
+    hook_shell_files,
+    parse_hook_shell_file,
 )
 from .protocols import command_protocol
 from .scripts import script_problem

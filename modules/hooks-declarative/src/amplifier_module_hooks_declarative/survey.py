@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from .config import MODULE_ID, DeclarativeConfig, HookGroup, HooksConfigError
-from .plugins import discover_plugins
+from .formats.claude_code.plugins import discover_plugins
 from .sources import (
     PROJECT_KINDS,
     SourceKind,

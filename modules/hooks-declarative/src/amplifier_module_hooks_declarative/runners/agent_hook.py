@@ -31,7 +31,9 @@ import logging
 from collections.abc import Callable, Mapping
 from typing import Any, Final
 
-from .guard import Guards, guarded_tool_post, guarded_tool_pre
+from ..guard import Guards, guarded_tool_post, guarded_tool_pre
+from ..specs import AgentHookSpec
+from ..template import to_json
 from .llm import AnswerError, Providers, describe_error, response_text, verdict_request
 from .prompt_hook import (
     ANSWER_TOKENS,
@@ -41,8 +43,6 @@ from .prompt_hook import (
     PromptRunner,
     as_data,
 )
-from .specs import AgentHookSpec
-from .template import to_json
 
 __all__ = [
     "AGENT_INSTRUCTIONS",

@@ -74,12 +74,12 @@ from amplifier_hooks_util.process import ProcessResult, run_process, signal_name
 from amplifier_hooks_util.process_tree import contain_session
 from amplifier_hooks_util.sandbox import BWRAP, Sandbox, SandboxUnavailable, sandbox_failure
 
-from .answers import default_reason, refusal
-from .config import MINIMAL_ENVIRONMENT
-from .protocols import CommandProtocol, command_protocol
-from .session_env import file_size, review_written
-from .specs import CommandHookSpec
-from .types import Action, Decision, HookContext, failure_decision
+from ..answers import default_reason, refusal
+from ..config import MINIMAL_ENVIRONMENT
+from ..protocols import CommandProtocol, command_protocol
+from ..session_env import file_size, review_written
+from ..specs import CommandHookSpec
+from ..types import Action, Decision, HookContext, failure_decision
 
 __all__ = [
     "KILL_GRACE_S",

@@ -22,9 +22,9 @@ import urllib.request
 from collections.abc import Mapping
 from typing import Final
 
-from .claude_code import claude_decision, claude_input
-from .specs import HttpHookSpec
-from .types import Decision, HookContext, failure_decision
+from ..formats.claude_code.protocol import claude_decision, claude_input
+from ..specs import HttpHookSpec
+from ..types import Decision, HookContext, failure_decision
 
 __all__ = ["HttpRunner", "expand_header"]
 

@@ -55,12 +55,12 @@ from dataclasses import dataclass
 from functools import partial
 from typing import TYPE_CHECKING, Any, Final, Literal
 
-from .answers import DuplicateKeyError, loads_unique
-from .guard import Guards, guarded_complete, inside_model_hook
+from ..answers import DuplicateKeyError, loads_unique
+from ..guard import Guards, guarded_complete, inside_model_hook
+from ..specs import LlmHookSpec
+from ..template import ARGS_LIMIT, DATA_LIMIT, DATA_TAG, DEPTH_CUT, Template, to_json
+from ..types import Decision, HookContext, failure_decision
 from .llm_cache import LlmCache, request_key
-from .specs import LlmHookSpec
-from .template import ARGS_LIMIT, DATA_LIMIT, DATA_TAG, DEPTH_CUT, Template, to_json
-from .types import Decision, HookContext, failure_decision
 
 if TYPE_CHECKING:
     from amplifier_core.message_models import ChatRequest

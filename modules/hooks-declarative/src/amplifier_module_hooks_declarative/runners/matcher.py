@@ -34,8 +34,8 @@ from typing import Any, Final
 
 from amplifier_hooks_util.deep import dumps
 
-from .specs import MatcherHookSpec
-from .types import Decision, HookContext, failure_decision
+from ..specs import MatcherHookSpec
+from ..types import Decision, HookContext, failure_decision
 
 __all__ = [
     "CLAUDE_TOOL_NAMES",

@@ -46,8 +46,11 @@ import os
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Final
 
-from .claude_code import claude_decision, claude_input
-from .guard import Guards, guarded_complete, inside_model_hook
+from ..formats.claude_code.protocol import claude_decision, claude_input
+from ..guard import Guards, guarded_complete, inside_model_hook
+from ..specs import AgentHookSpec, PromptHookSpec
+from ..template import DATA_TAG, DEPTH_CUT, delimited, to_json
+from ..types import Decision, HookContext, OnFailure, failure_decision
 from .llm import (
     AnswerError,
     LlmUnavailableError,
@@ -59,12 +62,9 @@ from .llm import (
     snippet,
     verdict_request,
 )
-from .specs import AgentHookSpec, PromptHookSpec
-from .template import DATA_TAG, DEPTH_CUT, delimited, to_json
-from .types import Decision, HookContext, OnFailure, failure_decision
 
 if TYPE_CHECKING:
-    from .config import DeclarativeConfig
+    from ..config import DeclarativeConfig
 
 __all__ = [
     "ANSWER_TOKENS",

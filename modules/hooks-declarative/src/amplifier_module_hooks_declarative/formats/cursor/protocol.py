@@ -72,7 +72,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, Final
 
-from .answers import (
+from ...answers import (
     BadAnswer,
     DuplicateKeyError,
     answer_field,
@@ -80,9 +80,9 @@ from .answers import (
     loads_unique,
     refusal,
 )
-from .protocols import CommandProtocol
-from .tool_identity import DEFAULT_CURSOR_VERSION
-from .types import Action, Decision, HookContext
+from ...protocols import CommandProtocol
+from ...tool_identity import DEFAULT_CURSOR_VERSION
+from ...types import Action, Decision, HookContext
 
 __all__ = [
     "CURSOR_EVENTS",

@@ -24,10 +24,10 @@ from typing import Any, Final
 
 from amplifier_hooks_util.config_errors import describe_value, key_path
 
-from .config import EventHooks, HookEntry, HookGroup, HooksDocument, _json_object, _Parser
-from .cursor import CURSOR_EVENTS, CURSOR_TOOLS, user_hooks_dir
-from .gemini_config import foreign_tool_matcher
-from .specs import CommandHookSpec
+from ...config import EventHooks, HookEntry, HookGroup, HooksDocument, _json_object, _Parser
+from ...specs import CommandHookSpec
+from ..gemini.reader import foreign_tool_matcher
+from .protocol import CURSOR_EVENTS, CURSOR_TOOLS, user_hooks_dir
 
 __all__ = ["parse_cursor_hooks", "parse_user_cursor_hooks"]
 

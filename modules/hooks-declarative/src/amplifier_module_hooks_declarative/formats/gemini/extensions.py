@@ -45,12 +45,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final, Literal
 
-from .config import HooksDocument
-from .gemini_config import parse_gemini_settings, strip_json_comments
+from ...config import HooksDocument
+from .reader import parse_gemini_settings, strip_json_comments
 
 if TYPE_CHECKING:
-    from .config import DeclarativeConfig
-    from .sources import Source
+    from ...config import DeclarativeConfig
+    from ...sources import Source
 
 __all__ = [
     "CONFIG_FILE",
@@ -286,7 +286,7 @@ def gemini_extension_sources(
 ) -> list[Source]:
     """The hooks files of the enabled extensions, the user's (``user``) or the workspace's,
     as the ``gemini`` config key allows; a disabled one is logged and left out."""
-    from .sources import Source
+    from ...sources import Source
 
     if not settings.gemini:
         return []

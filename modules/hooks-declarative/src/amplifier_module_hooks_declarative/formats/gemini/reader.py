@@ -32,10 +32,10 @@ from typing import Any, Final
 
 from amplifier_hooks_util.config_errors import describe_value, key_path
 
-from .config import EventHooks, HookEntry, HookGroup, HooksDocument, _json_object, _Parser
-from .gemini import EVENTS_FROM_GEMINI, GEMINI_TOOLS
-from .matcher import tool_names
-from .specs import CommandHookSpec
+from ...config import EventHooks, HookEntry, HookGroup, HooksDocument, _json_object, _Parser
+from ...runners.matcher import tool_names
+from ...specs import CommandHookSpec
+from .protocol import EVENTS_FROM_GEMINI, GEMINI_TOOLS
 
 __all__ = [
     "foreign_tool_matcher",

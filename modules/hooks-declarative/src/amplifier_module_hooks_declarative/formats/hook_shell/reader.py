@@ -28,9 +28,9 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, Final
 
-from .config import MODULE_ID, HookEntry, HookGroup, HooksDocument, Step, parse_claude_settings
-from .specs import CommandHookSpec
-from .variables import map_commands
+from ...config import MODULE_ID, HookEntry, HookGroup, HooksDocument, Step, parse_claude_settings
+from ...specs import CommandHookSpec
+from ...variables import map_commands
 
 __all__ = [
     "DEFAULT_TIMEOUT_S",
