@@ -34,8 +34,9 @@ from typing import Any
 import pytest
 from amplifier_hooks_util import sandbox as sandbox_module
 
-from amplifier_module_hooks_declarative.config import parse_config, parse_hooks_text
+from amplifier_module_hooks_declarative.config import parse_config
 from amplifier_module_hooks_declarative.containment import contain_documents
+from amplifier_module_hooks_declarative.parsing import parse_hooks_text
 from amplifier_module_hooks_declarative.runners.command import CommandRunner
 from amplifier_module_hooks_declarative.specs import CommandHookSpec
 from amplifier_module_hooks_declarative.types import HookContext

@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from amplifier_module_hooks_declarative.config import HookGroup, HooksConfigError
+from amplifier_module_hooks_declarative.document import HookGroup, HooksConfigError
 from amplifier_module_hooks_declarative.formats.cursor.protocol import (
     cursor_decision,
     cursor_input,

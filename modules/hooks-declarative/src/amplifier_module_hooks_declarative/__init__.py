@@ -20,22 +20,13 @@ plugins the config names. The command, llm,
 prompt and agent runners are imported only when a hook of that type is declared.
 """
 
-from .config import (
-    DeclarativeConfig,
-    EventHooks,
-    HookEntry,
-    HookGroup,
-    HooksConfigError,
-    HooksDocument,
-    parse_claude_settings,
-    parse_config,
-    parse_hooks_data,
-    parse_hooks_text,
-)
+from .config import DeclarativeConfig, parse_config
 from .dispatch import Dispatcher, RunnerFactory, default_runner_factory, plan_steps
+from .document import EventHooks, HookEntry, HookGroup, HooksConfigError, HooksDocument
 from .formats.claude_code.plugins import Plugin, discover_plugins
 from .mapping import CLAUDE_EVENTS, PASCAL_EVENTS, Outcome, to_hook_result
 from .mount import mount
+from .parsing import parse_claude_settings, parse_hooks_data, parse_hooks_text
 from .runners.matcher import CLAUDE_TOOL_NAMES, MatcherRunner
 from .sources import find_sources, load_documents
 from .specs import (

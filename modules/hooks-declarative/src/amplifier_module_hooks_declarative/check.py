@@ -7,8 +7,10 @@ from pathlib import Path
 
 from amplifier_hooks_util.config_errors import ConfigProblem, key_path
 
-from .config import DeclarativeConfig, HooksConfigError, Problem, parse_hooks_data
+from .config import DeclarativeConfig
+from .document import HooksConfigError, Problem
 from .formats.claude_code.plugins import discover_plugins
+from .parsing import parse_hooks_data
 from .sources import Source, check_scripts, load_source, plugin_sources
 
 __all__ = ["config_problems"]

@@ -46,7 +46,7 @@ from typing import TYPE_CHECKING, Any, Final
 
 from amplifier_core.models import HookResult
 
-from .config import HookEntry, HookGroup, HooksDocument
+from .document import HookEntry, HookGroup, HooksDocument
 from .mapping import (
     ERROR_PATTERN,
     KNOWN_EVENTS,

@@ -58,17 +58,8 @@ from amplifier_hooks_util.config_errors import key_path
 from amplifier_hooks_util.regular_file import read_regular
 from amplifier_hooks_util.trust import Surface, TrustStatus, trust_status
 
-from .config import (
-    MODULE_ID,
-    DeclarativeConfig,
-    HooksConfigError,
-    HooksDocument,
-    Problem,
-    parse_claude_plugin_hooks,
-    parse_claude_settings,
-    parse_hooks_data,
-    parse_hooks_text,
-)
+from .config import MODULE_ID, DeclarativeConfig
+from .document import HooksConfigError, HooksDocument, Problem
 from .formats.claude_code.plugins import (
     PLUGIN_DATA_VARIABLE,
     PLUGIN_ROOT_VARIABLE,
@@ -84,6 +75,12 @@ from .formats.hook_shell.reader import (
     PROJECT_HOOKS_DIR,
     hook_shell_files,
     parse_hook_shell_file,
+)
+from .parsing import (
+    parse_claude_plugin_hooks,
+    parse_claude_settings,
+    parse_hooks_data,
+    parse_hooks_text,
 )
 from .protocols import command_protocol
 from .scripts import script_problem

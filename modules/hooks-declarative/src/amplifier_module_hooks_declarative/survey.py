@@ -17,7 +17,8 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
-from .config import MODULE_ID, DeclarativeConfig, HookGroup, HooksConfigError
+from .config import MODULE_ID, DeclarativeConfig
+from .document import HookGroup, HooksConfigError
 from .formats.claude_code.plugins import discover_plugins
 from .sources import (
     PROJECT_KINDS,

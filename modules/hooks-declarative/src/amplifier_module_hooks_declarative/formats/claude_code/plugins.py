@@ -49,7 +49,8 @@ from amplifier_hooks_util.state import state_home
 from amplifier_hooks_util.trust import trust_status
 from amplifier_hooks_util.yaml_locations import YamlDocument
 
-from ...config import MODULE_ID, DeclarativeConfig, HooksConfigError, Problem
+from ...config import MODULE_ID, DeclarativeConfig
+from ...document import HooksConfigError, Problem
 
 __all__ = [
     "MARKETPLACE_MANIFEST",

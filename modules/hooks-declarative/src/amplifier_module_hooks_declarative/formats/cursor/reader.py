@@ -24,7 +24,8 @@ from typing import Any, Final
 
 from amplifier_hooks_util.config_errors import describe_value, key_path
 
-from ...config import EventHooks, HookEntry, HookGroup, HooksDocument, _json_object, _Parser
+from ...document import EventHooks, HookEntry, HookGroup, HooksDocument
+from ...parsing import _json_object, _Parser
 from ...specs import CommandHookSpec
 from ..gemini.reader import foreign_tool_matcher
 from .protocol import CURSOR_EVENTS, CURSOR_TOOLS, user_hooks_dir

@@ -45,7 +45,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final, Literal
 
-from ...config import HooksDocument
+from ...document import HooksDocument
 from .reader import parse_gemini_settings, strip_json_comments
 
 if TYPE_CHECKING:

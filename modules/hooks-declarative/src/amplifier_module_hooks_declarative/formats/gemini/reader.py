@@ -32,7 +32,8 @@ from typing import Any, Final
 
 from amplifier_hooks_util.config_errors import describe_value, key_path
 
-from ...config import EventHooks, HookEntry, HookGroup, HooksDocument, _json_object, _Parser
+from ...document import EventHooks, HookEntry, HookGroup, HooksDocument
+from ...parsing import _json_object, _Parser
 from ...runners.matcher import tool_names
 from ...specs import CommandHookSpec
 from .protocol import EVENTS_FROM_GEMINI, GEMINI_TOOLS

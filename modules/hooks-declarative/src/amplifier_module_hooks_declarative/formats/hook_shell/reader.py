@@ -28,7 +28,9 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, Final
 
-from ...config import MODULE_ID, HookEntry, HookGroup, HooksDocument, Step, parse_claude_settings
+from ...config import MODULE_ID
+from ...document import HookEntry, HookGroup, HooksDocument, Step
+from ...parsing import parse_claude_settings
 from ...specs import CommandHookSpec
 from ...variables import map_commands
 
