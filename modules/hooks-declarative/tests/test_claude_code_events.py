@@ -30,7 +30,7 @@ from amplifier_module_hooks_declarative.mapping import (
     to_hook_result,
 )
 from amplifier_module_hooks_declarative.parsing import parse_claude_settings, parse_hooks_data
-from amplifier_module_hooks_declarative.runners.matcher import compile_claude_matcher
+from amplifier_module_hooks_declarative.patterns import compile_claude_matcher
 from amplifier_module_hooks_declarative.session_env import (
     ENV_FILE_NAME,
     ENVIRONMENT_CAPABILITY,

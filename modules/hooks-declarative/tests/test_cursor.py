@@ -23,7 +23,7 @@ from amplifier_module_hooks_declarative.formats.cursor.reader import (
     parse_cursor_hooks,
     parse_user_cursor_hooks,
 )
-from amplifier_module_hooks_declarative.runners.matcher import compile_claude_matcher
+from amplifier_module_hooks_declarative.patterns import compile_claude_matcher
 from amplifier_module_hooks_declarative.specs import CommandHookSpec
 from amplifier_module_hooks_declarative.tool_identity import DEFAULT_CURSOR_VERSION
 from amplifier_module_hooks_declarative.types import Decision, HookContext

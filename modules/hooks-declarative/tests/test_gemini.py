@@ -26,7 +26,7 @@ from amplifier_module_hooks_declarative.formats.gemini.reader import (
     parse_gemini_settings,
     strip_json_comments,
 )
-from amplifier_module_hooks_declarative.runners.matcher import compile_claude_matcher
+from amplifier_module_hooks_declarative.patterns import compile_claude_matcher
 from amplifier_module_hooks_declarative.specs import CommandHookSpec
 from amplifier_module_hooks_declarative.types import Decision, HookContext
 

@@ -27,7 +27,8 @@ from .formats.claude_code.plugins import Plugin, discover_plugins
 from .mapping import CLAUDE_EVENTS, PASCAL_EVENTS, Outcome, to_hook_result
 from .mount import mount
 from .parsing import parse_claude_settings, parse_hooks_data, parse_hooks_text
-from .runners.matcher import CLAUDE_TOOL_NAMES, MatcherRunner
+from .patterns import CLAUDE_TOOL_NAMES
+from .runners.matcher import MatcherRunner
 from .sources import find_sources, load_documents
 from .specs import (
     AgentHookSpec,

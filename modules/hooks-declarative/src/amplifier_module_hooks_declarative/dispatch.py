@@ -60,7 +60,8 @@ from .mapping import (
     match_target,
     to_hook_result,
 )
-from .runners.matcher import MatcherRunner, NameMatcher, compile_claude_matcher
+from .patterns import NameMatcher, compile_claude_matcher
+from .runners.matcher import MatcherRunner
 from .specs import (
     AgentHookSpec,
     CommandHookSpec,

@@ -56,7 +56,7 @@ from .document import (
     Step,
 )
 from .mapping import CLAUDE_EVENTS, ERROR_PATTERN, KNOWN_EVENTS, PASCAL_EVENTS
-from .runners.matcher import compile_arg_pattern, compile_claude_matcher, compile_tool_pattern
+from .patterns import compile_arg_pattern, compile_claude_matcher, compile_tool_pattern
 from .specs import (
     AgentHookSpec,
     CommandHookSpec,

@@ -34,7 +34,7 @@ from amplifier_hooks_util.config_errors import describe_value, key_path
 
 from ...document import EventHooks, HookEntry, HookGroup, HooksDocument
 from ...parsing import _json_object, _Parser
-from ...runners.matcher import tool_names
+from ...patterns import tool_names
 from ...specs import CommandHookSpec
 from .protocol import EVENTS_FROM_GEMINI, GEMINI_TOOLS
 
