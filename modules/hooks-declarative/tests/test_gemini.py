@@ -22,10 +22,10 @@ from amplifier_module_hooks_declarative.formats.gemini.protocol import (
     our_tool_input,
 )
 from amplifier_module_hooks_declarative.formats.gemini.reader import (
-    foreign_tool_matcher,
     parse_gemini_settings,
     strip_json_comments,
 )
+from amplifier_module_hooks_declarative.parsing import foreign_tool_matcher
 from amplifier_module_hooks_declarative.patterns import compile_claude_matcher
 from amplifier_module_hooks_declarative.specs import CommandHookSpec
 from amplifier_module_hooks_declarative.types import Decision, HookContext

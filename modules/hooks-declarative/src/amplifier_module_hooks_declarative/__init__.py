@@ -20,6 +20,7 @@ plugins the config names. The command, llm,
 prompt and agent runners are imported only when a hook of that type is declared.
 """
 
+from .check import CheckedConfig
 from .config import DeclarativeConfig, parse_config
 from .dispatch import Dispatcher, RunnerFactory, default_runner_factory, plan_steps
 from .document import EventHooks, HookEntry, HookGroup, HooksConfigError, HooksDocument
@@ -84,5 +85,5 @@ __all__ = [
     "to_hook_result",
 ]
 
-config_schema = DeclarativeConfig
+config_schema = CheckedConfig
 """The config model ``validate`` checks this module's bundle config against, unmounted."""

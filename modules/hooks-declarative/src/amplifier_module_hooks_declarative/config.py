@@ -1,7 +1,8 @@
 """The module's config: the keys a bundle gives hooks-declarative, validated.
 
 Each key is documented on :class:`DeclarativeConfig` and in the README's config table; the
-hooks files the config leads to are read by :mod:`.parsing` and the format readers.
+hooks files the config leads to are read by :mod:`.parsing` and the format readers. What
+``amplifier-hooks validate`` checks beyond the keys' types is :class:`~.check.CheckedConfig`'s.
 """
 
 from __future__ import annotations
@@ -9,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, Final, Literal
 
-from amplifier_hooks_util.config_errors import ConfigProblem, validate_config
+from amplifier_hooks_util.config_errors import validate_config
 from pydantic import BaseModel, ConfigDict, Field
 
 from .tool_identity import DEFAULT_CURSOR_VERSION
@@ -132,14 +133,6 @@ class DeclarativeConfig(BaseModel):
 
     agent_max_turns: int = Field(default=50, gt=0)
     """Model requests an agent hook may make, reading with read-only tools, before it answers."""
-
-    def config_problems(self, *, working_dir: str | None = None) -> list[ConfigProblem]:
-        """What mounting would reject beyond the keys' types: the inline ``hooks`` (events,
-        patterns, hook entries, script files) and each file in ``files``, located by key path
-        within this config. ``working_dir`` stands for the session's working directory."""
-        from .check import config_problems
-
-        return config_problems(self, working_dir=working_dir)
 
 
 def parse_config(raw: Mapping[str, Any] | None) -> DeclarativeConfig:

@@ -1,4 +1,13 @@
-"""The module's config and the hooks files it reads, validated with file, line and key path.
+"""Reading hooks files, validated with file, line and key path: the module's own hooks files,
+Claude Code's settings shape, and the helpers every format's reader builds on.
+
+The helpers are public, and each format's reader (``formats/<name>/reader.py``) uses them
+rather than anything private: :class:`Parser` walks one document and collects every problem
+with its position (``fail``, ``unknown``, ``entry``, ``label``, ``raise_problems``, and
+``event_map(..., claude=True)`` for a block in Claude Code's shape); :func:`json_object` and
+:func:`compose_yaml` read a file's text with positions; :func:`read_claude_hooks` reads a JSON
+file in Claude Code's settings shape; :func:`foreign_tool_matcher` turns another tool's tool
+matcher into one on our tool names.
 
 A hooks file (``~/.amplifier/hooks.yaml``, ``.amplifier/hooks.yaml``, a file listed in
 ``files``, or the ``hooks`` key of the module's config) maps event names to lists::
@@ -35,7 +44,7 @@ import difflib
 import json
 import logging
 import re
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from typing import Annotated, Any, Final
 
 import yaml
@@ -56,7 +65,12 @@ from .document import (
     Step,
 )
 from .mapping import CLAUDE_EVENTS, ERROR_PATTERN, KNOWN_EVENTS, PASCAL_EVENTS
-from .patterns import compile_arg_pattern, compile_claude_matcher, compile_tool_pattern
+from .patterns import (
+    compile_arg_pattern,
+    compile_claude_matcher,
+    compile_tool_pattern,
+    tool_names,
+)
 from .specs import (
     AgentHookSpec,
     CommandHookSpec,
@@ -68,10 +82,18 @@ from .specs import (
 )
 
 __all__ = [
+    "Loc",
+    "Parser",
+    "compose_json",
+    "compose_yaml",
+    "duplicate_keys",
+    "foreign_tool_matcher",
+    "json_object",
     "parse_claude_plugin_hooks",
     "parse_claude_settings",
     "parse_hooks_data",
     "parse_hooks_text",
+    "read_claude_hooks",
 ]
 
 logger = logging.getLogger("amplifier_module_hooks_declarative")
@@ -119,44 +141,53 @@ def parse_hooks_text(text: str, source: str, *, json_text: bool = False) -> Hook
     :raises HooksConfigError: invalid YAML/JSON, an unknown key, a wrong type; every problem
         with its line and key path.
     """
-    document = _compose_json(text, source) if json_text else _compose_yaml(text, source)
-    parser = _Parser(source, document)
-    parser.problems.extend(_duplicate_keys(document))
+    document = compose_json(text, source) if json_text else compose_yaml(text, source)
+    parser = Parser(source, document)
+    parser.problems.extend(duplicate_keys(document))
     return parser.document(document.data)
 
 
 def parse_hooks_data(data: Any, source: str) -> HooksDocument:
     """Parse an already-loaded hooks document (a mapping with ``hooks`` / ``claude_code``),
     such as the module config's inline ``hooks`` (``source`` is then ``config``)."""
-    return _Parser(source, None).document(data)
+    return Parser(source, None).document(data)
+
+
+def read_claude_hooks(text: str, source: str, what: str, *, lenient: bool = False) -> HooksDocument:
+    """The ``hooks`` of a JSON file in Claude Code's settings shape (``{"hooks": {<Claude Code
+    event>: [matcher groups]}}``; every other key is ignored); ``what`` names the format in
+    errors. ``lenient``: an unknown key in a hook or matcher group is a warning naming the file
+    and line, and the rest of the hook still runs (how Claude Code reads a plugin's file).
+
+    :raises HooksConfigError: invalid JSON or hooks, every problem with its line and key path.
+    """
+    read = json_object(text, source, what)
+    if read is None:
+        return HooksDocument(source, ())
+    parser, data = read
+    parser.lenient = lenient
+    events = parser.event_map(data.get("hooks"), ("hooks",), claude=True)
+    parser.raise_problems()
+    return HooksDocument(source, tuple(events))
 
 
 def parse_claude_settings(text: str, source: str) -> HooksDocument:
     """The ``hooks`` of a Claude Code settings file (JSON); every other key is ignored."""
-    read = _json_object(text, source, "Claude Code settings")
-    if read is None:
-        return HooksDocument(source, ())
-    parser, data = read
-    events = parser.event_map(data.get("hooks"), ("hooks",), claude=True)
-    parser.raise_problems()
-    return HooksDocument(source, tuple(events))
+    return read_claude_hooks(text, source, "Claude Code settings")
 
 
 def parse_claude_plugin_hooks(text: str, source: str) -> HooksDocument:
     """A Claude Code plugin's hooks file, read as leniently as Claude Code's own loader: an
     unknown key in a hook or matcher group is a warning naming the plugin, the file and the
     line, and the rest of the hook still runs. Every other mistake is an error."""
-    read = _json_object(text, source, "Claude Code plugin hooks")
-    if read is None:
-        return HooksDocument(source, ())
-    parser, data = read
-    parser.lenient = True
-    events = parser.event_map(data.get("hooks"), ("hooks",), claude=True)
-    parser.raise_problems()
-    return HooksDocument(source, tuple(events))
+    return read_claude_hooks(text, source, "Claude Code plugin hooks", lenient=True)
 
 
-def _compose_yaml(text: str, source: str) -> YamlDocument:
+def compose_yaml(text: str, source: str) -> YamlDocument:
+    """The YAML document of ``text``, with its positions.
+
+    :raises HooksConfigError: the text is not YAML, with the line.
+    """
     try:
         return YamlDocument.parse(text)
     except yaml.YAMLError as err:
@@ -164,14 +195,14 @@ def _compose_yaml(text: str, source: str) -> YamlDocument:
         raise HooksConfigError(source, [Problem(f"invalid YAML: {message}", line=line)]) from err
 
 
-def _json_object(text: str, source: str, what: str) -> tuple[_Parser, dict[Any, Any]] | None:
+def json_object(text: str, source: str, what: str) -> tuple[Parser, dict[Any, Any]] | None:
     """The parser of a JSON file that must hold an object (``what`` names the format), and
     that object; ``None`` for an empty file.
 
     :raises HooksConfigError: the text is not JSON, or not an object.
     """
-    document = _compose_json(text, source)
-    parser = _Parser(source, document)
+    document = compose_json(text, source)
+    parser = Parser(source, document)
     data = document.data
     if data is None:
         return None
@@ -181,7 +212,7 @@ def _json_object(text: str, source: str, what: str) -> tuple[_Parser, dict[Any, 
     return parser, data
 
 
-def _compose_json(text: str, source: str) -> YamlDocument:
+def compose_json(text: str, source: str) -> YamlDocument:
     """The JSON data, with the positions of its YAML reading (JSON is YAML once tabs, never
     inside JSON strings, are spaces)."""
     try:
@@ -198,7 +229,7 @@ def _compose_json(text: str, source: str) -> YamlDocument:
     return YamlDocument(positions.root, data)
 
 
-def _duplicate_keys(document: YamlDocument) -> Iterator[Problem]:
+def duplicate_keys(document: YamlDocument) -> Iterator[Problem]:
     """YAML and JSON keep the last of two equal keys; a hooks file must say it once."""
     for dup in document.duplicate_keys():
         yield Problem(
@@ -209,10 +240,35 @@ def _duplicate_keys(document: YamlDocument) -> Iterator[Problem]:
         )
 
 
+def foreign_tool_matcher(pattern: str, theirs: Mapping[str, str]) -> str | None:
+    """A matcher string (Claude Code rules, see :func:`~.patterns.compile_claude_matcher`)
+    that accepts our tools exactly when ``pattern``, a regular expression searched in the
+    other tool's names (``theirs``: our name -> theirs), accepts their name; a tool not in
+    ``theirs`` is matched under its own name. An invalid expression is an exact name.
+    ``None``: every tool."""
+    if pattern.strip() in ("", "*"):
+        return None
+    try:
+        compiled = re.compile(pattern)
+    except re.error:
+        pattern = f"^{re.escape(pattern)}$"
+        compiled = re.compile(pattern)
+    accepted = [ours for ours, name in theirs.items() if compiled.search(name)]
+    known = sorted({alias for ours in theirs for alias in tool_names(ours)})
+    others = f"(?!(?:{'|'.join(map(re.escape, known))})$).*?(?:{pattern})"
+    branches = [f"(?:{'|'.join(map(re.escape, accepted))})$"] if accepted else []
+    composed = "^(?:" + "|".join([*branches, others]) + ")"
+    try:
+        re.compile(composed)
+    except re.error:  # an expression that cannot be nested (inline global flags)
+        return "^(?:" + "|".join(branches or ["(?!)"]) + ")"
+    return composed
+
+
 # --------------------------------------------------------------------------- the parser
 
 
-class _Parser:
+class Parser:
     """Walks one document, collecting every problem with its position, then raises once."""
 
     def __init__(self, source: str, document: YamlDocument | None) -> None:
@@ -235,17 +291,21 @@ class _Parser:
         logger.warning("%s: %s: %s: %s (ignored)", MODULE_ID, where, key_path(loc), message)
 
     def fail(self, loc: Loc, message: str, *, key: bool = False) -> None:
+        """A problem at ``loc`` (``key``: the key there itself is wrong), with its line."""
         line = self.positions.line_of(loc, key=key) if self.positions else None
         self.problems.append(Problem(message, key_path(loc) or None, line, tuple(loc), key))
 
     def raise_problems(self) -> None:
+        """Raise every problem collected so far as one :class:`HooksConfigError`."""
         if self.problems:
             raise HooksConfigError(self.source, self.problems)
 
     def label(self, loc: Loc) -> str:
+        """How hooks at ``loc`` are named: ``<source>:<key path>``."""
         return f"{self.source}:{key_path(loc)}"
 
     def entry(self, spec: HookSpec, loc: Loc) -> HookEntry:
+        """The :class:`HookEntry` of ``spec`` at ``loc``, with its label and line."""
         line = None
         if self.positions is not None:
             field = (*loc, "command") if isinstance(spec, CommandHookSpec) else loc

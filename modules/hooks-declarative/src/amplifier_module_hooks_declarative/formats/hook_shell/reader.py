@@ -30,7 +30,7 @@ from typing import Any, Final
 
 from ...config import MODULE_ID
 from ...document import HookEntry, HookGroup, HooksDocument, Step
-from ...parsing import parse_claude_settings
+from ...parsing import read_claude_hooks
 from ...specs import CommandHookSpec
 from ...variables import map_commands
 
@@ -97,7 +97,7 @@ def parse_hook_shell_file(text: str, source: str) -> HooksDocument:
 
     :raises HooksConfigError: invalid JSON or hooks, with line and key path.
     """
-    document = parse_claude_settings(text, source)
+    document = read_claude_hooks(text, source, "Claude Code settings")
     if not document.events:
         return document
     raw = json.loads(text)
