@@ -25,9 +25,10 @@ from .config import DeclarativeConfig, parse_config
 from .dispatch import Dispatcher, RunnerFactory, default_runner_factory, plan_steps
 from .document import EventHooks, HookEntry, HookGroup, HooksConfigError, HooksDocument
 from .formats.claude_code.plugins import Plugin, discover_plugins
+from .formats.claude_code.reader import parse_claude_settings
 from .mapping import CLAUDE_EVENTS, PASCAL_EVENTS, Outcome, to_hook_result
 from .mount import mount
-from .parsing import parse_claude_settings, parse_hooks_data, parse_hooks_text
+from .parsing import parse_hooks_data, parse_hooks_text
 from .patterns import CLAUDE_TOOL_NAMES
 from .runners.matcher import MatcherRunner
 from .sources import find_sources, load_documents

@@ -16,7 +16,8 @@ from .config import DeclarativeConfig
 from .document import HooksConfigError, Problem
 from .formats.claude_code.plugins import discover_plugins
 from .parsing import parse_hooks_data
-from .sources import Source, check_scripts, load_source, plugin_sources
+from .source import Source
+from .sources import check_scripts, load_source, plugin_sources
 
 __all__ = ["CheckedConfig", "config_problems"]
 

@@ -89,8 +89,6 @@ __all__ = [
     "duplicate_keys",
     "foreign_tool_matcher",
     "json_object",
-    "parse_claude_plugin_hooks",
-    "parse_claude_settings",
     "parse_hooks_data",
     "parse_hooks_text",
     "read_claude_hooks",
@@ -169,18 +167,6 @@ def read_claude_hooks(text: str, source: str, what: str, *, lenient: bool = Fals
     events = parser.event_map(data.get("hooks"), ("hooks",), claude=True)
     parser.raise_problems()
     return HooksDocument(source, tuple(events))
-
-
-def parse_claude_settings(text: str, source: str) -> HooksDocument:
-    """The ``hooks`` of a Claude Code settings file (JSON); every other key is ignored."""
-    return read_claude_hooks(text, source, "Claude Code settings")
-
-
-def parse_claude_plugin_hooks(text: str, source: str) -> HooksDocument:
-    """A Claude Code plugin's hooks file, read as leniently as Claude Code's own loader: an
-    unknown key in a hook or matcher group is a warning naming the plugin, the file and the
-    line, and the rest of the hook still runs. Every other mistake is an error."""
-    return read_claude_hooks(text, source, "Claude Code plugin hooks", lenient=True)
 
 
 def compose_yaml(text: str, source: str) -> YamlDocument:

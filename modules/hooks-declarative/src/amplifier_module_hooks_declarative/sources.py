@@ -52,7 +52,7 @@ import shlex
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Final, Literal
+from typing import Any, Final
 
 from amplifier_hooks_util.config_errors import key_path
 from amplifier_hooks_util.regular_file import read_regular
@@ -67,6 +67,7 @@ from .formats.claude_code.plugins import (
     discover_plugins,
     plugin_data_dir,
 )
+from .formats.claude_code.reader import parse_claude_plugin_hooks, parse_claude_settings
 from .formats.cursor.reader import parse_cursor_hooks, parse_user_cursor_hooks
 from .formats.gemini.extensions import gemini_extension_sources
 from .formats.gemini.reader import parse_gemini_settings
@@ -76,14 +77,10 @@ from .formats.hook_shell.reader import (
     hook_shell_files,
     parse_hook_shell_file,
 )
-from .parsing import (
-    parse_claude_plugin_hooks,
-    parse_claude_settings,
-    parse_hooks_data,
-    parse_hooks_text,
-)
+from .parsing import parse_hooks_data, parse_hooks_text
 from .protocols import command_protocol
 from .scripts import script_problem
+from .source import Source, SourceKind
 from .specs import CommandHookSpec
 from .types import HookContext
 from .variables import with_variables
@@ -125,24 +122,6 @@ PROJECT_HOOKS_FILE: Final = ".amplifier/hooks.yaml"
 CLAUDE_SETTINGS_FILES: Final = (".claude/settings.json", ".claude/settings.local.json")
 """Claude Code's project settings whose ``hooks`` are run, relative to the project directory."""
 
-SourceKind = Literal[
-    "user",
-    "user-hook-shell",
-    "claude-settings",
-    "project",
-    "hook-shell",
-    "plugin",
-    "project-plugin",
-    "file",
-    "config",
-    "user-gemini-settings",
-    "gemini-settings",
-    "user-cursor-hooks",
-    "cursor-hooks",
-    "user-gemini-extension",
-    "gemini-extension",
-]
-
 SOURCE_READERS: Final[dict[SourceKind, Callable[[str, str], HooksDocument]]] = {
     "claude-settings": parse_claude_settings,
     "user-hook-shell": parse_hook_shell_file,
@@ -171,27 +150,6 @@ PROJECT_KINDS: Final[frozenset[SourceKind]] = frozenset(
 bundle names is one when its directory lies inside the project: a checkout brings it)."""
 
 logger = logging.getLogger("amplifier_module_hooks_declarative")
-
-
-@dataclass(frozen=True, slots=True)
-class Source:
-    """One place hooks may come from; ``label`` is how labels and errors name it."""
-
-    kind: SourceKind
-    label: str
-    path: Path | None = None
-    required: bool = False
-    variables: tuple[tuple[str, str], ...] = ()
-    """Directory variables its commands get, in their environment and text (:mod:`.variables`)."""
-    textual: bool = False
-    """``${NAME}`` of ``variables`` is replaced even inside single quotes (Claude Code's way)."""
-    error: HooksConfigError | None = None
-    """Why the source cannot be read, found before reading it (a broken plugin manifest)."""
-    covers: Path | None = None
-    """For a source the bundle names inside the project (a plugin kept in the checkout), the
-    file or directory the project's trust record must cover before it runs."""
-    reader: Callable[[str, str], HooksDocument] | None = None
-    """Its own parser (``reader(text, label)``), in place of its kind's :data:`SOURCE_READERS`."""
 
 
 def resolve_user_dir(settings: DeclarativeConfig) -> Path:

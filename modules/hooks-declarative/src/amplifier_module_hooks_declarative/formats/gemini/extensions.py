@@ -50,7 +50,7 @@ from .reader import parse_gemini_settings, strip_json_comments
 
 if TYPE_CHECKING:
     from ...config import DeclarativeConfig
-    from ...sources import Source
+    from ...source import Source
 
 __all__ = [
     "CONFIG_FILE",
@@ -286,7 +286,7 @@ def gemini_extension_sources(
 ) -> list[Source]:
     """The hooks files of the enabled extensions, the user's (``user``) or the workspace's,
     as the ``gemini`` config key allows; a disabled one is logged and left out."""
-    from ...sources import Source
+    from ...source import Source
 
     if not settings.gemini:
         return []
