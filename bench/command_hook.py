@@ -140,7 +140,7 @@ async def measure(protocol: str, runs: int, warmup: int) -> dict[str, Any]:
             type="command",
             command=command,
             timeout_ms=10_000,
-            protocol=protocol,  # type: ignore[arg-type]  # checked against PROTOCOL_MODULES
+            protocol=protocol,  # one of PROTOCOL_MODULES
         )
         runner = CommandRunner(spec, label="bench PreToolUse[0]", project_dir=workdir)
 

@@ -22,7 +22,14 @@ from typing import Any, Final
 from .tool_identity import inherited_environment
 from .types import Decision, HookContext
 
-__all__ = ["PROTOCOL_MODULES", "CommandProtocol", "command_protocol", "configured_protocol"]
+__all__ = [
+    "FORMAT_PACKAGES",
+    "PROTOCOL_MODULES",
+    "PROTOCOL_NAMES",
+    "CommandProtocol",
+    "command_protocol",
+    "configured_protocol",
+]
 
 
 @dataclass(frozen=True, slots=True)
@@ -50,13 +57,24 @@ class CommandProtocol:
         return inherited_environment(environ)
 
 
+FORMAT_PACKAGES: Final[Mapping[str, str]] = {
+    "claude-code": ".formats.claude_code",
+    "gemini": ".formats.gemini",
+    "cursor": ".formats.cursor",
+}
+"""The registry of the other tools' hook formats, one line each: protocol name -> package.
+A format's package defines ``FORMAT`` (:class:`~.source.HookFormat`: the hooks files it reads,
+which :mod:`.sources` adds to every session's) and has a ``protocol`` module defining
+``PROTOCOL``, imported the first time a hook speaks it."""
+
 PROTOCOL_MODULES: Final[Mapping[str, str]] = {
     "amplifier": ".runners.command",
-    "claude-code": ".formats.claude_code.protocol",
-    "gemini": ".formats.gemini.protocol",
-    "cursor": ".formats.cursor.protocol",
+    **{name: f"{package}.protocol" for name, package in FORMAT_PACKAGES.items()},
 }
 """The module of each protocol; it defines ``PROTOCOL``."""
+
+PROTOCOL_NAMES: Final = tuple(PROTOCOL_MODULES)
+"""The values a command hook's ``protocol`` may take."""
 
 _loaded: dict[str, CommandProtocol] = {}
 

@@ -7,11 +7,17 @@ handful of keys a Claude Code ``hooks`` block adds. Unknown keys are errors, so 
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from .protocols import PROTOCOL_NAMES
 from .types import OnFailure
+
+if TYPE_CHECKING:
+    ProtocolName = str
+else:  # validated as a Literal of the registry's protocols (its error lists them)
+    ProtocolName = Literal[PROTOCOL_NAMES]
 
 __all__ = [
     "AgentHookSpec",
@@ -44,7 +50,7 @@ class CommandHookSpec(_Spec):
     async_: bool = Field(default=False, alias="async")
     env: dict[str, str] = Field(default_factory=dict)
     max_output_bytes: int = Field(default=1_000_000, gt=0)
-    protocol: Literal["amplifier", "claude-code", "gemini", "cursor"] = "amplifier"
+    protocol: ProtocolName = "amplifier"
     sandbox: bool = False
     """Run contained by bubblewrap (see :mod:`.containment`); the module's ``sandbox`` and
     ``sandbox_sources`` keys can require it too, never waive it."""

@@ -43,14 +43,12 @@ import re
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Final, Literal
+from typing import Any, Final, Literal
 
+from ...config import DeclarativeConfig
 from ...document import HooksDocument
+from ...source import Source
 from .reader import parse_gemini_settings, strip_json_comments
-
-if TYPE_CHECKING:
-    from ...config import DeclarativeConfig
-    from ...source import Source
 
 __all__ = [
     "CONFIG_FILE",
@@ -286,8 +284,6 @@ def gemini_extension_sources(
 ) -> list[Source]:
     """The hooks files of the enabled extensions, the user's (``user``) or the workspace's,
     as the ``gemini`` config key allows; a disabled one is logged and left out."""
-    from ...source import Source
-
     if not settings.gemini:
         return []
     scope: Scope = "user" if user else "workspace"
