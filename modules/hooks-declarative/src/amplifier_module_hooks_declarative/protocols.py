@@ -1,10 +1,11 @@
 """What a command hook's process reads and writes: one :class:`CommandProtocol` per
-``protocol`` value of a command hook.
+``protocol`` value of a command hook; and the registry of the other tools' hook formats,
+:data:`FORMAT_PACKAGES`, from which the protocols and the formats' hooks files both derive.
 
-A protocol says what the process gets on stdin for an event, which variables it gets beside
-the session's environment, what exit code 2 means and how its stdout on exit code 0 becomes
-a :class:`~.types.Decision`. :mod:`.command` runs the process; each protocol lives in its own
-module and is imported the first time a hook asks for it.
+A protocol says what the process gets on stdin for an event, which variables it gets beside the
+session's environment, what exit code 2 means and how its stdout on exit code 0 becomes a
+:class:`~.types.Decision`. :mod:`.runners.command` runs the process; each protocol lives in its
+own module and is imported the first time a hook asks for it.
 
 The process inherits the session's environment without the variables any tool sets for its
 hooks (:mod:`.tool_identity`), so a script that branches on its caller sees only its own

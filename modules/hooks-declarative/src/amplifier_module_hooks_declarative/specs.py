@@ -106,7 +106,7 @@ class PromptHookSpec(_Spec):
     the prompt has none). ``provider`` left ``None`` and ``on_failure`` left unset take the
     module's ``prompt_provider`` and ``prompt_on_failure``; the module's ``prompt_model``
     replaces ``model``. The model answers
-    ``{"ok": bool, "reason": str}`` (see :mod:`.prompt_hook`).
+    ``{"ok": bool, "reason": str}`` (see :mod:`.runners.prompt_hook`).
     """
 
     type: Literal["prompt"]
@@ -120,7 +120,7 @@ class PromptHookSpec(_Spec):
 class AgentHookSpec(_Spec):
     """A Claude Code ``type: agent`` hook: a prompt hook whose model may first read with the
     session's read-only tools (``read_file``, ``glob``, ``grep``) for at most ``max_turns``
-    requests, then answers as a prompt hook does (see :mod:`.agent_hook`).
+    requests, then answers as a prompt hook does (see :mod:`.runners.agent_hook`).
 
     ``max_turns`` ``None`` takes the module's ``agent_max_turns``.
     """
@@ -136,7 +136,8 @@ class AgentHookSpec(_Spec):
 
 class HttpHookSpec(_Spec):
     """A Claude Code ``type: http`` hook: the event's Claude Code object POSTed as JSON to
-    ``url``; a 2xx response's body is read as a command hook's stdout (see :mod:`.http_hook`).
+    ``url``; a 2xx response's body is read as a command hook's stdout (see
+    :mod:`.runners.http_hook`).
 
     ``headers`` values may name environment variables as ``$NAME`` or ``${NAME}``; only the
     names in ``allowed_env_vars`` are expanded, any other reference becomes empty.

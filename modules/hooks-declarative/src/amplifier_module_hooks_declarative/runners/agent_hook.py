@@ -13,7 +13,7 @@ that writes or runs commands) and may call them for up to ``agent_max_turns`` re
 by default, as Claude Code); the last request offers no tools, so the model must answer.
 
 Tool calls run the mounted tool objects (``await tool.execute(input)``), one after the other,
-under the session's guards (:mod:`.guard`): each fires ``tool:pre``, processed by the
+under the session's guards (:mod:`..guard`): each fires ``tool:pre``, processed by the
 coordinator, so deny rules (a ``.env`` deny of hooks-approval) and approvals apply and a denied
 call is answered with the reason as an error result; then ``tool:post``, whose handlers
 (hooks-redaction) change what the model reads. Each model request fires ``provider:request``

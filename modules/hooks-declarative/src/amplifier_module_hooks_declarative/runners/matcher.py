@@ -15,7 +15,7 @@ __all__ = ["MatcherRunner"]
 
 
 class MatcherRunner:
-    """A configured matcher hook (the :class:`~.types.Runner` protocol).
+    """A configured matcher hook (the :class:`~..types.Runner` protocol).
 
     Patterns are compiled once, here; :meth:`decide` is synchronous and cheap.
     """
@@ -81,5 +81,5 @@ class MatcherRunner:
         return Decision(action="allow", message=self.message, source=self.label)
 
     async def run(self, context: HookContext) -> Decision:
-        """The :class:`~.types.Runner` entry point."""
+        """The :class:`~..types.Runner` entry point."""
         return self.decide(context)

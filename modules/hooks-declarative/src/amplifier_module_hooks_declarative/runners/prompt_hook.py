@@ -130,7 +130,7 @@ class PromptDefaults:
 
     @classmethod
     def from_config(cls, config: DeclarativeConfig) -> PromptDefaults:
-        """From a :class:`~.config.DeclarativeConfig` (``prompt_provider``, ``prompt_model``,
+        """From a :class:`~..config.DeclarativeConfig` (``prompt_provider``, ``prompt_model``,
         ``prompt_on_failure``, ``agent_max_turns``)."""
         return cls(
             provider=config.prompt_provider,

@@ -1,4 +1,4 @@
-"""Reading Cursor's ``hooks.json`` into a :class:`~.config.HooksDocument` whose command hooks
+"""Reading Cursor's ``hooks.json`` into a :class:`~...document.HooksDocument` whose command hooks
 speak ``protocol: cursor``.
 
 The file is ``{"version": 1, "hooks": {"<event>": [{"command": "...", "timeout": 5,

@@ -9,7 +9,7 @@ looked; current ones read only the user's). An extension is a directory holding
 ``.gemini-extension-install.json`` (written by ``gemini extensions install``) says where it
 came from, and for a ``link`` install (``gemini extensions link``) the extension is read from
 the linked ``source`` directory. Its hooks are in ``hooks/hooks.json``: ``{"hooks": {...}}``
-in the shape of ``settings.json``'s ``hooks`` (:mod:`.gemini_config`). A directory without a
+in the shape of ``settings.json``'s ``hooks`` (:mod:`.reader`). A directory without a
 config file, or with a broken one, is skipped with a warning naming the file, as Gemini skips
 it; an extension without ``hooks/hooks.json`` has no hooks.
 

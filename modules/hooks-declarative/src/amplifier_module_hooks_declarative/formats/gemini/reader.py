@@ -1,5 +1,5 @@
 """Reading Gemini CLI's ``settings.json`` (its ``hooks`` and ``hooksConfig`` keys) into a
-:class:`~.config.HooksDocument` whose command hooks speak ``protocol: gemini``.
+:class:`~...document.HooksDocument` whose command hooks speak ``protocol: gemini``.
 
 The file is read as Gemini CLI reads it: JSON with ``//`` and ``/* */`` comments; ``hooks``
 maps an event name to a list of definitions ``{matcher, sequential, hooks: [{type: command,

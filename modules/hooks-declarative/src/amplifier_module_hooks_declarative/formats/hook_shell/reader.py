@@ -15,7 +15,7 @@ Here the root file comes first, then the directories' files in name order (hook-
 the directories in the file system's order, which is not stable). The project's are read, and
 the user's ``<user_dir>/hooks/`` too (``~/.amplifier/hooks/``, which hook-shell's behavior
 bundle names). ``AMPLIFIER_HOOKS_DIR`` is set in each command's environment and written into
-its command (:mod:`.variables`), so a project path with spaces works as well.
+its command (:mod:`...variables`), so a project path with spaces works as well.
 """
 
 from __future__ import annotations
