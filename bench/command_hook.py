@@ -42,8 +42,8 @@ from pathlib import Path
 from typing import Any
 
 try:
-    from amplifier_module_hooks_declarative.command import CommandRunner, encode
     from amplifier_module_hooks_declarative.protocols import PROTOCOL_MODULES, command_protocol
+    from amplifier_module_hooks_declarative.runners.command import CommandRunner, encode
     from amplifier_module_hooks_declarative.specs import CommandHookSpec
     from amplifier_module_hooks_declarative.types import HookContext
 except ImportError as err:  # run from a checkout without the packages installed
@@ -140,7 +140,7 @@ async def measure(protocol: str, runs: int, warmup: int) -> dict[str, Any]:
             type="command",
             command=command,
             timeout_ms=10_000,
-            protocol=protocol,  # type: ignore[arg-type]  # checked against PROTOCOL_MODULES
+            protocol=protocol,  # one of PROTOCOL_MODULES
         )
         runner = CommandRunner(spec, label="bench PreToolUse[0]", project_dir=workdir)
 

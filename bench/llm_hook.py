@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Any
 
 try:
-    from amplifier_module_hooks_declarative.llm import LlmRunner
+    from amplifier_module_hooks_declarative.runners.llm import LlmRunner
     from amplifier_module_hooks_declarative.specs import LlmHookSpec
     from amplifier_module_hooks_declarative.types import HookContext
     from amplifier_module_provider_anthropic import AnthropicConfig, AnthropicProvider

@@ -97,7 +97,7 @@ def test_yaml_blocks_are_valid_bundles_or_hooks_files(text: str, where: str) -> 
                     problems.append(f"{where}: {section}[{index}] ({entry.module}): {err}")
         assert problems == []
     elif isinstance(data, Mapping) and isinstance(data.get("hooks"), Mapping):
-        from amplifier_module_hooks_declarative.config import parse_hooks_text
+        from amplifier_module_hooks_declarative.parsing import parse_hooks_text
 
         document = parse_hooks_text(text, where)
         assert document.events, f"{where}: a hooks file with no event"

@@ -21,7 +21,7 @@ from amplifier_hooks_util.trust import trust_project
 
 from amplifier_core.display import RecordingDisplay
 from amplifier_core.testing import EventRecorder
-from amplifier_module_hooks_declarative.prompt_hook import OK_SCHEMA, PROMPT_INSTRUCTIONS
+from amplifier_module_hooks_declarative.runners.prompt_hook import OK_SCHEMA, PROMPT_INSTRUCTIONS
 
 from .support import call, make_bundle, module, tool_results
 

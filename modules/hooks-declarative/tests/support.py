@@ -9,7 +9,7 @@ import shlex
 from pathlib import Path
 from typing import Any
 
-from amplifier_module_hooks_declarative.command import CommandRunner
+from amplifier_module_hooks_declarative.runners.command import CommandRunner
 from amplifier_module_hooks_declarative.specs import CommandHookSpec
 from amplifier_module_hooks_declarative.types import Decision, HookContext
 

@@ -14,8 +14,8 @@ from typing import Any
 import pytest
 
 from amplifier_module_hooks_declarative.answers import DuplicateKeyError, loads_unique
-from amplifier_module_hooks_declarative.llm import AnswerError, LlmRunner, parse_answer
-from amplifier_module_hooks_declarative.prompt_hook import PromptRunner, command_answer
+from amplifier_module_hooks_declarative.runners.llm import AnswerError, LlmRunner, parse_answer
+from amplifier_module_hooks_declarative.runners.prompt_hook import PromptRunner, command_answer
 from amplifier_module_hooks_declarative.specs import LlmHookSpec, PromptHookSpec
 from amplifier_module_hooks_declarative.types import HookContext
 from amplifier_module_provider_scripted import ScriptedProvider
@@ -159,7 +159,7 @@ async def test_a_judgement_over_input_cut_by_its_depth_never_allows(tmp_path: Pa
 
 
 def test_a_matcher_reads_an_argument_nested_10000_deep_whole() -> None:
-    from amplifier_module_hooks_declarative.matcher import MatcherRunner
+    from amplifier_module_hooks_declarative.runners.matcher import MatcherRunner
     from amplifier_module_hooks_declarative.specs import MatcherHookSpec
 
     spec = MatcherHookSpec.model_validate(
@@ -193,9 +193,9 @@ def test_a_matcher_reads_an_argument_nested_10000_deep_whole() -> None:
     ],
 )
 def test_a_command_hooks_answer_repeating_a_key_is_a_failure_of_the_hook(stdout: str) -> None:
-    from amplifier_module_hooks_declarative.claude_code import claude_decision
-    from amplifier_module_hooks_declarative.cursor import cursor_decision
-    from amplifier_module_hooks_declarative.gemini import gemini_decision
+    from amplifier_module_hooks_declarative.formats.claude_code.protocol import claude_decision
+    from amplifier_module_hooks_declarative.formats.cursor.protocol import cursor_decision
+    from amplifier_module_hooks_declarative.formats.gemini.protocol import gemini_decision
 
     ctx = context("rm -rf /")
     claude = claude_decision(ctx, stdout, label="h", project_dir="/project")

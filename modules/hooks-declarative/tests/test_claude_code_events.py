@@ -16,24 +16,22 @@ from typing import Any
 import pytest
 from amplifier_hooks_util.state import session_dir
 
-from amplifier_module_hooks_declarative.claude_code import claude_event
-from amplifier_module_hooks_declarative.config import (
-    HookGroup,
-    parse_claude_settings,
-    parse_hooks_data,
-)
 from amplifier_module_hooks_declarative.dispatch import (
     Dispatcher,
     default_runner_factory,
     plan_steps,
 )
+from amplifier_module_hooks_declarative.document import HookGroup
+from amplifier_module_hooks_declarative.formats.claude_code.protocol import claude_event
+from amplifier_module_hooks_declarative.formats.claude_code.reader import parse_claude_settings
 from amplifier_module_hooks_declarative.mapping import (
     CLAUDE_EVENTS,
     NEVER_FIRED,
     Outcome,
     to_hook_result,
 )
-from amplifier_module_hooks_declarative.matcher import compile_claude_matcher
+from amplifier_module_hooks_declarative.parsing import parse_hooks_data
+from amplifier_module_hooks_declarative.patterns import compile_claude_matcher
 from amplifier_module_hooks_declarative.session_env import (
     ENV_FILE_NAME,
     ENVIRONMENT_CAPABILITY,

@@ -20,7 +20,7 @@ import pytest
 from amplifier_hooks_util.process import run_process
 from pydantic import BaseModel
 
-from amplifier_module_hooks_declarative.command import (
+from amplifier_module_hooks_declarative.runners.command import (
     KILL_GRACE_S,
     CommandRunner,
     amplifier_decision,

@@ -34,9 +34,10 @@ from typing import Any
 import pytest
 from amplifier_hooks_util import sandbox as sandbox_module
 
-from amplifier_module_hooks_declarative.command import CommandRunner
-from amplifier_module_hooks_declarative.config import parse_config, parse_hooks_text
+from amplifier_module_hooks_declarative.config import parse_config
 from amplifier_module_hooks_declarative.containment import contain_documents
+from amplifier_module_hooks_declarative.parsing import parse_hooks_text
+from amplifier_module_hooks_declarative.runners.command import CommandRunner
 from amplifier_module_hooks_declarative.specs import CommandHookSpec
 from amplifier_module_hooks_declarative.types import HookContext
 
@@ -163,7 +164,7 @@ SESSION = textwrap.dedent(
     import asyncio, sys
     from pathlib import Path
     from amplifier_hooks_util.process import run_process
-    from amplifier_module_hooks_declarative.command import CommandRunner
+    from amplifier_module_hooks_declarative.runners.command import CommandRunner
     from amplifier_module_hooks_declarative.config import MINIMAL_ENVIRONMENT
     from amplifier_module_hooks_declarative.specs import CommandHookSpec
     from amplifier_module_hooks_declarative.types import HookContext

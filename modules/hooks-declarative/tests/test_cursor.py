@@ -13,13 +13,17 @@ from typing import Any
 
 import pytest
 
-from amplifier_module_hooks_declarative.config import HookGroup, HooksConfigError
-from amplifier_module_hooks_declarative.cursor import cursor_decision, cursor_input, cursor_tool
-from amplifier_module_hooks_declarative.cursor_config import (
+from amplifier_module_hooks_declarative.document import HookGroup, HooksConfigError
+from amplifier_module_hooks_declarative.formats.cursor.protocol import (
+    cursor_decision,
+    cursor_input,
+    cursor_tool,
+)
+from amplifier_module_hooks_declarative.formats.cursor.reader import (
     parse_cursor_hooks,
     parse_user_cursor_hooks,
 )
-from amplifier_module_hooks_declarative.matcher import compile_claude_matcher
+from amplifier_module_hooks_declarative.patterns import compile_claude_matcher
 from amplifier_module_hooks_declarative.specs import CommandHookSpec
 from amplifier_module_hooks_declarative.tool_identity import DEFAULT_CURSOR_VERSION
 from amplifier_module_hooks_declarative.types import Decision, HookContext

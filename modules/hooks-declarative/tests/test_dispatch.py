@@ -572,8 +572,8 @@ async def test_mount_rejects_bad_config_and_bad_files(tmp_path: Path) -> None:
 
 
 def test_the_default_factory_builds_each_runner_type(tmp_path: Path) -> None:
-    from amplifier_module_hooks_declarative.command import CommandRunner
-    from amplifier_module_hooks_declarative.llm import LlmRunner
+    from amplifier_module_hooks_declarative.runners.command import CommandRunner
+    from amplifier_module_hooks_declarative.runners.llm import LlmRunner
 
     build = default_runner_factory(str(tmp_path))
     command = build(CommandHookSpec(type="command", command="true"), "f:hooks.X[0]")

@@ -13,20 +13,20 @@ from typing import Any
 
 import pytest
 
-from amplifier_module_hooks_declarative.config import HookGroup, HooksConfigError
-from amplifier_module_hooks_declarative.gemini import (
+from amplifier_module_hooks_declarative.document import HookGroup, HooksConfigError
+from amplifier_module_hooks_declarative.formats.gemini.protocol import (
     GEMINI_TOOLS,
     TOOLS_FROM_GEMINI,
     gemini_decision,
     gemini_tool_input,
     our_tool_input,
 )
-from amplifier_module_hooks_declarative.gemini_config import (
-    foreign_tool_matcher,
+from amplifier_module_hooks_declarative.formats.gemini.reader import (
     parse_gemini_settings,
     strip_json_comments,
 )
-from amplifier_module_hooks_declarative.matcher import compile_claude_matcher
+from amplifier_module_hooks_declarative.parsing import foreign_tool_matcher
+from amplifier_module_hooks_declarative.patterns import compile_claude_matcher
 from amplifier_module_hooks_declarative.specs import CommandHookSpec
 from amplifier_module_hooks_declarative.types import Decision, HookContext
 

@@ -17,8 +17,8 @@ from amplifier_hooks_util.trust import trust_project
 
 from amplifier_core.testing import create_test_coordinator
 from amplifier_module_hooks_declarative import mount, parse_config
-from amplifier_module_hooks_declarative.config import HooksConfigError
-from amplifier_module_hooks_declarative.gemini_extensions import (
+from amplifier_module_hooks_declarative.document import HooksConfigError
+from amplifier_module_hooks_declarative.formats.gemini.extensions import (
     discover_extensions,
     hydrate,
     is_enabled,

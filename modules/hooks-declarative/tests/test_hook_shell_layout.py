@@ -236,7 +236,7 @@ def test_a_symlinked_hook_directory_is_not_read(
 
 
 def test_a_hook_shell_group_runs_its_hooks_in_order_unless_it_says_parallel() -> None:
-    from amplifier_module_hooks_declarative.hook_shell import parse_hook_shell_file
+    from amplifier_module_hooks_declarative.formats.hook_shell.reader import parse_hook_shell_file
 
     hook = {"type": "command", "command": "true"}
     text = json.dumps(

@@ -20,13 +20,13 @@ from typing import Any, Literal
 import pytest
 from pydantic import ValidationError
 
-from amplifier_module_hooks_declarative.llm import (
+from amplifier_module_hooks_declarative.runners.llm import (
     GUARD_INSTRUCTIONS,
     AnswerError,
     LlmRunner,
     parse_answer,
 )
-from amplifier_module_hooks_declarative.llm_cache import LlmCache
+from amplifier_module_hooks_declarative.runners.llm_cache import LlmCache
 from amplifier_module_hooks_declarative.specs import LlmHookSpec
 from amplifier_module_hooks_declarative.template import TemplateError
 from amplifier_module_hooks_declarative.types import HookContext
@@ -617,7 +617,7 @@ UPSTREAM_SCRIPT = textwrap.dedent(
     import asyncio, sys
     sys.path[:0] = sys.argv[1:]  # the sources of this module, provider-scripted and util
     from amplifier_core.testing import MockCoordinator
-    from amplifier_module_hooks_declarative.llm import LlmRunner
+    from amplifier_module_hooks_declarative.runners.llm import LlmRunner
     from amplifier_module_hooks_declarative.specs import LlmHookSpec
     from amplifier_module_hooks_declarative.types import HookContext
     from amplifier_module_provider_scripted import mount

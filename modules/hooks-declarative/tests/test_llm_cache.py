@@ -7,7 +7,7 @@ from collections.abc import Awaitable, Callable
 
 import pytest
 
-from amplifier_module_hooks_declarative.llm_cache import LlmCache, request_key
+from amplifier_module_hooks_declarative.runners.llm_cache import LlmCache, request_key
 
 
 class Clock:

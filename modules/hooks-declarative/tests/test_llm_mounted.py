@@ -22,7 +22,7 @@ from amplifier_hooks_util.loopback import (
 
 from amplifier_core.testing import create_test_coordinator
 from amplifier_module_hooks_declarative import mount
-from amplifier_module_hooks_declarative.llm import GUARD_INSTRUCTIONS, VERDICT_SCHEMA
+from amplifier_module_hooks_declarative.runners.llm import GUARD_INSTRUCTIONS, VERDICT_SCHEMA
 from amplifier_module_provider_anthropic import mount as mount_anthropic
 from amplifier_module_provider_openai import mount as mount_openai
 

@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from amplifier_module_hooks_declarative import HookContext, MatcherHookSpec, MatcherRunner
-from amplifier_module_hooks_declarative.matcher import (
+from amplifier_module_hooks_declarative.patterns import (
     compile_arg_pattern,
     compile_claude_matcher,
     compile_tool_pattern,

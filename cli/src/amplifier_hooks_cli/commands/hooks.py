@@ -72,7 +72,7 @@ def _with_disabled_extensions(
     if not getattr(settings, "gemini", False):
         return survey
     try:
-        extensions = importlib.import_module(f"{package}.gemini_extensions")
+        extensions = importlib.import_module(f"{package}.formats.gemini.extensions")
     except ImportError:  # a release of the module without Gemini CLI extensions
         return survey
     scopes = {"user": settings.include_user, "workspace": settings.include_project}

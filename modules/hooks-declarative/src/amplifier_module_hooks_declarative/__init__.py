@@ -20,23 +20,17 @@ plugins the config names. The command, llm,
 prompt and agent runners are imported only when a hook of that type is declared.
 """
 
-from .config import (
-    DeclarativeConfig,
-    EventHooks,
-    HookEntry,
-    HookGroup,
-    HooksConfigError,
-    HooksDocument,
-    parse_claude_settings,
-    parse_config,
-    parse_hooks_data,
-    parse_hooks_text,
-)
+from .check import CheckedConfig
+from .config import DeclarativeConfig, parse_config
 from .dispatch import Dispatcher, RunnerFactory, default_runner_factory, plan_steps
+from .document import EventHooks, HookEntry, HookGroup, HooksConfigError, HooksDocument
+from .formats.claude_code.plugins import Plugin, discover_plugins
+from .formats.claude_code.reader import parse_claude_settings
 from .mapping import CLAUDE_EVENTS, PASCAL_EVENTS, Outcome, to_hook_result
-from .matcher import CLAUDE_TOOL_NAMES, MatcherRunner
 from .mount import mount
-from .plugins import Plugin, discover_plugins
+from .parsing import parse_hooks_data, parse_hooks_text
+from .patterns import CLAUDE_TOOL_NAMES
+from .runners.matcher import MatcherRunner
 from .sources import find_sources, load_documents
 from .specs import (
     AgentHookSpec,
@@ -92,5 +86,5 @@ __all__ = [
     "to_hook_result",
 ]
 
-config_schema = DeclarativeConfig
+config_schema = CheckedConfig
 """The config model ``validate`` checks this module's bundle config against, unmounted."""

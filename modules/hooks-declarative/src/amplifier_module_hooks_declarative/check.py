@@ -1,17 +1,25 @@
 """A module config checked as mounting would check it, without mounting: what ``amplifier-hooks
-validate`` reports, located by key path within the config."""
+validate`` reports, located by key path within the config.
+
+:class:`CheckedConfig` is the package's ``config_schema``: :class:`~.config.DeclarativeConfig`
+with the ``config_problems`` method ``validate`` calls. It lives here, above the sources and
+the formats it reads, so that the config model itself imports none of them."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
 from amplifier_hooks_util.config_errors import ConfigProblem, key_path
+from pydantic import ConfigDict
 
-from .config import DeclarativeConfig, HooksConfigError, Problem, parse_hooks_data
-from .plugins import discover_plugins
-from .sources import Source, check_scripts, load_source, plugin_sources
+from .config import DeclarativeConfig
+from .document import HooksConfigError, Problem
+from .formats.claude_code.plugins import discover_plugins
+from .parsing import parse_hooks_data
+from .source import Source
+from .sources import check_scripts, load_source, plugin_sources
 
-__all__ = ["config_problems"]
+__all__ = ["CheckedConfig", "config_problems"]
 
 
 def _problem(found: Problem, base: tuple[str | int, ...] = ()) -> ConfigProblem:
@@ -51,3 +59,15 @@ def config_problems(
                 loc = ("plugins", plugin.index)
                 problems.append(ConfigProblem(str(err), key_path(loc), None, None, loc))
     return problems
+
+
+class CheckedConfig(DeclarativeConfig):
+    """The module config as ``amplifier-hooks validate`` checks it (the ``config_schema``)."""
+
+    model_config = ConfigDict(title="DeclarativeConfig")
+
+    def config_problems(self, *, working_dir: str | None = None) -> list[ConfigProblem]:
+        """What mounting would reject beyond the keys' types: the inline ``hooks`` (events,
+        patterns, hook entries, script files) and each file in ``files``, located by key path
+        within this config. ``working_dir`` stands for the session's working directory."""
+        return config_problems(self, working_dir=working_dir)

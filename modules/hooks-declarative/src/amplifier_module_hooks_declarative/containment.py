@@ -24,8 +24,9 @@ from pathlib import Path
 
 from amplifier_hooks_util.sandbox import SandboxUnavailable, bwrap_path
 
-from .config import MODULE_ID, DeclarativeConfig, HookEntry, HooksDocument
-from .plugins import PLUGIN_ROOT_VARIABLE
+from .config import MODULE_ID, DeclarativeConfig
+from .document import HookEntry, HooksDocument
+from .formats.claude_code.plugins import PLUGIN_ROOT_VARIABLE
 from .specs import CommandHookSpec
 from .variables import map_commands
 

@@ -46,7 +46,7 @@ from typing import TYPE_CHECKING, Any, Final
 
 from amplifier_core.models import HookResult
 
-from .config import HookEntry, HookGroup, HooksDocument
+from .document import HookEntry, HookGroup, HooksDocument
 from .mapping import (
     ERROR_PATTERN,
     KNOWN_EVENTS,
@@ -60,7 +60,8 @@ from .mapping import (
     match_target,
     to_hook_result,
 )
-from .matcher import MatcherRunner, NameMatcher, compile_claude_matcher
+from .patterns import NameMatcher, compile_claude_matcher
+from .runners.matcher import MatcherRunner
 from .specs import (
     AgentHookSpec,
     CommandHookSpec,
@@ -74,7 +75,7 @@ from .types import Decision, HookContext, Runner, failure_decision
 
 if TYPE_CHECKING:
     from .config import DeclarativeConfig
-    from .llm_cache import LlmCache
+    from .runners.llm_cache import LlmCache
 
 __all__ = [
     "HANDLER_PREFIX",
@@ -127,8 +128,8 @@ def default_runner_factory(
         if isinstance(spec, MatcherHookSpec):
             return MatcherRunner(spec, label=label, project_dir=project_dir)
         if isinstance(spec, CommandHookSpec):
-            from .command import CommandRunner
             from .protocols import configured_protocol
+            from .runners.command import CommandRunner
 
             protocol = configured_protocol(spec.protocol, protocol_options)
             return CommandRunner(
@@ -140,12 +141,12 @@ def default_runner_factory(
                 write_paths=settings.sandbox_write_paths if settings else (),
             )
         if isinstance(spec, HttpHookSpec):
-            from .http_hook import HttpRunner
+            from .runners.http_hook import HttpRunner
 
             return HttpRunner(spec, label=label, project_dir=project_dir)
         if isinstance(spec, LlmHookSpec):
-            from .llm import LlmRunner
-            from .llm_cache import LlmCache
+            from .runners.llm import LlmRunner
+            from .runners.llm_cache import LlmCache
 
             cache = None
             if spec.cache:  # one cache per size; each answer keeps its hook's cache_ttl_s
@@ -156,14 +157,14 @@ def default_runner_factory(
                     )
             return LlmRunner(spec, label=label, cache=cache, providers=providers, guards=guards)
         if isinstance(spec, PromptHookSpec | AgentHookSpec):
-            from .prompt_hook import PromptDefaults, PromptRunner
+            from .runners.prompt_hook import PromptDefaults, PromptRunner
 
             defaults = PromptDefaults.from_config(settings) if settings else PromptDefaults()
             if isinstance(spec, PromptHookSpec):
                 return PromptRunner(
                     spec, label=label, providers=providers, defaults=defaults, guards=guards
                 )
-            from .agent_hook import AgentRunner
+            from .runners.agent_hook import AgentRunner
 
             return AgentRunner(
                 spec,

@@ -86,7 +86,7 @@ async def mount(
     :param runner_factory: builds each hook's runner (default: the command, matcher and llm
         runners of this package); tests pass their own.
     :raises ValueError: a bad config key (``hooks-declarative: config ...``) or an invalid
-        hooks file (:class:`~.config.HooksConfigError`, naming file, line and key path), also
+        hooks file (:class:`~.document.HooksConfigError`, naming file, line and key path), also
         a trusted project's, or a trusted project whose hooks changed since it was trusted
         (naming the files and the ``trust`` command), unless ``strict: false``.
     :raises TypeError: the coordinator has no hook registry.

@@ -1,10 +1,11 @@
 """What a command hook's process reads and writes: one :class:`CommandProtocol` per
-``protocol`` value of a command hook.
+``protocol`` value of a command hook; and the registry of the other tools' hook formats,
+:data:`FORMAT_PACKAGES`, from which the protocols and the formats' hooks files both derive.
 
-A protocol says what the process gets on stdin for an event, which variables it gets beside
-the session's environment, what exit code 2 means and how its stdout on exit code 0 becomes
-a :class:`~.types.Decision`. :mod:`.command` runs the process; each protocol lives in its own
-module and is imported the first time a hook asks for it.
+A protocol says what the process gets on stdin for an event, which variables it gets beside the
+session's environment, what exit code 2 means and how its stdout on exit code 0 becomes a
+:class:`~.types.Decision`. :mod:`.runners.command` runs the process; each protocol lives in its
+own module and is imported the first time a hook asks for it.
 
 The process inherits the session's environment without the variables any tool sets for its
 hooks (:mod:`.tool_identity`), so a script that branches on its caller sees only its own
@@ -22,7 +23,14 @@ from typing import Any, Final
 from .tool_identity import inherited_environment
 from .types import Decision, HookContext
 
-__all__ = ["PROTOCOL_MODULES", "CommandProtocol", "command_protocol", "configured_protocol"]
+__all__ = [
+    "FORMAT_PACKAGES",
+    "PROTOCOL_MODULES",
+    "PROTOCOL_NAMES",
+    "CommandProtocol",
+    "command_protocol",
+    "configured_protocol",
+]
 
 
 @dataclass(frozen=True, slots=True)
@@ -50,13 +58,24 @@ class CommandProtocol:
         return inherited_environment(environ)
 
 
+FORMAT_PACKAGES: Final[Mapping[str, str]] = {
+    "claude-code": ".formats.claude_code",
+    "gemini": ".formats.gemini",
+    "cursor": ".formats.cursor",
+}
+"""The registry of the other tools' hook formats, one line each: protocol name -> package.
+A format's package defines ``FORMAT`` (:class:`~.source.HookFormat`: the hooks files it reads,
+which :mod:`.sources` adds to every session's) and has a ``protocol`` module defining
+``PROTOCOL``, imported the first time a hook speaks it."""
+
 PROTOCOL_MODULES: Final[Mapping[str, str]] = {
-    "amplifier": ".command",
-    "claude-code": ".claude_code",
-    "gemini": ".gemini",
-    "cursor": ".cursor",
+    "amplifier": ".runners.command",
+    **{name: f"{package}.protocol" for name, package in FORMAT_PACKAGES.items()},
 }
 """The module of each protocol; it defines ``PROTOCOL``."""
+
+PROTOCOL_NAMES: Final = tuple(PROTOCOL_MODULES)
+"""The values a command hook's ``protocol`` may take."""
 
 _loaded: dict[str, CommandProtocol] = {}
 

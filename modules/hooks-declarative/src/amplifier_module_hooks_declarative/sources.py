@@ -4,20 +4,22 @@ Sources, in the order their hooks run for one event:
 
 1. the user's ``hooks.yaml`` in ``user_dir`` (default ``$AMPLIFIER_HOME``, else
    ``~/.amplifier``), then hook-shell's ``hooks.json`` files in ``<user_dir>/hooks/``
-   (:mod:`.hook_shell`; unless ``hook_shell: false``), unless ``include_user: false``;
+   (:mod:`.formats.hook_shell`; unless ``hook_shell: false``), unless ``include_user: false``;
 2. the project's Claude Code settings ``.claude/settings.json`` and
    ``.claude/settings.local.json`` (their ``hooks`` key; unless ``claude_code: false``), then the
    project's ``.amplifier/hooks.yaml``, then hook-shell's ``.amplifier/hooks/hooks.json`` and
    ``.amplifier/hooks/<name>/hooks.json`` (unless ``hook_shell: false``), unless
    ``include_project: false``;
 3. the bundle: the hooks files of each Claude Code plugin in the config's ``plugins``
-   (:mod:`.plugins`; in order, a marketplace's in its order), each file in ``files`` (in
-   order), then the config's own ``hooks``.
+   (:mod:`.formats.claude_code.plugins`; in order, a marketplace's in its order), each file
+   in ``files`` (in order), then the config's own ``hooks``.
 
-Gemini CLI's ``settings.json`` and Cursor's ``hooks.json`` (:mod:`.gemini_config`,
-:mod:`.cursor_config`; unless ``gemini: false`` / ``cursor: false``) are read in ``~/.gemini`` and
+The other tools' hook formats of the registry (:data:`~.protocols.FORMAT_PACKAGES`, each a
+:class:`~.source.HookFormat`) add their files: Claude Code's settings first in the project;
+then Gemini CLI's ``settings.json`` and Cursor's ``hooks.json`` (:mod:`.formats.gemini`,
+:mod:`.formats.cursor`; unless ``gemini: false`` / ``cursor: false``), read in ``~/.gemini`` and
 ``~/.cursor`` after the user's files, and in the project's ``.gemini`` and ``.cursor`` after its
-Claude Code settings.
+Claude Code settings; then Gemini CLI's extensions.
 
 The project directory is the session's ``session.working_dir`` capability, else the config's
 ``project_dir``, else the current directory. Missing user and project files are simply absent;
@@ -46,55 +48,45 @@ every other hook found or skipped.
 from __future__ import annotations
 
 import dataclasses
+import importlib
 import logging
 import os
 import shlex
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Final, Literal
+from typing import Any, Final
 
 from amplifier_hooks_util.config_errors import key_path
 from amplifier_hooks_util.regular_file import read_regular
 from amplifier_hooks_util.trust import Surface, TrustStatus, trust_status
 
-from .config import (
-    MODULE_ID,
-    DeclarativeConfig,
-    HooksConfigError,
-    HooksDocument,
-    Problem,
-    parse_claude_plugin_hooks,
-    parse_claude_settings,
-    parse_hooks_data,
-    parse_hooks_text,
-)
-from .cursor_config import parse_cursor_hooks, parse_user_cursor_hooks
-from .gemini_config import parse_gemini_settings
-from .gemini_extensions import gemini_extension_sources
-from .hook_shell import (
-    HOOKS_DIR_VARIABLE,
-    PROJECT_HOOKS_DIR,
-    hook_shell_files,
-    parse_hook_shell_file,
-)
-from .plugins import (
+from .config import MODULE_ID, DeclarativeConfig
+from .document import HooksConfigError, HooksDocument, Problem
+from .formats.claude_code.plugins import (
     PLUGIN_DATA_VARIABLE,
     PLUGIN_ROOT_VARIABLE,
     Plugin,
     discover_plugins,
     plugin_data_dir,
 )
-from .protocols import command_protocol
+from .formats.claude_code.reader import parse_claude_plugin_hooks
+from .formats.hook_shell.reader import (
+    HOOKS_DIR_VARIABLE,
+    PROJECT_HOOKS_DIR,
+    hook_shell_files,
+    parse_hook_shell_file,
+)
+from .parsing import parse_hooks_data, parse_hooks_text
+from .protocols import FORMAT_PACKAGES, command_protocol
 from .scripts import script_problem
+from .source import HookFormat, Reader, Source, SourceKind
 from .specs import CommandHookSpec
 from .types import HookContext
 from .variables import with_variables
 
 __all__ = [
-    "CLAUDE_SETTINGS_FILES",
-    "CURSOR_HOOKS_FILE",
-    "GEMINI_SETTINGS_FILE",
+    "FORMATS",
     "HOOKS_FILE",
     "PROJECT_HOOKS_FILE",
     "PROJECT_KINDS",
@@ -125,76 +117,27 @@ HOOKS_FILE: Final = "hooks.yaml"
 PROJECT_HOOKS_FILE: Final = ".amplifier/hooks.yaml"
 """The project's hooks file, relative to the project directory."""
 
-CLAUDE_SETTINGS_FILES: Final = (".claude/settings.json", ".claude/settings.local.json")
-"""Claude Code's project settings whose ``hooks`` are run, relative to the project directory."""
+FORMATS: Final[tuple[HookFormat, ...]] = tuple(
+    importlib.import_module(package, __package__).FORMAT for package in FORMAT_PACKAGES.values()
+)
+"""The other tools' hook formats, in the registry's order (:data:`~.protocols.FORMAT_PACKAGES`)."""
 
-SourceKind = Literal[
-    "user",
-    "user-hook-shell",
-    "claude-settings",
-    "project",
-    "hook-shell",
-    "plugin",
-    "project-plugin",
-    "file",
-    "config",
-    "user-gemini-settings",
-    "gemini-settings",
-    "user-cursor-hooks",
-    "cursor-hooks",
-    "user-gemini-extension",
-    "gemini-extension",
-]
-
-SOURCE_READERS: Final[dict[SourceKind, Callable[[str, str], HooksDocument]]] = {
-    "claude-settings": parse_claude_settings,
+SOURCE_READERS: Final[dict[SourceKind, Reader]] = {
     "user-hook-shell": parse_hook_shell_file,
     "hook-shell": parse_hook_shell_file,
     "plugin": parse_claude_plugin_hooks,
     "project-plugin": parse_claude_plugin_hooks,
-    "user-gemini-settings": parse_gemini_settings,
-    "gemini-settings": parse_gemini_settings,
-    "user-cursor-hooks": parse_user_cursor_hooks,
-    "cursor-hooks": parse_cursor_hooks,
 }
-"""The parser of each kind of file that is not a hooks file: ``reader(text, label)``."""
+"""The parser of each kind of file that is neither a hooks file nor a format's (whose
+:class:`~.source.Source` names its own ``reader``): ``reader(text, label)``."""
 
 PROJECT_KINDS: Final[frozenset[SourceKind]] = frozenset(
-    {
-        "claude-settings",
-        "project",
-        "hook-shell",
-        "gemini-settings",
-        "cursor-hooks",
-        "project-plugin",
-        "gemini-extension",
-    }
+    {"project", "hook-shell", "project-plugin"}.union(*(f.project_kinds for f in FORMATS))
 )
 """Sources that come with the project rather than from the user or the bundle (a plugin the
 bundle names is one when its directory lies inside the project: a checkout brings it)."""
 
 logger = logging.getLogger("amplifier_module_hooks_declarative")
-
-
-@dataclass(frozen=True, slots=True)
-class Source:
-    """One place hooks may come from; ``label`` is how labels and errors name it."""
-
-    kind: SourceKind
-    label: str
-    path: Path | None = None
-    required: bool = False
-    variables: tuple[tuple[str, str], ...] = ()
-    """Directory variables its commands get, in their environment and text (:mod:`.variables`)."""
-    textual: bool = False
-    """``${NAME}`` of ``variables`` is replaced even inside single quotes (Claude Code's way)."""
-    error: HooksConfigError | None = None
-    """Why the source cannot be read, found before reading it (a broken plugin manifest)."""
-    covers: Path | None = None
-    """For a source the bundle names inside the project (a plugin kept in the checkout), the
-    file or directory the project's trust record must cover before it runs."""
-    reader: Callable[[str, str], HooksDocument] | None = None
-    """Its own parser (``reader(text, label)``), in place of its kind's :data:`SOURCE_READERS`."""
 
 
 def resolve_user_dir(settings: DeclarativeConfig) -> Path:
@@ -226,25 +169,26 @@ def display_path(path: Path, project_dir: Path | None = None) -> str:
     return path.as_posix()
 
 
-GEMINI_SETTINGS_FILE: Final = ".gemini/settings.json"
-"""Gemini CLI's settings (its ``hooks``), in the project and in the home directory."""
-
-CURSOR_HOOKS_FILE: Final = ".cursor/hooks.json"
-"""Cursor's hooks file, in the project and in the home directory."""
-
-
-def _foreign_sources(settings: DeclarativeConfig, root: Path, *, user: bool) -> list[Source]:
-    """Gemini CLI's and Cursor's hook files under ``root`` (the home or the project directory),
-    as their ``gemini`` and ``cursor`` config keys allow."""
+def _format_sources(
+    settings: DeclarativeConfig, root: Path, project_dir: Path, *, user: bool
+) -> list[Source]:
+    """The hooks files of every format of the registry under ``root`` (the home directory,
+    ``user``, or the project's), then each format's further sources, as their config keys
+    allow."""
+    formats = [f for f in FORMATS if f.switch is None or getattr(settings, f.switch)]
     found: list[Source] = []
-    if settings.gemini:
-        path = root / GEMINI_SETTINGS_FILE
-        label = display_path(path, None) if user else GEMINI_SETTINGS_FILE
-        found.append(Source("user-gemini-settings" if user else "gemini-settings", label, path))
-    if settings.cursor:
-        path = root / CURSOR_HOOKS_FILE
-        label = display_path(path, None) if user else CURSOR_HOOKS_FILE
-        found.append(Source("user-cursor-hooks" if user else "cursor-hooks", label, path))
+    for hook_format in formats:
+        for hooks in hook_format.files:
+            kind = hooks.user_kind if user else hooks.kind
+            if kind is None:
+                continue
+            path = root / hooks.path
+            label = display_path(path, None) if user else hooks.path
+            read = (hooks.read_user or hooks.read) if user else hooks.read
+            found.append(Source(kind, label, path, reader=read))
+    for hook_format in formats:
+        if hook_format.more_sources is not None:
+            found.extend(hook_format.more_sources(settings, project_dir, user=user))
     return found
 
 
@@ -256,14 +200,9 @@ def find_sources(settings: DeclarativeConfig, *, project_dir: Path, user_dir: Pa
         found.append(Source("user", display_path(path, None), path))
         if settings.hook_shell:
             found.extend(_hook_shell_sources("user-hook-shell", user_dir / "hooks", None))
-        found.extend(_foreign_sources(settings, Path.home(), user=True))
-        found.extend(gemini_extension_sources(settings, project_dir, user=True))
+        found.extend(_format_sources(settings, Path.home(), project_dir, user=True))
     if settings.include_project:
-        if settings.claude_code:
-            for name in CLAUDE_SETTINGS_FILES:
-                found.append(Source("claude-settings", name, project_dir / name))
-        found.extend(_foreign_sources(settings, project_dir, user=False))
-        found.extend(gemini_extension_sources(settings, project_dir, user=False))
+        found.extend(_format_sources(settings, project_dir, project_dir, user=False))
         found.append(Source("project", PROJECT_HOOKS_FILE, project_dir / PROJECT_HOOKS_FILE))
         if settings.hook_shell:
             hooks_dir = project_dir / PROJECT_HOOKS_DIR

@@ -7,11 +7,17 @@ handful of keys a Claude Code ``hooks`` block adds. Unknown keys are errors, so 
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from .protocols import PROTOCOL_NAMES
 from .types import OnFailure
+
+if TYPE_CHECKING:
+    ProtocolName = str
+else:  # validated as a Literal of the registry's protocols (its error lists them)
+    ProtocolName = Literal[PROTOCOL_NAMES]
 
 __all__ = [
     "AgentHookSpec",
@@ -44,7 +50,7 @@ class CommandHookSpec(_Spec):
     async_: bool = Field(default=False, alias="async")
     env: dict[str, str] = Field(default_factory=dict)
     max_output_bytes: int = Field(default=1_000_000, gt=0)
-    protocol: Literal["amplifier", "claude-code", "gemini", "cursor"] = "amplifier"
+    protocol: ProtocolName = "amplifier"
     sandbox: bool = False
     """Run contained by bubblewrap (see :mod:`.containment`); the module's ``sandbox`` and
     ``sandbox_sources`` keys can require it too, never waive it."""
@@ -100,7 +106,7 @@ class PromptHookSpec(_Spec):
     the prompt has none). ``provider`` left ``None`` and ``on_failure`` left unset take the
     module's ``prompt_provider`` and ``prompt_on_failure``; the module's ``prompt_model``
     replaces ``model``. The model answers
-    ``{"ok": bool, "reason": str}`` (see :mod:`.prompt_hook`).
+    ``{"ok": bool, "reason": str}`` (see :mod:`.runners.prompt_hook`).
     """
 
     type: Literal["prompt"]
@@ -114,7 +120,7 @@ class PromptHookSpec(_Spec):
 class AgentHookSpec(_Spec):
     """A Claude Code ``type: agent`` hook: a prompt hook whose model may first read with the
     session's read-only tools (``read_file``, ``glob``, ``grep``) for at most ``max_turns``
-    requests, then answers as a prompt hook does (see :mod:`.agent_hook`).
+    requests, then answers as a prompt hook does (see :mod:`.runners.agent_hook`).
 
     ``max_turns`` ``None`` takes the module's ``agent_max_turns``.
     """
@@ -130,7 +136,8 @@ class AgentHookSpec(_Spec):
 
 class HttpHookSpec(_Spec):
     """A Claude Code ``type: http`` hook: the event's Claude Code object POSTed as JSON to
-    ``url``; a 2xx response's body is read as a command hook's stdout (see :mod:`.http_hook`).
+    ``url``; a 2xx response's body is read as a command hook's stdout (see
+    :mod:`.runners.http_hook`).
 
     ``headers`` values may name environment variables as ``$NAME`` or ``${NAME}``; only the
     names in ``allowed_env_vars`` are expanded, any other reference becomes empty.

@@ -17,16 +17,11 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
-from .config import MODULE_ID, DeclarativeConfig, HookGroup, HooksConfigError
-from .plugins import discover_plugins
-from .sources import (
-    PROJECT_KINDS,
-    SourceKind,
-    decide_trust,
-    display_path,
-    find_sources,
-    load_source,
-)
+from .config import MODULE_ID, DeclarativeConfig
+from .document import HookGroup, HooksConfigError
+from .formats.claude_code.plugins import discover_plugins
+from .source import SourceKind
+from .sources import PROJECT_KINDS, decide_trust, display_path, find_sources, load_source
 from .specs import CommandHookSpec, HookSpec, HttpHookSpec, LlmHookSpec, MatcherHookSpec
 
 __all__ = ["FoundHook", "SkippedItem", "Survey", "describe_spec", "survey_sources"]

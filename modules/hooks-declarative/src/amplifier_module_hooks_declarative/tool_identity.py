@@ -34,7 +34,7 @@ __all__ = [
 DEFAULT_CURSOR_VERSION: Final = "2.4.0"
 """What Cursor hooks are told Cursor's version is (``cursor_version``, ``CURSOR_VERSION``)
 unless the module's ``cursor_version`` key says otherwise: a Cursor release with every hook
-event :mod:`.cursor` maps."""
+event :mod:`.formats.cursor.protocol` maps."""
 
 HOOK_VARIABLES: Final[Mapping[str, frozenset[str]]] = {
     "amplifier": frozenset(),

@@ -25,7 +25,7 @@ import shlex
 from collections.abc import Callable, Mapping
 from typing import Final
 
-from .config import HookEntry, HookGroup, HooksDocument, Step
+from .document import HookEntry, HookGroup, HooksDocument, Step
 from .specs import CommandHookSpec
 
 __all__ = ["map_commands", "substitute", "with_variables"]

@@ -2,9 +2,9 @@
 unchanged.
 
 A ``protocol: cursor`` command hook gets Cursor's stdin object and its stdout is read the way
-Cursor reads it (cursor.com/docs/agent/hooks). This module only translates; :mod:`.command`
-runs the process, :mod:`.cursor_config` reads ``hooks.json``. The field-by-field comparison
-is in ``docs/hook-formats.md``.
+Cursor reads it (cursor.com/docs/agent/hooks). This module only translates;
+:mod:`...runners.command` runs the process, :mod:`.reader` reads ``hooks.json``. The
+field-by-field comparison is in ``docs/hook-formats.md``.
 
 **Events**: the Cursor event a hook was declared under travels as the step's alias with its
 first letter capitalised (``BeforeShellExecution``); ``hook_event_name`` is Cursor's name.
@@ -32,11 +32,11 @@ Cursor event              canonical event        for tools            extra stdi
 Every object has Cursor's common fields: ``conversation_id`` (the session id),
 ``generation_id`` (session id and turn), ``hook_event_name``, ``workspace_roots`` (the project
 directory), ``cursor_version`` (the module's ``cursor_version`` key, default
-:data:`~.tool_identity.DEFAULT_CURSOR_VERSION`), ``model`` (the event's model, else
+:data:`~...tool_identity.DEFAULT_CURSOR_VERSION`), ``model`` (the event's model, else
 ``default``), ``user_email`` (``null``: no Cursor account here) and ``transcript_path`` (the
 event's, else ``null``, as Cursor sends with transcripts off).
 
-**Environment** (Cursor's, and no other tool's: :mod:`.tool_identity`): ``CURSOR_PROJECT_DIR``,
+**Environment** (Cursor's, and no other tool's: :mod:`...tool_identity`): ``CURSOR_PROJECT_DIR``,
 ``CURSOR_VERSION``, ``CURSOR_TRANSCRIPT_PATH`` when there is a transcript, and
 ``CLAUDE_PROJECT_DIR``, which Cursor sets as an alias "for Claude compatibility".
 ``preToolUse`` tool names are Cursor's: ``bash`` = ``Shell``, ``read_file`` = ``Read``,
@@ -72,7 +72,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, Final
 
-from .answers import (
+from ...answers import (
     BadAnswer,
     DuplicateKeyError,
     answer_field,
@@ -80,9 +80,9 @@ from .answers import (
     loads_unique,
     refusal,
 )
-from .protocols import CommandProtocol
-from .tool_identity import DEFAULT_CURSOR_VERSION
-from .types import Action, Decision, HookContext
+from ...protocols import CommandProtocol
+from ...tool_identity import DEFAULT_CURSOR_VERSION
+from ...types import Action, Decision, HookContext
 
 __all__ = [
     "CURSOR_EVENTS",
@@ -427,7 +427,7 @@ def user_hooks_dir() -> Path:
 
 def configure(options: Mapping[str, Any]) -> CommandProtocol:
     """The ``cursor`` protocol reporting ``options["cursor_version"]`` (default
-    :data:`~.tool_identity.DEFAULT_CURSOR_VERSION`) as Cursor's version."""
+    :data:`~...tool_identity.DEFAULT_CURSOR_VERSION`) as Cursor's version."""
     version = options.get("cursor_version") or DEFAULT_CURSOR_VERSION
     if version == DEFAULT_CURSOR_VERSION:
         return PROTOCOL

@@ -1,4 +1,4 @@
-"""Reading Cursor's ``hooks.json`` into a :class:`~.config.HooksDocument` whose command hooks
+"""Reading Cursor's ``hooks.json`` into a :class:`~...document.HooksDocument` whose command hooks
 speak ``protocol: cursor``.
 
 The file is ``{"version": 1, "hooks": {"<event>": [{"command": "...", "timeout": 5,
@@ -24,10 +24,10 @@ from typing import Any, Final
 
 from amplifier_hooks_util.config_errors import describe_value, key_path
 
-from .config import EventHooks, HookEntry, HookGroup, HooksDocument, _json_object, _Parser
-from .cursor import CURSOR_EVENTS, CURSOR_TOOLS, user_hooks_dir
-from .gemini_config import foreign_tool_matcher
-from .specs import CommandHookSpec
+from ...document import EventHooks, HookEntry, HookGroup, HooksDocument
+from ...parsing import Parser, foreign_tool_matcher, json_object
+from ...specs import CommandHookSpec
+from .protocol import CURSOR_EVENTS, CURSOR_TOOLS, user_hooks_dir
 
 __all__ = ["parse_cursor_hooks", "parse_user_cursor_hooks"]
 
@@ -50,7 +50,7 @@ def parse_user_cursor_hooks(text: str, source: str) -> HooksDocument:
 
 
 def _parse(text: str, source: str, *, cd: str | None) -> HooksDocument:
-    read = _json_object(text, source, "Cursor hooks.json")
+    read = json_object(text, source, "Cursor hooks.json")
     if read is None:
         return HooksDocument(source, ())
     parser, data = read
@@ -72,13 +72,13 @@ def _parse(text: str, source: str, *, cd: str | None) -> HooksDocument:
     return HooksDocument(source, tuple(events))
 
 
-def _warn(parser: _Parser, loc: Loc, message: str) -> None:
+def _warn(parser: Parser, loc: Loc, message: str) -> None:
     line = parser.positions.line_of(loc, key=True) if parser.positions else None
     where = parser.source + (f":{line}" if line else "")
     logger.warning("%s: %s: %s", where, key_path(loc), message)
 
 
-def _event(parser: _Parser, name: str, items: Any, loc: Loc, cd: str | None) -> list[EventHooks]:
+def _event(parser: Parser, name: str, items: Any, loc: Loc, cd: str | None) -> list[EventHooks]:
     if name not in CURSOR_EVENTS:
         close = difflib.get_close_matches(name, list(CURSOR_EVENTS), n=1, cutoff=0.75)
         hint = f" (did you mean {close[0]!r}?)" if close else ""
@@ -106,7 +106,7 @@ def _event(parser: _Parser, name: str, items: Any, loc: Loc, cd: str | None) -> 
 
 
 def _group(
-    parser: _Parser, event: str, item: Any, loc: Loc, fixed: str | None, cd: str | None
+    parser: Parser, event: str, item: Any, loc: Loc, fixed: str | None, cd: str | None
 ) -> HookGroup | None:
     entry = _hook(parser, item, loc, cd)
     if entry is None:
@@ -121,7 +121,7 @@ def _group(
     return HookGroup((entry,), False, matcher, parser.label(loc), written=written)
 
 
-def _hook(parser: _Parser, item: Any, loc: Loc, cd: str | None) -> HookEntry | None:
+def _hook(parser: Parser, item: Any, loc: Loc, cd: str | None) -> HookEntry | None:
     if not isinstance(item, dict):
         parser.fail(loc, f"expected a hook {{command, timeout}}, got {describe_value(item)}")
         return None

@@ -17,7 +17,7 @@ Each plugin's commands get ``CLAUDE_PLUGIN_ROOT`` (the plugin's directory) and
 ``CLAUDE_PLUGIN_DATA`` (its persistent data directory, :func:`plugin_data_dir`, made when the
 plugin is loaded and kept across sessions) in their environment and in their text, where Claude
 Code substitutes ``${CLAUDE_PLUGIN_ROOT}`` before the shell runs the command
-(:mod:`.variables`: quoted so that a path with spaces stays one word), and run with the
+(:mod:`...variables`: quoted so that a path with spaces stays one word), and run with the
 ``claude-code`` protocol.
 
 A plugin is turned off by ``disabled_plugins`` (its name, or ``name@marketplace``) or by
@@ -26,7 +26,7 @@ A plugin is turned off by ``disabled_plugins`` (its name, or ``name@marketplace`
 
 A plugin that cannot be read (no such directory, invalid JSON, a hooks path outside the
 plugin) is a :class:`Plugin` with its ``error``, naming the plugin, the file, the line and the
-key path; :mod:`.sources` fails the mount with it, as for every source the bundle names.
+key path; :mod:`...sources` fails the mount with it, as for every source the bundle names.
 """
 
 from __future__ import annotations
@@ -49,7 +49,8 @@ from amplifier_hooks_util.state import state_home
 from amplifier_hooks_util.trust import trust_status
 from amplifier_hooks_util.yaml_locations import YamlDocument
 
-from .config import MODULE_ID, DeclarativeConfig, HooksConfigError, Problem
+from ...config import MODULE_ID, DeclarativeConfig
+from ...document import HooksConfigError, Problem
 
 __all__ = [
     "MARKETPLACE_MANIFEST",

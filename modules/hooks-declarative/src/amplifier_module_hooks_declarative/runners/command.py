@@ -2,7 +2,7 @@
 
 :class:`CommandRunner` runs ``/bin/sh -c <command>`` (the command comes from the hooks file,
 which is trusted configuration; event data never reaches a command line, only stdin and the
-environment) and turns what the command did into a :class:`~.types.Decision`.
+environment) and turns what the command did into a :class:`~..types.Decision`.
 
 Protocols (``protocol`` in the hook entry):
 
@@ -20,9 +20,9 @@ Protocols (``protocol`` in the hook entry):
 
 ``claude-code``
     Claude Code's stdin fields, exit codes and ``hookSpecificOutput``, so that existing Claude
-    Code hook scripts run unchanged; see :mod:`.claude_code`.
+    Code hook scripts run unchanged; see :mod:`..formats.claude_code.protocol`.
 
-Failures, for both protocols, go through :func:`~.types.failure_decision` with the hook's
+Failures, for both protocols, go through :func:`~..types.failure_decision` with the hook's
 ``on_failure`` policy and a message that says what went wrong: a non-zero exit code other
 than 2 (with the first lines of stderr), ``/bin/sh``'s exit 127 (command not found) and 126
 (not executable), a spawn failure, a timeout, and stdout that is not a valid answer (with an
@@ -46,7 +46,7 @@ autogroup), for nothing a hook needs; the group is what the timeout kills. A pro
 leaves the group still dies at the timeout (see :mod:`amplifier_hooks_util.process_tree`).
 
 Containment: building a runner makes the session non-dumpable, so no hook reads the session's
-``/proc/<pid>/environ``. A hook with ``sandbox: true`` (:mod:`.containment` says who gets it)
+``/proc/<pid>/environ``. A hook with ``sandbox: true`` (:mod:`..containment` says who gets it)
 runs as ``bwrap ... /bin/sh -c <command>`` (:class:`amplifier_hooks_util.sandbox.Sandbox`),
 with the minimal environment unless ``environment`` already reduces it;
 the project directory, ``sandbox_write_paths`` and the ``CLAUDE_ENV_FILE`` of a
@@ -54,7 +54,7 @@ the project directory, ``sandbox_write_paths`` and the ``CLAUDE_ENV_FILE`` of a
 ``on_failure`` says.
 
 After a hook that was given ``CLAUDE_ENV_FILE`` ran, what it appended is attributed to it and
-judged at once (:func:`.session_env.review_written`): a refused variable is named in a warning
+judged at once (:func:`..session_env.review_written`): a refused variable is named in a warning
 with the hook.
 """
 
@@ -74,12 +74,12 @@ from amplifier_hooks_util.process import ProcessResult, run_process, signal_name
 from amplifier_hooks_util.process_tree import contain_session
 from amplifier_hooks_util.sandbox import BWRAP, Sandbox, SandboxUnavailable, sandbox_failure
 
-from .answers import default_reason, refusal
-from .config import MINIMAL_ENVIRONMENT
-from .protocols import CommandProtocol, command_protocol
-from .session_env import file_size, review_written
-from .specs import CommandHookSpec
-from .types import Action, Decision, HookContext, failure_decision
+from ..answers import default_reason, refusal
+from ..config import MINIMAL_ENVIRONMENT
+from ..protocols import CommandProtocol, command_protocol
+from ..session_env import file_size, review_written
+from ..specs import CommandHookSpec
+from ..types import Action, Decision, HookContext, failure_decision
 
 __all__ = [
     "KILL_GRACE_S",
@@ -271,7 +271,7 @@ class CommandRunner:
     :param pass_env: names or patterns of the variables of our environment the command gets;
         ``None`` passes all of it.
     :param protocol: the hook's protocol as the module config sets it up
-        (:func:`~.protocols.configured_protocol`); default: ``spec.protocol`` as it comes.
+        (:func:`~..protocols.configured_protocol`); default: ``spec.protocol`` as it comes.
     """
 
     __slots__ = ("_protocol", "_shown", "label", "pass_env", "project_dir", "spec", "write_paths")

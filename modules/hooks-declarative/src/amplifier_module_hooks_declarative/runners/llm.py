@@ -12,7 +12,7 @@
       max_tokens: 100
       cache: true
 
-The prompt is rendered by :mod:`.template` and sent as one user message (the kernel's
+The prompt is rendered by :mod:`..template` and sent as one user message (the kernel's
 ``amplifier_core.message_models.ChatRequest``, with the hook's ``model`` and ``max_tokens``)
 to a provider mounted on the session's coordinator: the one ``provider`` names (its mount
 name, e.g. a ``provider-openai`` mounted as ``guard`` against a local server), else the first
@@ -33,7 +33,7 @@ two shapes:
 Anything else is ambiguous and never read as a verdict: prose around the object, two objects
 (a model restating its input, ``{"safe": true}`` included, before its own answer), no JSON,
 wrong types, an unknown decision. That, a provider error, a timeout, or no provider mounted (or
-none under the name given) is a failure of the hook and gets :func:`~.types.failure_decision`
+none under the name given) is a failure of the hook and gets :func:`~..types.failure_decision`
 under the hook's ``on_failure``.
 
 With ``cache: true`` answers are kept in an :class:`~.llm_cache.LlmCache` (bounded, timed,
@@ -55,12 +55,12 @@ from dataclasses import dataclass
 from functools import partial
 from typing import TYPE_CHECKING, Any, Final, Literal
 
-from .answers import DuplicateKeyError, loads_unique
-from .guard import Guards, guarded_complete, inside_model_hook
+from ..answers import DuplicateKeyError, loads_unique
+from ..guard import Guards, guarded_complete, inside_model_hook
+from ..specs import LlmHookSpec
+from ..template import ARGS_LIMIT, DATA_LIMIT, DATA_TAG, DEPTH_CUT, Template, to_json
+from ..types import Decision, HookContext, failure_decision
 from .llm_cache import LlmCache, request_key
-from .specs import LlmHookSpec
-from .template import ARGS_LIMIT, DATA_LIMIT, DATA_TAG, DEPTH_CUT, Template, to_json
-from .types import Decision, HookContext, failure_decision
 
 if TYPE_CHECKING:
     from amplifier_core.message_models import ChatRequest
@@ -428,6 +428,6 @@ def describe_error(err: BaseException) -> str:
 
 
 def _cut_text(text: str, limit: int) -> bool:
-    """True when :func:`~.template.to_json` output ``text`` is not the whole value: cut at
-    ``limit`` characters, or nesting cut (:data:`~.template.DEPTH_CUT`)."""
+    """True when :func:`~..template.to_json` output ``text`` is not the whole value: cut at
+    ``limit`` characters, or nesting cut (:data:`~..template.DEPTH_CUT`)."""
     return len(text) > limit or DEPTH_CUT in text

@@ -93,7 +93,7 @@ from typing import Any, Final
 
 from amplifier_hooks_util.state import session_dir
 
-from .answers import (
+from ...answers import (
     BadAnswer,
     DuplicateKeyError,
     answer_field,
@@ -105,11 +105,11 @@ from .answers import (
     refusal,
     with_system_message,
 )
-from .mapping import CLAUDE_EVENTS as _DECLARED
-from .mapping import notification_type
-from .protocols import CommandProtocol
-from .session_env import env_file_for
-from .types import Decision, HookContext
+from ...mapping import CLAUDE_EVENTS as _DECLARED
+from ...mapping import notification_type
+from ...protocols import CommandProtocol
+from ...session_env import env_file_for
+from ...types import Decision, HookContext
 
 __all__ = [
     "CLAUDE_EVENTS",

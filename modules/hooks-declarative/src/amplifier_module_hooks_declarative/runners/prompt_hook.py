@@ -5,7 +5,7 @@
     {"type": "prompt", "prompt": "Is this command safe? $ARGUMENTS", "timeout": 30}
 
 The prompt is Claude Code's: ``$ARGUMENTS`` is replaced by the hook's input JSON (the object a
-``claude-code`` command hook reads on stdin, :func:`~.claude_code.claude_input`); a prompt
+``claude-code`` command hook reads on stdin, from the ``claude-code`` protocol); a prompt
 without ``$ARGUMENTS`` gets the JSON appended after a blank line, as Claude Code does. The JSON
 comes from the agent, so it reaches the model as delimited data (``<untrusted-data
 id="K">...</untrusted-data id="K">``, ``K`` a keyed hash the input cannot forge), and a system
@@ -27,14 +27,14 @@ The answer must be exactly one JSON object (alone, or alone in one ```json fence
   "stopReason": ..., "systemMessage": ...}``, read as a command hook's answer with those keys
   (any other key of it, such as ``hookSpecificOutput``, is not honoured).
 
-Either way :func:`~.claude_code.claude_decision` decides, per event, exactly as for a command
-hook: a block denies ``PreToolUse`` and ``UserPromptSubmit`` with the reason (the model reads
-it), becomes context on ``PostToolUse``, ``PostToolUseFailure`` and ``Stop``, and a warning
-elsewhere. Anything else (prose around the object, two objects, ``ok`` that is not a boolean,
-both shapes at once, neither), no provider mounted (or none under ``prompt_provider``), a
-provider error and the timeout are failures of the hook: they follow ``prompt_on_failure``
-(``warn`` by default: the operation goes on and the user sees a warning naming the hook;
-``block`` fails closed). Nothing is ever read as an ``ok`` it did not say.
+Either way the ``claude-code`` protocol's ``decision`` decides, per event, exactly as for a
+command hook: a block denies ``PreToolUse`` and ``UserPromptSubmit`` with the reason (the model
+reads it), becomes context on ``PostToolUse``, ``PostToolUseFailure`` and ``Stop``, and a
+warning elsewhere. Anything else (prose around the object, two objects, ``ok`` that is not a
+boolean, both shapes at once, neither), no provider mounted (or none under
+``prompt_provider``), a provider error and the timeout are failures of the hook: they follow
+``prompt_on_failure`` (``warn`` by default: the operation goes on and the user sees a warning
+naming the hook; ``block`` fails closed). Nothing is ever read as an ``ok`` it did not say.
 """
 
 from __future__ import annotations
@@ -46,8 +46,11 @@ import os
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Final
 
-from .claude_code import claude_decision, claude_input
-from .guard import Guards, guarded_complete, inside_model_hook
+from ..guard import Guards, guarded_complete, inside_model_hook
+from ..protocols import command_protocol
+from ..specs import AgentHookSpec, PromptHookSpec
+from ..template import DATA_TAG, DEPTH_CUT, delimited, to_json
+from ..types import Decision, HookContext, OnFailure, failure_decision
 from .llm import (
     AnswerError,
     LlmUnavailableError,
@@ -59,12 +62,9 @@ from .llm import (
     snippet,
     verdict_request,
 )
-from .specs import AgentHookSpec, PromptHookSpec
-from .template import DATA_TAG, DEPTH_CUT, delimited, to_json
-from .types import Decision, HookContext, OnFailure, failure_decision
 
 if TYPE_CHECKING:
-    from .config import DeclarativeConfig
+    from ..config import DeclarativeConfig
 
 __all__ = [
     "ANSWER_TOKENS",
@@ -130,7 +130,7 @@ class PromptDefaults:
 
     @classmethod
     def from_config(cls, config: DeclarativeConfig) -> PromptDefaults:
-        """From a :class:`~.config.DeclarativeConfig` (``prompt_provider``, ``prompt_model``,
+        """From a :class:`~..config.DeclarativeConfig` (``prompt_provider``, ``prompt_model``,
         ``prompt_on_failure``, ``agent_max_turns``)."""
         return cls(
             provider=config.prompt_provider,
@@ -209,7 +209,7 @@ def command_answer(text: str) -> dict[str, Any]:
 
 def answer_decision(ctx: HookContext, text: str, *, label: str, project_dir: str) -> Decision:
     """The decision a model's verdict ``text`` stands for on ``ctx``'s event, exactly as the
-    same answer of a command hook (:func:`~.claude_code.claude_decision`).
+    same answer of a command hook (the ``claude-code`` protocol's ``decision``).
 
     :raises AnswerError: the verdict is unusable (:func:`command_answer`), or a field of it
         has a type Claude Code does not accept.
@@ -217,8 +217,8 @@ def answer_decision(ctx: HookContext, text: str, *, label: str, project_dir: str
     answer = command_answer(text)
     if not answer:
         return Decision(source=label)
-    decided = claude_decision(
-        ctx, json.dumps(answer), label=label, project_dir=project_dir, truncated=False
+    decided = command_protocol("claude-code").decision(
+        ctx, json.dumps(answer), label, project_dir, False
     )
     if isinstance(decided, str):
         raise AnswerError(f"{decided.removeprefix('stdout JSON: ')}; answer: {snippet(text)}")
@@ -271,7 +271,7 @@ class PromptRunner:
                 name, provider = chosen_provider(self._providers, spec.provider)
                 model = spec.model or getattr(provider, "model", None) or "its model"
                 asked = f"{model} (provider {name!r})"
-                payload = claude_input(context, project_dir)
+                payload = command_protocol("claude-code").stdin(context, project_dir)
                 prompt = render_prompt(spec.prompt, payload)
                 text = await self.ask(provider, prompt, name)
             decided = answer_decision(context, text, label=self.label, project_dir=project_dir)

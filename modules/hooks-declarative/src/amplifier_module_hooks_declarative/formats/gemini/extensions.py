@@ -9,7 +9,7 @@ looked; current ones read only the user's). An extension is a directory holding
 ``.gemini-extension-install.json`` (written by ``gemini extensions install``) says where it
 came from, and for a ``link`` install (``gemini extensions link``) the extension is read from
 the linked ``source`` directory. Its hooks are in ``hooks/hooks.json``: ``{"hooks": {...}}``
-in the shape of ``settings.json``'s ``hooks`` (:mod:`.gemini_config`). A directory without a
+in the shape of ``settings.json``'s ``hooks`` (:mod:`.reader`). A directory without a
 config file, or with a broken one, is skipped with a warning naming the file, as Gemini skips
 it; an extension without ``hooks/hooks.json`` has no hooks.
 
@@ -43,14 +43,12 @@ import re
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Final, Literal
+from typing import Any, Final, Literal
 
-from .config import HooksDocument
-from .gemini_config import parse_gemini_settings, strip_json_comments
-
-if TYPE_CHECKING:
-    from .config import DeclarativeConfig
-    from .sources import Source
+from ...config import DeclarativeConfig
+from ...document import HooksDocument
+from ...source import Source
+from .reader import parse_gemini_settings, strip_json_comments
 
 __all__ = [
     "CONFIG_FILE",
@@ -286,8 +284,6 @@ def gemini_extension_sources(
 ) -> list[Source]:
     """The hooks files of the enabled extensions, the user's (``user``) or the workspace's,
     as the ``gemini`` config key allows; a disabled one is logged and left out."""
-    from .sources import Source
-
     if not settings.gemini:
         return []
     scope: Scope = "user" if user else "workspace"

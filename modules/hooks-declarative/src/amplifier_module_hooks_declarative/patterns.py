@@ -1,4 +1,7 @@
-"""Matcher hooks: inline rules on the tool name and the tool's arguments.
+"""Matcher rules: the patterns of a matcher hook's ``match`` block and of a ``matcher`` string.
+
+A matcher hook (:mod:`.runners.matcher`) runs the rules read here; the parsers and the
+dispatcher compile ``matcher`` strings with them.
 
 How a ``match`` block is read:
 
@@ -34,17 +37,14 @@ from typing import Any, Final
 
 from amplifier_hooks_util.deep import dumps
 
-from .specs import MatcherHookSpec
-from .types import Decision, HookContext, failure_decision
-
 __all__ = [
     "CLAUDE_TOOL_NAMES",
-    "MatcherRunner",
     "NameMatcher",
     "compile_arg_pattern",
     "compile_claude_matcher",
     "compile_tool_pattern",
     "is_path_key",
+    "lookup_arg",
     "path_glob_regex",
     "tool_names",
 ]
@@ -252,79 +252,9 @@ def _path_candidates(value: str, project: str, absolute_pattern: bool) -> list[s
     return candidates
 
 
-def _lookup(values: Mapping[str, Any], key: str) -> tuple[bool, Any]:
+def lookup_arg(values: Mapping[str, Any], key: str) -> tuple[bool, Any]:
+    """``(found, value)`` of the argument ``key`` in ``values``, under any of its names."""
     for name in _ARG_ALIASES.get(key, (key,)):
         if name in values:
             return True, values[name]
     return False, None
-
-
-class MatcherRunner:
-    """A configured matcher hook (the :class:`~.types.Runner` protocol).
-
-    Patterns are compiled once, here; :meth:`decide` is synchronous and cheap.
-    """
-
-    __slots__ = ("_args", "_pass", "_tool", "action", "label", "message", "project_dir", "spec")
-
-    def __init__(self, spec: MatcherHookSpec, *, label: str, project_dir: str = "") -> None:
-        self.spec = spec
-        self.label = label
-        self.project_dir = project_dir
-        match = spec.match
-        self._tool = (
-            compile_tool_pattern(match.tool, regex=match.regex) if match.tool is not None else None
-        )
-        self._args = tuple(
-            (key, compile_arg_pattern(key, pattern, regex=match.regex))
-            for key, pattern in match.args.items()
-        )
-        self.action = spec.action
-        self.message = spec.message
-        self._pass = Decision(source=label)
-
-    def __repr__(self) -> str:
-        return f"MatcherRunner({self.label!r}, action={self.action!r})"
-
-    def matches(self, context: HookContext) -> bool:
-        """True when the rule applies to this event."""
-        tool = context.tool
-        if self._tool is not None and (tool is None or not self._tool(tool)):
-            return False
-        if not self._args:
-            return True
-        values = context.args if tool is not None else context.data
-        for key, test in self._args:
-            found, value = _lookup(values, key)
-            if not found or not test(value, self.project_dir or context.project_dir):
-                return False
-        return True
-
-    def decide(self, context: HookContext) -> Decision:
-        """The decision for ``context``: the configured action, or continue."""
-        try:
-            if not self.matches(context):
-                return self._pass
-        except Exception as err:  # a rule must never break the session
-            return failure_decision(
-                self.spec.on_failure, self.label, f"matching raised {type(err).__name__}: {err}"
-            )
-        action = self.action
-        if action == "block":
-            return Decision(
-                action="block",
-                message=self.message or f"blocked by matcher hook {self.label}",
-                source=self.label,
-            )
-        if action == "ask":
-            what = f"{context.tool}" if context.tool else context.alias
-            return Decision(
-                action="ask",
-                message=self.message or f"Allow {what}? (matcher hook {self.label})",
-                source=self.label,
-            )
-        return Decision(action="allow", message=self.message, source=self.label)
-
-    async def run(self, context: HookContext) -> Decision:
-        """The :class:`~.types.Runner` entry point."""
-        return self.decide(context)

@@ -13,7 +13,7 @@ that writes or runs commands) and may call them for up to ``agent_max_turns`` re
 by default, as Claude Code); the last request offers no tools, so the model must answer.
 
 Tool calls run the mounted tool objects (``await tool.execute(input)``), one after the other,
-under the session's guards (:mod:`.guard`): each fires ``tool:pre``, processed by the
+under the session's guards (:mod:`..guard`): each fires ``tool:pre``, processed by the
 coordinator, so deny rules (a ``.env`` deny of hooks-approval) and approvals apply and a denied
 call is answered with the reason as an error result; then ``tool:post``, whose handlers
 (hooks-redaction) change what the model reads. Each model request fires ``provider:request``
@@ -31,7 +31,9 @@ import logging
 from collections.abc import Callable, Mapping
 from typing import Any, Final
 
-from .guard import Guards, guarded_tool_post, guarded_tool_pre
+from ..guard import Guards, guarded_tool_post, guarded_tool_pre
+from ..specs import AgentHookSpec
+from ..template import to_json
 from .llm import AnswerError, Providers, describe_error, response_text, verdict_request
 from .prompt_hook import (
     ANSWER_TOKENS,
@@ -41,8 +43,6 @@ from .prompt_hook import (
     PromptRunner,
     as_data,
 )
-from .specs import AgentHookSpec
-from .template import to_json
 
 __all__ = [
     "AGENT_INSTRUCTIONS",

@@ -15,7 +15,7 @@ Here the root file comes first, then the directories' files in name order (hook-
 the directories in the file system's order, which is not stable). The project's are read, and
 the user's ``<user_dir>/hooks/`` too (``~/.amplifier/hooks/``, which hook-shell's behavior
 bundle names). ``AMPLIFIER_HOOKS_DIR`` is set in each command's environment and written into
-its command (:mod:`.variables`), so a project path with spaces works as well.
+its command (:mod:`...variables`), so a project path with spaces works as well.
 """
 
 from __future__ import annotations
@@ -28,9 +28,11 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, Final
 
-from .config import MODULE_ID, HookEntry, HookGroup, HooksDocument, Step, parse_claude_settings
-from .specs import CommandHookSpec
-from .variables import map_commands
+from ...config import MODULE_ID
+from ...document import HookEntry, HookGroup, HooksDocument, Step
+from ...parsing import read_claude_hooks
+from ...specs import CommandHookSpec
+from ...variables import map_commands
 
 __all__ = [
     "DEFAULT_TIMEOUT_S",
@@ -95,7 +97,7 @@ def parse_hook_shell_file(text: str, source: str) -> HooksDocument:
 
     :raises HooksConfigError: invalid JSON or hooks, with line and key path.
     """
-    document = parse_claude_settings(text, source)
+    document = read_claude_hooks(text, source, "Claude Code settings")
     if not document.events:
         return document
     raw = json.loads(text)

@@ -1,5 +1,5 @@
 """Reading Gemini CLI's ``settings.json`` (its ``hooks`` and ``hooksConfig`` keys) into a
-:class:`~.config.HooksDocument` whose command hooks speak ``protocol: gemini``.
+:class:`~...document.HooksDocument` whose command hooks speak ``protocol: gemini``.
 
 The file is read as Gemini CLI reads it: JSON with ``//`` and ``/* */`` comments; ``hooks``
 maps an event name to a list of definitions ``{matcher, sequential, hooks: [{type: command,
@@ -32,13 +32,12 @@ from typing import Any, Final
 
 from amplifier_hooks_util.config_errors import describe_value, key_path
 
-from .config import EventHooks, HookEntry, HookGroup, HooksDocument, _json_object, _Parser
-from .gemini import EVENTS_FROM_GEMINI, GEMINI_TOOLS
-from .matcher import tool_names
-from .specs import CommandHookSpec
+from ...document import EventHooks, HookEntry, HookGroup, HooksDocument
+from ...parsing import Parser, foreign_tool_matcher, json_object
+from ...specs import CommandHookSpec
+from .protocol import EVENTS_FROM_GEMINI, GEMINI_TOOLS
 
 __all__ = [
-    "foreign_tool_matcher",
     "parse_gemini_settings",
     "strip_json_comments",
 ]
@@ -72,38 +71,13 @@ def strip_json_comments(text: str) -> str:
     return _COMMENT.sub(blank, text)
 
 
-def foreign_tool_matcher(pattern: str, theirs: Mapping[str, str]) -> str | None:
-    """A matcher string (Claude Code rules, see :func:`~.matcher.compile_claude_matcher`)
-    that accepts our tools exactly when ``pattern``, a regular expression searched in the
-    other tool's names (``theirs``: our name -> theirs), accepts their name; a tool not in
-    ``theirs`` is matched under its own name. An invalid expression is an exact name.
-    ``None``: every tool."""
-    if pattern.strip() in ("", "*"):
-        return None
-    try:
-        compiled = re.compile(pattern)
-    except re.error:
-        pattern = f"^{re.escape(pattern)}$"
-        compiled = re.compile(pattern)
-    accepted = [ours for ours, name in theirs.items() if compiled.search(name)]
-    known = sorted({alias for ours in theirs for alias in tool_names(ours)})
-    others = f"(?!(?:{'|'.join(map(re.escape, known))})$).*?(?:{pattern})"
-    branches = [f"(?:{'|'.join(map(re.escape, accepted))})$"] if accepted else []
-    composed = "^(?:" + "|".join([*branches, others]) + ")"
-    try:
-        re.compile(composed)
-    except re.error:  # an expression that cannot be nested (inline global flags)
-        return "^(?:" + "|".join(branches or ["(?!)"]) + ")"
-    return composed
-
-
 def parse_gemini_settings(text: str, source: str) -> HooksDocument:
     """The hooks of a Gemini CLI ``settings.json`` (see the module docstring).
 
     :raises HooksConfigError: invalid JSON or an invalid ``hooks`` block, every problem with
         its line and key path.
     """
-    read = _json_object(strip_json_comments(text), source, "Gemini CLI settings")
+    read = json_object(strip_json_comments(text), source, "Gemini CLI settings")
     if read is None:
         return HooksDocument(source, ())
     parser, data = read
@@ -114,7 +88,7 @@ def parse_gemini_settings(text: str, source: str) -> HooksDocument:
 
 
 class _GeminiReader:
-    def __init__(self, parser: _Parser) -> None:
+    def __init__(self, parser: Parser) -> None:
         self.parser = parser
         self.disabled: set[str] = set()
 

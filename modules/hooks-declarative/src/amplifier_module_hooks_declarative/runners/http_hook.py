@@ -1,14 +1,15 @@
 """Claude Code ``type: http`` hooks: the event POSTed to a URL, the response read as the hook's
 answer.
 
-The body is the Claude Code stdin object of the event (:func:`.claude_code.claude_input`), sent
-as ``application/json`` with the hook's ``headers``; a header value's ``$NAME`` / ``${NAME}``
-is the environment variable's value when ``NAME`` is in the hook's ``allowedEnvVars``, and
-empty otherwise (nothing else of the environment leaves the machine). A 2xx response's body is
-read exactly as a command hook's stdout on exit code 0 (an empty body: nothing to say). A
-status that is not 2xx, a connection that fails, a body that is not valid JSON, and no answer
-within the hook's ``timeout`` are hook failures, handled by its ``on_failure`` (by default a
-warning, and the event goes on, as Claude Code treats them: non-blocking errors).
+The body is the Claude Code stdin object of the event (the ``claude-code`` protocol's
+``stdin``, :func:`~..protocols.command_protocol`), sent as ``application/json`` with the hook's
+``headers``; a header value's ``$NAME`` / ``${NAME}`` is the environment variable's value when
+``NAME`` is in the hook's ``allowedEnvVars``, and empty otherwise (nothing else of the
+environment leaves the machine). A 2xx response's body is read exactly as a command hook's
+stdout on exit code 0 (an empty body: nothing to say). A status that is not 2xx, a connection
+that fails, a body that is not valid JSON, and no answer within the hook's ``timeout`` are hook
+failures, handled by its ``on_failure`` (by default a warning, and the event goes on, as Claude
+Code treats them: non-blocking errors).
 """
 
 from __future__ import annotations
@@ -22,9 +23,9 @@ import urllib.request
 from collections.abc import Mapping
 from typing import Final
 
-from .claude_code import claude_decision, claude_input
-from .specs import HttpHookSpec
-from .types import Decision, HookContext, failure_decision
+from ..protocols import command_protocol
+from ..specs import HttpHookSpec
+from ..types import Decision, HookContext, failure_decision
 
 __all__ = ["HttpRunner", "expand_header"]
 
@@ -67,7 +68,8 @@ class HttpRunner:
             for name, value in spec.headers.items()
         }
         headers.setdefault("Content-Type", "application/json")
-        body = json.dumps(claude_input(ctx, self.project_dir), default=str).encode()
+        claude = command_protocol("claude-code")
+        body = json.dumps(claude.stdin(ctx, self.project_dir), default=str).encode()
         try:
             status, text = await asyncio.wait_for(
                 asyncio.to_thread(self._post, body, headers), spec.timeout_ms / 1000 + 1
@@ -78,7 +80,7 @@ class HttpRunner:
         if not 200 <= status < 300:
             problem = f"POST {spec.url} answered HTTP {status}"
             return failure_decision(spec.on_failure, self.label, problem)
-        decision = claude_decision(ctx, text, label=self.label, project_dir=self.project_dir)
+        decision = claude.decision(ctx, text, self.label, self.project_dir, False)
         if isinstance(decision, str):
             return failure_decision(spec.on_failure, self.label, f"{spec.url}: {decision}")
         return decision

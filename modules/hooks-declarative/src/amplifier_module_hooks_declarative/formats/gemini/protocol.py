@@ -68,7 +68,7 @@ from typing import Any, Final
 
 from amplifier_hooks_util.state import session_dir
 
-from .answers import (
+from ...answers import (
     BadAnswer,
     DuplicateKeyError,
     answer_field,
@@ -80,8 +80,8 @@ from .answers import (
     refusal,
     with_system_message,
 )
-from .protocols import CommandProtocol
-from .types import Decision, HookContext
+from ...protocols import CommandProtocol
+from ...types import Decision, HookContext
 
 __all__ = [
     "EVENTS_FROM_GEMINI",

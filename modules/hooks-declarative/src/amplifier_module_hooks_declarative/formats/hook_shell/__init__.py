@@ -1,0 +1,6 @@
+"""Amplifier hook-shell: Claude-Code-format ``hooks.json`` files in the module's own
+``.amplifier/hooks/`` directories (:mod:`.reader`); its commands speak ``protocol: claude-code``.
+Its files lie beside the module's own hooks files, so :mod:`...sources` reads them there
+(``hook_shell: false`` turns them off) rather than through the registry."""
+
+__all__: list[str] = []
