@@ -109,6 +109,7 @@ from .mapping import CLAUDE_EVENTS as _DECLARED
 from .mapping import notification_type
 from .protocols import CommandProtocol
 from .session_env import env_file_for
+from .tool_output import with_updated_tool_output
 from .types import Decision, HookContext
 
 __all__ = [
@@ -165,8 +166,8 @@ TOOLS_FROM_CLAUDE: Final[Mapping[str, str]] = {v: k for k, v in CLAUDE_TOOLS.ite
 
 _FILE_TOOLS: Final = frozenset({"write_file", "edit_file", "read_file"})
 #: Exit code 2 / ``decision: block`` stops the operation (the tool call, the prompt, the
-#: permission).
-_BLOCKS: Final = frozenset({"PreToolUse", "UserPromptSubmit", "PermissionRequest"})
+#: permission, the compaction: Claude Code 2.1.105 lets ``PreCompact`` block).
+_BLOCKS: Final = frozenset({"PreToolUse", "UserPromptSubmit", "PermissionRequest", "PreCompact"})
 #: Exit code 2 / ``decision: block`` keeps the agent working, the reason its instruction.
 _KEEPS_WORKING: Final = frozenset({"Stop", "SubagentStop"})
 #: Exit code 2 / ``decision: block`` is fed to the agent: the tool has already run.
@@ -399,7 +400,8 @@ def claude_decision(
     if not isinstance(answer, dict):  # pragma: no cover - "{" always parses to an object
         return f"stdout is a JSON {type(answer).__name__}, expected an object"
     try:
-        return _interpret(ctx, name, answer, label, project_dir)
+        decided = _interpret(ctx, name, answer, label, project_dir)
+        return with_updated_tool_output(ctx, name, answer, decided, label)
     except BadAnswer as err:
         return f"stdout JSON: {err}"
 
@@ -420,11 +422,13 @@ def _permission_request(
     message = answer_field(decision, "message", str, "a string", where)
     interrupt = answer_field(decision, "interrupt", bool, "true or false", where)
     if behavior == "deny":
-        reason = message or default_reason(label)
-        if interrupt:
-            reason += " (the hook asked to interrupt; the turn goes on with this denial)"
         return Decision(
-            action="block", message=reason, level="warning", context=extra.context, source=label
+            action="block",
+            message=message or default_reason(label),
+            level="warning",
+            context=extra.context,
+            source=label,
+            interrupt=interrupt is True,  # Claude Code: "stops Claude"; here the turn ends
         )
     modified = None if updated is None else our_tool_input(ctx.tool, updated, ctx.args, project_dir)
     return Decision(

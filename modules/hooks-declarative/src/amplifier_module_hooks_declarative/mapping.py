@@ -48,6 +48,7 @@ from typing import Any, Final
 from amplifier_core import events as kernel_events
 from amplifier_core.models import ContextInjection, HookResult
 
+from .tool_output import merge_replacements
 from .types import Decision
 
 __all__ = [
@@ -267,6 +268,7 @@ class Outcome:
     allowed: bool = False
     messages: list[Decision] = field(default_factory=list)
     contexts: list[Decision] = field(default_factory=list)
+    replaced: dict[str, Any] | None = None  # event data keys replaced whole (tool output)
 
     @property
     def blocked(self) -> bool:
@@ -292,12 +294,21 @@ class Outcome:
                     self.messages.append(decision)
         if decision.context:
             self.contexts.append(decision)
+        if decision.replaced_data is not None and action != "block" and not decision.stop:
+            self.replaced = merge_replacements(self.replaced, decision)
         return modified
 
     @property
     def empty(self) -> bool:
         """Nothing to tell the kernel: every hook continued or allowed silently."""
-        return not (self.blocks or self.asks or self.modified or self.messages or self.contexts)
+        return not (
+            self.blocks
+            or self.asks
+            or self.modified
+            or self.messages
+            or self.contexts
+            or self.replaced is not None
+        )
 
 
 def event_injections(outcome: Outcome, event: str) -> list[ContextInjection]:
@@ -358,6 +369,8 @@ def to_hook_result(outcome: Outcome, event: str, data: dict[str, Any]) -> HookRe
             fields["source"] = first.source
         return HookResult(**fields)
     new_data = apply_modification(data, outcome.modified) if outcome.modified else None
+    if outcome.replaced is not None:
+        new_data = {**(data if new_data is None else new_data), **outcome.replaced}
     if outcome.asks:
         first = outcome.asks[0]
         fields.update(

@@ -780,7 +780,17 @@ class TurnRunner:
             ev.TOOL_POST, {**data, "tool_result": result, "result": result}
         )
         if post.data is not None and isinstance(post.data.get("tool_result"), dict):
-            result = post.data["tool_result"]
+            rewritten = post.data["tool_result"]
+            if rewritten != result:  # the event keeps the tool's own, the model gets this
+                logger.info(
+                    "hook %r rewrote the result of %r (call %s) at tool:post: %d -> %d chars",
+                    getattr(post, "source", None) or "hooks",
+                    name,
+                    call_id,
+                    len(render_tool_result(result)),
+                    len(render_tool_result(rewritten)),
+                )
+            result = rewritten
         pending.append((post, ev.TOOL_POST))
         return self._tool_message(
             call_id, name, render_tool_result(result), error=not result.get("success", True)
