@@ -834,6 +834,13 @@ _SPECS: Final[tuple[EventSpec, ...]] = (
             _req("tokens", "int", "Estimated tokens before compaction."),
             _req("budget", "int", "Token budget the context must fit in."),
         ),
+        effects=(
+            (
+                "deny",
+                "context-simple does not compact this time: the request is sent with the whole "
+                "conversation, and the next request asks again (Claude Code's `PreCompact` block)",
+            ),
+        ),
     ),
     _event(
         _events.CONTEXT_POST_COMPACT,

@@ -47,6 +47,8 @@ from typing import TYPE_CHECKING, Any, Final
 from amplifier_core.models import HookResult
 
 from .config import HookEntry, HookGroup, HooksDocument
+from .fork_context import FORK_EVENT, without_injections
+from .interrupt import interrupt_turn
 from .mapping import (
     ERROR_PATTERN,
     KNOWN_EVENTS,
@@ -557,6 +559,11 @@ class Dispatcher:
         if joint and not outcome.blocked:
             await self._joint(joint, outcome)
         result = to_hook_result(outcome, event, data)
+        if any(d.interrupt for d in outcome.blocks):
+            await interrupt_turn(self.coordinator, outcome.blocks, event)
+        if event == FORK_EVENT and outcome.contexts and result is not None:
+            await self._inject_aside(outcome, event)  # the kernel does not act on its results
+            result = without_injections(result)
         if result is None:
             return self._nothing()
         aside = result.action == "modify" or (result.action == "deny" and event == STOP_EVENT)
