@@ -98,6 +98,13 @@ def merge_replacements(current: dict[str, Any] | None, decision: Decision) -> di
     new = decision.replaced_data or {}
     if current is None:
         return dict(new)
+    selection = {"tools", "tool_choice"}
+    if selection & set(current) and selection & set(new):  # Gemini's union of tool lists
+        from .gemini_model import merge_tool_selection
+
+        both = merge_tool_selection(current, new)
+        new = {**new, **{k: v for k, v in both.items() if k in selection}}
+        current = {k: v for k, v in current.items() if k not in selection}
     twice = sorted(set(current) & set(new))
     if twice:
         logger.warning(

@@ -30,6 +30,7 @@ from amplifier_core.message_models import ChatRequest, ChatResponse, Message
 
 from . import names as ev
 from .conversation import CheckedPrefix, MessageCache
+from .model_hooks import answered, request_changes
 from .results import (
     TurnOutcome,
     as_result_dict,
@@ -552,23 +553,27 @@ class TurnRunner:
         specs = loop.tool_specs()
         messages = await context.get_messages_for_request(provider=provider)
         messages = self._with_ephemeral(await self._repair_tool_sequence(list(messages), context))
-        requested = await self.hooks.emit(
-            ev.PROVIDER_REQUEST,
-            {
-                "provider": name,
-                "model": model,
-                "turn": turn,
-                "iteration": outcome.iterations,
-                "messages": messages,
-                "tools": [s.name for s in specs],
-            },
-        )
+        asked: dict[str, Any] = {
+            "provider": name,
+            "model": model,
+            "turn": turn,
+            "iteration": outcome.iterations,
+            "messages": messages,
+            "tools": [s.name for s in specs],
+        }
+        requested = await self.hooks.emit(ev.PROVIDER_REQUEST, asked)
         persistent = any(
             not getattr(i, "ephemeral", False)
             for i in getattr(requested, "context_injections", None) or []
         )
         known = len(await context.get_messages()) if persistent else 0
-        await self.process(requested, ev.PROVIDER_REQUEST, gate=False)
+        handled = await self.process(requested, ev.PROVIDER_REQUEST, gate=False)
+        if handled.action == "deny":  # a hook blocked the model call: the turn ends
+            await self._refuse(outcome, ev.PROVIDER_REQUEST, handled)
+            return None
+        changes = request_changes(requested.data, asked)
+        specs = changes.offered(specs)
+        model = changes.model or model
         outgoing = await self._outgoing(requested, messages)
         if persistent:  # what the hooks just added to the context reaches this request too
             outgoing = [*outgoing, *(await context.get_messages())[known:]]
@@ -581,6 +586,8 @@ class TurnRunner:
                 tools=specs or None,
                 model=model or None,
                 metadata={"request_id": request_id},
+                tool_choice=changes.tool_choice,
+                **changes.options,
             )
             sent: dict[str, Any] = {
                 "provider": name,
@@ -592,9 +599,12 @@ class TurnRunner:
             }
             if _listened(self.hooks, ev.LLM_REQUEST):  # the body costs a copy of the request
                 sent["request"] = request.model_dump(mode="json", exclude_none=True, warnings=False)
-            await self.hooks.emit(ev.LLM_REQUEST, sent)
-            loop.current_request_id = request_id
-            response = _readable(await provider.complete(request), name)
+            if changes.response is not None:  # a hook answered: the provider is not called
+                response = changes.response
+            else:
+                await self.hooks.emit(ev.LLM_REQUEST, sent)
+                loop.current_request_id = request_id
+                response = _readable(await provider.complete(request), name)
         except asyncio.CancelledError:
             raise
         except Exception as err:
@@ -634,12 +644,13 @@ class TurnRunner:
             received["response"] = response.model_dump(
                 mode="json", exclude_none=True, warnings=False
             )
-        await self.hooks.emit(ev.LLM_RESPONSE, received)
+        if changes.response is None:
+            await self.hooks.emit(ev.LLM_RESPONSE, received)
         await self._emit_blocks(response, text, thinking, usage)
         for key, value in usage.items():
             outcome.usage[key] += value
         calls = response.tool_calls or []
-        await self.hooks.emit(
+        reviewed = await self.hooks.emit(
             ev.PROVIDER_RESPONSE,
             {
                 "provider": name,
@@ -658,7 +669,22 @@ class TurnRunner:
                 "duration": duration,
             },
         )
-        return response, text
+        handled = await self.process(reviewed, ev.PROVIDER_RESPONSE, gate=False)
+        if handled.action == "deny":  # a hook discarded the answer: the turn ends
+            await self._refuse(outcome, ev.PROVIDER_RESPONSE, handled)
+            return None
+        return answered(reviewed, response, text)
+
+    async def _refuse(self, outcome: TurnOutcome, event: str, handled: Any) -> None:
+        """End the turn ``denied``: a hook blocked the model call (or its answer)."""
+        await self._violation(event, handled, None)
+        source = getattr(handled, "source", None)
+        who = f" by hook {source!r}" if source else ""
+        reason = handled.reason or "denied"
+        await self._show(f"Model call blocked{who} at {event}: {reason}", "warning")
+        outcome.status = "denied"
+        outcome.reason = reason
+        outcome.response = ""
 
     async def _emit_blocks(
         self, response: ChatResponse, text: str, thinking: str, usage: dict[str, int]
