@@ -105,6 +105,7 @@ from .answers import (
     refusal,
     with_system_message,
 )
+from .instructions import instructions_fields
 from .mapping import CLAUDE_EVENTS as _DECLARED
 from .mapping import notification_type
 from .protocols import CommandProtocol
@@ -146,6 +147,7 @@ CLAUDE_EVENTS: Final[Mapping[str, str]] = {
     "user:notification": "Notification",
     "context:pre_compact": "PreCompact",
     "context:post_compact": "PostCompact",
+    "context:include": "InstructionsLoaded",  # of a memory file: .instructions
 }
 
 #: Claude Code event name -> the canonical event a hook under that name subscribes to.
@@ -311,6 +313,8 @@ def _event_fields(name: str, ctx: HookContext, transcript: str) -> dict[str, Any
         if name == "PostCompact":
             return {"trigger": trigger}
         return {"trigger": trigger, "custom_instructions": _text(data, "custom_instructions")}
+    if name == "InstructionsLoaded":
+        return instructions_fields(data, ctx.project_dir)
     if ctx.event not in CLAUDE_EVENTS:
         return {"data": data}
     return {}

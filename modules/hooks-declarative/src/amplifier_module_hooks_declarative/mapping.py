@@ -48,6 +48,7 @@ from typing import Any, Final
 from amplifier_core import events as kernel_events
 from amplifier_core.models import ContextInjection, HookResult
 
+from .instructions import INSTRUCTIONS_EVENT, is_instructions, load_reason
 from .tool_output import merge_replacements
 from .types import Decision
 
@@ -100,7 +101,6 @@ NEVER_FIRED: Final[tuple[str, ...]] = (
     "TeammateIdle",
     "TaskCreated",
     "TaskCompleted",
-    "InstructionsLoaded",
     "ConfigChange",
     "CwdChanged",
     "FileChanged",
@@ -126,6 +126,7 @@ CLAUDE_EVENTS: Final[dict[str, str | None]] = {
     "Notification": "user:notification",
     "PreCompact": "context:pre_compact",
     "PostCompact": "context:post_compact",
+    "InstructionsLoaded": INSTRUCTIONS_EVENT,  # a memory file read: .instructions
     **dict.fromkeys(NEVER_FIRED),
 }
 
@@ -143,6 +144,7 @@ MATCH_FIELDS: Final[dict[str, str]] = {
     "session:end": "reason",
     "session:fork": "agent_type",
     "prompt:complete": "agent_type",
+    INSTRUCTIONS_EVENT: "load_reason",
 }
 
 #: Names that share a kernel event and apply to only one kind of session: ``Stop`` to a
@@ -198,7 +200,10 @@ def applies_to(alias: str, data: dict[str, Any]) -> bool:
     """False when the name ``alias`` was declared under does not apply to this event:
     ``Stop`` in a child session, ``SubagentStop`` in a top-level one, and either when the turn
     did not end normally (the event's ``status`` is ``cancelled``, ``error`` or
-    ``incomplete``: Claude Code runs no Stop hook after an interrupt or a failure)."""
+    ``incomplete``: Claude Code runs no Stop hook after an interrupt or a failure);
+    ``InstructionsLoaded`` on a ``context:include`` that is not a memory file."""
+    if alias == "InstructionsLoaded":
+        return is_instructions(data)
     if alias in _TOP_LEVEL_ONLY or alias in _CHILD_ONLY:
         status = data.get("status", "completed")
         if isinstance(status, str) and status != "completed":
@@ -224,6 +229,8 @@ def match_target(event: str, tool: str | None, data: dict[str, Any]) -> str | No
         return None
     if key == "notification_type":
         return notification_type(data)
+    if key == "load_reason":
+        return load_reason(data)
     value = data.get(key)
     if value is None and key == "agent_type":
         metadata = data.get("metadata")
