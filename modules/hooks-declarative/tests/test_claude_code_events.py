@@ -278,6 +278,7 @@ def test_every_claude_code_name_is_known_and_the_unfired_ones_are_none() -> None
         "PreCompact",
         "PostCompact",
         "InstructionsLoaded",
+        "ConfigChange",
     }
 
 

@@ -25,10 +25,14 @@ canonical event            ``hook_event_name``     extra stdin fields
 ``user:notification``      ``Notification``        message, notification_type
 ``context:pre_compact``    ``PreCompact``          trigger (``auto``), custom_instructions
 ``context:post_compact``   ``PostCompact``         trigger
+``context:include`` [2]_   ``InstructionsLoaded``  file_path, memory_type, load_reason
+``config:change`` [3]_     ``ConfigChange``        source, file_path
 =========================  ======================  =========================================
 
 .. [1] of a child session (its data carries ``parent_id``), or a hook declared under
    ``SubagentStop``.
+.. [2] of a memory file (``source: instructions``), see :mod:`.instructions`.
+.. [3] fired by this module when a hook file changed during the session, see :mod:`.reload`.
 
 Any other event keeps its PascalCase alias (or canonical name) and carries the full event
 data under ``data``. Every object has ``session_id``, ``transcript_path``, ``cwd``,
@@ -148,6 +152,7 @@ CLAUDE_EVENTS: Final[Mapping[str, str]] = {
     "context:pre_compact": "PreCompact",
     "context:post_compact": "PostCompact",
     "context:include": "InstructionsLoaded",  # of a memory file: .instructions
+    "config:change": "ConfigChange",  # a hook file changed mid-session: .reload
 }
 
 #: Claude Code event name -> the canonical event a hook under that name subscribes to.
@@ -168,8 +173,11 @@ TOOLS_FROM_CLAUDE: Final[Mapping[str, str]] = {v: k for k, v in CLAUDE_TOOLS.ite
 
 _FILE_TOOLS: Final = frozenset({"write_file", "edit_file", "read_file"})
 #: Exit code 2 / ``decision: block`` stops the operation (the tool call, the prompt, the
-#: permission, the compaction: Claude Code 2.1.105 lets ``PreCompact`` block).
-_BLOCKS: Final = frozenset({"PreToolUse", "UserPromptSubmit", "PermissionRequest", "PreCompact"})
+#: permission, the compaction: Claude Code 2.1.105 lets ``PreCompact`` block; the change of a
+#: configuration file).
+_BLOCKS: Final = frozenset(
+    {"PreToolUse", "UserPromptSubmit", "PermissionRequest", "PreCompact", "ConfigChange"}
+)
 #: Exit code 2 / ``decision: block`` keeps the agent working, the reason its instruction.
 _KEEPS_WORKING: Final = frozenset({"Stop", "SubagentStop"})
 #: Exit code 2 / ``decision: block`` is fed to the agent: the tool has already run.
@@ -315,6 +323,8 @@ def _event_fields(name: str, ctx: HookContext, transcript: str) -> dict[str, Any
         return {"trigger": trigger, "custom_instructions": _text(data, "custom_instructions")}
     if name == "InstructionsLoaded":
         return instructions_fields(data, ctx.project_dir)
+    if name == "ConfigChange":
+        return {"source": _text(data, "source"), "file_path": _text(data, "file_path")}
     if ctx.event not in CLAUDE_EVENTS:
         return {"data": data}
     return {}

@@ -377,6 +377,7 @@ class Dispatcher:
         self._none_is_continue = True
         self._observe_patterns = tuple(f"{pattern}:*" for pattern in observe_sources)
         self._observed: dict[str, bool] = {}
+        self.reloader: Any = None  # hook files read again when they change: .reload
 
     def observed(self, hook: _Hook) -> bool:
         """Whether ``hook`` comes from a source in observe mode (``observe_sources``)."""
@@ -521,6 +522,10 @@ class Dispatcher:
 
     async def dispatch(self, event: str, data: dict[str, Any]) -> HookResult | None:
         """Run ``event``'s hooks on ``data`` and return their combined result."""
+        if self.reloader is not None:  # the hooks as the files are now
+            current = await self.reloader.check(event)
+            if current is not None and current is not self:
+                return await current.dispatch(event, data)  # type: ignore[no-any-return]
         steps = self.steps_for(event)
         if not steps:
             return self._nothing()

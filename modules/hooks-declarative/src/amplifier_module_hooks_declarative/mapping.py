@@ -101,7 +101,6 @@ NEVER_FIRED: Final[tuple[str, ...]] = (
     "TeammateIdle",
     "TaskCreated",
     "TaskCompleted",
-    "ConfigChange",
     "CwdChanged",
     "FileChanged",
     "WorktreeCreate",
@@ -127,6 +126,7 @@ CLAUDE_EVENTS: Final[dict[str, str | None]] = {
     "PreCompact": "context:pre_compact",
     "PostCompact": "context:post_compact",
     "InstructionsLoaded": INSTRUCTIONS_EVENT,  # a memory file read: .instructions
+    "ConfigChange": "config:change",  # a hook file changed mid-session: .reload
     **dict.fromkeys(NEVER_FIRED),
 }
 
@@ -145,6 +145,7 @@ MATCH_FIELDS: Final[dict[str, str]] = {
     "session:fork": "agent_type",
     "prompt:complete": "agent_type",
     INSTRUCTIONS_EVENT: "load_reason",
+    "config:change": "source",
 }
 
 #: Names that share a kernel event and apply to only one kind of session: ``Stop`` to a
