@@ -530,7 +530,14 @@ _SPECS: Final[tuple[EventSpec, ...]] = (
             _req("tools", "list[str]", "Names of the tools offered to the model."),
         ),
         effects=(
-            ("modify", "the session sends `messages` from the modified data"),
+            ("deny", "loop-session does not call the provider: the turn ends `denied`"),
+            (
+                "modify",
+                "the session sends `messages`, asks for `model` and offers the `tools` named in "
+                "the modified data; loop-session also reads `tool_choice`, `temperature`, "
+                "`top_p`, `max_output_tokens` and `response` (`{content}`: the answer, the "
+                "provider not called)",
+            ),
             (
                 "inject_context",
                 "the injection reaches this request; an `ephemeral` one only this request, "
@@ -559,6 +566,15 @@ _SPECS: Final[tuple[EventSpec, ...]] = (
             _req("tool_calls", "bool", "True when the response asks for tool calls."),
             _req("duration", "float", "Seconds the call took."),
         ),
+        effects=(
+            ("deny", "loop-session discards the answer and ends the turn `denied`"),
+            (
+                "modify",
+                "a new `response.content` replaces the text of the answer (its tool calls stay)",
+            ),
+            ("inject_context", _INJECT_NEXT),
+        ),
+        modifiable=("response",),
     ),
     _event(
         _events.PROVIDER_RETRY,
