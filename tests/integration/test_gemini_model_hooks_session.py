@@ -158,7 +158,7 @@ async def test_before_tool_selection_restricts_the_tools_offered(
 @pytest.mark.parametrize("event", ["BeforeModel", "AfterModel"])
 async def test_a_deny_on_a_model_event_ends_the_turn(workspace: Path, event: str) -> None:
     deny = {"decision": "deny", "reason": "model calls are paused"}
-    agent, _, provider = session(workspace, {event: deny}, ["the model's answer"])
+    agent, recorder, provider = session(workspace, {event: deny}, ["the model's answer"])
     async with agent:
         outcome = await agent.run("hello")
     assert outcome.status == "denied"
@@ -168,3 +168,7 @@ async def test_a_deny_on_a_model_event_ends_the_turn(workspace: Path, event: str
     history = json.dumps(await agent.context.get_messages())
     assert "the model's answer" not in history
     assert len(provider.requests) == (0 if event == "BeforeModel" else 1)
+    [(_, end)] = recorder.get_events("execution:end")
+    assert end["status"] == "cancelled"  # stopped by a hook, as a cancel stops it
+    [(_, complete)] = recorder.get_events("orchestrator:complete")
+    assert complete["status"] == "cancelled"

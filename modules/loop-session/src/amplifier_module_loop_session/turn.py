@@ -351,15 +351,18 @@ class TurnRunner:
         if not completed:
             again = self.stop_continuations > 0
             await self._complete(outcome, prompt, turn, started, again=again)
-        execution_status = {"cancelled": "cancelled", "error": "error"}.get(
-            outcome.status, "completed"
-        )
+        execution_status = {  # a model call a hook denied stopped the turn, as a cancel does
+            "cancelled": "cancelled",
+            "denied": "cancelled",
+            "error": "error",
+        }.get(outcome.status, "completed")
         await self.hooks.emit(
             ev.EXECUTION_END,
             {"response": outcome.response, "status": execution_status, "turn": turn},
         )
         loop_status = {
             "cancelled": "cancelled",
+            "denied": "cancelled",
             "error": "error",
             "incomplete": "incomplete",
         }.get(outcome.status, "success")
