@@ -207,8 +207,9 @@ class AgentSession:
                 + (f": {'; '.join(failed)}" if failed else "")
             )
         self._check_required()
-        if self._fork_messages is not None:
-            await self.context.set_messages(self._fork_messages)
+        if self._fork_messages is not None:  # after what session:fork hooks gave the child
+            added = list(await self.context.get_messages())
+            await self.context.set_messages([*self._fork_messages, *added])
         if self._resumed is not None:
             await self._restore(*self._resumed)
 

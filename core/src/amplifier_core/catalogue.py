@@ -527,7 +527,14 @@ _SPECS: Final[tuple[EventSpec, ...]] = (
             _req("tools", "list[str]", "Names of the tools offered to the model."),
         ),
         effects=(
-            ("modify", "the session sends `messages` from the modified data"),
+            ("deny", "loop-session does not call the provider: the turn ends `denied`"),
+            (
+                "modify",
+                "the session sends `messages`, asks for `model` and offers the `tools` named in "
+                "the modified data; loop-session also reads `tool_choice`, `temperature`, "
+                "`top_p`, `max_output_tokens` and `response` (`{content}`: the answer, the "
+                "provider not called)",
+            ),
             (
                 "inject_context",
                 "the injection reaches this request; an `ephemeral` one only this request, "
@@ -556,6 +563,15 @@ _SPECS: Final[tuple[EventSpec, ...]] = (
             _req("tool_calls", "bool", "True when the response asks for tool calls."),
             _req("duration", "float", "Seconds the call took."),
         ),
+        effects=(
+            ("deny", "loop-session discards the answer and ends the turn `denied`"),
+            (
+                "modify",
+                "a new `response.content` replaces the text of the answer (its tool calls stay)",
+            ),
+            ("inject_context", _INJECT_NEXT),
+        ),
+        modifiable=("response",),
     ),
     _event(
         _events.PROVIDER_RETRY,
@@ -830,6 +846,13 @@ _SPECS: Final[tuple[EventSpec, ...]] = (
             _req("message_count", "int", "Messages in the context before compaction."),
             _req("tokens", "int", "Estimated tokens before compaction."),
             _req("budget", "int", "Token budget the context must fit in."),
+        ),
+        effects=(
+            (
+                "deny",
+                "context-simple does not compact this time: the request is sent with the whole "
+                "conversation, and the next request asks again (Claude Code's `PreCompact` block)",
+            ),
         ),
     ),
     _event(

@@ -346,7 +346,7 @@ SETTINGS = """{
       {"matcher": "startup", "hooks": [{"type": "command", "command": "start.sh"}]},
       {"matcher": "clear", "hooks": [{"type": "command", "command": "clear.sh"}]}
     ],
-    /* no counterpart here */
+    /* on provider:request, after BeforeModel's hooks */
     "BeforeToolSelection": [{"hooks": [{"type": "command", "command": "t.sh"}]}]
   }
 }
@@ -357,7 +357,13 @@ def test_settings_are_read_as_gemini_reads_them(caplog: pytest.LogCaptureFixture
     with caplog.at_level(logging.INFO):
         document = parse_gemini_settings(SETTINGS, SOURCE)
     by_event = {block.event: block for block in document.events}
-    assert set(by_event) == {"tool:pre", "tool:post", "session:start", "session:resume"}
+    assert set(by_event) == {
+        "tool:pre",
+        "tool:post",
+        "session:start",
+        "session:resume",
+        "provider:request",
+    }
     [group] = by_event["tool:pre"].steps
     assert isinstance(group, HookGroup)
     assert group.parallel
@@ -391,9 +397,8 @@ def test_settings_are_read_as_gemini_reads_them(caplog: pytest.LogCaptureFixture
 
     assert commands("session:start") == ["start.sh"]
     assert commands("session:resume") == ["resume.sh"]
-    assert "hooks.BeforeToolSelection" in caplog.text
-    assert "no counterpart" in caplog.text
-    assert f"{SOURCE}:" in caplog.text
+    assert commands("provider:request") == ["t.sh"]
+    assert "no counterpart" not in caplog.text
 
 
 def test_hooks_config_enabled_false_turns_every_hook_off() -> None:

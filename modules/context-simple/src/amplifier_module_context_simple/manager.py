@@ -5,7 +5,9 @@ conversation up to date, so ``get_messages_for_request`` costs the same at any l
 the conversation fits its budget. Past ``compact_threshold`` of the budget it compacts (see
 :mod:`.compaction`) and the conversation stays compacted: later requests, ``get_messages``
 and checkpoints see the compacted conversation. A compaction fires ``context:pre_compact``,
-``context:post_compact`` and ``context:compaction`` through the coordinator's hooks.
+``context:post_compact`` and ``context:compaction`` through the coordinator's hooks; a
+``deny`` from ``context:pre_compact`` (Claude Code's ``PreCompact`` block) cancels that
+compaction: the request goes out with the whole conversation and the next request asks again.
 """
 
 from __future__ import annotations
@@ -55,6 +57,8 @@ class SimpleContextManager:
         self.hooks = hooks
         self.compactions = 0
         """How many compactions this context has made."""
+        self.compactions_blocked = 0
+        """How many compactions a ``context:pre_compact`` hook denied."""
         self._messages: list[Message] = []
         self._chars = 0
         self._generation = 0  # changes whenever the whole conversation is replaced
@@ -127,7 +131,7 @@ class SimpleContextManager:
         if plan is None:
             self._no_cut = True
             return False
-        await self._emit(
+        asked = await self._emit(
             CONTEXT_PRE_COMPACT,
             {
                 "message_count": len(before),
@@ -138,6 +142,19 @@ class SimpleContextManager:
             },
         )
         if self._generation != generation:  # replaced while the hooks ran: nothing to do
+            return False
+        if getattr(asked, "action", None) == "deny":  # a PreCompact hook blocked it
+            logger.warning(
+                "%s: compaction of %d messages (~%d tokens, budget %d) blocked by hook %s: %s;"
+                " the request goes out whole, and the next one asks again",
+                MODULE_ID,
+                len(before),
+                tokens_before,
+                budget,
+                getattr(asked, "source", None) or "hooks",
+                getattr(asked, "reason", None) or "no reason given",
+            )
+            self.compactions_blocked += 1
             return False
         self._replace_compacted(plan, self._messages[len(before) :])
         tokens_after = self.estimated_tokens
@@ -184,12 +201,14 @@ class SimpleContextManager:
         # after a cut at the latest exchange nothing is left to drop until a new prompt
         self._no_cut = plan.last_cut and not any(m.get("role") == "user" for m in added)
 
-    async def _emit(self, event: str, data: dict[str, Any]) -> None:
-        """Fire ``event``; a missing or failing hook registry never stops the request."""
+    async def _emit(self, event: str, data: dict[str, Any]) -> Any:
+        """Fire ``event``, returning the hooks' result; a missing or failing hook registry
+        never stops the request (the result is then ``None``)."""
         emit = getattr(self.hooks, "emit", None)
         if not callable(emit):
-            return
+            return None
         try:
-            await emit(event, data)
+            return await emit(event, data)
         except Exception:
             logger.exception("%s: emitting %s failed", MODULE_ID, event)
+            return None

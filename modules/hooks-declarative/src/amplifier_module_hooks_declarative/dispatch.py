@@ -47,6 +47,8 @@ from typing import TYPE_CHECKING, Any, Final
 from amplifier_core.models import HookResult
 
 from .document import HookEntry, HookGroup, HooksDocument
+from .fork_context import FORK_EVENT, without_injections
+from .interrupt import interrupt_turn
 from .mapping import (
     ERROR_PATTERN,
     KNOWN_EVENTS,
@@ -376,6 +378,7 @@ class Dispatcher:
         self._none_is_continue = True
         self._observe_patterns = tuple(f"{pattern}:*" for pattern in observe_sources)
         self._observed: dict[str, bool] = {}
+        self.reloader: Any = None  # hook files read again when they change: .reload
 
     def observed(self, hook: _Hook) -> bool:
         """Whether ``hook`` comes from a source in observe mode (``observe_sources``)."""
@@ -520,6 +523,10 @@ class Dispatcher:
 
     async def dispatch(self, event: str, data: dict[str, Any]) -> HookResult | None:
         """Run ``event``'s hooks on ``data`` and return their combined result."""
+        if self.reloader is not None:  # the hooks as the files are now
+            current = await self.reloader.check(event)
+            if current is not None and current is not self:
+                return await current.dispatch(event, data)  # type: ignore[no-any-return]
         steps = self.steps_for(event)
         if not steps:
             return self._nothing()
@@ -558,6 +565,11 @@ class Dispatcher:
         if joint and not outcome.blocked:
             await self._joint(joint, outcome)
         result = to_hook_result(outcome, event, data)
+        if any(d.interrupt for d in outcome.blocks):
+            await interrupt_turn(self.coordinator, outcome.blocks, event)
+        if event == FORK_EVENT and outcome.contexts and result is not None:
+            await self._inject_aside(outcome, event)  # the kernel does not act on its results
+            result = without_injections(result)
         if result is None:
             return self._nothing()
         aside = result.action == "modify" or (result.action == "deny" and event == STOP_EVENT)

@@ -48,6 +48,8 @@ from typing import Any, Final
 from amplifier_core import events as kernel_events
 from amplifier_core.models import ContextInjection, HookResult
 
+from .instructions import INSTRUCTIONS_EVENT, is_instructions, load_reason
+from .tool_output import merge_replacements
 from .types import Decision
 
 __all__ = [
@@ -99,8 +101,6 @@ NEVER_FIRED: Final[tuple[str, ...]] = (
     "TeammateIdle",
     "TaskCreated",
     "TaskCompleted",
-    "InstructionsLoaded",
-    "ConfigChange",
     "CwdChanged",
     "FileChanged",
     "WorktreeCreate",
@@ -125,6 +125,8 @@ CLAUDE_EVENTS: Final[dict[str, str | None]] = {
     "Notification": "user:notification",
     "PreCompact": "context:pre_compact",
     "PostCompact": "context:post_compact",
+    "InstructionsLoaded": INSTRUCTIONS_EVENT,  # a memory file read: .instructions
+    "ConfigChange": "config:change",  # a hook file changed mid-session: .reload
     **dict.fromkeys(NEVER_FIRED),
 }
 
@@ -142,6 +144,8 @@ MATCH_FIELDS: Final[dict[str, str]] = {
     "session:end": "reason",
     "session:fork": "agent_type",
     "prompt:complete": "agent_type",
+    INSTRUCTIONS_EVENT: "load_reason",
+    "config:change": "source",
 }
 
 #: Names that share a kernel event and apply to only one kind of session: ``Stop`` to a
@@ -197,7 +201,10 @@ def applies_to(alias: str, data: dict[str, Any]) -> bool:
     """False when the name ``alias`` was declared under does not apply to this event:
     ``Stop`` in a child session, ``SubagentStop`` in a top-level one, and either when the turn
     did not end normally (the event's ``status`` is ``cancelled``, ``error`` or
-    ``incomplete``: Claude Code runs no Stop hook after an interrupt or a failure)."""
+    ``incomplete``: Claude Code runs no Stop hook after an interrupt or a failure);
+    ``InstructionsLoaded`` on a ``context:include`` that is not a memory file."""
+    if alias == "InstructionsLoaded":
+        return is_instructions(data)
     if alias in _TOP_LEVEL_ONLY or alias in _CHILD_ONLY:
         status = data.get("status", "completed")
         if isinstance(status, str) and status != "completed":
@@ -223,6 +230,8 @@ def match_target(event: str, tool: str | None, data: dict[str, Any]) -> str | No
         return None
     if key == "notification_type":
         return notification_type(data)
+    if key == "load_reason":
+        return load_reason(data)
     value = data.get(key)
     if value is None and key == "agent_type":
         metadata = data.get("metadata")
@@ -267,6 +276,7 @@ class Outcome:
     allowed: bool = False
     messages: list[Decision] = field(default_factory=list)
     contexts: list[Decision] = field(default_factory=list)
+    replaced: dict[str, Any] | None = None  # event data keys replaced whole (tool output)
 
     @property
     def blocked(self) -> bool:
@@ -292,12 +302,21 @@ class Outcome:
                     self.messages.append(decision)
         if decision.context:
             self.contexts.append(decision)
+        if decision.replaced_data is not None and action != "block" and not decision.stop:
+            self.replaced = merge_replacements(self.replaced, decision)
         return modified
 
     @property
     def empty(self) -> bool:
         """Nothing to tell the kernel: every hook continued or allowed silently."""
-        return not (self.blocks or self.asks or self.modified or self.messages or self.contexts)
+        return not (
+            self.blocks
+            or self.asks
+            or self.modified
+            or self.messages
+            or self.contexts
+            or self.replaced is not None
+        )
 
 
 def event_injections(outcome: Outcome, event: str) -> list[ContextInjection]:
@@ -358,6 +377,8 @@ def to_hook_result(outcome: Outcome, event: str, data: dict[str, Any]) -> HookRe
             fields["source"] = first.source
         return HookResult(**fields)
     new_data = apply_modification(data, outcome.modified) if outcome.modified else None
+    if outcome.replaced is not None:
+        new_data = {**(data if new_data is None else new_data), **outcome.replaced}
     if outcome.asks:
         first = outcome.asks[0]
         fields.update(

@@ -17,8 +17,16 @@ from .dispatch import (
     default_runner_factory,
     plan_steps,
 )
+from .reload import Built, Reloader, watched_roots
 from .session_env import offer_session_environment
-from .sources import PROJECT_KINDS, Loaded, load_sources, resolve_project_dir, resolve_user_dir
+from .sources import (
+    PROJECT_KINDS,
+    Loaded,
+    find_sources,
+    load_sources,
+    resolve_project_dir,
+    resolve_user_dir,
+)
 from .specs import CommandHookSpec, HookSpec
 from .types import Runner
 
@@ -28,6 +36,10 @@ if TYPE_CHECKING:
 __all__ = ["mount"]
 
 logger = logging.getLogger("amplifier_module_hooks_declarative")
+
+
+def _nothing() -> None:
+    """No trust guard to close."""
 
 
 def _registry_of(coordinator: Any) -> Any:
@@ -99,43 +111,60 @@ async def mount(
     registry = _registry_of(coordinator)
     project_dir = resolve_project_dir(coordinator, settings)
     user_dir = resolve_user_dir(settings)
-    loaded = load_sources(settings, project_dir=project_dir, user_dir=user_dir)
-    documents = contain_documents(
-        [document for document, _source in loaded.documents], settings, project_dir=project_dir
-    )
-    loaded = replace(
-        loaded,
-        documents=[
-            (doc, source) for doc, (_, source) in zip(documents, loaded.documents, strict=True)
-        ],
-    )
     pass_env = None
     if settings.environment == "minimal":
         pass_env = [*MINIMAL_ENVIRONMENT, *settings.pass_env]
     factory = runner_factory or default_runner_factory(
         str(project_dir), coordinator, pass_env=pass_env, settings=settings
     )
-    guard, steps = _guarded_steps(loaded, factory)
-    if any(
-        isinstance(entry.spec, CommandHookSpec) and entry.spec.protocol == "claude-code"
-        for document in documents
-        for entry in document.entries()
-    ):  # CLAUDE_ENV_FILE reaches the session's bash commands
-        offer_session_environment(coordinator, str(project_dir))
-    dispatcher = Dispatcher(
-        steps,
-        project_dir=str(project_dir),
+
+    def build() -> Built:  # at mount, and again when the hook files change (.reload)
+        loaded = load_sources(settings, project_dir=project_dir, user_dir=user_dir)
+        documents = contain_documents(
+            [document for document, _source in loaded.documents], settings, project_dir=project_dir
+        )
+        loaded = replace(
+            loaded,
+            documents=[
+                (doc, source) for doc, (_, source) in zip(documents, loaded.documents, strict=True)
+            ],
+        )
+        guard, steps = _guarded_steps(loaded, factory)
+        if any(
+            isinstance(entry.spec, CommandHookSpec) and entry.spec.protocol == "claude-code"
+            for document in documents
+            for entry in document.entries()
+        ):  # CLAUDE_ENV_FILE reaches the session's bash commands
+            offer_session_environment(coordinator, str(project_dir))
+        dispatcher = Dispatcher(
+            steps,
+            project_dir=str(project_dir),
+            coordinator=coordinator,
+            observe_sources=settings.observe_sources,
+        )
+        logger.info(
+            "%s: %d hook step(s) on %s from %s",
+            MODULE_ID,
+            len(steps),
+            ", ".join(dispatcher.keys) or "no events",
+            ", ".join(d.source for d in documents) or "no source",
+        )
+        sources = find_sources(settings, project_dir=project_dir, user_dir=user_dir)
+        return dispatcher, (guard.close if guard is not None else _nothing), sources
+
+    reloader = Reloader(
+        build,
+        registry,
+        priority=settings.priority,
         coordinator=coordinator,
-        observe_sources=settings.observe_sources,
+        extra=watched_roots(
+            project_dir,
+            user_dir,
+            project=settings.include_project and settings.hook_shell,
+            user=settings.include_user and settings.hook_shell,
+        ),
     )
-    unregisters = dispatcher.register(registry, priority=settings.priority)
-    logger.info(
-        "%s: %d hook step(s) on %s from %s",
-        MODULE_ID,
-        len(steps),
-        ", ".join(dispatcher.keys) or "no events",
-        ", ".join(d.source for d in documents) or "no source",
-    )
+    reloader.start(build())
     done = False
 
     async def cleanup() -> None:
@@ -143,14 +172,6 @@ async def mount(
         if done:
             return
         done = True
-        for unregister in unregisters:
-            try:
-                unregister()
-            except Exception:  # one failed unregister must not keep the others registered
-                logger.warning("%s: unregistering a handler failed", MODULE_ID, exc_info=True)
-        await dispatcher.settle(settings.async_grace_s)
-        await dispatcher.aclose()
-        if guard is not None:
-            guard.close()
+        await reloader.close(settings.async_grace_s)
 
     return cleanup

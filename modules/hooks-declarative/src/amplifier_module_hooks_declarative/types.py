@@ -62,6 +62,8 @@ class Decision:
     turn with ``message`` as the reason. ``keep_working`` marks a ``block`` of the agent's
     stop (Claude Code's ``Stop`` ``decision: block``, Gemini's ``AfterAgent`` deny, Cursor's
     ``followup_message``): the agent goes on with ``message`` as its next instruction.
+    ``replaced_data``: event data keys whose values the hook replaces whole (a
+    ``PostToolUse`` hook's new tool output: ``tool_result``), see :mod:`.tool_output`.
     ``source`` labels the hook (file and index).
     """
 
@@ -73,6 +75,8 @@ class Decision:
     stop: bool = False
     source: str = ""
     keep_working: bool = False
+    replaced_data: dict[str, Any] | None = None
+    interrupt: bool = False  # a block that also ends the turn (see :mod:`.interrupt`)
 
 
 def failure_decision(on_failure: OnFailure, source: str, problem: str) -> Decision:

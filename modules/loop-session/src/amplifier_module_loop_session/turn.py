@@ -30,6 +30,7 @@ from amplifier_core.message_models import ChatRequest, ChatResponse, Message
 
 from . import names as ev
 from .conversation import CheckedPrefix, MessageCache
+from .model_hooks import answered, request_changes
 from .results import (
     TurnOutcome,
     as_result_dict,
@@ -350,15 +351,18 @@ class TurnRunner:
         if not completed:
             again = self.stop_continuations > 0
             await self._complete(outcome, prompt, turn, started, again=again)
-        execution_status = {"cancelled": "cancelled", "error": "error"}.get(
-            outcome.status, "completed"
-        )
+        execution_status = {  # a model call a hook denied stopped the turn, as a cancel does
+            "cancelled": "cancelled",
+            "denied": "cancelled",
+            "error": "error",
+        }.get(outcome.status, "completed")
         await self.hooks.emit(
             ev.EXECUTION_END,
             {"response": outcome.response, "status": execution_status, "turn": turn},
         )
         loop_status = {
             "cancelled": "cancelled",
+            "denied": "cancelled",
             "error": "error",
             "incomplete": "incomplete",
         }.get(outcome.status, "success")
@@ -552,23 +556,27 @@ class TurnRunner:
         specs = loop.tool_specs()
         messages = await context.get_messages_for_request(provider=provider)
         messages = self._with_ephemeral(await self._repair_tool_sequence(list(messages), context))
-        requested = await self.hooks.emit(
-            ev.PROVIDER_REQUEST,
-            {
-                "provider": name,
-                "model": model,
-                "turn": turn,
-                "iteration": outcome.iterations,
-                "messages": messages,
-                "tools": [s.name for s in specs],
-            },
-        )
+        asked: dict[str, Any] = {
+            "provider": name,
+            "model": model,
+            "turn": turn,
+            "iteration": outcome.iterations,
+            "messages": messages,
+            "tools": [s.name for s in specs],
+        }
+        requested = await self.hooks.emit(ev.PROVIDER_REQUEST, asked)
         persistent = any(
             not getattr(i, "ephemeral", False)
             for i in getattr(requested, "context_injections", None) or []
         )
         known = len(await context.get_messages()) if persistent else 0
-        await self.process(requested, ev.PROVIDER_REQUEST, gate=False)
+        handled = await self.process(requested, ev.PROVIDER_REQUEST, gate=False)
+        if handled.action == "deny":  # a hook blocked the model call: the turn ends
+            await self._refuse(outcome, ev.PROVIDER_REQUEST, handled)
+            return None
+        changes = request_changes(requested.data, asked)
+        specs = changes.offered(specs)
+        model = changes.model or model
         outgoing = await self._outgoing(requested, messages)
         if persistent:  # what the hooks just added to the context reaches this request too
             outgoing = [*outgoing, *(await context.get_messages())[known:]]
@@ -581,6 +589,8 @@ class TurnRunner:
                 tools=specs or None,
                 model=model or None,
                 metadata={"request_id": request_id},
+                tool_choice=changes.tool_choice,
+                **changes.options,
             )
             sent: dict[str, Any] = {
                 "provider": name,
@@ -592,9 +602,12 @@ class TurnRunner:
             }
             if _listened(self.hooks, ev.LLM_REQUEST):  # the body costs a copy of the request
                 sent["request"] = request.model_dump(mode="json", exclude_none=True, warnings=False)
-            await self.hooks.emit(ev.LLM_REQUEST, sent)
-            loop.current_request_id = request_id
-            response = _readable(await provider.complete(request), name)
+            if changes.response is not None:  # a hook answered: the provider is not called
+                response = changes.response
+            else:
+                await self.hooks.emit(ev.LLM_REQUEST, sent)
+                loop.current_request_id = request_id
+                response = _readable(await provider.complete(request), name)
         except asyncio.CancelledError:
             raise
         except Exception as err:
@@ -634,12 +647,13 @@ class TurnRunner:
             received["response"] = response.model_dump(
                 mode="json", exclude_none=True, warnings=False
             )
-        await self.hooks.emit(ev.LLM_RESPONSE, received)
+        if changes.response is None:
+            await self.hooks.emit(ev.LLM_RESPONSE, received)
         await self._emit_blocks(response, text, thinking, usage)
         for key, value in usage.items():
             outcome.usage[key] += value
         calls = response.tool_calls or []
-        await self.hooks.emit(
+        reviewed = await self.hooks.emit(
             ev.PROVIDER_RESPONSE,
             {
                 "provider": name,
@@ -658,7 +672,22 @@ class TurnRunner:
                 "duration": duration,
             },
         )
-        return response, text
+        handled = await self.process(reviewed, ev.PROVIDER_RESPONSE, gate=False)
+        if handled.action == "deny":  # a hook discarded the answer: the turn ends
+            await self._refuse(outcome, ev.PROVIDER_RESPONSE, handled)
+            return None
+        return answered(reviewed, response, text)
+
+    async def _refuse(self, outcome: TurnOutcome, event: str, handled: Any) -> None:
+        """End the turn ``denied``: a hook blocked the model call (or its answer)."""
+        await self._violation(event, handled, None)
+        source = getattr(handled, "source", None)
+        who = f" by hook {source!r}" if source else ""
+        reason = handled.reason or "denied"
+        await self._show(f"Model call blocked{who} at {event}: {reason}", "warning")
+        outcome.status = "denied"
+        outcome.reason = reason
+        outcome.response = ""
 
     async def _emit_blocks(
         self, response: ChatResponse, text: str, thinking: str, usage: dict[str, int]
@@ -780,7 +809,17 @@ class TurnRunner:
             ev.TOOL_POST, {**data, "tool_result": result, "result": result}
         )
         if post.data is not None and isinstance(post.data.get("tool_result"), dict):
-            result = post.data["tool_result"]
+            rewritten = post.data["tool_result"]
+            if rewritten != result:  # the event keeps the tool's own, the model gets this
+                logger.info(
+                    "hook %r rewrote the result of %r (call %s) at tool:post: %d -> %d chars",
+                    getattr(post, "source", None) or "hooks",
+                    name,
+                    call_id,
+                    len(render_tool_result(result)),
+                    len(render_tool_result(rewritten)),
+                )
+            result = rewritten
         pending.append((post, ev.TOOL_POST))
         return self._tool_message(
             call_id, name, render_tool_result(result), error=not result.get("success", True)

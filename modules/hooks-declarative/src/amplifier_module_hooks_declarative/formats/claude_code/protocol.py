@@ -25,10 +25,14 @@ canonical event            ``hook_event_name``     extra stdin fields
 ``user:notification``      ``Notification``        message, notification_type
 ``context:pre_compact``    ``PreCompact``          trigger (``auto``), custom_instructions
 ``context:post_compact``   ``PostCompact``         trigger
+``context:include`` [2]_   ``InstructionsLoaded``  file_path, memory_type, load_reason
+``config:change`` [3]_     ``ConfigChange``        source, file_path
 =========================  ======================  =========================================
 
 .. [1] of a child session (its data carries ``parent_id``), or a hook declared under
    ``SubagentStop``.
+.. [2] of a memory file (``source: instructions``), see :mod:`.instructions`.
+.. [3] fired by this module when a hook file changed during the session, see :mod:`.reload`.
 
 Any other event keeps its PascalCase alias (or canonical name) and carries the full event
 data under ``data``. Every object has ``session_id``, ``transcript_path``, ``cwd``,
@@ -105,10 +109,12 @@ from ...answers import (
     refusal,
     with_system_message,
 )
+from ...instructions import instructions_fields
 from ...mapping import CLAUDE_EVENTS as _DECLARED
 from ...mapping import notification_type
 from ...protocols import CommandProtocol
 from ...session_env import env_file_for
+from ...tool_output import with_updated_tool_output
 from ...types import Decision, HookContext
 
 __all__ = [
@@ -145,6 +151,8 @@ CLAUDE_EVENTS: Final[Mapping[str, str]] = {
     "user:notification": "Notification",
     "context:pre_compact": "PreCompact",
     "context:post_compact": "PostCompact",
+    "context:include": "InstructionsLoaded",  # of a memory file: .instructions
+    "config:change": "ConfigChange",  # a hook file changed mid-session: .reload
 }
 
 #: Claude Code event name -> the canonical event a hook under that name subscribes to.
@@ -165,8 +173,11 @@ TOOLS_FROM_CLAUDE: Final[Mapping[str, str]] = {v: k for k, v in CLAUDE_TOOLS.ite
 
 _FILE_TOOLS: Final = frozenset({"write_file", "edit_file", "read_file"})
 #: Exit code 2 / ``decision: block`` stops the operation (the tool call, the prompt, the
-#: permission).
-_BLOCKS: Final = frozenset({"PreToolUse", "UserPromptSubmit", "PermissionRequest"})
+#: permission, the compaction: Claude Code 2.1.105 lets ``PreCompact`` block; the change of a
+#: configuration file).
+_BLOCKS: Final = frozenset(
+    {"PreToolUse", "UserPromptSubmit", "PermissionRequest", "PreCompact", "ConfigChange"}
+)
 #: Exit code 2 / ``decision: block`` keeps the agent working, the reason its instruction.
 _KEEPS_WORKING: Final = frozenset({"Stop", "SubagentStop"})
 #: Exit code 2 / ``decision: block`` is fed to the agent: the tool has already run.
@@ -310,6 +321,10 @@ def _event_fields(name: str, ctx: HookContext, transcript: str) -> dict[str, Any
         if name == "PostCompact":
             return {"trigger": trigger}
         return {"trigger": trigger, "custom_instructions": _text(data, "custom_instructions")}
+    if name == "InstructionsLoaded":
+        return instructions_fields(data, ctx.project_dir)
+    if name == "ConfigChange":
+        return {"source": _text(data, "source"), "file_path": _text(data, "file_path")}
     if ctx.event not in CLAUDE_EVENTS:
         return {"data": data}
     return {}
@@ -399,7 +414,8 @@ def claude_decision(
     if not isinstance(answer, dict):  # pragma: no cover - "{" always parses to an object
         return f"stdout is a JSON {type(answer).__name__}, expected an object"
     try:
-        return _interpret(ctx, name, answer, label, project_dir)
+        decided = _interpret(ctx, name, answer, label, project_dir)
+        return with_updated_tool_output(ctx, name, answer, decided, label)
     except BadAnswer as err:
         return f"stdout JSON: {err}"
 
@@ -420,11 +436,13 @@ def _permission_request(
     message = answer_field(decision, "message", str, "a string", where)
     interrupt = answer_field(decision, "interrupt", bool, "true or false", where)
     if behavior == "deny":
-        reason = message or default_reason(label)
-        if interrupt:
-            reason += " (the hook asked to interrupt; the turn goes on with this denial)"
         return Decision(
-            action="block", message=reason, level="warning", context=extra.context, source=label
+            action="block",
+            message=message or default_reason(label),
+            level="warning",
+            context=extra.context,
+            source=label,
+            interrupt=interrupt is True,  # Claude Code: "stops Claude"; here the turn ends
         )
     modified = None if updated is None else our_tool_input(ctx.tool, updated, ctx.args, project_dir)
     return Decision(

@@ -25,8 +25,9 @@ canonical event            ``hook_event_name``     extra stdin fields
 
 Every object has ``session_id``, ``transcript_path``, ``cwd``, ``hook_event_name`` and
 ``timestamp``; ``BeforeTool`` / ``AfterTool`` of an MCP tool (``mcp__<server>__<tool>``) also
-``mcp_context`` ``{server_name, tool_name}``. ``BeforeToolSelection`` has no counterpart (its
-hooks are skipped when read).
+``mcp_context`` ``{server_name, tool_name}``. ``BeforeToolSelection`` is ``provider:request``
+too (with ``BeforeModel``'s hooks, in the file's order), with ``llm_request.toolConfig``
+listing the tools offered.
 
 **Tools** (:data:`GEMINI_TOOLS`): ``bash`` = ``run_shell_command``, ``edit_file`` =
 ``replace``, ``grep`` = ``grep_search``, ``web_search`` = ``google_web_search``, ``todo`` =
@@ -50,9 +51,10 @@ go on with a warning, as Gemini documents it).
 ``suppressOutput``, ``hookSpecificOutput.tool_input`` (``BeforeTool``: merged into the
 arguments) and ``hookSpecificOutput.additionalContext`` (context for the agent, ``<`` and ``>``
 escaped as Gemini does). Other text on stdout is shown to the user, as Gemini turns it into a
-``systemMessage``. ``llm_request``, ``llm_response``, ``toolConfig``, ``clearContext`` and
-``tailToolCallRequest`` are not supported: logged and ignored. JSON that is not an object
-(``true``, ``[]``, ``null``) is a success with no output, as in Gemini.
+``systemMessage``. ``llm_request``, ``llm_response`` and ``toolConfig`` change the model call
+(:mod:`.model`), and a deny on ``BeforeModel`` / ``AfterModel`` ends the turn;
+``clearContext`` and ``tailToolCallRequest`` are not supported: logged and ignored. JSON
+that is not an object (``true``, ``[]``, ``null``) is a success with no output, as in Gemini.
 
 **Environment** (Gemini's, and no other tool's: :mod:`.tool_identity`):
 ``GEMINI_PROJECT_DIR``, ``GEMINI_PLANS_DIR``, ``GEMINI_CWD``, ``GEMINI_SESSION_ID`` and
@@ -82,6 +84,7 @@ from ...answers import (
 )
 from ...protocols import CommandProtocol
 from ...types import Decision, HookContext
+from .model import with_model_changes
 
 __all__ = [
     "EVENTS_FROM_GEMINI",
@@ -128,7 +131,7 @@ EVENTS_FROM_GEMINI: Final[Mapping[str, str | None]] = {
     "SessionEnd": "session:end",
     "Notification": "user:notification",
     "PreCompress": "context:pre_compact",
-    "BeforeToolSelection": None,
+    "BeforeToolSelection": "provider:request",  # toolConfig: .model
 }
 
 #: Our tool name -> Gemini CLI's.
@@ -150,10 +153,10 @@ TOOLS_FROM_GEMINI: Final[Mapping[str, str]] = {
     "search_file_content": "grep",
 }
 
-_BLOCKS: Final = frozenset({"BeforeTool", "BeforeAgent"})
+_BLOCKS: Final = frozenset({"BeforeTool", "BeforeAgent", "BeforeModel", "AfterModel"})
 _FEEDS_AGENT: Final = frozenset({"AfterTool", "AfterAgent"})
 _DECISIONS: Final = frozenset({"allow", "approve", "deny", "block", "ask"})
-_UNSUPPORTED: Final = ("llm_request", "llm_response", "toolConfig", "clearContext")
+_UNSUPPORTED: Final = ("clearContext",)  # the model hooks' fields: .model
 _KEYS_TO_GEMINI: Final[Mapping[str, Mapping[str, str]]] = {
     "edit_file": {"replace_all": "allow_multiple"},
     "glob": {"path": "dir_path"},
@@ -168,6 +171,8 @@ _ROLES: Final[Mapping[str, str]] = {"assistant": "model", "tool": "user"}
 
 def gemini_event(ctx: HookContext) -> str:
     """The ``hook_event_name`` for ``ctx``."""
+    if ctx.alias == "BeforeToolSelection":
+        return ctx.alias
     return GEMINI_EVENTS.get(ctx.event) or ctx.alias or ctx.event
 
 
@@ -295,6 +300,10 @@ def gemini_input(ctx: HookContext, project_dir: str) -> dict[str, Any]:
         payload["stop_hook_active"] = False
     elif name == "BeforeModel":
         payload["llm_request"] = _llm_request(data)
+    elif name == "BeforeToolSelection":
+        tools = [GEMINI_TOOLS.get(t, t) for t in data.get("tools") or () if isinstance(t, str)]
+        offered = {"mode": "AUTO", "allowedFunctionNames": tools}
+        payload["llm_request"] = {**_llm_request(data), "toolConfig": offered}
     elif name == "AfterModel":
         payload["llm_request"] = _llm_request(data)
         payload["llm_response"] = _llm_response(data)
@@ -374,7 +383,8 @@ def gemini_decision(
         logger.debug("hook %s: stdout is a JSON %s; no output", label, type(answer).__name__)
         return Decision(source=label)
     try:
-        return _interpret(ctx, answer, label)
+        decided = _interpret(ctx, answer, label)
+        return with_model_changes(ctx, gemini_event(ctx), answer, decided, label)
     except BadAnswer as err:
         return f"stdout JSON: {err}"
 

@@ -18,8 +18,8 @@ group of the same event in the file says ``sequential: true``: then every group 
 runs its hooks one after the other, as Gemini CLI plans them.
 
 Wrong types, unknown events and hooks that are not ``type: command`` are errors naming file,
-line and key path; ``BeforeToolSelection`` (no counterpart here) and unknown keys in a
-definition or hook are warnings naming file, line and key path, and are skipped.
+line and key path; unknown keys in a definition or hook are warnings naming file, line and
+key path, and are skipped. ``BeforeToolSelection`` hooks run on ``provider:request``.
 """
 
 from __future__ import annotations
