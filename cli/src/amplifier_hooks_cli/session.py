@@ -333,10 +333,7 @@ class AgentSession:
         return outcome
 
     def _cancel_requested(self) -> bool:
-        cancellation = getattr(self.coordinator, "cancellation", None)
-        if cancellation is not None:
-            return bool(cancellation.is_cancelled)
-        return bool(getattr(self.coordinator, "cancel_requested", False))
+        return bool(self.coordinator.cancellation.is_cancelled)
 
     async def execute(self, prompt: str) -> str:
         """Run one turn and return the final assistant text (the ecosystem's name)."""
