@@ -20,6 +20,8 @@ if TYPE_CHECKING:
 __all__ = ["DisplaySystem", "LoggingDisplay", "RecordingDisplay", "log_level", "show_messages"]
 
 logger = logging.getLogger(__name__)
+_UNSHOWN: Final = logging.getLogger("amplifier_core.coordinator")
+"""Where a message no display system showed is logged (the coordinator's log, as always)."""
 
 _LOG_LEVELS: Final[dict[str, int]] = {
     "info": logging.INFO,
@@ -101,6 +103,4 @@ async def show_messages(
                     source,
                     exc_info=True,
                 )
-        logging.getLogger("amplifier_core.coordinator").log(
-            log_level(item.level), "[%s] %s", source, item.message
-        )
+        _UNSHOWN.log(log_level(item.level), "[%s] %s", source, item.message)

@@ -17,6 +17,7 @@ Parse a mount plan's block with :meth:`SessionSettings.from_config`; a wrong val
 
 from __future__ import annotations
 
+import difflib
 from collections.abc import Mapping
 from typing import Any, Final
 
@@ -31,6 +32,7 @@ DEFAULT_HOOK_TIMEOUT: Final = 60.0
 
 _PLAN_ONLY: Final = "plan_only"
 _WHOLE: Final = "a whole number >= 0 or null (unlimited)"
+_SECONDS: Final = "seconds > 0 or null (no timeout)"
 _MODULE: Final = "a module id or a mapping with module, config and source"
 
 
@@ -69,9 +71,7 @@ class SessionSettings(BaseModel):
     """Estimated tokens of context injections per turn before a warning; null is unlimited."""
     audit_log: str | None = _expect("a file path", default=None)
     """The file the audit trail is appended to (JSON lines)."""
-    hook_timeout: float | None = _expect(
-        "seconds > 0 or null (no timeout)", default=DEFAULT_HOOK_TIMEOUT
-    )
+    hook_timeout: float | None = _expect(_SECONDS, default=DEFAULT_HOOK_TIMEOUT)
     """Seconds a hook handler may run before it counts as failed; null: no limit."""
     json_event_data: bool = _expect("true or false", default=True)
     """Whether handlers see event data JSON-normalised."""
@@ -101,13 +101,20 @@ class SessionSettings(BaseModel):
     """Routed to the tools' config: ``tools.bash`` to tool-bash, ``tools.files`` to
     tool-filesystem."""
 
+    @field_validator("orchestrator", "context", mode="before")
+    @classmethod
+    def _module(cls, value: Any) -> Any:
+        if value is None or isinstance(value, str | Mapping):
+            return value
+        raise ValueError(f"expected {_MODULE}, got {value!r}")
+
     @field_validator("injection_size_limit", "injection_budget_per_turn", mode="before")
     @classmethod
     def _whole_number(cls, value: Any) -> Any:
         if value is None:
             return None
         if isinstance(value, bool) or not isinstance(value, int) or value < 0:
-            raise ValueError(_WHOLE)
+            raise ValueError(f"expected {_WHOLE}, got {value!r}")
         return value
 
     @field_validator("hook_timeout", mode="before")
@@ -116,7 +123,7 @@ class SessionSettings(BaseModel):
         if value is None:
             return None
         if isinstance(value, bool) or not isinstance(value, int | float) or value <= 0:
-            raise ValueError("seconds > 0 or null (no timeout)")
+            raise ValueError(f"expected {_SECONDS}, got {value!r}")
         return float(value)
 
     @field_validator("audit_log", "working_dir", "base_dir", mode="before")
@@ -163,10 +170,8 @@ class SessionSettings(BaseModel):
             return cls.model_validate(dict(block))
         except ValidationError as err:
             first = err.errors()[0]
-            key = ".".join(str(part) for part in first["loc"])
-            raise SessionSettingsError(
-                key, cls.expected(str(first["loc"][0])), first["input"]
-            ) from err
+            key = str(first["loc"][0])  # every key is flat; deeper parts name union members
+            raise SessionSettingsError(key, cls.expected(key), first["input"]) from err
 
     @classmethod
     def from_config(cls, config: Mapping[str, Any]) -> SessionSettings:
@@ -181,6 +186,20 @@ class SessionSettings(BaseModel):
         if isinstance(settings, SessionSettings) and getattr(coordinator, "config", None) is config:
             return settings
         return cls.from_config(config)
+
+    def unexpected_bundle_keys(self) -> list[str]:
+        """The keys written in this block that a bundle does not take (unknown ones, and those
+        the application sets in the mount plan), in the order written."""
+        known = self.bundle_keys()
+        return [key for key in self.given() if key not in known]
+
+    @classmethod
+    def unexpected_key_message(cls, key: str) -> str:
+        """What is wrong with the bundle key ``session.<key>``, with the closest known key."""
+        close = difflib.get_close_matches(key, cls.bundle_keys(), n=1)
+        return f"unknown session key {key!r}" + (
+            f" (did you mean {close[0]!r}?)" if close else "; the session ignores it"
+        )
 
     def given(self) -> dict[str, Any]:
         """The keys the block was written with (unknown ones too), and their values."""
