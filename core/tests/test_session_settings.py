@@ -128,3 +128,10 @@ def test_the_coordinator_and_the_session_read_the_same_parsed_settings() -> None
     assert SessionSettings.of_plan(dict(plan), session.coordinator) is not settings
     with pytest.raises(SessionSettingsError, match=r"session\.injection_size_limit"):
         ModuleCoordinator(config={"session": {"injection_size_limit": "big"}})
+
+
+def test_the_bundle_guide_lists_every_session_key() -> None:
+    guide = Path(__file__).resolve().parents[2] / "docs" / "bundles.md"
+    section = guide.read_text().split("## The `session:` block", 1)[1].split("\n## ", 1)[0]
+    missing = [key for key in SessionSettings.model_fields if f"`{key}`" not in section]
+    assert missing == []
