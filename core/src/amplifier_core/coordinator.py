@@ -456,8 +456,9 @@ class ModuleCoordinator:
         return result
 
     # ------------------------------------------------------------------ amplifier-core 2.0.2
-    # The names and shapes amplifier-core 2.0.2's ModuleCoordinator has beyond the above, kept
-    # so that modules and tests written for it run unchanged. Each delegates to its owner.
+    # The names and shapes amplifier-core 2.0.2's ModuleCoordinator has beyond the above (and
+    # the ecosystem's ``hook_registry`` alias), kept so that modules and tests written for it
+    # run unchanged. Each delegates to its owner.
 
     def __new__(cls, *args: Any, **kwargs: Any) -> Self:
         """Accept the constructor arguments here too: on 2.0.2 (a Rust class) they go to

@@ -126,7 +126,14 @@ class SessionSettings(BaseModel):
             raise ValueError(f"expected {_SECONDS}, got {value!r}")
         return float(value)
 
-    @field_validator("audit_log", "working_dir", "base_dir", mode="before")
+    @field_validator(
+        "audit_log",
+        "working_dir",
+        "base_dir",
+        "orchestrator_source",
+        "context_source",
+        mode="before",
+    )
     @classmethod
     def _path(cls, value: Any) -> Any:
         """A path object is taken as its text (a mount plan built in Python may hold one)."""
