@@ -9,6 +9,7 @@ import pytest
 from amplifier_hooks_cli.plan import NO_PROVIDER_TEXT, PlanError, mount_plan, resolve_source
 
 from amplifier_core.bundle import Bundle, load_bundle, parse_bundle
+from amplifier_core.errors import BundleError
 
 
 def bundle_file(tmp_path: Path, text: str) -> Bundle:
@@ -85,7 +86,7 @@ def test_session_settings_go_to_the_modules_that_own_them(tmp_path: Path) -> Non
         "tool-filesystem": {"max_read_lines": 50},
         "tool-todo": {},
     }
-    assert bundle.session["max_iterations"] == 7  # the bundle itself is left as it was
+    assert bundle.session.max_iterations == 7  # the bundle itself is left as it was
 
 
 def test_named_modules_replace_the_defaults_and_their_own_config_wins(tmp_path: Path) -> None:
@@ -164,10 +165,17 @@ def test_a_reference_that_is_also_a_directory_is_the_directory(tmp_path: Path) -
     assert resolve_source("pkg.module:mount", tmp_path) == str(tmp_path / "pkg.module:mount")
 
 
+def test_a_session_module_of_the_wrong_type_is_a_bundle_error_at_its_line() -> None:
+    with pytest.raises(BundleError) as raised:
+        parse_bundle("session:\n  orchestrator: 3\n", "bundle.yaml")
+    assert str(raised.value).startswith(
+        "invalid bundle bundle.yaml:2: session.orchestrator: expected a module id or a mapping"
+    )
+
+
 @pytest.mark.parametrize(
     ("session", "message"),
     [
-        ("orchestrator: 3", "session.orchestrator: expected a module id or a mapping"),
         ("orchestrator: {module: ''}", "session.orchestrator.module: expected a module id"),
         ("context: {module: c, config: [1]}", "session.context.config: expected a mapping"),
         ("context: {module: c, sauce: x}", "session.context: unknown key(s) sauce"),

@@ -112,7 +112,7 @@ async def test_allow_always_is_cached_by_the_kernel_per_hook_and_prompt() -> Non
     assert (await gate(coordinator, ask(), name="other-guard")).action == "deny"
     assert len(system.calls) == 3
 
-    coordinator.clear_approval_cache()
+    coordinator.approval_gate.forget()
     system.answers.append("Deny")
     assert (await gate(coordinator, ask())).action == "deny"
 
@@ -299,7 +299,9 @@ async def test_injections_riding_on_an_ask_user_result_are_applied() -> None:
     result = await gate(coordinator, ask(suppress_output=True))
     assert result.action == "continue"
     assert result.suppress_output is True
-    assert [m["content"] for m in coordinator.context.messages] == ["writing to prod"]
+    assert [m["content"] for m in coordinator.injections.own_context.messages] == [
+        "writing to prod"
+    ]
 
 
 async def test_a_hook_cannot_grant_its_own_request() -> None:

@@ -52,8 +52,8 @@ def test_every_section_is_read_and_unknown_sections_are_kept() -> None:
     assert bundle.bundle is not None
     assert bundle.bundle.version == "1.0"  # a YAML float, kept as the text the author meant
     assert bundle.bundle.model_extra == {"license": "MIT"}
-    assert bundle.session["injection_size_limit"] == 10240
-    assert bundle.session["orchestrator"] == {"module": "loop-basic"}
+    assert bundle.session.injection_size_limit == 10240
+    assert bundle.session.orchestrator == {"module": "loop-basic"}
     assert bundle.tools[1] == ModuleEntry(module="tool-todo")  # `config:` left empty
     assert bundle.hooks[1].source == "./modules/hooks-redaction"
     assert bundle.model_extra == {
@@ -95,7 +95,12 @@ def test_empty_sections_are_empty() -> None:
         """
     )
 
-    assert (bundle.session, bundle.hooks, bundle.tools, bundle.providers) == ({}, [], [], [])
+    assert (bundle.session.given(), bundle.hooks, bundle.tools, bundle.providers) == (
+        {},
+        [],
+        [],
+        [],
+    )
 
 
 # -- bad bundles: each case names file, line, key path and what was expected ---------

@@ -106,7 +106,7 @@ def test_nested_relative_includes_merge_as_foundation_does(tmp_path: Path) -> No
     assert bundle.name == "mine"
     assert bundle.bundle is not None
     assert bundle.bundle.version == "2.0.0"
-    assert bundle.session == {
+    assert bundle.session.given() == {
         "orchestrator": {"module": "loop-session", "config": {"max_iterations": 9}}
     }
     assert [e.module for e in bundle.tools] == ["tool-bash", "tool-todo"]
@@ -313,7 +313,7 @@ def test_merge_matches_foundation_merge_module_lists(tmp_path: Path) -> None:
     )
     session = foundation.deep_merge(strip(middle)["session"], top["session"])
     assert [e.model_dump(exclude_defaults=True) for e in ours.hooks] == hooks
-    assert ours.session == session
+    assert ours.session.given() == session
 
 
 def test_a_bundle_included_twice_is_not_a_cycle(tmp_path: Path) -> None:

@@ -1,8 +1,9 @@
 """The cancellation token: escalation, running tools, child tokens, callbacks, and the
-coordinator's cancel API sharing the token's state."""
+coordinator's token."""
 
 from __future__ import annotations
 
+import asyncio
 import logging
 
 import pytest
@@ -182,8 +183,8 @@ def test_each_coordinator_has_one_token_of_its_own() -> None:
     assert first.cancellation is first.cancellation
     assert first.cancellation is not second.cancellation
     assert isinstance(first.cancellation, CancellationToken)
-    assert not first.cancel_requested
-    assert not first.cancel_event.is_set()
+    assert not first.cancellation.is_cancelled
+    assert not first.cancellation.event.is_set()
 
 
 async def test_request_cancel_is_seen_by_the_token() -> None:
@@ -191,44 +192,53 @@ async def test_request_cancel_is_seen_by_the_token() -> None:
     await coordinator.request_cancel()
     token = coordinator.cancellation
     assert token.is_graceful
-    assert coordinator.cancel_requested
-    assert not coordinator.cancel_immediate
-    assert coordinator.cancel_event.is_set()
+    assert coordinator.cancellation.is_cancelled
+    assert not coordinator.cancellation.is_immediate
+    assert coordinator.cancellation.event.is_set()
     await coordinator.request_cancel(immediate=True)
     assert token.is_immediate
-    assert coordinator.cancel_immediate
+    assert coordinator.cancellation.is_immediate
     await coordinator.request_cancel()  # a later graceful request keeps it immediate
-    assert coordinator.cancel_immediate
+    assert coordinator.cancellation.is_immediate
 
 
 async def test_a_request_on_the_token_is_seen_by_the_coordinator_and_wakes_waiters() -> None:
     coordinator = ModuleCoordinator()
     assert coordinator.cancellation.request_immediate() is True
-    assert coordinator.cancel_requested
-    assert coordinator.cancel_immediate
-    await coordinator.cancel_event.wait()  # already set: returns at once
+    assert coordinator.cancellation.is_cancelled
+    assert coordinator.cancellation.is_immediate
+    await coordinator.cancellation.event.wait()  # already set: returns at once
 
 
-async def test_clear_cancel_resets_the_token_and_a_token_reset_clears_the_coordinator() -> None:
+async def test_a_token_reset_clears_the_request_and_its_event() -> None:
     coordinator = ModuleCoordinator()
     await coordinator.request_cancel(immediate=True)
-    coordinator.clear_cancel()
+    coordinator.cancellation.reset()
     assert coordinator.cancellation.state == "none"
-    assert not coordinator.cancel_requested
-    assert not coordinator.cancel_immediate
-    assert not coordinator.cancel_event.is_set()
+    assert not coordinator.cancellation.is_cancelled
+    assert not coordinator.cancellation.is_immediate
+    assert not coordinator.cancellation.event.is_set()
 
     coordinator.cancellation.request_graceful()
-    assert coordinator.cancel_event.is_set()
+    assert coordinator.cancellation.event.is_set()
     coordinator.cancellation.reset()
-    assert not coordinator.cancel_requested
-    assert not coordinator.cancel_event.is_set()
+    assert not coordinator.cancellation.is_cancelled
+    assert not coordinator.cancellation.event.is_set()
+
+
+async def test_the_tokens_event_wakes_a_waiter_that_waited_before_the_request() -> None:
+    token = CancellationToken()
+    waiter = asyncio.ensure_future(token.event.wait())
+    await asyncio.sleep(0)  # the waiter is parked on the event
+    assert not waiter.done()
+    token.request_graceful()
+    assert await asyncio.wait_for(waiter, timeout=30) is True
 
 
 async def test_a_parent_sessions_request_reaches_a_child_coordinator() -> None:
     parent, child = ModuleCoordinator(), ModuleCoordinator()
     parent.cancellation.register_child(child.cancellation)
     await parent.request_cancel()
-    assert child.cancel_requested
-    assert child.cancel_event.is_set()
+    assert child.cancellation.is_cancelled
+    assert child.cancellation.event.is_set()
     assert child.to_dict()["cancel_requested"] is True

@@ -51,7 +51,7 @@ async def test_no_limit_unless_configured_and_a_limit_accepts_exactly_itself() -
     coordinator = make({"injection_size_limit": DEFAULT_INJECTION_SIZE_LIMIT})
     assert coordinator.injection_size_limit == 10 * 1024
     await coordinator.process_hook_result(inject("x" * 10 * 1024), "tool:post", "lint")
-    assert len(coordinator.context.messages) == 1
+    assert len(coordinator.injections.own_context.messages) == 1
 
 
 async def test_one_character_over_the_limit_raises_a_clear_error() -> None:
@@ -75,7 +75,7 @@ async def test_one_character_over_the_limit_raises_a_clear_error() -> None:
         "injection_size_limit",
     ):
         assert part in message
-    assert coordinator.context.messages == []
+    assert coordinator.injections.own_context.messages == []
 
 
 async def test_configured_limit_counts_characters() -> None:
@@ -84,14 +84,14 @@ async def test_configured_limit_counts_characters() -> None:
     await coordinator.process_hook_result(inject("é" * 10), "tool:post", "h")  # 20 bytes
     with pytest.raises(InjectionTooLargeError, match="exceeds 10 characters"):
         await coordinator.process_hook_result(inject("é" * 11), "tool:post", "h")
-    assert [m["content"] for m in coordinator.context.messages] == ["é" * 10]
+    assert [m["content"] for m in coordinator.injections.own_context.messages] == ["é" * 10]
 
 
 async def test_none_limit_is_unlimited() -> None:
     coordinator = make({"injection_size_limit": None})
     assert coordinator.injection_size_limit is None
     await coordinator.process_hook_result(inject("y" * 200_000), "tool:post", "h")
-    assert len(coordinator.context.messages[0]["content"]) == 200_000
+    assert len(coordinator.injections.own_context.messages[0]["content"]) == 200_000
 
 
 async def test_an_oversized_injection_rejects_the_whole_result_before_adding_any() -> None:
@@ -102,7 +102,7 @@ async def test_an_oversized_injection_rejects_the_whole_result_before_adding_any
     )
     with pytest.raises(InjectionTooLargeError):
         await coordinator.process_hook_result(result, "tool:post", "h")
-    assert coordinator.context.messages == []
+    assert coordinator.injections.own_context.messages == []
     assert [r["reason"] for r in coordinator.audit.of_type("injection_rejected")] == ["too_large"]
 
 
@@ -112,7 +112,7 @@ async def test_an_oversized_injection_never_cancels_a_deny() -> None:
     processed = await coordinator.process_hook_result(result, "tool:pre", "guard")
     assert processed.action == "deny"
     assert processed.reason == "blocked"
-    assert coordinator.context.messages == []
+    assert coordinator.injections.own_context.messages == []
     assert coordinator.audit.of_type("injection_rejected")[0]["hook"] == "guard"
 
 
@@ -138,13 +138,13 @@ def test_control_characters_are_stripped_except_newline_and_tab() -> None:
 async def test_injected_content_is_sanitised_before_it_reaches_the_context() -> None:
     coordinator = make()
     await emit_injection(coordinator, "line one\x07\r\nline\ttwo\x1b[0m")
-    assert coordinator.context.messages[0]["content"] == "line one\nline\ttwo[0m"
+    assert coordinator.injections.own_context.messages[0]["content"] == "line one\nline\ttwo[0m"
 
 
 async def test_content_that_is_only_control_characters_is_not_added() -> None:
     coordinator = make()
     await coordinator.process_hook_result(inject("\x00\x01\x02"), "tool:post", "noise")
-    assert coordinator.context.messages == []
+    assert coordinator.injections.own_context.messages == []
     rejected = coordinator.audit.of_type("injection_rejected")
     assert rejected[0]["reason"] == "empty"
     assert rejected[0]["hook"] == "noise"
@@ -159,12 +159,12 @@ async def test_budget_overrun_warns_without_blocking_and_reset_turn_restarts_it(
     coordinator = make({"injection_budget_per_turn": 10})
     caplog.set_level(logging.WARNING, logger="amplifier_core.coordinator")
     await coordinator.process_hook_result(inject("a" * 40), "tool:post", "h")  # 10 tokens
-    assert coordinator.current_turn_injection_tokens == 10
+    assert coordinator.injections.turn_tokens == 10
     assert coordinator.audit.of_type("injection_budget_exceeded") == []
     assert caplog.records == []
 
     await coordinator.process_hook_result(inject("b" * 5), "tool:post", "h")  # 2 more
-    assert len(coordinator.context.messages) == 2  # not blocked
+    assert len(coordinator.injections.own_context.messages) == 2  # not blocked
     exceeded = coordinator.audit.of_type("injection_budget_exceeded")
     assert len(exceeded) == 1
     assert exceeded[0]["tokens"] == 2
@@ -177,7 +177,7 @@ async def test_budget_overrun_warns_without_blocking_and_reset_turn_restarts_it(
     assert len(caplog.records) == 1  # logged once per turn
 
     coordinator.reset_turn()
-    assert coordinator.current_turn_injection_tokens == 0
+    assert coordinator.injections.turn_tokens == 0
     await coordinator.process_hook_result(inject("c" * 40), "tool:post", "h")
     assert len(coordinator.audit.of_type("injection_budget_exceeded")) == 2
     await coordinator.process_hook_result(inject("e"), "tool:post", "h")
@@ -189,7 +189,7 @@ async def test_the_advised_budget_is_10000_tokens_and_none_never_warns() -> None
     coordinator = make({"injection_budget_per_turn": None, "injection_size_limit": None})
     for _ in range(3):
         await coordinator.process_hook_result(inject("z" * 50_000), "tool:post", "h")
-    assert coordinator.current_turn_injection_tokens == 37_500
+    assert coordinator.injections.turn_tokens == 37_500
     assert coordinator.audit.of_type("injection_budget_exceeded") == []
 
 
@@ -199,7 +199,7 @@ async def test_the_advised_budget_is_10000_tokens_and_none_never_warns() -> None
 async def test_provenance_metadata_names_handler_event_and_time() -> None:
     coordinator = make()
     await emit_injection(coordinator, "Line 42: E501", name="linter-feedback", event="tool:post")
-    (message,) = coordinator.context.messages
+    (message,) = coordinator.injections.own_context.messages
     assert message["role"] == "system"
     assert message["content"] == "Line 42: E501"
     metadata = message["metadata"]
@@ -222,7 +222,7 @@ async def test_each_handler_keeps_its_own_provenance_in_priority_order() -> None
     coordinator.hooks.register("tool:post", first, priority=1, name="first")
     result = await coordinator.hooks.emit("tool:post", {})
     await coordinator.process_hook_result(result, "tool:post")
-    messages = coordinator.context.messages
+    messages = coordinator.injections.own_context.messages
     assert [(m["content"], m["role"], m["metadata"]["hook_name"]) for m in messages] == [
         ("from first", "user", "first"),
         ("from second", "system", "second"),
@@ -232,7 +232,7 @@ async def test_each_handler_keeps_its_own_provenance_in_priority_order() -> None
 async def test_a_result_without_provenance_uses_the_hook_name_argument() -> None:
     coordinator = make()
     await coordinator.process_hook_result(inject("hello"), "prompt:submit", "date-injector")
-    metadata = coordinator.context.messages[0]["metadata"]
+    metadata = coordinator.injections.own_context.messages[0]["metadata"]
     assert (metadata["hook_name"], metadata["event"]) == ("date-injector", "prompt:submit")
 
 
@@ -240,7 +240,7 @@ async def test_a_mounted_context_manager_receives_the_injection() -> None:
     coordinator = make()
     mounted = InMemoryContext()
     await coordinator.mount("context", mounted)
-    assert coordinator.context is mounted
+    assert coordinator.get("context") is mounted
     await emit_injection(coordinator, "to the mounted one")
     assert [m["content"] for m in await mounted.get_messages()] == ["to the mounted one"]
     assert coordinator.audit.of_type("injection")[0]["stored_in"] == "context"
@@ -265,7 +265,10 @@ async def test_append_to_last_tool_result_is_kept_in_metadata() -> None:
     await coordinator.process_hook_result(
         inject("note", append_to_last_tool_result=True), "tool:post", "h"
     )
-    assert coordinator.context.messages[0]["metadata"]["append_to_last_tool_result"] is True
+    assert (
+        coordinator.injections.own_context.messages[0]["metadata"]["append_to_last_tool_result"]
+        is True
+    )
 
 
 # ---------------------------------------------------------------- ephemeral
@@ -285,14 +288,14 @@ async def test_ephemeral_injections_wait_for_the_next_request_and_drain() -> Non
     result = await coordinator.hooks.emit("provider:request", {})
     await coordinator.process_hook_result(result, "provider:request")
 
-    assert [m["content"] for m in coordinator.context.messages] == ["lint says hi"]
-    (pending,) = coordinator.take_ephemeral_injections()
+    assert [m["content"] for m in coordinator.injections.own_context.messages] == ["lint says hi"]
+    (pending,) = coordinator.injections.take_ephemeral()
     assert pending.content == "3 todos open"
     assert (pending.hook_name, pending.event, pending.ephemeral) == (
         "todo-reminder",
         "provider:request",
         True,
     )
-    assert coordinator.take_ephemeral_injections() == []
+    assert coordinator.injections.take_ephemeral() == []
     kinds = [r["stored_in"] for r in coordinator.audit.of_type("injection")]
     assert kinds == ["ephemeral", "coordinator"]

@@ -228,17 +228,17 @@ async def test_request_cancel_sets_a_flag_and_an_event() -> None:
     coordinator = ModuleCoordinator()
 
     def state() -> tuple[bool, bool]:
-        return (coordinator.cancel_requested, coordinator.cancel_immediate)
+        return (coordinator.cancellation.is_cancelled, coordinator.cancellation.is_immediate)
 
     assert state() == (False, False)
     await coordinator.request_cancel()
     assert state() == (True, False)
-    await coordinator.cancel_event.wait()
+    await coordinator.cancellation.event.wait()
     await coordinator.request_cancel(immediate=True)
     assert state() == (True, True)
-    coordinator.clear_cancel()
+    coordinator.cancellation.reset()
     assert state() == (False, False)
-    assert not coordinator.cancel_event.is_set()
+    assert not coordinator.cancellation.event.is_set()
 
 
 async def test_to_dict_is_json_ready() -> None:

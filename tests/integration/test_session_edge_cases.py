@@ -248,12 +248,12 @@ async def test_ask_user_on_an_event_that_cannot_gate_never_asks_the_user(workspa
 
 
 async def test_a_failing_hook_result_processing_does_not_crash_the_turn(workspace: Path) -> None:
-    session, recorder, _ = session_for(workspace, ["fine"])
+    bundle = make_bundle(session={"injection_size_limit": 4})
+    session, recorder, _ = session_for(workspace, ["fine"], bundle)
 
     def inject(event: str, data: dict[str, Any]) -> HookResult:
-        # a module changed the session config at run time to a value the coordinator rejects
-        session.coordinator.config["session"]["injection_size_limit"] = "big"
-        return HookResult(action="inject_context", context_injection="note")
+        # over the session's per-injection limit: acting on the result raises
+        return HookResult(action="inject_context", context_injection="a longer note")
 
     session.coordinator.hooks.register("prompt:submit", inject, name="reconfigure")
     async with session:

@@ -33,7 +33,7 @@ from pathlib import Path
 from typing import Any, Final
 
 from amplifier_core.bundle import Bundle, ModuleEntry
-from amplifier_core.coordinator import (
+from amplifier_core.injections import (
     DEFAULT_INJECTION_BUDGET_PER_TURN,
     DEFAULT_INJECTION_SIZE_LIMIT,
 )
@@ -166,7 +166,7 @@ def mount_plan(bundle: Bundle, *, workspace: Path) -> dict[str, Any]:
     :raises PlanError: ``session.orchestrator``, ``session.context`` or ``session.tools`` has
         the wrong shape; the message names the key path.
     """
-    settings: dict[str, Any] = copy.deepcopy(dict(bundle.session or {}))
+    settings: dict[str, Any] = copy.deepcopy(bundle.session.given())
     base_dir = bundle.base_dir
     orchestrator_value = settings.pop("orchestrator", None)
     context_value = settings.pop("context", None)

@@ -36,6 +36,7 @@ from .plan import mount_plan
 if TYPE_CHECKING:
     from amplifier_core.coordinator import ModuleCoordinator
     from amplifier_core.loader import ModuleLoader
+    from amplifier_core.session_settings import SessionSettings
 
 __all__ = ["AgentSession", "SessionStatus", "TurnOutcome"]
 
@@ -78,7 +79,7 @@ class AgentSession:
     ) -> None:
         self.bundle = bundle or Bundle()
         self.workspace = Path(workspace).resolve()
-        self.settings: dict[str, Any] = dict(self.bundle.session or {})
+        self.settings: SessionSettings = self.bundle.session
         plan = mount_plan(self.bundle, workspace=self.workspace)
         if provider is not None:
             plan["providers"] = []
@@ -334,10 +335,7 @@ class AgentSession:
         return outcome
 
     def _cancel_requested(self) -> bool:
-        cancellation = getattr(self.coordinator, "cancellation", None)
-        if cancellation is not None:
-            return bool(cancellation.is_cancelled)
-        return bool(getattr(self.coordinator, "cancel_requested", False))
+        return bool(self.coordinator.cancellation.is_cancelled)
 
     async def execute(self, prompt: str) -> str:
         """Run one turn and return the final assistant text (the ecosystem's name)."""

@@ -41,7 +41,7 @@ def bundle_sources(bundle: Bundle) -> list[NamedSource]:
     requirement once."""
     entries: list[tuple[str, Any]] = []
     for kind in ("orchestrator", "context"):
-        value = bundle.session.get(kind)
+        value = getattr(bundle.session, kind)
         if isinstance(value, dict):
             entries.append(("session", value))
     for section, entry in bundle.module_entries():

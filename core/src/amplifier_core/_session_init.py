@@ -27,6 +27,7 @@ from copy import deepcopy
 from typing import Any
 
 from . import events
+from .session_settings import SessionSettings
 
 __all__ = ["initialize_session"]
 
@@ -77,14 +78,17 @@ async def _mount(loader: Any, coordinator: Any, module_id: str, config: Any, sou
         loader.enqueue_on_session_ready(ready[0], ready[1])
 
 
-def _session_module(config: Mapping[str, Any], role: str, default: str) -> tuple[str, Any, Any]:
+def _session_module(
+    config: Mapping[str, Any], settings: SessionSettings, role: str, default: str
+) -> tuple[str, Any, Any]:
     """``(module id, config, source)`` of ``session.<role>`` given as a name or a spec."""
-    session = config.get("session") or {}
-    spec = session.get(role, default)
+    spec = getattr(settings, role)
+    if spec is None:
+        spec = default
     if isinstance(spec, Mapping):
         return str(spec.get("module", default)), spec.get("config") or {}, spec.get("source")
     section = config.get(role) or {}
-    return str(spec), section.get("config") or {}, session.get(f"{role}_source")
+    return str(spec), section.get("config") or {}, getattr(settings, f"{role}_source")
 
 
 def _default_name(module_id: str) -> str:
@@ -169,11 +173,11 @@ async def initialize_session(
         await _mount_with_load(config, coordinator, loader)
 
     if parent_id:
-        settings = config.get("session") or {}
+        settings = SessionSettings.of_plan(config, coordinator)
         payload: dict[str, Any] = {"parent": parent_id, "session_id": session_id}
-        if settings.get("metadata"):
-            payload["metadata"] = settings["metadata"]
-        if settings.get("raw"):
+        if settings.metadata:
+            payload["metadata"] = settings.metadata
+        if settings.raw:
             from .session_data import raw_plan
 
             payload["raw"] = raw_plan(config)
@@ -199,11 +203,11 @@ def _module_entry(spec: Any, default_config: Any, kind: str) -> tuple[str, dict[
 
 
 async def _mount_with_our_loader(config: Mapping[str, Any], coordinator: Any, loader: Any) -> None:
-    settings = config.get("session") or {}
-    base_dir = settings.get("base_dir")
+    settings = SessionSettings.of_plan(config, coordinator)
+    base_dir = settings.base_dir
     for kind in ("orchestrator", "context"):
         module_id, module_config, source = _module_entry(
-            settings.get(kind), (config.get(kind) or {}).get("config"), kind
+            getattr(settings, kind), (config.get(kind) or {}).get("config"), kind
         )
         mounted = await loader.mount(module_id, module_config, source, base_dir=base_dir)
         if mounted is None or coordinator.get(kind) is None:
@@ -233,7 +237,9 @@ async def _mount_with_load(config: Mapping[str, Any], coordinator: Any, loader: 
         ("orchestrator", "loop-basic", "orchestrator"),
         ("context", "context-simple", "context manager"),
     ):
-        module_id, module_config, source = _session_module(config, role, default)
+        module_id, module_config, source = _session_module(
+            config, SessionSettings.of_plan(config, coordinator), role, default
+        )
         logger.info("Loading %s: %s", label, module_id)
         try:
             await _mount(loader, coordinator, module_id, module_config, source)

@@ -143,13 +143,9 @@ class AuditTrail:
     @classmethod
     def from_config(cls, config: Mapping[str, Any], *, session_id: str | None = None) -> AuditTrail:
         """The trail that config key ``session.audit_log`` (a file path) asks for."""
-        session = config.get("session") or {}
-        target = session.get("audit_log") if isinstance(session, Mapping) else None
-        if target is not None and not isinstance(target, str | os.PathLike):
-            raise ValueError(
-                f"config key session.audit_log: expected a file path, got {type(target).__name__}"
-            )
-        return cls(target, session_id=session_id)
+        from .session_settings import SessionSettings
+
+        return cls(SessionSettings.from_config(config).audit_log, session_id=session_id)
 
     def _remember(
         self, _logger: object, _method: str, event_dict: MutableMapping[str, Any]

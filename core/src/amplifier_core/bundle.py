@@ -16,7 +16,8 @@ the same keys (``bundle.md``; the Markdown body is kept as :attr:`Bundle.instruc
           require_approval: [bash, write_file]
 
 ``hooks``, ``tools`` and ``providers`` are lists of module entries ``{module, config,
-source}``; ``session`` is the kernel's own config; every other top-level key (``agents``,
+source}``; ``session`` is the session's settings (:class:`~amplifier_core.session_settings.
+SessionSettings`); every other top-level key (``agents``,
 ``includes``, ...) is kept as it is, in :attr:`Bundle.model_extra`.
 
 A bad file raises :class:`~amplifier_core.errors.BundleError` naming the file, the line,
@@ -52,6 +53,7 @@ from pydantic import (
 )
 
 from .errors import BundleError, BundleProblem
+from .session_settings import SessionSettings
 
 __all__ = [
     "BUNDLE_FILE_NAMES",
@@ -136,7 +138,7 @@ class Bundle(BaseModel):
     model_config = ConfigDict(extra="allow")
 
     bundle: BundleInfo | None = None
-    session: dict[str, Any] = Field(default_factory=dict)
+    session: SessionSettings = Field(default_factory=SessionSettings)
     providers: list[ModuleEntry] = Field(default_factory=list)
     tools: list[ModuleEntry] = Field(default_factory=list)
     hooks: list[ModuleEntry] = Field(default_factory=list)

@@ -15,7 +15,10 @@ import inspect
 import logging
 from collections.abc import Callable
 from enum import Enum
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    import asyncio
 
 __all__ = ["CancellationState", "CancellationToken"]
 
@@ -49,7 +52,7 @@ class CancellationToken:
         self._running: dict[str, str] = {}
         self._children: list[CancellationToken] = []
         self._callbacks: list[Callable[[], Any]] = []
-        self._watchers: list[Callable[[CancellationState], None]] = []
+        self._event: asyncio.Event | None = None
 
     def __repr__(self) -> str:
         return (
@@ -79,6 +82,18 @@ class CancellationToken:
         """An immediate stop was requested."""
         return self._state is CancellationState.IMMEDIATE
 
+    @property
+    def event(self) -> asyncio.Event:
+        """Set while a stop is requested, cleared by :meth:`reset`:
+        ``await token.event.wait()`` wakes when someone asks the session to stop."""
+        if self._event is None:  # made on first use, on the loop that waits for it
+            import asyncio
+
+            self._event = asyncio.Event()
+            if self.is_cancelled:
+                self._event.set()
+        return self._event
+
     def request_cancellation(self) -> None:
         """Ask for a graceful stop (same as :meth:`request_graceful`, without the answer)."""
         self.request_graceful()
@@ -106,6 +121,14 @@ class CancellationToken:
         for child in list(self._children):
             child._escalate(target)
         return True
+
+    def _notify(self) -> None:
+        if self._event is None:
+            return
+        if self.is_cancelled:
+            self._event.set()
+        else:
+            self._event.clear()
 
     # --- running tools ----------------------------------------------------------------------
 
@@ -176,13 +199,3 @@ class CancellationToken:
                 fatal = fatal or err  # KeyboardInterrupt, SystemExit
         if fatal is not None:
             raise fatal
-
-    # --- kernel wiring ----------------------------------------------------------------------
-
-    def _watch(self, watcher: Callable[[CancellationState], None]) -> None:
-        """Call ``watcher(new_state)`` synchronously whenever the state changes (kernel use)."""
-        self._watchers.append(watcher)
-
-    def _notify(self) -> None:
-        for watcher in list(self._watchers):
-            watcher(self._state)

@@ -1,7 +1,12 @@
-"""The module coordinator: where modules mount, and where hook results are acted on.
+"""The module coordinator: where modules mount, what they share, and where hook results land.
 
-What ``process_hook_result`` does with each part of a result (user messages, injections with
-their size limit and budget, approvals, denies) is in docs/coordinator.md.
+The coordinator keeps the mount points, the capabilities, the contributors and the cleanups of
+one session. ``process_hook_result`` hands each part of a result to its owner: user messages to
+the display system, context injections to the :class:`~amplifier_core.injections.
+InjectionAdmission` (size limit, per-turn budget), ``ask_user`` to the approval gate, and every
+outcome to the audit trail (docs/coordinator.md). Cancellation lives on the session's
+:class:`~amplifier_core.cancellation.CancellationToken` (``coordinator.cancellation``). The
+names amplifier-core 2.0.2 has beyond these are kept in one section at the end of the class.
 """
 
 from __future__ import annotations
@@ -11,19 +16,24 @@ import inspect
 import logging
 import uuid
 from collections.abc import Callable, Mapping, MutableMapping
-from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any, Final, Self, TypeAlias
 
 from .approval import ApprovalGate
 from .audit import AuditTrail
-from .context import InMemoryContext
-from .display import log_level
-from .errors import AmplifierError
+from .display import show_messages
 from .hooks import HookRegistry
+from .injections import (
+    DEFAULT_INJECTION_BUDGET_PER_TURN,
+    DEFAULT_INJECTION_SIZE_LIMIT,
+    InjectionAdmission,
+    InjectionTooLargeError,
+    strip_control_characters,
+)
 from .models import ContextInjection, HookResult, UserMessage
+from .session_settings import SessionSettings
 
 if TYPE_CHECKING:
-    from .cancellation import CancellationState, CancellationToken
+    from .cancellation import CancellationToken
 
 __all__ = [
     "DEFAULT_INJECTION_BUDGET_PER_TURN",
@@ -36,11 +46,6 @@ __all__ = [
 
 logger = logging.getLogger(__name__)
 
-# The limits an application is advised to set (the command line's sessions do); the kernel's
-# default is no limit, as amplifier-core 2.0.2 has it.
-DEFAULT_INJECTION_SIZE_LIMIT: Final = 10 * 1024
-DEFAULT_INJECTION_BUDGET_PER_TURN: Final = 10_000
-
 _SINGLE: Final = ("orchestrator", "context", "module-source-resolver")
 _MULTI: Final = ("providers", "tools")
 MOUNT_POINTS: Final = (
@@ -52,68 +57,25 @@ MOUNT_POINTS: Final = (
     "module-source-resolver",
 )
 
-_CONTROL: Final = dict.fromkeys(c for c in (*range(32), *range(127, 160)) if c not in (9, 10))
-
 Cleanup: TypeAlias = Callable[[], Any]
 
 
-def strip_control_characters(text: str) -> str:
-    """``text`` without C0/C1 control characters, except newline and tab."""
-    return text.translate(_CONTROL)
-
-
-def _now() -> str:
-    return datetime.now(UTC).isoformat()
-
-
-class InjectionTooLargeError(AmplifierError, ValueError):
-    """A hook's context injection is over ``session.injection_size_limit``."""
-
-    def __init__(self, *, hook_name: str, event: str, size: int, limit: int) -> None:
-        super().__init__(
-            f"context injection from hook {hook_name!r} on event {event!r} exceeds {limit} "
-            f"characters ({size} characters; config key session.injection_size_limit; "
-            "None means unlimited)"
-        )
-        self.hook_name = hook_name
-        self.event = event
-        self.size = size
-        self.limit = limit
-
-
-def _limit(config: Mapping[str, Any], key: str) -> int | None:
-    session = config.get("session")
-    if session is None:
-        return None
-    if not isinstance(session, Mapping):
-        raise ValueError(f"config key session: expected a mapping, got {type(session).__name__}")
-    value = session.get(key)
-    if value is None:
-        return None
-    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
-        raise ValueError(
-            f"config key session.{key}: expected a whole number >= 0 or null (unlimited), "
-            f"got {value!r}"
-        )
-    return value
-
-
 class ModuleCoordinator:
-    """Mount points, capabilities, cleanup and hook-result processing for one session.
+    """Mount points, capabilities, contributors and cleanups of one session.
 
     ``session`` (optional) may carry ``session_id``, ``parent_id`` and ``config`` as an
-    amplifier session does; the keyword arguments override it. ``hooks`` defaults to a new
-    :class:`HookRegistry`, ``audit`` to the trail that ``session.audit_log`` asks for.
+    amplifier session does; the keyword arguments override it. ``config`` is the mount plan;
+    its ``session`` block is parsed once into :attr:`settings` (a wrong value raises
+    :class:`~amplifier_core.session_settings.SessionSettingsError` naming its key). ``hooks``
+    defaults to a new :class:`HookRegistry`, ``audit`` to the trail ``session.audit_log``
+    asks for.
 
-    Subclasses written for amplifier-core pass the constructor arguments to ``__new__`` (as
-    its ``testing.MockCoordinator`` does); that works here too.
+    What modules may read or replace as plain attributes: ``approval_system`` (asks the human
+    on ``ask_user``; ``None`` denies), ``display_system`` (shows hook messages; ``None`` logs
+    them), ``loader``, ``session_state`` (a dict modules share), and the parts that act on hook
+    results: ``audit`` (:class:`AuditTrail`), ``injections`` (:class:`InjectionAdmission`) and
+    ``approval_gate`` (:class:`ApprovalGate`).
     """
-
-    def __new__(cls, *args: Any, **kwargs: Any) -> Self:
-        instance = super().__new__(cls)
-        if cls.__new__ is not ModuleCoordinator.__new__:
-            ModuleCoordinator.__init__(instance, *args, **kwargs)
-        return instance
 
     def __init__(
         self,
@@ -129,36 +91,24 @@ class ModuleCoordinator:
     ) -> None:
         arguments = (session, approval_system, display_system, config, session_id, parent_id)
         if "_hooks" in self.__dict__ and all(a is None for a in (*arguments, hooks, audit)):
-            return  # already set up by __new__ (amplifier-core style subclass)
-        if config is None:
-            config = getattr(session, "config", None)
-            if config is None:
-                config = {}
-        if not isinstance(config, MutableMapping) and callable(getattr(config, "model_dump", None)):
-            config = config.model_dump()  # a pydantic model, as amplifier-core 2.0.2 takes it
-        if not isinstance(config, MutableMapping):
-            raise TypeError(
-                f"ModuleCoordinator: config must be a dict, got {type(config).__name__}"
-            )
+            return  # already set up by __new__ (an amplifier-core style subclass, see below)
+        config = _plan(session, config)
         self._session = session
         self._config: MutableMapping[str, Any] = config
+        self._settings = SessionSettings.from_config(config)
         self._session_id: str = str(
             session_id or getattr(session, "session_id", None) or uuid.uuid4()
         )
         self._parent_id: str | None = (
             parent_id if parent_id is not None else getattr(session, "parent_id", None)
         )
-        # Read both limits once so that a bad value fails here, naming its key.
-        _limit(config, "injection_size_limit")
-        _limit(config, "injection_budget_per_turn")
-
         self._hooks = hooks if hooks is not None else HookRegistry()
         self._hooks.set_default_fields(session_id=self._session_id, parent_id=self._parent_id)
         if audit is None:
-            audit = AuditTrail.from_config(config, session_id=self._session_id)
+            audit = AuditTrail(self._settings.audit_log, session_id=self._session_id)
         elif audit.session_id is None:
             audit.session_id = self._session_id
-        self._audit = audit
+        self.audit = audit
         self._remove_failure_listener = self._hooks.add_failure_listener(audit.on_hook_failure)
 
         self._mount_points: dict[str, Any] = {
@@ -170,23 +120,24 @@ class ModuleCoordinator:
             "module-source-resolver": None,
         }
         self._capabilities: dict[str, Any] = {}
-        self.session_state: dict[str, Any] = {}
-        """Per-session state modules share (a plain dict, as amplifier-core 2.0.2 has it)."""
+        self._channels: dict[str, list[dict[str, Any]]] = {}
         self._cleanup_fns: list[Cleanup] = []
         """The registered cleanups (amplifier-core 2.0.2's name; its suites append to it)."""
-        self._channels: dict[str, list[dict[str, Any]]] = {}
-        self._approval_system = approval_system
-        self._display_system = display_system
-        self._own_context = InMemoryContext()
-        self._ephemeral: list[ContextInjection] = []
-        self._turn_tokens = 0
-        self._budget_warned = False
-        self._gate = ApprovalGate(audit, self._hooks)
         self._cancellation: CancellationToken | None = None
-        self._cancel_event = asyncio.Event()
+        self.session_state: dict[str, Any] = {}
+        """Per-session state modules share (a plain dict, as amplifier-core 2.0.2 has it)."""
         self.loader: Any = None
+        self.approval_system = approval_system
+        self.display_system = display_system
+        self.injections = InjectionAdmission(
+            audit,
+            lambda: self._mount_points["context"],
+            size_limit=self._settings.injection_size_limit,
+            budget_per_turn=self._settings.injection_budget_per_turn,
+        )
+        self.approval_gate = ApprovalGate(audit, self._hooks)
 
-    # ------------------------------------------------------------------ infrastructure
+    # ------------------------------------------------------------------ the session
 
     @property
     def session(self) -> Any:
@@ -207,67 +158,31 @@ class ModuleCoordinator:
         return self._config
 
     @property
+    def settings(self) -> SessionSettings:
+        """The mount plan's ``session`` block, parsed once when the coordinator was made."""
+        return self._settings
+
+    @property
     def hooks(self) -> HookRegistry:
         """The hook registry modules register their handlers with."""
         return self._hooks
 
     @property
-    def hook_registry(self) -> HookRegistry:
-        """Alias of :attr:`hooks`."""
-        return self._hooks
+    def cancellation(self) -> CancellationToken:
+        """This session's cancellation token (made on first use: most hook-only coordinators
+        never ask)."""
+        if self._cancellation is None:
+            from .cancellation import CancellationToken
 
-    @property
-    def audit(self) -> AuditTrail:
-        """The audit trail every hook outcome is recorded in."""
-        return self._audit
+            self._cancellation = CancellationToken()
+        return self._cancellation
 
-    @property
-    def approval_system(self) -> Any:
-        """Asks the human on ``ask_user``; ``None`` denies every request."""
-        return self._approval_system
-
-    @approval_system.setter
-    def approval_system(self, value: Any) -> None:
-        self._approval_system = value
-
-    @property
-    def display_system(self) -> Any:
-        """Shows hook messages to the human; ``None`` logs them."""
-        return self._display_system
-
-    @display_system.setter
-    def display_system(self, value: Any) -> None:
-        self._display_system = value
-
-    @property
-    def injection_size_limit(self) -> int | None:
-        """Characters allowed per injection (``session.injection_size_limit``); None (the
-        default) = unlimited."""
-        return _limit(self._config, "injection_size_limit")
-
-    @property
-    def injection_budget_per_turn(self) -> int | None:
-        """Estimated tokens per turn before a warning; None (the default) = unlimited."""
-        return _limit(self._config, "injection_budget_per_turn")
-
-    @property
-    def _current_turn_injections(self) -> int:
-        """amplifier-core 2.0.2's name of :attr:`current_turn_injection_tokens`."""
-        return self._turn_tokens
-
-    @_current_turn_injections.setter
-    def _current_turn_injections(self, tokens: int) -> None:
-        self._turn_tokens = tokens
-
-    @property
-    def current_turn_injection_tokens(self) -> int:
-        """Estimated tokens injected since the last :meth:`reset_turn`."""
-        return self._turn_tokens
-
-    def reset_turn(self) -> None:
-        """Start a new turn: the injection budget is counted from zero again."""
-        self._turn_tokens = 0
-        self._budget_warned = False
+    async def request_cancel(self, immediate: bool = False) -> None:
+        """Ask the session to stop (after the running tools, or at once when ``immediate``)."""
+        if immediate:
+            self.cancellation.request_immediate()
+        else:
+            self.cancellation.request_graceful()
 
     # ------------------------------------------------------------------ mount points
 
@@ -344,12 +259,6 @@ class ModuleCoordinator:
         if name is not None and mount_point in _MULTI:
             return value.get(name)
         return value
-
-    @property
-    def context(self) -> Any:
-        """The context manager mounted at ``context``, else the coordinator's own store."""
-        mounted = self._mount_points["context"]
-        return mounted if mounted is not None else self._own_context
 
     # ------------------------------------------------------------------ capabilities
 
@@ -451,50 +360,6 @@ class ModuleCoordinator:
         if fatal is not None:
             raise fatal
 
-    # ------------------------------------------------------------------ cancellation
-
-    @property
-    def cancellation(self) -> CancellationToken:
-        """This session's cancellation token; the methods below read and write the same state."""
-        if self._cancellation is None:  # made on first use: most hook-only coordinators never ask
-            from .cancellation import CancellationToken
-
-            token = CancellationToken()
-            token._watch(self._on_cancellation_state)
-            self._cancellation = token
-        return self._cancellation
-
-    def _on_cancellation_state(self, state: CancellationState) -> None:
-        if state.value == "none":
-            self._cancel_event.clear()
-        else:
-            self._cancel_event.set()
-
-    async def request_cancel(self, immediate: bool = False) -> None:
-        """Ask the session to stop (after the running tools, or at once when ``immediate``)."""
-        if immediate:
-            self.cancellation.request_immediate()
-        else:
-            self.cancellation.request_graceful()
-
-    @property
-    def cancel_requested(self) -> bool:
-        return self._cancellation is not None and self._cancellation.is_cancelled
-
-    @property
-    def cancel_immediate(self) -> bool:
-        return self._cancellation is not None and self._cancellation.is_immediate
-
-    @property
-    def cancel_event(self) -> asyncio.Event:
-        """Set while cancellation is requested; ``await coordinator.cancel_event.wait()``."""
-        return self._cancel_event
-
-    def clear_cancel(self) -> None:
-        """Forget a cancellation request (a new turn starts): the token is reset."""
-        if self._cancellation is not None:
-            self._cancellation.reset()
-
     # ------------------------------------------------------------------ introspection
 
     def to_dict(self) -> dict[str, Any]:
@@ -509,38 +374,30 @@ class ModuleCoordinator:
                 points[point] = sorted(value)
             else:
                 points[point] = None if value is None else type(value).__name__
+        injections = self.injections
         return {
             "tools": sorted(self._mount_points["tools"]),
             "providers": sorted(self._mount_points["providers"]),
             "has_orchestrator": self._mount_points["orchestrator"] is not None,
             "has_context": self._mount_points["context"] is not None,
-            "has_approval_provider": self._approval_system is not None,
-            "has_display_service": self._display_system is not None,
+            "has_approval_provider": self.approval_system is not None,
+            "has_display_service": self.display_system is not None,
             "session_id": self._session_id,
             "parent_id": self._parent_id,
             "mount_points": points,
             "capabilities": sorted(self._capabilities),
             "channels": {c: [e["name"] for e in v] for c, v in self._channels.items()},
-            "injection_size_limit": self.injection_size_limit,
-            "injection_budget_per_turn": self.injection_budget_per_turn,
-            "current_turn_injection_tokens": self._turn_tokens,
-            "pending_ephemeral_injections": len(self._ephemeral),
-            "approval_system": _type_name(self._approval_system),
-            "display_system": _type_name(self._display_system),
-            "always_allowed": self._gate.remembered,
-            "cancel_requested": self.cancel_requested,
+            "injection_size_limit": injections.size_limit,
+            "injection_budget_per_turn": injections.budget_per_turn,
+            "current_turn_injection_tokens": injections.turn_tokens,
+            "pending_ephemeral_injections": injections.pending_ephemeral,
+            "approval_system": _type_name(self.approval_system),
+            "display_system": _type_name(self.display_system),
+            "always_allowed": self.approval_gate.remembered,
+            "cancel_requested": self._cancellation is not None and self._cancellation.is_cancelled,
         }
 
     # ------------------------------------------------------------------ hook results
-
-    def take_ephemeral_injections(self) -> list[ContextInjection]:
-        """The ephemeral injections waiting for the next provider request (the queue empties)."""
-        taken, self._ephemeral = self._ephemeral, []
-        return taken
-
-    def clear_approval_cache(self) -> None:
-        """Forget every "allow always" answer of this session."""
-        self._gate.forget()
 
     async def process_hook_result(
         self, result: Any, event: str, hook_name: str = "unknown"
@@ -582,170 +439,80 @@ class ModuleCoordinator:
                 )
             ]
         if messages and action != "ask_user":  # an ask speaks through its prompt (2.0.2)
-            await self._show_messages(messages, event, hook_name)
+            await show_messages(self.display_system, self.audit, messages, event, hook_name)
         if injections:
-            await self._inject(
+            await self.injections.admit(
                 injections,
                 event,
                 result.source or hook_name,
                 strict=action not in ("deny", "ask_user"),
             )
         if action == "ask_user":
-            return await self._gate.decide(result, event, hook_name, self._approval_system)
+            return await self.approval_gate.decide(result, event, hook_name, self.approval_system)
         if action == "deny":
-            self._audit.record(
+            self.audit.record(
                 "deny", hook=result.source or hook_name, event=event, reason=result.reason
             )
         return result
 
-    # -- user messages
+    # ------------------------------------------------------------------ amplifier-core 2.0.2
+    # The names and shapes amplifier-core 2.0.2's ModuleCoordinator has beyond the above (and
+    # the ecosystem's ``hook_registry`` alias), kept so that modules and tests written for it
+    # run unchanged. Each delegates to its owner.
 
-    async def _show_messages(self, messages: list[UserMessage], event: str, hook_name: str) -> None:
-        display = self._display_system
-        for item in messages:
-            source = hook_name if item.source == "hook" and hook_name != "unknown" else item.source
-            self._audit.record(
-                "user_message",
-                hook=source,
-                event=event,
-                level=item.level,
-                source=source,
-                size=len(item.message),
-            )
-            if display is not None:
-                try:
-                    shown = display.show_message(
-                        message=item.message, level=item.level, source=source
-                    )
-                    if inspect.isawaitable(shown):
-                        await shown
-                    continue
-                except Exception:
-                    logger.warning(
-                        "display system %s failed to show a message from %r; logging it instead",
-                        type(display).__name__,
-                        source,
-                        exc_info=True,
-                    )
-            logger.log(log_level(item.level), "[%s] %s", source, item.message)
+    def __new__(cls, *args: Any, **kwargs: Any) -> Self:
+        """Accept the constructor arguments here too: on 2.0.2 (a Rust class) they go to
+        ``__new__``, and a subclass written for it (its ``testing.MockCoordinator``) overrides
+        ``__new__``, passes them to ``super().__new__`` and never calls ``__init__``; such a
+        subclass is set up here."""
+        instance = super().__new__(cls)
+        if cls.__new__ is not ModuleCoordinator.__new__:
+            ModuleCoordinator.__init__(instance, *args, **kwargs)
+        return instance
 
-    # -- context injection
+    @property
+    def hook_registry(self) -> HookRegistry:
+        """Alias of :attr:`hooks`."""
+        return self._hooks
 
-    async def _inject(
-        self, injections: list[ContextInjection], event: str, hook_name: str, *, strict: bool
-    ) -> None:
-        limit = self.injection_size_limit
-        accepted: list[tuple[ContextInjection, str, str, str, int]] = []
-        for item in injections:
-            hook = item.hook_name if item.hook_name != "unknown" else hook_name
-            where = item.event or event
-            content = strip_control_characters(item.content)
-            size = len(content)  # characters, as amplifier-core 2.0.2 counts them
-            if limit is not None and size > limit:
-                self._audit.record(
-                    "injection_rejected",
-                    hook=hook,
-                    event=where,
-                    size=size,
-                    limit=limit,
-                    reason="too_large",
-                )
-                error = InjectionTooLargeError(hook_name=hook, event=where, size=size, limit=limit)
-                if strict:
-                    raise error
-                logger.error("%s; dropped so that the gate decision stands", error)
-                continue
-            if not content.strip():
-                self._audit.record(
-                    "injection_rejected",
-                    hook=hook,
-                    event=where,
-                    size=size,
-                    limit=limit,
-                    reason="empty",
-                )
-                continue
-            accepted.append((item, hook, where, content, size))
+    @property
+    def injection_size_limit(self) -> int | None:
+        """``injections.size_limit``: characters per injection (``session.
+        injection_size_limit``); None (the default) is unlimited."""
+        return self.injections.size_limit
 
-        budget = self.injection_budget_per_turn
-        for item, hook, where, content, size in accepted:
-            tokens = (len(content) + 3) // 4
-            if budget is not None and self._turn_tokens + tokens > budget:
-                self._audit.record(
-                    "injection_budget_exceeded",
-                    hook=hook,
-                    event=where,
-                    tokens=tokens,
-                    turn_tokens=self._turn_tokens + tokens,
-                    budget=budget,
-                )
-                if not self._budget_warned:  # once per turn in the log; every time in the audit
-                    self._budget_warned = True
-                    logger.warning(
-                        "context injection budget exceeded: hook %r on %r adds ~%d tokens, ~%d "
-                        "this turn, budget %d (config key session.injection_budget_per_turn)",
-                        hook,
-                        where,
-                        tokens,
-                        self._turn_tokens + tokens,
-                        budget,
-                    )
-            self._turn_tokens += tokens
-            if item.ephemeral:
-                self._ephemeral.append(
-                    item.model_copy(update={"content": content, "hook_name": hook, "event": where})
-                )
-                stored_in: str | None = "ephemeral"
-            else:
-                stored_in = await self._add_to_context(item, hook, where, content)
-                if stored_in is None:
-                    continue
-            self._audit.record(
-                "injection",
-                hook=hook,
-                event=where,
-                role=item.role,
-                ephemeral=item.ephemeral,
-                size=size,
-                tokens=tokens,
-                stored_in=stored_in,
-            )
+    @property
+    def injection_budget_per_turn(self) -> int | None:
+        """``injections.budget_per_turn``: estimated tokens per turn before a warning; None
+        (the default) is unlimited."""
+        return self.injections.budget_per_turn
 
-    async def _add_to_context(
-        self, item: ContextInjection, hook: str, event: str, content: str
-    ) -> str | None:
-        metadata: dict[str, Any] = {
-            "source": "hook",
-            "hook_name": hook,
-            "event": event,
-            "timestamp": _now(),
-        }
-        if item.append_to_last_tool_result:
-            metadata["append_to_last_tool_result"] = True
-        message = {"role": item.role, "content": content, "metadata": metadata}
-        mounted = self._mount_points["context"]
-        target = mounted if mounted is not None else self._own_context
-        try:
-            added = target.add_message(message)
-            if inspect.isawaitable(added):
-                await added
-        except Exception as err:
-            self._audit.record(
-                "injection_failed",
-                hook=hook,
-                event=event,
-                error=f"{type(err).__name__}: {err}",
-            )
-            logger.error(
-                "context manager %s failed to add an injection from hook %r on %r: %s",
-                type(target).__name__,
-                hook,
-                event,
-                err,
-                exc_info=True,
-            )
-            return None
-        return "context" if mounted is not None else "coordinator"
+    @property
+    def _current_turn_injections(self) -> int:
+        """``injections.turn_tokens``: estimated tokens injected this turn."""
+        return self.injections.turn_tokens
+
+    @_current_turn_injections.setter
+    def _current_turn_injections(self, tokens: int) -> None:
+        self.injections.turn_tokens = tokens
+
+    def reset_turn(self) -> None:
+        """``injections.reset_turn()``: the injection budget is counted from zero again."""
+        self.injections.reset_turn()
+
+
+def _plan(session: Any, config: Any) -> MutableMapping[str, Any]:
+    """The mount plan: ``config``, else the session's; a pydantic model as its dump (as
+    amplifier-core 2.0.2 takes it)."""
+    if config is None:
+        config = getattr(session, "config", None)
+        if config is None:
+            config = {}
+    if not isinstance(config, MutableMapping) and callable(getattr(config, "model_dump", None)):
+        config = config.model_dump()
+    if not isinstance(config, MutableMapping):
+        raise TypeError(f"ModuleCoordinator: config must be a dict, got {type(config).__name__}")
+    return config
 
 
 def _coerce(result: object, event: str, hook_name: str) -> HookResult:

@@ -7,13 +7,21 @@ the call may be sync or async. Without a display system the messages are logged.
 
 from __future__ import annotations
 
+import inspect
 import logging
-from collections.abc import Awaitable
-from typing import Final, Protocol, runtime_checkable
+from collections.abc import Awaitable, Sequence
+from typing import TYPE_CHECKING, Final, Protocol, runtime_checkable
 
 from .models import MessageLevel, UserMessage
 
-__all__ = ["DisplaySystem", "LoggingDisplay", "RecordingDisplay", "log_level"]
+if TYPE_CHECKING:
+    from .audit import AuditTrail
+
+__all__ = ["DisplaySystem", "LoggingDisplay", "RecordingDisplay", "log_level", "show_messages"]
+
+logger = logging.getLogger(__name__)
+_UNSHOWN: Final = logging.getLogger("amplifier_core.coordinator")
+"""Where a message no display system showed is logged (the coordinator's log, as always)."""
 
 _LOG_LEVELS: Final[dict[str, int]] = {
     "info": logging.INFO,
@@ -60,3 +68,39 @@ class RecordingDisplay:
     def texts(self) -> list[str]:
         """Just the message texts, in order."""
         return [m.message for m in self.messages]
+
+
+async def show_messages(
+    display: object, audit: AuditTrail, messages: Sequence[UserMessage], event: str, hook_name: str
+) -> None:
+    """Hand each of a hook's ``messages`` to ``display`` (recorded in ``audit``); a message the
+    display system fails to show, or every message when there is none, is logged instead.
+
+    A message whose source is the generic ``"hook"`` is shown as coming from ``hook_name``.
+    """
+    for item in messages:
+        source = hook_name if item.source == "hook" and hook_name != "unknown" else item.source
+        audit.record(
+            "user_message",
+            hook=source,
+            event=event,
+            level=item.level,
+            source=source,
+            size=len(item.message),
+        )
+        if display is not None:
+            try:
+                shown = display.show_message(  # type: ignore[attr-defined]
+                    message=item.message, level=item.level, source=source
+                )
+                if inspect.isawaitable(shown):
+                    await shown
+                continue
+            except Exception:
+                logger.warning(
+                    "display system %s failed to show a message from %r; logging it instead",
+                    type(display).__name__,
+                    source,
+                    exc_info=True,
+                )
+        _UNSHOWN.log(log_level(item.level), "[%s] %s", source, item.message)

@@ -15,7 +15,6 @@ from __future__ import annotations
 import logging
 import time
 import uuid
-from collections.abc import Mapping
 from types import TracebackType
 from typing import Any, Self
 
@@ -27,14 +26,13 @@ from .descriptions import SessionStatus
 from .loader import ModuleLoader
 from .models import HookResult
 from .session_data import end_data, opening_data, raw_plan
+from .session_settings import SessionSettings
 
 __all__ = ["AmplifierSession"]
 
 _INITIALIZE = initialize_session
 
 logger = logging.getLogger(__name__)
-
-_DEFAULT_HOOK_TIMEOUT = 60.0
 
 
 class AmplifierSession:
@@ -58,10 +56,10 @@ class AmplifierSession:
     ) -> None:
         if not config:
             raise ValueError("Configuration is required")
-        settings = config.get("session")
-        if not isinstance(settings, Mapping) or not settings.get("orchestrator"):
+        settings = SessionSettings.from_config(config)
+        if not settings.orchestrator:
             raise ValueError("Configuration must specify session.orchestrator")
-        if not settings.get("context"):
+        if not settings.context:
             raise ValueError("Configuration must specify session.context")
         self.session_id = session_id or str(uuid.uuid4())
         self.parent_id = parent_id
@@ -82,16 +80,10 @@ class AmplifierSession:
         )
         hooks = self.coordinator.hooks
         hooks.set_default_fields(session_id=self.session_id, parent_id=self.parent_id)
-        timeout = settings.get("hook_timeout", _DEFAULT_HOOK_TIMEOUT)
-        if timeout is not None and (
-            isinstance(timeout, bool) or not isinstance(timeout, int | float) or timeout <= 0
-        ):
-            raise ValueError(f"session.hook_timeout: expected seconds > 0 or null, got {timeout!r}")
-        hooks.default_timeout = timeout
-        hooks.json_data = bool(settings.get("json_event_data", True))
-        working_dir = settings.get("working_dir")
-        if working_dir is not None:
-            self.coordinator.register_capability("session.working_dir", str(working_dir))
+        hooks.default_timeout = settings.hook_timeout
+        hooks.json_data = settings.json_event_data
+        if settings.working_dir is not None:
+            self.coordinator.register_capability("session.working_dir", settings.working_dir)
         self.loader = loader or ModuleLoader(self.coordinator)
         self.coordinator.loader = self.loader
 
@@ -144,11 +136,8 @@ class AmplifierSession:
             )
 
     def _metadata(self) -> dict[str, Any]:
-        settings = self.config.get("session") or {}
-        extra: dict[str, Any] = {}
-        if settings.get("metadata"):
-            extra["metadata"] = settings["metadata"]
-        return extra
+        metadata = self.coordinator.settings.metadata
+        return {"metadata": metadata} if metadata else {}
 
     # -- prompts -------------------------------------------------------------------------
 
@@ -163,7 +152,7 @@ class AmplifierSession:
         if not self._started:
             self._started = True
             await self._opening()
-        if (self.config.get("session") or {}).get("raw"):  # before every prompt, as 2.0.2
+        if coordinator.settings.raw:  # before every prompt, as 2.0.2
             await coordinator.hooks.emit(
                 ev.SESSION_CONFIG, {"session_id": self.session_id, "raw": raw_plan(self.config)}
             )

@@ -14,6 +14,8 @@ import os
 from collections.abc import Mapping
 from typing import Any, Final
 
+from .session_settings import SessionSettings
+
 __all__ = ["end_data", "opening_data", "raw_plan", "redacted"]
 
 _SECRET_WORDS: Final = ("key", "token", "secret", "password", "authorization")
@@ -88,19 +90,19 @@ def _attribute(owner: Any, name: str) -> Any:
 def opening_data(config: Mapping[str, Any], coordinator: Any) -> dict[str, Any]:
     """What ``session:start`` (and ``session:resume``) adds: mount plan, provider, model,
     tools and working directory."""
-    settings = config.get("session") or {}
+    settings = SessionSettings.of_plan(config, coordinator)
     provider, model = _provider_and_model(coordinator)
     tools = sorted(coordinator.get("tools") or {})
     plan = {
-        "orchestrator": _entry(settings.get("orchestrator"))["module"],
-        "context": _entry(settings.get("context"))["module"],
+        "orchestrator": _entry(settings.orchestrator)["module"],
+        "context": _entry(settings.context)["module"],
         "providers": [_entry(e)["module"] for e in config.get("providers") or []],
         "hooks": [_entry(e) for e in config.get("hooks") or []],
         "provider": provider,
         "model": model,
         "tools": tools,
     }
-    working_dir = settings.get("working_dir")
+    working_dir = settings.working_dir
     return {
         "mount_plan": redacted(plan),
         "provider": provider,

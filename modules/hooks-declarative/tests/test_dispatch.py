@@ -488,7 +488,7 @@ async def test_context_beside_a_modify_reaches_the_agent() -> None:
     assert result.data["tool_input"] == {"command": "ls -a"}
     assert [i.content for i in result.context_injections] == ["Hidden files are listed too."]
     await coordinator.process_hook_result(result, "tool:pre", "hooks")
-    messages = await coordinator.context.get_messages()
+    messages = await coordinator.injections.own_context.get_messages()
     assert [m["content"] for m in messages] == ["Hidden files are listed too."]  # exactly once
     assert messages[0]["metadata"]["hook_name"] == f"{L}[0]"
     await cleanup()

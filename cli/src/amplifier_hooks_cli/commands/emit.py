@@ -122,7 +122,7 @@ async def _emit_through_bundle(
     from amplifier_core.loader import ModuleLoader
 
     coordinator = ModuleCoordinator(
-        config={"session": {**dict(bundle.session or {}), "working_dir": str(workspace)}}
+        config={"session": {**bundle.session.given(), "working_dir": str(workspace)}}
     )
     coordinator.register_capability("session.working_dir", str(workspace))
     loader = ModuleLoader(coordinator)

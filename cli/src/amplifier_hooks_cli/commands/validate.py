@@ -35,23 +35,6 @@ from ..plan import PlanError, mount_plan
 
 __all__ = ["composed_yaml", "failure_text", "located_failure", "static_problems", "validate"]
 
-_SESSION_KEYS: Final = (
-    "orchestrator",
-    "context",
-    "injection_size_limit",
-    "injection_budget_per_turn",
-    "audit_log",
-    "max_iterations",
-    "context_max_tokens",
-    "hook_timeout",
-    "json_event_data",
-    "checkpoint_dir",
-    "checkpoint_every_turn",
-    "memory_files",
-    "metadata",
-    "raw",
-    "tools",
-)
 _HTTP_PROVIDERS: Final = ("provider-anthropic", "provider-openai")
 CONFIG_PROBLEMS_ATTR: Final = "config_problems"
 """A config model's optional method: ``config_problems(working_dir=...)`` lists what mounting
@@ -153,15 +136,12 @@ def validate(bundle_path: Path, try_mount: bool, show: bool) -> None:
                     "config",
                     highlight=False,
                 )
-    for key in bundle.session:
-        if key not in _SESSION_KEYS:
-            close = _closest(key, _SESSION_KEYS)
-            output.stderr().print(
-                f"[yellow]warning:[/] {escape(where(('session', key), key=True))}: "
-                f"unknown session key {key!r}"
-                + (f" (did you mean {close!r}?)" if close else "; the session ignores it"),
-                highlight=False,
-            )
+    for key in bundle.session.unexpected_bundle_keys():
+        output.stderr().print(
+            f"[yellow]warning:[/] {escape(where(('session', key), key=True))}: "
+            f"{escape(bundle.session.unexpected_key_message(key))}",
+            highlight=False,
+        )
     if problems:
         output.fail(*problems)
     counts = ", ".join(
@@ -276,7 +256,7 @@ def _planned(bundle: Bundle, plan: Mapping[str, Any]) -> list[_Planned]:
         for index, entry in enumerate(plan[section]):
             items.append(_Planned(section, entry, (section, index) if named else None))
     for kind in ("orchestrator", "context"):
-        given = kind in bundle.session
+        given = kind in bundle.session.given()
         where = ("session", kind) if given else None
         items.append(_Planned("session", plan["session"][kind], where, kind))
     return items

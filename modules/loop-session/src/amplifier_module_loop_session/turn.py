@@ -20,6 +20,7 @@ import logging
 import re
 import time
 import uuid
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -156,7 +157,7 @@ class TurnRunner:
                 event,
             )
             result = result.model_copy(update={"action": "continue"})
-        queues = hasattr(self.coordinator, "take_ephemeral_injections")
+        queues = _kernel_queue(self.coordinator) is not None
         try:
             handled = await self.coordinator.process_hook_result(result, event, "hooks")
         except Exception as err:
@@ -196,7 +197,7 @@ class TurnRunner:
             )
 
     def _take_ephemeral(self) -> list[dict[str, Any]]:
-        take = getattr(self.coordinator, "take_ephemeral_injections", None)
+        take = _kernel_queue(self.coordinator)
         if take is None:
             taken, self._ephemeral = self._ephemeral, []
             return taken
@@ -881,3 +882,10 @@ class TurnRunner:
                 "created": bool(output.get("created", False)),
             },
         )
+
+
+def _kernel_queue(coordinator: Any) -> Callable[[], list[Any]] | None:
+    """Where our kernel queues ephemeral injections (``coordinator.injections.take_ephemeral``);
+    ``None`` on a kernel that does not queue them (amplifier-core 2.0.2)."""
+    take = getattr(getattr(coordinator, "injections", None), "take_ephemeral", None)
+    return take if callable(take) else None
