@@ -27,7 +27,6 @@ import re
 import shutil
 import subprocess
 import sys
-import tempfile
 import tomllib
 import xml.etree.ElementTree as ET
 from collections.abc import Iterable, Sequence
@@ -217,32 +216,30 @@ def read_junit(path: Path) -> Outcomes:
 
 
 def run_suite(python: Path, module: Path, report: Path, timeout: float) -> str | None:
-    """Run the module's suite with ``python``, writing ``report``; why it did not run, or None."""
+    """Run the module's suite with ``python``, writing ``report``; why it did not run, or None.
+
+    ``HOME`` is an empty directory beside the report, made afresh for each run, so nothing the
+    suite reads or writes under ``~`` leaks between runs or touches the real home. It is not
+    under the temporary directory: suites that allow writes to ``/tmp`` would then allow
+    ``~`` too.
+    """
     if report.exists():
         report.unlink()
-    with tempfile.TemporaryDirectory(prefix="published-home-") as home:
-        env = {key: value for key, value in os.environ.items() if not key.startswith("PYTHON")}
-        env.update({"HOME": home, "PYTHONDONTWRITEBYTECODE": "1", "NO_COLOR": "1"})
-        command = [
-            str(python),
-            "-m",
-            "pytest",
-            "-q",
-            "-p",
-            "no:cacheprovider",
-            f"--junitxml={report}",
-            "-o",
-            "junit_family=xunit1",
-        ]
-        try:
-            done = _run(command, cwd=module, timeout=timeout, env=env)
-        except subprocess.TimeoutExpired:
-            return f"pytest did not finish in {timeout:.0f} s"
+    home = report.with_name(f"{report.stem}-home")
+    shutil.rmtree(home, ignore_errors=True)
+    home.mkdir(parents=True)
+    env = {key: value for key, value in os.environ.items() if not key.startswith("PYTHON")}
+    env.update({"HOME": str(home), "PYTHONDONTWRITEBYTECODE": "1", "NO_COLOR": "1"})
+    command = [str(python), "-m", "pytest", "-q", "-p", "no:cacheprovider"]
+    command += [f"--junitxml={report}", "-o", "junit_family=xunit1"]
+    try:
+        done = _run(command, cwd=module, timeout=timeout, env=env)
+    except subprocess.TimeoutExpired:
+        return f"pytest did not finish in {timeout:.0f} s"
     (report.with_suffix(".log")).write_text(done.stdout + done.stderr, encoding="utf-8")
     if not report.exists():
-        return (
-            f"pytest wrote no report (exit {done.returncode}): {_tail(done.stdout + done.stderr)}"
-        )
+        output = _tail(done.stdout + done.stderr)
+        return f"pytest wrote no report (exit {done.returncode}): {output}"
     return None
 
 
