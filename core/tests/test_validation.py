@@ -323,7 +323,7 @@ def _pytest(project: Path) -> subprocess.CompletedProcess[str]:
         ("Hook", HOOK, "amplifier_module_hooks_guard", 8),
         ("Tool", TOOL, "src/amplifier_module_tool_echo", 8),
         ("Provider", PROVIDER, "amplifier_module_provider_quiet", 6),
-        ("Orchestrator", ORCHESTRATOR, "amplifier_module_loop_echo", 6),
+        ("Orchestrator", ORCHESTRATOR, "amplifier_module_loop_echo", 7),
         ("Context", CONTEXT, "amplifier_module_context_memory", 11),
     ],
 )
