@@ -323,8 +323,8 @@ def _pytest(project: Path) -> subprocess.CompletedProcess[str]:
         ("Hook", HOOK, "amplifier_module_hooks_guard", 8),
         ("Tool", TOOL, "src/amplifier_module_tool_echo", 8),
         ("Provider", PROVIDER, "amplifier_module_provider_quiet", 6),
-        ("Orchestrator", ORCHESTRATOR, "amplifier_module_loop_echo", 6),
-        ("Context", CONTEXT, "amplifier_module_context_memory", 8),
+        ("Orchestrator", ORCHESTRATOR, "amplifier_module_loop_echo", 7),
+        ("Context", CONTEXT, "amplifier_module_context_memory", 11),
     ],
 )
 def test_an_author_inherits_the_contract_tests(
@@ -362,3 +362,64 @@ def test_a_hook_module_whose_cleanup_raises_fails_by_its_error(tmp_path: Path, s
     assert "1 failed, 7 passed" in done.stdout, done.stdout
     assert "test_cleanup_does_not_raise" in done.stdout
     assert "raised RuntimeError: socket already closed" in done.stdout
+
+
+def _compacting_context(should_compact: str, compact: str, add_message: str) -> str:
+    """CONTEXT with amplifier-core's compaction methods and the given method bodies."""
+    return CONTEXT.replace(
+        "    async def add_message(self, message):\n        self.messages.append(message)\n",
+        f"    async def add_message(self, message):\n        {add_message}\n"
+        f"    def _should_compact(self, token_count, budget):\n        return {should_compact}\n"
+        f"    async def _compact_internal(self):\n        {compact}\n",
+    )
+
+
+# A code error on an empty message only: len(None).
+_SIZES_CONTENT = "self.messages.append({**message, 'size': len(message.get('content'))})"
+_KEEPS_CONTRACT = {
+    "should_compact": "token_count > budget",
+    "compact": "self.messages = self.messages[-1:]",
+    "add_message": "if not message: raise ValueError('a message needs a role')\n"
+    "        self.messages.append(message)",
+}
+
+
+@pytest.mark.parametrize(
+    ("change", "failing", "says"),
+    [
+        ({}, None, None),
+        (
+            {"should_compact": "'later'"},
+            "test_internal_should_compact_returns_bool",
+            "_should_compact() must return a bool, got str",
+        ),
+        (
+            {"compact": "self.summary.append(self.messages)"},
+            "test_internal_compact_does_not_crash",
+            "_compact_internal() crashed: AttributeError",
+        ),
+        (
+            {"add_message": _SIZES_CONTENT},
+            "test_add_invalid_message_does_not_crash",
+            "add_message({}) crashed: TypeError",
+        ),
+    ],
+)
+def test_a_context_module_keeps_the_compaction_and_odd_message_contract(
+    tmp_path: Path, change: dict[str, str], failing: str | None, says: str | None
+) -> None:
+    """amplifier-core 2.0.2's ContextBehaviorTests call ``_should_compact`` (with no argument
+    or ``(token_count, budget)``) and ``_compact_internal`` when a context manager has them,
+    and ``add_message({})``: a non-bool answer or a code error (AttributeError, TypeError)
+    fails, any other error is the module refusing bad input."""
+    source = _compacting_context(**{**_KEEPS_CONTRACT, **change})
+    project = _author_project(tmp_path / "proj", "Context", source, "amplifier_module_context_c")
+    done = _pytest(project)
+    if failing is None:
+        assert done.returncode == 0, done.stdout + done.stderr
+        assert "11 passed" in done.stdout, done.stdout
+        return
+    assert done.returncode == 1, done.stdout
+    assert "1 failed, 10 passed" in done.stdout, done.stdout
+    assert f"TestBehavior::{failing}" in done.stdout, done.stdout
+    assert says is None or says in done.stdout, done.stdout

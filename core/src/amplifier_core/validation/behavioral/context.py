@@ -1,8 +1,10 @@
 """How a mounted context manager behaves: messages go in and come back, ``clear`` empties
-it, and odd input does not crash it."""
+it, and odd input does not crash it. Its compaction methods, when it has amplifier-core's
+``_should_compact`` and ``_compact_internal``, answer a bool and run without a code error."""
 
 from __future__ import annotations
 
+import inspect
 from typing import Any
 
 import pytest
@@ -10,6 +12,20 @@ import pytest
 __all__ = ["ContextBehaviorTests"]
 
 _METHODS = ("add_message", "get_messages", "get_messages_for_request", "set_messages", "clear")
+_CODE_ERRORS = (AttributeError, TypeError)
+# ``_should_compact(token_count, budget)``: a conversation at half its budget.
+_COMPACT_ARGUMENTS = (100_000, 200_000)
+
+
+def _required_positional(method: Any) -> int:
+    kinds = (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD)
+    parameters = inspect.signature(method).parameters.values()
+    return sum(1 for p in parameters if p.kind in kinds and p.default is inspect.Parameter.empty)
+
+
+async def _call(method: Any, *args: Any) -> Any:
+    outcome = method(*args)
+    return await outcome if inspect.isawaitable(outcome) else outcome
 
 
 class ContextBehaviorTests:
@@ -51,3 +67,34 @@ class ContextBehaviorTests:
     async def test_get_messages_never_returns_none(self, context_module: Any) -> None:
         await context_module.clear()
         assert await context_module.get_messages() is not None
+
+    async def test_internal_should_compact_returns_bool(self, context_module: Any) -> None:
+        method = getattr(context_module, "_should_compact", None)
+        if method is None:
+            return
+        required = _required_positional(method)
+        if required not in (0, len(_COMPACT_ARGUMENTS)):
+            pytest.skip(f"_should_compact{inspect.signature(method)}: no known way to call it")
+        result = await _call(method, *_COMPACT_ARGUMENTS[:required])
+        assert isinstance(result, bool), (
+            f"_should_compact() must return a bool, got {type(result).__name__}: {result!r}"
+        )
+
+    async def test_internal_compact_does_not_crash(self, context_module: Any) -> None:
+        method = getattr(context_module, "_compact_internal", None)
+        if method is None:
+            return
+        try:
+            await _call(method)
+        except _CODE_ERRORS as err:
+            raise AssertionError(f"_compact_internal() crashed: {err!r}") from err
+        except Exception:
+            return
+
+    async def test_add_invalid_message_does_not_crash(self, context_module: Any) -> None:
+        try:
+            await context_module.add_message({})
+        except _CODE_ERRORS as err:
+            raise AssertionError(f"add_message({{}}) crashed: {err!r}") from err
+        except Exception:
+            return

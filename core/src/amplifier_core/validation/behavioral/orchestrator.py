@@ -1,5 +1,6 @@
 """How a mounted orchestrator behaves: ``execute(prompt, context, providers, tools, hooks)``
-answers with a string and keeps the exchange in the context."""
+answers with a string, runs with the providers it is given and keeps the exchange in the
+context."""
 
 from __future__ import annotations
 
@@ -51,3 +52,11 @@ class OrchestratorBehaviorTests:
         context = mock_deps[0]
         messages = await context.get_messages()
         assert any(m.get("role") == "user" for m in messages), "the prompt reaches the context"
+
+    async def test_orchestrator_uses_provider(
+        self, orchestrator_module: Any, mock_deps: Any
+    ) -> None:
+        await _run(orchestrator_module, "Test", mock_deps)
+        provider = mock_deps[1].get("default")
+        if provider is not None and hasattr(provider, "complete"):
+            assert callable(provider.complete), "the provider's complete() must be callable"
