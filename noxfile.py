@@ -3,7 +3,8 @@
 ``nox`` with no arguments runs tests, lint, types, compat, upstream, otel (a session traced into
 a real Arize Phoenix), build (the README's Quick start on the built wheels) and app (Amplifier's
 own application on our kernel and on 2.0.2, compared): the whole check that CI runs.
-Packages are found, not listed: ``core/``, ``util/``, ``cli/`` and ``modules/*/pyproject.toml``.
+Packages are found, not listed: ``core/``, ``util/``, ``bundle/``, ``cli/`` and
+``modules/*/pyproject.toml``.
 """
 
 from __future__ import annotations
@@ -19,9 +20,13 @@ import nox
 ROOT = Path(__file__).parent
 CORE = ROOT / "core"
 UTIL = ROOT / "util"
+BUNDLE = ROOT / "bundle"
 CLI = ROOT / "cli"
 MODULES = sorted(p.parent for p in ROOT.glob("modules/*/pyproject.toml"))
-PACKAGES = [CORE, *(p for p in (UTIL, CLI) if (p / "pyproject.toml").exists()), *MODULES]
+SHARED = [UTIL, BUNDLE]
+"""The packages below the command line that are not modules (util is shared by modules; bundle
+is the application's bundle reader)."""
+PACKAGES = [CORE, *(p for p in (*SHARED, CLI) if (p / "pyproject.toml").exists()), *MODULES]
 DROP_IN = ROOT / "compat" / "amplifier-core-dist"
 """The distribution named ``amplifier-core`` (``2.0.2+hooks.N``) that depends on our kernel, so
 that Amplifier's packages never install amplifier-core 2.0.2 over it."""
