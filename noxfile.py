@@ -22,6 +22,9 @@ CORE = ROOT / "core"
 UTIL = ROOT / "util"
 BUNDLE = ROOT / "bundle"
 CLI = ROOT / "cli"
+TESTSUPPORT = ROOT / "testsupport"
+"""The tests' own package (loopback API servers, the amplifier-core 2.0.2 runner): installed
+wherever tests run, never built or shipped, no package depends on it."""
 MODULES = sorted(p.parent for p in ROOT.glob("modules/*/pyproject.toml"))
 SHARED = [UTIL, BUNDLE]
 """The packages below the command line that are not modules (util is shared by modules; bundle
@@ -38,9 +41,9 @@ nox.options.error_on_missing_interpreters = False
 
 
 def _install_workspace(session: nox.Session) -> None:
-    """Install the kernel and every module editable, with the test tools."""
+    """Install the kernel, every module and the test support editable, with the test tools."""
     editable: list[str] = []
-    for package in PACKAGES:
+    for package in (*PACKAGES, TESTSUPPORT):
         editable += ["-e", str(package)]
     session.log(
         f"installing {len(PACKAGES)} packages of this workspace, editable "
@@ -61,11 +64,13 @@ def tests(session: nox.Session) -> None:
 def package_tests(session: nox.Session, package: str) -> None:
     """One package's own tests, with only what it needs installed.
 
-    The kernel and amplifier-hooks-util (not on PyPI yet) come from the tree; the command line
-    needs every runtime module it composes sessions from.
+    The kernel, the test support and the workspace packages the package requires (not on PyPI
+    yet) come from the tree; the command line needs every runtime module it composes sessions
+    from.
     """
     path = next(p for p in PACKAGES if p.name == package)
-    needs = PACKAGES if path == CLI else [CORE, UTIL, *_workspace_dependencies(path), path]
+    needs = PACKAGES if path == CLI else [CORE, *_workspace_dependencies(path), path]
+    needs = [*needs, TESTSUPPORT]
     editable: list[str] = []
     for needed in dict.fromkeys(needs):
         editable += ["-e", str(needed)]
@@ -76,15 +81,20 @@ def package_tests(session: nox.Session, package: str) -> None:
 
 
 def _workspace_dependencies(package: Path) -> list[Path]:
-    """The workspace packages ``package``'s pyproject requires (hooks-logging needs
-    hooks-redaction), which are not on the package index."""
+    """The workspace packages ``package``'s pyproject requires, and what they require in turn
+    (hooks-logging needs hooks-redaction, which needs util), which are not on the package
+    index; each before the packages that need it."""
     names = {
         tomllib.loads((p / "pyproject.toml").read_text())["project"]["name"]: p for p in PACKAGES
     }
     project = tomllib.loads((package / "pyproject.toml").read_text())["project"]
     requirements = project.get("dependencies", [])
     wanted = [m.group() for r in requirements if (m := re.match(r"[A-Za-z0-9._-]+", r))]
-    return [names[name] for name in wanted if name in names and names[name] != package]
+    found: list[Path] = []
+    for name in wanted:
+        if name in names and names[name] != package:
+            found += [*_workspace_dependencies(names[name]), names[name]]
+    return list(dict.fromkeys(found))
 
 
 @nox.session
@@ -100,7 +110,7 @@ def types(session: nox.Session) -> None:
     """mypy --strict over the kernel, every module and the benchmarks."""
     _install_workspace(session)
     session.install("types-PyYAML", "nox", "pluggy")
-    targets = [str(p / "src") for p in PACKAGES] + ["bench", "noxfile.py"]
+    targets = [str(p / "src") for p in (*PACKAGES, TESTSUPPORT)] + ["bench", "noxfile.py"]
     session.run("mypy", "--strict", *targets)
 
 
@@ -189,7 +199,7 @@ def compat(session: nox.Session, kernel: str) -> None:
     session.install("pytest>=8", "pytest-asyncio>=0.23")
     if kernel == "amplifier-core":
         session.log("installing amplifier-core 2.0.2 from PyPI, util and every module of ours")
-        session.install("amplifier-core==2.0.2", "-e", str(UTIL) + "[http]")
+        session.install("amplifier-core==2.0.2", "-e", str(UTIL) + "[http]", "-e", str(TESTSUPPORT))
         for module in MODULES:
             session.install("--no-deps", "-e", str(module))
         session.install("httpx>=0.27", *_third_party(MODULES))

@@ -15,8 +15,8 @@ from typing import Any
 
 import pytest
 from amplifier_hooks_cli.session import AgentSession
-from amplifier_hooks_util.loopback import LoopbackServer, OpenAIApi, Reply, Request
-from amplifier_hooks_util.loopback import openai_completion as completion
+from amplifier_hooks_testsupport.loopback import LoopbackServer, OpenAIApi, Reply, Request
+from amplifier_hooks_testsupport.loopback import openai_completion as completion
 from amplifier_hooks_util.trust import trust_project
 
 from amplifier_core.display import RecordingDisplay

@@ -12,6 +12,7 @@ from typing import Any
 
 import httpx
 import pytest
+from amplifier_hooks_testsupport.loopback import LoopbackServer, Reply, Request, closed_port
 from amplifier_hooks_util.http import (
     RETRY_AFTER_LIMIT,
     HttpError,
@@ -22,7 +23,6 @@ from amplifier_hooks_util.http import (
     parse_retry_after,
     resolve_api_key,
 )
-from amplifier_hooks_util.loopback import LoopbackServer, Reply, Request, closed_port
 
 OK = Reply(body={"answer": 42})
 
