@@ -21,14 +21,15 @@ ROOT = Path(__file__).parent
 CORE = ROOT / "core"
 UTIL = ROOT / "util"
 BUNDLE = ROOT / "bundle"
+PROVIDER_BASE = ROOT / "provider-base"
 CLI = ROOT / "cli"
 TESTSUPPORT = ROOT / "testsupport"
 """The tests' own package (loopback API servers, the amplifier-core 2.0.2 runner): installed
 wherever tests run, never built or shipped, no package depends on it."""
 MODULES = sorted(p.parent for p in ROOT.glob("modules/*/pyproject.toml"))
-SHARED = [UTIL, BUNDLE]
-"""The packages below the command line that are not modules (util is shared by modules; bundle
-is the application's bundle reader)."""
+SHARED = [UTIL, PROVIDER_BASE, BUNDLE]
+"""The packages that are not the kernel, the command line or a module: util and provider-base
+(shared by modules), bundle (the application's bundle reader)."""
 PACKAGES = [CORE, *(p for p in (*SHARED, CLI) if (p / "pyproject.toml").exists()), *MODULES]
 DROP_IN = ROOT / "compat" / "amplifier-core-dist"
 """The distribution named ``amplifier-core`` (``2.0.2+hooks.N``) that depends on our kernel, so
@@ -199,10 +200,11 @@ def compat(session: nox.Session, kernel: str) -> None:
     session.install("pytest>=8", "pytest-asyncio>=0.23")
     if kernel == "amplifier-core":
         session.log("installing amplifier-core 2.0.2 from PyPI, util and every module of ours")
-        session.install("amplifier-core==2.0.2", "-e", str(UTIL) + "[http]", "-e", str(TESTSUPPORT))
+        shared = [f"-e{p}" for p in (UTIL, PROVIDER_BASE, TESTSUPPORT)]
+        session.install("amplifier-core==2.0.2", *shared)
         for module in MODULES:
             session.install("--no-deps", "-e", str(module))
-        session.install("httpx>=0.27", *_third_party(MODULES))
+        session.install(*_third_party([PROVIDER_BASE, *MODULES]))
         files = sorted(str(p) for p in ROOT.glob("modules/*/tests/test_upstream*.py"))
         files.append(str(ROOT / "tests" / "compat" / "test_sessions.py"))
         env = {"AMPLIFIER_CORE_202_PYTHON": python}
@@ -459,7 +461,7 @@ def otel(session: nox.Session) -> None:
     import tempfile
 
     modules = [ROOT / "modules" / m for m in ("hooks-otel", "hooks-redaction")]
-    needs = [CORE, UTIL, *modules, *RUNTIME_MODULES]
+    needs = [CORE, UTIL, PROVIDER_BASE, *modules, *RUNTIME_MODULES]
     editable: list[str] = []
     for package in needs:
         editable += ["-e", str(package)]
