@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from amplifier_hooks_util.trust import trust_status
+from amplifier_module_hooks_declarative.trust import trust_status
 
 from .test_cli import installed, no_traceback, write
 

@@ -23,7 +23,7 @@ SCRIPT = textwrap.dedent(
     import asyncio, json, sys
     from pathlib import Path
     from amplifier_core.testing import MockCoordinator
-    from amplifier_hooks_util.trust import trust_project
+    from amplifier_module_hooks_declarative.trust import trust_project
     from amplifier_module_hooks_declarative import mount
 
     project = Path(sys.argv[1])
