@@ -59,7 +59,7 @@ def trust(
         )
     except ImportError as err:
         raise click.ClickException(
-            f"project trust is kept by hooks-declarative, which is not installed ({err}); "
+            "project trust is kept by hooks-declarative, which is not installed: "
             "install it with `pip install amplifier-module-hooks-declarative` "
             '(or "amplifier-hooks[all]")'
         ) from err
