@@ -3,7 +3,8 @@
 ``nox`` with no arguments runs tests, lint, types, compat, upstream, otel (a session traced into
 a real Arize Phoenix), build (the README's Quick start on the built wheels) and app (Amplifier's
 own application on our kernel and on 2.0.2, compared): the whole check that CI runs.
-Packages are found, not listed: ``core/``, ``util/``, ``cli/`` and ``modules/*/pyproject.toml``.
+Packages are found, not listed: ``core/``, ``util/``, ``bundle/``, ``cli/`` and
+``modules/*/pyproject.toml``.
 """
 
 from __future__ import annotations
@@ -19,9 +20,17 @@ import nox
 ROOT = Path(__file__).parent
 CORE = ROOT / "core"
 UTIL = ROOT / "util"
+BUNDLE = ROOT / "bundle"
+PROVIDER_BASE = ROOT / "provider-base"
 CLI = ROOT / "cli"
+TESTSUPPORT = ROOT / "testsupport"
+"""The tests' own package (loopback API servers, the amplifier-core 2.0.2 runner): installed
+wherever tests run, never built or shipped, no package depends on it."""
 MODULES = sorted(p.parent for p in ROOT.glob("modules/*/pyproject.toml"))
-PACKAGES = [CORE, *(p for p in (UTIL, CLI) if (p / "pyproject.toml").exists()), *MODULES]
+SHARED = [UTIL, PROVIDER_BASE, BUNDLE]
+"""The packages that are not the kernel, the command line or a module: util and provider-base
+(shared by modules), bundle (the application's bundle reader)."""
+PACKAGES = [CORE, *(p for p in (*SHARED, CLI) if (p / "pyproject.toml").exists()), *MODULES]
 DROP_IN = ROOT / "compat" / "amplifier-core-dist"
 """The distribution named ``amplifier-core`` (``2.0.2+hooks.N``) that depends on our kernel, so
 that Amplifier's packages never install amplifier-core 2.0.2 over it."""
@@ -33,9 +42,9 @@ nox.options.error_on_missing_interpreters = False
 
 
 def _install_workspace(session: nox.Session) -> None:
-    """Install the kernel and every module editable, with the test tools."""
+    """Install the kernel, every module and the test support editable, with the test tools."""
     editable: list[str] = []
-    for package in PACKAGES:
+    for package in (*PACKAGES, TESTSUPPORT):
         editable += ["-e", str(package)]
     session.log(
         f"installing {len(PACKAGES)} packages of this workspace, editable "
@@ -56,11 +65,13 @@ def tests(session: nox.Session) -> None:
 def package_tests(session: nox.Session, package: str) -> None:
     """One package's own tests, with only what it needs installed.
 
-    The kernel and amplifier-hooks-util (not on PyPI yet) come from the tree; the command line
-    needs every runtime module it composes sessions from.
+    The kernel, the test support and the workspace packages the package requires (not on PyPI
+    yet) come from the tree; the command line needs every runtime module it composes sessions
+    from.
     """
     path = next(p for p in PACKAGES if p.name == package)
-    needs = PACKAGES if path == CLI else [CORE, UTIL, *_workspace_dependencies(path), path]
+    needs = PACKAGES if path == CLI else [CORE, *_workspace_dependencies(path), path]
+    needs = [*needs, TESTSUPPORT]
     editable: list[str] = []
     for needed in dict.fromkeys(needs):
         editable += ["-e", str(needed)]
@@ -71,15 +82,20 @@ def package_tests(session: nox.Session, package: str) -> None:
 
 
 def _workspace_dependencies(package: Path) -> list[Path]:
-    """The workspace packages ``package``'s pyproject requires (hooks-logging needs
-    hooks-redaction), which are not on the package index."""
+    """The workspace packages ``package``'s pyproject requires, and what they require in turn
+    (hooks-logging needs hooks-redaction, which needs util), which are not on the package
+    index; each before the packages that need it."""
     names = {
         tomllib.loads((p / "pyproject.toml").read_text())["project"]["name"]: p for p in PACKAGES
     }
     project = tomllib.loads((package / "pyproject.toml").read_text())["project"]
     requirements = project.get("dependencies", [])
     wanted = [m.group() for r in requirements if (m := re.match(r"[A-Za-z0-9._-]+", r))]
-    return [names[name] for name in wanted if name in names and names[name] != package]
+    found: list[Path] = []
+    for name in wanted:
+        if name in names and names[name] != package:
+            found += [*_workspace_dependencies(names[name]), names[name]]
+    return list(dict.fromkeys(found))
 
 
 IMPORT_LINTER = "import-linter>=2.1"
@@ -105,7 +121,7 @@ def types(session: nox.Session) -> None:
     """mypy --strict over the kernel, every module, the benchmarks and the repository's tools."""
     _install_workspace(session)
     session.install("types-PyYAML", "nox", "pluggy")
-    targets = [str(p / "src") for p in PACKAGES] + ["bench", "tools", "noxfile.py"]
+    targets = [str(p / "src") for p in (*PACKAGES, TESTSUPPORT)] + ["bench", "tools", "noxfile.py"]
     session.run("mypy", "--strict", *targets)
 
 
@@ -194,10 +210,11 @@ def compat(session: nox.Session, kernel: str) -> None:
     session.install("pytest>=8", "pytest-asyncio>=0.23")
     if kernel == "amplifier-core":
         session.log("installing amplifier-core 2.0.2 from PyPI, util and every module of ours")
-        session.install("amplifier-core==2.0.2", "-e", str(UTIL) + "[http]")
+        shared = [f"-e{p}" for p in (UTIL, PROVIDER_BASE, TESTSUPPORT)]
+        session.install("amplifier-core==2.0.2", *shared)
         for module in MODULES:
             session.install("--no-deps", "-e", str(module))
-        session.install("httpx>=0.27", *_third_party(MODULES))
+        session.install(*_third_party([PROVIDER_BASE, *MODULES]))
         files = sorted(str(p) for p in ROOT.glob("modules/*/tests/test_upstream*.py"))
         files.append(str(ROOT / "tests" / "compat" / "test_sessions.py"))
         env = {"AMPLIFIER_CORE_202_PYTHON": python}
@@ -454,7 +471,7 @@ def otel(session: nox.Session) -> None:
     import tempfile
 
     modules = [ROOT / "modules" / m for m in ("hooks-otel", "hooks-redaction")]
-    needs = [CORE, UTIL, *modules, *RUNTIME_MODULES]
+    needs = [CORE, UTIL, PROVIDER_BASE, *modules, *RUNTIME_MODULES]
     editable: list[str] = []
     for package in needs:
         editable += ["-e", str(package)]

@@ -32,7 +32,7 @@ try:
 except ImportError as err:  # run from a checkout without the packages installed
     sys.exit(
         f"{err}: install the kernel and the module first, e.g. "
-        "pip install -e util[http] -e core -e modules/hooks-declarative "
+        "pip install -e util -e provider-base -e core -e modules/hooks-declarative "
         "-e modules/provider-anthropic"
     )
 

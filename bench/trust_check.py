@@ -40,8 +40,8 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "util" / "src"))
 
-from amplifier_hooks_util.trust import trust_project, trust_status  # noqa: E402
-from amplifier_hooks_util.trust_watch import TrustGuard  # noqa: E402
+from amplifier_module_hooks_declarative.trust import trust_project, trust_status  # noqa: E402
+from amplifier_module_hooks_declarative.trust.watch import TrustGuard  # noqa: E402
 
 TARGET_US = 1000.0
 

@@ -13,9 +13,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from amplifier_hooks_bundle import Bundle, parse_bundle
 
 from amplifier_core import HookResult
-from amplifier_core.bundle import Bundle, parse_bundle
 from amplifier_core.message_models import ChatRequest, ChatResponse, TextBlock, ToolCall, Usage
 
 RUNTIME = """\
@@ -37,7 +37,7 @@ def hermetic_bundle(extra: str = "", path: Path | None = None) -> Bundle:
     if path is None:
         return parse_bundle(text, "bundle.yaml")
     path.write_text(text, encoding="utf-8")
-    from amplifier_core.bundle import load_bundle
+    from amplifier_hooks_bundle import load_bundle
 
     return load_bundle(path)
 

@@ -23,8 +23,7 @@ from typing import Any
 
 import pytest
 import yaml
-
-from amplifier_core.bundle_includes import CACHE_ENV
+from amplifier_hooks_bundle.includes import CACHE_ENV
 
 SCRIPT = Path(sys.executable).with_name("amplifier-hooks")
 UPSTREAM = Path(__file__).resolve().parents[2] / ".." / "shared" / "upstream"
@@ -141,7 +140,7 @@ def cli(*args: str, cwd: Path, **extra: str) -> subprocess.CompletedProcess[str]
 
 MOUNT_ALL = """
 import asyncio, sys
-from amplifier_core.bundle import load_bundle
+from amplifier_hooks_bundle import load_bundle
 from amplifier_core.coordinator import ModuleCoordinator
 from amplifier_core.loader import ModuleLoader
 

@@ -11,10 +11,10 @@ import textwrap
 from pathlib import Path
 from typing import Any
 
+from amplifier_hooks_bundle import load_bundle
 from amplifier_hooks_cli.session import AgentSession
 
 from amplifier_core.approval import StaticApprovalSystem
-from amplifier_core.bundle import load_bundle
 
 _SCRIPT = """
 turns:

@@ -6,9 +6,9 @@ import textwrap
 from pathlib import Path
 
 import pytest
+from amplifier_hooks_bundle import Bundle, load_bundle, parse_bundle
 from amplifier_hooks_cli.plan import NO_PROVIDER_TEXT, PlanError, mount_plan, resolve_source
 
-from amplifier_core.bundle import Bundle, load_bundle, parse_bundle
 from amplifier_core.errors import BundleError
 
 

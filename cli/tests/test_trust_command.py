@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import subprocess
+import sys
 from pathlib import Path
 
-from amplifier_hooks_util.trust import trust_status
+from amplifier_module_hooks_declarative.trust import trust_status
 
 from .test_cli import installed, no_traceback, write
 
@@ -46,3 +48,27 @@ def test_include_names_a_directory_of_the_project(tmp_path: Path) -> None:
         assert expected in output
         no_traceback(output)
     assert not trust_status(project).trusted
+
+
+WITHOUT_DECLARATIVE = """
+import sys
+sys.modules["amplifier_module_hooks_declarative"] = None  # as if it were not installed
+sys.argv = ["amplifier-hooks", "trust", "--list"]
+from amplifier_hooks_cli.main import main
+main()
+"""
+
+
+def test_without_hooks_declarative_trust_names_the_package_to_install(tmp_path: Path) -> None:
+    done = subprocess.run(
+        [sys.executable, "-c", WITHOUT_DECLARATIVE],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert done.returncode == 1, done.stdout + done.stderr
+    no_traceback(done.stdout + done.stderr)
+    assert "project trust is kept by hooks-declarative, which is not installed" in done.stderr
+    assert "pip install amplifier-module-hooks-declarative" in done.stderr

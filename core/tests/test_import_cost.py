@@ -1,7 +1,7 @@
 """What ``import amplifier_core`` loads: only what a hook needs, nothing of the application.
 
 Each check runs in a fresh interpreter and looks at ``sys.modules`` (no timing): the heavy or
-optional parts (PyYAML for bundles, structlog for audit records, the coordinator, loader,
+optional parts (structlog for audit records, the coordinator, loader,
 session and provider-facing models) load when first used, never on import, and the import
 loads no module beyond what defining one pydantic model loads, besides this package's own.
 """
@@ -122,14 +122,16 @@ def test_the_first_rendered_audit_record_loads_structlog() -> None:
     assert "structlog" in loaded["tops"]
 
 
-def test_reading_a_bundle_loads_pyyaml() -> None:
+def test_no_public_name_of_the_kernel_loads_pyyaml() -> None:
     loaded = _loaded(
         """
         import amplifier_core
-        amplifier_core.parse_bundle("bundle: {name: b}\\n", "b.yaml")
+        for name in amplifier_core.__all__:
+            getattr(amplifier_core, name)
         """
     )
-    assert "yaml" in loaded["tops"]
+    assert "amplifier_core.session" in loaded["ours"]
+    assert "yaml" not in loaded["tops"]
 
 
 @pytest.mark.parametrize("name", ["ModelInfo", "ProviderInfo", "SessionStatus", "ConfigField"])

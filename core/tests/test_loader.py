@@ -17,7 +17,6 @@ from typing import Any
 
 import pytest
 
-from amplifier_core.bundle import load_bundle, parse_bundle
 from amplifier_core.errors import ModuleLoadError
 from amplifier_core.hooks import HookRegistry
 from amplifier_core.loader import DEFAULT_GROUP, ModuleLoader
@@ -283,21 +282,14 @@ async def test_cleanup_runs_in_reverse_order_and_survives_a_failing_cleanup(
 
 async def test_mount_all_follows_bundle_order(dists: Dists, coordinator: Coordinator) -> None:
     packages = {name: dists.module(name, SYNC_MODULE) for name in ("hooks-x", "hooks-y", "hooks-z")}
-    bundle = parse_bundle(
-        textwrap.dedent(
-            """
-            hooks:
-              - module: hooks-z
-                config: {n: 1}
-              - module: hooks-x
-              - module: hooks-y
-                config: {n: 3}
-            """
-        )
-    )
+    entries = [
+        {"module": "hooks-z", "config": {"n": 1}},
+        {"module": "hooks-x"},
+        {"module": "hooks-y", "config": {"n": 3}},
+    ]
     loader = loader_for(coordinator, dists)
 
-    mounted = await loader.mount_all(bundle.hooks)
+    mounted = await loader.mount_all(entries)
 
     assert [m.id for m in mounted] == ["hooks-z", "hooks-x", "hooks-y"]
     assert coordinator.trace == [
@@ -641,14 +633,10 @@ async def test_relative_source_resolves_against_the_bundle_directory(
 ) -> None:
     module_id = f"amp-{dists.tag}-rel"
     _module_tree(tmp_path / "modules", module_id, SYNC_MODULE, src_layout=True)
-    bundle_file = tmp_path / "bundle.yaml"
-    bundle_file.write_text(
-        f"hooks:\n  - module: {module_id}\n    source: ./modules/{module_id}\n", encoding="utf-8"
-    )
-    bundle = load_bundle(bundle_file)
+    entries = [{"module": module_id, "source": f"./modules/{module_id}"}]
     loader = loader_for(coordinator, dists)
 
-    mounted = await loader.mount_all(bundle.hooks, base_dir=bundle.base_dir)
+    mounted = await loader.mount_all(entries, base_dir=tmp_path)
 
     assert [m.id for m in mounted] == [module_id]
     await loader.cleanup()

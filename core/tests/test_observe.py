@@ -9,8 +9,6 @@ import uuid
 from pathlib import Path
 from typing import Any
 
-import pytest
-
 from amplifier_core.coordinator import ModuleCoordinator
 from amplifier_core.hooks import HookRegistry
 from amplifier_core.loader import ModuleLoader
@@ -179,13 +177,3 @@ async def test_a_registry_that_cannot_list_its_handlers_is_a_mount_failure(
     [failure] = loader.failures
     assert f"{module_id}: observe: true needs a hook registry" in failure.message
     assert failure.module_id == module_id
-
-
-@pytest.mark.parametrize("observe", [True, False])
-async def test_the_bundle_entry_carries_observe(observe: bool) -> None:
-    from amplifier_core.bundle import parse_bundle
-
-    bundle = parse_bundle(
-        f"hooks:\n  - module: hooks-approval\n    observe: {str(observe).lower()}\n"
-    )
-    assert bundle.hooks[0].observe is observe

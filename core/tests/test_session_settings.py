@@ -6,9 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from amplifier_core.bundle import parse_bundle
 from amplifier_core.coordinator import ModuleCoordinator
-from amplifier_core.errors import BundleError
 from amplifier_core.session import AmplifierSession
 from amplifier_core.session_settings import (
     DEFAULT_HOOK_TIMEOUT,
@@ -102,17 +100,6 @@ def test_the_bundle_keys_leave_out_what_the_application_sets_in_the_plan() -> No
     )
     assert SessionSettings.unexpected_key_message("zzz") == (
         "unknown session key 'zzz'; the session ignores it"
-    )
-
-
-def test_a_bundles_session_block_is_parsed_once_with_the_file_and_line() -> None:
-    bundle = parse_bundle("session:\n  injection_size_limit: 2048\n  colour: red\n", "b.yaml")
-    assert bundle.session.injection_size_limit == 2048
-    assert bundle.session.model_extra == {"colour": "red"}
-    with pytest.raises(BundleError) as raised:
-        parse_bundle("session:\n  injection_size_limit: lots\n", "b.yaml")
-    assert str(raised.value).startswith(
-        "invalid bundle b.yaml:2: session.injection_size_limit: expected a whole number >= 0"
     )
 
 

@@ -2,8 +2,9 @@
 amplifier-core 2.0.2, and the lines work as written.
 
 Statically, for every module: its README's install block has one line per kernel, and each
-line names every package of this repository the module needs (``./util`` when the pyproject
-depends on amplifier-hooks-util, ``./core`` for this kernel). For real, for hooks-redaction
+line names exactly the shared packages of this repository the module needs (``./util`` when
+the pyproject depends on amplifier-hooks-util, ``./provider-base`` on
+amplifier-hooks-provider-base) and ``./core`` for this kernel. For real, for hooks-redaction
 (whose README once said nothing about ``./util``): each line, run from the repository's
 directory in a fresh virtual environment, installs a module that mounts and redacts.
 """
@@ -37,9 +38,18 @@ def _install_lines(module: Path) -> dict[str, list[str]]:
     return found
 
 
-def _needs_util(module: Path) -> bool:
+SHARED = {"amplifier-hooks-util": "./util", "amplifier-hooks-provider-base": "./provider-base"}
+
+
+def _shared_needed(module: Path) -> set[str]:
+    """The shared packages of this repository ``module`` requires, as install arguments."""
     project = tomllib.loads((module / "pyproject.toml").read_text(encoding="utf-8"))["project"]
-    return any(r.startswith("amplifier-hooks-util") for r in project.get("dependencies", []))
+    names = [re.split(r"[\[;<>=! ]", r, maxsplit=1)[0] for r in project.get("dependencies", [])]
+    return {SHARED[n] for n in names if n in SHARED}
+
+
+def _shared_named(arguments: list[str]) -> set[str]:
+    return {path for path in SHARED.values() for a in arguments if a.split("[")[0] == path}
 
 
 def _workspace_modules(module: Path) -> list[str]:
@@ -59,10 +69,10 @@ def test_each_readme_names_what_to_install_on_each_kernel(module: Path) -> None:
     assert this in ours
     assert this in theirs
     assert "./core" in ours
-    assert any(a.startswith("./util") for a in ours)  # the kernel itself needs it
     assert "amplifier-core==2.0.2" in theirs
     assert "./core" not in theirs
-    assert any(a.startswith("./util") for a in theirs) == _needs_util(module)
+    assert _shared_named(ours) == _shared_needed(module)  # the kernel itself needs none
+    assert _shared_named(theirs) == _shared_needed(module)
     for needed in _workspace_modules(module):  # not on PyPI: from the checkout, first
         assert ours.index(needed) < ours.index(this), f"{module.name}: {needed} after {this}"
         assert theirs.index(needed) < theirs.index(this), f"{module.name}: {needed} after {this}"

@@ -28,6 +28,9 @@ DOCS = sorted(
         ROOT / "core" / "README.md",
         ROOT / "cli" / "README.md",
         ROOT / "util" / "README.md",
+        ROOT / "bundle" / "README.md",
+        ROOT / "provider-base" / "README.md",
+        ROOT / "testsupport" / "README.md",
         *ROOT.glob("modules/*/README.md"),
         *ROOT.glob("docs/*.md"),
     ]

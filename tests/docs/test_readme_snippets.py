@@ -24,9 +24,8 @@ from typing import Any
 
 import pytest
 import yaml
+from amplifier_hooks_bundle import parse_bundle
 from pydantic import ValidationError
-
-from amplifier_core.bundle import parse_bundle
 
 ROOT = Path(__file__).resolve().parents[2]
 DOCS = sorted(

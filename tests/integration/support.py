@@ -14,9 +14,9 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from amplifier_hooks_bundle import Bundle
 from amplifier_hooks_cli.session import AgentSession
 
-from amplifier_core.bundle import Bundle
 from amplifier_core.display import RecordingDisplay
 from amplifier_core.message_models import ChatRequest
 from amplifier_core.testing import EventRecorder

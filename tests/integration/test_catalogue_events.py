@@ -19,7 +19,7 @@ from typing import Any
 
 import pytest
 from amplifier_hooks_cli.session import AgentSession
-from amplifier_hooks_util.loopback import (
+from amplifier_hooks_testsupport.loopback import (
     AnthropicApi,
     LoopbackServer,
     anthropic_error,

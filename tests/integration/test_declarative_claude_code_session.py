@@ -14,9 +14,9 @@ from typing import Any
 
 import pytest
 from amplifier_hooks_cli.session import AgentSession
-from amplifier_hooks_util.trust import trust_project
 
 from amplifier_core.testing import EventRecorder
+from amplifier_module_hooks_declarative.trust import trust_project
 from amplifier_module_provider_scripted import ScriptedProvider
 
 from . import support

@@ -15,13 +15,13 @@ from typing import Any
 
 import pytest
 from amplifier_hooks_cli.session import AgentSession
-from amplifier_hooks_util.loopback import LoopbackServer, OpenAIApi, Reply, Request
-from amplifier_hooks_util.loopback import openai_completion as completion
-from amplifier_hooks_util.trust import trust_project
+from amplifier_hooks_testsupport.loopback import LoopbackServer, OpenAIApi, Reply, Request
+from amplifier_hooks_testsupport.loopback import openai_completion as completion
 
 from amplifier_core.display import RecordingDisplay
 from amplifier_core.testing import EventRecorder
 from amplifier_module_hooks_declarative.runners.prompt_hook import OK_SCHEMA, PROMPT_INSTRUCTIONS
+from amplifier_module_hooks_declarative.trust import trust_project
 
 from .support import call, make_bundle, module, tool_results
 

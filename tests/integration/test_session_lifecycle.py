@@ -7,9 +7,9 @@ import json
 from pathlib import Path
 
 import pytest
+from amplifier_hooks_bundle import parse_bundle
 from amplifier_hooks_cli.session import AgentSession
 
-from amplifier_core.bundle import parse_bundle
 from amplifier_core.errors import BundleError
 from amplifier_core.testing import EventRecorder
 from amplifier_module_loop_session import CheckpointError, read_checkpoint

@@ -10,9 +10,9 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from amplifier_hooks_bundle import Bundle
 from amplifier_hooks_cli.session import AgentSession
 
-from amplifier_core.bundle import Bundle
 from amplifier_module_hooks_todo_reminder import BLOCK_OPEN, REMINDER_HANDLER, TRACKER_HANDLER
 from amplifier_module_provider_scripted import ScriptedProvider
 from amplifier_module_tool_filesystem import ReadFileTool

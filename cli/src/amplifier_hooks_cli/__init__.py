@@ -3,6 +3,7 @@
 - :class:`~amplifier_hooks_cli.session.AgentSession`: a session composed from modules by a
   bundle (turn outcomes, cancel, checkpoints, resume, fork, model switches);
 - :func:`~amplifier_hooks_cli.plan.mount_plan`: a bundle as the kernel's mount plan;
+- :func:`load_bundle`: a bundle file read and validated (from :mod:`amplifier_hooks_bundle`);
 - :mod:`~amplifier_hooks_cli.main`: the command line, and
   :mod:`~amplifier_hooks_cli.hookspecs`: how installed packages add commands to it.
 
@@ -14,10 +15,12 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from amplifier_hooks_bundle import load_bundle
+
     from .plan import mount_plan
     from .session import AgentSession
 
-__all__ = ["AgentSession", "mount_plan"]
+__all__ = ["AgentSession", "load_bundle", "mount_plan"]
 
 
 def __getattr__(name: str) -> Any:
@@ -25,6 +28,10 @@ def __getattr__(name: str) -> Any:
         from .session import AgentSession
 
         return AgentSession
+    if name == "load_bundle":
+        from amplifier_hooks_bundle import load_bundle
+
+        return load_bundle
     if name == "mount_plan":
         from .plan import mount_plan
 

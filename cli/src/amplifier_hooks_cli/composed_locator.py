@@ -1,5 +1,5 @@
 """Where a key path of a composed bundle was written: in the bundle's own file or in one it
-includes (see :mod:`amplifier_core.bundle_includes`).
+includes (see :mod:`amplifier_hooks_bundle.includes`).
 
 A module entry's key path (``hooks[2].config.level``) is an index into the composed list; it
 is mapped to the last file that wrote an entry for that module and the index there
@@ -13,9 +13,8 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+from amplifier_hooks_bundle import MODULE_SECTIONS, Bundle
 from amplifier_hooks_util.config_errors import ConfigProblem, key_path
-
-from amplifier_core.bundle import MODULE_SECTIONS, Bundle
 
 from .locator import Locator
 

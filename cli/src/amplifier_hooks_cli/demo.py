@@ -48,11 +48,10 @@ import time
 from pathlib import Path
 from typing import Final
 
+from amplifier_hooks_bundle import Bundle, load_bundle
 from amplifier_hooks_util.state import render_template
 from rich.console import Console
 from rich.markup import escape
-
-from amplifier_core.bundle import Bundle, load_bundle
 
 from .demo_report import print_report
 from .demo_view import ApprovalAudit, ConsoleDisplay, SessionView

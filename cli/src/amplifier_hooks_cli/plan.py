@@ -32,7 +32,8 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, Final
 
-from amplifier_core.bundle import Bundle, ModuleEntry
+from amplifier_hooks_bundle import Bundle, ModuleEntry
+
 from amplifier_core.injections import (
     DEFAULT_INJECTION_BUDGET_PER_TURN,
     DEFAULT_INJECTION_SIZE_LIMIT,

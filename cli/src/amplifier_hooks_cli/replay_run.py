@@ -18,8 +18,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Final
 
+from amplifier_hooks_bundle import Bundle
+
 from amplifier_core import events as ev
-from amplifier_core.bundle import Bundle
 from amplifier_core.observers import HandlerRun
 
 from .replay_log import LogProblem, RecordedEvent

@@ -9,8 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import yaml
-
-from amplifier_core.bundle import Bundle, ModuleEntry
+from amplifier_hooks_bundle import Bundle, ModuleEntry
 
 __all__ = ["bundle_script", "script_prompts", "scripted_provider"]
 

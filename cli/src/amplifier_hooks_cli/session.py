@@ -25,8 +25,9 @@ from pathlib import Path
 from types import TracebackType
 from typing import TYPE_CHECKING, Any, Literal, Self
 
+from amplifier_hooks_bundle import Bundle
+
 from amplifier_core import events as ev
-from amplifier_core.bundle import Bundle
 from amplifier_core.errors import ModuleLoadError
 from amplifier_module_loop_session import Checkpoint, TurnOutcome, read_checkpoint
 

@@ -9,7 +9,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from amplifier_core.bundle import Bundle
+from amplifier_hooks_bundle import Bundle
+
 from amplifier_core.module_sources import SourceRef, parse_source
 
 __all__ = ["PROJECT_FILES", "NamedSource", "bundle_sources"]

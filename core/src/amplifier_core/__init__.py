@@ -42,7 +42,6 @@ if TYPE_CHECKING:
         CallbackApprovalSystem,
         StaticApprovalSystem,
     )
-    from .bundle import Bundle, BundleInfo, ModuleEntry, load_bundle, parse_bundle
     from .cancellation import CancellationState, CancellationToken
     from .content_models import (
         ContentBlock,
@@ -125,9 +124,7 @@ __all__ = [
     "ApprovalSystem",
     "ApprovalTimeoutError",
     "AuthenticationError",
-    "Bundle",
     "BundleError",
-    "BundleInfo",
     "CallbackApprovalSystem",
     "CancellationState",
     "CancellationToken",
@@ -160,7 +157,6 @@ __all__ = [
     "MockTool",
     "ModelInfo",
     "ModuleCoordinator",
-    "ModuleEntry",
     "ModuleFailure",
     "ModuleInfo",
     "ModuleLoadError",
@@ -208,9 +204,7 @@ __all__ = [
     "classify_error_message",
     "create_test_coordinator",
     "events",
-    "load_bundle",
     "mount_modules",
-    "parse_bundle",
     "retry_with_backoff",
     "wait_for",
 ]
@@ -218,7 +212,7 @@ __all__ = [
 
 # Names loaded on first use, with the submodule that defines them: ``import amplifier_core``
 # loads only what a hook needs (HookResult, HookRegistry, the events, the models); the
-# coordinator, loader, bundles (PyYAML), audit (structlog), the session and the provider-facing
+# coordinator, loader, audit (structlog), the session and the provider-facing
 # models load when first named.
 _LAZY: dict[str, str] = {
     **dict.fromkeys(
@@ -232,9 +226,6 @@ _LAZY: dict[str, str] = {
             "StaticApprovalSystem",
         ),
         ".approval",
-    ),
-    **dict.fromkeys(
-        ("Bundle", "BundleInfo", "ModuleEntry", "load_bundle", "parse_bundle"), ".bundle"
     ),
     **dict.fromkeys(("InjectionTooLargeError", "ModuleCoordinator"), ".coordinator"),
     **dict.fromkeys(

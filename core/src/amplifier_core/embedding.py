@@ -73,7 +73,7 @@ async def mount_modules(
 
     :param modules: module ids (``"hooks-redaction"``), mappings
         ``{module, config, source, optional}`` as a bundle writes them, or a bundle's
-        :class:`~amplifier_core.bundle.ModuleEntry` objects (``bundle.hooks``).
+        :class:`~amplifier_hooks_bundle.ModuleEntry` objects (``bundle.hooks``).
     :param coordinator: the coordinator to mount on; a new
         :class:`~amplifier_core.coordinator.ModuleCoordinator` by default, made with
         ``config`` (the mount plan: ``session.injection_size_limit`` ...),

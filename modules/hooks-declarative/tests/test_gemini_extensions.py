@@ -13,7 +13,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from amplifier_hooks_util.trust import trust_project
 
 from amplifier_core.testing import create_test_coordinator
 from amplifier_module_hooks_declarative import mount, parse_config
@@ -27,6 +26,7 @@ from amplifier_module_hooks_declarative.formats.gemini.extensions import (
 )
 from amplifier_module_hooks_declarative.specs import CommandHookSpec
 from amplifier_module_hooks_declarative.survey import survey_sources
+from amplifier_module_hooks_declarative.trust import trust_project
 
 GUARD = r"""import json, os, sys
 event = json.load(sys.stdin)

@@ -12,7 +12,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from amplifier_hooks_util.trust import trust_project
 
 from amplifier_core.testing import create_test_coordinator
 from amplifier_module_hooks_declarative import (
@@ -25,6 +24,7 @@ from amplifier_module_hooks_declarative import (
     parse_config,
 )
 from amplifier_module_hooks_declarative.survey import survey_sources
+from amplifier_module_hooks_declarative.trust import trust_project
 
 FIXTURES = Path(__file__).parent / "fixtures" / "hook-shell"
 

@@ -19,11 +19,11 @@ from amplifier_hooks_util.regular_file import (
     TooLargeFile,
     read_regular,
 )
-from amplifier_hooks_util.trust import trust_project
 
 from amplifier_core.testing import create_test_coordinator
 from amplifier_module_hooks_declarative import HooksConfigError, mount, parse_config
 from amplifier_module_hooks_declarative.sources import decide_trust, find_sources, load_source
+from amplifier_module_hooks_declarative.trust import trust_project
 
 HOOKS_FILES = (
     ".claude/settings.json",

@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from amplifier_hooks_util.loopback import (
+from amplifier_hooks_testsupport.loopback import (
     AnthropicApi,
     LoopbackServer,
     OpenAIApi,

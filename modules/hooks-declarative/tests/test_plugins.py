@@ -13,7 +13,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from amplifier_hooks_util.trust import trust_project
 
 from amplifier_core.testing import create_test_coordinator
 from amplifier_module_hooks_declarative import HooksConfigError, find_sources, mount, parse_config
@@ -22,6 +21,7 @@ from amplifier_module_hooks_declarative.formats.claude_code.plugins import (
     plugin_data_dir,
 )
 from amplifier_module_hooks_declarative.survey import survey_sources
+from amplifier_module_hooks_declarative.trust import trust_project
 from amplifier_module_hooks_declarative.variables import substitute
 
 FIXTURES = Path(__file__).parent / "fixtures" / "claude-plugins"

@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from amplifier_hooks_util.loopback import (
+from amplifier_hooks_testsupport.loopback import (
     LoopbackServer,
     OpenAIApi,
     Reply,

@@ -7,7 +7,6 @@ import json
 from pathlib import Path
 
 import pytest
-from amplifier_hooks_util.trust import trust_project
 
 from amplifier_core.testing import create_test_coordinator
 from amplifier_module_hooks_declarative import (
@@ -23,6 +22,7 @@ from amplifier_module_hooks_declarative.sources import (
     resolve_project_dir,
     resolve_user_dir,
 )
+from amplifier_module_hooks_declarative.trust import trust_project
 
 
 def rule(tool: str) -> str:

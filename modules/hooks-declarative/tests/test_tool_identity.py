@@ -18,7 +18,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from amplifier_hooks_util.trust import trust_project
 
 from amplifier_core.testing import create_test_coordinator
 from amplifier_module_hooks_declarative import mount
@@ -28,6 +27,7 @@ from amplifier_module_hooks_declarative.tool_identity import (
     foreign_variables,
     inherited_environment,
 )
+from amplifier_module_hooks_declarative.trust import trust_project
 
 RUN_HOOK = r"""#!/bin/bash
 set -euo pipefail

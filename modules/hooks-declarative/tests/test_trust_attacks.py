@@ -15,10 +15,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from amplifier_hooks_util.trust import trust_project, trust_status
 
 from amplifier_core.testing import create_test_coordinator
 from amplifier_module_hooks_declarative import HooksConfigError, mount
+from amplifier_module_hooks_declarative.trust import trust_project, trust_status
 
 
 @dataclass(frozen=True)

@@ -11,14 +11,19 @@ import textwrap
 from pathlib import Path
 
 import pytest
-from amplifier_hooks_util.upstream import SKIP_REASON, module_source, run_upstream, upstream_python
+from amplifier_hooks_testsupport.upstream import (
+    SKIP_REASON,
+    module_source,
+    run_upstream,
+    upstream_python,
+)
 
 SCRIPT = textwrap.dedent(
     """
     import asyncio, json, sys
     from pathlib import Path
     from amplifier_core.testing import MockCoordinator
-    from amplifier_hooks_util.trust import trust_project
+    from amplifier_module_hooks_declarative.trust import trust_project
     from amplifier_module_hooks_declarative import mount
 
     project = Path(sys.argv[1])

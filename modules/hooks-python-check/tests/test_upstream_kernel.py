@@ -1,7 +1,7 @@
 """The module runs unchanged on amplifier-core 2.0.2 (PyPI), in that release's own environment.
 
 Set ``AMPLIFIER_CORE_202_PYTHON`` to that environment's interpreter (``nox -s compat`` sets it
-up), else the test is skipped; :func:`amplifier_hooks_util.upstream.run_upstream` runs the
+up), else the test is skipped; :func:`amplifier_hooks_testsupport.upstream.run_upstream` runs the
 script there with the module's and amplifier-hooks-util's source on ``PYTHONPATH``; nothing is
 installed into it. ruff is the one this test process finds (PATH, or beside its interpreter);
 without one, only the stub scan runs.
@@ -15,7 +15,12 @@ import sys
 from pathlib import Path
 
 import pytest
-from amplifier_hooks_util.upstream import SKIP_REASON, module_source, run_upstream, upstream_python
+from amplifier_hooks_testsupport.upstream import (
+    SKIP_REASON,
+    module_source,
+    run_upstream,
+    upstream_python,
+)
 
 RUFF = shutil.which("ruff") or shutil.which("ruff", path=str(Path(sys.executable).parent))
 

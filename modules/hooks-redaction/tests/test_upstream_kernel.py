@@ -1,7 +1,7 @@
 """The module runs unchanged on amplifier-core 2.0.2 (PyPI), in that release's own environment.
 
 Set ``AMPLIFIER_CORE_202_PYTHON`` to that environment's interpreter (``nox -s compat`` sets it
-up), else the test is skipped; :func:`amplifier_hooks_util.upstream.run_upstream` runs the
+up), else the test is skipped; :func:`amplifier_hooks_testsupport.upstream.run_upstream` runs the
 script there with the module's source on ``PYTHONPATH``; nothing is installed into it.
 """
 
@@ -11,7 +11,12 @@ import json
 from pathlib import Path
 
 import pytest
-from amplifier_hooks_util.upstream import SKIP_REASON, module_source, run_upstream, upstream_python
+from amplifier_hooks_testsupport.upstream import (
+    SKIP_REASON,
+    module_source,
+    run_upstream,
+    upstream_python,
+)
 
 SCRIPT = """
 import asyncio, json, os, sys

@@ -11,7 +11,12 @@ import textwrap
 from pathlib import Path
 
 import pytest
-from amplifier_hooks_util.upstream import SKIP_REASON, module_source, run_upstream, upstream_python
+from amplifier_hooks_testsupport.upstream import (
+    SKIP_REASON,
+    module_source,
+    run_upstream,
+    upstream_python,
+)
 
 SCRIPT = textwrap.dedent(
     """

@@ -7,7 +7,7 @@ import asyncio
 from typing import Any
 
 import pytest
-from amplifier_hooks_util.loopback import (
+from amplifier_hooks_testsupport.loopback import (
     LoopbackServer,
     OpenAIApi,
     Reply,

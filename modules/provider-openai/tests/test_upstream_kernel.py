@@ -13,12 +13,17 @@ import textwrap
 from pathlib import Path
 
 import pytest
-from amplifier_hooks_util.upstream import SKIP_REASON, module_source, run_upstream, upstream_python
+from amplifier_hooks_testsupport.upstream import (
+    SKIP_REASON,
+    module_source,
+    run_upstream,
+    upstream_python,
+)
 
 SCRIPT = textwrap.dedent(
     """
     import asyncio, os, sys
-    from amplifier_hooks_util.loopback import (
+    from amplifier_hooks_testsupport.loopback import (
         OpenAIApi, check_provider_module, openai_completion, openai_error,
     )
     from amplifier_module_provider_openai import mount

@@ -9,10 +9,9 @@ from pathlib import Path
 from typing import Any, Final
 
 import click
+from amplifier_hooks_bundle import Bundle, load_bundle
 from rich.markup import escape
 from rich.table import Table
-
-from amplifier_core.bundle import Bundle, load_bundle
 
 from .. import output
 from ..tracing import Trace, trace_emit

@@ -21,10 +21,9 @@ from pathlib import Path
 from typing import Any, Final
 
 import click
+from amplifier_hooks_bundle import ModuleEntry, load_bundle
 from rich.markup import escape
 from rich.table import Table
-
-from amplifier_core.bundle import ModuleEntry, load_bundle
 
 from .. import output
 

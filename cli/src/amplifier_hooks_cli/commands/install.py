@@ -14,10 +14,9 @@ import sys
 from pathlib import Path
 
 import click
+from amplifier_hooks_bundle import load_bundle
 from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, SpinnerColumn, TextColumn
-
-from amplifier_core.bundle import load_bundle
 
 from .. import output
 from ..sources import PROJECT_FILES, NamedSource, bundle_sources

@@ -14,7 +14,7 @@ import click
 from .. import output
 
 if TYPE_CHECKING:
-    from amplifier_core.bundle import Bundle
+    from amplifier_hooks_bundle import Bundle
 
     from ..replay_log import RecordedLog
     from ..replay_report import ReplayReport
@@ -53,7 +53,7 @@ def replay(
     recorded, never shown to anyone. A line that cannot be read or replayed is reported with
     its number, and the rest of the log still replays.
     """
-    from amplifier_core.bundle import load_bundle
+    from amplifier_hooks_bundle import load_bundle
 
     from ..replay_log import UnknownFormatError, read_log
     from ..replay_report import as_json as report_json

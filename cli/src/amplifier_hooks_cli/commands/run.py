@@ -11,9 +11,9 @@ from pathlib import Path
 from typing import Any
 
 import click
+from amplifier_hooks_bundle import Bundle, load_bundle
 from rich.markup import escape
 
-from amplifier_core.bundle import Bundle, load_bundle
 from amplifier_core.errors import ModuleLoadError
 from amplifier_core.loader import ModuleFailure
 

@@ -49,13 +49,20 @@ def trust(
     A plugin kept inside the project is project content too: trust it with --include DIR
     (the session's warning names the directory).
     """
-    from amplifier_hooks_util.trust import (
-        TooManyFiles,
-        forget_project,
-        trust_project,
-        trust_status,
-        trusted_projects,
-    )
+    try:  # hooks-declarative enforces trust, and keeps it (the `all` extra installs it)
+        from amplifier_module_hooks_declarative.trust import (
+            TooManyFiles,
+            forget_project,
+            trust_project,
+            trust_status,
+            trusted_projects,
+        )
+    except ImportError as err:
+        raise click.ClickException(
+            "project trust is kept by hooks-declarative, which is not installed: "
+            "install it with `pip install amplifier-module-hooks-declarative` "
+            '(or "amplifier-hooks[all]")'
+        ) from err
 
     console = output.stdout()
     if listing:

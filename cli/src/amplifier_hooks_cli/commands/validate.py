@@ -22,10 +22,10 @@ from pathlib import Path
 from typing import Any, Final
 
 import click
+from amplifier_hooks_bundle import Bundle, load_bundle
 from amplifier_hooks_util.config_errors import key_path
 from rich.markup import escape
 
-from amplifier_core.bundle import Bundle, load_bundle
 from amplifier_core.module_sources import parse_source
 
 from .. import output

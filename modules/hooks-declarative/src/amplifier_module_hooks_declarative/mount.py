@@ -31,7 +31,7 @@ from .specs import CommandHookSpec, HookSpec
 from .types import Runner
 
 if TYPE_CHECKING:
-    from amplifier_hooks_util.trust_watch import TrustGuard
+    from amplifier_module_hooks_declarative.trust.watch import TrustGuard
 
 __all__ = ["mount"]
 
@@ -71,7 +71,7 @@ def _guarded_steps(
     )
     if loaded.status is None or not commands:
         return None, plan_steps([document for document, _ in loaded.documents], factory)
-    from amplifier_hooks_util.trust_watch import TrustGuard
+    from amplifier_module_hooks_declarative.trust.watch import TrustGuard
 
     from .trust_guard import GuardedRunner
 

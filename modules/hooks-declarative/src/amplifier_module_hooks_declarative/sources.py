@@ -27,7 +27,7 @@ a file listed in ``files`` must exist. A file reached twice (the project is the 
 is read once. Every hook keeps a label naming its source and key path.
 
 The project's sources run only in a project the user trusts
-(:mod:`amplifier_hooks_util.trust`: ``amplifier-hooks trust PATH``, or
+(:mod:`amplifier_module_hooks_declarative.trust`: ``amplifier-hooks trust PATH``, or
 ``AMPLIFIER_TRUST_PROJECT`` in CI); in a project never trusted they are named in one warning
 and skipped. Every hooks file is read once (:func:`~amplifier_hooks_util.regular_file.
 read_regular`: never a FIFO, a device or a socket, never more than 4 MiB), and a project's
@@ -59,7 +59,8 @@ from typing import Any, Final
 
 from amplifier_hooks_util.config_errors import key_path
 from amplifier_hooks_util.regular_file import read_regular
-from amplifier_hooks_util.trust import Surface, TrustStatus, trust_status
+
+from amplifier_module_hooks_declarative.trust import Surface, TrustStatus, trust_status
 
 from .config import MODULE_ID, DeclarativeConfig
 from .document import HooksConfigError, HooksDocument, Problem

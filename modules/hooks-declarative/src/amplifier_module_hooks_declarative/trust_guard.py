@@ -1,7 +1,7 @@
 """A trusted project's command hooks re-check their trust before every run.
 
 The project's trust is decided at mount from the whole hook surface
-(:mod:`amplifier_hooks_util.trust_surface`); :class:`~amplifier_hooks_util.trust_watch.
+(:mod:`.trust.surface`); :class:`~.trust.watch.
 TrustGuard` keeps watching it. Each command hook the project brings runs through
 :class:`GuardedRunner`: before the run, the guard is asked whether anything the record covers
 changed (a ``git pull`` between two tool calls, a hook script edited); if so, the hook does not
@@ -15,7 +15,7 @@ from __future__ import annotations
 import logging
 from typing import Any
 
-from amplifier_hooks_util.trust_watch import TrustGuard
+from amplifier_module_hooks_declarative.trust.watch import TrustGuard
 
 from .types import Decision, HookContext, Runner
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from amplifier_hooks_util.http_provider import mount_provider
+from amplifier_hooks_provider_base.provider import mount_provider
 
 from .config import MODULE_ID, AnthropicConfig, parse_config
 from .provider import AnthropicProvider

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from amplifier_hooks_util.http_provider import (
+from amplifier_hooks_provider_base.provider import (
     Answer,
     answer_error,
     call_fields,

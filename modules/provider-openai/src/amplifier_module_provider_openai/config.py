@@ -5,8 +5,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, Final, Literal
 
+from amplifier_hooks_provider_base.provider import HttpProviderConfig
 from amplifier_hooks_util.config_errors import validate_config
-from amplifier_hooks_util.http_provider import HttpProviderConfig
 from pydantic import Field
 
 __all__ = ["DEFAULT_URL", "MODULE_ID", "OpenAIConfig", "parse_config"]

@@ -18,7 +18,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from amplifier_hooks_util.http_provider import (
+from amplifier_hooks_provider_base.provider import (
     Answer,
     answer_error,
     call_fields,

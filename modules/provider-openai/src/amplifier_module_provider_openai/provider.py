@@ -11,12 +11,24 @@ from __future__ import annotations
 
 from typing import Any
 
-from amplifier_hooks_util.http_provider import Answer, HttpProvider
+from amplifier_hooks_provider_base.provider import Answer, HostKernel, HttpProvider
+
+from amplifier_core import ModelInfo, ProviderInfo, llm_errors
+from amplifier_core.message_models import ChatResponse
 
 from .config import OpenAIConfig
 from .convert import read_answer, request_body
 
-__all__ = ["OpenAIProvider"]
+__all__ = ["KERNEL", "OpenAIProvider"]
+
+KERNEL = HostKernel(
+    llm_errors=llm_errors,
+    provider_info=ProviderInfo,
+    model_info=ModelInfo,
+    chat_response=ChatResponse.model_validate,
+)
+"""The types of the kernel this module runs on (ours or amplifier-core 2.0.2), handed to the
+provider base, which imports no kernel."""
 
 
 class OpenAIProvider(HttpProvider):
@@ -28,7 +40,7 @@ class OpenAIProvider(HttpProvider):
 
     def __init__(self, config: OpenAIConfig | None = None, *, hooks: Any = None) -> None:
         self.config: OpenAIConfig = config or OpenAIConfig()
-        super().__init__(self.config, hooks=hooks)
+        super().__init__(self.config, kernel=KERNEL, hooks=hooks)
 
     def auth_headers(self) -> dict[str, str]:
         if not self.config.api_key and not self.config.api_key_env:

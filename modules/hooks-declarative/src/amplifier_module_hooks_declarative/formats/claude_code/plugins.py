@@ -46,8 +46,9 @@ import yaml
 from amplifier_hooks_util.config_errors import describe_value, key_path
 from amplifier_hooks_util.regular_file import read_regular
 from amplifier_hooks_util.state import state_home
-from amplifier_hooks_util.trust import trust_status
 from amplifier_hooks_util.yaml_locations import YamlDocument
+
+from amplifier_module_hooks_declarative.trust import trust_status
 
 from ...config import MODULE_ID, DeclarativeConfig
 from ...document import HooksConfigError, Problem

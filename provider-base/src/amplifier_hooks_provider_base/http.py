@@ -2,9 +2,9 @@
 
 :class:`JsonPoster` posts one JSON body and returns the decoded JSON answer, or raises an
 :class:`HttpError` that names the provider, the model, the HTTP status and the API's own error
-message; :func:`llm_error` turns it into the kernel's ``amplifier_core.llm_errors`` class for
-that failure (both kernels have them). httpx is this module's only extra dependency (the
-``http`` extra of amplifier-hooks-util).
+message; :func:`llm_error` turns it into the kernel's ``llm_errors`` class for that failure
+(both kernels have them; the caller passes the host kernel's module in). httpx is this
+module's only third-party dependency.
 
 Retry policy (``max_retries`` retries after the first attempt, so ``max_retries=2`` means at
 most three requests):
@@ -36,6 +36,7 @@ import time
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from email.utils import parsedate_to_datetime
+from types import ModuleType
 from typing import Any, Final, TypeAlias
 
 import httpx
@@ -412,15 +413,10 @@ _BY_KIND: Final = {
 }
 
 
-def llm_error(error: HttpError) -> Exception:
-    """``error`` as the kernel's ``amplifier_core.llm_errors`` class for what went wrong (the
-    status, or the kind of failure), keeping its message, status, retryability and wait.
-
-    Imports ``amplifier_core.llm_errors`` when called: the host's kernel provides it (ours or
-    amplifier-core 2.0.2).
-    """
-    from amplifier_core import llm_errors
-
+def llm_error(error: HttpError, llm_errors: ModuleType) -> Exception:
+    """``error`` as the class of ``llm_errors`` (the host kernel's ``amplifier_core.llm_errors``,
+    ours or amplifier-core 2.0.2's) for what went wrong (the status, or the kind of failure),
+    keeping its message, status, retryability and wait."""
     name = _BY_KIND.get(error.kind) or _BY_STATUS.get(error.status or 0)
     if name is None:
         name = "ProviderUnavailableError" if (error.status or 0) >= 500 else "LLMError"

@@ -10,8 +10,9 @@ import sys
 from pathlib import Path
 
 import pytest
-from amplifier_hooks_util.trust import trust_project, trust_status, trusted_projects
-from amplifier_hooks_util.trust_watch import TrustGuard
+
+from amplifier_module_hooks_declarative.trust import trust_project, trust_status, trusted_projects
+from amplifier_module_hooks_declarative.trust.watch import TrustGuard
 
 WATCHES = [
     pytest.param(

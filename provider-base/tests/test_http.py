@@ -1,4 +1,4 @@
-"""amplifier_hooks_util.http against a loopback HTTP server: answers, retries honouring
+"""amplifier_hooks_provider_base.http against a loopback HTTP server: answers, retries honouring
 ``retry-after``, capped backoff, ``x-should-retry``, timeouts, unreadable answers, API keys,
 and the mapping of failures onto the kernel's ``llm_errors`` classes."""
 
@@ -12,7 +12,7 @@ from typing import Any
 
 import httpx
 import pytest
-from amplifier_hooks_util.http import (
+from amplifier_hooks_provider_base.http import (
     RETRY_AFTER_LIMIT,
     HttpError,
     HttpSettings,
@@ -22,7 +22,7 @@ from amplifier_hooks_util.http import (
     parse_retry_after,
     resolve_api_key,
 )
-from amplifier_hooks_util.loopback import LoopbackServer, Reply, Request, closed_port
+from amplifier_hooks_testsupport.loopback import LoopbackServer, Reply, Request, closed_port
 
 OK = Reply(body={"answer": 42})
 
@@ -208,7 +208,7 @@ async def test_a_failing_callback_is_logged_and_the_retry_still_happens(
         raise RuntimeError("observer broke")
 
     async with LoopbackServer(Queue(Reply(status=500, body="x"), OK)) as server:
-        with caplog.at_level(logging.ERROR, logger="amplifier_hooks_util.http"):
+        with caplog.at_level(logging.ERROR, logger="amplifier_hooks_provider_base.http"):
             assert await post(poster(server), broken) == {"answer": 42}
     assert "acme provider: the on_retry callback failed" in caplog.text
 
@@ -349,7 +349,7 @@ def test_llm_error_picks_the_kernels_class(
         retry_after=2.0,
         kind=kind,
     )
-    converted = llm_error(error)
+    converted = llm_error(error, llm_errors)
     assert type(converted).__name__ == name
     assert isinstance(converted, llm_errors.LLMError)
     assert str(converted) == message

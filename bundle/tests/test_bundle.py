@@ -6,9 +6,9 @@ import textwrap
 from pathlib import Path
 
 import pytest
+from amplifier_hooks_bundle import Bundle, ModuleEntry, load_bundle, parse_bundle
 from pydantic import ValidationError
 
-from amplifier_core.bundle import Bundle, ModuleEntry, load_bundle, parse_bundle
 from amplifier_core.errors import AmplifierError, BundleError
 
 FIXTURES = Path(__file__).parent / "fixtures" / "bundles"
@@ -346,3 +346,22 @@ def test_file_that_is_not_utf8(tmp_path: Path) -> None:
 def test_validating_a_dict_directly_still_rejects_duplicates() -> None:
     with pytest.raises(ValidationError, match=r"hooks\[1\]\.module: module 'a' is already listed"):
         Bundle.model_validate({"hooks": [{"module": "a"}, {"module": "a"}]})
+
+
+@pytest.mark.parametrize("observe", [True, False])
+def test_the_bundle_entry_carries_observe(observe: bool) -> None:
+    bundle = parse_bundle(
+        f"hooks:\n  - module: hooks-approval\n    observe: {str(observe).lower()}\n"
+    )
+    assert bundle.hooks[0].observe is observe
+
+
+def test_a_bundles_session_block_is_parsed_once_with_the_file_and_line() -> None:
+    bundle = parse_bundle("session:\n  injection_size_limit: 2048\n  colour: red\n", "b.yaml")
+    assert bundle.session.injection_size_limit == 2048
+    assert bundle.session.model_extra == {"colour": "red"}
+    with pytest.raises(BundleError) as raised:
+        parse_bundle("session:\n  injection_size_limit: lots\n", "b.yaml")
+    assert str(raised.value).startswith(
+        "invalid bundle b.yaml:2: session.injection_size_limit: expected a whole number >= 0"
+    )

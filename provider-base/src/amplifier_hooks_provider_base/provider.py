@@ -4,20 +4,22 @@
 it owns the model, the :class:`~.http.JsonPoster` and the call (``complete``: build the body,
 post it with retries and their events, read the answer into a ``ChatResponse``, turn failures
 into the kernel's ``llm_errors``). A subclass says what differs: its ``endpoint``, key headers,
-how a request body is built and how an answer is read (into an :class:`Answer`).
+how a request body is built and how an answer is read (into an :class:`Answer`), and hands in
+the host kernel's types as a :class:`HostKernel`.
 Messages reach a converter as plain dicts (``Message.model_dump()``) in Amplifier's shape:
 assistant ``tool_calls`` of ``{id, tool, arguments}`` (``name`` / ``input`` accepted too),
-tool results ``{role: tool, tool_call_id, content}``. The kernel's message models and errors
-are imported when a call is made, from whichever kernel the host runs (ours or
-amplifier-core 2.0.2).
+tool results ``{role: tool, tool_call_id, content}``. This package never imports a kernel:
+the provider module, which runs on ours or on amplifier-core 2.0.2, passes the one it runs on
+in (:class:`HostKernel`).
 """
 
 from __future__ import annotations
 
 import json
 from abc import ABC, abstractmethod
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+from types import ModuleType
 from typing import Any, ClassVar, Final
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -33,6 +35,7 @@ from .http import (
 
 __all__ = [
     "Answer",
+    "HostKernel",
     "HttpProvider",
     "HttpProviderConfig",
     "answer_error",
@@ -138,6 +141,18 @@ class HttpProviderConfig(BaseModel):
     context_window: int = Field(default=128_000, gt=0)
 
 
+@dataclass(frozen=True, slots=True)
+class HostKernel:
+    """What a provider hands back to the kernel the host runs (ours or amplifier-core 2.0.2):
+    its ``llm_errors`` module, ``ProviderInfo`` and ``ModelInfo``, and ``ChatResponse``'s
+    ``model_validate``. The provider module builds it from ``amplifier_core``."""
+
+    llm_errors: ModuleType
+    provider_info: Callable[..., Any]
+    model_info: Callable[..., Any]
+    chat_response: Callable[[dict[str, Any]], Any]
+
+
 @dataclass(slots=True)
 class Answer:
     """What an API's answer holds, as plain data for the kernel's ``ChatResponse``: content
@@ -162,8 +177,11 @@ class HttpProvider(ABC):
     display_name: ClassVar[str]
     capabilities: ClassVar[tuple[str, ...]] = ("tools",)
 
-    def __init__(self, config: HttpProviderConfig, *, hooks: Any = None) -> None:
+    def __init__(
+        self, config: HttpProviderConfig, *, kernel: HostKernel, hooks: Any = None
+    ) -> None:
         self.config = config
+        self.kernel = kernel
         self.name = config.name
         self.model = config.model
         self.hooks = hooks
@@ -271,9 +289,7 @@ class HttpProvider(ABC):
     def get_info(self) -> Any:
         """What this provider is: the kernel's ``ProviderInfo`` (its ``defaults`` hold the
         model, ``max_tokens``, ``context_window`` and ``max_output_tokens``)."""
-        from amplifier_core import ProviderInfo
-
-        return ProviderInfo(
+        return self.kernel.provider_info(
             id=self.name,
             display_name=self.display_name,
             credential_env_vars=[self.credential_env] if self.credential_env else [],
@@ -289,9 +305,7 @@ class HttpProvider(ABC):
     def get_model_info(self) -> Any:
         """The configured model as the kernel's ``ModelInfo`` (its window and output limit,
         from the config: the API is not asked)."""
-        from amplifier_core import ModelInfo
-
-        return ModelInfo(
+        return self.kernel.model_info(
             id=self.model,
             display_name=self.model,
             context_window=self.context_window,
@@ -312,8 +326,6 @@ class HttpProvider(ABC):
 
         :raises amplifier_core.llm_errors.LLMError: the call failed (the subclass for why).
         """
-        from amplifier_core.message_models import ChatResponse
-
         model = request.model or self.model
         metadata = request.metadata or {}
         temperature = request.temperature
@@ -333,8 +345,8 @@ class HttpProvider(ABC):
             )
             answer = self.read_answer(raw, model)
         except HttpError as err:
-            raise llm_error(err) from err
-        return ChatResponse.model_validate(
+            raise llm_error(err, self.kernel.llm_errors) from err
+        return self.kernel.chat_response(
             {
                 "content": answer.content,
                 "tool_calls": answer.tool_calls or None,

@@ -2,7 +2,7 @@
 (``zip+https://``, ``zip+http://``, ``zip+file://``), as amplifier-foundation accepts them.
 
 A download is kept in the include cache
-(:func:`amplifier_core.bundle_includes.include_cache_dir`) under a name made from the URL; it
+(:func:`amplifier_hooks_bundle.includes.include_cache_dir`) under a name made from the URL; it
 is downloaded again on each load and the cached copy is used when the download fails. An
 archive is unpacked into its own directory, refusing any member that would land outside it
 (an absolute name, ``..``, a link).

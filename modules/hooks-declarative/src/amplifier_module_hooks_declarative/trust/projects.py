@@ -7,12 +7,12 @@ project the user trusts, the way Claude Code asks before it runs a folder's hook
 
 * ``amplifier-hooks trust PATH`` (:func:`trust_project`) records the project in
   ``$AMPLIFIER_HOME/trusted-projects.json`` with the fingerprint of its whole hook surface
-  (:mod:`.trust_surface`: its hooks files, every file under its hook directories, every file
+  (:mod:`.surface`: its hooks files, every file under its hook directories, every file
   under each directory its hooks name, what their code names in turn, the files of the build
   tools they run, links with their targets). A file of the surface that holds code changed,
   added or removed since makes the project untrusted again until it is trusted anew; what a
   hook of the project writes during its own run and that holds no code (its log, its cache)
-  is its data and does not (:func:`mark_data`, :mod:`.trust_watch`). A FIFO or a device is
+  is its data and does not (:func:`mark_data`, :mod:`.watch`). A FIFO or a device is
   recorded as such, never read. A surface of more than 2,000 files cannot be trusted: a record
   that left some out would not notice them change.
 * What a bundle runs hooks from inside the project (a Claude Code plugin kept in the
@@ -41,8 +41,9 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Final, Literal
 
-from .state import state_home
-from .trust_surface import (
+from amplifier_hooks_util.state import state_home
+
+from .surface import (
     HOOK_DIRS,
     HOOKS_FILES,
     FileState,
@@ -174,7 +175,7 @@ def included_path(project_dir: str | os.PathLike[str], path: str | os.PathLike[s
 
 
 def hook_files(project_dir: str | os.PathLike[str], include: Iterable[str] = ()) -> list[Path]:
-    """The files a trust record covers for ``project_dir`` (:mod:`.trust_surface`), with the
+    """The files a trust record covers for ``project_dir`` (:mod:`.surface`), with the
     ``include`` files and every file under the ``include`` directories (project-relative
     names), in a stable order.
 
@@ -284,7 +285,7 @@ def mark_data(
             if state is None:
                 files.pop(name, None)
                 data.discard(name)
-            elif state.code:  # only bytecode caches reach here (trust_watch)
+            elif state.code:  # only bytecode caches reach here (.watch)
                 files[name] = state.digest
             else:
                 files.pop(name, None)

@@ -19,10 +19,10 @@ clones: ``https``, ``ssh``, ``file``) is cloned once into the cache directory
 (``$AMPLIFIER_HOOKS_CACHE``, else ``$XDG_CACHE_HOME/amplifier-hooks``, else
 ``~/.cache/amplifier-hooks``), at ``@ref`` when one is given; a branch is fetched again on
 each load when the network allows, a commit or tag is reused. URLs of one file and zip
-archives are fetched by :mod:`amplifier_core.bundle_downloads`.
+archives are fetched by :mod:`amplifier_hooks_bundle.downloads`.
 
 Composition follows foundation: the included bundles first, in order, each composed with its
-own includes, then the including bundle over them (:mod:`amplifier_core.bundle_merge` has the
+own includes, then the including bundle over them (:mod:`amplifier_hooks_bundle.merge` has the
 rules). A relative module ``source:`` (``./x``, ``../x``) is made absolute against the file
 that wrote it.
 
@@ -51,11 +51,12 @@ from amplifier_hooks_util.config_errors import describe_value, key_path
 from amplifier_hooks_util.yaml_locations import YamlDocument
 from pydantic import ValidationError
 
+from amplifier_core.errors import BundleError, BundleProblem
+from amplifier_core.module_sources import split_git_url
+
 from .bundle import MODULE_SECTIONS, Bundle, read_bundle_file
-from .bundle_downloads import DownloadError, download, unpack_zip
-from .bundle_merge import compose
-from .errors import BundleError, BundleProblem
-from .module_sources import split_git_url
+from .downloads import DownloadError, download, unpack_zip
+from .merge import compose
 
 __all__ = ["CACHE_ENV", "compose_bundle", "include_cache_dir"]
 

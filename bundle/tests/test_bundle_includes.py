@@ -18,9 +18,9 @@ from typing import Any
 
 import pytest
 import yaml
+from amplifier_hooks_bundle import load_bundle
+from amplifier_hooks_bundle.includes import CACHE_ENV
 
-from amplifier_core.bundle import load_bundle
-from amplifier_core.bundle_includes import CACHE_ENV
 from amplifier_core.errors import BundleError
 
 UPSTREAM = Path(__file__).resolve().parents[2] / ".." / "shared" / "upstream"

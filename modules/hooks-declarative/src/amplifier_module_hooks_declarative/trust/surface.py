@@ -28,7 +28,7 @@ hooks file, is executable, starts with ``#!``, has a program's or library's suff
 (:data:`CODE_SUFFIXES`) or is a build file (:data:`BUILD_FILES`): those are what trust never
 lets change silently. The rest (configuration a hook reads, data it writes) is recorded too;
 what changes of it right after one of the project's own hook runs is the hook's own data
-(:mod:`.trust_watch`).
+(:mod:`.watch`).
 """
 
 from __future__ import annotations
@@ -44,8 +44,12 @@ from pathlib import Path
 from typing import Final
 
 import yaml
-
-from .regular_file import MAX_HOOKS_FILE_BYTES, NotRegularFile, kind_of, read_regular
+from amplifier_hooks_util.regular_file import (
+    MAX_HOOKS_FILE_BYTES,
+    NotRegularFile,
+    kind_of,
+    read_regular,
+)
 
 __all__ = [
     "BUILD_FILES",

@@ -3,7 +3,8 @@
 A module's ``tests/test_upstream_kernel.py`` writes a script that mounts the module on
 amplifier-core 2.0.2 and exercises it, and runs it with the interpreter named by
 ``AMPLIFIER_CORE_202_PYTHON`` (the ``compat`` nox session sets it), with the module's source
-and amplifier-hooks-util's on ``PYTHONPATH`` and never our kernel::
+and the shared packages' (``util``, ``provider-base``, this one) on ``PYTHONPATH``, and never
+our kernel::
 
     @pytest.mark.skipif(not upstream_python(), reason=SKIP_REASON)
     def test_mounts_on_amplifier_core_2_0_2(tmp_path):
@@ -22,11 +23,24 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Final
 
-__all__ = ["ENV", "SKIP_REASON", "module_source", "run_upstream", "upstream_python"]
+__all__ = [
+    "ENV",
+    "SHARED_SOURCES",
+    "SKIP_REASON",
+    "module_source",
+    "run_upstream",
+    "upstream_python",
+]
 
 ENV: Final = "AMPLIFIER_CORE_202_PYTHON"
 SKIP_REASON: Final = f"set {ENV} to run on amplifier-core 2.0.2"
-UTIL_SOURCE: Final = Path(__file__).resolve().parents[1]
+_ROOT: Final = Path(__file__).resolve().parents[3]
+SHARED_SOURCES: Final = tuple(
+    source
+    for source in (_ROOT / name / "src" for name in ("util", "provider-base", "testsupport"))
+    if source.is_dir()
+)
+"""The ``src`` folders of the packages modules share, in this checkout (none when installed)."""
 
 
 def upstream_python() -> str:
@@ -50,7 +64,7 @@ def run_upstream(
 ) -> str:
     """Run ``script`` on amplifier-core 2.0.2 and return what it printed.
 
-    ``sources`` go on ``PYTHONPATH`` before amplifier-hooks-util's own; ``env`` adds variables
+    ``sources`` go on ``PYTHONPATH`` before :data:`SHARED_SOURCES`; ``env`` adds variables
     (``HOME`` ...). The script file is written to ``workdir``; ``args`` follow it.
 
     :raises AssertionError: the script failed; the message holds its stderr.
@@ -60,7 +74,7 @@ def run_upstream(
         raise RuntimeError(f"{ENV} is not set")
     path = workdir / "upstream_check.py"
     path.write_text(script, encoding="utf-8")
-    paths = [*(str(s) for s in sources), str(UTIL_SOURCE)]
+    paths = [*(str(s) for s in sources), *(str(s) for s in SHARED_SOURCES)]
     done = subprocess.run(
         [python, str(path), *args],
         env={**os.environ, **(env or {}), "PYTHONPATH": os.pathsep.join(paths)},

@@ -1,7 +1,7 @@
 """Trust re-checked before every run of a trusted project's hooks, for the cost of a syscall.
 
 At session start the whole hook surface is hashed and compared with the record
-(:func:`~.trust.trust_status`). :class:`TrustGuard` then keeps that answer true: it watches
+(:func:`~.projects.trust_status`). :class:`TrustGuard` then keeps that answer true: it watches
 every directory of the surface (Linux inotify, through ``ctypes``: no thread, no debounce;
 elsewhere, or when the watches run out, a ``stat`` of the surface) and, before each run,
 asks the kernel whether anything happened there. Nothing: the run goes ahead (a few
@@ -13,7 +13,7 @@ project refuses from then on, naming the changed files and the ``trust`` command
 The hooks' own data: :meth:`TrustGuard.after_run` is called when one of the project's own
 foreground hooks has finished. A file of the surface that changed by then and holds no code
 (a log, a cache, a state file the hook wrote) is recorded as the hooks' data
-(:func:`~.trust.mark_data`): it no longer revokes trust, in this session or the next, until it
+(:func:`~.projects.mark_data`): it no longer revokes trust, in this session or the next, until it
 holds code. A Python bytecode cache the run wrote is recorded with its new digest. A file
 that holds code and changed is never taken as the hook's own: it revokes trust.
 
@@ -35,12 +35,12 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Final
 
-from .trust import TrustStatus, mark_data, trust_status
-from .trust_surface import FileState, Surface, holds_code, state_of
+from .projects import TrustStatus, mark_data, trust_status
+from .surface import FileState, Surface, holds_code, state_of
 
 __all__ = ["TrustGuard"]
 
-logger = logging.getLogger("amplifier_hooks_util.trust")
+logger = logging.getLogger("amplifier_module_hooks_declarative.trust")
 
 _IN_MODIFY: Final = 0x2
 _IN_ATTRIB: Final = 0x4
@@ -127,7 +127,7 @@ class _Inotify:
 class TrustGuard:
     """Re-checks a project's trust before each run of its hooks (module docstring).
 
-    :param status: a trusted :func:`~.trust.trust_status` of the project, with its surface.
+    :param status: a trusted :func:`~.projects.trust_status` of the project, with its surface.
     :param include: the paths the record was asked to cover (as for ``trust_status``).
     """
 

@@ -7,7 +7,8 @@ import os
 from pathlib import Path
 
 import pytest
-from amplifier_hooks_util.trust import (
+
+from amplifier_module_hooks_declarative.trust import (
     TRUST_FILE,
     TooManyFiles,
     fingerprint,

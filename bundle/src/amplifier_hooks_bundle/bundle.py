@@ -52,8 +52,8 @@ from pydantic import (
     model_validator,
 )
 
-from .errors import BundleError, BundleProblem
-from .session_settings import SessionSettings
+from amplifier_core.errors import BundleError, BundleProblem
+from amplifier_core.session_settings import SessionSettings
 
 __all__ = [
     "BUNDLE_FILE_NAMES",
@@ -75,7 +75,7 @@ BUNDLE_FILE_NAMES: Final = ("bundle.yaml", "bundle.yml", "bundle.md")
 _KNOWN_KEYS: Final = frozenset(
     {"bundle", "session", "instruction", "includes", "agents", "context", "spawn", *MODULE_SECTIONS}
 )
-_SKIP_CROSS_CHECKS: Final = "amplifier_core.bundle.skip_cross_checks"
+_SKIP_CROSS_CHECKS: Final = "amplifier_hooks_bundle.skip_cross_checks"
 _MARKDOWN_SUFFIXES: Final = (".md", ".markdown")
 
 Loc = tuple[str | int, ...]
@@ -213,7 +213,7 @@ def load_bundle(path: str | os.PathLike[str], *, includes: bool = True) -> Bundl
     """Read and validate a bundle file (or a directory holding ``bundle.yaml``/``.md``).
 
     A bundle with ``includes:`` comes back composed with every bundle it includes, nested,
-    by Amplifier's merge rules (see :mod:`amplifier_core.bundle_includes`); ``includes=False``
+    by Amplifier's merge rules (see :mod:`amplifier_hooks_bundle.includes`); ``includes=False``
     reads the one file and keeps ``includes`` as written.
 
     :raises BundleError: the file is missing or unreadable, is not valid YAML, or does not
@@ -222,7 +222,7 @@ def load_bundle(path: str | os.PathLike[str], *, includes: bool = True) -> Bundl
     """
     bundle, document = read_bundle_file(path)
     if includes and bundle.model_extra and bundle.model_extra.get("includes"):
-        from .bundle_includes import compose_bundle
+        from .includes import compose_bundle
 
         return compose_bundle(bundle, document)
     return bundle

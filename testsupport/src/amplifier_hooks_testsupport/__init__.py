@@ -1,0 +1,14 @@
+"""amplifier_hooks_testsupport: what this repository's tests share, never installed by users.
+
+- :mod:`~amplifier_hooks_testsupport.loopback`: HTTP servers on 127.0.0.1 that check requests
+  as the Anthropic Messages and OpenAI chat completions APIs do, and
+  :func:`~amplifier_hooks_testsupport.loopback.check_provider_module`;
+- :mod:`~amplifier_hooks_testsupport.upstream`: a module's check run on amplifier-core 2.0.2,
+  in that kernel's own environment.
+
+No shipped package depends on this one; the tests and the nox sessions install it. It sits
+above the kernel, as a test does: ``check_provider_module`` imports whichever ``amplifier_core``
+the environment has (ours or 2.0.2) when it is called.
+"""
+
+__all__: list[str] = []
