@@ -51,12 +51,14 @@ MODELS: dict[Wire, str] = {"anthropic": "claude-3-haiku", "openai": "gpt-4o-mini
 
 @dataclass
 class Answer:
-    """What the server answers: the model's ``text``, or an HTTP error; after ``delay`` s."""
+    """What the server answers: the model's ``text``, or an HTTP error; after ``delay`` s and,
+    with ``hold``, not before that event is set."""
 
     text: str = ""
     status: int = 200
     error: str = ""
     delay: float = 0.0
+    hold: asyncio.Event | None = None
 
 
 @dataclass
@@ -128,9 +130,11 @@ class ModelServer:
                 }
                 length = int(headers.get("content-length", "0"))
                 raw = await reader.readexactly(length) if length else b""
-                status, body, delay = self._answer(method, path, headers, raw)
-                if delay:
-                    await asyncio.sleep(delay)
+                status, body, answer = self._answer(method, path, headers, raw)
+                if answer is not None and answer.hold is not None:
+                    await answer.hold.wait()
+                if answer is not None and answer.delay:
+                    await asyncio.sleep(answer.delay)
                 payload = json.dumps(body).encode()
                 writer.write(
                     (
@@ -150,24 +154,24 @@ class ModelServer:
 
     def _answer(
         self, method: str, path: str, headers: dict[str, str], raw: bytes
-    ) -> tuple[int, Any, float]:
+    ) -> tuple[int, Any, Answer | None]:
         expected = "/v1/messages" if self.wire == "anthropic" else "/v1/chat/completions"
         if method != "POST" or path != expected:
-            return 404, self._error(f"not found: {method} {path}"), 0.0
+            return 404, self._error(f"not found: {method} {path}"), None
         if self.wire == "anthropic":
             authorized = headers.get("x-api-key") == API_KEY and "anthropic-version" in headers
         else:
             authorized = headers.get("authorization") == f"Bearer {API_KEY}"
         if not authorized:
-            return 401, self._error("invalid API key"), 0.0
+            return 401, self._error("invalid API key"), None
         body = json.loads(raw)
         self.seen.append(Seen(path=path, headers=headers, body=body))
         answer = self.answers.popleft() if self.answers else self.default
         if answer is None:
-            return 500, self._error("loopback: no answer queued"), 0.0
+            return 500, self._error("loopback: no answer queued"), None
         if answer.status != 200:
-            return answer.status, self._error(answer.error or "server error"), answer.delay
-        return 200, self._success(answer.text, body["model"]), answer.delay
+            return answer.status, self._error(answer.error or "server error"), answer
+        return 200, self._success(answer.text, body["model"]), answer
 
     def _error(self, message: str) -> dict[str, Any]:
         if self.wire == "anthropic":
@@ -751,14 +755,18 @@ async def test_failures_are_not_cached(anthropic: ModelServer, make: Runners, ba
 
 
 async def test_timed_out_call_is_not_cached(openai: ModelServer, make: Runners) -> None:
-    openai.queue(Answer(text='{"safe": true}', delay=5.0), '{"safe": false, "reason": "now"}')
+    released = asyncio.Event()  # no answer leaves the server before the hurried call gave up
+    openai.default = Answer(text='{"safe": false, "reason": "now"}', hold=released)
     shared = LlmCache()
     hurried = make(openai, shared=shared, cache=True, timeout_ms=150)
     patient = make(openai, shared=shared, cache=True, timeout_ms=60_000)  # same cache key
 
     assert (await hurried.run(context())).action == "continue"  # timed out: nothing cached
-    assert (await patient.run(context())).action == "block"  # so the model is asked again
-    assert len(openai.seen) == 2
+    assert len(shared) == 0
+    released.set()
+    answered = await patient.run(context())  # so the model is asked again
+    assert (answered.action, answered.message) == ("block", "now")
+    assert len(shared) == 1
 
 
 async def test_shared_cache_across_runners(anthropic: ModelServer, make: Runners) -> None:
