@@ -14,7 +14,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from amplifier_hooks_util.trust import trust_project
+
+from amplifier_module_hooks_declarative.trust import trust_project
 
 from . import support
 from .support import call, make_bundle, module
