@@ -3,7 +3,8 @@
 ``nox`` with no arguments runs tests, lint, types, compat, upstream, otel (a session traced into
 a real Arize Phoenix), build (the README's Quick start on the built wheels) and app (Amplifier's
 own application on our kernel and on 2.0.2, compared): the whole check that CI runs.
-Packages are found, not listed: ``core/``, ``util/``, ``cli/`` and ``modules/*/pyproject.toml``.
+Packages are found, not listed: ``core/``, ``util/``, ``redact/``, ``cli/`` and
+``modules/*/pyproject.toml``.
 """
 
 from __future__ import annotations
@@ -19,9 +20,10 @@ import nox
 ROOT = Path(__file__).parent
 CORE = ROOT / "core"
 UTIL = ROOT / "util"
+REDACT = ROOT / "redact"
 CLI = ROOT / "cli"
 MODULES = sorted(p.parent for p in ROOT.glob("modules/*/pyproject.toml"))
-PACKAGES = [CORE, *(p for p in (UTIL, CLI) if (p / "pyproject.toml").exists()), *MODULES]
+PACKAGES = [CORE, *(p for p in (UTIL, REDACT, CLI) if (p / "pyproject.toml").exists()), *MODULES]
 DROP_IN = ROOT / "compat" / "amplifier-core-dist"
 """The distribution named ``amplifier-core`` (``2.0.2+hooks.N``) that depends on our kernel, so
 that Amplifier's packages never install amplifier-core 2.0.2 over it."""
@@ -72,7 +74,7 @@ def package_tests(session: nox.Session, package: str) -> None:
 
 def _workspace_dependencies(package: Path) -> list[Path]:
     """The workspace packages ``package``'s pyproject requires (hooks-logging needs
-    hooks-redaction), which are not on the package index."""
+    amplifier-hooks-redact), which are not on the package index."""
     names = {
         tomllib.loads((p / "pyproject.toml").read_text())["project"]["name"]: p for p in PACKAGES
     }
@@ -158,8 +160,8 @@ def _amplifier_runtime_202(session: nox.Session) -> str | None:
         session.run("python", "-m", "venv", str(venv))
     pip = [str(python), "-m", "pip", "install", "--quiet"]
     session.run(*pip, "amplifier-core==2.0.2", "pytest>=8", external=True)
-    session.run(*pip, *_third_party([UTIL, *LEAK_HOOKS]), external=True)
-    editable = [f"-e{p}" for p in (UTIL, *LEAK_HOOKS)]
+    session.run(*pip, *_third_party([UTIL, REDACT, *LEAK_HOOKS]), external=True)
+    editable = [f"-e{p}" for p in (UTIL, REDACT, *LEAK_HOOKS)]
     session.run(*pip, "--no-deps", *editable, *(requirements or map(str, archives)), external=True)
     return str(python)
 
@@ -184,7 +186,7 @@ def compat(session: nox.Session, kernel: str) -> None:
     session.install("pytest>=8", "pytest-asyncio>=0.23")
     if kernel == "amplifier-core":
         session.log("installing amplifier-core 2.0.2 from PyPI, util and every module of ours")
-        session.install("amplifier-core==2.0.2", "-e", str(UTIL) + "[http]")
+        session.install("amplifier-core==2.0.2", "-e", str(UTIL) + "[http]", "-e", str(REDACT))
         for module in MODULES:
             session.install("--no-deps", "-e", str(module))
         session.install("httpx>=0.27", *_third_party(MODULES))
@@ -197,7 +199,9 @@ def compat(session: nox.Session, kernel: str) -> None:
             env["AMPLIFIER_RUNTIME_202_PYTHON"] = runtime
     else:
         session.log("installing our kernel and hook modules, then Amplifier's runtime modules")
-        session.install("-e", str(CORE), "-e", str(UTIL), *(f"-e{m}" for m in HOOK_MODULES))
+        session.install(
+            "-e", str(CORE), "-e", str(UTIL), "-e", str(REDACT), *(f"-e{m}" for m in HOOK_MODULES)
+        )  # fmt: skip
         session.install("--no-deps", *_amplifier_runtime(session))
         files = [str(ROOT / "tests" / "compat" / f"test_{n}.py") for n in ("sessions", "leaks")]
         env = {"AMPLIFIER_MODULES_PYTHON": python}
@@ -331,7 +335,7 @@ def app(session: nox.Session) -> None:
     application = _amplifier_app(session)
     runtime = _amplifier_runtime(session)
     hooks = [str(ROOT / "modules" / name) for name in APP_HOOKS]
-    session.install("-e", str(CORE), "-e", str(UTIL), str(DROP_IN))
+    session.install("-e", str(CORE), "-e", str(UTIL), "-e", str(REDACT), str(DROP_IN))
     session.install(*application, *runtime, *(f"-e{h}" for h in hooks))
     check = (
         "import importlib.metadata as m, pathlib, sys, amplifier_core;"
@@ -349,7 +353,7 @@ def app(session: nox.Session) -> None:
         session.run(
             str(reference_bin / "python"), "-m", "pip", "install", "--quiet",
             "amplifier-core==2.0.2", *application, *runtime, "-e", str(UTIL),
-            *(f"-e{h}" for h in hooks), external=True,
+            "-e", str(REDACT), *(f"-e{h}" for h in hooks), external=True,
         )  # fmt: skip
     runner = ROOT / "tests" / "app" / "run_app.py"
     results = {"2.0.2": scratch / "app-2.0.2.json", "ours": scratch / "app-ours.json"}
@@ -444,7 +448,7 @@ def otel(session: nox.Session) -> None:
     import tempfile
 
     modules = [ROOT / "modules" / m for m in ("hooks-otel", "hooks-redaction")]
-    needs = [CORE, UTIL, *modules, *RUNTIME_MODULES]
+    needs = [CORE, UTIL, REDACT, *modules, *RUNTIME_MODULES]
     editable: list[str] = []
     for package in needs:
         editable += ["-e", str(package)]

@@ -17,7 +17,7 @@ from collections.abc import Callable, Iterator
 
 import pytest
 
-from amplifier_module_hooks_redaction import BUILTIN_RULES, RedactionConfig, build_redactor
+from amplifier_hooks_redact import BUILTIN_RULES, RedactionConfig, build_redactor
 
 SAMPLES_PER_RULE = 60
 ALNUM = string.ascii_letters + string.digits

@@ -37,17 +37,32 @@ def _install_lines(module: Path) -> dict[str, list[str]]:
     return found
 
 
+SHARED = {"amplifier-hooks-redact": "./redact"}
+"""The shared packages besides util, by distribution name: their directory in the checkout."""
+
+
+def _requirements(package: Path) -> list[str]:
+    project = tomllib.loads((package / "pyproject.toml").read_text(encoding="utf-8"))["project"]
+    return [r.split(";")[0].strip() for r in project.get("dependencies", [])]
+
+
 def _needs_util(module: Path) -> bool:
-    project = tomllib.loads((module / "pyproject.toml").read_text(encoding="utf-8"))["project"]
-    return any(r.startswith("amplifier-hooks-util") for r in project.get("dependencies", []))
+    """True when ``module`` requires amplifier-hooks-util, itself or through a shared package."""
+    names = _requirements(module)
+    through = [ROOT / SHARED[n][2:] for n in names if n in SHARED]
+    return any(n.startswith("amplifier-hooks-util") for n in names) or any(
+        _needs_util(p) for p in through
+    )
 
 
 def _workspace_modules(module: Path) -> list[str]:
-    """The other modules of this repository that ``module`` requires, as install arguments."""
-    project = tomllib.loads((module / "pyproject.toml").read_text(encoding="utf-8"))["project"]
+    """The other packages of this repository that ``module`` requires (modules and shared
+    packages other than util), as install arguments."""
     prefix = "amplifier-module-"
-    names = [r.split(";")[0].strip() for r in project.get("dependencies", [])]
-    return [f"./modules/{n[len(prefix) :]}" for n in names if n.startswith(prefix)]
+    names = _requirements(module)
+    return [SHARED[n] for n in names if n in SHARED] + [
+        f"./modules/{n[len(prefix) :]}" for n in names if n.startswith(prefix)
+    ]
 
 
 @pytest.mark.parametrize("module", MODULES, ids=[m.name for m in MODULES])
