@@ -16,6 +16,7 @@ __all__ = [
     "is_card_number",
     "is_credential_word",
     "is_filler",
+    "is_patterned",
     "is_placeholder",
     "is_plain_code_value",
     "looks_random",
@@ -138,20 +139,84 @@ def phone_digit_count_ok(candidate: str, low: int, high: int) -> bool:
 
 
 def looks_random(value: str) -> bool:
-    """True for token-like text: it holds a digit, or mixes upper and lower case letters.
+    """True for token-like text: it holds a digit, or mixes upper and lower case letters, and
+    is not typed out as a pattern (:func:`is_patterned`).
 
     Random keys of 20+ characters practically always do; hyphenated words and slugs
     (``sk-learn-this-long-name``) do not.
     """
+    if is_patterned(value):
+        return False
     if any(char in _DIGITS for char in value):
         return True
     return any(char.isupper() for char in value) and any(char.islower() for char in value)
+
+
+FILLED_MIN: Final = 36
+"""From this length, a value filled out with the placeholder letter (``x``, ``X``) or typed
+out as an alphabet walk is not a key. Shorter ones (a 20-character AWS key id such as
+``AKIAABCDEFGHIJKLMNOP``, a 34-character Twilio SID of x's) stay secrets: the public test
+corpora disagree on them, and a placeholder redacted costs nothing."""
+_MASK_CHARS: Final = frozenset("xX*#")
+_MASK_RUN: Final = 4
+_WALK: Final = 8
+
+
+def _mask_share(value: str) -> int:
+    """Characters of ``value`` in runs of at least four of one mask character (x, X, *, #)."""
+    masked = 0
+    run = 1
+    for index in range(1, len(value) + 1):
+        if index < len(value) and value[index] == value[index - 1]:
+            run += 1
+            continue
+        if run >= _MASK_RUN and value[index - 1] in _MASK_CHARS:
+            masked += run
+        run = 1
+    return masked
+
+
+def _alphabet_walk(value: str) -> bool:
+    """True when ``value`` holds eight or more consecutive letters of the alphabet in order
+    (``klmnopqr``, ``ABCDEFGH``): typed, never generated (a random key holds one by chance
+    about once in 50^7 positions)."""
+    step = 1
+    for index in range(1, len(value)):
+        char = value[index]
+        before = value[index - 1]
+        if (
+            ord(char) == ord(before) + 1
+            and char.isascii()
+            and char.isalpha()
+            and before.isalpha()
+            and char.isupper() == before.isupper()
+        ):
+            step += 1
+            if step >= _WALK:
+                return True
+        else:
+            step = 1
+    return False
+
+
+def is_patterned(value: str) -> bool:
+    """True for a key of :data:`FILLED_MIN` characters or more typed out rather than
+    generated: an alphabet walk in it (``sk-ant-api03-abc123xyz-...-klmnopqrstuvwx``,
+    ``AIzaSyabcdefghijklmnopqrstuvwxyz1234567``), or a third of it or more in runs of the
+    placeholder letter or mask characters (``ghp_xxxx...``,
+    ``sha256~XXXXXXXXXX_PUT_YOUR_TOKEN_HERE_XXX``). Runs of digits and other letters are left
+    alone: sample keys such as ``12345678-ABCD-ABCD-ABCD-1234567890AB`` or an age key of
+    ``Q``s stand for real ones in the public corpora."""
+    if len(value) < FILLED_MIN:
+        return False
+    return _alphabet_walk(value) or _mask_share(value) * 3 >= len(value)
 
 
 _PLACEHOLDER: Final = re.compile(
     r"""
     \*+ | x{3,} | X{3,} | \.{3,} | _+ | -+       # masks and ellipses
     | <[^<>]*>? | (?i:\[redacted[^\[\]]*\]?)     # <your-key>, [REDACTED:...]
+    | \[[A-Za-z][A-Za-z0-9 _-]*\]                # [PASSWORD], [token]: a slot to fill
     | \$\{?[A-Za-z_][A-Za-z0-9_]*\}?             # $VAR, ${VAR}
     | \{\{.*\}\}? | \{[A-Za-z_][A-Za-z0-9_.]*\}  # {{ template }}, {name}
     | %\(?[A-Za-z_]*\)?s                         # %s, %(name)s
@@ -168,7 +233,8 @@ _EXAMPLE_WORDS: Final = re.compile(
     r"(?:$|[_ -])"
 )
 _WORDS_ONLY: Final = re.compile(r"[A-Za-z]+(?:[_ -][A-Za-z]+)+")
-_FILLED: Final = re.compile(r"(?:\*{3,}|#{5,}|…|\.\.\.)")
+# Masked or cut values: ab***, abc..., ab..[Redacted], ...####, an earlier redaction.
+_FILLED: Final = re.compile(r"(?:\*{3,}|#{5,}|…|\.\.\.|\.\.(?=\[)|\.\.$|(?i:\[redacted))")
 
 
 def is_placeholder(value: str) -> bool:
