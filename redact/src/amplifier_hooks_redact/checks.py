@@ -9,6 +9,7 @@ assignment values that are code, placeholders or earlier redactions.
 from __future__ import annotations
 
 import re
+import string
 from typing import Final
 
 __all__ = [
@@ -157,46 +158,16 @@ FILLED_MIN: Final = 36
 out as an alphabet walk is not a key. Shorter ones (a 20-character AWS key id such as
 ``AKIAABCDEFGHIJKLMNOP``, a 34-character Twilio SID of x's) stay secrets: the public test
 corpora disagree on them, and a placeholder redacted costs nothing."""
-_MASK_CHARS: Final = frozenset("xX*#")
-_MASK_RUN: Final = 4
-_WALK: Final = 8
-
-
-def _mask_share(value: str) -> int:
-    """Characters of ``value`` in runs of at least four of one mask character (x, X, *, #)."""
-    masked = 0
-    run = 1
-    for index in range(1, len(value) + 1):
-        if index < len(value) and value[index] == value[index - 1]:
-            run += 1
-            continue
-        if run >= _MASK_RUN and value[index - 1] in _MASK_CHARS:
-            masked += run
-        run = 1
-    return masked
-
-
-def _alphabet_walk(value: str) -> bool:
-    """True when ``value`` holds eight or more consecutive letters of the alphabet in order
-    (``klmnopqr``, ``ABCDEFGH``): typed, never generated (a random key holds one by chance
-    about once in 50^7 positions)."""
-    step = 1
-    for index in range(1, len(value)):
-        char = value[index]
-        before = value[index - 1]
-        if (
-            ord(char) == ord(before) + 1
-            and char.isascii()
-            and char.isalpha()
-            and before.isalpha()
-            and char.isupper() == before.isupper()
-        ):
-            step += 1
-            if step >= _WALK:
-                return True
-        else:
-            step = 1
-    return False
+_MASK_RUNS: Final = re.compile(r"x{4,}|X{4,}|\*{4,}|#{4,}")
+# Eight consecutive letters of the alphabet, in one case: a random key holds such a walk by
+# chance about once in 50^7 positions.
+_ALPHABET_WALK: Final = re.compile(
+    "|".join(
+        alphabet[start : start + 8]
+        for alphabet in (string.ascii_lowercase, string.ascii_uppercase)
+        for start in range(len(alphabet) - 7)
+    )
+)
 
 
 def is_patterned(value: str) -> bool:
@@ -209,7 +180,10 @@ def is_patterned(value: str) -> bool:
     ``Q``s stand for real ones in the public corpora."""
     if len(value) < FILLED_MIN:
         return False
-    return _alphabet_walk(value) or _mask_share(value) * 3 >= len(value)
+    if _ALPHABET_WALK.search(value) is not None:
+        return True
+    masked = sum(len(run) for run in _MASK_RUNS.findall(value))
+    return masked * 3 >= len(value)
 
 
 _PLACEHOLDER: Final = re.compile(
