@@ -159,6 +159,12 @@ out as an alphabet walk is not a key. Shorter ones (a 20-character AWS key id su
 ``AKIAABCDEFGHIJKLMNOP``, a 34-character Twilio SID of x's) stay secrets: the public test
 corpora disagree on them, and a placeholder redacted costs nothing."""
 _MASK_RUNS: Final = re.compile(r"x{4,}|X{4,}|\*{4,}|#{4,}")
+_MASK_FOURS: Final = ("xxxx", "XXXX", "****", "####")
+_WALK_BLOCKS: Final = tuple(
+    alphabet[start : start + 4]
+    for alphabet in (string.ascii_lowercase, string.ascii_uppercase)
+    for start in range(0, 24, 4)
+)
 # Eight consecutive letters of the alphabet, in one case: a random key holds such a walk by
 # chance about once in 50^7 positions.
 _ALPHABET_WALK: Final = re.compile(
@@ -180,8 +186,12 @@ def is_patterned(value: str) -> bool:
     ``Q``s stand for real ones in the public corpora."""
     if len(value) < FILLED_MIN:
         return False
-    if _ALPHABET_WALK.search(value) is not None:
+    # Quick looks first: every walk of eight letters holds one of the aligned blocks (abcd,
+    # efgh, ... uvwx), every mask run four of one mask character.
+    if any(block in value for block in _WALK_BLOCKS) and _ALPHABET_WALK.search(value):
         return True
+    if not any(run in value for run in _MASK_FOURS):
+        return False
     masked = sum(len(run) for run in _MASK_RUNS.findall(value))
     return masked * 3 >= len(value)
 
