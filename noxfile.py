@@ -3,8 +3,8 @@
 ``nox`` with no arguments runs tests, lint, types, compat, upstream, otel (a session traced into
 a real Arize Phoenix), build (the README's Quick start on the built wheels) and app (Amplifier's
 own application on our kernel and on 2.0.2, compared): the whole check that CI runs.
-Packages are found, not listed: ``core/``, ``util/``, ``bundle/``, ``cli/`` and
-``modules/*/pyproject.toml``.
+Packages are found, not listed: ``core/``, ``util/``, ``redact/``, ``provider-base/``,
+``bundle/``, ``cli/`` and ``modules/*/pyproject.toml``.
 """
 
 from __future__ import annotations
@@ -22,14 +22,15 @@ CORE = ROOT / "core"
 UTIL = ROOT / "util"
 BUNDLE = ROOT / "bundle"
 PROVIDER_BASE = ROOT / "provider-base"
+REDACT = ROOT / "redact"
 CLI = ROOT / "cli"
 TESTSUPPORT = ROOT / "testsupport"
 """The tests' own package (loopback API servers, the amplifier-core 2.0.2 runner): installed
 wherever tests run, never built or shipped, no package depends on it."""
 MODULES = sorted(p.parent for p in ROOT.glob("modules/*/pyproject.toml"))
-SHARED = [UTIL, PROVIDER_BASE, BUNDLE]
-"""The packages that are not the kernel, the command line or a module: util and provider-base
-(shared by modules), bundle (the application's bundle reader)."""
+SHARED = [UTIL, REDACT, PROVIDER_BASE, BUNDLE]
+"""The packages that are not the kernel, the command line or a module: util, redact and
+provider-base (shared by modules), bundle (the application's bundle reader)."""
 PACKAGES = [CORE, *(p for p in (*SHARED, CLI) if (p / "pyproject.toml").exists()), *MODULES]
 DROP_IN = ROOT / "compat" / "amplifier-core-dist"
 """The distribution named ``amplifier-core`` (``2.0.2+hooks.N``) that depends on our kernel, so
@@ -83,8 +84,8 @@ def package_tests(session: nox.Session, package: str) -> None:
 
 def _workspace_dependencies(package: Path) -> list[Path]:
     """The workspace packages ``package``'s pyproject requires, and what they require in turn
-    (hooks-logging needs hooks-redaction, which needs util), which are not on the package
-    index; each before the packages that need it."""
+    (hooks-logging needs amplifier-hooks-redact, which needs util), which are not on the
+    package index; each before the packages that need it."""
     names = {
         tomllib.loads((p / "pyproject.toml").read_text())["project"]["name"]: p for p in PACKAGES
     }
@@ -184,8 +185,8 @@ def _amplifier_runtime_202(session: nox.Session) -> str | None:
         session.run("python", "-m", "venv", str(venv))
     pip = [str(python), "-m", "pip", "install", "--quiet"]
     session.run(*pip, "amplifier-core==2.0.2", "pytest>=8", external=True)
-    session.run(*pip, *_third_party([UTIL, *LEAK_HOOKS]), external=True)
-    editable = [f"-e{p}" for p in (UTIL, *LEAK_HOOKS)]
+    session.run(*pip, *_third_party([UTIL, REDACT, *LEAK_HOOKS]), external=True)
+    editable = [f"-e{p}" for p in (UTIL, REDACT, *LEAK_HOOKS)]
     session.run(*pip, "--no-deps", *editable, *(requirements or map(str, archives)), external=True)
     return str(python)
 
@@ -210,7 +211,7 @@ def compat(session: nox.Session, kernel: str) -> None:
     session.install("pytest>=8", "pytest-asyncio>=0.23")
     if kernel == "amplifier-core":
         session.log("installing amplifier-core 2.0.2 from PyPI, util and every module of ours")
-        shared = [f"-e{p}" for p in (UTIL, PROVIDER_BASE, TESTSUPPORT)]
+        shared = [f"-e{p}" for p in (UTIL, REDACT, PROVIDER_BASE, TESTSUPPORT)]
         session.install("amplifier-core==2.0.2", *shared)
         for module in MODULES:
             session.install("--no-deps", "-e", str(module))
@@ -224,7 +225,9 @@ def compat(session: nox.Session, kernel: str) -> None:
             env["AMPLIFIER_RUNTIME_202_PYTHON"] = runtime
     else:
         session.log("installing our kernel and hook modules, then Amplifier's runtime modules")
-        session.install("-e", str(CORE), "-e", str(UTIL), *(f"-e{m}" for m in HOOK_MODULES))
+        session.install(
+            "-e", str(CORE), "-e", str(UTIL), "-e", str(REDACT), *(f"-e{m}" for m in HOOK_MODULES)
+        )  # fmt: skip
         session.install("--no-deps", *_amplifier_runtime(session))
         files = [str(ROOT / "tests" / "compat" / f"test_{n}.py") for n in ("sessions", "leaks")]
         env = {"AMPLIFIER_MODULES_PYTHON": python}
@@ -358,7 +361,7 @@ def app(session: nox.Session) -> None:
     application = _amplifier_app(session)
     runtime = _amplifier_runtime(session)
     hooks = [str(ROOT / "modules" / name) for name in APP_HOOKS]
-    session.install("-e", str(CORE), "-e", str(UTIL), str(DROP_IN))
+    session.install("-e", str(CORE), "-e", str(UTIL), "-e", str(REDACT), str(DROP_IN))
     session.install(*application, *runtime, *(f"-e{h}" for h in hooks))
     check = (
         "import importlib.metadata as m, pathlib, sys, amplifier_core;"
@@ -376,7 +379,7 @@ def app(session: nox.Session) -> None:
         session.run(
             str(reference_bin / "python"), "-m", "pip", "install", "--quiet",
             "amplifier-core==2.0.2", *application, *runtime, "-e", str(UTIL),
-            *(f"-e{h}" for h in hooks), external=True,
+            "-e", str(REDACT), *(f"-e{h}" for h in hooks), external=True,
         )  # fmt: skip
     runner = ROOT / "tests" / "app" / "run_app.py"
     results = {"2.0.2": scratch / "app-2.0.2.json", "ours": scratch / "app-ours.json"}
@@ -471,7 +474,7 @@ def otel(session: nox.Session) -> None:
     import tempfile
 
     modules = [ROOT / "modules" / m for m in ("hooks-otel", "hooks-redaction")]
-    needs = [CORE, UTIL, PROVIDER_BASE, *modules, *RUNTIME_MODULES]
+    needs = [CORE, UTIL, REDACT, PROVIDER_BASE, *modules, *RUNTIME_MODULES]
     editable: list[str] = []
     for package in needs:
         editable += ["-e", str(package)]

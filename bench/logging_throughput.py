@@ -1,13 +1,16 @@
 """hooks-logging throughput and the emit latency it adds, in one run.
 
     python bench/logging_throughput.py [--events 200000] [--rounds 3] [--dir DIR]
+                                       [--no-redact-values]
 
 Mounts hooks-logging through the kernel's ``HookRegistry`` (a small coordinator stand-in
 with ``.hooks`` and ``.session_id``), emits ``--events`` realistic ``tool:pre`` events in a
 loop and stops the clock only when the cleanup has written every record to disk; the line
-count on disk is checked. The same loop against a registry with no handler gives the
-baseline, so the difference is what the logger adds to each emit. Rounds alternate between
-the two and the best round of each is reported (the least disturbed by the machine).
+count on disk is checked. The logger runs with its defaults (``redact_values`` on: the
+redaction rules over every string written) unless ``--no-redact-values``. The same loop
+against a registry with no handler gives the baseline, so the difference is what the logger
+adds to each emit. Rounds alternate between the two and the best round of each is reported
+(the least disturbed by the machine), with the median and spread of the rounds.
 """
 
 from __future__ import annotations
@@ -89,11 +92,11 @@ async def baseline(events: int) -> Run:
     return Run(elapsed, elapsed, samples)
 
 
-async def with_logger(events: int, directory: Path) -> tuple[Run, Path]:
+async def with_logger(events: int, directory: Path, redact_values: bool) -> tuple[Run, Path]:
     session = f"bench-{time.time_ns()}"
     coordinator = Coordinator(session)
     template = str(directory / "{session_id}" / "events.jsonl")
-    cleanup = await mount(coordinator, {"path": template})
+    cleanup = await mount(coordinator, {"path": template, "redact_values": redact_values})
     started = time.perf_counter()
     emit_seconds, samples = await emit_loop(coordinator.hooks, events)
     await cleanup()  # returns once every record is on disk
@@ -115,7 +118,9 @@ def percentile(samples: list[int], q: float) -> float:
     return ordered[min(len(ordered) - 1, int(q * len(ordered)))] / 1000
 
 
-def report(events: int, rounds: int, bases: list[Run], logged: list[Run], size: int) -> bool:
+def report(
+    events: int, rounds: int, bases: list[Run], logged: list[Run], size: int, redact: bool
+) -> bool:
     base = min(bases, key=lambda r: r.emit_seconds)
     best = min(logged, key=lambda r: r.seconds)
     throughput = events / best.seconds
@@ -124,9 +129,15 @@ def report(events: int, rounds: int, bases: list[Run], logged: list[Run], size: 
     print(f"hooks-logging throughput (Python {sys.version.split()[0]}, {os.cpu_count()} CPUs)")
     print(f"  events per round        {events:,} x tool:pre, {size / events:.0f} bytes per line")
     print(f"  rounds                  {rounds} (best of each shown)")
+    print(f"  redact_values           {'on' if redact else 'off'}")
     print()
     print(f"  end to end, on disk     {throughput:,.0f} events/s  (target {target:,})")
-    print(f"  every round             {', '.join(f'{events / r.seconds:,.0f}' for r in logged)}")
+    rates = [events / r.seconds for r in logged]
+    print(f"  every round             {', '.join(f'{rate:,.0f}' for rate in rates)}")
+    print(
+        f"  median round            {statistics.median(rates):,.0f} events/s "
+        f"(spread {min(rates):,.0f} to {max(rates):,.0f})"
+    )
     print(f"  emit loop only          {events / best.emit_seconds:,.0f} events/s")
     print()
     print("  per emit                no handler        with hooks-logging   added")
@@ -160,6 +171,12 @@ def main() -> int:
     parser.add_argument("--events", type=int, default=200_000)
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--dir", type=Path, default=None, help="where to write (default: tmp)")
+    parser.add_argument(
+        "--no-redact-values",
+        dest="redact_values",
+        action="store_false",
+        help="mount the logger with redact_values: false (key-name masking only)",
+    )
     args = parser.parse_args()
     events: int = args.events
     directory = Path(args.dir or tempfile.mkdtemp(prefix="hooks-logging-bench-"))
@@ -174,7 +191,7 @@ def main() -> int:
             gc.collect()
             bases.append(asyncio.run(baseline(events)))
             gc.collect()
-            run, path = asyncio.run(with_logger(events, directory))
+            run, path = asyncio.run(with_logger(events, directory, args.redact_values))
             lines = count_lines(path)
             if lines != events:
                 print(f"FAIL: {lines} lines on disk for {events} events", file=sys.stderr)
@@ -185,7 +202,7 @@ def main() -> int:
     finally:
         if args.dir is None:
             shutil.rmtree(directory, ignore_errors=True)
-    return 0 if report(events, args.rounds, bases, logged, size) else 2
+    return 0 if report(events, args.rounds, bases, logged, size, args.redact_values) else 2
 
 
 if __name__ == "__main__":

@@ -39,11 +39,12 @@ from _peer_venv import ensure_peer_venv, installed_version, pip_install
 
 try:
     from amplifier_core.hooks import HookRegistry
-    from amplifier_module_hooks_redaction import RedactionConfig, build_redactor, mount
+    from amplifier_hooks_redact import RedactionConfig, build_redactor
+    from amplifier_module_hooks_redaction import mount
 except ImportError as err:  # run from a checkout without the packages installed
     sys.exit(
         f"{err}: install the kernel and the module first, e.g. "
-        "pip install -e core -e modules/hooks-redaction"
+        "pip install -e util -e core -e redact -e modules/hooks-redaction"
     )
 
 BENCH = Path(__file__).resolve().parent
@@ -140,7 +141,7 @@ def main() -> int:
         "installed (to compare the two)",
     )
     args = parser.parse_args()
-    from amplifier_module_hooks_redaction import triggers
+    from amplifier_hooks_redact import triggers
 
     if args.no_hyperscan:
         triggers._hyperscan = None

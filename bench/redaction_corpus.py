@@ -1,8 +1,9 @@
-"""hooks-redaction on its corpus: recall and false positives by category, beside detect-secrets.
+"""The redaction engine on its corpus: recall and false positives by category, beside
+detect-secrets.
 
     python bench/redaction_corpus.py [--no-peer]
 
-The corpus (``modules/hooks-redaction/tests/corpus.py``, a fixed seed) holds fake secrets in
+The corpus (``redact/tests/corpus.py``, a fixed seed) holds fake secrets in
 the shapes they leak in (vendor tokens, command-line passwords, ``.netrc``, XML, config keys,
 AWS key pairs, base64 and URL-encoded credentials, multi-line and escaped values, prose) and
 ordinary text of a coding session (identifiers, hashes, ids, versions, paths, logs, counts,
@@ -29,7 +30,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 BENCH = ROOT / "bench"
-sys.path.insert(0, str(ROOT / "modules" / "hooks-redaction"))
+sys.path.insert(0, str(ROOT / "redact"))
 
 from _peer_venv import ensure_peer_venv  # noqa: E402
 from tests.corpus import ordinary, secrets  # type: ignore[import-not-found]  # noqa: E402

@@ -1,4 +1,4 @@
-"""hooks-redaction on a corpus nobody here wrote, beside detect-secrets 1.5.0, per family.
+"""The redaction engine on a corpus nobody here wrote, beside detect-secrets 1.5.0, per family.
 
     python bench/redaction_external.py [--build] [--no-peer] [--misses N]
 
@@ -39,7 +39,7 @@ CORPUS = BENCH / "corpus" / "external.json"
 PEER = ("detect-secrets", "1.5.0")
 NOT_CREDENTIALS = {"ip_public": "public IP addresses are not credentials"}
 sys.path.insert(0, str(BENCH))
-sys.path.insert(0, str(ROOT / "modules" / "hooks-redaction"))
+sys.path.insert(0, str(ROOT / "redact"))
 
 from _peer_venv import ensure_peer_venv  # noqa: E402
 from tests.test_corpus import leaked  # type: ignore[import-not-found]  # noqa: E402
@@ -113,7 +113,7 @@ def main() -> int:
     args = parser.parse_args()
     if args.build:
         build()
-    from amplifier_module_hooks_redaction import RedactionConfig, build_redactor
+    from amplifier_hooks_redact import RedactionConfig, build_redactor
 
     rows = [
         r

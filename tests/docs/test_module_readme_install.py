@@ -3,10 +3,11 @@ amplifier-core 2.0.2, and the lines work as written.
 
 Statically, for every module: its README's install block has one line per kernel, and each
 line names exactly the shared packages of this repository the module needs (``./util`` when
-the pyproject depends on amplifier-hooks-util, ``./provider-base`` on
-amplifier-hooks-provider-base) and ``./core`` for this kernel. For real, for hooks-redaction
-(whose README once said nothing about ``./util``): each line, run from the repository's
-directory in a fresh virtual environment, installs a module that mounts and redacts.
+the pyproject depends on amplifier-hooks-util, itself or through ``./redact``;
+``./provider-base`` on amplifier-hooks-provider-base) and ``./core`` for this kernel. For
+real, for hooks-redaction (whose README once said nothing about ``./util``): each line, run
+from the repository's directory in a fresh virtual environment, installs a module that mounts
+and redacts.
 """
 
 from __future__ import annotations
@@ -38,14 +39,24 @@ def _install_lines(module: Path) -> dict[str, list[str]]:
     return found
 
 
-SHARED = {"amplifier-hooks-util": "./util", "amplifier-hooks-provider-base": "./provider-base"}
+SHARED = {
+    "amplifier-hooks-util": "./util",
+    "amplifier-hooks-redact": "./redact",
+    "amplifier-hooks-provider-base": "./provider-base",
+}
+"""The shared packages, by distribution name: their directory in the checkout."""
 
 
-def _shared_needed(module: Path) -> set[str]:
-    """The shared packages of this repository ``module`` requires, as install arguments."""
-    project = tomllib.loads((module / "pyproject.toml").read_text(encoding="utf-8"))["project"]
-    names = [re.split(r"[\[;<>=! ]", r, maxsplit=1)[0] for r in project.get("dependencies", [])]
-    return {SHARED[n] for n in names if n in SHARED}
+def _requirements(package: Path) -> list[str]:
+    project = tomllib.loads((package / "pyproject.toml").read_text(encoding="utf-8"))["project"]
+    return [re.split(r"[\[;<>=! ]", r, maxsplit=1)[0] for r in project.get("dependencies", [])]
+
+
+def _shared_needed(package: Path) -> set[str]:
+    """The shared packages of this repository ``package`` requires, itself or through another
+    shared package (redact needs util), as install arguments."""
+    direct = {SHARED[n] for n in _requirements(package) if n in SHARED}
+    return direct.union(*(_shared_needed(ROOT / path[2:]) for path in direct))
 
 
 def _shared_named(arguments: list[str]) -> set[str]:
@@ -53,11 +64,13 @@ def _shared_named(arguments: list[str]) -> set[str]:
 
 
 def _workspace_modules(module: Path) -> list[str]:
-    """The other modules of this repository that ``module`` requires, as install arguments."""
-    project = tomllib.loads((module / "pyproject.toml").read_text(encoding="utf-8"))["project"]
+    """The other packages of this repository that ``module`` requires (modules and shared
+    packages), as install arguments."""
     prefix = "amplifier-module-"
-    names = [r.split(";")[0].strip() for r in project.get("dependencies", [])]
-    return [f"./modules/{n[len(prefix) :]}" for n in names if n.startswith(prefix)]
+    names = _requirements(module)
+    return [SHARED[n] for n in names if n in SHARED] + [
+        f"./modules/{n[len(prefix) :]}" for n in names if n.startswith(prefix)
+    ]
 
 
 @pytest.mark.parametrize("module", MODULES, ids=[m.name for m in MODULES])

@@ -31,6 +31,7 @@ DOCS = sorted(
         ROOT / "bundle" / "README.md",
         ROOT / "provider-base" / "README.md",
         ROOT / "testsupport" / "README.md",
+        ROOT / "redact" / "README.md",
         *ROOT.glob("modules/*/README.md"),
         *ROOT.glob("docs/*.md"),
     ]

@@ -34,6 +34,7 @@ DOCS = sorted(
         ROOT / "core" / "README.md",
         ROOT / "cli" / "README.md",
         ROOT / "util" / "README.md",
+        ROOT / "redact" / "README.md",
         *ROOT.glob("modules/*/README.md"),
         *ROOT.glob("docs/*.md"),
     ]

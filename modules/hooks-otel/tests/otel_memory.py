@@ -16,8 +16,8 @@ from amplifier_module_hooks_otel import Pipeline
 __all__ = ["Memory", "needs_redaction"]
 
 needs_redaction = pytest.mark.skipif(
-    importlib.util.find_spec("amplifier_module_hooks_redaction") is None,
-    reason="hooks-redaction is not installed (its rules redact the attributes)",
+    importlib.util.find_spec("amplifier_hooks_redact") is None,
+    reason="amplifier-hooks-redact is not installed (its rules redact the attributes)",
 )
 
 

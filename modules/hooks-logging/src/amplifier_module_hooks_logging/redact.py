@@ -1,8 +1,9 @@
 """Which keys look secret, a fast scan for them in event data, and the value redactor.
 
-Every string written goes through hooks-redaction's rules (:func:`value_redactor`), whatever
-its key: a token under ``env: {GH_PAT: ...}`` or inside a ``curl -H 'Authorization: ...'``
-command in a module's config is redacted like one in a tool's output.
+Every string written goes through the redaction engine's rules (``amplifier_hooks_redact``,
+:func:`value_redactor`), whatever its key: a token under ``env: {GH_PAT: ...}`` or inside
+a ``curl -H 'Authorization: ...'`` command in a module's config is redacted like one in a
+tool's output.
 
 A key is secret when one of the secret words is one of its words. Keys are split into words
 the way people write them: ``snake_case``, ``kebab-case``, ``dotted.names``, spaces and
@@ -127,9 +128,10 @@ class SecretKeys:
 
 
 def value_redactor() -> Callable[[Any], Any]:
-    """hooks-redaction's default rules (secrets and PII) as a function over nested data: the
-    data back with every secret in its strings replaced, the same object when there is none."""
-    from amplifier_module_hooks_redaction import build_redactor, parse_config
+    """The redaction engine's default rules (secrets and PII) as a function over nested data:
+    the data back with every secret in its strings replaced, the same object when there is
+    none."""
+    from amplifier_hooks_redact import build_redactor, parse_config
 
     redactor = build_redactor(parse_config(None))
 

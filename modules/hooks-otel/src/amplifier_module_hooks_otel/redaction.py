@@ -1,10 +1,9 @@
-"""Attribute values pass through hooks-redaction's rules before they are exported.
+"""Attribute values pass through the redaction rules before they are exported.
 
-hooks-redaction registers no capability, so its redactor is reached through its public
-API: the redactor of the handler it mounted on this session's registry (the same rules and
-allowlist as the session uses), else, when the package is installed, one built from its
-default config (``build_redactor(RedactionConfig())``), imported lazily. Without
-hooks-redaction installed, values are exported as they are (said once in the log).
+The rules are the redaction engine's (``amplifier_hooks_redact``, a dependency). The
+redactor is the one of the hooks-redaction handler mounted on this session's registry (the
+same rules and allowlist as the session uses) when there is one, else one built from the
+engine's default config (``build_redactor(RedactionConfig())``), imported lazily.
 """
 
 from __future__ import annotations
@@ -20,10 +19,6 @@ __all__ = ["find_redactor"]
 logger = logging.getLogger("amplifier_module_hooks_otel")
 
 REDACTION_MODULE = "hooks-redaction"
-
-
-def _identity(text: str) -> str:
-    return text
 
 
 def _mounted(registry: Any) -> Any:
@@ -47,23 +42,14 @@ def _mounted(registry: Any) -> Any:
 
 
 def _default() -> Any:
-    try:
-        from amplifier_module_hooks_redaction import RedactionConfig, build_redactor
-    except ImportError:
-        logger.warning(
-            "%s: hooks-redaction is not installed: attribute values are exported unredacted "
-            "(prompts and tool payloads only with capture_content: true)",
-            MODULE_ID,
-        )
-        return None
+    from amplifier_hooks_redact import RedactionConfig, build_redactor
+
     return build_redactor(RedactionConfig())
 
 
 def find_redactor(registry: Any) -> Callable[[str], str]:
-    """A ``str -> str`` redaction of attribute values (the identity when none is available)."""
+    """A ``str -> str`` redaction of attribute values."""
     redactor = _mounted(registry) or _default()
-    if redactor is None:
-        return _identity
 
     def redact(text: str) -> str:
         try:

@@ -7,26 +7,32 @@ blocks, tool results, any nested dicts, lists and tuples), replaces secrets such
 ``continue`` with the data untouched when there is nothing to redact. Timestamps, UUIDs,
 hashes, versions and ids are never changed.
 
-Use it from a bundle (``module: hooks-redaction``) or directly::
+The rules, the scanner and the walker are the engine in ``amplifier_hooks_redact`` (a
+kernel-free package that hooks-logging and hooks-otel use too); its public names are
+re-exported here. Use it from a bundle (``module: hooks-redaction``) or directly::
 
-    from amplifier_module_hooks_redaction import RedactionConfig, build_redactor
+    from amplifier_hooks_redact import RedactionConfig, build_redactor
 
     redactor = build_redactor(RedactionConfig(rules=("secrets",)))
     clean, counts = redactor.redact({"output": "token=ghp_..."})
 """
 
-from .config import (
+from amplifier_hooks_redact import (
+    BUILTIN_RULES,
     DEFAULT_ALLOWED_PATHS,
     DEFAULT_EVENTS,
+    RULE_SETS,
     AllowlistConfig,
     RedactionConfig,
+    Redactor,
+    Rule,
+    TextRedactor,
+    build_redactor,
     parse_config,
 )
-from .hook import RedactionHook, build_redactor, summarize
+
+from .hook import RedactionHook, summarize
 from .mount import mount
-from .rules import BUILTIN_RULES, RULE_SETS, Rule
-from .scanner import TextRedactor
-from .walker import Redactor
 
 __all__ = [
     "BUILTIN_RULES",

@@ -14,39 +14,16 @@ messages and wraps the mounted providers so that every request is redacted befor
 from __future__ import annotations
 
 import logging
-import re
 from typing import Any
 
 from amplifier_core.models import HookResult
+from amplifier_hooks_redact import MODULE_ID, RedactionConfig, build_redactor
 
-from .config import DEFAULT_ALLOWED_PATHS, MODULE_ID, RedactionConfig
 from .outbound import OutboundGuard
-from .rules import BUILTIN_RULES, Rule, custom_rule
-from .scanner import TextRedactor
-from .walker import Redactor
 
-__all__ = ["RedactionHook", "build_redactor", "summarize"]
+__all__ = ["RedactionHook", "summarize"]
 
 logger = logging.getLogger(__name__)
-
-_BY_NAME = {rule.name: rule for rule in BUILTIN_RULES}
-
-
-def build_redactor(config: RedactionConfig) -> Redactor:
-    """The :class:`Redactor` that ``config`` describes (rules, allowlist, replacement)."""
-    rules: list[Rule] = []
-    for name in config.enabled_rules():
-        if name in config.custom_rules:
-            rules.append(custom_rule(name, re.compile(config.custom_rules[name])))
-        else:
-            rules.append(_BY_NAME[name])
-    text = TextRedactor(
-        rules,
-        replacement=config.replacement,
-        allow_values=config.allowlist.values,
-        allow_patterns=[re.compile(p) for p in config.allowlist.patterns],
-    )
-    return Redactor(text, (*DEFAULT_ALLOWED_PATHS, *config.allowlist.paths))
 
 
 def summarize(counts: dict[str, int]) -> str:

@@ -5,7 +5,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from .config import MODULE_ID, parse_config
+from amplifier_hooks_redact import MODULE_ID, parse_config
+
 from .hook import RedactionHook
 
 __all__ = ["mount"]

@@ -24,8 +24,7 @@ import logging
 from collections.abc import Awaitable, Callable
 from typing import Any, Final
 
-from .config import MODULE_ID
-from .walker import Redactor
+from amplifier_hooks_redact import MODULE_ID, Redactor
 
 __all__ = ["OutboundGuard", "RedactionFailedError"]
 

@@ -17,7 +17,7 @@ from collections.abc import Callable, Iterator
 
 import pytest
 
-from amplifier_module_hooks_redaction import BUILTIN_RULES, RedactionConfig, build_redactor
+from amplifier_hooks_redact import BUILTIN_RULES, RedactionConfig, build_redactor
 
 SAMPLES_PER_RULE = 60
 ALNUM = string.ascii_letters + string.digits
@@ -244,11 +244,14 @@ def gen_vendor_token(rng: random.Random) -> tuple[str, str]:
             lambda: rng.choice(["dop", "doo", "dor"]) + "_v1_" + pick(rng, lower_hex, 64),
             lambda: rng.choice(["shpat", "shpss", "shpca", "shppa"]) + "_" + pick(rng, HEX, 32),
             lambda: (
-                rng.choice(["gldt", "glrt", "glptt", "glft", "glsoat", "glcbt"])
+                rng.choice(["gldt", "glrt", "glft", "glsoat", "glcbt"])
                 + "-"
                 + pick(rng, ALNUM, 20)
                 + rng.choice(string.digits)
             ),
+            lambda: "glptt-" + pick(rng, lower_hex, 39) + rng.choice(string.digits),
+            lambda: "glimt-" + pick(rng, ALNUM, 24) + rng.choice(string.digits),
+            lambda: "gloas-" + pick(rng, ALNUM + "_-", 63) + rng.choice(string.digits),
             lambda: "SK" + pick(rng, lower_hex, 31) + rng.choice(string.digits),
             lambda: "key-" + pick(rng, ALNUM, 31) + rng.choice(string.digits),
             lambda: "lin_api_" + pick(rng, ALNUM, 39) + rng.choice(string.digits),

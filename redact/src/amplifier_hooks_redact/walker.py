@@ -9,13 +9,18 @@ alone. A string that cannot be scanned at all is replaced whole by
 only when something inside it changed, so data with nothing to redact comes back as the very
 same object, and the caller's data is never mutated. Allowlisted key paths are skipped with
 their whole subtree. A container that contains itself is walked once.
+
+Most event data holds nothing to redact, so its strings (keys and values, allowlisted ones
+too) are first gathered and decided together (:meth:`TextRedactor.all_clean`); when none
+holds anything, the data is returned as it is without a walk. Otherwise, or for data with
+``bytes`` or ``str`` subclasses in it, the walk decides string by string.
 """
 
 from __future__ import annotations
 
 import copy
 from collections.abc import Iterable
-from typing import Any
+from typing import Any, Final
 
 from .paths import PathMatcher, State
 from .scanner import TextRedactor
@@ -70,6 +75,14 @@ class Redactor:
 
     def redact(self, data: Any) -> tuple[Any, dict[str, int]]:
         """A redacted copy of ``data`` (or ``data`` itself if unchanged) and counts per rule."""
+        if not isinstance(data, str):
+            strings = _strings(data)
+            if strings is not None:
+                try:
+                    if self.text.all_clean(strings):
+                        return data, {}
+                except Exception:  # the walk decides, and fails closed string by string
+                    pass
         counts: dict[str, int] = {}
         states = self._paths.initial if self._paths is not None else ()
         result = self._walk(data, counts, states, set())
@@ -165,6 +178,42 @@ class Redactor:
         if items is None:
             return value
         return _rebuild(value, items)
+
+
+_LEAVES: Final = frozenset({int, float, bool, type(None)})
+
+
+def _strings(data: Any) -> list[str] | None:
+    """Every string inside ``data`` (dict keys too), or ``None`` when it holds a value the
+    walk treats in its own way (``bytes``, a ``str`` subclass) and must see itself."""
+    found: list[str] = []
+    stack = [data]
+    seen: set[int] = set()
+    while stack:
+        value = stack.pop()
+        kind = type(value)
+        if kind is str:
+            found.append(value)
+        elif kind in _LEAVES:
+            continue
+        elif isinstance(value, dict):
+            if id(value) in seen:
+                continue
+            seen.add(id(value))
+            for key, item in value.items():
+                if type(key) is str:
+                    found.append(key)
+                elif isinstance(key, str | bytes):
+                    return None
+                stack.append(item)
+        elif isinstance(value, list | tuple):
+            if id(value) in seen:
+                continue
+            seen.add(id(value))
+            stack.extend(value)
+        elif isinstance(value, str | bytes | bytearray):
+            return None
+    return found
 
 
 def _renamed(

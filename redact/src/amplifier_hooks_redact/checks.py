@@ -9,6 +9,7 @@ assignment values that are code, placeholders or earlier redactions.
 from __future__ import annotations
 
 import re
+import string
 from typing import Final
 
 __all__ = [
@@ -16,6 +17,7 @@ __all__ = [
     "is_card_number",
     "is_credential_word",
     "is_filler",
+    "is_patterned",
     "is_placeholder",
     "is_plain_code_value",
     "looks_random",
@@ -138,20 +140,67 @@ def phone_digit_count_ok(candidate: str, low: int, high: int) -> bool:
 
 
 def looks_random(value: str) -> bool:
-    """True for token-like text: it holds a digit, or mixes upper and lower case letters.
+    """True for token-like text: it holds a digit, or mixes upper and lower case letters, and
+    is not typed out as a pattern (:func:`is_patterned`).
 
     Random keys of 20+ characters practically always do; hyphenated words and slugs
     (``sk-learn-this-long-name``) do not.
     """
+    if is_patterned(value):
+        return False
     if any(char in _DIGITS for char in value):
         return True
     return any(char.isupper() for char in value) and any(char.islower() for char in value)
+
+
+FILLED_MIN: Final = 36
+"""From this length, a value filled out with the placeholder letter (``x``, ``X``) or typed
+out as an alphabet walk is not a key. Shorter ones (a 20-character AWS key id such as
+``AKIAABCDEFGHIJKLMNOP``, a 34-character Twilio SID of x's) stay secrets: the public test
+corpora disagree on them, and a placeholder redacted costs nothing."""
+_MASK_RUNS: Final = re.compile(r"x{4,}|X{4,}|\*{4,}|#{4,}")
+_MASK_FOURS: Final = ("xxxx", "XXXX", "****", "####")
+_WALK_BLOCKS: Final = tuple(
+    alphabet[start : start + 4]
+    for alphabet in (string.ascii_lowercase, string.ascii_uppercase)
+    for start in range(0, 24, 4)
+)
+# Eight consecutive letters of the alphabet, in one case: a random key holds such a walk by
+# chance about once in 50^7 positions.
+_ALPHABET_WALK: Final = re.compile(
+    "|".join(
+        alphabet[start : start + 8]
+        for alphabet in (string.ascii_lowercase, string.ascii_uppercase)
+        for start in range(len(alphabet) - 7)
+    )
+)
+
+
+def is_patterned(value: str) -> bool:
+    """True for a key of :data:`FILLED_MIN` characters or more typed out rather than
+    generated: an alphabet walk in it (``sk-ant-api03-abc123xyz-...-klmnopqrstuvwx``,
+    ``AIzaSyabcdefghijklmnopqrstuvwxyz1234567``), or a third of it or more in runs of the
+    placeholder letter or mask characters (``ghp_xxxx...``,
+    ``sha256~XXXXXXXXXX_PUT_YOUR_TOKEN_HERE_XXX``). Runs of digits and other letters are left
+    alone: sample keys such as ``12345678-ABCD-ABCD-ABCD-1234567890AB`` or an age key of
+    ``Q``s stand for real ones in the public corpora."""
+    if len(value) < FILLED_MIN:
+        return False
+    # Quick looks first: every walk of eight letters holds one of the aligned blocks (abcd,
+    # efgh, ... uvwx), every mask run four of one mask character.
+    if any(block in value for block in _WALK_BLOCKS) and _ALPHABET_WALK.search(value):
+        return True
+    if not any(run in value for run in _MASK_FOURS):
+        return False
+    masked = sum(len(run) for run in _MASK_RUNS.findall(value))
+    return masked * 3 >= len(value)
 
 
 _PLACEHOLDER: Final = re.compile(
     r"""
     \*+ | x{3,} | X{3,} | \.{3,} | _+ | -+       # masks and ellipses
     | <[^<>]*>? | (?i:\[redacted[^\[\]]*\]?)     # <your-key>, [REDACTED:...]
+    | \[[A-Za-z][A-Za-z0-9 _-]*\]                # [PASSWORD], [token]: a slot to fill
     | \$\{?[A-Za-z_][A-Za-z0-9_]*\}?             # $VAR, ${VAR}
     | \{\{.*\}\}? | \{[A-Za-z_][A-Za-z0-9_.]*\}  # {{ template }}, {name}
     | %\(?[A-Za-z_]*\)?s                         # %s, %(name)s
@@ -168,7 +217,8 @@ _EXAMPLE_WORDS: Final = re.compile(
     r"(?:$|[_ -])"
 )
 _WORDS_ONLY: Final = re.compile(r"[A-Za-z]+(?:[_ -][A-Za-z]+)+")
-_FILLED: Final = re.compile(r"(?:\*{3,}|#{5,}|…|\.\.\.)")
+# Masked or cut values: ab***, abc..., ab..[Redacted], ...####, an earlier redaction.
+_FILLED: Final = re.compile(r"(?:\*{3,}|#{5,}|…|\.\.\.|\.\.(?=\[)|\.\.$|(?i:\[redacted))")
 
 
 def is_placeholder(value: str) -> bool:

@@ -13,11 +13,11 @@ from pathlib import Path
 
 import pytest
 
-from amplifier_module_hooks_redaction import RedactionConfig, build_redactor
+from amplifier_hooks_redact import RedactionConfig, build_redactor
 
 from .test_corpus import leaked
 
-CORPUS = Path(__file__).resolve().parents[3] / "bench" / "corpus" / "external.json"
+CORPUS = Path(__file__).resolve().parents[2] / "bench" / "corpus" / "external.json"
 NOT_CREDENTIALS = {"ip_public"}
 
 

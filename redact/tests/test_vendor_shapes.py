@@ -8,8 +8,8 @@ from typing import Any
 
 import pytest
 
-from amplifier_module_hooks_redaction import RedactionConfig, build_redactor
-from amplifier_module_hooks_redaction.rules import _VENDOR_SHAPES
+from amplifier_hooks_redact import RedactionConfig, build_redactor
+from amplifier_hooks_redact.rules import _VENDOR_SHAPES
 
 _parser: Any = __import__("re._parser", fromlist=["parse"])
 _constants: Any = __import__("re._constants", fromlist=["MAXREPEAT"])

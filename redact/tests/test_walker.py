@@ -8,8 +8,8 @@ from typing import Any, NamedTuple
 
 import pytest
 
-from amplifier_module_hooks_redaction import BUILTIN_RULES, Redactor, TextRedactor
-from amplifier_module_hooks_redaction.paths import PathMatcher, parse_path
+from amplifier_hooks_redact import BUILTIN_RULES, Redactor, TextRedactor
+from amplifier_hooks_redact.paths import PathMatcher, parse_path
 
 GH = "ghp_" + "Qw3Er4Ty5Ui6Op7As8Df9Gh0Jk1Lz2Xc3Vb4Nm"
 MARK = "[REDACTED:github_token]"

@@ -12,7 +12,7 @@ import re
 from collections import Counter
 from functools import cache
 
-from amplifier_module_hooks_redaction import RedactionConfig, build_redactor
+from amplifier_hooks_redact import RedactionConfig, build_redactor
 
 from .corpus import ordinary, secrets
 

@@ -19,7 +19,7 @@ from datetime import UTC, datetime, timedelta, timezone
 
 import pytest
 
-from amplifier_module_hooks_redaction import RedactionConfig, build_redactor
+from amplifier_hooks_redact import RedactionConfig, build_redactor
 
 PER_KIND = 400
 ALNUM = string.ascii_letters + string.digits

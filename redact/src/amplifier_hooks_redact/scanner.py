@@ -8,15 +8,23 @@ over the text, and each such pattern is tried only where one of its triggers occ
 patterns that start with a character class or a single character (phone and card digits,
 ``@`` of an e-mail address) are searched in the whole text. Matches from all passes are
 merged: where two overlap, the one that starts first wins, and at the same start the rule
-listed first wins. The result is built with one join."""
+listed first wins. The result is built with one join.
+
+:meth:`TextRedactor.all_clean` decides for many strings at once (the strings of one event):
+the ASCII ones are joined, their triggers found in one pass over the joined text and the
+patterns without triggers searched once in it (:mod:`.joined` says which may be); a string in
+which no trigger occurs and no such pattern matches has nothing to redact, exactly as its own
+scan would find, and every other string is scanned on its own."""
 
 from __future__ import annotations
 
+import bisect
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Final
 
+from .joined import SEPARATOR, joinable
 from .rules import Rule, Selector
 from .triggers import TriggerIndex, literal_triggers
 
@@ -57,6 +65,8 @@ class _Plan:
     indexed: dict[int, tuple[re.Pattern[str], _Members]]
     ignorecase: tuple[tuple[re.Pattern[str], _Members], ...]
     patterns: int
+    joinable: tuple[bool, ...]
+    """Per ``scanned`` pattern: whether one search of joined strings answers for each."""
 
     @classmethod
     def of(cls, passes: Sequence[_Pass], index: TriggerIndex, *, lowered: bool) -> _Plan:
@@ -74,7 +84,33 @@ class _Plan:
             if lowered:  # only lower-cased passes have case-insensitive twins
                 ignorecase += [(folded, scan.members) for folded in scan.ignorecase]
         count = len(scanned) + len(indexed)
-        return cls(tuple(scanned), indexed, tuple(ignorecase), count)
+        joins = tuple(joinable(pattern) for pattern, _ in scanned)
+        return cls(tuple(scanned), indexed, tuple(ignorecase), count, joins)
+
+    def suspects(
+        self, haystack: str, starts: list[int], parts: Sequence[str], index: TriggerIndex
+    ) -> set[int]:
+        """The numbers of the joined ``parts`` (``haystack``, each part at its ``starts``)
+        in which a trigger of an indexed pattern starts or a scanned pattern matches."""
+        found: set[int] = set()
+        last = len(starts) - 1
+        if self.indexed:
+            indexed = self.indexed
+            for key, positions in index.positions(haystack).items():
+                if key in indexed:
+                    found.update(bisect.bisect_right(starts, at) - 1 for at in positions)
+        for (pattern, _), join in zip(self.scanned, self.joinable, strict=True):
+            if not join:
+                found.update(n for n, part in enumerate(parts) if pattern.search(part))
+                continue
+            match = pattern.search(haystack)
+            while match is not None:
+                number = bisect.bisect_right(starts, match.start()) - 1
+                found.add(number)
+                if number >= last:
+                    break
+                match = pattern.search(haystack, starts[number + 1])
+        return found
 
     def run(
         self,
@@ -186,14 +222,68 @@ class TextRedactor:
             cached = cache[text]
             return None if cached is None else (cached[0], dict(cached[1]))
         result = self._redact(text)
+        self._remember(text, result)
+        return result
+
+    def _remember(self, text: str, result: tuple[str, dict[str, int]] | None) -> None:
         size = len(text)
         if size <= _CACHE_TEXT_LIMIT:
+            cache = self._cache
             if len(cache) >= _CACHE_ENTRIES or self._cached_chars + size > _CACHE_CHARS:
                 cache.clear()
                 self._cached_chars = 0
             cache[text] = None if result is None else (result[0], dict(result[1]))
             self._cached_chars += size
-        return result
+
+    def all_clean(self, texts: Iterable[str]) -> bool:
+        """True when none of ``texts`` holds anything to redact (what :meth:`redact` would
+        answer ``None`` for); every verdict is remembered as :meth:`redact` remembers it.
+
+        The strings not decided before are decided together: the ASCII ones are joined, and
+        the triggers of the indexed patterns are looked for once in the joined text (and once
+        in its lower-cased copy). A string in which none starts, and in which none of the
+        patterns without triggers matches, is clean: its own scan would try no pattern
+        anywhere and find nothing. Every other string is scanned on its own.
+        """
+        cache = self._cache
+        dirty = False
+        batch: list[str] = []
+        for text in dict.fromkeys(texts):
+            if text in cache:
+                dirty = dirty or cache[text] is not None
+            elif text.isascii():
+                batch.append(text)
+            elif self.redact(text) is not None:
+                dirty = True
+        if len(batch) == 1:
+            return self.redact(batch[0]) is None and not dirty
+        if batch:
+            for text in self._suspects(batch):
+                if self.redact(text) is not None:
+                    dirty = True
+        return not dirty
+
+    def _suspects(self, batch: list[str]) -> list[str]:
+        """The strings of ``batch`` (ASCII, not decided yet) that must be scanned on their
+        own; the others are remembered as clean."""
+        starts: list[int] = []
+        position = 0
+        for text in batch:
+            starts.append(position)
+            position += len(text) + 1
+        joined = SEPARATOR.join(batch)
+        found = self._text_plan.suspects(joined, starts, batch, self._text_index)
+        lowered = self._lowered_plan
+        if lowered.patterns:
+            parts = [text.lower() for text in batch] if not all(lowered.joinable) else batch
+            found |= lowered.suspects(joined.lower(), starts, parts, self._lowered_index)
+        suspects: list[str] = []
+        for number, text in enumerate(batch):
+            if number in found:
+                suspects.append(text)
+            else:
+                self._remember(text, None)
+        return suspects
 
     def _redact(self, text: str) -> tuple[str, dict[str, int]] | None:
         # Lone surrogates (a broken emoji in a tool's JSON, bytes decoded with

@@ -10,9 +10,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from amplifier_module_hooks_redaction import RedactionConfig, build_redactor, scanner
-from amplifier_module_hooks_redaction.rules import BUILTIN_RULES
-from amplifier_module_hooks_redaction.triggers import TriggerIndex, literal_triggers
+from amplifier_hooks_redact import RedactionConfig, build_redactor, scanner
+from amplifier_hooks_redact.rules import BUILTIN_RULES
+from amplifier_hooks_redact.triggers import TriggerIndex, literal_triggers
 
 from .corpus import ordinary, secrets
 

@@ -11,8 +11,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from amplifier_module_hooks_redaction import RedactionConfig, build_redactor
-from amplifier_module_hooks_redaction.encoded import MAX_RUN, MIN_RUN
+from amplifier_hooks_redact import RedactionConfig, build_redactor
+from amplifier_hooks_redact.encoded import MAX_RUN, MIN_RUN
 
 GH = "ghp_" + "Qw3Er4Ty5Ui6Op7As8Df9Gh0Jk1Lz2Xc3Vb4Nm"
 

@@ -21,7 +21,10 @@ reported as ``github_token``.
 
 from __future__ import annotations
 
+import base64
+import binascii
 import dataclasses
+import json
 import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
@@ -32,6 +35,7 @@ from .checks import (
     beside_hex_group,
     is_card_number,
     is_credential_word,
+    is_patterned,
     is_placeholder,
     is_plain_code_value,
     looks_random,
@@ -91,6 +95,47 @@ def _whole(check: Callable[[str], bool] | None = None) -> Selector:
     return select
 
 
+_MASKED_TAIL: Final = re.compile(r"#{4,}|\*{3,}|…|\.\.\.")
+
+
+def _token(check: Callable[[str], bool]) -> Selector:
+    """Select a whole token that ``check`` accepts, unless a mask follows it: the visible
+    start of a masked token (``xoxp-5723...-####################``) is not a token."""
+
+    def select(text: str, match: re.Match[str]) -> Span | None:
+        start, end = match.span()
+        if _MASKED_TAIL.match(text, end) is not None or not check(text[start:end]):
+            return None
+        return start, end
+
+    return select
+
+
+def _not_patterned(value: str) -> bool:
+    return not is_patterned(value)
+
+
+_KEY_MATERIAL: Final = re.compile(r"[A-Za-z0-9+/]{16}")
+
+
+def _holds_key_material(block: str) -> bool:
+    """A private key block holds key material: a run of base64 (16 characters or more), not
+    only its BEGIN and END lines (``-----BEGIN PRIVATE KEY-----\\nanything\\n-----END``)."""
+    return _KEY_MATERIAL.search(block) is not None
+
+
+def _jwt(value: str) -> bool:
+    """A JSON Web Token: its header is base64url of a JSON object (RFC 7519), and it is not
+    typed out as a pattern."""
+    header = value.split(".", 1)[0]
+    try:
+        decoded = base64.urlsafe_b64decode(header + "=" * (-len(header) % 4))
+        parsed = json.loads(decoded)
+    except (ValueError, binascii.Error):
+        return False
+    return isinstance(parsed, dict) and not is_patterned(value)
+
+
 def _trim_period(text: str, start: int, end: int) -> int:
     """The end of a bare value without the full stop of the sentence it ends."""
     while end > start and text[end - 1] == ".":
@@ -131,7 +176,7 @@ def _assignment(text: str, match: re.Match[str]) -> Span | None:
             continue
         start, end = match.span(group)
         value = text[start:end]
-        if not value.strip() or is_placeholder(value.strip()):
+        if not value.strip() or is_placeholder(value.strip()) or is_patterned(value):
             return None
         if group == "t" and (value[0] == "$" or value[0] == "{"):
             return None
@@ -143,8 +188,11 @@ def _assignment(text: str, match: re.Match[str]) -> Span | None:
             return None
         return start, end
     start, end = match.span("u")
+    cut = end
     end = _trim_period(text, start, end)
     value = text[start:end]
+    if cut - end >= 2 or is_patterned(value):
+        return None  # abc... or abc..: a value cut short; abcd1234...: one typed out
     if not value or value[0] == "$" or is_placeholder(value) or _TYPE_OR_SYMBOL.fullmatch(value):
         return None  # token: &str, out_token: *mut T, token = || ...: code, not a value
     if is_plain_code_value(value) and _TOKEN_PREFIX.match(value) is None:
@@ -241,7 +289,7 @@ _FLAG_PROSE: Final = frozenset(
 
 
 def _cli_value(value: str) -> bool:
-    return value.lower() not in _FLAG_PROSE
+    return value.lower() not in _FLAG_PROSE and not is_patterned(value)
 
 
 # Option names that take a credential (the end of the name: --db-password, -storepass).
@@ -286,6 +334,9 @@ def _cli_named(text: str, match: re.Match[str]) -> Span | None:
     return span if _generated(value) else None
 
 
+_SLOT: Final = re.compile(r"<[^<>]+>|\[[A-Za-z][A-Za-z0-9 _-]*\]|\$\{?[A-Za-z_]\w*\}?")
+
+
 def _cli_password(text: str, match: re.Match[str]) -> Span | None:
     """A command-line password, or a ``user:password`` pair given to -u / --user, whole."""
     if "pair" not in match.re.groupindex:
@@ -298,6 +349,10 @@ def _cli_password(text: str, match: re.Match[str]) -> Span | None:
     if is_placeholder(text[start:end]):  # an earlier [REDACTED:...] too
         return None
     user, _, password = text[start:end].partition(":")
+    if password.startswith("[") and text[end : end + 1] == "]" and "]" not in password:
+        password += "]"  # user:[PASSWORD]: the slot's closing bracket was trimmed above
+    if _SLOT.fullmatch(password):
+        return None  # a slot to fill in: the user name alone is no credential
     if (is_placeholder(password) or is_credential_word(password)) and (
         not user or is_placeholder(user) or is_credential_word(user)
     ):
@@ -419,10 +474,15 @@ _VENDOR_SHAPES: Final = {
         ("doo_", "doo_v1_[a-f0-9]{64}"),
         ("dor_", "dor_v1_[a-f0-9]{64}"),
         *((f"{p}_", f"{p}_[a-fA-F0-9]{{32}}") for p in ("shpat", "shpss", "shpca", "shppa")),
-        # GitLab tokens; a routable one ends in a dot and nine characters.
+        # GitLab tokens, each of its documented length; a routable one (27 to 300
+        # characters) ends in a dot and nine characters.
         *(
-            (f"{p}-", f"{p}-[A-Za-z0-9_-]{{20,}}(?:\\.[0-9a-z]{{9}})?")
-            for p in ("gldt", "glrt", "glft", "glptt", "glcbt", "glimt", "gloas", "glsoat")
+            (f"{p}-", f"{p}-(?:[A-Za-z0-9_-]{{27,300}}\\.[0-9a-z]{{9}}|[A-Za-z0-9_-]{{{n}}})")
+            for p, n in (
+                *(("gldt", "20,50"), ("glrt", "20,50"), ("glft", "20,50")),
+                *(("glsoat", "20,50"), ("glcbt", "20,"), ("glimt", "25")),
+                *(("glptt", "40"), ("gloas", "64")),
+            )
         ),
         ("key-", "key-[0-9a-zA-Z]{32}"),
         ("lin_", "lin_api_[A-Za-z0-9]{40}"),
@@ -829,7 +889,7 @@ _RULES: Final[tuple[Rule, ...]] = (
             r"Private-Lines:[ \t]*[0-9]+\r?\n(?:[A-Za-z0-9+/=]+\r?\n)+"
             r"(?:Private-(?:MAC|Hash):[ \t]*[0-9a-fA-F]+)?",
         ),
-        _whole(),
+        _whole(_holds_key_material),
     ),
     Rule(
         name="split_token",
@@ -844,14 +904,14 @@ _RULES: Final[tuple[Rule, ...]] = (
         "secret",
         "JSON Web Tokens (eyJ... header and payload)",
         (glued("eyJ") + r"[A-Za-z0-9_-]{4,}\.eyJ[A-Za-z0-9_-]{4,}(?:\.[A-Za-z0-9_-]*)?",),
-        _whole(),
+        _whole(_jwt),
     ),
     _rule(
         "aws_access_key_id",
         "secret",
         "AWS access key ids (AKIA, ASIA, ABIA, ACCA, A3T...)",
         (glued("AKIA|ASIA|ABIA|ACCA|A3T[A-Z0-9]") + "[A-Z0-9]{16}(?![A-Za-z0-9])",),
-        _whole(),
+        _token(_not_patterned),
     ),
     _rule(
         "aws_secret_access_key",
@@ -872,14 +932,14 @@ _RULES: Final[tuple[Rule, ...]] = (
             glued("ghp_|gho_|ghu_|ghs_|ghr_") + "[A-Za-z0-9]{36,251}(?![A-Za-z0-9_])",
             glued("github_pat_") + "[A-Za-z0-9_]{22,244}(?![A-Za-z0-9_])",
         ),
-        _whole(),
+        _token(_not_patterned),
     ),
     _rule(
         "gitlab_token",
         "secret",
         "GitLab personal access tokens (glpat-)",
         (glued("glpat-") + r"[A-Za-z0-9_-]{20,}(?:\.[0-9a-z]{9})?(?![A-Za-z0-9_-])",),
-        _whole(),
+        _token(_not_patterned),
     ),
     _rule(
         "slack_token",
@@ -890,7 +950,7 @@ _RULES: Final[tuple[Rule, ...]] = (
             glued("xoxa-|xoxr-") + "[A-Za-z0-9-]{10,250}(?![A-Za-z0-9_-])",
             glued("xapp-") + "[0-9]-[A-Za-z0-9-]{10,250}(?![A-Za-z0-9_-])",
         ),
-        _whole(looks_random),
+        _token(looks_random),
     ),
     _rule(
         "slack_webhook",
@@ -900,14 +960,14 @@ _RULES: Final[tuple[Rule, ...]] = (
             r"(?:https://|http://|)hooks\.slack\.com/(?:services|workflows|triggers)/"
             r"[A-Za-z0-9_/+-]{20,}",
         ),
-        _whole(),
+        _token(_not_patterned),
     ),
     _rule(
         "google_api_key",
         "secret",
         "Google API keys (AIza + 35 characters)",
         (glued("AIza") + "[0-9A-Za-z_-]{35}(?![0-9A-Za-z_-])",),
-        _whole(),
+        _token(_not_patterned),
     ),
     _rule(
         "stripe_key",
@@ -918,14 +978,14 @@ _RULES: Final[tuple[Rule, ...]] = (
             glued("rk_(?:live|test|prod)_") + "[0-9A-Za-z]{10,247}(?![0-9A-Za-z_])",
             glued("whsec_") + "[A-Za-z0-9]{32,}(?![A-Za-z0-9_])",
         ),
-        _whole(),
+        _token(_not_patterned),
     ),
     _rule(
         "anthropic_api_key",
         "secret",
         "Anthropic API keys (sk-ant-...)",
         (glued("sk-ant-") + "[A-Za-z0-9_-]{20,}(?![A-Za-z0-9_-])",),
-        _whole(looks_random),
+        _token(looks_random),
     ),
     _rule(
         "openai_api_key",
@@ -948,7 +1008,7 @@ _RULES: Final[tuple[Rule, ...]] = (
             _after("AC|SK", 2, _W) + "[0-9a-z]{32}(?![A-Za-z0-9_])",
             _after("AKC", 3, _W) + "(?=[A-Za-z0-9]*[a-z0-9])[A-Za-z0-9]{10,}(?![A-Za-z0-9_])",
             _after("AP[0-9A-F]", 3, _W) + "(?=[A-Za-z0-9]*[a-z0-9])[A-Za-z0-9]{8,}(?![A-Za-z0-9_])",
-            glued("GR1348941") + "[A-Za-z0-9_-]{20,}(?![A-Za-z0-9_-])",
+            glued("GR1348941") + "[A-Za-z0-9_-]{20,50}(?![A-Za-z0-9_-])",
             # Found from a dot, in one scan: a Discord bot token (base64 of the user id, a
             # 6-character stamp and the HMAC; the dot before the stamp, see _discord_bot), or an
             # Airtable personal access token (pat, 14 characters, a dot, 64 hex digits; "pat"

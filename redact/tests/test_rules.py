@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from amplifier_module_hooks_redaction import (
+from amplifier_hooks_redact import (
     BUILTIN_RULES,
     RULE_SETS,
     RedactionConfig,
@@ -14,7 +14,7 @@ from amplifier_module_hooks_redaction import (
     build_redactor,
     checks,
 )
-from amplifier_module_hooks_redaction.checks import is_card_number, looks_random, luhn_valid
+from amplifier_hooks_redact.checks import is_card_number, looks_random, luhn_valid
 
 GH = "ghp_" + "a1B2c3D4e5F6g7H8i9J0" + "kLmNoPqRsTuVwXyZ"  # 36 characters after ghp_
 

@@ -1,0 +1,43 @@
+"""The redaction engine: which text is a secret or PII, and how nested data is redacted.
+
+Rules (vendor token formats, credential assignments, encoded and split credentials, private
+keys, e-mail addresses, phone and card numbers), the scanner that runs them in one pass over
+a text, the walker that redacts every string, key and ``bytes`` value inside nested data, and
+the config model that selects rules and allowlists. It imports no kernel: hooks-redaction
+mounts it as a hook, hooks-logging runs it over what it writes, hooks-otel over what it
+exports.
+
+    from amplifier_hooks_redact import RedactionConfig, build_redactor
+
+    redactor = build_redactor(RedactionConfig(rules=("secrets",)))
+    clean, counts = redactor.redact({"output": "token=ghp_..."})
+"""
+
+from .build import build_redactor
+from .config import (
+    DEFAULT_ALLOWED_PATHS,
+    DEFAULT_EVENTS,
+    MODULE_ID,
+    AllowlistConfig,
+    RedactionConfig,
+    parse_config,
+)
+from .rules import BUILTIN_RULES, RULE_SETS, Rule
+from .scanner import TextRedactor
+from .walker import UNSCANNABLE, Redactor
+
+__all__ = [
+    "BUILTIN_RULES",
+    "DEFAULT_ALLOWED_PATHS",
+    "DEFAULT_EVENTS",
+    "MODULE_ID",
+    "RULE_SETS",
+    "UNSCANNABLE",
+    "AllowlistConfig",
+    "RedactionConfig",
+    "Redactor",
+    "Rule",
+    "TextRedactor",
+    "build_redactor",
+    "parse_config",
+]
