@@ -50,7 +50,7 @@ def trust(
     (the session's warning names the directory).
     """
     try:  # hooks-declarative enforces trust, and keeps it (the `all` extra installs it)
-        from amplifier_module_hooks_declarative.trust import (
+        from amplifier_module_hooks_declarative import (
             TooManyFiles,
             forget_project,
             trust_project,

@@ -42,6 +42,7 @@ from .specs import (
     PromptHookSpec,
 )
 from .survey import Survey, survey_sources
+from .trust import TooManyFiles, forget_project, trust_project, trust_status, trusted_projects
 from .types import Decision, HookContext, Runner, failure_decision
 
 __all__ = [
@@ -70,11 +71,13 @@ __all__ = [
     "Runner",
     "RunnerFactory",
     "Survey",
+    "TooManyFiles",
     "config_schema",
     "default_runner_factory",
     "discover_plugins",
     "failure_decision",
     "find_sources",
+    "forget_project",
     "load_documents",
     "mount",
     "parse_claude_settings",
@@ -84,6 +87,9 @@ __all__ = [
     "plan_steps",
     "survey_sources",
     "to_hook_result",
+    "trust_project",
+    "trust_status",
+    "trusted_projects",
 ]
 
 config_schema = CheckedConfig
