@@ -109,7 +109,7 @@ def lint(session: nox.Session) -> None:
     (``lint-imports``): the layers of docs/architecture.md, checked on every package installed
     editable, so an import that crosses a layer fails CI."""
     editable: list[str] = []
-    for package in PACKAGES:
+    for package in (*PACKAGES, TESTSUPPORT):
         editable += ["-e", str(package)]
     session.install("ruff>=0.6", IMPORT_LINTER, *editable)
     session.run("ruff", "check", ".")
