@@ -224,7 +224,7 @@ class HookResult(BaseModel):
         fields["data"] = data
         fields["context_injections"] = []
         fields["user_messages"] = []
-        result = cls.__new__(cls)
+        result = object.__new__(cls)
         _object_setattr(result, "__dict__", fields)
         _object_setattr(result, "__pydantic_fields_set__", {"data"})
         _object_setattr(result, "__pydantic_extra__", None)
