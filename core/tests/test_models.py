@@ -274,3 +274,61 @@ def test_tool_result_str_for_success_and_failure() -> None:
 def test_tool_result_keeps_extra_fields() -> None:
     result = ToolResult(output={"stdout": "x"}, exit_code=0)  # type: ignore[call-arg]
     assert result.model_dump()["exit_code"] == 0
+
+
+def test_user_messages_alone_project_into_the_scalar_fields() -> None:
+    result = HookResult(
+        user_messages=[
+            UserMessage(message="3 files", source="progress"),
+            UserMessage(message="2 issues", level="error", source="checker"),
+            UserMessage(message="done", source="progress"),
+        ]
+    )
+    assert result.user_message == "3 files\n2 issues\ndone"
+    assert result.user_message_level == "error"
+    assert result.user_message_source == "progress, checker"
+
+
+def test_a_constructed_result_keeps_its_forms_in_step_too() -> None:
+    """``model_construct`` skips validation, not the step between the two forms."""
+    result = HookResult.model_construct(context_injection="ctx", user_message="hi")
+    assert result.context_injections == [ContextInjection(content="ctx")]
+    assert result.user_messages == [UserMessage(message="hi")]
+
+
+def test_carrying_equals_the_validated_continue_result_without_copying_data() -> None:
+    data: dict[str, Any] = {"tool_input": {"command": "ls"}}
+    made = HookResult.carrying(data)
+    assert made.data is data
+    assert made == HookResult.model_validate({"data": {}}).model_copy(update={"data": data})
+    assert made.model_fields_set == {"data"}
+    assert made.model_dump() == {**EXPECTED_DEFAULTS, "data": data}
+    made.context_injections.append(ContextInjection(content="x"))
+    assert HookResult.carrying({}).context_injections == []  # lists of its own
+    assert made.model_copy(update={"reason": "r"}).reason == "r"
+
+
+def test_merged_carries_the_lists_and_projects_their_scalar_forms() -> None:
+    ask = HookResult(
+        action="ask_user",
+        approval_prompt="Allow?",
+        context_injection="own",
+        user_message="own message",
+        source="gate",
+    )
+    injections = [
+        ContextInjection(content="a", role="user", hook_name="h1"),
+        ContextInjection(content="b", ephemeral=True, hook_name="gate"),
+    ]
+    messages = [UserMessage(message="m", level="warning", source="h1")]
+    merged = ask.merged(data={"x": 1}, injections=injections, messages=messages)
+    assert (merged.action, merged.approval_prompt, merged.source) == ("ask_user", "Allow?", "gate")
+    assert merged.data == {"x": 1}
+    assert merged.context_injections == injections
+    assert (merged.context_injection, merged.context_injection_role) == ("a\n\nb", "user")
+    assert merged.ephemeral is False
+    assert merged.user_messages == messages
+    assert (merged.user_message, merged.user_message_level) == ("m", "warning")
+    assert merged.user_message_source == "h1"
+    plain = HookResult().merged(action="continue", data={}, injections=[], messages=[])
+    assert plain == HookResult(data={})

@@ -419,25 +419,8 @@ class ModuleCoordinator:
 
     async def _process(self, result: HookResult, event: str, hook_name: str) -> HookResult:
         action = result.action
-        injections = result.context_injections
-        if not injections and result.context_injection:
-            injections = [
-                ContextInjection(
-                    content=result.context_injection,
-                    role=result.context_injection_role,
-                    ephemeral=result.ephemeral,
-                    append_to_last_tool_result=result.append_to_last_tool_result,
-                )
-            ]
+        injections = result.context_injections  # the result keeps its scalar forms in step
         messages = result.user_messages
-        if not messages and result.user_message:
-            messages = [
-                UserMessage(
-                    message=result.user_message,
-                    level=result.user_message_level,
-                    source=result.user_message_source or "hook",
-                )
-            ]
         if messages and action != "ask_user":  # an ask speaks through its prompt (2.0.2)
             await show_messages(self.display_system, self.audit, messages, event, hook_name)
         if injections:

@@ -40,12 +40,14 @@ The emit contract, in order of what happens:
 
 from __future__ import annotations
 
+import copy
 import inspect
 import time
 from collections.abc import Awaitable, Callable, Iterable, Mapping
 from datetime import UTC, datetime
 from fnmatch import fnmatchcase
-from types import CoroutineType, ModuleType
+from functools import lru_cache
+from types import CoroutineType
 from typing import TYPE_CHECKING, Any, Final, Literal, Protocol, TypeAlias
 
 from . import events as _events
@@ -81,8 +83,10 @@ class FailureListener(Protocol):
     ) -> None: ...
 
 
-_EMPTY_RESULT: Final = HookResult()
-_monotonic = time.monotonic
+_CONTINUE: Final = HookResult()
+"""What a combined result is a copy of, unless a handler's deny or ask_user is."""
+_carrying: Final = HookResult.carrying
+"""Bound once: an attribute of a pydantic model class is slow to look up (about 0.1 us)."""
 
 
 _NATIVE: Final = frozenset({str, int, float, bool, type(None)})
@@ -103,20 +107,27 @@ def _as_json(data: dict[str, Any]) -> dict[str, Any]:
     raises: a container that contains itself, or nesting past ``_JSON_DEPTH``, is kept as it
     is from there on; an object whose ``str()`` fails reads ``<unprintable TypeName>``."""
     for key, value in data.items():
-        if (value.__class__ not in _NATIVE and not _plain(value)) or key.__class__ is not str:
+        if (type(value) not in _NATIVE and not _plain(value)) or type(key) is not str:
             active: set[int] = set()
             return {_json_key(k): _json(v, active) for k, v in data.items()}
     return data
 
 
-def _plain(value: object) -> bool:
-    """Whether ``value`` is JSON already: native scalars, ``list`` and ``dict`` with ``str``
-    keys, all the way down. Walked without recursion; past ``_PLAIN_BUDGET`` containers (a
-    cycle, or very large data) the answer is no, and the careful copy takes over."""
-    cls = value.__class__
-    if cls in _NATIVE:
-        return True
-    if cls is not dict and cls is not list:
+def _plain(value: Any) -> bool:
+    """Whether ``value``, not a native scalar, is JSON already: a ``list`` or a ``dict``
+    with ``str`` keys, of native scalars and such containers all the way down. Walked without
+    recursion; past ``_PLAIN_BUDGET`` containers (a cycle, or very large data) the answer is
+    no, and the careful copy takes over."""
+    cls = type(value)
+    if cls is dict:  # a flat dict of scalars, the usual nested value, needs no walk
+        for key, item in value.items():
+            if type(key) is not str:
+                return False
+            if type(item) not in _NATIVE:
+                break
+        else:
+            return True
+    elif cls is not list:
         return False
     native = _NATIVE
     stack: list[Any] = [value]
@@ -126,10 +137,10 @@ def _plain(value: object) -> bool:
         if budget < 0:
             return False
         current = stack.pop()
-        if current.__class__ is dict:
+        if type(current) is dict:
             for key, item in current.items():
-                kind = item.__class__
-                if key.__class__ is not str:
+                kind = type(item)
+                if type(key) is not str:
                     return False
                 if kind in native:
                     continue
@@ -139,7 +150,7 @@ def _plain(value: object) -> bool:
                     return False
         else:
             for item in current:
-                kind = item.__class__
+                kind = type(item)
                 if kind in native:
                     continue
                 if kind is dict or kind is list:
@@ -210,102 +221,6 @@ def _tool_result_text(result: ToolResult) -> str:
     return "Failed"
 
 
-def _own_cancellation(error: BaseException) -> bool:
-    """A ``CancelledError`` a handler raised itself, while the emitting task is not being
-    cancelled (asyncio is loaded: this runs inside a coroutine)."""
-    import asyncio
-
-    if not isinstance(error, asyncio.CancelledError):
-        return False
-    task = asyncio.current_task()
-    return task is None or not task.cancelling()
-
-
-def _handler_error(error: BaseException) -> str:
-    """How a handler's failure is reported; raises ``error`` again when it is not the
-    handler's to report: ``KeyboardInterrupt``, ``SystemExit``, or the emitting task's own
-    cancellation (a handler's own ``CancelledError`` is a failure, as in 2.0.2)."""
-    if isinstance(error, Exception):
-        return f"{type(error).__name__}: {error}"
-    if _own_cancellation(error):
-        return "CancelledError raised by the handler"
-    raise error
-
-
-def _result(
-    action: str,
-    data: dict[str, Any],
-    injections: list[ContextInjection] | None = None,
-    messages: list[UserMessage] | None = None,
-) -> HookResult:
-    """The combined result of an emit: a copy of an empty result with what the handlers set
-    (``model_copy`` does not validate again: every value here is already valid)."""
-    return _assemble(_EMPTY_RESULT, {"action": action, "data": data}, injections, messages)
-
-
-def _assemble(
-    base: HookResult,
-    update: dict[str, Any],
-    injections: list[ContextInjection] | None,
-    messages: list[UserMessage] | None,
-) -> HookResult:
-    """``base`` updated with ``update`` and the merged lists, their scalar fields projected."""
-    update["context_injections"] = injections if injections is not None else []
-    update["user_messages"] = messages if messages is not None else []
-    if injections:
-        _project_injections(update, injections)
-    if messages:
-        _project_messages(update, messages)
-    return base.model_copy(update=update)
-
-
-_LEVELS: Final = {"info": 0, "warning": 1, "error": 2}
-
-
-def _project_injections(fields: dict[str, Any], injections: list[ContextInjection]) -> None:
-    """Set the scalar context fields older callers read from the ordered injections."""
-    first = injections[0]
-    fields["context_injection"] = "\n\n".join(i.content for i in injections)
-    fields["context_injection_role"] = first.role
-    fields["ephemeral"] = all(i.ephemeral for i in injections)
-    fields["append_to_last_tool_result"] = first.append_to_last_tool_result
-
-
-def _project_messages(fields: dict[str, Any], messages: list[UserMessage]) -> None:
-    """Set the scalar user-message fields older callers read from the ordered messages."""
-    fields["user_message"] = "\n".join(m.message for m in messages)
-    fields["user_message_level"] = max((m.level for m in messages), key=_LEVELS.__getitem__)
-    sources = list(dict.fromkeys(m.source for m in messages))
-    fields["user_message_source"] = ", ".join(sources)
-
-
-_ts_second = -1
-_ts_prefix = ""
-_ts_millis = -1
-_ts_text = ""
-
-
-def _now_iso() -> str:
-    """UTC ISO 8601 timestamp to the millisecond, formatted once per millisecond (hot path)."""
-    global _ts_second, _ts_prefix, _ts_millis, _ts_text
-    millis = int(time.time() * 1000)
-    if millis != _ts_millis:
-        second, fraction = divmod(millis, 1000)
-        if second != _ts_second:
-            _ts_prefix = datetime.fromtimestamp(second, UTC).strftime("%Y-%m-%dT%H:%M:%S")
-            _ts_second = second
-        _ts_text = f"{_ts_prefix}.{fraction:03d}+00:00"
-        _ts_millis = millis
-    return _ts_text
-
-
-def _logger() -> Logger:
-    """This module's logger; logging is imported on the first handler failure, not on import."""
-    import logging
-
-    return logging.getLogger(__name__)
-
-
 def _handler_name(handler: Callable[..., Any]) -> str:
     name = getattr(handler, "__qualname__", None) or getattr(handler, "__name__", None)
     return str(name) if name else type(handler).__name__
@@ -328,6 +243,7 @@ class HandlerInfo:
         "is_async",
         "name",
         "pattern",
+        "plain_async",
         "priority",
         "seq",
         "timeout",
@@ -351,6 +267,8 @@ class HandlerInfo:
         self.timeout = timeout
         self.fail_closed = fail_closed
         self.is_async = _is_async(handler)
+        # async, without a timeout of its own: emit awaits it in place (no default timeout)
+        self.plain_async = self.is_async and timeout is None
         self.pattern = _events.is_pattern(event)
 
     def __repr__(self) -> str:
@@ -361,90 +279,251 @@ def _order(info: HandlerInfo) -> tuple[int, int]:
     return (info.priority, info.seq)
 
 
+# ---------------------------------------------------------------------- running one handler
+
+
 class _Failure(Exception):
+    """A handler failure that is not the handler's own exception: a timeout, a bad result."""
+
     def __init__(self, kind: FailureKind, error: str) -> None:
         super().__init__(error)
         self.kind: FailureKind = kind
         self.error = error
 
 
-async def _await(awaitable: Awaitable[object]) -> object:
-    return await awaitable
+def _failure(error: BaseException) -> tuple[FailureKind, str]:
+    """The kind and text of a handler's failure (see :func:`_handler_error`)."""
+    if isinstance(error, _Failure):
+        return error.kind, error.error
+    return "error", _handler_error(error)
 
 
-_Coroutine: Final = CoroutineType
-_deadlines: ModuleType | None = None
+def _handler_error(error: BaseException) -> str:
+    """How a handler's exception is reported; raises ``error`` again when it is not the
+    handler's to report: ``KeyboardInterrupt``, ``SystemExit``, or the emitting task's own
+    cancellation (a handler's own ``CancelledError`` is a failure, as in 2.0.2)."""
+    if isinstance(error, Exception):
+        return f"{type(error).__name__}: {error}"
+    if _own_cancellation(error):
+        return "CancelledError raised by the handler"
+    raise error
 
 
-def _load_deadlines() -> ModuleType:
-    """:mod:`amplifier_core.deadlines`, imported with the first handler that has a deadline."""
-    global _deadlines
-    from . import deadlines
-
-    _deadlines = deadlines
-    return deadlines
-
-
-async def _bounded(
-    awaitable: Awaitable[object], deadline: float, limit: float, grace: float
-) -> object:
-    """Await ``awaitable`` until ``deadline`` (a ``time.monotonic()`` value); past it the
-    handler is cancelled and, should it not end within ``grace`` seconds, closed.
-
-    asyncio is imported where it is used, not with this module: this runs in an event loop, so
-    it is loaded by then, and ``import amplifier_core`` stays light.
-    """
+def _own_cancellation(error: BaseException) -> bool:
+    """A ``CancelledError`` a handler raised itself, while the emitting task is not being
+    cancelled (asyncio is loaded: this runs inside a coroutine)."""
     import asyncio
 
-    deadlines = _deadlines or _load_deadlines()
-    coro = awaitable if awaitable.__class__ is _Coroutine else _await(awaitable)
+    if not isinstance(error, asyncio.CancelledError):
+        return False
+    task = asyncio.current_task()
+    return task is None or not task.cancelling()
+
+
+async def _run(
+    info: HandlerInfo, event: str, data: dict[str, Any], default: float | None, grace: float
+) -> object:
+    """Run any handler and await what it returns, within its ``timeout`` (else ``default``)
+    seconds when there is one. A sync handler runs on the event loop, unless it has a
+    ``timeout`` of its own: then in a thread (:func:`_in_thread`). (emit awaits an async
+    handler without a deadline itself: the usual case needs none of this.)"""
+    limit = info.timeout or default
+    if info.timeout is not None and not info.is_async:
+        result = await _in_thread(info, event, data)
+    else:
+        result = info.handler(event, data)
+    if result is not None and result.__class__ is not HookResult and inspect.isawaitable(result):
+        if limit is None:
+            return await result
+        return await _bounded(result, limit, grace)
+    return result
+
+
+async def _in_thread(info: HandlerInfo, event: str, data: dict[str, Any]) -> object:
+    """Run a sync handler that has a ``timeout`` of its own in a thread, on a private copy of
+    the data; at its deadline it is left behind (a thread cannot be stopped)."""
+    import asyncio
+
+    from .deadlines import in_thread
+
+    try:
+        async with asyncio.timeout(info.timeout) as scope:
+            return await in_thread(info.handler, event, _private(data), name=info.name)
+    except TimeoutError:
+        if scope.expired():
+            raise _Failure(
+                "timeout",
+                f"timed out after {info.timeout:g}s (its thread is left to finish; "
+                "what it returns is dropped)",
+            ) from None
+        raise  # the handler's own TimeoutError is an ordinary error
+
+
+async def _bounded(awaitable: Awaitable[object], limit: float, grace: float) -> object:
+    """Await what a handler returned for at most ``limit`` seconds. Past it the handler is
+    cancelled and, should it not end within ``grace`` seconds, closed (see
+    :func:`amplifier_core.deadlines.bounded`)."""
+    import asyncio
+
+    from . import deadlines
+
+    coro = awaitable if awaitable.__class__ is CoroutineType else _as_coroutine(awaitable)
     task = asyncio.current_task()
     cancelling = task.cancelling() if task is not None else 0
     try:
-        async with asyncio.timeout(max(deadline - _monotonic(), 0.0)) as scope:
+        async with asyncio.timeout(limit) as scope:
             return await deadlines.bounded(coro, grace)
     except TimeoutError:
         if scope.expired():
             raise _Failure("timeout", f"timed out after {limit:g}s") from None
         raise  # the handler's own TimeoutError is an ordinary error
     except deadlines.HandlerStopped as stopped:
-        if task is not None and task.cancelling() > cancelling:
-            raise asyncio.CancelledError from None  # the emit itself was cancelled
-        if scope.expired():
-            raise _Failure(
-                "timeout", f"timed out after {limit:g}s; cancelled, {stopped}, so it was closed"
-            ) from None
-        raise asyncio.CancelledError from None  # the emit itself was cancelled
+        emit_cancelled = task is not None and task.cancelling() > cancelling
+        if emit_cancelled or not scope.expired():
+            raise asyncio.CancelledError from None
+        raise _Failure(
+            "timeout", f"timed out after {limit:g}s; cancelled, {stopped}, so it was closed"
+        ) from None
+
+
+async def _as_coroutine(awaitable: Awaitable[object]) -> object:
+    return await awaitable
 
 
 def _private(data: dict[str, Any]) -> dict[str, Any]:
     """A deep copy of ``data``, or a shallow one where something in it cannot be copied."""
-    import copy
-
     try:
         return copy.deepcopy(data)
     except Exception:
         return dict(data)
 
 
-async def _in_thread(
-    info: HandlerInfo, event: str, data: dict[str, Any], deadline: float, limit: float
-) -> object:
-    """Run a sync handler that has its own ``timeout`` in a thread, bounded by ``deadline``."""
-    import asyncio
+def _logger() -> Logger:
+    """This module's logger; logging is imported on the first handler failure, not on import."""
+    import logging
 
-    in_thread = (_deadlines or _load_deadlines()).in_thread
+    return logging.getLogger(__name__)
+
+
+# ---------------------------------------------------------------------- combining results
+
+
+@lru_cache(maxsize=1)
+def _utc_second(second: int) -> str:
+    """``second`` (Unix time) in UTC ISO 8601, to the second: formatted once a second."""
+    return datetime.fromtimestamp(second, UTC).strftime("%Y-%m-%dT%H:%M:%S")
+
+
+_MILLIS: Final = tuple(f".{millis:03d}+00:00" for millis in range(1000))
+
+
+def _now_iso() -> str:
+    """The time in UTC ISO 8601, to the millisecond: ``2026-11-27T15:01:52.123+00:00``."""
+    second, millis = divmod(time.time_ns() // 1_000_000, 1000)
+    return _utc_second(second) + _MILLIS[millis]
+
+
+def _fail_closed(info: HandlerInfo, event: str, error: str) -> HookResult:
+    return HookResult(
+        action="deny",
+        reason=f"hook {info.name!r} failed on {event!r} and is fail-closed: {error}",
+        source=info.name,
+    )
+
+
+class _Gathered:
+    """What the handlers of one emit asked for beyond a plain ``continue``, in the order they
+    ran: the first ``ask_user`` and a private copy of the data it asks about, every
+    injection and every user message, each with the handler it came from."""
+
+    __slots__ = ("ask", "asked", "injections", "json_data", "messages")
+
+    def __init__(self, json_data: bool) -> None:
+        self.json_data = json_data
+        self.ask: HookResult | None = None
+        self.asked: dict[str, Any] = {}
+        self.injections: list[ContextInjection] = []
+        self.messages: list[UserMessage] = []
+
+    def add(
+        self, result: HookResult, handler: str, event: str, data: dict[str, Any]
+    ) -> dict[str, Any]:
+        """Take in what ``handler`` returned (anything but a deny); return the data the next
+        handler sees."""
+        self.messages.extend(_sourced_messages(result.user_messages, handler))
+        action = result.action
+        if action == "continue":
+            return data
+        self.injections.extend(_sourced_injections(result.context_injections, handler, event))
+        if action == "inject_context" or (action == "ask_user" and self.ask is not None):
+            return data
+        if self.ask is not None:  # a modify after the ask: what the user is asked about stays
+            _dropped_after_ask(self.ask, handler, event)
+            return data
+        if result.data is not None:  # a modify, or an ask carrying the input it asks about
+            data = _as_json(result.data) if self.json_data else result.data
+        if action == "ask_user":
+            self.ask = result if result.source else result.model_copy(update={"source": handler})
+            self.asked = _private(data)
+        return data
+
+    def result(self, data: dict[str, Any], event: str) -> HookResult:
+        """The combined result, ``data`` being what the last handler left."""
+        ask = self.ask
+        if ask is None:
+            return _CONTINUE.merged(
+                action="inject_context" if self.injections else "continue",
+                data=data,
+                injections=self.injections,
+                messages=self.messages,
+            )
+        if not _same(data, self.asked):
+            _dropped_after_ask(ask, None, event)
+        return ask.merged(data=self.asked, injections=self.injections, messages=self.messages)
+
+
+def _dropped_after_ask(ask: HookResult, handler: str | None, event: str) -> None:
+    who = f"hook handler {handler!r}" if handler is not None else "a hook handler"
+    how = "returned modified data" if handler is not None else "changed the data in place"
+    _logger().warning(
+        "%s %s on event %r after %r asked for approval; the change is dropped, so that "
+        "what runs is what the user is asked about (give it a lower priority to have "
+        "its change shown in the question)",
+        who,
+        how,
+        event,
+        ask.source,
+    )
+
+
+def _same(current: dict[str, Any], asked: dict[str, Any]) -> bool:
     try:
-        async with asyncio.timeout(max(deadline - _monotonic(), 0.0)) as scope:
-            return await in_thread(info.handler, event, _private(data), name=info.name)
-    except TimeoutError:
-        if scope.expired():
-            raise _Failure(
-                "timeout",
-                f"timed out after {limit:g}s (its thread is left to finish; "
-                "what it returns is dropped)",
-            ) from None
-        raise
+        return bool(current == asked)
+    except Exception:  # values that cannot be compared count as changed
+        return False
+
+
+def _sourced_injections(
+    items: list[ContextInjection], handler: str, event: str
+) -> list[ContextInjection]:
+    return [
+        item
+        if item.hook_name != "unknown" and item.event
+        else item.model_copy(
+            update={
+                "hook_name": handler if item.hook_name == "unknown" else item.hook_name,
+                "event": item.event or event,
+            }
+        )
+        for item in items
+    ]
+
+
+def _sourced_messages(items: list[UserMessage], handler: str) -> list[UserMessage]:
+    return [
+        item if item.source != "hook" else item.model_copy(update={"source": handler})
+        for item in items
+    ]
 
 
 def _event_data(event: str, data: object) -> dict[str, Any]:
@@ -521,7 +600,10 @@ class HookRegistry:
         self._exact: dict[str, list[HandlerInfo]] = {}
         self._patterns: list[HandlerInfo] = []
         self._chains: dict[str, tuple[HandlerInfo, ...]] = {}
+        # event name as emitted (an alias too) -> (canonical name, chain), for emit
+        self._routes: dict[str, tuple[str, tuple[HandlerInfo, ...]]] = {}
         self._defaults: dict[str, Any] = {}
+        self._json_defaults: dict[str, Any] = {}  # the same, as handlers see them (json_data)
         self._seq = 0
         self._failure_listeners: list[FailureListener] = []
 
@@ -568,7 +650,7 @@ class HookRegistry:
             self._patterns.append(info)
         else:
             self._exact.setdefault(resolved, []).append(info)
-        self._chains.clear()
+        self._changed()
 
         def unregister() -> None:
             self._remove(info)
@@ -577,12 +659,17 @@ class HookRegistry:
 
     on = register
 
+    def _changed(self) -> None:
+        """Forget the cached chains: a registration changed."""
+        self._chains.clear()
+        self._routes.clear()
+
     def _remove(self, info: HandlerInfo) -> None:
         bucket = self._patterns if info.pattern else self._exact.get(info.event, [])
         for index, candidate in enumerate(bucket):
             if candidate is info:
                 del bucket[index]
-                self._chains.clear()
+                self._changed()
                 return
 
     def unregister(self, name: str) -> int:
@@ -606,8 +693,9 @@ class HookRegistry:
         priority, order and timeout (see :mod:`amplifier_core.observe`)."""
         info.handler = handler
         info.is_async = _is_async(handler)
+        info.plain_async = info.is_async and info.timeout is None
         info.fail_closed = fail_closed
-        self._chains.clear()
+        self._changed()
 
     def list_handlers(self, event: str | None = None) -> dict[str, list[str]]:
         """Handler names per event (or pattern), in the order they run."""
@@ -633,6 +721,7 @@ class HookRegistry:
     def set_default_fields(self, **fields: Any) -> None:
         """Fields merged under every event's data (``session_id``, ``parent_id`` ...)."""
         self._defaults.update(fields)
+        self._json_defaults = _as_json(dict(self._defaults))
 
     @property
     def default_fields(self) -> dict[str, Any]:
@@ -661,138 +750,77 @@ class HookRegistry:
 
     # ------------------------------------------------------------------ emit
 
-    def _prepare(self, event: str, data: dict[str, Any] | None) -> dict[str, Any]:
-        current = {**self._defaults, **data} if data else dict(self._defaults)
-        current["timestamp"] = _now_iso()
-        return current
-
     async def emit(self, event: str, data: dict[str, Any] | None = None) -> HookResult:
         """Run every handler of ``event`` and return the combined :class:`HookResult`.
 
         ``data`` is a dict; as on amplifier-core 2.0.2, an object with ``model_dump()`` (a
         pydantic model) and a JSON object's text are taken as the dict they stand for."""
-        if data is not None and data.__class__ is not dict:
+        if data is not None and type(data) is not dict:
             data = _event_data(event, data)
-        event = _events._ALIASES.get(event, event)
-        chain = self._chains.get(event)
-        if chain is None:
-            if _events.is_pattern(event):
-                raise ValueError(
-                    f"HookRegistry.emit({event!r}): a pattern is for subscribing; "
-                    "emit one concrete event name"
-                )
-            chain = self.handlers_for(event)
-        if not chain:
-            return _result("continue", dict(data) if data else {})
+        route = self._routes.get(event)
+        if route is None:
+            route = self._route(event)
+        event, chain = route
+        if not chain:  # nobody listens: the data comes back as given
+            return _carrying(dict(data) if data else {})
         if self._observed is not None:  # handlers run timed while someone observes them
             chain = self._observed.chain(event, chain)
-        current = self._prepare(event, data)
-        if self.json_data:
-            current = _as_json(current)
-        ask: HookResult | None = None
-        asked: dict[str, Any] | None = None  # the data the first ask_user asks about
-        injections: list[ContextInjection] | None = None
-        messages: list[UserMessage] | None = None
+        if self.json_data:  # the defaults are JSON already, and so is the timestamp
+            defaults = self._json_defaults
+            if data:
+                data = _as_json(data)
+        else:
+            defaults = self._defaults
+        current = {**defaults, **data} if data else dict(defaults)
+        current["timestamp"] = _now_iso()
+        default = self.default_timeout
+        unbounded = default is None
+        gathered: _Gathered | None = None
 
         for info in chain:
             try:
-                limit = info.timeout if info.timeout is not None else self.default_timeout
-                if limit is None:
-                    result: object = info.handler(event, current)
-                    if info.is_async or (
-                        result is not None
-                        and result.__class__ is not HookResult
-                        and inspect.isawaitable(result)
-                    ):
-                        result = await result  # type: ignore[misc]
+                if unbounded and info.plain_async:  # the usual handler, awaited right here
+                    result: Any = await info.handler(event, current)  # type: ignore[misc]
                 else:
-                    deadline = _monotonic() + limit
-                    if info.is_async or info.timeout is None:
-                        result = info.handler(event, current)
-                    else:  # a sync handler with a timeout of its own
-                        result = await _in_thread(info, event, current, deadline, limit)
-                    if (
-                        result is not None
-                        and result.__class__ is not HookResult
-                        and inspect.isawaitable(result)
-                    ):
-                        result = await _bounded(result, deadline, limit, self.cancel_grace)
-                if result is None:
-                    continue
-                if not isinstance(result, HookResult):
-                    raise _Failure(
-                        "invalid_result",
-                        f"returned {type(result).__name__}, not HookResult: {result!r:.200}",
-                    )
-            except _Failure as failure:
-                if self._fail(info, event, failure.kind, failure.error):
-                    return self._fail_closed_result(info, event, failure.error)
-                continue
+                    result = await _run(info, event, current, default, self.cancel_grace)
+                if type(result) is not HookResult:
+                    if result is None:
+                        continue
+                    if not isinstance(result, HookResult):
+                        raise _Failure(
+                            "invalid_result",
+                            f"returned {type(result).__name__}, not HookResult: {result!r:.200}",
+                        )
             except BaseException as exc:  # a failing hook never breaks emit
-                error = _handler_error(exc)
-                if self._fail(info, event, "error", error):
-                    return self._fail_closed_result(info, event, error)
+                kind, error = _failure(exc)
+                if self._fail(info, event, kind, error):
+                    return _fail_closed(info, event, error)
                 continue
-
             action = result.action
-            if action == "deny":
-                if result.source is None:
-                    result = result.model_copy(update={"source": info.name})
-                return result
-            if result.user_messages:
-                if messages is None:
-                    messages = []
-                messages.extend(_sourced_messages(result.user_messages, info.name))
             if action == "continue":
-                continue
-            if result.context_injections:  # every action but continue may inject; all are kept
-                if injections is None:
-                    injections = []
-                injections.extend(_sourced_injections(result.context_injections, info.name, event))
-            if action == "modify" or (action == "ask_user" and ask is None):
-                if ask is not None:  # what the user is asked about no longer changes
-                    self._after_ask(ask, info, event)
+                if not result.user_messages:
                     continue
-                if result.data is not None:  # an ask may carry the input it asks about
-                    current = _as_json(result.data) if self.json_data else result.data
-                if action == "ask_user":  # the first ask_user wins
-                    ask = result
-                    if ask.source is None:
-                        ask = ask.model_copy(update={"source": info.name})
-                    asked = _private(current)
+            elif action == "deny":
+                return result if result.source else result.model_copy(update={"source": info.name})
+            if gathered is None:
+                gathered = _Gathered(self.json_data)
+            current = gathered.add(result, info.name, event, current)
 
-        if ask is not None:
-            if asked is None:
-                asked = current
-            elif not _same(current, asked):
-                self._after_ask(ask, None, event)
-            return self._merge_ask(ask, asked, injections, messages)
-        if injections:
-            return _result("inject_context", current, injections, messages)
-        return _result("continue", current, None, messages)
+        if gathered is None:
+            return _carrying(current)
+        return gathered.result(current, event)
 
-    def _merge_ask(
-        self,
-        ask: HookResult,
-        data: dict[str, Any],
-        injections: list[ContextInjection] | None,
-        messages: list[UserMessage] | None,
-    ) -> HookResult:
-        return _assemble(ask, {"data": data}, injections, messages)
-
-    @staticmethod
-    def _after_ask(ask: HookResult, info: HandlerInfo | None, event: str) -> None:
-        who = f"hook handler {info.name!r}" if info is not None else "a hook handler"
-        how = "returned modified data" if info is not None else "changed the data in place"
-        _logger().warning(
-            "%s %s on event %r after %r asked for approval; the change is dropped, so that "
-            "what runs is what the user is asked about (give it a lower priority to have "
-            "its change shown in the question)",
-            who,
-            how,
-            event,
-            ask.source,
-        )
+    def _route(self, name: str) -> tuple[str, tuple[HandlerInfo, ...]]:
+        """The canonical event for ``name`` and the handlers emit runs for it, kept for the
+        next emit of ``name``; a pattern is refused."""
+        event = _events.canonical(name)
+        if _events.is_pattern(event):
+            raise ValueError(
+                f"HookRegistry.emit({event!r}): a pattern is for subscribing; "
+                "emit one concrete event name"
+            )
+        route = self._routes[name] = (event, self.handlers_for(event))
+        return route
 
     def _fail(self, info: HandlerInfo, event: str, kind: FailureKind, error: str) -> bool:
         log = _logger()
@@ -816,14 +844,6 @@ class HookRegistry:
             except Exception:  # a broken listener must not break emit either
                 log.exception("hook failure listener %r raised", listener)
         return info.fail_closed
-
-    @staticmethod
-    def _fail_closed_result(info: HandlerInfo, event: str, error: str) -> HookResult:
-        return HookResult(
-            action="deny",
-            reason=f"hook {info.name!r} failed on {event!r} and is fail-closed: {error}",
-            source=info.name,
-        )
 
     async def emit_and_collect(
         self,
@@ -871,33 +891,3 @@ class HookRegistry:
                     f"returned {type(result).__name__}, not HookResult",
                 )
         return collected
-
-
-def _same(current: dict[str, Any], asked: dict[str, Any]) -> bool:
-    try:
-        return bool(current == asked)
-    except Exception:  # values that cannot be compared count as changed
-        return False
-
-
-def _sourced_injections(
-    items: list[ContextInjection], handler: str, event: str
-) -> list[ContextInjection]:
-    return [
-        item
-        if item.hook_name != "unknown" and item.event
-        else item.model_copy(
-            update={
-                "hook_name": handler if item.hook_name == "unknown" else item.hook_name,
-                "event": item.event or event,
-            }
-        )
-        for item in items
-    ]
-
-
-def _sourced_messages(items: list[UserMessage], handler: str) -> list[UserMessage]:
-    return [
-        item if item.source != "hook" else item.model_copy(update={"source": handler})
-        for item in items
-    ]

@@ -94,6 +94,30 @@ class UserMessage(BaseModel):
     source: str = "hook"
 
 
+_LEVELS: dict[str, int] = {"info": 0, "warning": 1, "error": 2}
+
+
+def _injection_fields(injections: list[ContextInjection]) -> dict[str, Any]:
+    """The scalar context fields older callers read, projected from ordered injections."""
+    first = injections[0]
+    return {
+        "context_injection": "\n\n".join(i.content for i in injections),
+        "context_injection_role": first.role,
+        "ephemeral": all(i.ephemeral for i in injections),
+        "append_to_last_tool_result": first.append_to_last_tool_result,
+    }
+
+
+def _message_fields(messages: list[UserMessage]) -> dict[str, Any]:
+    """The scalar user-message fields older callers read, projected from ordered messages:
+    the texts one per line, the most severe level, the distinct sources."""
+    return {
+        "user_message": "\n".join(m.message for m in messages),
+        "user_message_level": max((m.level for m in messages), key=_LEVELS.__getitem__),
+        "user_message_source": ", ".join(dict.fromkeys(m.source for m in messages)),
+    }
+
+
 class HookResult(BaseModel):
     """What a hook handler asks the kernel to do.
 
@@ -103,10 +127,13 @@ class HookResult(BaseModel):
         handler (and the caller) sees. ``inject_context``: ``context_injection`` is added to the
         agent's context. ``ask_user``: the kernel's approval system asks the human.
 
-    ``context_injections`` is the ordered, lossless list of injections; when a handler sets the
-    scalar ``context_injection`` the list is derived from it, and when a merged result carries
-    several injections the scalar fields are projected from the list for older callers.
-    ``user_messages`` does the same for ``user_message``.
+    Injections and user messages each have two forms: the ordered, lossless lists
+    (``context_injections``, ``user_messages``) and the scalar fields amplifier-core 2.0.2's
+    callers read (``context_injection`` with its role and flags, ``user_message`` with its
+    level and source). A result keeps the two in step itself, however it is made
+    (validated, ``model_construct``, :meth:`merged`): a scalar given alone becomes a
+    one-item list, a list given alone projects its scalars; both given are kept as given.
+    Readers use the lists; nobody converts.
     """
 
     model_config = ConfigDict(extra="forbid")
@@ -147,9 +174,14 @@ class HookResult(BaseModel):
             )
         return value
 
-    @model_validator(mode="after")
-    def _check_and_project(self) -> HookResult:
-        if self.context_injection is not None and not self.context_injections:
+    def model_post_init(self, context: Any, /) -> None:
+        """Keep the scalar and list forms in step (runs after validation and after
+        ``model_construct``, so that no reader ever has to convert)."""
+        if self.context_injections:
+            if self.context_injection is None:
+                for name, value in _injection_fields(self.context_injections).items():
+                    setattr(self, name, value)
+        elif self.context_injection is not None:
             self.context_injections = [
                 ContextInjection(
                     content=self.context_injection,
@@ -158,19 +190,11 @@ class HookResult(BaseModel):
                     append_to_last_tool_result=self.append_to_last_tool_result,
                 )
             ]
-        elif self.context_injections and self.context_injection is None:
-            first = self.context_injections[0]
-            self.context_injection = "\n\n".join(i.content for i in self.context_injections)
-            self.context_injection_role = first.role
-            self.ephemeral = all(i.ephemeral for i in self.context_injections)
-            self.append_to_last_tool_result = first.append_to_last_tool_result
-        if self.action == "inject_context" and not (
-            self.context_injection and self.context_injection.strip()
-        ):
-            raise ValueError(
-                "context_injection: action 'inject_context' needs non-empty context_injection text"
-            )
-        if self.user_message is not None and not self.user_messages:
+        if self.user_messages:
+            if self.user_message is None:
+                for name, value in _message_fields(self.user_messages).items():
+                    setattr(self, name, value)
+        elif self.user_message is not None:
             self.user_messages = [
                 UserMessage(
                     message=self.user_message,
@@ -178,7 +202,65 @@ class HookResult(BaseModel):
                     source=self.user_message_source or "hook",
                 )
             ]
+
+    @model_validator(mode="after")
+    def _injection_has_text(self) -> HookResult:
+        if self.action == "inject_context" and not (
+            self.context_injection and self.context_injection.strip()
+        ):
+            raise ValueError(
+                "context_injection: action 'inject_context' needs non-empty context_injection text"
+            )
         return self
+
+    @classmethod
+    def carrying(cls, data: dict[str, Any] | None) -> HookResult:
+        """A new ``continue`` result carrying ``data``, equal to ``HookResult(data=data)`` but
+        made without validating (or copying) ``data``: what emit returns when no handler asked
+        for more. Made the way pydantic's own ``__copy__`` makes an instance, because a
+        validated construction or a ``model_copy`` costs more than all the rest of an emit
+        with ten handlers (``bench/emit.py``; docs/benchmarks.md)."""
+        fields = _CARRYING_FIELDS.copy()
+        fields["data"] = data
+        fields["context_injections"] = []
+        fields["user_messages"] = []
+        result = object.__new__(cls)
+        _object_setattr(result, "__dict__", fields)
+        _object_setattr(result, "__pydantic_fields_set__", {"data"})
+        _object_setattr(result, "__pydantic_extra__", None)
+        _object_setattr(result, "__pydantic_private__", None)
+        return result
+
+    def merged(
+        self,
+        *,
+        data: dict[str, Any] | None,
+        injections: list[ContextInjection],
+        messages: list[UserMessage],
+        action: HookAction | None = None,
+    ) -> HookResult:
+        """A copy of this result carrying ``data`` and, in place of its own lists, the given
+        injections and user messages, with the scalar forms projected from them (how
+        :meth:`HookRegistry.emit <amplifier_core.hooks.HookRegistry.emit>` combines the
+        results of its handlers). Nothing is validated again: every value is valid already.
+        """
+        update: dict[str, Any] = {
+            "data": data,
+            "context_injections": injections,
+            "user_messages": messages,
+        }
+        if action is not None:
+            update["action"] = action
+        if injections:
+            update.update(_injection_fields(injections))
+        if messages:
+            update.update(_message_fields(messages))
+        return self.model_copy(update=update)
+
+
+_CARRYING_FIELDS: dict[str, Any] = dict(HookResult())
+"""Every field of a default ``HookResult`` with its value, for :meth:`HookResult.carrying`."""
+_object_setattr = object.__setattr__
 
 
 _CONTROL_CHARACTERS = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\ud800-\udfff]")
