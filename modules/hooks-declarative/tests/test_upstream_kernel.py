@@ -69,6 +69,7 @@ SCRIPT = textwrap.dedent(
             "tool:pre": ["hooks-declarative:tool:pre"],
             "provider:error": ["hooks-declarative:provider:error"],
             "tool:error": ["hooks-declarative:tool:error"],
+            "prompt:submit": ["hooks-declarative:reload"],  # the hooks file is re-read if changed
         }, handlers
 
         def bash(command):
