@@ -47,6 +47,8 @@ class _Pass:
     members: tuple[tuple[int, Selector], ...]
     keys: tuple[int, ...]
     """Each pattern's number in its haystack's :class:`TriggerIndex`."""
+    starts: tuple[tuple[str, int], ...]
+    """Where the pattern (a pass of one) can start, for Hyperscan (``Rule.starts``)."""
 
 
 _Members = tuple[tuple[int, Selector], ...]
@@ -62,6 +64,9 @@ class _Plan:
     case-insensitive twin, for a text whose lower-cased copy is not the same length."""
 
     scanned: tuple[tuple[re.Pattern[str], _Members], ...]
+    scanned_keys: tuple[int, ...]
+    """Each ``scanned`` pattern's number in the haystack's :class:`TriggerIndex`: where it is
+    :attr:`TriggerIndex.shaped` and Hyperscan ran, it is tried only at its possible starts."""
     indexed: dict[int, tuple[re.Pattern[str], _Members]]
     ignorecase: tuple[tuple[re.Pattern[str], _Members], ...]
     patterns: int
@@ -71,6 +76,7 @@ class _Plan:
     @classmethod
     def of(cls, passes: Sequence[_Pass], index: TriggerIndex, *, lowered: bool) -> _Plan:
         scanned: list[tuple[re.Pattern[str], _Members]] = []
+        scanned_keys: list[int] = []
         indexed: dict[int, tuple[re.Pattern[str], _Members]] = {}
         ignorecase: list[tuple[re.Pattern[str], _Members]] = []
         for scan in passes:
@@ -81,11 +87,12 @@ class _Plan:
                     indexed[key] = (pattern, scan.members)
                 else:
                     scanned.append((pattern, scan.members))
+                    scanned_keys.append(key)
             if lowered:  # only lower-cased passes have case-insensitive twins
                 ignorecase += [(folded, scan.members) for folded in scan.ignorecase]
         count = len(scanned) + len(indexed)
         joins = tuple(joinable(pattern) for pattern, _ in scanned)
-        return cls(tuple(scanned), indexed, tuple(ignorecase), count, joins)
+        return cls(tuple(scanned), tuple(scanned_keys), indexed, tuple(ignorecase), count, joins)
 
     def suspects(
         self, haystack: str, starts: list[int], parts: Sequence[str], index: TriggerIndex
@@ -94,14 +101,24 @@ class _Plan:
         in which a trigger of an indexed pattern starts or a scanned pattern matches."""
         found: set[int] = set()
         last = len(starts) - 1
+        located = index.positions(haystack) if self.indexed or index.shaped else {}
         if self.indexed:
             indexed = self.indexed
-            for key, positions in index.positions(haystack).items():
+            for key, positions in located.items():
                 if key in indexed:
                     found.update(bisect.bisect_right(starts, at) - 1 for at in positions)
-        for (pattern, _), join in zip(self.scanned, self.joinable, strict=True):
+        for (pattern, _), key, join in zip(
+            self.scanned, self.scanned_keys, self.joinable, strict=True
+        ):
             if not join:
                 found.update(n for n, part in enumerate(parts) if pattern.search(part))
+                continue
+            candidates = located.get(key) if key in index.shaped else None
+            if candidates is not None:  # tried only where it can start
+                for at in candidates:
+                    number = bisect.bisect_right(starts, at) - 1
+                    if number not in found and pattern.match(haystack, at) is not None:
+                        found.add(number)
                 continue
             match = pattern.search(haystack)
             while match is not None:
@@ -120,12 +137,18 @@ class _Plan:
         hits: list[tuple[int, int, int]],
         rejected: list[tuple[int, int]],
     ) -> None:
-        for pattern, members in self.scanned:
-            _scan(pattern, haystack, text, members, hits, rejected)
+        located = index.positions(haystack) if self.indexed or index.shaped else {}
+        shaped = index.shaped
+        for (pattern, members), key in zip(self.scanned, self.scanned_keys, strict=True):
+            candidates = located.get(key) if key in shaped else None
+            if candidates is None:
+                _scan(pattern, haystack, text, members, hits, rejected)
+            elif candidates:
+                _try(pattern, candidates, haystack, text, members, hits, rejected)
         if not self.indexed:
             return
         indexed = self.indexed
-        for key, starts in index.positions(haystack).items():
+        for key, starts in located.items():
             entry = indexed.get(key)
             if entry is not None and starts:
                 _try(entry[0], starts, haystack, text, entry[1], hits, rejected)
@@ -148,6 +171,7 @@ def _build_passes(rules: Sequence[Rule]) -> tuple[_Pass, ...]:
                 lowered=first.lowered,
                 members=tuple((i, rules[i].select) for i in indexes),
                 keys=tuple(range(start, start + len(first.patterns))),
+                starts=first.starts if len(first.patterns) == 1 else (),
             )
         )
     # Passes that read the original text first, then the lower-cased ones (one lower() call).
@@ -157,10 +181,12 @@ def _build_passes(rules: Sequence[Rule]) -> tuple[_Pass, ...]:
 def _trigger_index(passes: Sequence[_Pass], lowered: bool) -> TriggerIndex:
     """The triggers of the patterns that scan the original text (or the lower-cased one)."""
     triggers: list[tuple[str, ...] | None] = []
+    starts: list[tuple[tuple[str, int], ...]] = []
     for scan in passes:
         if scan.lowered == lowered:
             triggers.extend(literal_triggers(pattern) for pattern in scan.patterns)
-    return TriggerIndex(triggers)
+            starts.extend(scan.starts if len(scan.patterns) == 1 else () for _ in scan.patterns)
+    return TriggerIndex(triggers, starts)
 
 
 class TextRedactor:

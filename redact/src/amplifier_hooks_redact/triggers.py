@@ -103,9 +103,13 @@ class TriggerIndex:
     automaton's prefilter then skips text without any of a group's first bytes quickly.
     """
 
-    __slots__ = ("_groups", "_hs", "_hs_owners", "_hs_widths", "_local", "indexed")
+    __slots__ = ("_groups", "_hs", "_hs_owners", "_hs_widths", "_local", "indexed", "shaped")
 
-    def __init__(self, triggers: Sequence[tuple[str, ...] | None]) -> None:
+    def __init__(
+        self,
+        triggers: Sequence[tuple[str, ...] | None],
+        starts: Sequence[tuple[tuple[str, int], ...]] = (),
+    ) -> None:
         owners: dict[str, list[int]] = {}
         for index, found in enumerate(triggers):
             for text in found or ():
@@ -116,26 +120,47 @@ class TriggerIndex:
             _Group(words[start : start + _GROUP_SIZE], owners)
             for start in range(0, len(words), _GROUP_SIZE)
         )
+        # Patterns without triggers whose possible starts Hyperscan can find (Rule.starts).
+        shapes = [
+            (expression, width, index)
+            for index, found in enumerate(starts)
+            if index not in self.indexed
+            for expression, width in found
+        ]
         self._hs: Any = None
-        self._hs_owners = tuple(tuple(owners[word]) for word in words)
-        self._hs_widths = tuple(len(word) for word in words)
+        self._hs_owners = tuple(tuple(owners[word]) for word in words) + tuple(
+            (index,) for _, _, index in shapes
+        )
+        self._hs_widths = tuple(len(word) for word in words) + tuple(w for _, w, _ in shapes)
         self._local = threading.local()
-        if _hyperscan is not None and words and all(word.isascii() for word in words):
-            self._hs = _hyperscan_database(words)
+        self.shaped: frozenset[int] = frozenset()
+        if _hyperscan is not None and all(word.isascii() for word in words) and (words or shapes):
+            expressions = [re.escape(word).encode("ascii") for word in words]
+            expressions += [expression.encode("ascii") for expression, _, _ in shapes]
+            self._hs = _hyperscan_database(expressions)
+            self.shaped = frozenset(index for _, _, index in shapes)
 
     def positions(self, text: str) -> dict[int, list[int]]:
-        """Per indexed pattern whose triggers occur in ``text``, the sorted start positions."""
-        if not self._groups:
+        """Per indexed pattern whose triggers occur in ``text``, the sorted start positions.
+
+        Per shaped pattern (:attr:`shaped`), its possible starts (maybe none) when Hyperscan
+        scanned the text; absent when it did not (then the pattern must be searched).
+        """
+        if not self._groups and not self.shaped:
             return {}
         data = text.encode("ascii") if text.isascii() else None  # byte = character offsets
         found: dict[int, list[int]] = {}
         if data is not None and self._hs is not None:
             self._scan_hyperscan(data, found)
+            for index in self.shaped:
+                starts = found.get(index)
+                # Position 0 has no character before it for an expression to read.
+                found[index] = sorted({0, *starts}) if starts else [0]
         else:
             for group in self._groups:
                 group.collect(text, data, found)
-        for starts in found.values():
-            if len(starts) > 1:
+        for index, starts in found.items():
+            if len(starts) > 1 and index not in self.shaped:
                 starts.sort()
         return found
 
@@ -155,14 +180,14 @@ class TriggerIndex:
         self._hs.scan(data, match_event_handler=report, scratch=scratch)
 
 
-def _hyperscan_database(words: Sequence[str]) -> Any:
-    """A block-mode Hyperscan database of the literal ``words`` (ids = their indexes)."""
+def _hyperscan_database(expressions: Sequence[bytes]) -> Any:
+    """A block-mode Hyperscan database of ``expressions`` (ids = their indexes)."""
     database = _hyperscan.Database(mode=_hyperscan.HS_MODE_BLOCK)
     database.compile(
-        expressions=[re.escape(word).encode("ascii") for word in words],
-        ids=list(range(len(words))),
-        elements=len(words),
-        flags=[0] * len(words),
+        expressions=list(expressions),
+        ids=list(range(len(expressions))),
+        elements=len(expressions),
+        flags=[0] * len(expressions),
     )
     return database
 
