@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 
 from amplifier_hooks_redact import RedactionConfig, build_redactor, scanner
 from amplifier_hooks_redact.rules import BUILTIN_RULES
-from amplifier_hooks_redact.triggers import TriggerIndex, literal_triggers
+from amplifier_hooks_redact.triggers import JointIndex, TriggerIndex, literal_triggers
 
 from .corpus import ordinary, secrets
 
@@ -96,6 +96,7 @@ def _unindexed(redactor: scanner.TextRedactor) -> scanner.TextRedactor:
     plain._lowered_index = TriggerIndex([])
     plain._text_plan = scanner._Plan.of(plain._passes, plain._text_index, lowered=False)
     plain._lowered_plan = scanner._Plan.of(plain._passes, plain._lowered_index, lowered=True)
+    plain._joint = JointIndex(plain._text_index, plain._lowered_index)
     return plain
 
 
@@ -216,3 +217,18 @@ def test_strings_decided_together_agree_with_their_own_scans(strings: list[str])
     expected = all(_PLAIN.find(text) == [] for text in strings)
     assert _INDEXED.all_clean(strings) is expected
     _INDEXED._cache.clear()
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(_PIECES | _DIGIT_PIECES, max_size=30))
+def test_one_pass_finds_what_each_index_finds(pieces: list[str]) -> None:
+    # The text's triggers and the lower-cased copy's, in one case-insensitive pass.
+    text = "".join(pieces)
+    joint = _INDEXED._joint.positions(text)
+    if not text.isascii():
+        assert joint is None
+        return
+    assert joint == (
+        _INDEXED._text_index.positions(text),
+        _INDEXED._lowered_index.positions(text.lower()),
+    )

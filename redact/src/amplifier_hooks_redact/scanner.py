@@ -26,7 +26,7 @@ from typing import Final
 
 from .joined import SEPARATOR, joinable
 from .rules import Rule, Selector
-from .triggers import TriggerIndex, literal_triggers
+from .triggers import JointIndex, TriggerIndex, literal_triggers
 
 __all__ = ["TextRedactor"]
 
@@ -95,13 +95,20 @@ class _Plan:
         return cls(tuple(scanned), tuple(scanned_keys), indexed, tuple(ignorecase), count, joins)
 
     def suspects(
-        self, haystack: str, starts: list[int], parts: Sequence[str], index: TriggerIndex
+        self,
+        haystack: str,
+        starts: list[int],
+        parts: Sequence[str],
+        index: TriggerIndex,
+        located: dict[int, list[int]] | None = None,
     ) -> set[int]:
         """The numbers of the joined ``parts`` (``haystack``, each part at its ``starts``)
-        in which a trigger of an indexed pattern starts or a scanned pattern matches."""
+        in which a trigger of an indexed pattern starts or a scanned pattern matches
+        (``located``: what ``index`` finds in ``haystack``, when already known)."""
         found: set[int] = set()
         last = len(starts) - 1
-        located = index.positions(haystack) if self.indexed or index.shaped else {}
+        if located is None:
+            located = index.positions(haystack) if self.indexed or index.shaped else {}
         if self.indexed:
             indexed = self.indexed
             for key, positions in located.items():
@@ -136,8 +143,10 @@ class _Plan:
         index: TriggerIndex,
         hits: list[tuple[int, int, int]],
         rejected: list[tuple[int, int]],
+        located: dict[int, list[int]] | None = None,
     ) -> None:
-        located = index.positions(haystack) if self.indexed or index.shaped else {}
+        if located is None:
+            located = index.positions(haystack) if self.indexed or index.shaped else {}
         shaped = index.shaped
         for (pattern, members), key in zip(self.scanned, self.scanned_keys, strict=True):
             candidates = located.get(key) if key in shaped else None
@@ -201,6 +210,7 @@ class TextRedactor:
         "_allow_values",
         "_cache",
         "_cached_chars",
+        "_joint",
         "_lowered_index",
         "_lowered_plan",
         "_names",
@@ -229,6 +239,8 @@ class TextRedactor:
         self._lowered_index = _trigger_index(self._passes, lowered=True)
         self._text_plan = _Plan.of(self._passes, self._text_index, lowered=False)
         self._lowered_plan = _Plan.of(self._passes, self._lowered_index, lowered=True)
+        # Both indexes in one Hyperscan pass over ASCII text.
+        self._joint = JointIndex(self._text_index, self._lowered_index)
         self._cache: dict[str, tuple[str, dict[str, int]] | None] = {}
         self._cached_chars = 0
 
@@ -298,11 +310,20 @@ class TextRedactor:
             starts.append(position)
             position += len(text) + 1
         joined = SEPARATOR.join(batch)
-        found = self._text_plan.suspects(joined, starts, batch, self._text_index)
+        located = self._joint.positions(joined)  # the batch is ASCII
+        found = self._text_plan.suspects(
+            joined, starts, batch, self._text_index, None if located is None else located[0]
+        )
         lowered = self._lowered_plan
         if lowered.patterns:
             parts = [text.lower() for text in batch] if not all(lowered.joinable) else batch
-            found |= lowered.suspects(joined.lower(), starts, parts, self._lowered_index)
+            found |= lowered.suspects(
+                joined.lower(),
+                starts,
+                parts,
+                self._lowered_index,
+                None if located is None else located[1],
+            )
         suspects: list[str] = []
         for number, text in enumerate(batch):
             if number in found:
@@ -358,12 +379,15 @@ class TextRedactor:
         """
         hits: list[tuple[int, int, int]] = []
         rejected: list[tuple[int, int]] = []
-        self._text_plan.run(text, text, self._text_index, hits, rejected)
+        located = self._joint.positions(text)  # None unless ASCII
+        first = None if located is None else located[0]
+        self._text_plan.run(text, text, self._text_index, hits, rejected, first)
         plan = self._lowered_plan
         if plan.patterns:
             lowered = text.lower()
             if len(lowered) == len(text):
-                plan.run(lowered, text, self._lowered_index, hits, rejected)
+                second = None if located is None else located[1]
+                plan.run(lowered, text, self._lowered_index, hits, rejected, second)
             else:  # lower() changed the length: scan the original case-insensitively
                 for pattern, members in plan.ignorecase:
                     _scan(pattern, text, text, members, hits, rejected)
