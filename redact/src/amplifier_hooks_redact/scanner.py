@@ -278,10 +278,11 @@ class TextRedactor:
         answer ``None`` for); every verdict is remembered as :meth:`redact` remembers it.
 
         The strings not decided before are decided together: the ASCII ones are joined, and
-        the triggers of the indexed patterns are looked for once in the joined text (and once
-        in its lower-cased copy). A string in which none starts, and in which none of the
-        patterns without triggers matches, is clean: its own scan would try no pattern
-        anywhere and find nothing. Every other string is scanned on its own.
+        the triggers of the indexed patterns, of the original case and of the lower-cased
+        copy, are looked for in one pass over the joined text (where Hyperscan runs). A string
+        in which none starts, and in which none of the patterns without triggers matches (the
+        shaped ones tried at their possible starts), is clean: its own scan would try no
+        pattern anywhere and find nothing. Every other string is scanned on its own.
         """
         cache = self._cache
         dirty = False
