@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 
 from amplifier_hooks_redact import RedactionConfig, build_redactor, scanner
 from amplifier_hooks_redact.rules import BUILTIN_RULES
-from amplifier_hooks_redact.triggers import TriggerIndex, literal_triggers
+from amplifier_hooks_redact.triggers import JointIndex, TriggerIndex, literal_triggers
 
 from .corpus import ordinary, secrets
 
@@ -96,6 +96,7 @@ def _unindexed(redactor: scanner.TextRedactor) -> scanner.TextRedactor:
     plain._lowered_index = TriggerIndex([])
     plain._text_plan = scanner._Plan.of(plain._passes, plain._text_index, lowered=False)
     plain._lowered_plan = scanner._Plan.of(plain._passes, plain._lowered_index, lowered=True)
+    plain._joint = JointIndex(plain._text_index, plain._lowered_index)
     return plain
 
 
@@ -155,3 +156,79 @@ def test_hyperscan_and_the_automata_find_the_same_positions(text: str) -> None:
     automata = TriggerIndex(owners)
     automata._hs = None  # the Aho-Corasick automata, as where hyperscan is not installed
     assert index.positions(text) == automata.positions(text)
+
+
+_DIGIT_PIECES = st.sampled_from(
+    [
+        "4111 1111 1111 1111",
+        "4111-1111-1111-1111",
+        "4111111111111111",
+        "378282246310005",
+        "4222222222222",
+        "+1 555 123 4567",
+        "+44 20 7946 0958",
+        "+4915112345678",
+        "(212) 555-4567",
+        "1 (212) 555-4567",
+        "1(212) 555-4567",
+        "1212-555-4567",
+        "1-212-555-4567",
+        "212.555.4567",
+        "020 7946 0958",
+        "0151 234 5678",
+        "2027",
+        "0",
+        "1",
+        "9",
+        " ",
+        "-",
+        ".",
+        "(",
+        ")",
+        "+",
+        ":",
+        "/",
+        "_",
+        "a",
+        "x",
+        "\n",
+        '"',
+        "é",
+    ]
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(_DIGIT_PIECES, max_size=25))
+def test_phone_and_card_numbers_are_found_alike_at_their_possible_starts(
+    pieces: list[str],
+) -> None:
+    # Where Hyperscan runs, the digit pattern is tried only where one of its shapes starts.
+    text = "".join(pieces)
+    assert _INDEXED.find(text) == _PLAIN.find(text)
+    assert _INDEXED.find(text.replace("é", "e")) == _PLAIN.find(text.replace("é", "e"))
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.lists(_DIGIT_PIECES, max_size=8).map("".join), min_size=2, max_size=6))
+def test_strings_decided_together_agree_with_their_own_scans(strings: list[str]) -> None:
+    strings = [text.replace("é", "e") for text in strings]  # joined: ASCII strings only
+    _INDEXED._cache.clear()
+    expected = all(_PLAIN.find(text) == [] for text in strings)
+    assert _INDEXED.all_clean(strings) is expected
+    _INDEXED._cache.clear()
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(_PIECES | _DIGIT_PIECES, max_size=30))
+def test_one_pass_finds_what_each_index_finds(pieces: list[str]) -> None:
+    # The text's triggers and the lower-cased copy's, in one case-insensitive pass.
+    text = "".join(pieces)
+    joint = _INDEXED._joint.positions(text)
+    if not text.isascii():
+        assert joint is None
+        return
+    assert joint == (
+        _INDEXED._text_index.positions(text),
+        _INDEXED._lowered_index.positions(text.lower()),
+    )

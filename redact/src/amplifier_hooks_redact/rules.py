@@ -69,6 +69,11 @@ class Rule:
     compiled case-insensitively for the rare text whose lower-case form changes length).
     ``select`` returns the span to replace, in the original text, or ``None`` to reject the
     match.
+
+    ``starts`` (optional, for a rule of one pattern without a literal trigger): Hyperscan
+    expressions, each with a width, such that the pattern can only match at position 0 or at
+    ``end - width`` for some match of one of them ending at ``end``. Where Hyperscan runs, the
+    pattern is then tried only there instead of being searched through the whole text.
     """
 
     name: str
@@ -78,6 +83,7 @@ class Rule:
     select: Selector
     lowered: bool = False
     ignorecase: tuple[re.Pattern[str], ...] = ()
+    starts: tuple[tuple[str, int], ...] = ()
 
 
 # ---------------------------------------------------------------------------------- selectors
@@ -877,6 +883,30 @@ def _rule(
 
 _DIGIT_PATTERN: Final = _compile(_DIGIT_SHAPES, flags=re.VERBOSE)
 
+# Where a match of _DIGIT_SHAPES can start: after a character that does not glue it to a
+# longer token, the first characters of one of its branches (back-references relaxed to the
+# class they repeat, optional parts spelt out), each with its width. Most digits, in hashes,
+# timestamps, counts and ids, start none of them.
+_DIGIT_BEFORE = r"[^A-Za-z0-9_.+/\]\-]"
+_DIGIT_STARTS: Final = tuple(
+    (_DIGIT_BEFORE + shape, width)
+    for shape, width in (
+        (r"\+[1-9]", 2),  # intl
+        (r"[0-9]{4}[ \-][0-9]{4}", 9),  # card_grouped
+        (r"[0-9]{13}", 13),  # card_compact
+        (r"\([2-9][0-9]{2}\)", 5),  # nanp: (555) 123-4567
+        (r"1\([2-9]", 3),  # nanp: 1(555) ...
+        (r"1[ .\-]\([2-9]", 4),
+        (r"1[2-9][0-9]{2}[ .\-]", 5),  # nanp: 1555-123-4567
+        (r"1[ .\-][2-9][0-9]{2}[ .\-]", 6),
+        (r"[2-9][0-9]{2}[ .\-][2-9][0-9]{2}[ .\-][0-9]{4}", 12),  # nanp: 555-123-4567
+        (r"0[1-9][ .\-][0-9]{2}", 5),  # trunk: 020 7946 0958
+        (r"0[1-9][0-9][ .\-][0-9]{2}", 6),
+        (r"0[1-9][0-9]{2}[ .\-][0-9]{2}", 7),
+        (r"0[1-9][0-9]{3}[ .\-][0-9]{2}", 8),
+    )
+)
+
 _RULES: Final[tuple[Rule, ...]] = (
     _rule(
         "private_key",
@@ -1225,6 +1255,7 @@ _RULES: Final[tuple[Rule, ...]] = (
         summary="phone numbers: +country code, (555) 123-4567, 555-123-4567, 020 7946 0958",
         patterns=_DIGIT_PATTERN,
         select=_phone,
+        starts=_DIGIT_STARTS,
     ),
     Rule(
         name="payment_card",
@@ -1232,6 +1263,7 @@ _RULES: Final[tuple[Rule, ...]] = (
         summary="payment card numbers with a card network prefix that pass the Luhn check",
         patterns=_DIGIT_PATTERN,
         select=_card,
+        starts=_DIGIT_STARTS,
     ),
 )
 

@@ -26,7 +26,7 @@ from typing import Final
 
 from .joined import SEPARATOR, joinable
 from .rules import Rule, Selector
-from .triggers import TriggerIndex, literal_triggers
+from .triggers import JointIndex, TriggerIndex, literal_triggers
 
 __all__ = ["TextRedactor"]
 
@@ -47,6 +47,8 @@ class _Pass:
     members: tuple[tuple[int, Selector], ...]
     keys: tuple[int, ...]
     """Each pattern's number in its haystack's :class:`TriggerIndex`."""
+    starts: tuple[tuple[str, int], ...]
+    """Where the pattern (a pass of one) can start, for Hyperscan (``Rule.starts``)."""
 
 
 _Members = tuple[tuple[int, Selector], ...]
@@ -62,6 +64,9 @@ class _Plan:
     case-insensitive twin, for a text whose lower-cased copy is not the same length."""
 
     scanned: tuple[tuple[re.Pattern[str], _Members], ...]
+    scanned_keys: tuple[int, ...]
+    """Each ``scanned`` pattern's number in the haystack's :class:`TriggerIndex`: where it is
+    :attr:`TriggerIndex.shaped` and Hyperscan ran, it is tried only at its possible starts."""
     indexed: dict[int, tuple[re.Pattern[str], _Members]]
     ignorecase: tuple[tuple[re.Pattern[str], _Members], ...]
     patterns: int
@@ -71,6 +76,7 @@ class _Plan:
     @classmethod
     def of(cls, passes: Sequence[_Pass], index: TriggerIndex, *, lowered: bool) -> _Plan:
         scanned: list[tuple[re.Pattern[str], _Members]] = []
+        scanned_keys: list[int] = []
         indexed: dict[int, tuple[re.Pattern[str], _Members]] = {}
         ignorecase: list[tuple[re.Pattern[str], _Members]] = []
         for scan in passes:
@@ -81,27 +87,45 @@ class _Plan:
                     indexed[key] = (pattern, scan.members)
                 else:
                     scanned.append((pattern, scan.members))
+                    scanned_keys.append(key)
             if lowered:  # only lower-cased passes have case-insensitive twins
                 ignorecase += [(folded, scan.members) for folded in scan.ignorecase]
         count = len(scanned) + len(indexed)
         joins = tuple(joinable(pattern) for pattern, _ in scanned)
-        return cls(tuple(scanned), indexed, tuple(ignorecase), count, joins)
+        return cls(tuple(scanned), tuple(scanned_keys), indexed, tuple(ignorecase), count, joins)
 
     def suspects(
-        self, haystack: str, starts: list[int], parts: Sequence[str], index: TriggerIndex
+        self,
+        haystack: str,
+        starts: list[int],
+        parts: Sequence[str],
+        index: TriggerIndex,
+        located: dict[int, list[int]] | None = None,
     ) -> set[int]:
         """The numbers of the joined ``parts`` (``haystack``, each part at its ``starts``)
-        in which a trigger of an indexed pattern starts or a scanned pattern matches."""
+        in which a trigger of an indexed pattern starts or a scanned pattern matches
+        (``located``: what ``index`` finds in ``haystack``, when already known)."""
         found: set[int] = set()
         last = len(starts) - 1
+        if located is None:
+            located = index.positions(haystack) if self.indexed or index.shaped else {}
         if self.indexed:
             indexed = self.indexed
-            for key, positions in index.positions(haystack).items():
+            for key, positions in located.items():
                 if key in indexed:
                     found.update(bisect.bisect_right(starts, at) - 1 for at in positions)
-        for (pattern, _), join in zip(self.scanned, self.joinable, strict=True):
+        for (pattern, _), key, join in zip(
+            self.scanned, self.scanned_keys, self.joinable, strict=True
+        ):
             if not join:
                 found.update(n for n, part in enumerate(parts) if pattern.search(part))
+                continue
+            candidates = located.get(key) if key in index.shaped else None
+            if candidates is not None:  # tried only where it can start
+                for at in candidates:
+                    number = bisect.bisect_right(starts, at) - 1
+                    if number not in found and pattern.match(haystack, at) is not None:
+                        found.add(number)
                 continue
             match = pattern.search(haystack)
             while match is not None:
@@ -119,13 +143,21 @@ class _Plan:
         index: TriggerIndex,
         hits: list[tuple[int, int, int]],
         rejected: list[tuple[int, int]],
+        located: dict[int, list[int]] | None = None,
     ) -> None:
-        for pattern, members in self.scanned:
-            _scan(pattern, haystack, text, members, hits, rejected)
+        if located is None:
+            located = index.positions(haystack) if self.indexed or index.shaped else {}
+        shaped = index.shaped
+        for (pattern, members), key in zip(self.scanned, self.scanned_keys, strict=True):
+            candidates = located.get(key) if key in shaped else None
+            if candidates is None:
+                _scan(pattern, haystack, text, members, hits, rejected)
+            elif candidates:
+                _try(pattern, candidates, haystack, text, members, hits, rejected)
         if not self.indexed:
             return
         indexed = self.indexed
-        for key, starts in index.positions(haystack).items():
+        for key, starts in located.items():
             entry = indexed.get(key)
             if entry is not None and starts:
                 _try(entry[0], starts, haystack, text, entry[1], hits, rejected)
@@ -148,6 +180,7 @@ def _build_passes(rules: Sequence[Rule]) -> tuple[_Pass, ...]:
                 lowered=first.lowered,
                 members=tuple((i, rules[i].select) for i in indexes),
                 keys=tuple(range(start, start + len(first.patterns))),
+                starts=first.starts if len(first.patterns) == 1 else (),
             )
         )
     # Passes that read the original text first, then the lower-cased ones (one lower() call).
@@ -157,10 +190,12 @@ def _build_passes(rules: Sequence[Rule]) -> tuple[_Pass, ...]:
 def _trigger_index(passes: Sequence[_Pass], lowered: bool) -> TriggerIndex:
     """The triggers of the patterns that scan the original text (or the lower-cased one)."""
     triggers: list[tuple[str, ...] | None] = []
+    starts: list[tuple[tuple[str, int], ...]] = []
     for scan in passes:
         if scan.lowered == lowered:
             triggers.extend(literal_triggers(pattern) for pattern in scan.patterns)
-    return TriggerIndex(triggers)
+            starts.extend(scan.starts if len(scan.patterns) == 1 else () for _ in scan.patterns)
+    return TriggerIndex(triggers, starts)
 
 
 class TextRedactor:
@@ -175,6 +210,7 @@ class TextRedactor:
         "_allow_values",
         "_cache",
         "_cached_chars",
+        "_joint",
         "_lowered_index",
         "_lowered_plan",
         "_names",
@@ -203,6 +239,8 @@ class TextRedactor:
         self._lowered_index = _trigger_index(self._passes, lowered=True)
         self._text_plan = _Plan.of(self._passes, self._text_index, lowered=False)
         self._lowered_plan = _Plan.of(self._passes, self._lowered_index, lowered=True)
+        # Both indexes in one Hyperscan pass over ASCII text.
+        self._joint = JointIndex(self._text_index, self._lowered_index)
         self._cache: dict[str, tuple[str, dict[str, int]] | None] = {}
         self._cached_chars = 0
 
@@ -240,10 +278,11 @@ class TextRedactor:
         answer ``None`` for); every verdict is remembered as :meth:`redact` remembers it.
 
         The strings not decided before are decided together: the ASCII ones are joined, and
-        the triggers of the indexed patterns are looked for once in the joined text (and once
-        in its lower-cased copy). A string in which none starts, and in which none of the
-        patterns without triggers matches, is clean: its own scan would try no pattern
-        anywhere and find nothing. Every other string is scanned on its own.
+        the triggers of the indexed patterns, of the original case and of the lower-cased
+        copy, are looked for in one pass over the joined text (where Hyperscan runs). A string
+        in which none starts, and in which none of the patterns without triggers matches (the
+        shaped ones tried at their possible starts), is clean: its own scan would try no
+        pattern anywhere and find nothing. Every other string is scanned on its own.
         """
         cache = self._cache
         dirty = False
@@ -272,11 +311,20 @@ class TextRedactor:
             starts.append(position)
             position += len(text) + 1
         joined = SEPARATOR.join(batch)
-        found = self._text_plan.suspects(joined, starts, batch, self._text_index)
+        located = self._joint.positions(joined)  # the batch is ASCII
+        found = self._text_plan.suspects(
+            joined, starts, batch, self._text_index, None if located is None else located[0]
+        )
         lowered = self._lowered_plan
         if lowered.patterns:
             parts = [text.lower() for text in batch] if not all(lowered.joinable) else batch
-            found |= lowered.suspects(joined.lower(), starts, parts, self._lowered_index)
+            found |= lowered.suspects(
+                joined.lower(),
+                starts,
+                parts,
+                self._lowered_index,
+                None if located is None else located[1],
+            )
         suspects: list[str] = []
         for number, text in enumerate(batch):
             if number in found:
@@ -332,12 +380,15 @@ class TextRedactor:
         """
         hits: list[tuple[int, int, int]] = []
         rejected: list[tuple[int, int]] = []
-        self._text_plan.run(text, text, self._text_index, hits, rejected)
+        located = self._joint.positions(text)  # None unless ASCII
+        first = None if located is None else located[0]
+        self._text_plan.run(text, text, self._text_index, hits, rejected, first)
         plan = self._lowered_plan
         if plan.patterns:
             lowered = text.lower()
             if len(lowered) == len(text):
-                plan.run(lowered, text, self._lowered_index, hits, rejected)
+                second = None if located is None else located[1]
+                plan.run(lowered, text, self._lowered_index, hits, rejected, second)
             else:  # lower() changed the length: scan the original case-insensitively
                 for pattern, members in plan.ignorecase:
                     _scan(pattern, text, text, members, hits, rejected)

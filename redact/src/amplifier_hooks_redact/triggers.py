@@ -28,7 +28,7 @@ try:  # one pass over ASCII text for every trigger at once, where the platform h
 except ImportError:  # pragma: no cover - the Aho-Corasick automata below do the same
     _hyperscan = None
 
-__all__ = ["MIN_TRIGGER", "TriggerIndex", "literal_triggers"]
+__all__ = ["MIN_TRIGGER", "JointIndex", "TriggerIndex", "literal_triggers"]
 
 MIN_TRIGGER: Final = 2
 """Shorter triggers (one character, such as ``.`` or ``@``) select too little to pay off: such
@@ -103,9 +103,22 @@ class TriggerIndex:
     automaton's prefilter then skips text without any of a group's first bytes quickly.
     """
 
-    __slots__ = ("_groups", "_hs", "_hs_owners", "_hs_widths", "_local", "indexed")
+    __slots__ = (
+        "_groups",
+        "_hs",
+        "_hs_expressions",
+        "_hs_owners",
+        "_hs_widths",
+        "_local",
+        "indexed",
+        "shaped",
+    )
 
-    def __init__(self, triggers: Sequence[tuple[str, ...] | None]) -> None:
+    def __init__(
+        self,
+        triggers: Sequence[tuple[str, ...] | None],
+        starts: Sequence[tuple[tuple[str, int], ...]] = (),
+    ) -> None:
         owners: dict[str, list[int]] = {}
         for index, found in enumerate(triggers):
             for text in found or ():
@@ -116,26 +129,54 @@ class TriggerIndex:
             _Group(words[start : start + _GROUP_SIZE], owners)
             for start in range(0, len(words), _GROUP_SIZE)
         )
+        # Patterns without triggers whose possible starts Hyperscan can find (Rule.starts).
+        shapes = [
+            (expression, width, index)
+            for index, found in enumerate(starts)
+            if index not in self.indexed
+            for expression, width in found
+        ]
         self._hs: Any = None
-        self._hs_owners = tuple(tuple(owners[word]) for word in words)
-        self._hs_widths = tuple(len(word) for word in words)
+        self._hs_owners = tuple(tuple(owners[word]) for word in words) + tuple(
+            (index,) for _, _, index in shapes
+        )
+        self._hs_widths = tuple(len(word) for word in words) + tuple(w for _, w, _ in shapes)
         self._local = threading.local()
-        if _hyperscan is not None and words and all(word.isascii() for word in words):
-            self._hs = _hyperscan_database(words)
+        self.shaped: frozenset[int] = frozenset()
+        self._hs_expressions: tuple[bytes, ...] = ()
+        if _hyperscan is not None and all(word.isascii() for word in words) and (words or shapes):
+            expressions = [re.escape(word).encode("ascii") for word in words]
+            expressions += [expression.encode("ascii") for expression, _, _ in shapes]
+            self._hs_expressions = tuple(expressions)
+            self._hs = _hyperscan_database(expressions, [0] * len(expressions))
+            self.shaped = frozenset(index for _, _, index in shapes)
 
     def positions(self, text: str) -> dict[int, list[int]]:
-        """Per indexed pattern whose triggers occur in ``text``, the sorted start positions."""
-        if not self._groups:
+        """Per indexed pattern whose triggers occur in ``text``, the sorted start positions.
+
+        Per shaped pattern (:attr:`shaped`), its possible starts (maybe none) when Hyperscan
+        scanned the text; absent when it did not (then the pattern must be searched).
+        """
+        if not self._groups and not self.shaped:
             return {}
         data = text.encode("ascii") if text.isascii() else None  # byte = character offsets
         found: dict[int, list[int]] = {}
         if data is not None and self._hs is not None:
             self._scan_hyperscan(data, found)
-        else:
-            for group in self._groups:
-                group.collect(text, data, found)
-        for starts in found.values():
-            if len(starts) > 1:
+            return self._finish(found, scanned=True)
+        for group in self._groups:
+            group.collect(text, data, found)
+        return self._finish(found, scanned=False)
+
+    def _finish(self, found: dict[int, list[int]], *, scanned: bool) -> dict[int, list[int]]:
+        """Sort the positions; give each shaped pattern its list when Hyperscan ``scanned``."""
+        shaped = self.shaped if scanned else frozenset()
+        for index in shaped:
+            starts = found.get(index)
+            # Position 0 has no character before it for an expression to read.
+            found[index] = sorted({0, *starts}) if starts else [0]
+        for index, starts in found.items():
+            if len(starts) > 1 and index not in shaped:
                 starts.sort()
         return found
 
@@ -155,14 +196,66 @@ class TriggerIndex:
         self._hs.scan(data, match_event_handler=report, scratch=scratch)
 
 
-def _hyperscan_database(words: Sequence[str]) -> Any:
-    """A block-mode Hyperscan database of the literal ``words`` (ids = their indexes)."""
+class JointIndex:
+    """The triggers of the patterns that read the text and of those that read its lower-cased
+    copy, found in one Hyperscan pass over ASCII text: the second index's expressions match
+    case-insensitively (ASCII), which finds in the text exactly where its lower-case triggers
+    occur in ``text.lower()`` (the same offsets, for ASCII text), and, for an expression that
+    is not all lower case, only more candidates."""
+
+    __slots__ = ("_boundary", "_hs", "_local", "_lowered", "_owners", "_text", "_widths")
+
+    def __init__(self, text: TriggerIndex, lowered: TriggerIndex) -> None:
+        self._text = text
+        self._lowered = lowered
+        self._boundary = len(text._hs_expressions)
+        self._owners = text._hs_owners + lowered._hs_owners
+        self._widths = text._hs_widths + lowered._hs_widths
+        self._local = threading.local()
+        self._hs: Any = None
+        if text._hs is not None and lowered._hs is not None:
+            expressions = text._hs_expressions + lowered._hs_expressions
+            flags = [0] * self._boundary + [_hyperscan.HS_FLAG_CASELESS] * (
+                len(expressions) - self._boundary
+            )
+            self._hs = _hyperscan_database(expressions, flags)
+
+    def positions(self, text: str) -> tuple[dict[int, list[int]], dict[int, list[int]]] | None:
+        """What each index's :meth:`TriggerIndex.positions` answers for ``text`` and for
+        ``text.lower()``, or ``None`` when one pass cannot tell (non-ASCII text, no
+        Hyperscan)."""
+        if self._hs is None or not text.isascii():
+            return None
+        scratch = getattr(self._local, "scratch", None)
+        if scratch is None:  # a scratch space per thread: a scan may not share one
+            scratch = self._local.scratch = _hyperscan.Scratch(self._hs)
+        first: dict[int, list[int]] = {}
+        second: dict[int, list[int]] = {}
+        owners = self._owners
+        widths = self._widths
+        boundary = self._boundary
+
+        def report(word: int, _start: int, end: int, _flags: int, _context: object) -> None:
+            found = first if word < boundary else second
+            start = end - widths[word]
+            for owner in owners[word]:
+                found.setdefault(owner, []).append(start)
+
+        self._hs.scan(text.encode("ascii"), match_event_handler=report, scratch=scratch)
+        return (
+            self._text._finish(first, scanned=True),
+            self._lowered._finish(second, scanned=True),
+        )
+
+
+def _hyperscan_database(expressions: Sequence[bytes], flags: Sequence[int]) -> Any:
+    """A block-mode Hyperscan database of ``expressions`` (ids = their indexes)."""
     database = _hyperscan.Database(mode=_hyperscan.HS_MODE_BLOCK)
     database.compile(
-        expressions=[re.escape(word).encode("ascii") for word in words],
-        ids=list(range(len(words))),
-        elements=len(words),
-        flags=[0] * len(words),
+        expressions=list(expressions),
+        ids=list(range(len(expressions))),
+        elements=len(expressions),
+        flags=list(flags),
     )
     return database
 

@@ -2,7 +2,11 @@
 
 The emit side (:meth:`EventWriter.put`) appends an already-encoded record to a deque and
 wakes the thread when the deque was empty: a few hundred nanoseconds, no lock taken on the
-common path. The thread turns records into lines, groups them by file and appends each group
+common path. Once woken, the thread lets records gather for :data:`_GATHER` seconds (unless
+the queue already holds a batch, a flush or close is waiting), so a steady stream of events is
+written in batches instead of one wake-up and one write per event: those also contend with the
+emitting thread for the interpreter lock each time it is released (a Hyperscan scan, a
+system call). It then turns records into lines, groups them by file and appends each group
 with as few ``os.write`` calls as possible (see :mod:`.sink`).
 
 Guarantees:
@@ -49,6 +53,7 @@ DROPPED_EVENT: Final = "hooks-logging:dropped"
 
 _BATCH: Final = 2048  # records formatted before a write and a wake-up of waiting producers
 _IDLE_WAIT: Final = 0.25  # the thread re-checks the queue at least this often
+_GATHER: Final = 0.002  # seconds records may gather after a wake-up before they are written
 _ROOM_POLL: Final = 0.05
 _MAX_SINKS: Final = 64
 
@@ -222,6 +227,7 @@ class EventWriter:
             while True:
                 self._wake.wait(_IDLE_WAIT)
                 self._wake.clear()
+                self._gather()
                 self._drain()
                 if self._closing and not self._buf:
                     break
@@ -239,6 +245,14 @@ class EventWriter:
         finally:
             self._room.set()
             self._finish()
+
+    def _gather(self) -> None:
+        """Let records gather before a drain, unless one is due now: a batch is waiting, the
+        last record put is a flush marker, or the writer is closing."""
+        buf = self._buf
+        if self._closing or not buf or len(buf) >= _BATCH or buf[-1].__class__ is not tuple:
+            return
+        time.sleep(_GATHER)
 
     def _drain(self) -> None:
         buf = self._buf
