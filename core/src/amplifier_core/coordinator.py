@@ -29,7 +29,7 @@ from .injections import (
     InjectionTooLargeError,
     strip_control_characters,
 )
-from .models import ContextInjection, HookResult, UserMessage
+from .models import HookResult
 from .session_settings import SessionSettings
 
 if TYPE_CHECKING:
