@@ -46,6 +46,7 @@ from .inner import TOKEN_RULES
 from .split import select_split, split_patterns
 
 __all__ = [
+    "ASSIGNMENT_KEY",
     "BUILTIN_RULES",
     "RULE_SETS",
     "Category",
@@ -825,6 +826,10 @@ _ASSIGNMENT_KEYS = (
     + ")",
     _KEY_WORD,
 )
+
+ASSIGNMENT_KEY: Final = "(?:" + "|".join(_ASSIGNMENT_KEYS) + ")"
+"""The key names ``credential_assignment`` reads (``password``, ``pw``, ``api_key``, ``auth``
+...), as one pattern for lower-cased text: how the walker knows a dict key is one of them."""
 
 _PEM_LABEL = r"[ A-Z0-9]*PRIVATE KEY(?: BLOCK)?-----"
 # Base64 lines, header lines (Proc-Type: 4,ENCRYPTED) and \n escapes, as in JSON key files.

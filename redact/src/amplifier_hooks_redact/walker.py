@@ -1,7 +1,8 @@
 """Redact every string inside nested event data, copying only what changes.
 
 :class:`Redactor` walks dicts, lists and tuples (and their subclasses) to any depth. Strings
-and dict keys are redacted alike (a token used as a key is a token); ``bytes`` and
+and dict keys are redacted alike (a token used as a key is a token), and a string under a key
+that names a credential is read as that key's assignment (:mod:`.keyed`); ``bytes`` and
 ``bytearray`` values are decoded as UTF-8 with ``surrogateescape`` (so every byte survives the
 round trip), scanned, and encoded back the same way; other leaves (numbers, objects) are left
 alone. A string that cannot be scanned at all is replaced whole by
@@ -22,6 +23,7 @@ import copy
 from collections.abc import Iterable
 from typing import Any, Final
 
+from .keyed import probe, value_of
 from .paths import PathMatcher, State
 from .scanner import TextRedactor
 
@@ -134,6 +136,8 @@ class Redactor:
                             renamed = {}
                         renamed[key] = new_key
                 new = self._walk(item, counts, child, active)
+                if new is item and type(item) is str and type(key) is str:
+                    new = self._keyed(key, item, counts)
                 if new is not item:
                     if changed is None:
                         changed = {}
@@ -150,6 +154,14 @@ class Redactor:
         for key, new in changed.items():
             result[key] = new
         return result
+
+    def _keyed(self, key: str, value: str, counts: dict[str, int]) -> str:
+        """``value`` redacted as the assignment ``key: value`` (:mod:`.keyed`), or itself."""
+        text = probe(key, value)
+        if text is None:
+            return value
+        redacted = self._string(text, counts)
+        return value if redacted is text else value_of(key, redacted)
 
     def _walk_sequence(
         self,
@@ -203,6 +215,8 @@ def _strings(data: Any) -> list[str] | None:
             for key, item in value.items():
                 if type(key) is str:
                     found.append(key)
+                    if type(item) is str and (text := probe(key, item)) is not None:
+                        found.append(text)  # the pair, as the assignment the walk reads
                 elif isinstance(key, str | bytes):
                     return None
                 stack.append(item)

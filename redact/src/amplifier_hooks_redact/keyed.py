@@ -1,0 +1,39 @@
+"""A string under a secret-sounding key is read as that key's assignment.
+
+In text, ``password: Hunter2`` is found by ``credential_assignment``; in nested data the key and
+its value are two strings, and neither alone says "secret". For a ``str`` value under a ``str``
+key that names a credential (:data:`~.rules.ASSIGNMENT_KEY`), :func:`probe` writes the pair as
+the assignment ``key: "value"`` (JSON-quoted), so the same rule, with the same checks for
+placeholders and near misses, decides; :func:`value_of` reads the redacted value back.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Final
+
+from .rules import ASSIGNMENT_KEY
+
+__all__ = ["probe", "value_of"]
+
+_KEY: Final = re.compile(ASSIGNMENT_KEY)
+_LONGEST_KEY: Final = 128
+"""Longer keys are not names but text (and are scanned as strings anyway)."""
+
+
+def probe(key: str, value: str) -> str | None:
+    """``key: "value"`` when ``key`` names a credential, else ``None``."""
+    if len(key) > _LONGEST_KEY or _KEY.search(key.lower()) is None:
+        return None
+    return f"{key}: {json.dumps(value, ensure_ascii=False)}"
+
+
+def value_of(key: str, redacted: str) -> str:
+    """The value part of a redacted :func:`probe` text, unquoted when it still is JSON."""
+    rest = redacted[len(key) + 2 :] if redacted.startswith(f"{key}: ") else redacted
+    try:
+        value = json.loads(rest)
+    except ValueError:
+        return rest
+    return value if isinstance(value, str) else rest
