@@ -10,7 +10,10 @@ timed, one ``tool:pre`` emit at a time, alternating so that drift of the machine
 * **joint**: the plugins as written (Claude Code's matcher groups run at once);
 * **sequential**: the same hooks with ``"parallel": false`` on each group (one after another,
   what every matching hook cost before they ran at once);
-* **slowest**: the slowest plugin alone.
+* **slowest**: the slowest plugin alone;
+* **bare**: no hooks at all: the same N commands started with ``asyncio.create_subprocess_exec``
+  at once, each fed the event's JSON, awaited together (what spawning N processes costs on
+  this machine with nothing of ours around it: the floor for joint).
 
 Prints each side's median in milliseconds and the ratios joint/slowest and
 sequential/slowest. The target is joint/slowest at most 1.2 (``--check`` exits 1 past it).
@@ -57,6 +60,22 @@ def _plugins(root: Path, count: int, *, parallel: bool, only: int | None = None)
     return root
 
 
+async def _bare(count: int, payload: bytes) -> None:
+    async def one(index: int) -> None:
+        seconds = STEP_MS * (index + 1) / 1000
+        process = await asyncio.create_subprocess_exec(
+            "/bin/sh",
+            "-c",
+            f"cat > /dev/null; sleep {seconds}; exit 0",
+            stdin=asyncio.subprocess.PIPE,
+            stdout=asyncio.subprocess.PIPE,
+            stderr=asyncio.subprocess.PIPE,
+        )
+        await process.communicate(payload)
+
+    await asyncio.gather(*(one(index) for index in range(count)))
+
+
 async def _mounted(project: Path, plugins: Path) -> tuple[Any, Callable[[], Awaitable[None]]]:
     coordinator = create_test_coordinator()
     coordinator.register_capability("session.working_dir", str(project))
@@ -74,16 +93,22 @@ async def _measure(count: int, runs: int) -> dict[str, Any]:
             "sequential": _plugins(root / "sequential", count, parallel=False),
             "slowest": _plugins(root / "slowest", count, parallel=True, only=count - 1),
         }
-        mounted = {name: await _mounted(project, path) for name, path in layouts.items()}
+        mounted: dict[str, Any] = {
+            name: await _mounted(project, path) for name, path in layouts.items()
+        }
         data = {"tool_name": "bash", "tool_input": {"command": "ls"}, "session_id": "bench"}
-        samples: dict[str, list[float]] = {name: [] for name in mounted}
+        samples: dict[str, list[float]] = {name: [] for name in (*mounted, "bare")}
         try:
-            names = list(mounted)
+            names = [*mounted, "bare"]
             for run in range(runs + 1):  # the first round warms up, not counted
                 order = names[run % len(names) :] + names[: run % len(names)]
                 for name in order:
                     started = time.perf_counter()
-                    result = await mounted[name][0].hooks.emit("tool:pre", data)
+                    if name == "bare":
+                        await _bare(count, json.dumps(data).encode())
+                        result = None
+                    else:
+                        result = await mounted[name][0].hooks.emit("tool:pre", data)
                     elapsed = time.perf_counter() - started
                     if result is not None and result.action not in ("continue", "allow"):
                         raise RuntimeError(f"{name}: the hooks did not allow: {result!r}")
@@ -99,6 +124,7 @@ async def _measure(count: int, runs: int) -> dict[str, Any]:
         "median_ms": medians,
         "joint_over_slowest": medians["joint"] / medians["slowest"],
         "sequential_over_slowest": medians["sequential"] / medians["slowest"],
+        "bare_over_slowest": medians["bare"] / medians["slowest"],
         "samples_ms": samples,
     }
 
@@ -114,10 +140,11 @@ def main(argv: list[str] | None = None) -> int:
     medians = found["median_ms"]
     print(f"{args.hooks} matching PreToolUse command hooks (the slowest sleeps "
           f"{found['slowest_sleep_ms']} ms), median of {args.runs} emits:")  # fmt: skip
-    for name in ("slowest", "joint", "sequential"):
+    for name in ("slowest", "joint", "sequential", "bare"):
         print(f"  {name:<10} {medians[name]:8.1f} ms")
     print(f"  joint / slowest      {found['joint_over_slowest']:.2f} (target <= {TARGET})")
     print(f"  sequential / slowest {found['sequential_over_slowest']:.2f}")
+    print(f"  bare / slowest       {found['bare_over_slowest']:.2f} (no hooks: the floor)")
     if args.json is not None:
         args.json.parent.mkdir(parents=True, exist_ok=True)
         args.json.write_text(json.dumps(found, indent=1) + "\n")

@@ -122,6 +122,36 @@ async def test_the_bash_logger_logs_each_command_in_a_trusted_project(project: P
     assert (project / "bash-commands.log").read_text() == "ls -la\ngit status\n"
 
 
+def shell_hook(event: str, command: str) -> dict[str, Any]:
+    group = {"matcher": "Bash", "hooks": [{"type": "command", "command": command}]}
+    return {"hooks": {event: [group]}}
+
+
+async def test_the_first_injected_context_ends_the_later_hook_shell_groups(
+    project: Path, user_dir: Path
+) -> None:
+    """hook-shell's bridge returns the first injection: the later hook-shell groups do not
+    run; a Claude Code settings hook of the same event still does."""
+    hooks_dir = project / ".amplifier" / "hooks"
+    inject = """cat > /dev/null; echo '{"contextInjection": "lint: 2 issues"}'"""
+    write(hooks_dir / "a-linter" / "hooks.json", shell_hook("PostToolUse", inject))
+    later = 'cat > /dev/null; echo later > "$CLAUDE_PROJECT_DIR/later.txt"'
+    write(hooks_dir / "b-logger" / "hooks.json", shell_hook("PostToolUse", later))
+    claude = 'cat > /dev/null; echo claude > "$CLAUDE_PROJECT_DIR/claude.txt"'
+    write(project / ".claude" / "settings.json", shell_hook("PostToolUse", claude))
+    trust_project(project)
+    coordinator, cleanup = await mounted(project, {"include_user": False})
+    try:
+        data = {"tool_name": "bash", "tool_input": {"command": "ls"}, "tool_result": {}}
+        result = await coordinator.hooks.emit("tool:post", data)
+    finally:
+        await cleanup()
+    assert result.action == "inject_context"
+    assert "lint: 2 issues" in (result.context_injection or "")
+    assert not (project / "later.txt").exists()
+    assert (project / "claude.txt").read_text() == "claude\n"
+
+
 async def test_commands_get_the_hooks_dir_and_the_project_dir(
     project: Path, user_dir: Path
 ) -> None:

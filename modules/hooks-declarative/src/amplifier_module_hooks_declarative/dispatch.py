@@ -214,6 +214,8 @@ class PlannedStep:
     label: str
     joint: bool = False
     """Runs at once with the adjacent joint steps that match (:class:`~.config.HookGroup`)."""
+    ends_on_answer: bool = False
+    """hook-shell's rule (:attr:`~.document.HookGroup.ends_on_answer`)."""
 
     @property
     def budget_s(self) -> float:
@@ -248,13 +250,21 @@ def plan_steps(documents: Sequence[HooksDocument], factory: RunnerFactory) -> li
                         compile_claude_matcher(step.matcher) if step.matcher is not None else None
                     )
                     parallel, joint = step.parallel, step.joint
+                    answer_ends = step.ends_on_answer
                 else:
                     hooks = (_hook(step, factory),)
-                    tool_filter, parallel, joint = None, False, False
+                    tool_filter, parallel, joint, answer_ends = None, False, False, False
                 if hooks:
                     steps.append(
                         PlannedStep(
-                            block.event, alias, hooks, parallel, tool_filter, step.label, joint
+                            block.event,
+                            alias,
+                            hooks,
+                            parallel,
+                            tool_filter,
+                            step.label,
+                            joint,
+                            answer_ends,
                         )
                     )
     return steps
@@ -534,7 +544,10 @@ class Dispatcher:
         context = base
         outcome = Outcome()
         joint: list[tuple[PlannedStep, HookContext]] = []
+        answered = False  # hook-shell: an injection or a change ends its later groups
         for step in steps:
+            if answered and step.ends_on_answer:
+                continue
             tool_filter = step.tool_filter
             if tool_filter is not None:
                 target = match_target(event, context.tool, data)
@@ -554,12 +567,15 @@ class Dispatcher:
                     break
                 if changed:
                     context = self._modified(base, outcome, step.alias)
+            injected = len(outcome.contexts)
             if step.parallel:
                 changed = await self._parallel(step, context, outcome)
             else:
                 changed = await self._sequential(step, context, outcome, base)
             if outcome.blocked:
                 break
+            if step.ends_on_answer and (changed or len(outcome.contexts) > injected):
+                answered = True
             if changed:
                 context = self._modified(base, outcome, step.alias)
         if joint and not outcome.blocked:
@@ -600,6 +616,8 @@ class Dispatcher:
                 context = self._modified(base, outcome, step.alias)
             if outcome.blocked:
                 break
+            if step.ends_on_answer and (changed or decision.context):
+                break  # hook-shell returns the first injection or change
         return changed
 
     async def _parallel(self, step: PlannedStep, context: HookContext, outcome: Outcome) -> bool:

@@ -52,6 +52,9 @@ class HookGroup:
     """Runs at once with the event's other joint groups that match, every hook to its end
     even when one denies, as Claude Code and Gemini CLI run every matching hook of an event
     (:mod:`.dispatch`)."""
+    ends_on_answer: bool = False
+    """hook-shell's rule: the first hook of such groups that injects context or changes the
+    arguments ends the event's later groups of this kind (other tools' hooks still run)."""
 
 
 Step = HookEntry | HookGroup

@@ -9,7 +9,8 @@ is the ``.amplifier/hooks`` directory itself, exported to the process beside
 ``AMPLIFIER_PROJECT_DIR``, ``AMPLIFIER_SESSION_ID`` and ``CLAUDE_PROJECT_DIR``. A hook without a
 ``timeout`` gets hook-shell's 30 seconds (Claude Code's default is 60), and a matcher group's
 hooks run one after the other unless the group says ``parallel: true`` (Claude Code runs them
-in parallel).
+in parallel). As hook-shell's bridge, the first deny, injected context or change of the
+arguments ends the event's later hook-shell groups (a deny ends every later hook).
 
 Here the root file comes first, then the directories' files in name order (hook-shell takes
 the directories in the file system's order, which is not stable). The project's are read, and
@@ -114,8 +115,8 @@ def parse_hook_shell_file(text: str, source: str) -> HooksDocument:
             return step
         group = _at(raw, step.hooks[0].loc[:3])
         if isinstance(group, Mapping) and "parallel" in group:
-            return dataclasses.replace(step, joint=False)
-        return dataclasses.replace(step, parallel=False, joint=False)
+            return dataclasses.replace(step, joint=False, ends_on_answer=True)
+        return dataclasses.replace(step, parallel=False, joint=False, ends_on_answer=True)
 
     timed = map_commands(document, default_timeout)
     events = tuple(
