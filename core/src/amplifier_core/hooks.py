@@ -42,11 +42,11 @@ from __future__ import annotations
 
 import copy
 import inspect
-import time
 from collections.abc import Awaitable, Callable, Iterable, Mapping
 from datetime import UTC, datetime
 from fnmatch import fnmatchcase
 from functools import lru_cache
+from time import time_ns as _time_ns
 from types import CoroutineType
 from typing import TYPE_CHECKING, Any, Final, Literal, Protocol, TypeAlias
 
@@ -106,11 +106,25 @@ def _as_json(data: dict[str, Any]) -> dict[str, Any]:
     kept, the very objects: plain data costs one look at each value and no copy. Never
     raises: a container that contains itself, or nesting past ``_JSON_DEPTH``, is kept as it
     is from there on; an object whose ``str()`` fails reads ``<unprintable TypeName>``."""
+    native = _NATIVE
     for key, value in data.items():
-        if (type(value) not in _NATIVE and not _plain(value)) or type(key) is not str:
-            active: set[int] = set()
-            return {_json_key(k): _json(v, active) for k, v in data.items()}
-    return data
+        if type(key) is not str:
+            break
+        kind = type(value)
+        if kind in native:
+            continue
+        if kind is dict:  # a flat dict of scalars, the usual nested value: looked at here
+            for inner, item in value.items():
+                if type(inner) is not str or type(item) not in native:
+                    break
+            else:
+                continue
+        if not _plain(value):
+            break
+    else:
+        return data
+    active: set[int] = set()
+    return {_json_key(k): _json(v, active) for k, v in data.items()}
 
 
 def _plain(value: Any) -> bool:
@@ -417,10 +431,28 @@ def _utc_second(second: int) -> str:
 _MILLIS: Final = tuple(f".{millis:03d}+00:00" for millis in range(1000))
 
 
-def _now_iso() -> str:
-    """The time in UTC ISO 8601, to the millisecond: ``2026-11-27T15:01:52.123+00:00``."""
-    second, millis = divmod(time.time_ns() // 1_000_000, 1000)
-    return _utc_second(second) + _MILLIS[millis]
+class _Clock:
+    """The time in UTC ISO 8601, to the millisecond (``2026-11-27T15:01:52.123+00:00``),
+    formatted once per millisecond: every emit stamps its data, most within the same one."""
+
+    __slots__ = ("last",)
+
+    def __init__(self) -> None:
+        self.last: tuple[int, str] = (-1, "")  # (Unix time in ms, its text), set as one
+
+    def now(self) -> str:
+        millis = _time_ns() // 1_000_000
+        last = self.last
+        if last[0] == millis:
+            return last[1]
+        second, part = divmod(millis, 1000)
+        text = _utc_second(second) + _MILLIS[part]
+        self.last = (millis, text)
+        return text
+
+
+_now_iso: Final = _Clock().now
+"""The time in UTC ISO 8601, to the millisecond (see :class:`_Clock`)."""
 
 
 def _fail_closed(info: HandlerInfo, event: str, error: str) -> HookResult:
@@ -771,7 +803,12 @@ class HookRegistry:
                 data = _as_json(data)
         else:
             defaults = self._defaults
-        current = {**defaults, **data} if data else dict(defaults)
+        if not data:
+            current = dict(defaults)
+        elif defaults:
+            current = {**defaults, **data}
+        else:  # no defaults set: a copy of the data, the cheapest way
+            current = data.copy()
         current["timestamp"] = _now_iso()
         default = self.default_timeout
         unbounded = default is None
