@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import re
+from functools import lru_cache
 from typing import Final
 
 from .rules import ASSIGNMENT_KEY
@@ -22,9 +23,15 @@ _LONGEST_KEY: Final = 128
 """Longer keys are not names but text (and are scanned as strings anyway)."""
 
 
+@lru_cache(maxsize=4096)
+def _names_credential(key: str) -> bool:
+    """Whether ``key`` names a credential (keys repeat from event to event: asked once)."""
+    return len(key) <= _LONGEST_KEY and _KEY.search(key.lower()) is not None
+
+
 def probe(key: str, value: str) -> str | None:
     """``key: "value"`` when ``key`` names a credential, else ``None``."""
-    if len(key) > _LONGEST_KEY or _KEY.search(key.lower()) is None:
+    if not _names_credential(key):
         return None
     return f"{key}: {json.dumps(value, ensure_ascii=False)}"
 

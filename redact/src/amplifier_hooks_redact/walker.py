@@ -199,27 +199,35 @@ def _strings(data: Any) -> list[str] | None:
     """Every string inside ``data`` (dict keys too), or ``None`` when it holds a value the
     walk treats in its own way (``bytes``, a ``str`` subclass) and must see itself."""
     found: list[str] = []
+    append = found.append
     stack = [data]
+    push = stack.append
     seen: set[int] = set()
+    leaves = _LEAVES
     while stack:
         value = stack.pop()
         kind = type(value)
         if kind is str:
-            found.append(value)
-        elif kind in _LEAVES:
+            append(value)
+        elif kind in leaves:
             continue
         elif isinstance(value, dict):
             if id(value) in seen:
                 continue
             seen.add(id(value))
+            # Strings and numbers, the most of any event, are taken here, not pushed.
             for key, item in value.items():
                 if type(key) is str:
-                    found.append(key)
-                    if type(item) is str and (text := probe(key, item)) is not None:
-                        found.append(text)  # the pair, as the assignment the walk reads
+                    append(key)
                 elif isinstance(key, str | bytes):
                     return None
-                stack.append(item)
+                kind = type(item)
+                if kind is str:
+                    append(item)
+                    if type(key) is str and (text := probe(key, item)) is not None:
+                        append(text)  # the pair, as the assignment the walk reads
+                elif kind not in leaves:
+                    push(item)
         elif isinstance(value, list | tuple):
             if id(value) in seen:
                 continue
