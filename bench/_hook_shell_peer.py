@@ -34,11 +34,11 @@ def _bridge() -> ShellHookBridge:
     def by_name(self: Path) -> Iterator[Path]:
         return iter(sorted(plain(self), key=lambda p: p.name))
 
-    Path.iterdir = by_name  # type: ignore[method-assign]
+    Path.iterdir = by_name  # type: ignore[method-assign,assignment,unused-ignore]
     try:
         return ShellHookBridge({})
     finally:
-        Path.iterdir = plain  # type: ignore[method-assign]
+        Path.iterdir = plain  # type: ignore[method-assign,assignment,unused-ignore]
 
 
 async def _run(jobs: list[dict[str, Any]]) -> list[list[dict[str, Any]]]:
