@@ -14,12 +14,11 @@ from __future__ import annotations
 
 import re
 import shlex
-import subprocess
-import sys
 import tomllib
 from pathlib import Path
 
 import pytest
+from amplifier_hooks_testsupport.fresh_venv import install_and_run
 
 ROOT = Path(__file__).resolve().parents[2]
 MODULES = sorted(p.parent for p in ROOT.glob("modules/*/pyproject.toml"))
@@ -116,28 +115,6 @@ os._exit(0)  # amplifier-core 2.0.2's engine may crash while the interpreter shu
 @pytest.mark.parametrize("kernel", [OURS, THEIRS], ids=["ours", "amplifier-core-2.0.2"])
 def test_the_redaction_readme_lines_install_a_working_module(kernel: str, tmp_path: Path) -> None:
     arguments = _install_lines(ROOT / "modules" / "hooks-redaction")[kernel]
-    venv = tmp_path / "venv"
-    subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True, timeout=300)
-    python = str(venv / "bin" / "python")
-    env = {"PATH": "/usr/bin:/bin", "HOME": str(tmp_path)}
-    done = subprocess.run(
-        [python, "-m", "pip", "install", "-q", *arguments],
-        cwd=ROOT,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=600,
-        check=False,
-    )
-    assert done.returncode == 0, done.stdout + done.stderr
-    done = subprocess.run(
-        [python, "-c", MOUNT_AND_REDACT],
-        cwd=tmp_path,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-    )
+    done = install_and_run(tmp_path, arguments, MOUNT_AND_REDACT, cwd=ROOT)
     assert done.returncode == 0, done.stdout + done.stderr
     assert done.stdout.strip() == "[REDACTED:github_token]"

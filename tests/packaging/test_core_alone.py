@@ -10,12 +10,11 @@ from __future__ import annotations
 
 import ast
 import json
-import subprocess
-import sys
 import tomllib
 from pathlib import Path
 
 import pytest
+from amplifier_hooks_testsupport.fresh_venv import install_and_run
 
 ROOT = Path(__file__).resolve().parents[2]
 CORE = ROOT / "core"
@@ -68,29 +67,7 @@ def test_no_kernel_file_imports_another_package_of_this_repository() -> None:
 
 @pytest.mark.slow
 def test_pip_install_core_alone_gives_a_working_kernel(tmp_path: Path) -> None:
-    venv = tmp_path / "venv"
-    subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True, timeout=300)
-    python = str(venv / "bin" / "python")
-    env = {"PATH": "/usr/bin:/bin", "HOME": str(tmp_path)}
-    done = subprocess.run(
-        [python, "-m", "pip", "install", "-q", "./core"],
-        cwd=ROOT,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=600,
-        check=False,
-    )
-    assert done.returncode == 0, done.stdout + done.stderr
-    done = subprocess.run(
-        [python, "-c", SMOKE],
-        cwd=tmp_path,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-    )
+    done = install_and_run(tmp_path, ["./core"], SMOKE, cwd=ROOT)
     assert done.returncode == 0, done.stdout + done.stderr
     report = json.loads(done.stdout.strip().splitlines()[-1])
     assert (report["action"], report["reason"]) == ("deny", "no")

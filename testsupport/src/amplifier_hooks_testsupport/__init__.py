@@ -4,7 +4,9 @@
   as the Anthropic Messages and OpenAI chat completions APIs do, and
   :func:`~amplifier_hooks_testsupport.loopback.check_provider_module`;
 - :mod:`~amplifier_hooks_testsupport.upstream`: a module's check run on amplifier-core 2.0.2,
-  in that kernel's own environment.
+  in that kernel's own environment;
+- :mod:`~amplifier_hooks_testsupport.fresh_venv`: an install into a new virtual environment,
+  then a script run there.
 
 No shipped package depends on this one; the tests and the nox sessions install it. It sits
 above the kernel, as a test does: ``check_provider_module`` imports whichever ``amplifier_core``
