@@ -24,8 +24,9 @@ Both get the same ``PATH``: the system's plus a directory holding only this envi
 
 Prints ``N of M outcomes as hook-shell's`` and each difference, then the same count on what
 the agent and the project see: the action, whether a deny gives a reason, the injected context
-and the side effects, leaving out the deny reason's wording and the messages to the user
-(where hooks-declarative names the hook, and warns about a hook whose output it cannot read).
+and the side effects, leaving out the deny reason's wording and the messages to the user.
+hook-shell files speak hooks-declarative's ``hook-shell`` protocol, which words and shows
+these as hook-shell does (it names the hook only in the result's ``source`` and its log).
 """
 
 from __future__ import annotations

@@ -288,6 +288,8 @@ class Outcome:
         if action == "block" or decision.stop:
             self.blocks.append(decision)
             modified = False
+            if decision.notice:  # shown to the user beside the reason
+                self.messages.append(Decision(message=decision.notice, source=decision.source))
         else:
             # modify, and also ask or allow with new arguments (Claude Code's updatedInput)
             modified = bool(decision.modified_args) and action in ("modify", "ask", "allow")

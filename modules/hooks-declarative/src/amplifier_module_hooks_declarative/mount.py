@@ -131,7 +131,8 @@ async def mount(
         )
         guard, steps = _guarded_steps(loaded, factory)
         if any(
-            isinstance(entry.spec, CommandHookSpec) and entry.spec.protocol == "claude-code"
+            isinstance(entry.spec, CommandHookSpec)
+            and entry.spec.protocol in ("claude-code", "hook-shell")
             for document in documents
             for entry in document.entries()
         ):  # CLAUDE_ENV_FILE reaches the session's bash commands

@@ -51,6 +51,12 @@ class CommandProtocol:
     configure: Callable[[Mapping[str, Any]], CommandProtocol] | None = None
     """This protocol as the module config asks (``configure(options)``, options such as
     ``cursor_version``); ``None``: nothing to configure."""
+    quiet_failures: bool = False
+    """The format's own tool lets a failed hook pass without a word (hook-shell): with the
+    default ``on_failure: warn``, a timeout, a process that did not start and stdout that
+    ``decision`` cannot read are logged as warnings naming the hook and shown to no one, and
+    an exit code other than 0 and 2 is logged and its stdout read as on exit code 0.
+    ``on_failure: block`` still blocks."""
 
     def inherit(self, environ: Mapping[str, str]) -> dict[str, str]:
         """What a hook of this protocol inherits of ``environ``: all of it but the variables
@@ -71,6 +77,7 @@ which :mod:`.sources` adds to every session's) and has a ``protocol`` module def
 PROTOCOL_MODULES: Final[Mapping[str, str]] = {
     "amplifier": ".runners.command",
     **{name: f"{package}.protocol" for name, package in FORMAT_PACKAGES.items()},
+    "hook-shell": ".formats.hook_shell.protocol",  # its files are read by .sources
 }
 """The module of each protocol; it defines ``PROTOCOL``."""
 

@@ -51,6 +51,7 @@ HOOK_VARIABLES: Final[Mapping[str, frozenset[str]]] = {
             "CLAUDE_PROJECT_DIR",
         }
     ),
+    "hook-shell": frozenset({"CLAUDE_PROJECT_DIR", "CLAUDE_ENV_FILE"}),
     "gemini": frozenset(
         {
             "GEMINI_PROJECT_DIR",

@@ -64,7 +64,8 @@ class Decision:
     ``followup_message``): the agent goes on with ``message`` as its next instruction.
     ``replaced_data``: event data keys whose values the hook replaces whole (a
     ``PostToolUse`` hook's new tool output: ``tool_result``), see :mod:`.tool_output`.
-    ``source`` labels the hook (file and index).
+    ``notice``: a message for the user beside a block's reason (hook-shell's ``systemMessage``
+    of a deny). ``source`` labels the hook (file and index).
     """
 
     action: Action = "continue"
@@ -77,6 +78,7 @@ class Decision:
     keep_working: bool = False
     replaced_data: dict[str, Any] | None = None
     interrupt: bool = False  # a block that also ends the turn (see :mod:`.interrupt`)
+    notice: str | None = None
 
 
 def failure_decision(on_failure: OnFailure, source: str, problem: str) -> Decision:

@@ -22,11 +22,16 @@ Protocols (``protocol`` in the hook entry):
     Claude Code's stdin fields, exit codes and ``hookSpecificOutput``, so that existing Claude
     Code hook scripts run unchanged; see :mod:`..formats.claude_code.protocol`.
 
+``gemini``, ``cursor``, ``hook-shell``
+    Those tools' hooks: see each format's ``protocol`` module.
+
 Failures, for both protocols, go through :func:`~..types.failure_decision` with the hook's
 ``on_failure`` policy and a message that says what went wrong: a non-zero exit code other
 than 2 (with the first lines of stderr), ``/bin/sh``'s exit 127 (command not found) and 126
 (not executable), a spawn failure, a timeout, and stdout that is not a valid answer (with an
-excerpt, and a note when ``max_output_bytes`` cut it).
+excerpt, and a note when ``max_output_bytes`` cut it). A protocol with ``quiet_failures``
+(``hook-shell``, :mod:`..formats.hook_shell.protocol`) logs them instead, under the default
+``warn``, and reads the stdout of any exit code but 2.
 
 The process (:func:`amplifier_hooks_util.process.run_process`): a process group of its own,
 the project directory as working directory, the inherited environment plus the hook's ``env``
@@ -318,7 +323,21 @@ class CommandRunner:
     def _project_dir(self, ctx: HookContext) -> str:
         return self.project_dir or ctx.project_dir or os.getcwd()
 
+    @property
+    def _quiet(self) -> bool:
+        """A failure is logged and let pass unseen (the protocol's ``quiet_failures``)."""
+        return self._protocol.quiet_failures and self.spec.on_failure == "warn"
+
     def _fail(self, problem: str) -> Decision:
+        if self._quiet:
+            logger.warning(
+                "hook %s failed: %s %s; continuing unseen, as %s does",
+                self.label,
+                self._shown,
+                problem,
+                self._protocol.name,
+            )
+            return Decision(source=self.label)
         return failure_decision(self.spec.on_failure, self.label, f"{self._shown} {problem}")
 
     async def run(self, ctx: HookContext) -> Decision:
@@ -392,15 +411,24 @@ class CommandRunner:
         if code == 2:
             stderr = result.stderr.decode("utf-8", "replace")
             return self._protocol.blocked(ctx, stderr, self.label)
-        if code == 127:
+        if code != 0 and self._quiet:  # logged, and its stdout read all the same
+            logger.warning(
+                "hook %s: %s %s%s; its stdout is read as %s does",
+                self.label,
+                self._shown,
+                _exit_text(code),
+                _stderr_note(result),
+                self._protocol.name,
+            )
+        elif code == 127:
             return self._fail(f"was not found (exit code 127 from {SHELL}){_stderr_note(result)}")
-        if code == 126:
+        elif code == 126:
             return self._fail(
                 f"is not executable (exit code 126 from {SHELL}){_stderr_note(result)}"
             )
-        if code != 0:
+        elif code != 0:
             return self._fail(f"{_exit_text(code)}{_stderr_note(result)}")
-        if result.stderr:
+        elif result.stderr:
             logger.debug(
                 "hook %s wrote to stderr: %s",
                 self.label,
@@ -412,6 +440,6 @@ class CommandRunner:
         )
         if isinstance(decided, str):
             return self._fail(
-                f"exited with code 0 but {decided}{_cap_note(result, self.spec.max_output_bytes)}"
+                f"{_exit_text(code)} but {decided}{_cap_note(result, self.spec.max_output_bytes)}"
             )
         return decided

@@ -1,5 +1,6 @@
 """Amplifier hook-shell: Claude-Code-format ``hooks.json`` files in the module's own
-``.amplifier/hooks/`` directories (:mod:`.reader`); its commands speak ``protocol: claude-code``.
+``.amplifier/hooks/`` directories (:mod:`.reader`); its commands speak ``protocol: hook-shell``
+(:mod:`.protocol`: Claude Code's stdin, hook-shell's reading of the answer).
 Its files lie beside the module's own hooks files, so :mod:`...sources` reads them there
 (``hook_shell: false`` turns them off) rather than through the registry."""
 

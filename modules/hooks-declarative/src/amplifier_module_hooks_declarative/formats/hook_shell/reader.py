@@ -94,7 +94,8 @@ def _at(data: Any, loc: tuple[str | int, ...]) -> Any:
 
 def parse_hook_shell_file(text: str, source: str) -> HooksDocument:
     """A hook-shell ``hooks.json``: Claude Code's ``hooks`` shape (other keys, such as
-    ``description``, are ignored), with hook-shell's default timeout.
+    ``description``, are ignored), with hook-shell's default timeout, each command speaking
+    the ``hook-shell`` protocol (:mod:`.protocol`).
 
     :raises HooksConfigError: invalid JSON or hooks, with line and key path.
     """
@@ -103,11 +104,13 @@ def parse_hook_shell_file(text: str, source: str) -> HooksDocument:
         return document
     raw = json.loads(text)
 
-    def default_timeout(entry: HookEntry, spec: CommandHookSpec) -> CommandHookSpec:
+    def as_hook_shell(entry: HookEntry, spec: CommandHookSpec) -> CommandHookSpec:
+        """hook-shell's protocol, and its timeout where the hook gives none."""
+        update: dict[str, Any] = {"protocol": "hook-shell"}
         given = _at(raw, entry.loc)
-        if isinstance(given, Mapping) and "timeout" in given:
-            return spec
-        return spec.model_copy(update={"timeout_ms": DEFAULT_TIMEOUT_S * 1000})
+        if not (isinstance(given, Mapping) and "timeout" in given):
+            update["timeout_ms"] = DEFAULT_TIMEOUT_S * 1000
+        return spec.model_copy(update=update)
 
     def sequential_unless_said(step: Step) -> Step:
         """hook-shell runs a group's hooks one after the other unless it says ``parallel``."""
@@ -118,7 +121,7 @@ def parse_hook_shell_file(text: str, source: str) -> HooksDocument:
             return dataclasses.replace(step, joint=False, ends_on_answer=True)
         return dataclasses.replace(step, parallel=False, joint=False, ends_on_answer=True)
 
-    timed = map_commands(document, default_timeout)
+    timed = map_commands(document, as_hook_shell)
     events = tuple(
         dataclasses.replace(block, steps=tuple(sequential_unless_said(s) for s in block.steps))
         for block in timed.events

@@ -1,0 +1,117 @@
+"""The ``hook-shell`` protocol: how Amplifier hook-shell reads what its hooks answer.
+
+hook-shell's files are Claude-Code-shaped, and its hooks get Claude Code's stdin and variables
+(:func:`~..claude_code.protocol.claude_input`, :func:`~..claude_code.protocol.claude_environment`),
+but hook-shell's bridge reads the answer its own way, and these files were written for it, so
+its reading is the contract (the table: ``docs/hook-formats.md``, section hook-shell):
+
+* Exit code 2 denies the event, whatever the event, with stderr (stripped) as the reason, and
+  ``Hook blocked operation`` when stderr is empty.
+* Any other exit code, a timeout and a process that did not start are not failures the agent
+  or the user hears of (:attr:`~...protocols.CommandProtocol.quiet_failures`): the stdout of a
+  non-zero exit is still read.
+* Stdout is read as one JSON object: ``decision: block`` denies with ``reason`` (default
+  ``Hook blocked operation``) and shows ``systemMessage`` to the user; else
+  ``contextInjection`` (a string) is context, with ``systemMessage`` shown beside it; else
+  nothing happens, and a ``systemMessage`` is not shown. Other keys (Claude Code's
+  ``hookSpecificOutput``, ``continue``, ``additionalContext``) mean nothing to hook-shell and
+  nothing here. Plain text, invalid JSON and JSON that is not an object are ignored.
+
+What hook-shell loses is kept out of what the agent and the user see but not thrown away: a
+deny's result names the hook in its ``source`` (the kernel's audit of the deny), and every
+ignored answer, failure and dropped ``systemMessage`` is a log record naming the hook. One
+case differs on purpose: an answer that repeats a key (``{"decision": "block", ...,
+"decision": "approve"}``), which hook-shell reads as its last value, is a failure of the hook
+shown to the user, as in every other protocol here (:func:`~...answers.loads_unique`).
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Any, Final
+
+from ...answers import DuplicateKeyError, loads_unique
+from ...protocols import CommandProtocol
+from ...types import Decision, HookContext
+from ..claude_code.protocol import claude_environment, claude_input
+
+__all__ = ["BLOCKED_REASON", "PROTOCOL", "hook_shell_blocked", "hook_shell_decision"]
+
+logger = logging.getLogger(__name__)
+
+BLOCKED_REASON: Final = "Hook blocked operation"
+"""hook-shell's reason for a deny whose hook gave none."""
+
+
+def hook_shell_blocked(ctx: HookContext, stderr: str, *, label: str) -> Decision:
+    """Exit code 2: a deny of ``ctx``'s event with stderr as the reason."""
+    reason = stderr.strip()
+    if not reason:
+        logger.info(
+            "hook %s denied %s (exit code 2, stderr was empty): %r",
+            label,
+            ctx.event,
+            BLOCKED_REASON,
+        )
+    return Decision(action="block", message=reason or BLOCKED_REASON, source=label)
+
+
+def _text(answer: dict[str, Any], key: str) -> str | None:
+    value = answer.get(key)
+    return value if isinstance(value, str) else None
+
+
+def hook_shell_decision(ctx: HookContext, stdout: str, *, label: str) -> Decision | str:
+    """The decision in a hook-shell hook's stdout (whatever its exit code other than 2), or
+    what is wrong with it: a string, which the runner logs and lets pass
+    (:attr:`~...protocols.CommandProtocol.quiet_failures`)."""
+    text = stdout.strip()
+    if not text:
+        return Decision(source=label)
+    try:
+        answer = loads_unique(text)
+    except DuplicateKeyError as err:  # never read one way when it says two: shown, as elsewhere
+        problem = f"hook {label} failed: stdout JSON is ambiguous ({err}): {text[:200]!r}"
+        logger.warning("%s; continuing", problem)
+        return Decision(message=problem, level="warning", source=label)
+    except ValueError as err:
+        return f"stdout is not valid JSON ({err}): {text[:200]!r}"
+    if not isinstance(answer, dict):
+        return f"stdout is a JSON {type(answer).__name__}, not an object: {text[:200]!r}"
+    system_message = _text(answer, "systemMessage")
+    if answer.get("decision", "approve") == "block":
+        reason = answer.get("reason", BLOCKED_REASON)
+        if not isinstance(reason, str):
+            return f"stdout JSON: reason is {type(reason).__name__} {reason!r}, not a string"
+        return Decision(
+            action="block", message=reason, notice=system_message, source=label, level="info"
+        )
+    if "contextInjection" in answer:
+        injection = answer["contextInjection"]
+        if not isinstance(injection, str):
+            return (
+                f"stdout JSON: contextInjection is {type(injection).__name__} {injection!r}, "
+                "not a string"
+            )
+        return Decision(context=injection, message=system_message, source=label)
+    if system_message:
+        logger.info(
+            "hook %s: systemMessage not shown (hook-shell shows none for a hook that neither "
+            "blocks nor injects context): %s",
+            label,
+            system_message,
+        )
+    return Decision(source=label)
+
+
+PROTOCOL: Final = CommandProtocol(
+    name="hook-shell",
+    stdin=claude_input,
+    blocked=lambda ctx, stderr, label: hook_shell_blocked(ctx, stderr, label=label),
+    decision=lambda ctx, stdout, label, project_dir, truncated: hook_shell_decision(
+        ctx, stdout, label=label
+    ),
+    environment=claude_environment,
+    quiet_failures=True,
+)
+"""The ``hook-shell`` protocol of command hooks (the module docstring)."""
