@@ -208,3 +208,19 @@ async def test_the_same_unreadable_output_from_claude_code_settings_is_a_warning
     result = await emit(project, "tool:post", data)
     assert result.action == "continue"
     assert "not valid JSON" in (result.user_message or "")
+
+
+async def test_a_hook_past_its_timeout_lets_the_event_pass_unseen_and_is_logged(
+    project: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """hook-shell kills a hook past its ``timeout`` and goes on; so does this, with a log
+    record. The hook would sleep 60 s; its ``timeout`` is 1 s."""
+    label = install(project, "slow", "sleep 60\nexit 2\n")
+    path = project / ".amplifier" / "hooks" / "slow" / "hooks.json"
+    hooks = json.loads(path.read_text())
+    hooks["hooks"]["PreToolUse"][0]["hooks"][0]["timeout"] = 1
+    path.write_text(json.dumps(hooks))
+    caplog.set_level(logging.WARNING, logger="amplifier_module_hooks_declarative")
+    result = await emit(project)
+    assert result is None or (result.action == "continue" and result.user_message is None)
+    assert logged(caplog, label, "timed out after 1000 ms", "continuing unseen")

@@ -1,9 +1,10 @@
 """The ``hook-shell`` protocol: how Amplifier hook-shell reads what its hooks answer.
 
 hook-shell's files are Claude-Code-shaped, and its hooks get Claude Code's stdin and variables
-(:func:`~..claude_code.protocol.claude_input`, :func:`~..claude_code.protocol.claude_environment`),
-but hook-shell's bridge reads the answer its own way, and these files were written for it, so
-its reading is the contract (the table: ``docs/hook-formats.md``, section hook-shell):
+(the ``claude-code`` protocol's, reached through :func:`~...protocols.command_protocol`, as a
+format never imports another), but hook-shell's bridge reads the answer its own way, and these
+files were written for it, so its reading is the contract (the table: ``docs/hook-formats.md``,
+section hook-shell):
 
 * Exit code 2 denies the event, whatever the event, with stderr (stripped) as the reason, and
   ``Hook blocked operation`` when stderr is empty.
@@ -28,12 +29,12 @@ shown to the user, as in every other protocol here (:func:`~...answers.loads_uni
 from __future__ import annotations
 
 import logging
+from collections.abc import Mapping
 from typing import Any, Final
 
 from ...answers import DuplicateKeyError, loads_unique
-from ...protocols import CommandProtocol
+from ...protocols import CommandProtocol, command_protocol
 from ...types import Decision, HookContext
-from ..claude_code.protocol import claude_environment, claude_input
 
 __all__ = ["BLOCKED_REASON", "PROTOCOL", "hook_shell_blocked", "hook_shell_decision"]
 
@@ -104,14 +105,22 @@ def hook_shell_decision(ctx: HookContext, stdout: str, *, label: str) -> Decisio
     return Decision(source=label)
 
 
+def _claude_stdin(ctx: HookContext, project_dir: str) -> Mapping[str, Any]:
+    return command_protocol("claude-code").stdin(ctx, project_dir)
+
+
+def _claude_environment(ctx: HookContext, project_dir: str) -> Mapping[str, str]:
+    return command_protocol("claude-code").environment(ctx, project_dir)
+
+
 PROTOCOL: Final = CommandProtocol(
     name="hook-shell",
-    stdin=claude_input,
+    stdin=_claude_stdin,
     blocked=lambda ctx, stderr, label: hook_shell_blocked(ctx, stderr, label=label),
     decision=lambda ctx, stdout, label, project_dir, truncated: hook_shell_decision(
         ctx, stdout, label=label
     ),
-    environment=claude_environment,
+    environment=_claude_environment,
     quiet_failures=True,
 )
 """The ``hook-shell`` protocol of command hooks (the module docstring)."""
