@@ -811,7 +811,9 @@ class TurnRunner:
         )
         if post.data is not None and isinstance(post.data.get("tool_result"), dict):
             rewritten = post.data["tool_result"]
-            if rewritten != result:  # the event keeps the tool's own, the model gets this
+            # the event keeps the tool's own, the model gets the rewrite; an equal copy (a
+            # kernel that hands back the data JSON-normalised, keys sorted) changes nothing
+            if rewritten != result:
                 logger.info(
                     "hook %r rewrote the result of %r (call %s) at tool:post: %d -> %d chars",
                     getattr(post, "source", None) or "hooks",
@@ -820,7 +822,7 @@ class TurnRunner:
                     len(render_tool_result(result)),
                     len(render_tool_result(rewritten)),
                 )
-            result = rewritten
+                result = rewritten
         pending.append((post, ev.TOOL_POST))
         return self._tool_message(
             call_id, name, render_tool_result(result), error=not result.get("success", True)
