@@ -114,7 +114,7 @@ CASES: dict[str, Case] = {
         _specific(
             llm_request={
                 "model": "claude-small",
-                "config": {"temperature": 0.1},
+                "config": {"temperature": 0.1, "topP": 0.9},
                 "messages": [{"role": "user", "content": "UPPER_LAST"}],
             }
         ),

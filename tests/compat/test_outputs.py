@@ -98,7 +98,7 @@ def test_before_model_llm_request_changes_the_request_sent(kernel: str, tmp_path
     report = _run(kernel, "before_model_request", tmp_path)
     [body] = report["bodies"]
     assert body["model"] == "claude-small"
-    assert body["temperature"] == 0.1
+    assert (body["temperature"], body["top_p"]) == (0.1, 0.9)
     assert body["messages"] == [{"role": "user", "content": "PLEASE SHOUT"}]
     assert report["answers"] == ["ok"]
     [stdin] = report["stdin"]

@@ -1,6 +1,7 @@
 """The request's ``tool_choice`` reaches the Messages API in its own form, whichever of the forms
 Amplifier's ``ChatRequest`` carries it in; a choice that cannot be met fails before sending.
-A loopback server checks each request as the API does; the tests read the exact JSON it got."""
+A loopback server checks each request as the API does; the tests read the exact JSON it got. The
+request's ``top_p`` is sent too."""
 
 from __future__ import annotations
 
@@ -126,3 +127,13 @@ async def test_the_loopback_api_refuses_what_the_messages_api_refuses(
     assert answer.status_code == 400
     assert refusal in answer.json()["error"]["message"]
     assert api.bodies == []
+
+
+async def test_the_requests_top_p_is_sent() -> None:
+    """Gemini's ``BeforeModel`` ``config.topP`` arrives as ``ChatRequest.top_p``."""
+    request = ChatRequest(
+        messages=[Message(role="user", content="hi")], top_p=0.25, temperature=0.5
+    )
+    body = await _sent(request)
+    assert (body["top_p"], body["temperature"]) == (0.25, 0.5)
+    assert "top_p" not in await _sent(_request(None))

@@ -282,6 +282,11 @@ class HttpProvider(ABC):
         by default the option is ignored, as a provider ignores what it does not support."""
         del body, response_format
 
+    def apply_top_p(self, body: dict[str, Any], top_p: float) -> None:
+        """Ask for the request's nucleus sampling ``top_p`` in ``body``: the top-level
+        ``top_p`` key, where the Messages and chat completions APIs both read it."""
+        body["top_p"] = top_p
+
     def apply_tool_choice(self, body: dict[str, Any], choice: ToolChoice) -> None:
         """Ask for ``choice`` (the request's ``tool_choice``, read and checked against the
         tools offered by :func:`~.tool_choice.read_tool_choice`) in ``body``, in the API's own
@@ -340,8 +345,8 @@ class HttpProvider(ABC):
     async def complete(self, request: Any, **kwargs: Any) -> Any:
         """Send a ``ChatRequest`` to the API and return its answer as a ``ChatResponse``.
 
-        The request's ``model``, ``max_output_tokens``, ``temperature``, ``tool_choice`` and
-        ``response_format`` are honoured (``tool_choice`` in every form
+        The request's ``model``, ``max_output_tokens``, ``temperature``, ``top_p``,
+        ``tool_choice`` and ``response_format`` are honoured (``tool_choice`` in every form
         :mod:`~.tool_choice` reads).
 
         :raises amplifier_core.llm_errors.LLMError: the call failed (the subclass for why).
@@ -358,6 +363,9 @@ class HttpProvider(ABC):
                 max_tokens=request.max_output_tokens or self.max_tokens,
                 temperature=self.temperature if temperature is None else temperature,
             )
+            top_p = getattr(request, "top_p", None)
+            if top_p is not None:
+                self.apply_top_p(body, top_p)
             choice = read_tool_choice(
                 getattr(request, "tool_choice", None),
                 provider=self.name,
