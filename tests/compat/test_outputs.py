@@ -134,6 +134,7 @@ def test_a_deny_on_a_model_event_ends_the_turn(kernel: str, event: str, tmp_path
     assert _status(report) == ["cancelled"]
     [violation] = [e["data"] for e in report["events"] if e["event"] == "policy:violation"]
     assert violation["reason"] == "model calls are paused"
+    assert violation["hook"] == f".gemini/settings.json:hooks.{event}[0].hooks[0]"
     assert violation["event"] == (
         "provider:request" if event == "BeforeModel" else "provider:response"
     )
