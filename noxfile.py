@@ -198,8 +198,10 @@ def compat(session: nox.Session, kernel: str) -> None:
 
     ``amplifier-core``: amplifier-core 2.0.2 from PyPI with our modules (never our kernel):
     each module's ``tests/test_upstream*.py``, each module's ``tests/test_contract.py`` (the
-    structural and behavioral contract classes of 2.0.2's own ``amplifier_core.validation``)
-    and a whole session of our runtime and hook modules; then, in a second environment of
+    structural and behavioral contract classes of 2.0.2's own ``amplifier_core.validation``),
+    a whole session of our runtime and hook modules, and the documented hook outputs in real
+    session turns against loopback API servers (``tests/compat/test_outputs.py``, which the
+    ``tests`` session runs on our kernel); then, in a second environment of
     2.0.2 with Amplifier's runtime modules and our hooks-redaction and hooks-logging, the
     secrets that must reach neither the provider nor the log (``tests/compat/test_leaks.py``).
     ``ours``: our kernel and hook modules with Amplifier's published runtime modules
@@ -217,7 +219,7 @@ def compat(session: nox.Session, kernel: str) -> None:
             session.install("--no-deps", "-e", str(module))
         session.install(*_third_party([PROVIDER_BASE, *MODULES]))
         files = sorted(str(p) for p in ROOT.glob("modules/*/tests/test_upstream*.py"))
-        files.append(str(ROOT / "tests" / "compat" / "test_sessions.py"))
+        files += [str(ROOT / "tests" / "compat" / f"test_{n}.py") for n in ("sessions", "outputs")]
         env = {"AMPLIFIER_CORE_202_PYTHON": python}
         runtime = _amplifier_runtime_202(session)
         if runtime is not None:

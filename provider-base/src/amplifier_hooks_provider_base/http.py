@@ -74,7 +74,8 @@ class HttpError(Exception):
     """A call to a provider's API failed; ``retryable`` says whether trying again may help.
 
     ``kind`` is ``timeout``, ``network``, ``http`` (an error status), ``answer`` (an answer
-    that cannot be read) or ``config`` (no key, bad settings).
+    that cannot be read), ``request`` (a request that cannot be sent as asked, such as a
+    ``tool_choice`` naming a tool not offered) or ``config`` (no key, bad settings).
     """
 
     def __init__(
@@ -410,6 +411,7 @@ _BY_KIND: Final = {
     "timeout": "LLMTimeoutError",
     "network": "NetworkError",
     "config": "ConfigurationError",
+    "request": "InvalidRequestError",
 }
 
 

@@ -4,7 +4,8 @@
 it owns the model, the :class:`~.http.JsonPoster` and the call (``complete``: build the body,
 post it with retries and their events, read the answer into a ``ChatResponse``, turn failures
 into the kernel's ``llm_errors``). A subclass says what differs: its ``endpoint``, key headers,
-how a request body is built and how an answer is read (into an :class:`Answer`), and hands in
+how a request body is built, how the request's ``tool_choice`` is written (read once for every
+API by :mod:`.tool_choice`) and how an answer is read (into an :class:`Answer`), and hands in
 the host kernel's types as a :class:`HostKernel`.
 Messages reach a converter as plain dicts (``Message.model_dump()``) in Amplifier's shape:
 assistant ``tool_calls`` of ``{id, tool, arguments}`` (``name`` / ``input`` accepted too),
@@ -32,6 +33,7 @@ from .http import (
     llm_error,
     resolve_api_key,
 )
+from .tool_choice import ToolChoice, read_tool_choice
 
 __all__ = [
     "Answer",
@@ -280,6 +282,25 @@ class HttpProvider(ABC):
         by default the option is ignored, as a provider ignores what it does not support."""
         del body, response_format
 
+    def apply_top_p(self, body: dict[str, Any], top_p: float) -> None:
+        """Ask for the request's nucleus sampling ``top_p`` in ``body``: the top-level
+        ``top_p`` key, where the Messages and chat completions APIs both read it."""
+        body["top_p"] = top_p
+
+    def apply_tool_choice(self, body: dict[str, Any], choice: ToolChoice) -> None:
+        """Ask for ``choice`` (the request's ``tool_choice``, read and checked against the
+        tools offered by :func:`~.tool_choice.read_tool_choice`) in ``body``, in the API's own
+        form; called only when there is a choice to send. By default the request fails
+        (kind ``request``) rather than go out without the choice it asks for."""
+        del body
+        raise HttpError(
+            f"{self.name} {self.model}: this provider cannot send tool_choice "
+            f"({choice.mode}{' ' + repr(choice.name) if choice.name else ''})",
+            provider=self.name,
+            model=self.model,
+            kind="request",
+        )
+
     @abstractmethod
     def read_answer(self, body: dict[str, Any], model: str) -> Answer:
         """What the API's decoded answer holds; :class:`HttpError` when it cannot be read."""
@@ -324,19 +345,35 @@ class HttpProvider(ABC):
     async def complete(self, request: Any, **kwargs: Any) -> Any:
         """Send a ``ChatRequest`` to the API and return its answer as a ``ChatResponse``.
 
+        The request's ``model``, ``max_output_tokens``, ``temperature``, ``top_p``,
+        ``tool_choice`` and ``response_format`` are honoured (``tool_choice`` in every form
+        :mod:`~.tool_choice` reads).
+
         :raises amplifier_core.llm_errors.LLMError: the call failed (the subclass for why).
         """
         model = request.model or self.model
         metadata = request.metadata or {}
         temperature = request.temperature
         try:
+            tools = [t.model_dump() for t in request.tools or []]
             body = self.request_body(
                 [m.model_dump() for m in request.messages],
-                [t.model_dump() for t in request.tools or []],
+                tools,
                 model=model,
                 max_tokens=request.max_output_tokens or self.max_tokens,
                 temperature=self.temperature if temperature is None else temperature,
             )
+            top_p = getattr(request, "top_p", None)
+            if top_p is not None:
+                self.apply_top_p(body, top_p)
+            choice = read_tool_choice(
+                getattr(request, "tool_choice", None),
+                provider=self.name,
+                model=model,
+                offered=[str(t.get("name")) for t in tools],
+            )
+            if choice is not None:
+                self.apply_tool_choice(body, choice)
             response_format = getattr(request, "response_format", None)
             if response_format is not None:
                 self.apply_response_format(body, response_format.model_dump(by_alias=True))

@@ -151,7 +151,9 @@ class SimpleContextManager:
                 len(before),
                 tokens_before,
                 budget,
-                getattr(asked, "source", None) or "hooks",
+                getattr(asked, "source", None)
+                or getattr(asked, "user_message_source", None)  # amplifier-core 2.0.2
+                or "hooks",
                 getattr(asked, "reason", None) or "no reason given",
             )
             self.compactions_blocked += 1

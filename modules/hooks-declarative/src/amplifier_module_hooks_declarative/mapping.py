@@ -24,7 +24,8 @@ wins: block > ask > modify > allow > continue, and nothing is dropped on the way
 ================  =============================================================================
 decision          HookResult
 ================  =============================================================================
-block             ``deny``, ``reason`` = the message(s), ``source`` = the hook's label; on
+block             ``deny``, ``reason`` = the message(s), ``source`` = the hook's label (on
+                  amplifier-core 2.0.2, which has no ``source``: ``user_message_source``); on
                   ``approval:required`` with ``decision: "deny"`` in the data, and on
                   ``prompt:complete`` a ``keep_working`` block adds ``keep_working: true``
 stop              ``deny`` with the stop reason (Claude Code ``continue: false``)
@@ -353,6 +354,18 @@ def _texts(decisions: list[Decision], fallback: str) -> str:
     return "; ".join(texts) if texts else fallback
 
 
+def _name_source(fields: dict[str, Any], source: str | None) -> None:
+    """Name the hook a deny or ask came from: in ``source`` on our kernel; on a kernel whose
+    results have none (amplifier-core 2.0.2) in ``user_message_source``, unless a message
+    already names its own, so that the orchestrator and the logs can still say which hook."""
+    if not source:
+        return
+    if _HAS_SOURCE:
+        fields["source"] = source
+    elif not fields.get("user_message_source"):
+        fields["user_message_source"] = source
+
+
 def to_hook_result(outcome: Outcome, event: str, data: dict[str, Any]) -> HookResult | None:
     """One ``HookResult`` for the whole outcome (see the table in the module docstring), or
     ``None`` when every hook let the event pass without a word."""
@@ -375,8 +388,7 @@ def to_hook_result(outcome: Outcome, event: str, data: dict[str, Any]) -> HookRe
             fields["data"] = {**data, "decision": "deny"}
         elif event == STOP_EVENT and any(d.keep_working for d in outcome.blocks):
             fields["data"] = {**data, KEEP_WORKING: True}
-        if _HAS_SOURCE and first.source:
-            fields["source"] = first.source
+        _name_source(fields, first.source)
         return HookResult(**fields)
     new_data = apply_modification(data, outcome.modified) if outcome.modified else None
     if outcome.replaced is not None:
@@ -390,8 +402,7 @@ def to_hook_result(outcome: Outcome, event: str, data: dict[str, Any]) -> HookRe
         )
         if new_data is not None:
             fields["data"] = new_data
-        if _HAS_SOURCE and first.source:
-            fields["source"] = first.source
+        _name_source(fields, first.source)
         return HookResult(**fields)
     if event == APPROVAL_EVENT and outcome.allowed:  # PermissionRequest: allow, not asked
         granted = {**(new_data if new_data is not None else data), "decision": "allow"}

@@ -10,6 +10,7 @@ __all__ = [
     "TurnOutcome",
     "TurnStatus",
     "as_result_dict",
+    "hook_source",
     "render_tool_result",
     "tool_event_data",
     "whole_number",
@@ -30,6 +31,18 @@ class TurnOutcome:
     usage: dict[str, int] = field(default_factory=lambda: {"input_tokens": 0, "output_tokens": 0})
     reason: str | None = None
     error: dict[str, Any] | None = None
+
+
+def hook_source(result: Any) -> str | None:
+    """The hook a deny or ``ask_user`` came from: the result's ``source`` (our kernel's registry
+    sets it), else its ``user_message_source``, where a hook module names itself on a kernel
+    whose results have no ``source`` (amplifier-core 2.0.2; hooks-declarative does); ``None``
+    when neither says."""
+    for key in ("source", "user_message_source"):
+        value = getattr(result, key, None)
+        if isinstance(value, str) and value:
+            return value
+    return None
 
 
 def render_tool_result(result: dict[str, Any]) -> str:

@@ -35,6 +35,7 @@ from .model_hooks import answered, request_changes
 from .results import (
     TurnOutcome,
     as_result_dict,
+    hook_source,
     render_tool_result,
     tool_event_data,
     whole_number,
@@ -153,7 +154,7 @@ class TurnRunner:
         if not gate and result.action == "ask_user":
             logger.warning(
                 "hook %r asked the user on %r, where nothing can be gated; ignored",
-                getattr(result, "source", None),
+                hook_source(result),
                 event,
             )
             result = result.model_copy(update={"action": "continue"})
@@ -217,7 +218,7 @@ class TurnRunner:
             ev.POLICY_VIOLATION,
             {
                 "event": event,
-                "hook": getattr(result, "source", None),
+                "hook": hook_source(result),
                 "reason": result.reason or "denied",
                 "tool_name": tool_name,
             },
@@ -305,7 +306,7 @@ class TurnRunner:
             if not _keeps_working(result):
                 return True
             reason = result.reason or "a stop hook asks you to continue"
-            source = getattr(result, "source", None)
+            source = hook_source(result)
             spent = outcome.iterations >= self.loop.config.max_iterations
             if continued >= limit or spent or self.loop.cancelled:
                 why = (
@@ -682,7 +683,7 @@ class TurnRunner:
     async def _refuse(self, outcome: TurnOutcome, event: str, handled: Any) -> None:
         """End the turn ``denied``: a hook blocked the model call (or its answer)."""
         await self._violation(event, handled, None)
-        source = getattr(handled, "source", None)
+        source = hook_source(handled)
         who = f" by hook {source!r}" if source else ""
         reason = handled.reason or "denied"
         await self._show(f"Model call blocked{who} at {event}: {reason}", "warning")
@@ -762,7 +763,7 @@ class TurnRunner:
         handled = await self.process(gate, ev.TOOL_PRE)
         if handled.action == "deny":
             await self._violation(ev.TOOL_PRE, handled, name)
-            source = getattr(handled, "source", None)
+            source = hook_source(handled)
             who = f" by hook {source!r}" if source else ""
             content = f"Error: tool call denied{who}: {handled.reason or 'denied'}"
             return self._tool_message(call_id, name, content, error=True)
@@ -811,7 +812,9 @@ class TurnRunner:
         )
         if post.data is not None and isinstance(post.data.get("tool_result"), dict):
             rewritten = post.data["tool_result"]
-            if rewritten != result:  # the event keeps the tool's own, the model gets this
+            # the event keeps the tool's own, the model gets the rewrite; an equal copy (a
+            # kernel that hands back the data JSON-normalised, keys sorted) changes nothing
+            if rewritten != result:
                 logger.info(
                     "hook %r rewrote the result of %r (call %s) at tool:post: %d -> %d chars",
                     getattr(post, "source", None) or "hooks",
@@ -820,7 +823,7 @@ class TurnRunner:
                     len(render_tool_result(result)),
                     len(render_tool_result(rewritten)),
                 )
-            result = rewritten
+                result = rewritten
         pending.append((post, ev.TOOL_POST))
         return self._tool_message(
             call_id, name, render_tool_result(result), error=not result.get("success", True)

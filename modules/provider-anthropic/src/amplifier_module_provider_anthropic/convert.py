@@ -10,6 +10,10 @@
 - empty text (which the API rejects) is left out, and so is an assistant message with neither
   text nor tool calls.
 
+A request's ``tool_choice`` (read by the provider base) is the API's ``tool_choice`` object:
+``{"type": "any"}`` (a tool call is required), ``{"type": "none"}``, ``{"type": "tool",
+"name": N}``.
+
 The answer's ``text`` blocks become text blocks, ``thinking`` blocks thinking blocks,
 ``tool_use`` blocks tool calls; ``usage`` maps onto input/output/total tokens (and the cache
 counters); ``stop_reason`` is kept as the finish reason.
@@ -19,6 +23,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from amplifier_hooks_provider_base import ToolChoice
 from amplifier_hooks_provider_base.provider import (
     Answer,
     answer_error,
@@ -29,7 +34,7 @@ from amplifier_hooks_provider_base.provider import (
     unknown_role,
 )
 
-__all__ = ["read_answer", "request_body"]
+__all__ = ["read_answer", "request_body", "tool_choice"]
 
 NAME = "anthropic"
 
@@ -109,6 +114,13 @@ def request_body(
             for tool in tools
         ]
     return body
+
+
+def tool_choice(choice: ToolChoice) -> dict[str, Any]:
+    """The Messages API's ``tool_choice`` object for ``choice``."""
+    if choice.mode == "tool":
+        return {"type": "tool", "name": choice.name}
+    return {"type": {"required": "any"}.get(choice.mode, choice.mode)}
 
 
 def read_answer(body: dict[str, Any], model: str) -> Answer:

@@ -10,13 +10,14 @@ from __future__ import annotations
 
 from typing import Any
 
+from amplifier_hooks_provider_base import ToolChoice
 from amplifier_hooks_provider_base.provider import Answer, HostKernel, HttpProvider
 
 from amplifier_core import ModelInfo, ProviderInfo, llm_errors
 from amplifier_core.message_models import ChatResponse
 
 from .config import AnthropicConfig
-from .convert import read_answer, request_body
+from .convert import read_answer, request_body, tool_choice
 
 __all__ = ["KERNEL", "AnthropicProvider"]
 
@@ -56,6 +57,10 @@ class AnthropicProvider(HttpProvider):
         return request_body(
             messages, tools, model=model, max_tokens=max_tokens, temperature=temperature
         )
+
+    def apply_tool_choice(self, body: dict[str, Any], choice: ToolChoice) -> None:
+        """``{"type": "any"}``, ``{"type": "none"}`` or ``{"type": "tool", "name": N}``."""
+        body["tool_choice"] = tool_choice(choice)
 
     def read_answer(self, body: dict[str, Any], model: str) -> Answer:
         return read_answer(body, model)

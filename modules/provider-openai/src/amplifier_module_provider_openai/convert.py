@@ -8,6 +8,9 @@
   error flag, so a failed result's content is prefixed with ``Error: ``;
 - tools become ``[{type: "function", function: {name, description, parameters}}]``.
 
+A request's ``tool_choice`` (read by the provider base) is ``"required"``, ``"none"`` or
+``{"type": "function", "function": {"name": N}}``.
+
 The answer's ``choices[0].message`` gives the text and tool calls (``arguments`` decoded;
 text that is not a JSON object is an error naming the tool call); ``usage.prompt_tokens`` /
 ``completion_tokens`` map onto input/output tokens; ``finish_reason`` is kept.
@@ -18,6 +21,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from amplifier_hooks_provider_base import ToolChoice
 from amplifier_hooks_provider_base.provider import (
     Answer,
     answer_error,
@@ -28,7 +32,7 @@ from amplifier_hooks_provider_base.provider import (
     unknown_role,
 )
 
-__all__ = ["read_answer", "request_body"]
+__all__ = ["read_answer", "request_body", "tool_choice"]
 
 NAME = "openai"
 
@@ -97,6 +101,13 @@ def request_body(
             for tool in tools
         ]
     return body
+
+
+def tool_choice(choice: ToolChoice) -> str | dict[str, Any]:
+    """The chat completions ``tool_choice`` for ``choice``."""
+    if choice.mode == "tool":
+        return {"type": "function", "function": {"name": choice.name}}
+    return choice.mode
 
 
 def _tool_call(raw: Any, index: int, model: str) -> dict[str, Any]:

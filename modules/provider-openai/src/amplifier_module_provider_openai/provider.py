@@ -11,13 +11,14 @@ from __future__ import annotations
 
 from typing import Any
 
+from amplifier_hooks_provider_base import ToolChoice
 from amplifier_hooks_provider_base.provider import Answer, HostKernel, HttpProvider
 
 from amplifier_core import ModelInfo, ProviderInfo, llm_errors
 from amplifier_core.message_models import ChatResponse
 
 from .config import OpenAIConfig
-from .convert import read_answer, request_body
+from .convert import read_answer, request_body, tool_choice
 
 __all__ = ["KERNEL", "OpenAIProvider"]
 
@@ -76,6 +77,10 @@ class OpenAIProvider(HttpProvider):
             if response_format.get("strict") is not None:
                 schema["strict"] = bool(response_format["strict"])
             body["response_format"] = {"type": "json_schema", "json_schema": schema}
+
+    def apply_tool_choice(self, body: dict[str, Any], choice: ToolChoice) -> None:
+        """``"required"``, ``"none"`` or ``{"type": "function", "function": {"name": N}}``."""
+        body["tool_choice"] = tool_choice(choice)
 
     def read_answer(self, body: dict[str, Any], model: str) -> Answer:
         return read_answer(body, model)

@@ -8,7 +8,9 @@ consume nothing. Checks: ``POST /v1/messages``; ``x-api-key`` (401 when missing 
 ``user`` and alternating (the converter must merge turns itself); no empty text; ``tool_use``
 only from the assistant; each ``tool_result`` answers a ``tool_use`` of the turn before and
 comes first in its turn; each ``tool_use`` is answered in the next turn; tools have a name
-and an object ``input_schema``.
+and an object ``input_schema``; ``tool_choice`` an object of type ``auto``, ``any``, ``none`` or
+``tool`` (with the ``name`` of a tool of the request) and an optional boolean
+``disable_parallel_tool_use``.
 """
 
 from __future__ import annotations
@@ -127,7 +129,36 @@ class AnthropicApi(CheckedApi):
             raise Invalid("system: Input should be a valid string or list of text blocks")
         self._check_messages(body.get("messages"))
         self._check_tools(body.get("tools"))
+        self._check_tool_choice(body)
         return body
+
+    @staticmethod
+    def _check_tool_choice(body: dict[str, Any]) -> None:
+        if "tool_choice" not in body:
+            return
+        choice = body["tool_choice"]
+        if not isinstance(choice, dict):
+            raise Invalid("tool_choice: Input should be a valid dictionary")
+        kind = choice.get("type")
+        allowed = {"type", "disable_parallel_tool_use"} | ({"name"} if kind == "tool" else set())
+        if kind not in ("auto", "any", "none", "tool"):
+            raise Invalid(
+                "tool_choice: Input tag does not match any of the expected tags: 'auto', "
+                "'any', 'tool', 'none'"
+            )
+        for key in choice:
+            if key not in allowed:
+                raise Invalid(f"tool_choice.{kind}.{key}: Extra inputs are not permitted")
+        if not isinstance(choice.get("disable_parallel_tool_use", False), bool):
+            raise Invalid(
+                f"tool_choice.{kind}.disable_parallel_tool_use: Input should be a valid boolean"
+            )
+        if kind == "tool":
+            name = choice.get("name")
+            if not isinstance(name, str):
+                raise Invalid("tool_choice.tool.name: Field required")
+            if name not in {t.get("name") for t in body.get("tools") or []}:
+                raise Invalid(f"Tool '{name}' not found in provided tools")
 
     @staticmethod
     def _check_tools(tools: Any) -> None:

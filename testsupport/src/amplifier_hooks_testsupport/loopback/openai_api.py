@@ -8,7 +8,9 @@ no check when the API is built with ``api_key=None``, like a local server); a JS
 known roles; assistant ``tool_calls`` with ``type: function`` and string ``arguments``;
 every ``tool`` message answering a ``tool_calls`` id of the assistant message before it, and
 every such id answered; tools of ``type: function`` with a name and object parameters;
-``max_tokens`` / ``max_completion_tokens`` an integer >= 1.
+``max_tokens`` / ``max_completion_tokens`` an integer >= 1; ``tool_choice`` ``"none"``,
+``"auto"``, ``"required"`` or ``{"type": "function", "function": {"name"}}`` naming a tool of
+the request, and only with ``tools``.
 """
 
 from __future__ import annotations
@@ -134,7 +136,40 @@ class OpenAIApi(CheckedApi):
                 raise Invalid(f"Invalid '{key}': expected an integer >= 1.")
         self._check_messages(body.get("messages"))
         self._check_tools(body.get("tools"))
+        self._check_tool_choice(body)
         return body
+
+    @staticmethod
+    def _check_tool_choice(body: dict[str, Any]) -> None:
+        if "tool_choice" not in body:
+            return
+        choice = body["tool_choice"]
+        tools = body.get("tools") or []
+        if not tools:
+            raise Invalid(
+                "Invalid value for 'tool_choice': 'tool_choice' is only allowed when 'tools' "
+                "are specified."
+            )
+        if isinstance(choice, str):
+            if choice not in ("none", "auto", "required"):
+                raise Invalid(
+                    f"Invalid value: '{choice}'. Supported values are: 'none', 'auto', and "
+                    "'required'."
+                )
+            return
+        function = choice.get("function") if isinstance(choice, dict) else None
+        if (
+            not isinstance(choice, dict)
+            or choice.get("type") != "function"
+            or not isinstance(function, dict)
+            or not isinstance(function.get("name"), str)
+        ):
+            raise Invalid("Invalid value for 'tool_choice': expected a string or a function.")
+        names = {t["function"]["name"] for t in tools}
+        if function["name"] not in names:
+            raise Invalid(
+                f"Invalid value for 'tool_choice': function '{function['name']}' is not in 'tools'."
+            )
 
     @staticmethod
     def _check_tools(tools: Any) -> None:
