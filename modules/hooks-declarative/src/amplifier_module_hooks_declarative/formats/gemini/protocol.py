@@ -153,7 +153,11 @@ TOOLS_FROM_GEMINI: Final[Mapping[str, str]] = {
     "search_file_content": "grep",
 }
 
-_BLOCKS: Final = frozenset({"BeforeTool", "BeforeAgent", "BeforeModel", "AfterModel"})
+#: Gemini CLI's reference gives ``BeforeToolSelection`` no ``decision``; a guard that says "deny"
+#: there is still obeyed (the turn ends) rather than ignored.
+_BLOCKS: Final = frozenset(
+    {"BeforeTool", "BeforeAgent", "BeforeModel", "AfterModel", "BeforeToolSelection"}
+)
 _FEEDS_AGENT: Final = frozenset({"AfterTool", "AfterAgent"})
 _DECISIONS: Final = frozenset({"allow", "approve", "deny", "block", "ask"})
 _UNSUPPORTED: Final = ("clearContext",)  # the model hooks' fields: .model
