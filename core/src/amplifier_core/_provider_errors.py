@@ -6,7 +6,8 @@ model, ``retry_after``, ``delay_multiplier``, ``retryable`` and the engine's ``e
 ``"RateLimit"``, ``"Authentication"``, ``"ContextLength"``, ``"ContentFilter"``,
 ``"InvalidRequest"``, ``"Unavailable"``, ``"Timeout"`` or ``"Other"``). As in 2.0.2 it is not an
 exception: providers raise :class:`~amplifier_core.llm_errors.LLMError` and its subclasses,
-which carry the same fields. Its ``repr`` is 2.0.2's, character for character.
+which carry the same fields. Its ``repr`` is 2.0.2's (strings quoted and escaped as
+Rust shows them, numbers in their shortest form without an exponent).
 
 ``classify_error_message(message)`` names the category of an error text, the engine's rules
 in the engine's order (first match wins, case-insensitive).
@@ -18,7 +19,7 @@ import math
 from decimal import Decimal
 from typing import Final, SupportsFloat, SupportsIndex
 
-__all__ = ["ERROR_CATEGORIES", "ProviderError", "classify_error_message"]
+__all__ = ["ProviderError", "classify_error_message"]
 
 
 def _text(value: object, where: str) -> str:
@@ -179,9 +180,6 @@ _CATEGORIES: Final[tuple[tuple[str, tuple[str, ...]], ...]] = (
     ("not_found", ("not found", "404")),
     ("provider_unavailable", ("overloaded", "503", "502", "unavailable")),
 )
-
-ERROR_CATEGORIES: Final[tuple[str, ...]] = (*(name for name, _ in _CATEGORIES), "unknown")
-"""Every answer of :func:`classify_error_message`, in the order its rules are tried."""
 
 
 def classify_error_message(message: str) -> str:
