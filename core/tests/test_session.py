@@ -19,6 +19,10 @@ MODULES = {
     "echo-loop": """
         from amplifier_core import HookResult
 
+        class Unprintable(RuntimeError):
+            def __str__(self):
+                raise UnicodeDecodeError("utf-8", b"\\xff", 0, 1, "invalid start byte")
+
         class Loop:
             async def execute(self, prompt, context, providers, tools, hooks, **kwargs):
                 coordinator = kwargs["coordinator"]
@@ -28,6 +32,8 @@ MODULES = {
                     coordinator.cancellation.request_graceful()
                 if prompt == "explode":
                     raise RuntimeError("the loop broke")
+                if prompt == "unprintable":
+                    raise Unprintable("no message")
                 name = next(iter(providers))
                 return f"{name}:{prompt}:{sorted(tools)}"
 
@@ -203,6 +209,21 @@ async def test_an_orchestrator_failure_is_raised_and_recorded(plan: dict[str, An
     with pytest.raises(RuntimeError, match="the loop broke"):
         await session.execute("explode")
     assert session.status.status == "failed"
+    await session.cleanup()
+
+
+async def test_a_failure_whose_message_cannot_be_rendered_is_raised_as_it_is(
+    plan: dict[str, Any],
+) -> None:
+    session, _ = _session(plan)
+    await session.initialize()
+    with pytest.raises(RuntimeError) as raised:
+        await session.execute("unprintable")
+    assert type(raised.value).__name__ == "Unprintable"
+    assert session.status.last_error == {
+        "type": "Unprintable",
+        "message": "Unprintable('no message')",
+    }
     await session.cleanup()
 
 

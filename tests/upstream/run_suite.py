@@ -7,21 +7,19 @@ The archive (``../shared/upstream/amplifier-core-repo.tar.gz``, a ``git archive`
 kernel repository, or ``amplifier-core-tests.tar.gz``, its ``tests/`` alone) is unpacked into a
 temporary directory; ``--source DIR`` runs a checkout instead. The suites are ``tests/`` and
 ``bindings/python/tests/``, each file run from the repository's root so that the files some
-tests read (``CONTRACTS.md``, ``.github/workflows/``) are there. Imports of Rust classes by their
-engine names (``from amplifier_core._engine import RustHookRegistry`` ..., one name or several,
-in parentheses or not, when every name imported is one of them) are rewritten to the
-public names that are the very same objects on amplifier-core 2.0.2, so the same contract is
-tested on any kernel. Each test file runs on its own (``-o asyncio_mode=auto``), as the suite's
-README says, and every test's outcome is written to ``--out`` as ``{"file::test": outcome}``
-with outcome ``passed``, ``failed``, ``error`` or ``skipped``; a file that cannot be collected
-counts as an ``error`` under ``file::<collection>``.
+tests read (``CONTRACTS.md``, ``.github/workflows/``) are there. The files run as they are:
+their imports from ``amplifier_core._engine`` reach this kernel's engine module, which offers
+2.0.2's engine names where they have a meaning here. Each test file runs on its own
+(``-o asyncio_mode=auto``), as the suite's README says, and every test's outcome is written to
+``--out`` as ``{"file::test": outcome}`` with outcome ``passed``, ``failed``, ``error`` or
+``skipped``; a file that cannot be collected counts as an ``error`` under
+``file::<collection>``.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
-import re
 import shutil
 import subprocess
 import sys
@@ -31,45 +29,9 @@ import xml.etree.ElementTree as ET
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
-__all__ = ["ENGINE_NAMES", "main", "outcomes", "rewrite"]
+__all__ = ["main", "outcomes"]
 
-# Engine name -> the public name that is the same object on amplifier-core 2.0.2.
-ENGINE_NAMES = {
-    "RustHookRegistry": "from amplifier_core.hooks import HookRegistry as RustHookRegistry",
-    "RustCoordinator": (
-        "from amplifier_core.coordinator import ModuleCoordinator as RustCoordinator"
-    ),
-    "RustSession": "from amplifier_core import AmplifierSession as RustSession",
-    "RustCancellationToken": (
-        "from amplifier_core.cancellation import CancellationToken as RustCancellationToken"
-    ),
-}
-_ENGINE_IMPORT = re.compile(
-    r"^(?P<indent>[ \t]*)from amplifier_core\._engine import[ \t]+"
-    r"(?:\((?P<group>[^)]*)\)|(?P<names>\w+(?:[ \t]*,[ \t]*\w+)*[ \t]*,?))[ \t]*$",
-    re.MULTILINE,
-)
-_SKIP_WITHOUT_ENGINE = re.compile(
-    r"""^pytest\.importorskip\(["']amplifier_core\._engine["']\)[ \t]*$""", re.MULTILINE
-)
 FILE_TIMEOUT_S = 300
-
-
-def rewrite(source: str) -> str:
-    """``source`` with engine-name imports of public classes rewritten to public names, and a
-    module-level skip for want of the engine dropped where the file tests only those."""
-
-    def public(match: re.Match[str]) -> str:
-        listed = match.group("group") if match.group("group") is not None else match["names"]
-        names = [n.strip() for n in re.sub(r"#[^\n]*", "", listed).split(",") if n.strip()]
-        if not names or any(name not in ENGINE_NAMES for name in names):
-            return match.group(0)  # an engine internal: left as it is, the test fails on ours
-        return "\n".join(match.group("indent") + ENGINE_NAMES[name] for name in names)
-
-    rewritten = _ENGINE_IMPORT.sub(public, source)
-    if "_engine" not in _SKIP_WITHOUT_ENGINE.sub("", rewritten):
-        rewritten = _SKIP_WITHOUT_ENGINE.sub("", rewritten)
-    return rewritten
 
 
 def outcomes(report: Path, file: str) -> dict[str, str]:
@@ -153,10 +115,8 @@ def main(argv: list[str] | None = None) -> int:
         root = _repository_root(Path(scratch))
         files: list[str] = []
         for suite in SUITES:
-            for path in sorted((root / suite).glob("*.py")):
-                path.write_text(rewrite(path.read_text(encoding="utf-8")), encoding="utf-8")
-                if path.name.startswith("test_"):
-                    files.append(path.relative_to(root).as_posix())
+            for path in sorted((root / suite).glob("test_*.py")):
+                files.append(path.relative_to(root).as_posix())
         results: dict[str, str] = {}
         with ThreadPoolExecutor(max_workers=max(1, args.jobs)) as pool:
             for found in pool.map(lambda f: _run_file(python, root, f), files):

@@ -33,6 +33,7 @@ from .hooks import HookRegistry
 from .models import ContextInjection, HookResult, ToolResult, UserMessage
 
 if TYPE_CHECKING:
+    from ._engine import RUST_AVAILABLE
     from .approval import (
         ApprovalProvider,
         ApprovalRequest,
@@ -114,6 +115,7 @@ if TYPE_CHECKING:
 __version__ = "0.1.0"
 
 __all__ = [
+    "RUST_AVAILABLE",
     "AbortError",
     "AccessDeniedError",
     "AmplifierError",
@@ -310,6 +312,19 @@ _LAZY: dict[str, str] = {
     **dict.fromkeys(
         ("RetryConfig", "classify_error_message", "retry_with_backoff"), ".utils.retry"
     ),
+    # amplifier-core 2.0.2's engine names, which it also exports from the package
+    # (``from amplifier_core import RustSession``): here each Rust* name is the same public
+    # class, and RUST_AVAILABLE is False (no compiled engine backs this kernel).
+    **dict.fromkeys(
+        (
+            "RUST_AVAILABLE",
+            "RustCancellationToken",
+            "RustCoordinator",
+            "RustHookRegistry",
+            "RustSession",
+        ),
+        "._engine",
+    ),
     **dict.fromkeys(
         (
             "EventRecorder",
@@ -325,17 +340,9 @@ _LAZY: dict[str, str] = {
 }
 
 
-# amplifier-core 2.0.2's engine names for its public classes, which it also exports from the
-# package (``from amplifier_core import RustSession``): here each is the same public class.
-_ENGINE_NAMES: dict[str, tuple[str, str]] = {
-    "RustCancellationToken": (".cancellation", "CancellationToken"),
-    "RustCoordinator": (".coordinator", "ModuleCoordinator"),
-    "RustHookRegistry": (".hooks", "HookRegistry"),
-    "RustSession": (".session", "AmplifierSession"),
-}
-
-# Submodules named in __all__, imported when first asked for.
-_SUBMODULES = frozenset({"capabilities"})
+# Submodules imported when first asked for: ``capabilities`` (named in __all__) and
+# ``_engine``, 2.0.2's engine names (which 2.0.2 imports with the package).
+_SUBMODULES = frozenset({"_engine", "capabilities"})
 
 
 def __getattr__(name: str) -> Any:
@@ -344,11 +351,6 @@ def __getattr__(name: str) -> Any:
         submodule = import_module(f".{name}", __name__)
         globals()[name] = submodule
         return submodule
-    if name in _ENGINE_NAMES:
-        where, public = _ENGINE_NAMES[name]
-        value = getattr(import_module(where, __name__), public)
-        globals()[name] = value
-        return value
     module = _LAZY.get(name)
     if module is None:
         raise AttributeError(f"module 'amplifier_core' has no attribute {name!r}")

@@ -34,7 +34,9 @@ __all__ = ["initialize_session"]
 logger = logging.getLogger(__name__)
 
 
-def _text(error: BaseException) -> str:
+def _safe_exception_str(error: BaseException) -> str:
+    """``str(error)``, or its ``repr`` when the message cannot be rendered (2.0.2's name: the
+    session uses it too, so reporting a failure never raises a second error)."""
     try:
         return str(error)
     except Exception:  # a message that cannot be rendered
@@ -53,11 +55,13 @@ def _reason_code(error: BaseException) -> str:
 async def _failed(
     coordinator: Any, kind: str, module_id: str, error: BaseException, instance_id: Any = None
 ) -> None:
-    logger.warning("Failed to load %s '%s': %s", kind, module_id, _text(error), exc_info=True)
+    logger.warning(
+        "Failed to load %s '%s': %s", kind, module_id, _safe_exception_str(error), exc_info=True
+    )
     data: dict[str, Any] = {
         "module_type": kind,
         "module_id": module_id,
-        "error": _text(error),
+        "error": _safe_exception_str(error),
         "reason_code": _reason_code(error),
     }
     if instance_id:
@@ -244,7 +248,9 @@ async def _mount_with_load(config: Mapping[str, Any], coordinator: Any, loader: 
         try:
             await _mount(loader, coordinator, module_id, module_config, source)
         except Exception as error:
-            raise RuntimeError(f"Cannot initialize without {label}: {_text(error)}") from error
+            raise RuntimeError(
+                f"Cannot initialize without {label}: {_safe_exception_str(error)}"
+            ) from error
 
     providers = list(config.get("providers") or [])
     _check_instances(providers)
@@ -278,11 +284,11 @@ async def _run_ready_queue(loader: Any, coordinator: Any) -> None:
 
 
 async def _ready_failed(coordinator: Any, module_id: str, error: Exception) -> None:
-    logger.warning("on_session_ready of '%s' raised: %s", module_id, _text(error))
+    logger.warning("on_session_ready of '%s' raised: %s", module_id, _safe_exception_str(error))
     try:
         await coordinator.hooks.emit(
             events.MODULE_ON_SESSION_READY_FAILED,
-            {"module_id": module_id, "error": _text(error)},
+            {"module_id": module_id, "error": _safe_exception_str(error)},
         )
     except Exception:
         logger.debug("could not emit the on_session_ready failure", exc_info=True)

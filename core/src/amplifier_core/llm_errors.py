@@ -38,7 +38,7 @@ class LLMError(Exception):
     one, ``retryable`` says whether the same request may succeed later, ``retry_after`` is the
     wait the provider asked for (seconds), and ``delay_multiplier`` scales the caller's
     backoff delay (1.0 = unchanged): :func:`amplifier_core.utils.retry.compute_delay()` uses
-    it, applied after the max_delay cap.
+    it, applied after the max_delay cap and before ``retry_after``'s floor, as 2.0.2 does.
     """
 
     def __init__(

@@ -20,7 +20,7 @@ from typing import Any, Self
 
 from . import _session_init
 from . import events as ev
-from ._session_init import initialize_session
+from ._session_init import _safe_exception_str, initialize_session
 from .coordinator import ModuleCoordinator
 from .descriptions import SessionStatus
 from .loader import ModuleLoader
@@ -183,11 +183,14 @@ class AmplifierSession:
                 self.status.status = "cancelled"
                 await coordinator.hooks.emit(
                     ev.CANCEL_COMPLETED,
-                    {"was_immediate": cancellation.is_immediate, "error": str(err)},
+                    {"was_immediate": cancellation.is_immediate, "error": _safe_exception_str(err)},
                 )
             else:
                 self.status.status = "failed"
-                self.status.last_error = {"type": type(err).__name__, "message": str(err)}
+                self.status.last_error = {
+                    "type": type(err).__name__,
+                    "message": _safe_exception_str(err),
+                }
             raise
         if cancellation.is_cancelled:
             self.status.status = "cancelled"
