@@ -65,11 +65,20 @@ def test_control_characters_and_lone_surrogates_are_removed_but_whitespace_stays
     assert text == "ab\tc\nd\refg"
 
 
-def test_output_a_json_encoder_cannot_handle_still_serialises() -> None:
+def test_output_json_cannot_encode_raises_as_on_2_0_2() -> None:
+    """A Decimal keeps its digits; any other type JSON cannot encode raises ``TypeError``."""
+    assert ToolResult(output={"price": Decimal("9.99")}).get_serialized_output() == (
+        '{"price": "9.99"}'
+    )
     stamp = datetime(2024, 1, 2, 3, 4, 5)
-    assert json.loads(ToolResult(output={"at": stamp}).get_serialized_output()) == {
-        "at": str(stamp)
-    }
+    with pytest.raises(TypeError, match="datetime is not JSON serializable"):
+        ToolResult(output={"at": stamp}).get_serialized_output()
+
+
+def test_hook_presentation_still_carries_what_json_cannot_encode() -> None:
+    stamp = datetime(2024, 1, 2, 3, 4, 5)
+    shown = ToolResult(output={"at": stamp}).safe_hook_presentation()
+    assert shown["output"] == {"at": str(stamp)}
 
 
 # ---------------------------------------------------------------- rich content

@@ -276,7 +276,17 @@ _IMAGE_OMITTED = (
 
 
 def _json_default(value: Any) -> Any:
-    """``json.dumps`` fallback for tool output: a Decimal keeps its digits as a string."""
+    """``json.dumps`` fallback for the text a model reads, as 2.0.2's: a Decimal keeps its
+    digits as a string; any other type JSON cannot encode raises ``TypeError``, so a tool's
+    bug surfaces rather than reaching the model as a ``repr``."""
+    if isinstance(value, Decimal):
+        return str(value)
+    raise TypeError(f"Object of type {type(value).__name__} is not JSON serializable")
+
+
+def _json_lenient(value: Any) -> Any:
+    """``json.dumps`` fallback for event data: a Decimal as its digits, a pydantic model as its
+    JSON dump, anything else as ``str()`` (a hook sees every result, however odd)."""
     if isinstance(value, Decimal):
         return str(value)
     if isinstance(value, BaseModel):
@@ -435,7 +445,7 @@ class ToolResult(BaseModel):
             ]
         import json
 
-        loaded: dict[str, Any] = json.loads(json.dumps(payload, default=_json_default))
+        loaded: dict[str, Any] = json.loads(json.dumps(payload, default=_json_lenient))
         return loaded
 
 
