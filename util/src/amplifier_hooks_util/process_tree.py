@@ -43,6 +43,7 @@ __all__ = [
     "leaders",
     "reap_finished_groups",
     "spawning",
+    "started_group",
 ]
 
 _PROC: Final = Path("/proc")
@@ -248,3 +249,11 @@ def reap_finished_groups() -> None:
                 break
             if found is None:
                 break
+
+
+def started_group(pgid: int) -> None:
+    """A run's leader got pid ``pgid`` (and leads group ``pgid``): no finished group of that
+    number holds a process any more (the kernel does not reuse a number while a group or a
+    process holds it), so it is forgotten, and :func:`reap_finished_groups` never takes this
+    leader's exit status from its own waiter."""
+    _FINISHED_GROUPS.pop(pgid, None)
