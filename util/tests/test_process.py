@@ -71,25 +71,25 @@ _ZOMBIES_BEFORE: set[int] = set()
     autouse=True,
     params=[
         pytest.param(
-            True,
-            id="pidfd",
+            (True, True),
+            id="pidfd-thread",
             marks=pytest.mark.skipif(not child.PIDFD, reason="no pidfd_open here"),
         ),
-        pytest.param(False, id="asyncio"),
+        pytest.param(
+            (True, False),
+            id="pidfd-inline",
+            marks=pytest.mark.skipif(not child.PIDFD, reason="no pidfd_open here"),
+        ),
+        pytest.param((False, False), id="asyncio"),
     ],
 )
 def spawn_path(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> bool:
-    """Which spawn path run_process takes: the pidfd one, or asyncio's (its fallback)."""
-    monkeypatch.setattr(child, "PIDFD", request.param)
-    return bool(request.param)
-
-
-@pytest.fixture(autouse=True)
-def _zombies_before_the_test() -> None:
-    """A session that ran command hooks is a child subreaper: exited daemons of earlier tests
-    (a tmux server) may be this process's zombies. A test counts only the ones it left."""
-    _ZOMBIES_BEFORE.clear()
-    _ZOMBIES_BEFORE.update(our_zombies(since_start=True))
+    """Which spawn path run_process takes: the pidfd one, the command started in a spawning
+    thread or on the loop's, or asyncio's (its fallback); whether it is a pidfd one."""
+    pidfd, threaded = request.param
+    monkeypatch.setattr(child, "PIDFD", pidfd)
+    monkeypatch.setattr(child, "THREADED", threaded)
+    return bool(pidfd)
 
 
 def real(path: Path) -> str:
@@ -431,16 +431,17 @@ async def test_no_descriptor_is_left_open_by_any_kind_of_run(tmp_path: Path) -> 
 
 
 @linux_only
-async def test_the_pidfd_path_starts_no_thread(tmp_path: Path, spawn_path: bool) -> None:
+async def test_the_pidfd_path_starts_no_watcher_thread(tmp_path: Path, spawn_path: bool) -> None:
     if not spawn_path:
         pytest.skip("asyncio's path waits in a thread per child")
     import threading
 
     env = {**os.environ, "PID": str(tmp_path / "pid"), "GO": str(tmp_path / "go")}
-    threads = threading.active_count()
+    before = set(threading.enumerate())
     task = asyncio.create_task(run_process(WAIT_FOR_GO, env=env, timeout=30))
     await wait_for_file(tmp_path / "pid")
-    assert threading.active_count() == threads
+    started = set(threading.enumerate()) - before
+    assert all(thread.name.startswith("spawn") for thread in started), started  # no waitpid-N
     (tmp_path / "go").touch()
     result = await task
     assert (result.returncode, result.stdout) == (0, b"done\n")

@@ -18,15 +18,26 @@ Only a waiter that reaps *any* child (``waitpid(-1)``, ``os.wait()``, asyncio's 
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
 import contextlib
 import os
 import signal
 import subprocess
 import sys
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any, Final
+from typing import Any, Final, NamedTuple
 
-__all__ = ["LOST_STATUS", "PIDFD", "Child", "start"]
+__all__ = [
+    "LOST_STATUS",
+    "PIDFD",
+    "THREADED",
+    "Child",
+    "Launched",
+    "launch",
+    "spawner",
+    "start",
+    "watch",
+]
 
 #: The return code of a command whose exit status another waiter of this process collected.
 LOST_STATUS: Final = 255
@@ -47,6 +58,21 @@ def _pidfd_works() -> bool:
 
 #: Whether :func:`start` can be used here (Linux with ``pidfd_open``).
 PIDFD: Final = _pidfd_works()
+#: Whether :func:`launch` lets other threads run while the child execs: CPython drops the
+#: interpreter lock around ``vfork`` from 3.11.6 and 3.12 on (gh-104372).
+THREADED: Final = sys.version_info >= (3, 11, 6)
+_SPAWNERS: Final = 8
+_spawner: list[concurrent.futures.ThreadPoolExecutor] = []
+
+
+def spawner() -> concurrent.futures.ThreadPoolExecutor:
+    """The threads that run :func:`launch` (up to eight, started as needed)."""
+    if not _spawner:
+        _spawner.append(
+            concurrent.futures.ThreadPoolExecutor(_SPAWNERS, thread_name_prefix="spawn")
+        )
+    return _spawner[0]
+
 
 Sink = Callable[[bytes], object]
 
@@ -198,30 +224,46 @@ class Child:
                 os.kill(self.pid, signal.SIGKILL)
 
 
-def start(
+class Launched(NamedTuple):
+    """A command just started by :func:`launch`, not watched yet: its ``Popen`` and our ends
+    of its pipes (``stdin`` is -1 when it reads ``/dev/null``)."""
+
+    popen: subprocess.Popen[bytes]
+    stdin: int
+    stdout: int
+    stderr: int
+
+    def abandon(self) -> None:
+        """Kill the command's group, reap it and close our ends (it will not be watched)."""
+        with contextlib.suppress(OSError):
+            os.killpg(self.popen.pid, signal.SIGKILL)
+        self.popen.wait()
+        for fd in (self.stdin, self.stdout, self.stderr):
+            if fd >= 0:
+                with contextlib.suppress(OSError):
+                    os.close(fd)
+
+
+def launch(
     argv: Sequence[str],
     *,
     cwd: str | os.PathLike[str] | None,
     env: Mapping[str, str] | None,
-    stdin: bytes | None,
-    stdout: Sink,
-    stderr: Sink,
+    feed: bool,
     new_session: bool,
-) -> Child:
+) -> Launched:
     """Start ``argv`` in a new session (or, with ``new_session=False``, a new process group)
-    with three pipes (stdin ``/dev/null`` when ``stdin`` is ``None``), and return it watched
-    by the running loop: each chunk read goes to ``stdout`` or ``stderr``, ``stdin`` is written
-    and closed.
+    with a pipe for stdout and one for stderr, and for stdin when ``feed`` (else
+    ``/dev/null``). Needs no event loop: it may run in another thread.
 
     :raises OSError: the command could not be started (missing executable or ``cwd``).
     :raises ValueError: a NUL byte in ``argv`` or ``env``.
     """
-    loop = asyncio.get_running_loop()
     ours: list[int] = []
     theirs: list[int] = []
     try:
         in_read: int = subprocess.DEVNULL
-        if stdin is not None:
+        if feed:
             in_read, in_write = os.pipe2(os.O_CLOEXEC)
             theirs.append(in_read)
             ours.append(in_write)
@@ -248,21 +290,43 @@ def start(
     finally:
         for fd in theirs:
             os.close(fd)
+    return Launched(popen, ours[0] if feed else -1, out_read, err_read)
+
+
+def watch(launched: Launched, stdin: bytes | None, stdout: Sink, stderr: Sink) -> Child:
+    """Watch a launched command with the running loop: each chunk read goes to ``stdout`` or
+    ``stderr``; ``stdin`` (given to a command launched with ``feed``) is written and closed."""
+    loop = asyncio.get_running_loop()
+    if stdin is None and launched.stdin >= 0:  # nothing to feed after all: end of input
+        os.close(launched.stdin)
+        launched = launched._replace(stdin=-1)
     try:
         return Child(
             loop,
-            popen,
-            None if stdin is None else (ours[0], stdin),
-            (out_read, stdout),
-            (err_read, stderr),
+            launched.popen,
+            None if stdin is None else (launched.stdin, stdin),
+            (launched.stdout, stdout),
+            (launched.stderr, stderr),
         )
     except BaseException:  # pragma: no cover - the loop refused an fd: leave nothing behind
-        with contextlib.suppress(OSError):
-            os.killpg(popen.pid, signal.SIGKILL)
-        popen.wait()
-        for fd in ours:
-            with contextlib.suppress(OSError):
+        for fd in (launched.stdin, launched.stdout, launched.stderr):
+            with contextlib.suppress(ValueError, OSError):
                 loop.remove_reader(fd)
                 loop.remove_writer(fd)
-                os.close(fd)
+        launched.abandon()
         raise
+
+
+def start(
+    argv: Sequence[str],
+    *,
+    cwd: str | os.PathLike[str] | None,
+    env: Mapping[str, str] | None,
+    stdin: bytes | None,
+    stdout: Sink,
+    stderr: Sink,
+    new_session: bool,
+) -> Child:
+    """:func:`launch` and :func:`watch` in one step, on the loop's thread."""
+    launched = launch(argv, cwd=cwd, env=env, feed=stdin is not None, new_session=new_session)
+    return watch(launched, stdin, stdout, stderr)

@@ -27,6 +27,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import dataclasses
+import functools
 import os
 import signal
 import sys
@@ -489,6 +490,69 @@ _Outcome = tuple[int | None, bool, bool]
 """``(returncode or None when it could not be reaped, timed_out, held_open)``."""
 
 
+async def _launch(
+    argv: list[str],
+    cwd: str | os.PathLike[str] | None,
+    env: Mapping[str, str] | None,
+    stdin: bytes | None,
+    out: _Capture,
+    err: _Capture,
+    new_session: bool,
+    started: int,
+) -> _child.Child:
+    """Start the command in a spawning thread (the loop runs while the child execs) and watch
+    it from the loop; its pid is a leader when this returns. Until then its start mark is
+    among those of the spawns in flight, so no other run takes it for an orphan and no
+    finished group is reaped."""
+    loop = asyncio.get_running_loop()
+    launching = loop.run_in_executor(
+        _child.spawner(),
+        functools.partial(
+            _child.launch, argv, cwd=cwd, env=env, feed=stdin is not None, new_session=new_session
+        ),
+    )
+    spawning().append(started)
+    try:
+        launched = await asyncio.shield(launching)
+        proc = _child.watch(launched, stdin, out.add, err.add)
+        leaders().add(proc.pid)
+    except asyncio.CancelledError:
+        await _abandon_launch(launching, started)
+        raise
+    finally:
+        spawning().remove(started)
+    return proc
+
+
+async def _abandon_launch(launching: asyncio.Future[_child.Launched], started: int) -> None:
+    """A run cancelled while its command starts: let the start finish, then kill the group."""
+    try:
+        launched = await asyncio.wait_for(asyncio.shield(launching), _DRAIN)
+    except BaseException:  # not started, or still starting: killed once it has
+        launching.add_done_callback(_abandon_later)
+        return
+    with contextlib.suppress(BaseException):
+        proc = _child.watch(launched, None, _discard, _discard)
+        started_group(proc.pid)
+        tree = ProcessTree(proc.pid, started)
+        try:
+            await _kill_now(proc, proc.waits(), proc.exited, tree, proc.close_pipes)
+        finally:
+            proc.close_pipes()
+        if proc.returncode is not None:  # reaped: its group's leftovers are ours
+            finished_group(proc.pid)
+            reap_finished_groups()
+
+
+def _abandon_later(launching: asyncio.Future[_child.Launched]) -> None:
+    if not launching.cancelled() and launching.exception() is None:
+        launching.result().abandon()
+
+
+def _discard(_chunk: bytes) -> None:
+    pass
+
+
 async def _run_child(
     argv: list[str],
     cwd: str | os.PathLike[str] | None,
@@ -500,22 +564,27 @@ async def _run_child(
     grace: float,
     new_session: bool,
 ) -> _Outcome:
-    """Linux with pidfds: :func:`.child.start` (``vfork``, the loop's own callbacks). The
-    command is started, registered as a leader and its number taken from the finished groups
-    in one synchronous step, so no other run sees it unregistered and no reaping of another
-    run's leftovers can take its status."""
+    """Linux with pidfds: :mod:`.child` (``vfork``, the loop's own callbacks, no watcher
+    thread). Where CPython lets other threads run during ``vfork``, the command starts in a
+    spawning thread (:func:`_launch`); elsewhere on the loop's thread, started and registered
+    as a leader in one synchronous step. Either way its number is taken out of the finished
+    groups before anything reaps them, so no reaping of another run's leftovers can take its
+    status."""
     contain_session(hide=False)  # orphans come to us, not to init
     started = boot_ticks()
-    proc = _child.start(
-        argv,
-        cwd=cwd,
-        env=env,
-        stdin=stdin,
-        stdout=out.add,
-        stderr=err.add,
-        new_session=new_session,
-    )
-    leaders().add(proc.pid)
+    if _child.THREADED:
+        proc = await _launch(argv, cwd, env, stdin, out, err, new_session, started)
+    else:
+        proc = _child.start(
+            argv,
+            cwd=cwd,
+            env=env,
+            stdin=stdin,
+            stdout=out.add,
+            stderr=err.add,
+            new_session=new_session,
+        )
+        leaders().add(proc.pid)
     started_group(proc.pid)
     tree = ProcessTree(proc.pid, started)
     try:

@@ -237,7 +237,11 @@ def reap_finished_groups() -> None:
     """Collect the ended processes of finished runs' groups that the session adopted; forget a
     group once no child of the session is left in it. Only children of the session that are in
     such a group are reaped: none of them was started by anyone else, so no other waiter is
-    robbed (the group's number cannot be reused while any process is in it)."""
+    robbed (the group's number cannot be reused while any process is in it). Nothing is
+    reaped while a spawn is in flight: its command may have a finished group's number and not
+    be registered yet (:func:`started_group`); a later call reaps what was left."""
+    if _SPAWNING:
+        return
     for pgid in list(_FINISHED_GROUPS):
         while True:
             try:
