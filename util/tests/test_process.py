@@ -259,11 +259,13 @@ async def test_cancelling_the_run_kills_the_group_and_re_raises(tmp_path: Path) 
 
 @linux_only
 @pytest.mark.parametrize("ticks", [0, 1, 2, 3, 5, 8])
+@pytest.mark.parametrize("job", ["", "sleep 30 & "], ids=["alone", "with-a-job"])
 async def test_a_cancel_while_the_command_starts_leaves_nothing_running(
-    tmp_path: Path, ticks: int
+    tmp_path: Path, ticks: int, job: str
 ) -> None:
     pid_file = tmp_path / "pid"
-    task = asyncio.create_task(run_process(f"echo $$ > {pid_file}; exec sleep 30", cwd=tmp_path))
+    command = f"{job}echo $$ > {pid_file}; exec sleep 30"
+    task = asyncio.create_task(run_process(command, cwd=tmp_path))
     for _ in range(ticks):
         await asyncio.sleep(0)
     task.cancel()

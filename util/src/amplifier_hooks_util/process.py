@@ -514,11 +514,16 @@ async def _launch(
     spawning().append(started)
     try:
         launched = await asyncio.shield(launching)
-        proc = _child.watch(launched, stdin, out.add, err.add)
-        leaders().add(proc.pid)
     except asyncio.CancelledError:
+        spawning().remove(started)  # before the kill: its orphans are of this run's tree
         await _abandon_launch(launching, started)
         raise
+    except BaseException:
+        spawning().remove(started)
+        raise
+    try:
+        proc = _child.watch(launched, stdin, out.add, err.add)
+        leaders().add(proc.pid)
     finally:
         spawning().remove(started)
     return proc
