@@ -20,6 +20,11 @@ command: on Linux the session is made a child subreaper and every run keeps a
 :class:`~.process_tree.ProcessTree` of its command, found through parent links (which a process
 cannot rewrite, unlike its environment or name); the stop at the timeout or cancel also signals
 every process of that tree, until none runs, and reaps those the session adopted.
+
+How the command is started: on Linux with pidfds, :mod:`.child` (``vfork`` through
+``subprocess.Popen``, in a spawning thread where CPython lets the loop run meanwhile; the pipes
+and the exit watched by the loop's own callbacks, no child-watcher thread); elsewhere asyncio's
+subprocess transport. Both behave the same; docs/decisions.md says why.
 """
 
 from __future__ import annotations
