@@ -59,8 +59,9 @@ def _pidfd_works() -> bool:
 #: Whether :func:`start` can be used here (Linux with ``pidfd_open``).
 PIDFD: Final = _pidfd_works()
 #: Whether :func:`launch` lets other threads run while the child execs: CPython drops the
-#: interpreter lock around ``vfork`` from 3.11.6 and 3.12 on (gh-104372).
-THREADED: Final = sys.version_info >= (3, 11, 6)
+#: interpreter lock around ``vfork`` (gh-104372) in 3.12 and, backported, in 3.11.7, the first
+#: 3.11 release this was checked on.
+THREADED: Final = sys.version_info >= (3, 11, 7)
 _SPAWNERS: Final = 8
 _spawner: list[concurrent.futures.ThreadPoolExecutor] = []
 
