@@ -1,5 +1,7 @@
 """run_process with real processes: exit codes, stdin, output caps, timeouts that stop a whole
-group (grandchildren included), cancellation at any moment, and spawn failures."""
+group (grandchildren included), cancellation at any moment, and spawn failures; each test on
+both spawn paths (the loop's own pidfd watch where Linux has it, asyncio's subprocesses
+elsewhere), and what keeps the pidfd path's command to itself."""
 
 from __future__ import annotations
 
@@ -12,6 +14,7 @@ import time
 from pathlib import Path
 
 import pytest
+from amplifier_hooks_util import child
 from amplifier_hooks_util.process import (
     DEFAULT_GRACE,
     ProcessResult,
@@ -64,12 +67,29 @@ def our_zombies(*, since_start: bool = False) -> list[int]:
 _ZOMBIES_BEFORE: set[int] = set()
 
 
-@pytest.fixture(autouse=True)
-def _zombies_before_the_test() -> None:
-    """A session that ran command hooks is a child subreaper: exited daemons of earlier tests
-    (a tmux server) may be this process's zombies. A test counts only the ones it left."""
-    _ZOMBIES_BEFORE.clear()
-    _ZOMBIES_BEFORE.update(our_zombies(since_start=True))
+@pytest.fixture(
+    autouse=True,
+    params=[
+        pytest.param(
+            (True, True),
+            id="pidfd-thread",
+            marks=pytest.mark.skipif(not child.PIDFD, reason="no pidfd_open here"),
+        ),
+        pytest.param(
+            (True, False),
+            id="pidfd-inline",
+            marks=pytest.mark.skipif(not child.PIDFD, reason="no pidfd_open here"),
+        ),
+        pytest.param((False, False), id="asyncio"),
+    ],
+)
+def spawn_path(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> bool:
+    """Which spawn path run_process takes: the pidfd one, the command started in a spawning
+    thread or on the loop's, or asyncio's (its fallback); whether it is a pidfd one."""
+    pidfd, threaded = request.param
+    monkeypatch.setattr(child, "PIDFD", pidfd)
+    monkeypatch.setattr(child, "THREADED", threaded)
+    return bool(pidfd)
 
 
 def real(path: Path) -> str:
@@ -239,11 +259,13 @@ async def test_cancelling_the_run_kills_the_group_and_re_raises(tmp_path: Path) 
 
 @linux_only
 @pytest.mark.parametrize("ticks", [0, 1, 2, 3, 5, 8])
+@pytest.mark.parametrize("job", ["", "sleep 30 & "], ids=["alone", "with-a-job"])
 async def test_a_cancel_while_the_command_starts_leaves_nothing_running(
-    tmp_path: Path, ticks: int
+    tmp_path: Path, ticks: int, job: str
 ) -> None:
     pid_file = tmp_path / "pid"
-    task = asyncio.create_task(run_process(f"echo $$ > {pid_file}; exec sleep 30", cwd=tmp_path))
+    command = f"{job}echo $$ > {pid_file}; exec sleep 30"
+    task = asyncio.create_task(run_process(command, cwd=tmp_path))
     for _ in range(ticks):
         await asyncio.sleep(0)
     task.cancel()
@@ -363,3 +385,120 @@ async def test_a_double_forked_daemon_dies_at_a_cancel_and_at_the_timeout(tmp_pa
     family = await pids_written(pids, 2)
     assert await settled(family["daemon"]), state(family["daemon"])
     assert our_zombies() == []
+
+
+# ----------------------------------------------------------------------------- the pidfd path
+
+
+def open_fds() -> set[str]:
+    return set(os.listdir("/proc/self/fd"))
+
+
+def line_of(path: Path) -> str | None:
+    """The first line of ``path`` once it is written in full."""
+    text = path.read_text() if path.exists() else ""
+    return text.strip() if text.endswith("\n") else None
+
+
+async def wait_for_file(path: Path) -> str:
+    deadline = time.monotonic() + 10
+    while (line := line_of(path)) is None:
+        assert time.monotonic() < deadline, f"{path} was not written"
+        await asyncio.sleep(0.01)
+    return line
+
+
+# Writes its pid, then waits until the test creates "$GO".
+WAIT_FOR_GO = 'echo $$ > "$PID"; until [ -e "$GO" ]; do sleep 0.01; done; echo done'
+
+
+@linux_only
+async def test_no_descriptor_is_left_open_by_any_kind_of_run(tmp_path: Path) -> None:
+    before = open_fds()
+    await run_process("cat; echo out; echo err >&2", stdin=b"x" * 200_000)
+    await run_process("exit 0", stdin=b"y" * 5_000_000, timeout=10)
+    await run_process("sleep 30 & echo $!", timeout=0.2)
+    task = asyncio.create_task(run_process("sleep 30", stdin=b"z"))
+    await asyncio.sleep(0)
+    await asyncio.sleep(0)
+    task.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await task
+    with pytest.raises(FileNotFoundError):
+        await run_process("true", cwd=tmp_path / "gone", stdin=b"x")
+    with pytest.raises(ValueError):
+        await run_process(["echo", "a\0b"], stdin=b"x")
+    assert open_fds() == before
+    assert our_zombies() == []
+
+
+@linux_only
+async def test_the_pidfd_path_starts_no_watcher_thread(tmp_path: Path, spawn_path: bool) -> None:
+    if not spawn_path:
+        pytest.skip("asyncio's path waits in a thread per child")
+    import threading
+
+    env = {**os.environ, "PID": str(tmp_path / "pid"), "GO": str(tmp_path / "go")}
+    before = set(threading.enumerate())
+    task = asyncio.create_task(run_process(WAIT_FOR_GO, env=env, timeout=30))
+    await wait_for_file(tmp_path / "pid")
+    started = set(threading.enumerate()) - before
+    assert all(thread.name.startswith("spawn") for thread in started), started  # no waitpid-N
+    (tmp_path / "go").touch()
+    result = await task
+    assert (result.returncode, result.stdout) == (0, b"done\n")
+
+
+def release_and_reap(go: Path, pid: int) -> int:
+    """Let the command end and collect its status here, the loop held until then."""
+    go.touch()
+    _, status = os.waitpid(pid, 0)
+    return os.waitstatus_to_exitcode(status)
+
+
+@linux_only
+async def test_a_status_taken_by_another_waiter_ends_the_run(
+    tmp_path: Path, spawn_path: bool
+) -> None:
+    if not spawn_path:
+        pytest.skip("asyncio's watcher thread and this waiter would race for the status")
+    env = {**os.environ, "PID": str(tmp_path / "pid"), "GO": str(tmp_path / "go")}
+    task = asyncio.create_task(run_process(WAIT_FOR_GO, env=env, timeout=30))
+    pid = int(await wait_for_file(tmp_path / "pid"))
+    # Another waiter of the process collects the status while the loop cannot run.
+    assert release_and_reap(tmp_path / "go", pid) == 0
+    result = await asyncio.wait_for(task, 10)
+    assert result.returncode == child.LOST_STATUS
+    assert result.stdout == b"done\n"
+
+
+@linux_only
+def test_a_leader_is_never_reaped_as_the_leftover_of_a_finished_group() -> None:
+    """A finished run's group number can be the pid of a new leader once the group is empty;
+    reaping that group's leftovers must not take the new leader's status."""
+    import subprocess
+
+    from amplifier_hooks_util.process_tree import (
+        finished_group,
+        reap_finished_groups,
+        started_group,
+    )
+
+    def leader() -> subprocess.Popen[bytes]:
+        return subprocess.Popen(["true"], process_group=0)
+
+    stolen = leader()
+    finished_group(stolen.pid)  # as if a finished group of that number were still recorded
+    os.waitid(os.P_PID, stolen.pid, os.WEXITED | os.WNOWAIT)  # it has exited, unreaped
+    reap_finished_groups()
+    with pytest.raises(ChildProcessError):  # without started_group, the status is gone
+        os.waitpid(stolen.pid, 0)
+    stolen.returncode = 0
+
+    kept = leader()
+    finished_group(kept.pid)
+    started_group(kept.pid)
+    os.waitid(os.P_PID, kept.pid, os.WEXITED | os.WNOWAIT)
+    reap_finished_groups()
+    assert os.waitpid(kept.pid, 0)[0] == kept.pid
+    kept.returncode = 0

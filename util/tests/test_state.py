@@ -62,3 +62,16 @@ def test_bad_templates_say_what_is_wrong(template: str, message: str) -> None:
     with pytest.raises(ValueError, match=message.replace("{", r"\{").replace("}", r"\}")):
         check_template(template)
     assert check_template("{session_dir}/a.jsonl") == "{session_dir}/a.jsonl"
+
+
+def test_a_relative_working_dir_is_resolved_from_the_current_directory_each_time(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    for name in ("one", "two"):
+        (tmp_path / name).mkdir()
+        monkeypatch.chdir(tmp_path / name)
+        assert project_slug(".") == project_slug(tmp_path / name)
+        assert project_slug() == project_slug(tmp_path / name)
+    link = tmp_path / "link"
+    link.symlink_to(tmp_path / "one")
+    assert project_slug(link) == project_slug(tmp_path / "one")  # symlinks are followed

@@ -20,6 +20,11 @@ command: on Linux the session is made a child subreaper and every run keeps a
 :class:`~.process_tree.ProcessTree` of its command, found through parent links (which a process
 cannot rewrite, unlike its environment or name); the stop at the timeout or cancel also signals
 every process of that tree, until none runs, and reaps those the session adopted.
+
+How the command is started: on Linux with pidfds, :mod:`.child` (``vfork`` through
+``subprocess.Popen``, in a spawning thread where CPython lets the loop run meanwhile; the pipes
+and the exit watched by the loop's own callbacks, no child-watcher thread); elsewhere asyncio's
+subprocess transport. Both behave the same; docs/decisions.md says why.
 """
 
 from __future__ import annotations
@@ -27,14 +32,16 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import dataclasses
+import functools
 import os
 import signal
 import sys
 import time
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
-from typing import Any, Final, Literal
+from typing import Any, Final, Literal, Protocol
 
+from . import child as _child
 from .process_tree import (
     ProcessTree,
     boot_ticks,
@@ -43,6 +50,7 @@ from .process_tree import (
     leaders,
     reap_finished_groups,
     spawning,
+    started_group,
 )
 
 __all__ = [
@@ -69,6 +77,16 @@ _KILL_WAIT: Final = 1.0
 _PROC: Final = Path("/proc")
 _MARKER: Final = "\n[... {dropped} bytes truncated ...]\n"
 _KILLED: Final = -9  # the return code of a command that could not be reaped: SIGKILL's
+
+
+class _Proc(Protocol):
+    """What stopping a command needs of it: a started command of either spawn path."""
+
+    @property
+    def pid(self) -> int: ...
+    @property
+    def returncode(self) -> int | None: ...
+    def kill(self) -> None: ...
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -257,7 +275,7 @@ def _group_running(pgid: int) -> bool:
     return True
 
 
-def _signal(proc: asyncio.subprocess.Process, sig: signal.Signals, *, group: bool) -> None:
+def _signal(proc: _Proc, sig: signal.Signals, *, group: bool) -> None:
     with contextlib.suppress(ProcessLookupError, PermissionError):
         if not _POSIX:  # pragma: no cover - no process groups to signal
             proc.kill()
@@ -295,7 +313,7 @@ async def _kill_marked(tree: ProcessTree | None, group: int) -> None:
         tree.reap()
 
 
-async def _stop_others(proc: asyncio.subprocess.Process, sig: signal.Signals, wait: float) -> bool:
+async def _stop_others(proc: _Proc, sig: signal.Signals, wait: float) -> bool:
     """Signal the group's members other than the leader and, while the leader still runs,
     give it a moment to reap them (a killed child of a dead parent stays a zombie where init
     does not reap). Return whether none of them still runs."""
@@ -319,9 +337,7 @@ async def _stop_others(proc: asyncio.subprocess.Process, sig: signal.Signals, wa
     return True
 
 
-async def _stop_group(
-    proc: asyncio.subprocess.Process, grace: float, tree: ProcessTree | None
-) -> None:
+async def _stop_group(proc: _Proc, grace: float, tree: ProcessTree | None) -> None:
     """Stop every process of ``proc``'s group and every process of ``tree``:
     ``SIGTERM``, then ``SIGKILL`` after ``grace``.
 
@@ -345,7 +361,7 @@ async def _stop_group(
 
 
 async def _stop_all(
-    proc: asyncio.subprocess.Process,
+    proc: _Proc,
     grace: float,
     tree: ProcessTree | None,
     stopped: Callable[[], bool],
@@ -364,31 +380,37 @@ async def _stop_all(
     await _until(stopped, _KILL_WAIT)
 
 
-def _close_pipes(proc: asyncio.subprocess.Process) -> None:
-    """Close the pipes that a process outside the group still holds, so ``wait()`` returns."""
-    transport = getattr(proc, "_transport", None)
-    if transport is not None:
-        transport.close()
+def _closer(proc: asyncio.subprocess.Process) -> Callable[[], None]:
+    """What closes the pipes that a process outside the group still holds, so ``wait()``
+    returns."""
+
+    def close() -> None:
+        transport = getattr(proc, "_transport", None)
+        if transport is not None:
+            transport.close()
+
+    return close
 
 
 async def _kill_now(
-    proc: asyncio.subprocess.Process,
-    tasks: set[asyncio.Task[Any]],
-    exited: asyncio.Task[int],
+    proc: _Proc,
+    waits: set[asyncio.Future[Any]],
+    exited: asyncio.Future[int],
     tree: ProcessTree | None,
+    close_pipes: Callable[[], None],
 ) -> None:
     """A cancelled run: ``SIGKILL`` the group (other members first) and the processes of
     ``tree``, and reap the command."""
-    for task in tasks:
-        if task is not exited:
-            task.cancel()
+    for wait in waits:
+        if wait is not exited:
+            wait.cancel()
     if _POSIX:
         with contextlib.suppress(BaseException):
             await _stop_others(proc, signal.SIGKILL, _REAP)
     _signal(proc, signal.SIGKILL, group=True)
     with contextlib.suppress(BaseException):
         await _kill_marked(tree, proc.pid)
-    _close_pipes(proc)
+    close_pipes()
     with contextlib.suppress(BaseException):
         await asyncio.wait({exited}, timeout=_DRAIN)
     exited.cancel()
@@ -402,9 +424,10 @@ async def _abandon_spawn(spawn: asyncio.Future[asyncio.subprocess.Process], star
     """A run cancelled while its command starts: let the start finish, then kill the group."""
     with contextlib.suppress(BaseException):
         proc = await asyncio.wait_for(spawn, _DRAIN)
-        exited = asyncio.create_task(proc.wait())
+        started_group(proc.pid)
+        exited = asyncio.ensure_future(proc.wait())
         tree = ProcessTree(proc.pid, started) if _LINUX else None
-        await _kill_now(proc, {exited}, exited, tree)
+        await _kill_now(proc, {exited}, exited, tree, _closer(proc))
         if _LINUX and proc.returncode is not None:  # reaped: its group's leftovers are ours
             finished_group(proc.pid)
             reap_finished_groups()
@@ -447,12 +470,164 @@ async def run_process(
     argv = [shell, "-c", command] if isinstance(command, str) else list(command)
     if not argv:
         raise ValueError("run_process: the command is empty")
+    out, err = _Capture(output_cap, keep_tail), _Capture(output_cap, keep_tail)
+    if _child.PIDFD:
+        run = _run_child(argv, cwd, env, stdin, timeout, out, err, grace, new_session)
+    else:
+        run = _run_asyncio(argv, cwd, env, stdin, timeout, out, err, grace, new_session)
+    returncode, timed_out, held_open = await run
+    stdout, stdout_dropped, stdout_gap = out.result()
+    stderr, stderr_dropped, stderr_gap = err.result()
+    return ProcessResult(
+        returncode=_KILLED if returncode is None else returncode,
+        stdout=stdout,
+        stderr=stderr,
+        stdout_dropped=stdout_dropped,
+        stderr_dropped=stderr_dropped,
+        stdout_gap=stdout_gap,
+        stderr_gap=stderr_gap,
+        timed_out=timed_out,
+        held_open=held_open,
+    )
+
+
+_Outcome = tuple[int | None, bool, bool]
+"""``(returncode or None when it could not be reaped, timed_out, held_open)``."""
+
+
+async def _launch(
+    argv: list[str],
+    cwd: str | os.PathLike[str] | None,
+    env: Mapping[str, str] | None,
+    stdin: bytes | None,
+    out: _Capture,
+    err: _Capture,
+    new_session: bool,
+    started: int,
+) -> _child.Child:
+    """Start the command in a spawning thread (the loop runs while the child execs) and watch
+    it from the loop; its pid is a leader when this returns. Until then its start mark is
+    among those of the spawns in flight, so no other run takes it for an orphan and no
+    finished group is reaped."""
+    loop = asyncio.get_running_loop()
+    launching = loop.run_in_executor(
+        _child.spawner(),
+        functools.partial(
+            _child.launch, argv, cwd=cwd, env=env, feed=stdin is not None, new_session=new_session
+        ),
+    )
+    spawning().append(started)
+    try:
+        launched = await asyncio.shield(launching)
+    except asyncio.CancelledError:
+        spawning().remove(started)  # before the kill: its orphans are of this run's tree
+        await _abandon_launch(launching, started)
+        raise
+    except BaseException:
+        spawning().remove(started)
+        raise
+    try:
+        proc = _child.watch(launched, stdin, out.add, err.add)
+        leaders().add(proc.pid)
+    finally:
+        spawning().remove(started)
+    return proc
+
+
+async def _abandon_launch(launching: asyncio.Future[_child.Launched], started: int) -> None:
+    """A run cancelled while its command starts: let the start finish, then kill the group."""
+    try:
+        launched = await asyncio.wait_for(asyncio.shield(launching), _DRAIN)
+    except BaseException:  # not started, or still starting: killed once it has
+        launching.add_done_callback(_abandon_later)
+        return
+    with contextlib.suppress(BaseException):
+        proc = _child.watch(launched, None, _discard, _discard)
+        started_group(proc.pid)
+        tree = ProcessTree(proc.pid, started)
+        try:
+            await _kill_now(proc, proc.waits(), proc.exited, tree, proc.close_pipes)
+        finally:
+            proc.close_pipes()
+        if proc.returncode is not None:  # reaped: its group's leftovers are ours
+            finished_group(proc.pid)
+            reap_finished_groups()
+
+
+def _abandon_later(launching: asyncio.Future[_child.Launched]) -> None:
+    if not launching.cancelled() and launching.exception() is None:
+        launching.result().abandon()
+
+
+def _discard(_chunk: bytes) -> None:
+    pass
+
+
+async def _run_child(
+    argv: list[str],
+    cwd: str | os.PathLike[str] | None,
+    env: Mapping[str, str] | None,
+    stdin: bytes | None,
+    timeout: float | None,  # noqa: ASYNC109 - see run_process
+    out: _Capture,
+    err: _Capture,
+    grace: float,
+    new_session: bool,
+) -> _Outcome:
+    """Linux with pidfds: :mod:`.child` (``vfork``, the loop's own callbacks, no watcher
+    thread). Where CPython lets other threads run during ``vfork``, the command starts in a
+    spawning thread (:func:`_launch`); elsewhere on the loop's thread, started and registered
+    as a leader in one synchronous step. Either way its number is taken out of the finished
+    groups before anything reaps them, so no reaping of another run's leftovers can take its
+    status."""
+    contain_session(hide=False)  # orphans come to us, not to init
+    started = boot_ticks()
+    if _child.THREADED:
+        proc = await _launch(argv, cwd, env, stdin, out, err, new_session, started)
+    else:
+        proc = _child.start(
+            argv,
+            cwd=cwd,
+            env=env,
+            stdin=stdin,
+            stdout=out.add,
+            stderr=err.add,
+            new_session=new_session,
+        )
+        leaders().add(proc.pid)
+    started_group(proc.pid)
+    tree = ProcessTree(proc.pid, started)
+    try:
+        timed_out, held_open = await _collect(
+            proc, proc.waits(), proc.exited, proc.close_pipes, timeout, grace, tree
+        )
+    finally:
+        proc.close_pipes()
+        leaders().discard(proc.pid)
+        if proc.returncode is not None:
+            finished_group(proc.pid)
+            reap_finished_groups()
+    return proc.returncode, timed_out, held_open
+
+
+async def _run_asyncio(
+    argv: list[str],
+    cwd: str | os.PathLike[str] | None,
+    env: Mapping[str, str] | None,
+    stdin: bytes | None,
+    timeout: float | None,  # noqa: ASYNC109 - see run_process
+    out: _Capture,
+    err: _Capture,
+    grace: float,
+    new_session: bool,
+) -> _Outcome:
+    """Elsewhere: asyncio's subprocess transport and its child watcher."""
     group: dict[str, Any] = {}
     if _POSIX:
         group = {"start_new_session": True} if new_session else {"process_group": 0}
     started = 0
     if _LINUX:
-        contain_session(hide=False)  # orphans come to us, not to init
+        contain_session(hide=False)
         reap_finished_groups()
         started = boot_ticks()
     # Shielded: a cancel while asyncio connects the pipes would otherwise kill only the command
@@ -480,69 +655,54 @@ async def run_process(
         raise
     leaders().add(proc.pid)
     spawning().remove(started)
+    started_group(proc.pid)
     tree = ProcessTree(proc.pid, started) if _LINUX else None
+    waits: set[asyncio.Future[Any]] = {
+        asyncio.create_task(_pump(proc.stdout, out)),
+        asyncio.create_task(_pump(proc.stderr, err)),
+    }
+    exited = asyncio.create_task(proc.wait())
+    waits.add(exited)
+    feeder = _feed(proc.stdin, stdin) if stdin is not None else None
+    if feeder is not None:
+        waits.add(feeder)
     try:
-        return await _collect(
-            proc,
-            stdin,
-            timeout,
-            _Capture(output_cap, keep_tail),
-            _Capture(output_cap, keep_tail),
-            grace,
-            tree,
+        timed_out, held_open = await _collect(
+            proc, waits, exited, _closer(proc), timeout, grace, tree
         )
     finally:
         leaders().discard(proc.pid)
         if _LINUX and proc.returncode is not None:
             finished_group(proc.pid)
             reap_finished_groups()
+    return proc.returncode, timed_out, held_open
 
 
 async def _collect(
-    proc: asyncio.subprocess.Process,
-    stdin: bytes | None,
+    proc: _Proc,
+    waits: set[asyncio.Future[Any]],
+    exited: asyncio.Future[int],
+    close_pipes: Callable[[], None],
     timeout: float | None,  # noqa: ASYNC109 - see run_process
-    out: _Capture,
-    err: _Capture,
     grace: float,
     tree: ProcessTree | None,
-) -> ProcessResult:
-    tasks: set[asyncio.Task[Any]] = {
-        asyncio.create_task(_pump(proc.stdout, out)),
-        asyncio.create_task(_pump(proc.stderr, err)),
-    }
-    exited = asyncio.create_task(proc.wait())
-    tasks.add(exited)
-    feeder = _feed(proc.stdin, stdin) if stdin is not None else None
-    if feeder is not None:
-        tasks.add(feeder)
+) -> tuple[bool, bool]:
+    """Wait for ``waits`` (the exit, both streams' ends, the feed) until the timeout, then
+    stop the group; ``(timed_out, held_open)``."""
     timed_out = held_open = False
     try:
-        _, pending = await asyncio.wait(tasks, timeout=timeout)
+        _, pending = await asyncio.wait(waits, timeout=timeout)
         if pending:
             timed_out, held_open = True, proc.returncode is not None
             await _stop_group(proc, grace, tree)
             # Take what is left in the pipes; a process that left the group may hold them.
             _, still_open = await asyncio.wait(pending, timeout=_DRAIN)
-            for task in still_open:
-                task.cancel()
+            for wait in still_open:
+                wait.cancel()
             if still_open:
-                _close_pipes(proc)
+                close_pipes()
                 await asyncio.wait({exited}, timeout=_DRAIN)
     except BaseException:
-        await _kill_now(proc, tasks, exited, tree)
+        await _kill_now(proc, waits, exited, tree, close_pipes)
         raise
-    stdout, stdout_dropped, stdout_gap = out.result()
-    stderr, stderr_dropped, stderr_gap = err.result()
-    returncode = proc.returncode
-    return ProcessResult(
-        returncode=_KILLED if returncode is None else returncode,
-        stdout=stdout,
-        stderr=stderr,
-        stdout_dropped=stdout_dropped,
-        stderr_dropped=stderr_dropped,
-        stdout_gap=stdout_gap,
-        stderr_gap=stderr_gap,
-        timed_out=timed_out,
-        held_open=held_open,
-    )
+    return timed_out, held_open

@@ -43,6 +43,7 @@ __all__ = [
     "leaders",
     "reap_finished_groups",
     "spawning",
+    "started_group",
 ]
 
 _PROC: Final = Path("/proc")
@@ -236,7 +237,11 @@ def reap_finished_groups() -> None:
     """Collect the ended processes of finished runs' groups that the session adopted; forget a
     group once no child of the session is left in it. Only children of the session that are in
     such a group are reaped: none of them was started by anyone else, so no other waiter is
-    robbed (the group's number cannot be reused while any process is in it)."""
+    robbed (the group's number cannot be reused while any process is in it). Nothing is
+    reaped while a spawn is in flight: its command may have a finished group's number and not
+    be registered yet (:func:`started_group`); a later call reaps what was left."""
+    if _SPAWNING:
+        return
     for pgid in list(_FINISHED_GROUPS):
         while True:
             try:
@@ -248,3 +253,11 @@ def reap_finished_groups() -> None:
                 break
             if found is None:
                 break
+
+
+def started_group(pgid: int) -> None:
+    """A run's leader got pid ``pgid`` (and leads group ``pgid``): no finished group of that
+    number holds a process any more (the kernel does not reuse a number while a group or a
+    process holds it), so it is forgotten, and :func:`reap_finished_groups` never takes this
+    leader's exit status from its own waiter."""
+    _FINISHED_GROUPS.pop(pgid, None)

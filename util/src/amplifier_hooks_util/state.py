@@ -19,10 +19,15 @@ never climb out of its directory.
 Path templates in module configs may use ``{state}`` (the state home), ``{session_dir}``,
 ``{project}``, ``{session_id}`` and ``{home}``; relative paths start at the session's working
 directory.
+
+An absolute path is resolved (symlinks followed: a system call per component) once per process
+and remembered: the state home and the project directories do not move while a session runs,
+and a command hook resolves both on every run.
 """
 
 from __future__ import annotations
 
+import functools
 import os
 import re
 from collections.abc import Mapping
@@ -50,16 +55,27 @@ TEMPLATE_FIELDS: Final = frozenset({"state", "session_dir", "project", "session_
 _UNSAFE: Final = re.compile(r"[^A-Za-z0-9._-]")
 
 
+@functools.lru_cache(maxsize=256)
+def _resolved_absolute(path: str) -> Path:
+    return Path(path).resolve()
+
+
+def _resolved(path: str | os.PathLike[str]) -> Path:
+    """``path`` resolved; an absolute one from the remembered results (module docstring)."""
+    text = os.fspath(path)
+    return _resolved_absolute(text) if os.path.isabs(text) else Path(text).resolve()
+
+
 def state_home(environ: Mapping[str, str] | None = None) -> Path:
     """``$AMPLIFIER_HOME``, else ``~/.amplifier`` (absolute, ``~`` expanded)."""
     env = os.environ if environ is None else environ
     raw = env.get(STATE_ENV) or "~/.amplifier"
-    return Path(raw).expanduser().resolve()
+    return _resolved(os.path.expanduser(raw))
 
 
 def project_slug(working_dir: str | os.PathLike[str] | None = None) -> str:
     """The slug of ``working_dir`` (default: the current directory)."""
-    path = str(Path(working_dir if working_dir is not None else Path.cwd()).resolve())
+    path = str(_resolved(working_dir if working_dir is not None else os.getcwd()))
     slug = path.replace("/", "-").replace("\\", "-").replace(":", "")
     return slug if slug.startswith("-") else "-" + slug
 
