@@ -10,7 +10,7 @@ Around a trigger, the run of the encoding's characters is taken whole (at most
 :data:`MAX_RUN` characters, at least :data:`MIN_RUN`: only runs long enough to hold a
 credential), decoded once, and scanned with the secret rules (never decoded again). When the
 decoded text holds a secret, the whole run is the span to replace. Percent-encoding needs no
-trigger: a run holding at least :data:`MIN_ESCAPES` ``%XX`` escapes is decoded likewise.
+trigger: a run holding a ``%XX`` escape (``%67hp_...``, ``api%5Fkey%3D...``) is decoded likewise.
 """
 
 from __future__ import annotations
@@ -30,7 +30,7 @@ __all__ = ["MAX_RUN", "MIN_ESCAPES", "MIN_RUN", "encoded_patterns", "select_enco
 
 MIN_RUN: Final = 16
 MAX_RUN: Final = 8192
-MIN_ESCAPES: Final = 3
+MIN_ESCAPES: Final = 1
 _MIN_TRIGGER: Final = 4
 _ALTERNATIVES: Final = 60  # literal triggers per pattern (the trigger reader takes 64)
 
