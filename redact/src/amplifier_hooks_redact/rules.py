@@ -375,7 +375,9 @@ def _url_pair(text: str, match: re.Match[str]) -> Span | None:
     """The ``user:password`` of a URL, whole (a credential's two halves), unless the password
     is a placeholder (``${DB_PASSWORD}``, ``<password>``, ``user:password``)."""
     start, end = match.span("v")
-    user, _, password = text[start:end].partition(":")
+    user, colon, password = text[start:end].partition(":")
+    if not colon:  # a user part alone: a credential when it reads as generated
+        return (start, end) if looks_random(user) and not is_placeholder(user) else None
     if is_placeholder(password) or (is_credential_word(password) and is_credential_word(user)):
         return None
     return start, end
@@ -833,7 +835,9 @@ ASSIGNMENT_KEY: Final = "(?:" + "|".join(_ASSIGNMENT_KEYS) + ")"
 
 _PEM_LABEL = r"[ A-Z0-9]*PRIVATE KEY(?: BLOCK)?-----"
 # Base64 lines, header lines (Proc-Type: 4,ENCRYPTED) and \n escapes, as in JSON key files.
-_PEM_BODY = r"[A-Za-z0-9+/=\s\\:,.-]"
+# Lines may carry a prefix or a suffix: quoted mail (> ), comments (# ; *), string literals
+# ("...\n"), table bars, <br> tags.
+_PEM_BODY = r"[A-Za-z0-9+/=\s\\:,.\->#|\"'*;<]"
 
 # Phone numbers and card numbers, scanned in one pass. The pattern starts with a character
 # class (``[0-9+(]``) so the engine skips other text quickly; the look-behinds after it check
@@ -920,6 +924,11 @@ _RULES: Final[tuple[Rule, ...]] = (
         "and the private lines of PuTTY key files",
         (
             rf"-----BEGIN{_PEM_LABEL}(?:{_PEM_BODY}*?-----END{_PEM_LABEL}|{_PEM_BODY}{{16,}})",
+            # Key material without its BEGIN line: the fixed start of a DER private key (PKCS#1
+            # RSA, PKCS#8 RSA, EC and Ed25519, SEC1 EC) or of an OpenSSH key, in base64.
+            r"(?:MII[A-Za-z0-9+/]{3}IBA(?:AKC|DANBgkqhkiG9w0BAQEFAASC)|MHcCAQEEI|MIGkAgEBBD"
+            r"|MC4CAQAwBQYDK2Vw|MIGHAgEAMBMGByqGSM49|MIG2AgEAMBAGByqGSM49|b3BlbnNzaC1rZXktdjE)"
+            r"[A-Za-z0-9+/=]{24,}(?:(?:\\r)?(?:\\n|\r?\n)[ \t]*[A-Za-z0-9+/=]{16,})*",
             # A PuTTY key file: its private lines and their MAC.
             r"Private-Lines:[ \t]*[0-9]+\r?\n(?:[A-Za-z0-9+/=]+\r?\n)+"
             r"(?:Private-(?:MAC|Hash):[ \t]*[0-9a-fA-F]+)?",
@@ -945,7 +954,8 @@ _RULES: Final[tuple[Rule, ...]] = (
         "aws_access_key_id",
         "secret",
         "AWS access key ids (AKIA, ASIA, ABIA, ACCA, A3T...)",
-        (glued("AKIA|ASIA|ABIA|ACCA|A3T[A-Z0-9]") + "[A-Z0-9]{16}(?![A-Za-z0-9])",),
+        # A word glued after the key (AKIA...EXAMPLEabc) does not hide it: the key is upper case.
+        (glued("AKIA|ASIA|ABIA|ACCA|A3T[A-Z0-9]") + "[A-Z0-9]{16}(?![A-Z0-9])",),
         _token(_not_patterned),
     ),
     _rule(
@@ -1128,7 +1138,12 @@ _RULES: Final[tuple[Rule, ...]] = (
         "url_credentials",
         "secret",
         "the user:password in scheme://user:password@host URLs (the pair, whole)",
-        (r"""://(?P<v>[^\s:/?#@"'<>\[\]]{0,256}:[^\s/?#@"'<>]{1,256})@""",),
+        (
+            # The password runs to the last @ of the authority (p@ss written unencoded).
+            r"""://(?P<v>[^\s:/?#@"'<>\[\]]{0,256}:[^\s/?#"'<>]{1,256})@""",
+            # A token as the whole user part: https://<token>@github.com, a Sentry DSN.
+            r"""://(?P<v>[A-Za-z0-9_-]{20,256})@""",
+        ),
         _url_pair,
     ),
     _rule(
@@ -1140,6 +1155,10 @@ _RULES: Final[tuple[Rule, ...]] = (
             + r"[ \t]+(?P<v>[a-z0-9._~+/-]{16,}=*)(?![a-z0-9._~+/=-])",
             r"""authorization(?:\\{0,8}["'])?[ \t]*[:=][ \t]*(?:\\{0,8}["'])?basic[ \t]+"""
             r"(?P<v>[a-z0-9+/]{8,}={0,2})(?![a-z0-9+/=])",
+            # Any other scheme (token, SSWS, Token token=, GenieKey ...) or none at all.
+            r"""authorization(?:\\{0,8}["'])?[ \t]*[:=][ \t]*(?:\\{0,8}["'])?"""
+            r"(?!bearer[ \t]|basic[ \t])(?:[a-z][a-z0-9_.-]{0,30}[ \t]+(?:[a-z_]{1,20}=)?)?"
+            r"(?P<v>[a-z0-9._~+/:-]{16,}=*)(?![a-z0-9._~+/=-])",
         ),
         _group("v", looks_random, bare=True),
         lowered=True,
@@ -1189,9 +1208,22 @@ _RULES: Final[tuple[Rule, ...]] = (
                     ("docker[ \t]+login", "-p"),
                     ("mongo[a-z]*", "-p"),
                     ("redis-cli", "-a"),
+                    ("ssh-keygen", "-[NP]"),
+                    ("openssl", "-k(?=[ \\t])"),
+                    ("twine", "-p"),
                 )
             ),
             r"""-pass(?:in|out)?[ \t]+(?:pass|env):(?P<v>[^\s'"]+)""",
+            # Samba's user%password: smbclient -U 'DOMAIN\user%password'.
+            r"(?:smbclient|rpcclient|smbmap|smbget|smbcacls|net)\b[^\n|;&]*?[ \t](?:-U|--user=)"
+            r"""[ \t]*['"]?[^\s'"%]+%(?P<v>[^\s'"]+)""",
+            # Oracle's user/password@database: sqlplus scott/tiger@db, jdbc:oracle:thin:u/p@h.
+            r"(?:sqlplus|sqlldr|expdp|impdp|exp|imp|rman|dgmgrl)\b(?:[ \t]+-[A-Za-z]+)*[ \t]+"
+            r"""['"]?[A-Za-z0-9_$#]+/(?P<v>[^\s@/'"]+)(?=@|['"]?(?:\s|$))""",
+            r"""jdbc:oracle:[a-z]+:@?[A-Za-z0-9_$#]+/(?P<v>[^\s@/'"]+)@""",
+            # Windows' net use \\host\share /user:NAME PASSWORD; vault login TOKEN.
+            r"""net[ \t]+use\b[^\n|;&]*?[ \t]/user:\S+[ \t]+(?P<v>[^\s/'"=-][^\s'"=]*)""",
+            r"vault[ \t]+login(?:[ \t]+-[a-z-]+(?:=\S+)?)*[ \t]+(?P<v>[^\s'\"=-][^\s'\"=]{11,})",
             r"""htpasswd\b(?=[^\n]*[ \t]-[a-zA-Z]*b)(?:[ \t]+-[a-zA-Z]+)*[ \t]+[^\s-]\S*"""
             r"""[ \t]+[^\s-]\S*[ \t]+"""
             r"""(?P<v>'[^'\n]+'|"[^"\n]+"|[^\s'"]+)""",
