@@ -43,6 +43,7 @@ from .checks import (
 )
 from .encoded import encoded_patterns, select_encoded
 from .inner import TOKEN_RULES
+from .paired import paired_patterns, select_paired
 from .split import select_split, split_patterns
 
 __all__ = [
@@ -178,6 +179,8 @@ def _assignment(text: str, match: re.Match[str]) -> Span | None:
     """
     weak = "weak" in match.re.groupindex and match.group("weak") is not None
     loose = weak or match.group("comma") is not None
+    if match.group("y") is not None:
+        return _yaml_value(text, match, loose=loose)
     for group in ("w", "v", "t"):  # quoted (escapes inside), in escaped quotes, unterminated
         if match.group(group) is None:
             continue
@@ -210,6 +213,27 @@ def _assignment(text: str, match: re.Match[str]) -> Span | None:
         return None
     while (more := _CONTINUED.match(text, end)) is not None:  # value\<newline>  rest
         end = more.end()
+    return start, end
+
+
+def _yaml_value(text: str, match: re.Match[str], *, loose: bool) -> Span | None:
+    """A value on the line after ``key:``: a block scalar's first line, or a plain scalar
+    that reads as generated (not a nested mapping, a list or code after ``if token:``)."""
+    start = match.start("y")
+    end = start + len(text[start : match.end("y")].rstrip())
+    value = text[start:end]
+    head = text[max(0, match.start() - 1) : match.start("y")]
+    block = match.group("b") is not None
+    if not re.match(r"[^\n]*:[ \t]*(?:[|>][+-]?[0-9]?)?[ \t]*\r?\n", head[head.find(":") :]):
+        return None  # the key ends in "=" or "=>": no YAML
+    if not value or is_placeholder(value) or is_patterned(value) or value[0] in "${":
+        return None
+    if not block and (
+        any(char.isspace() for char in value) or value.endswith(":") or not _generated(value)
+    ):
+        return None
+    if block and loose and not _generated(value):
+        return None
     return start, end
 
 
@@ -784,7 +808,9 @@ _KEY_END = (
     r"""|(?<=[a-z0-9_])\\{0,8}["'](?P<comma>[ \t]*,)(?=[ \t]*\\{0,8}["']))[ \t]*"""
 )
 _VALUE = (
-    r"""(?:(?P<e>["'`])(?P<w>(?:\\[^\r\n]|(?!(?P=e))[^\\\r\n]){1,512})(?P=e)"""
+    # YAML: a block scalar (key: |, key: >-) or a plain value on the next, indented line.
+    r"""(?:(?P<b>[|>][+-]?[0-9]?)?[ \t]*\r?\n[ \t]+(?P<y>[^\s#"'`-][^\r\n]{0,511})"""
+    r"""|(?P<e>["'`])(?P<w>(?:\\[^\r\n]|(?!(?P=e))[^\\\r\n]){1,512})(?P=e)"""
     r"""|\\{0,8}(?P<q>["'])(?P<v>(?:(?!(?P=q))[^\\\r\n]){1,512})\\{0,8}(?P=q)"""
     r"""|(?P<u>(?:[^\s"'`,;&<>(){}\[\]\\]|&(?![&\s]|[a-z_][a-z0-9_]*=)){1,512})"""
     # A quoted value whose closing quote never comes: the rest of the line.
@@ -1182,6 +1208,16 @@ _RULES: Final[tuple[Rule, ...]] = (
         "that are not code)",
         tuple(key + _KEY_END + _VALUE for key in _ASSIGNMENT_KEYS),
         _assignment,
+        lowered=True,
+    ),
+    _rule(
+        "paired_secret",
+        "secret",
+        "a value whose name is given in a field beside it: Kubernetes env (name: DB_PASSWORD, "
+        "value: ...), {Key, Value} and ParameterKey / ParameterValue pairs, <add key=... "
+        "value=...>, <entry key=...>",
+        paired_patterns(),
+        select_paired,
         lowered=True,
     ),
     _rule(
