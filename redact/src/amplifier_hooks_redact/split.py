@@ -29,12 +29,14 @@ _PREFIXES: Final = (
     *("pypi-", "glc_", "dop_v1_", "shpat_", "lin_api_", "eyJ", "AGE-SECRET-KEY-"),
 )
 _FRAGMENT: Final = r"[A-Za-z0-9_.+/=-]"
-# Between two fragments: a closing quote, an operator (+ . .. & || ~) or none (adjacent
-# literals), a line break or not, an opening quote.
-_QUOTED_JOIN: Final = (
-    r"""\\?["'`][ \t]*(?:\+|\.\.?|&|\|\||~)?[ \t]*"""
-    r"""(?:(?:\\?\r?\n|(?:\\r)?\\n)[ \t]*(?:\+|\.\.?|&|\|\||~)?[ \t]*)?\\?["'`]"""
+# Between two fragments: a closing quote, an operator (+ . .. & || ~), a comma (the items of
+# a list that is joined: ["ghp_", "..."].join("")) or none (adjacent literals), a line break
+# or not, an opening quote.
+_AFTER_QUOTE: Final = (
+    r"""[ \t]*(?:\+|\.\.?|&|\|\||~|,)?[ \t]*"""
+    r"""(?:(?:\\?\r?\n|(?:\\r)?\\n)[ \t]*(?:\+|\.\.?|&|\|\||~|,)?[ \t]*)?\\?["'`]"""
 )
+_QUOTED_JOIN: Final = r"""\\?["'`]""" + _AFTER_QUOTE
 _BARE_JOIN: Final = r"\\?\r?\n[ \t]*"  # a line break, or a backslash and a line break
 _JOIN: Final = f"(?:{_QUOTED_JOIN}|{_BARE_JOIN})"
 _JOINER: Final = re.compile(_JOIN)
@@ -80,10 +82,35 @@ def split_patterns() -> tuple[str, ...]:
     # Fragments are bounded (:data:`MAX_FRAGMENT`), so a candidate costs at most a few KB.
     first = f"{_FRAGMENT}{{0,{MAX_FRAGMENT}}}+"
     more = f"{_FRAGMENT}{{1,{MAX_FRAGMENT}}}+"
+    # A prefix itself cut by the join ("gh" + "p_...", 'AK' 'IA...'): its first two or more
+    # characters, then a closing quote (the literal triggers), then the join.
+    heads = sorted(
+        {
+            f"{re.escape(head)}{slash}{quote}"
+            for prefix in _PREFIXES
+            for head in _heads(prefix.replace("\\", ""))
+            for quote in "\"'`"
+            for slash in ("", "\\\\")
+        }
+    )
+    cut = [
+        f"(?:{'|'.join(heads[i : i + _ALTERNATIVES])}){_AFTER_QUOTE}{more}"
+        f"(?:{_QUOTED_JOIN}{more}){{0,{MAX_PIECES}}}"
+        for i in range(0, len(heads), _ALTERNATIVES)
+    ]
     return (
         f"(?:{prefixes}){first}(?:{_QUOTED_JOIN}{more}){pieces}",
         f"(?:{cut_short}){first}(?:{_JOIN}{more}){pieces}",
+        *cut,
     )
+
+
+_ALTERNATIVES: Final = 60  # literal triggers per pattern (the trigger reader takes 64)
+
+
+def _heads(prefix: str) -> list[str]:
+    """The starts of ``prefix`` a join may cut it after: two characters or more, not all."""
+    return [prefix[:n] for n in range(2, len(prefix))]
 
 
 def select_split(text: str, match: re.Match[str]) -> tuple[int, int] | None:
