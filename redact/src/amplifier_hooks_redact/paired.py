@@ -63,8 +63,9 @@ def select_paired(text: str, match: re.Match[str]) -> tuple[int, int] | None:
     """The value, unless it is a placeholder, a reference or, bare, a word or number."""
     if any(word in match.group("k") for word in _FORM_TOKEN):
         return None
+    groups = match.re.groupindex
     for group in ("v", "x", "u"):
-        if match.group(group) is None:
+        if group not in groups or match.group(group) is None:
             continue
         start, end = match.span(group)
         value = text[start:end].strip()

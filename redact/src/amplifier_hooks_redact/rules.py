@@ -228,9 +228,9 @@ def _yaml_value(text: str, match: re.Match[str], *, loose: bool) -> Span | None:
         return None  # the key ends in "=" or "=>": no YAML
     if not value or is_placeholder(value) or is_patterned(value) or value[0] in "${":
         return None
-    if not block and (
-        any(char.isspace() for char in value) or value.endswith(":") or not _generated(value)
-    ):
+    if any(char.isspace() for char in value):
+        return None  # words: a description, a nested mapping, code
+    if not block and (value.endswith(":") or not _generated(value)):
         return None
     if block and loose and not _generated(value):
         return None

@@ -20,10 +20,11 @@ holds anything, the data is returned as it is without a walk. Otherwise, or for 
 from __future__ import annotations
 
 import copy
+import itertools
 from collections.abc import Iterable
 from typing import Any, Final
 
-from .keyed import probe, value_of
+from .keyed import probe, probe_option, value_of, value_of_option
 from .paths import PathMatcher, State
 from .scanner import TextRedactor
 
@@ -163,6 +164,14 @@ class Redactor:
         redacted = self._string(text, counts)
         return value if redacted is text else value_of(key, redacted)
 
+    def _argument(self, option: str, value: str, counts: dict[str, int]) -> str:
+        """``value`` redacted as the value of the option before it (:mod:`.keyed`), or itself."""
+        text = probe_option(option, value)
+        if text is None:
+            return value
+        redacted = self._string(text, counts)
+        return value if redacted is text else value_of_option(option, redacted)
+
     def _walk_sequence(
         self,
         value: list[Any] | tuple[Any, ...],
@@ -181,6 +190,8 @@ class Redactor:
                 if child is None:
                     continue
                 new = self._walk(item, counts, child, active)
+                if new is item and type(item) is str and index and type(value[index - 1]) is str:
+                    new = self._argument(value[index - 1], item, counts)  # ["--token", "..."]
                 if new is not item:
                     if items is None:
                         items = list(value)
@@ -233,6 +244,13 @@ def _strings(data: Any) -> list[str] | None:
                 continue
             seen.add(id(value))
             stack.extend(value)
+            for option, item in itertools.pairwise(value):  # ["--token", "..."], as walked
+                if (
+                    type(option) is str
+                    and type(item) is str
+                    and (text := probe_option(option, item)) is not None
+                ):
+                    append(text)
         elif isinstance(value, str | bytes | bytearray):
             return None
     return found
