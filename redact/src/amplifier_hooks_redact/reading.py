@@ -20,7 +20,7 @@ import re
 from dataclasses import dataclass
 from typing import Final
 
-__all__ = ["ASCII_MARK", "MARK", "Reading", "reading_view"]
+__all__ = ["MARK", "Reading", "mark_positions", "reading_view"]
 
 # Unicode format characters (Cf) and combining marks (Mn, Me), of Unicode 14: what a display
 # draws as nothing or folds into the character before it.
@@ -93,14 +93,44 @@ _TERMINAL: Final = (
     r"|\x1b[PX^_][^\x1b]{0,4096}\x1b\\"
     r"|\x1b[ -/]{0,4}[0-~]"
 )
-_ESCAPES: Final = (
-    r"\\u[0-9a-fA-F]{4}|\\x[0-9a-fA-F]{2}|\\[0-3][0-7]{2}"
-    r"|&#[xX][0-9a-fA-F]{1,6};|&#[0-9]{1,7};|&(?:quot|amp|apos|lt|gt|nbsp);"
+_BACKSLASH: Final = r"\\(?:u[0-9a-fA-F]{4}|x[0-9a-fA-F]{2}|[0-3][0-7]{2})"
+_AMPERSAND: Final = r"&(?:#[xX][0-9a-fA-F]{1,6}|#[0-9]{1,7}|quot|amp|apos|lt|gt|nbsp);"
+_HIDDEN: Final = f"[{''.join(_INVISIBLE)}]+"
+MARK: Final = re.compile(f"{_TERMINAL}|{_BACKSLASH}|{_AMPERSAND}|{_HIDDEN}")
+"""A spelling a reader sees through."""
+# The same, one pattern per leading character: a pattern that starts with a literal is
+# searched at the speed of a plain string search, an alternation is not (8 ms against under
+# 1 ms on 4 MB of text); the character is looked for first.
+_SEARCHES: Final = (
+    ("\x1b", re.compile(_TERMINAL)),
+    ("\\", re.compile(_BACKSLASH)),
+    ("&", re.compile(_AMPERSAND)),
 )
-ASCII_MARK: Final = re.compile(f"{_TERMINAL}|{_ESCAPES}")
-"""A spelling a reader sees through, in ASCII text."""
-MARK: Final = re.compile(f"{_TERMINAL}|{_ESCAPES}|[{''.join(_INVISIBLE)}]+")
-"""A spelling a reader sees through, in any text."""
+_HIDDEN_SEARCH: Final = re.compile(_HIDDEN)
+
+
+def _searches(text: str) -> list[re.Pattern[str]]:
+    """The patterns whose leading character ``text`` holds."""
+    found = [pattern for char, pattern in _SEARCHES if char in text]
+    if not text.isascii():
+        found.append(_HIDDEN_SEARCH)
+    return found
+
+
+def mark_positions(text: str) -> list[int]:
+    """Where a spelling a reader sees through starts in ``text`` (unordered)."""
+    return [match.start() for pattern in _searches(text) for match in pattern.finditer(text)]
+
+
+def _first(text: str, start: int, searches: list[re.Pattern[str]]) -> re.Match[str] | None:
+    """The first match of any of ``searches`` at or after ``start``."""
+    best: re.Match[str] | None = None
+    for pattern in searches:
+        found = pattern.search(text, start, best.start() if best is not None else len(text))
+        if found is not None:
+            best = found
+    return best
+
 
 _ENTITIES: Final = {"quot": '"', "amp": "&", "apos": "'", "lt": "<", "gt": ">", "nbsp": " "}
 _LONGEST: Final = 1 << 20  # a longer text is read as it is
@@ -149,9 +179,11 @@ class Reading:
 
 def reading_view(text: str) -> Reading | None:
     """The text as a reader sees it, or ``None`` when it reads as it is written."""
-    mark = ASCII_MARK if text.isascii() else MARK
-    found = mark.search(text)
-    if found is None or len(text) > _LONGEST:
+    if len(text) > _LONGEST:
+        return None
+    searches = _searches(text)
+    found = _first(text, 0, searches) if searches else None
+    if found is None:
         return None
     parts: list[str] = []
     pieces: list[tuple[int, int, int, bool]] = []
@@ -169,7 +201,7 @@ def reading_view(text: str) -> Reading | None:
             parts.append(read)
             size += 1
         position = end
-        found = mark.search(text, end)
+        found = _first(text, end, searches)
     if position < len(text):
         pieces.append((size, position, len(text), True))
         parts.append(text[position:])

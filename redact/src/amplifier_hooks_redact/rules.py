@@ -395,13 +395,17 @@ def _cli_password(text: str, match: re.Match[str]) -> Span | None:
     return start, end
 
 
+_URL_TOKEN: Final = re.compile(r"[A-Za-z0-9_-]+")
+
+
 def _url_pair(text: str, match: re.Match[str]) -> Span | None:
     """The ``user:password`` of a URL, whole (a credential's two halves), unless the password
     is a placeholder (``${DB_PASSWORD}``, ``<password>``, ``user:password``)."""
     start, end = match.span("v")
     user, colon, password = text[start:end].partition(":")
-    if not colon:  # a user part alone: a credential when it reads as generated
-        return (start, end) if looks_random(user) and not is_placeholder(user) else None
+    if not colon:  # a user part alone: a credential when it reads as a generated token
+        token = len(user) >= 20 and _URL_TOKEN.fullmatch(user) is not None
+        return (start, end) if token and looks_random(user) and not is_placeholder(user) else None
     if is_placeholder(password) or (is_credential_word(password) and is_credential_word(user)):
         return None
     return start, end
@@ -1164,12 +1168,9 @@ _RULES: Final[tuple[Rule, ...]] = (
         "url_credentials",
         "secret",
         "the user:password in scheme://user:password@host URLs (the pair, whole)",
-        (
-            # The password runs to the last @ of the authority (p@ss written unencoded).
-            r"""://(?P<v>[^\s:/?#@"'<>\[\]]{0,256}:[^\s/?#"'<>]{1,256})@""",
-            # A token as the whole user part: https://<token>@github.com, a Sentry DSN.
-            r"""://(?P<v>[A-Za-z0-9_-]{20,256})@""",
-        ),
+        # The password runs to the last @ of the authority (p@ss written unencoded); a user
+        # part without one may be a token (https://<token>@github.com, a Sentry DSN).
+        (r"""://(?P<v>[^\s:/?#@"'<>\[\]]{0,256}(?::[^\s/?#"'<>]{1,256})?)@""",),
         _url_pair,
     ),
     _rule(
@@ -1254,7 +1255,7 @@ _RULES: Final[tuple[Rule, ...]] = (
             r"(?:smbclient|rpcclient|smbmap|smbget|smbcacls|net)\b[^\n|;&]*?[ \t](?:-U|--user=)"
             r"""[ \t]*['"]?[^\s'"%]+%(?P<v>[^\s'"]+)""",
             # Oracle's user/password@database: sqlplus scott/tiger@db, jdbc:oracle:thin:u/p@h.
-            r"(?:sqlplus|sqlldr|expdp|impdp|exp|imp|rman|dgmgrl)\b(?:[ \t]+-[A-Za-z]+)*[ \t]+"
+            r"(?:sqlplus|sqlldr|expdp|impdp|rman|dgmgrl)\b(?:[ \t]+-[A-Za-z]+)*[ \t]+"
             r"""['"]?[A-Za-z0-9_$#]+/(?P<v>[^\s@/'"]+)(?=@|['"]?(?:\s|$))""",
             r"""jdbc:oracle:[a-z]+:@?[A-Za-z0-9_$#]+/(?P<v>[^\s@/'"]+)@""",
             # Windows' net use \\host\share /user:NAME PASSWORD; vault login TOKEN.

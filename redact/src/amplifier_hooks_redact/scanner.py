@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from typing import Final
 
 from .joined import SEPARATOR, joinable
-from .reading import ASCII_MARK, reading_view
+from .reading import mark_positions, reading_view
 from .rules import Rule, Selector
 from .triggers import JointIndex, TriggerIndex, literal_triggers
 
@@ -326,8 +326,8 @@ class TextRedactor:
                 self._lowered_index,
                 None if located is None else located[1],
             )
-        for mark in ASCII_MARK.finditer(joined):  # read as a reader sees it: on its own
-            found.add(bisect.bisect_right(starts, mark.start()) - 1)
+        for mark in mark_positions(joined):  # read as a reader sees it: on its own
+            found.add(bisect.bisect_right(starts, mark) - 1)
         suspects: list[str] = []
         for number, text in enumerate(batch):
             if number in found:

@@ -83,18 +83,21 @@ def split_patterns() -> tuple[str, ...]:
     first = f"{_FRAGMENT}{{0,{MAX_FRAGMENT}}}+"
     more = f"{_FRAGMENT}{{1,{MAX_FRAGMENT}}}+"
     # A prefix itself cut by the join ("gh" + "p_...", 'AK' 'IA...'): its first two or more
-    # characters, then a closing quote (the literal triggers), then the join.
+    # characters and a closing quote (the literal triggers), the join, then the rest of it.
+    rests: dict[str, set[str]] = {}
+    for prefix in _PREFIXES:
+        plain = prefix.replace("\\", "")
+        for n in range(2, len(plain)):
+            rests.setdefault(plain[:n], set()).add(plain[n:])
     heads = sorted(
-        {
-            f"{re.escape(head)}{slash}{quote}"
-            for prefix in _PREFIXES
-            for head in _heads(prefix.replace("\\", ""))
-            for quote in "\"'`"
-            for slash in ("", "\\\\")
-        }
+        f"{re.escape(head)}{slash}{quote}{_AFTER_QUOTE}"
+        f"(?={'|'.join(re.escape(rest) for rest in sorted(rests[head]))})"
+        for head in rests
+        for quote in "\"'`"
+        for slash in ("", "\\\\")
     )
     cut = [
-        f"(?:{'|'.join(heads[i : i + _ALTERNATIVES])}){_AFTER_QUOTE}{more}"
+        f"(?:{'|'.join(heads[i : i + _ALTERNATIVES])}){more}"
         f"(?:{_QUOTED_JOIN}{more}){{0,{MAX_PIECES}}}"
         for i in range(0, len(heads), _ALTERNATIVES)
     ]
@@ -106,11 +109,6 @@ def split_patterns() -> tuple[str, ...]:
 
 
 _ALTERNATIVES: Final = 60  # literal triggers per pattern (the trigger reader takes 64)
-
-
-def _heads(prefix: str) -> list[str]:
-    """The starts of ``prefix`` a join may cut it after: two characters or more, not all."""
-    return [prefix[:n] for n in range(2, len(prefix))]
 
 
 def select_split(text: str, match: re.Match[str]) -> tuple[int, int] | None:
