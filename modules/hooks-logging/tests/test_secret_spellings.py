@@ -277,6 +277,13 @@ CASES: list[tuple[str, Any, tuple[str, ...]]] = [
         {"args": ["--token", HEX40, "--user", "me"], "env": {"PGPASSWORD": PW}},
         (HEX40, PW),
     ),
+    (
+        "keys",
+        {"env": [{"name": "API_TOKEN", "value": HEX40}, {"name": "MODE", "value": "ci"}]},
+        (HEX40,),
+    ),
+    ("keys", {"Parameters": [{"ParameterKey": "DbPassword", "ParameterValue": PW}]}, (PW,)),
+    ("keys", {"Tags": [{"Key": "client_secret", "Value": PW}]}, (PW,)),
     # Tokens split by concatenation, in several languages.
     ("split", f'const t = "gh" + "p_{GHB}";', (GHB,)),
     ("split", f'const t = "ghp_{GHB[:10]}" +\n  "{GHB[10:]}";', (GHB[10:],)),
@@ -333,6 +340,8 @@ ORDINARY = [
     "x = 'ab' + 'cd'",
     "https://user@example.com/path",
     "token: |\n  see the docs for how to create one\n",
+    "env:\n  - name: PASSWORD_MIN_LENGTH\n    value: 12",
+    {"name": "password_policy", "value": "strict"}.__repr__(),
 ]
 
 INVISIBLE = re.compile(

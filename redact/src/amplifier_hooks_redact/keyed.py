@@ -17,7 +17,7 @@ from typing import Final
 
 from .rules import ASSIGNMENT_KEY
 
-__all__ = ["probe", "probe_option", "value_of", "value_of_option"]
+__all__ = ["pair_name", "probe", "probe_option", "value_of", "value_of_option"]
 
 _KEY: Final = re.compile(ASSIGNMENT_KEY)
 _LONGEST_KEY: Final = 128
@@ -67,3 +67,28 @@ def value_of_option(option: str, redacted: str) -> str:
     except ValueError:
         return rest
     return value if isinstance(value, str) else rest
+
+
+_VALUE_FIELDS: Final = frozenset({"value", "parametervalue"})
+_NAME_FIELDS: Final = frozenset({"name", "key", "parameterkey", "parametername"})
+_MOST_FIELDS: Final = 8
+
+
+def pair_name(mapping: dict[object, object]) -> tuple[str, str] | None:
+    """``(value field, name)`` when ``mapping`` is a name/value entry whose name names a
+    credential (``{"name": "API_TOKEN", "value": ...}``, ``{"Key": "DbPassword", "Value":
+    ...}``): its value is then read as that name's assignment."""
+    if not ("value" in mapping or "Value" in mapping or "ParameterValue" in mapping):
+        return None  # most mappings: three lookups
+    if len(mapping) > _MOST_FIELDS:
+        return None
+    field = name = None
+    for key, item in mapping.items():
+        if type(key) is not str:
+            continue
+        lowered = key.lower()
+        if lowered in _VALUE_FIELDS:
+            field = key
+        elif lowered in _NAME_FIELDS and type(item) is str and _names_credential(item):
+            name = item
+    return (field, name) if field is not None and name is not None else None

@@ -73,5 +73,7 @@ def select_paired(text: str, match: re.Match[str]) -> tuple[int, int] | None:
             return None
         if group == "u" and not (len(value) >= 8 and looks_random(value)):
             return None
+        if (value.isalpha() and value.islower()) or (value.isdigit() and len(value) < 10):
+            return None  # a word or a number: a setting (password_policy: "strict"), no secret
         return start, end
     return None

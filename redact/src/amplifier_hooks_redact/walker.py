@@ -24,7 +24,7 @@ import itertools
 from collections.abc import Iterable
 from typing import Any, Final
 
-from .keyed import probe, probe_option, value_of, value_of_option
+from .keyed import pair_name, probe, probe_option, value_of, value_of_option
 from .paths import PathMatcher, State
 from .scanner import TextRedactor
 
@@ -125,6 +125,7 @@ class Redactor:
         active.add(marker)
         changed: dict[Any, Any] | None = None
         renamed: dict[Any, Any] | None = None
+        pair = pair_name(value)  # {"name": "API_TOKEN", "value": ...}
         try:
             for key, item in value.items():
                 child = self._child_states(states, key, False)
@@ -138,7 +139,7 @@ class Redactor:
                         renamed[key] = new_key
                 new = self._walk(item, counts, child, active)
                 if new is item and type(item) is str and type(key) is str:
-                    new = self._keyed(key, item, counts)
+                    new = self._keyed(pair[1] if pair and key == pair[0] else key, item, counts)
                 if new is not item:
                     if changed is None:
                         changed = {}
@@ -227,6 +228,12 @@ def _strings(data: Any) -> list[str] | None:
                 continue
             seen.add(id(value))
             # Strings and numbers, the most of any event, are taken here, not pushed.
+            if (
+                (pair := pair_name(value)) is not None
+                and type(value[pair[0]]) is str
+                and (text := probe(pair[1], value[pair[0]])) is not None
+            ):
+                append(text)  # the name/value entry, as the assignment the walk reads
             for key, item in value.items():
                 if type(key) is str:
                     append(key)
