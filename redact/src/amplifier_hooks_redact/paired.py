@@ -25,8 +25,11 @@ _NAME: Final = (
     r"[a-z0-9_.-]{0,40}?(?:password|passwd|passphrase|pwd|secret|token|api[_.-]?key|apikey"
     r"|credential|private[_.-]?key|access[_.-]?key|auth[_.-]?key)[a-z0-9_.-]{0,40}"
 )
+# The name field, quoted or not, with its separator: the field's name and the character after
+# it are the literal triggers (name", name:, key=), so "tool_name" alone triggers nothing.
+_FIELDS: Final = r"(?:name|key|parameterkey|parametername)"
 _FIELD: Final = (
-    r"(?:name|key|parameterkey|parametername|variable|var)" + _QUOTE + r"[ \t]*[:=][ \t]*" + _QUOTE
+    f"(?:{_FIELDS}(?:\"|'|\\\\\\\\{{0,7}}[\"'])[ \\t]*[:=]|{_FIELDS}:|{_FIELDS}=)[ \\t]*" + _QUOTE
 )
 # Between the name and the value field: the rest of one entry (", ", an attribute, a line
 # break and the next line's indentation in YAML).
@@ -50,7 +53,7 @@ def paired_patterns() -> tuple[str, ...]:
         + _QUOTE
         + r"[ \t]*[:=][ \t]*"
         + _VALUE,
-        r"""key[ \t]*=[ \t]*["'](?P<k>""" + _NAME + r""")["'][^<>]{0,80}>"""
+        r"""key=["'](?P<k>""" + _NAME + r""")["'][^<>]{0,80}>"""
         r"(?P<x>[^<>\r\n]{1,512})</",
     )
 

@@ -229,7 +229,8 @@ def _strings(data: Any) -> list[str] | None:
             seen.add(id(value))
             # Strings and numbers, the most of any event, are taken here, not pushed.
             if (
-                (pair := pair_name(value)) is not None
+                ("value" in value or "Value" in value or "ParameterValue" in value)
+                and (pair := pair_name(value)) is not None
                 and type(value[pair[0]]) is str
                 and (text := probe(pair[1], value[pair[0]])) is not None
             ):
@@ -254,6 +255,7 @@ def _strings(data: Any) -> list[str] | None:
             for option, item in itertools.pairwise(value):  # ["--token", "..."], as walked
                 if (
                     type(option) is str
+                    and option[:1] == "-"
                     and type(item) is str
                     and (text := probe_option(option, item)) is not None
                 ):
