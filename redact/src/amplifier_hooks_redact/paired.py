@@ -53,7 +53,7 @@ def paired_patterns() -> tuple[str, ...]:
         + _QUOTE
         + r"[ \t]*[:=][ \t]*"
         + _VALUE,
-        r"""key=["'](?P<k>""" + _NAME + r""")["'][^<>]{0,80}>"""
+        r"""key=\\{0,8}["'](?P<k>""" + _NAME + r""")\\{0,8}["'][^<>]{0,80}>"""
         r"(?P<x>[^<>\r\n]{1,512})</",
     )
 
@@ -71,6 +71,9 @@ def select_paired(text: str, match: re.Match[str]) -> tuple[int, int] | None:
         if group not in groups or match.group(group) is None:
             continue
         start, end = match.span(group)
+        if group == "u":  # a bare value without the bracket or full stop around it
+            while end > start + 1 and text[end - 1] in ").,;":
+                end -= 1
         value = text[start:end].strip()
         if not value or value[0] in "${%" or is_placeholder(value) or is_patterned(value):
             return None
