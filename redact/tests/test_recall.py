@@ -514,6 +514,27 @@ def gen_split_token(rng: random.Random) -> tuple[str, str]:
     return f"{text}", text
 
 
+def gen_paired_secret(rng: random.Random) -> tuple[str, str]:
+    value = (
+        rng.choice(string.ascii_uppercase)
+        + pick(rng, ALNUM, rng.randint(10, 24))
+        + rng.choice(string.digits)
+        + rng.choice(string.ascii_lowercase)
+    )
+    name = rng.choice(["DB_PASSWORD", "API_TOKEN", "ClientSecret", "stripe.apiKey", "ADMIN_PWD"])
+    form = rng.choice(
+        [
+            "- name: {n}\n  value: {v}",
+            '{{"name": "{n}", "value": "{v}"}}',
+            '{{"Key": "{n}", "Value": "{v}"}}',
+            '{{"ParameterKey": "{n}", "ParameterValue": "{v}"}}',
+            '<add key="{n}" value="{v}" />',
+            '<entry key="{n}">{v}</entry>',
+        ]
+    )
+    return form.format(n=name, v=value), value
+
+
 GENERATORS: dict[str, Callable[[random.Random], tuple[str, str]]] = {
     "private_key": gen_private_key,
     "jwt": gen_jwt,
@@ -536,6 +557,7 @@ GENERATORS: dict[str, Callable[[random.Random], tuple[str, str]]] = {
     "cli_password": gen_cli_password,
     "netrc_password": gen_netrc_password,
     "xml_secret": gen_xml_secret,
+    "paired_secret": gen_paired_secret,
     "aws_key_pair": gen_aws_key_pair,
     "docker_auth": gen_docker_auth,
     "prose_password": gen_prose_password,

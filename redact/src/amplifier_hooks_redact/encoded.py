@@ -1,16 +1,18 @@
-"""Encoded blobs: base64, base64url, hex and percent-encoded text that hides a secret.
+"""Encoded blobs: base64, base64url, base32, hex and percent-encoded text that hides a secret.
 
 A blob is found from a trigger: the encoding of a word that secrets carry (``password``,
 ``token``, ``ghp_``, ``AKIA``, ``-----BEGIN`` ...). Base64 encodes three bytes in four
-characters, so a word has three encodings, one per alignment; the characters that depend on
-the word alone are its triggers. Hex has one encoding per letter case. The trigger index finds
-them all in the same passes as every other literal, so text without one costs nothing here.
+characters, so a word has three encodings, one per alignment (base32: five bytes in eight
+characters, five alignments); the characters that depend on the word alone are its
+triggers. Hex has one encoding per letter case. The trigger index finds them all in the same
+passes as every other literal, so text without one costs nothing here.
 
 Around a trigger, the run of the encoding's characters is taken whole (at most
 :data:`MAX_RUN` characters, at least :data:`MIN_RUN`: only runs long enough to hold a
 credential), decoded once, and scanned with the secret rules (never decoded again). When the
 decoded text holds a secret, the whole run is the span to replace. Percent-encoding needs no
-trigger: a run holding at least :data:`MIN_ESCAPES` ``%XX`` escapes is decoded likewise.
+trigger: a run holding a ``%XX`` escape (``%67hp_...``, ``api%5Fkey%3D...``) is decoded
+likewise.
 """
 
 from __future__ import annotations
@@ -30,7 +32,7 @@ __all__ = ["MAX_RUN", "MIN_ESCAPES", "MIN_RUN", "encoded_patterns", "select_enco
 
 MIN_RUN: Final = 16
 MAX_RUN: Final = 8192
-MIN_ESCAPES: Final = 3
+MIN_ESCAPES: Final = 1
 _MIN_TRIGGER: Final = 4
 _ALTERNATIVES: Final = 60  # literal triggers per pattern (the trigger reader takes 64)
 
@@ -62,11 +64,28 @@ def _base64_segments(word: bytes) -> set[str]:
     return found
 
 
+def _base32_segments(word: bytes) -> set[str]:
+    """The characters of ``word``'s base32 encodings (five alignments, RFC 4648) that depend
+    on ``word`` alone."""
+    found: set[str] = set()
+    for align in range(5):
+        encoded = base64.b32encode(b"\0" * align + word + b"\0" * 5).decode()
+        inside = [
+            i
+            for i in range(len(encoded))
+            if 5 * i >= 8 * align and 5 * i + 5 <= 8 * (align + len(word))
+        ]
+        if inside and inside[-1] + 1 - inside[0] >= _MIN_TRIGGER:
+            found.add(encoded[inside[0] : inside[-1] + 1])
+    return found
+
+
 def _triggers() -> list[str]:
     found: set[str] = set()
     for word in _WORDS:
         raw = word.encode()
         found |= _base64_segments(raw)
+        found |= _base32_segments(raw)
         found.add(raw.hex())
         found.add(raw.hex().upper())
     return sorted(found)
@@ -86,6 +105,7 @@ def encoded_patterns() -> tuple[str, ...]:
 _B64_RUN: Final = re.compile(r"[A-Za-z0-9+/_-]*")
 _PCT_RUN: Final = re.compile(r"[A-Za-z0-9._~+%-]*")
 _HEX: Final = re.compile(r"[0-9A-Fa-f]+")
+_BASE32: Final = re.compile(r"[A-Z2-7]+")
 
 
 _LONGEST: Final = 1 << 16  # how far a run is followed to find where it starts and ends
@@ -158,6 +178,11 @@ def _decodings(run: str) -> list[bytes]:
             body = run[skip : len(run) - (len(run) - skip) % 2]
             with contextlib.suppress(ValueError):
                 found.append(bytes.fromhex(body))
+    if _BASE32.fullmatch(run):
+        for skip in range(8):  # the run may start inside a group of eight: try each start
+            body = run[skip:]
+            with contextlib.suppress(binascii.Error, ValueError):
+                found.append(base64.b32decode(body + "=" * (-len(body) % 8)))
     url = "-" in run or "_" in run
     for skip in range(4):  # the run may start inside a quad: try each start
         body = run[skip:]

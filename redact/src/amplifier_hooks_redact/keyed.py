@@ -1,4 +1,5 @@
-"""A string under a secret-sounding key is read as that key's assignment.
+"""A string under a secret-sounding key, or after a secret-sounding option, is read as that
+key's assignment or that option's value.
 
 In text, ``password: Hunter2`` is found by ``credential_assignment``; in nested data the key and
 its value are two strings, and neither alone says "secret". For a ``str`` value under a ``str``
@@ -16,7 +17,7 @@ from typing import Final
 
 from .rules import ASSIGNMENT_KEY
 
-__all__ = ["probe", "value_of"]
+__all__ = ["pair_name", "probe", "probe_option", "value_of", "value_of_option"]
 
 _KEY: Final = re.compile(ASSIGNMENT_KEY)
 _LONGEST_KEY: Final = 128
@@ -44,3 +45,50 @@ def value_of(key: str, redacted: str) -> str:
     except ValueError:
         return rest
     return value if isinstance(value, str) else rest
+
+
+_OPTION: Final = re.compile(r"--?[A-Za-z][A-Za-z0-9_.-]{0,62}")
+
+
+def probe_option(option: str, value: str) -> str | None:
+    """``--option "value"`` when ``option`` is a command-line option naming a credential and
+    ``value`` the next item of the same argument list (``["--token", "..."]``), else
+    ``None``. The command-line rules decide, with their checks for paths and references."""
+    if _OPTION.fullmatch(option) is None or not _names_credential(option):
+        return None
+    return f"{option} {json.dumps(value, ensure_ascii=False)}"
+
+
+def value_of_option(option: str, redacted: str) -> str:
+    """The value part of a redacted :func:`probe_option` text, unquoted when still JSON."""
+    rest = redacted[len(option) + 1 :] if redacted.startswith(f"{option} ") else redacted
+    try:
+        value = json.loads(rest)
+    except ValueError:
+        return rest
+    return value if isinstance(value, str) else rest
+
+
+_VALUE_FIELDS: Final = frozenset({"value", "parametervalue"})
+_NAME_FIELDS: Final = frozenset({"name", "key", "parameterkey", "parametername"})
+_MOST_FIELDS: Final = 8
+
+
+def pair_name(mapping: dict[object, object]) -> tuple[str, str] | None:
+    """``(value field, name)`` when ``mapping`` is a name/value entry whose name names a
+    credential (``{"name": "API_TOKEN", "value": ...}``, ``{"Key": "DbPassword", "Value":
+    ...}``): its value is then read as that name's assignment."""
+    if not ("value" in mapping or "Value" in mapping or "ParameterValue" in mapping):
+        return None  # most mappings: three lookups
+    if len(mapping) > _MOST_FIELDS:
+        return None
+    field = name = None
+    for key, item in mapping.items():
+        if type(key) is not str:
+            continue
+        lowered = key.lower()
+        if lowered in _VALUE_FIELDS:
+            field = key
+        elif lowered in _NAME_FIELDS and type(item) is str and _names_credential(item):
+            name = item
+    return (field, name) if field is not None and name is not None else None

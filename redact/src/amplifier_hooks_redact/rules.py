@@ -43,6 +43,7 @@ from .checks import (
 )
 from .encoded import encoded_patterns, select_encoded
 from .inner import TOKEN_RULES
+from .paired import paired_patterns, select_paired
 from .split import select_split, split_patterns
 
 __all__ = [
@@ -178,6 +179,8 @@ def _assignment(text: str, match: re.Match[str]) -> Span | None:
     """
     weak = "weak" in match.re.groupindex and match.group("weak") is not None
     loose = weak or match.group("comma") is not None
+    if match.group("y") is not None:
+        return _yaml_value(text, match, loose=loose)
     for group in ("w", "v", "t"):  # quoted (escapes inside), in escaped quotes, unterminated
         if match.group(group) is None:
             continue
@@ -210,6 +213,27 @@ def _assignment(text: str, match: re.Match[str]) -> Span | None:
         return None
     while (more := _CONTINUED.match(text, end)) is not None:  # value\<newline>  rest
         end = more.end()
+    return start, end
+
+
+def _yaml_value(text: str, match: re.Match[str], *, loose: bool) -> Span | None:
+    """A value on the line after ``key:``: a block scalar's first line, or a plain scalar
+    that reads as generated (not a nested mapping, a list or code after ``if token:``)."""
+    start = match.start("y")
+    end = start + len(text[start : match.end("y")].rstrip())
+    value = text[start:end]
+    head = text[max(0, match.start() - 1) : match.start("y")]
+    block = match.group("b") is not None
+    if not re.match(r"[^\n]*:[ \t]*(?:[|>][+-]?[0-9]?)?[ \t]*\r?\n", head[head.find(":") :]):
+        return None  # the key ends in "=" or "=>": no YAML
+    if not value or is_placeholder(value) or is_patterned(value) or value[0] in "${":
+        return None
+    if any(char.isspace() for char in value):
+        return None  # words: a description, a nested mapping, code
+    if not block and (value.endswith(":") or not _generated(value)):
+        return None
+    if block and loose and not _generated(value):
+        return None
     return start, end
 
 
@@ -371,11 +395,17 @@ def _cli_password(text: str, match: re.Match[str]) -> Span | None:
     return start, end
 
 
+_URL_TOKEN: Final = re.compile(r"[A-Za-z0-9_-]+")
+
+
 def _url_pair(text: str, match: re.Match[str]) -> Span | None:
     """The ``user:password`` of a URL, whole (a credential's two halves), unless the password
     is a placeholder (``${DB_PASSWORD}``, ``<password>``, ``user:password``)."""
     start, end = match.span("v")
-    user, _, password = text[start:end].partition(":")
+    user, colon, password = text[start:end].partition(":")
+    if not colon:  # a user part alone: a credential when it reads as a generated token
+        token = len(user) >= 20 and _URL_TOKEN.fullmatch(user) is not None
+        return (start, end) if token and looks_random(user) and not is_placeholder(user) else None
     if is_placeholder(password) or (is_credential_word(password) and is_credential_word(user)):
         return None
     return start, end
@@ -782,7 +812,9 @@ _KEY_END = (
     r"""|(?<=[a-z0-9_])\\{0,8}["'](?P<comma>[ \t]*,)(?=[ \t]*\\{0,8}["']))[ \t]*"""
 )
 _VALUE = (
-    r"""(?:(?P<e>["'`])(?P<w>(?:\\[^\r\n]|(?!(?P=e))[^\\\r\n]){1,512})(?P=e)"""
+    # YAML: a block scalar (key: |, key: >-) or a plain value on the next, indented line.
+    r"""(?:(?P<b>[|>][+-]?[0-9]?)?[ \t]*\r?\n[ \t]+(?P<y>[^\s#"'`-][^\r\n]{0,511})"""
+    r"""|(?P<e>["'`])(?P<w>(?:\\[^\r\n]|(?!(?P=e))[^\\\r\n]){1,512})(?P=e)"""
     r"""|\\{0,8}(?P<q>["'])(?P<v>(?:(?!(?P=q))[^\\\r\n]){1,512})\\{0,8}(?P=q)"""
     r"""|(?P<u>(?:[^\s"'`,;&<>(){}\[\]\\]|&(?![&\s]|[a-z_][a-z0-9_]*=)){1,512})"""
     # A quoted value whose closing quote never comes: the rest of the line.
@@ -833,7 +865,9 @@ ASSIGNMENT_KEY: Final = "(?:" + "|".join(_ASSIGNMENT_KEYS) + ")"
 
 _PEM_LABEL = r"[ A-Z0-9]*PRIVATE KEY(?: BLOCK)?-----"
 # Base64 lines, header lines (Proc-Type: 4,ENCRYPTED) and \n escapes, as in JSON key files.
-_PEM_BODY = r"[A-Za-z0-9+/=\s\\:,.-]"
+# Lines may carry a prefix or a suffix: quoted mail (> ), comments (# ; *), string literals
+# ("...\n"), table bars, <br> tags.
+_PEM_BODY = r"[A-Za-z0-9+/=\s\\:,.\->#|\"'*;<]"
 
 # Phone numbers and card numbers, scanned in one pass. The pattern starts with a character
 # class (``[0-9+(]``) so the engine skips other text quickly; the look-behinds after it check
@@ -920,6 +954,11 @@ _RULES: Final[tuple[Rule, ...]] = (
         "and the private lines of PuTTY key files",
         (
             rf"-----BEGIN{_PEM_LABEL}(?:{_PEM_BODY}*?-----END{_PEM_LABEL}|{_PEM_BODY}{{16,}})",
+            # Key material without its BEGIN line: the fixed start of a DER private key (PKCS#1
+            # RSA, PKCS#8 RSA, EC and Ed25519, SEC1 EC) or of an OpenSSH key, in base64.
+            r"(?:MII[A-Za-z0-9+/]{3}IBA(?:AKC|DANBgkqhkiG9w0BAQEFAASC)|MHcCAQEEI|MIGkAgEBBD"
+            r"|MC4CAQAwBQYDK2Vw|MIGHAgEAMBMGByqGSM49|MIG2AgEAMBAGByqGSM49|b3BlbnNzaC1rZXktdjE)"
+            r"[A-Za-z0-9+/=]{24,}(?:(?:\\r)?(?:\\n|\r?\n)[ \t]*[A-Za-z0-9+/=]{16,})*",
             # A PuTTY key file: its private lines and their MAC.
             r"Private-Lines:[ \t]*[0-9]+\r?\n(?:[A-Za-z0-9+/=]+\r?\n)+"
             r"(?:Private-(?:MAC|Hash):[ \t]*[0-9a-fA-F]+)?",
@@ -945,7 +984,8 @@ _RULES: Final[tuple[Rule, ...]] = (
         "aws_access_key_id",
         "secret",
         "AWS access key ids (AKIA, ASIA, ABIA, ACCA, A3T...)",
-        (glued("AKIA|ASIA|ABIA|ACCA|A3T[A-Z0-9]") + "[A-Z0-9]{16}(?![A-Za-z0-9])",),
+        # A word glued after the key (AKIA...EXAMPLEabc) does not hide it: the key is upper case.
+        (glued("AKIA|ASIA|ABIA|ACCA|A3T[A-Z0-9]") + "[A-Z0-9]{16}(?![A-Z0-9])",),
         _token(_not_patterned),
     ),
     _rule(
@@ -1128,7 +1168,9 @@ _RULES: Final[tuple[Rule, ...]] = (
         "url_credentials",
         "secret",
         "the user:password in scheme://user:password@host URLs (the pair, whole)",
-        (r"""://(?P<v>[^\s:/?#@"'<>\[\]]{0,256}:[^\s/?#@"'<>]{1,256})@""",),
+        # The password runs to the last @ of the authority (p@ss written unencoded); a user
+        # part without one may be a token (https://<token>@github.com, a Sentry DSN).
+        (r"""://(?P<v>[^\s:/?#@"'<>\[\]]{0,256}(?::[^\s/?#"'<>]{1,256})?)@""",),
         _url_pair,
     ),
     _rule(
@@ -1140,6 +1182,10 @@ _RULES: Final[tuple[Rule, ...]] = (
             + r"[ \t]+(?P<v>[a-z0-9._~+/-]{16,}=*)(?![a-z0-9._~+/=-])",
             r"""authorization(?:\\{0,8}["'])?[ \t]*[:=][ \t]*(?:\\{0,8}["'])?basic[ \t]+"""
             r"(?P<v>[a-z0-9+/]{8,}={0,2})(?![a-z0-9+/=])",
+            # Any other scheme (token, SSWS, Token token=, GenieKey ...) or none at all.
+            r"""authorization(?:\\{0,8}["'])?[ \t]*[:=][ \t]*(?:\\{0,8}["'])?"""
+            r"(?!bearer[ \t]|basic[ \t])(?:[a-z][a-z0-9_.-]{0,30}[ \t]+(?:[a-z_]{1,20}=)?)?"
+            r"(?P<v>[a-z0-9._~+/:-]{16,}=*)(?![a-z0-9._~+/=-])",
         ),
         _group("v", looks_random, bare=True),
         lowered=True,
@@ -1166,6 +1212,16 @@ _RULES: Final[tuple[Rule, ...]] = (
         lowered=True,
     ),
     _rule(
+        "paired_secret",
+        "secret",
+        "a value whose name is given in a field beside it: Kubernetes env (name: DB_PASSWORD, "
+        "value: ...), {Key, Value} and ParameterKey / ParameterValue pairs, <add key=... "
+        "value=...>, <entry key=...>",
+        paired_patterns(),
+        select_paired,
+        lowered=True,
+    ),
+    _rule(
         "cli_password",
         "secret",
         "passwords on command lines: mysql -pX, --password X, curl -u user:X, sshpass -p X, "
@@ -1189,9 +1245,22 @@ _RULES: Final[tuple[Rule, ...]] = (
                     ("docker[ \t]+login", "-p"),
                     ("mongo[a-z]*", "-p"),
                     ("redis-cli", "-a"),
+                    ("ssh-keygen", "-[NP]"),
+                    ("openssl", "-k(?=[ \\t])"),
+                    ("twine", "-p"),
                 )
             ),
             r"""-pass(?:in|out)?[ \t]+(?:pass|env):(?P<v>[^\s'"]+)""",
+            # Samba's user%password: smbclient -U 'DOMAIN\user%password'.
+            r"(?:smbclient|rpcclient|smbmap|smbget|smbcacls|net)\b[^\n|;&]*?[ \t](?:-U|--user=)"
+            r"""[ \t]*['"]?[^\s'"%]+%(?P<v>[^\s'"]+)""",
+            # Oracle's user/password@database: sqlplus scott/tiger@db, jdbc:oracle:thin:u/p@h.
+            r"(?:sqlplus|sqlldr|expdp|impdp|rman|dgmgrl)\b(?:[ \t]+-[A-Za-z]+)*[ \t]+"
+            r"""['"]?[A-Za-z0-9_$#]+/(?P<v>[^\s@/'"]+)(?=@|['"]?(?:\s|$))""",
+            r"""jdbc:oracle:[a-z]+:@?[A-Za-z0-9_$#]+/(?P<v>[^\s@/'"]+)@""",
+            # Windows' net use \\host\share /user:NAME PASSWORD; vault login TOKEN.
+            r"""net[ \t]+use\b[^\n|;&]*?[ \t]/user:\S+[ \t]+(?P<v>[^\s/'"=-][^\s'"=]*)""",
+            r"vault[ \t]+login(?:[ \t]+-[a-z-]+(?:=\S+)?)*[ \t]+(?P<v>[^\s'\"=-][^\s'\"=]{11,})",
             r"""htpasswd\b(?=[^\n]*[ \t]-[a-zA-Z]*b)(?:[ \t]+-[a-zA-Z]+)*[ \t]+[^\s-]\S*"""
             r"""[ \t]+[^\s-]\S*[ \t]+"""
             r"""(?P<v>'[^'\n]+'|"[^"\n]+"|[^\s'"]+)""",

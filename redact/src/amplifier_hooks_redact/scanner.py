@@ -25,6 +25,7 @@ from dataclasses import dataclass
 from typing import Final
 
 from .joined import SEPARATOR, joinable
+from .reading import mark_positions, reading_view
 from .rules import Rule, Selector
 from .triggers import JointIndex, TriggerIndex, literal_triggers
 
@@ -325,6 +326,8 @@ class TextRedactor:
                 self._lowered_index,
                 None if located is None else located[1],
             )
+        for mark in mark_positions(joined):  # read as a reader sees it: on its own
+            found.add(bisect.bisect_right(starts, mark) - 1)
         suspects: list[str] = []
         for number, text in enumerate(batch):
             if number in found:
@@ -343,6 +346,13 @@ class TextRedactor:
             original = text
             text = _SURROGATE.sub("\ufffd", text)
         counts: dict[str, int] = {}
+        reading = reading_view(text)
+        if reading is not None:  # what a reader sees through: escapes, invisible characters
+            seen = [(*reading.span(s, e), i) for s, e, i in self._spans(reading.text)[0]]
+            if seen:
+                text = self._replace(text, seen, counts)
+                if original is not None:
+                    original = self._replace(original, seen, {})
         for _ in range(_MAX_PASSES):
             spans, again = self._spans(text)
             if not spans:

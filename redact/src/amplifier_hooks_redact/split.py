@@ -29,15 +29,25 @@ _PREFIXES: Final = (
     *("pypi-", "glc_", "dop_v1_", "shpat_", "lin_api_", "eyJ", "AGE-SECRET-KEY-"),
 )
 _FRAGMENT: Final = r"[A-Za-z0-9_.+/=-]"
+
+
 # Between two fragments: a closing quote, an operator (+ . .. & || ~) or none (adjacent
-# literals), a line break or not, an opening quote.
-_QUOTED_JOIN: Final = (
-    r"""\\?["'`][ \t]*(?:\+|\.\.?|&|\|\||~)?[ \t]*"""
-    r"""(?:(?:\\?\r?\n|(?:\\r)?\\n)[ \t]*(?:\+|\.\.?|&|\|\||~)?[ \t]*)?\\?["'`]"""
-)
+# literals), a line break or not, an opening quote. A comma (the items of a list that is
+# joined: ["ghp_", "..."].join("")) joins only a whole prefix or a cut one to what follows:
+# after a whole token, a comma starts the next item of a list.
+def _after_quote(operator: str) -> str:
+    return (
+        rf"""[ \t]*{operator}[ \t]*"""
+        rf"""(?:(?:\\?\r?\n|(?:\\r)?\\n)[ \t]*{operator}[ \t]*)?\\?["'`]"""
+    )
+
+
+_AFTER_QUOTE: Final = _after_quote(r"(?:\+|\.\.?|&|\|\||~)?")
+_AFTER_QUOTE_OR_COMMA: Final = _after_quote(r"(?:\+|\.\.?|&|\|\||~|,)?")
+_QUOTED_JOIN: Final = r"""\\?["'`]""" + _AFTER_QUOTE
 _BARE_JOIN: Final = r"\\?\r?\n[ \t]*"  # a line break, or a backslash and a line break
 _JOIN: Final = f"(?:{_QUOTED_JOIN}|{_BARE_JOIN})"
-_JOINER: Final = re.compile(_JOIN)
+_JOINER: Final = re.compile(f"""(?:\\\\?["'`]{_AFTER_QUOTE_OR_COMMA}|{_BARE_JOIN})""")
 # Per prefix, the shortest whole token after it: a token that long is the token rules' to
 # take, so a bare line break after it joins nothing (the common case: a token, then a line).
 _WHOLE_BODY: Final = {
@@ -80,10 +90,36 @@ def split_patterns() -> tuple[str, ...]:
     # Fragments are bounded (:data:`MAX_FRAGMENT`), so a candidate costs at most a few KB.
     first = f"{_FRAGMENT}{{0,{MAX_FRAGMENT}}}+"
     more = f"{_FRAGMENT}{{1,{MAX_FRAGMENT}}}+"
+    # A prefix itself cut by the join ("gh" + "p_...", 'AK' 'IA...'): its first two or more
+    # characters and a closing quote (the literal triggers), the join, then the rest of it.
+    rests: dict[str, set[str]] = {}
+    for prefix in _PREFIXES:
+        plain = prefix.replace("\\", "")
+        for n in range(2, len(plain)):
+            rests.setdefault(plain[:n], set()).add(plain[n:])
+    heads = sorted(
+        f"{re.escape(head)}{slash}{quote}{_AFTER_QUOTE_OR_COMMA}"
+        f"(?={'|'.join(re.escape(rest) for rest in sorted(rests[head]))})"
+        for head in rests
+        for quote in "\"'`"
+        for slash in ("", "\\\\")
+    )
+    cut = [
+        f"(?:{'|'.join(heads[i : i + _ALTERNATIVES])}){more}"
+        f"(?:{_QUOTED_JOIN}{more}){{0,{MAX_PIECES}}}"
+        for i in range(0, len(heads), _ALTERNATIVES)
+    ]
     return (
         f"(?:{prefixes}){first}(?:{_QUOTED_JOIN}{more}){pieces}",
+        # A whole prefix as one item of a list: ["ghp_", "..."].
+        f"""(?:{prefixes})\\\\?["'`]{_after_quote(",")}{more}"""
+        f"(?:{_QUOTED_JOIN}{more}){{0,{MAX_PIECES}}}",
         f"(?:{cut_short}){first}(?:{_JOIN}{more}){pieces}",
+        *cut,
     )
+
+
+_ALTERNATIVES: Final = 60  # literal triggers per pattern (the trigger reader takes 64)
 
 
 def select_split(text: str, match: re.Match[str]) -> tuple[int, int] | None:

@@ -20,10 +20,11 @@ holds anything, the data is returned as it is without a walk. Otherwise, or for 
 from __future__ import annotations
 
 import copy
+import itertools
 from collections.abc import Iterable
 from typing import Any, Final
 
-from .keyed import probe, value_of
+from .keyed import pair_name, probe, probe_option, value_of, value_of_option
 from .paths import PathMatcher, State
 from .scanner import TextRedactor
 
@@ -124,6 +125,7 @@ class Redactor:
         active.add(marker)
         changed: dict[Any, Any] | None = None
         renamed: dict[Any, Any] | None = None
+        pair = pair_name(value)  # {"name": "API_TOKEN", "value": ...}
         try:
             for key, item in value.items():
                 child = self._child_states(states, key, False)
@@ -137,7 +139,7 @@ class Redactor:
                         renamed[key] = new_key
                 new = self._walk(item, counts, child, active)
                 if new is item and type(item) is str and type(key) is str:
-                    new = self._keyed(key, item, counts)
+                    new = self._keyed(pair[1] if pair and key == pair[0] else key, item, counts)
                 if new is not item:
                     if changed is None:
                         changed = {}
@@ -163,6 +165,14 @@ class Redactor:
         redacted = self._string(text, counts)
         return value if redacted is text else value_of(key, redacted)
 
+    def _argument(self, option: str, value: str, counts: dict[str, int]) -> str:
+        """``value`` redacted as the value of the option before it (:mod:`.keyed`), or itself."""
+        text = probe_option(option, value)
+        if text is None:
+            return value
+        redacted = self._string(text, counts)
+        return value if redacted is text else value_of_option(option, redacted)
+
     def _walk_sequence(
         self,
         value: list[Any] | tuple[Any, ...],
@@ -181,6 +191,8 @@ class Redactor:
                 if child is None:
                     continue
                 new = self._walk(item, counts, child, active)
+                if new is item and type(item) is str and index and type(value[index - 1]) is str:
+                    new = self._argument(value[index - 1], item, counts)  # ["--token", "..."]
                 if new is not item:
                     if items is None:
                         items = list(value)
@@ -216,6 +228,13 @@ def _strings(data: Any) -> list[str] | None:
                 continue
             seen.add(id(value))
             # Strings and numbers, the most of any event, are taken here, not pushed.
+            if (
+                ("value" in value or "Value" in value or "ParameterValue" in value)
+                and (pair := pair_name(value)) is not None
+                and type(value[pair[0]]) is str
+                and (text := probe(pair[1], value[pair[0]])) is not None
+            ):
+                append(text)  # the name/value entry, as the assignment the walk reads
             for key, item in value.items():
                 if type(key) is str:
                     append(key)
@@ -233,6 +252,14 @@ def _strings(data: Any) -> list[str] | None:
                 continue
             seen.add(id(value))
             stack.extend(value)
+            for option, item in itertools.pairwise(value):  # ["--token", "..."], as walked
+                if (
+                    type(option) is str
+                    and option[:1] == "-"
+                    and type(item) is str
+                    and (text := probe_option(option, item)) is not None
+                ):
+                    append(text)
         elif isinstance(value, str | bytes | bytearray):
             return None
     return found
