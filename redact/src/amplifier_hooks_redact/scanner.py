@@ -255,10 +255,9 @@ class TextRedactor:
         all), so the conversation history that every ``provider:request`` carries again is
         not scanned again.
         """
-        cache = self._cache
-        if text in cache:
-            cached = cache[text]
-            return None if cached is None else (cached[0], dict(cached[1]))
+        cached = self._cache.get(text, _UNKNOWN)  # one lookup: another thread may clear it
+        if cached is not _UNKNOWN:
+            return None if cached is None else (cached[0], dict(cached[1]))  # type: ignore[index]
         result = self._redact(text)
         self._remember(text, result)
         return result
@@ -284,23 +283,33 @@ class TextRedactor:
         shaped ones tried at their possible starts), is clean: its own scan would try no
         pattern anywhere and find nothing. Every other string is scanned on its own.
         """
+        return not self.holding(texts)
+
+    def holding(self, texts: Iterable[str]) -> set[str]:
+        """The strings of ``texts`` that hold something to redact (those :meth:`redact` does
+        not answer ``None`` for), decided together as :meth:`all_clean` says; the strings of
+        many events can be decided in one call, each keeping its own verdict."""
         cache = self._cache
-        dirty = False
+        unknown = _UNKNOWN
+        dirty: set[str] = set()
         batch: list[str] = []
         for text in dict.fromkeys(texts):
-            if text in cache:
-                dirty = dirty or cache[text] is not None
+            cached = cache.get(text, unknown)
+            if cached is not unknown:
+                if cached is not None:
+                    dirty.add(text)
             elif text.isascii():
                 batch.append(text)
             elif self.redact(text) is not None:
-                dirty = True
+                dirty.add(text)
         if len(batch) == 1:
-            return self.redact(batch[0]) is None and not dirty
-        if batch:
+            if self.redact(batch[0]) is not None:
+                dirty.add(batch[0])
+        elif batch:
             for text in self._suspects(batch):
                 if self.redact(text) is not None:
-                    dirty = True
-        return not dirty
+                    dirty.add(text)
+        return dirty
 
     def _suspects(self, batch: list[str]) -> list[str]:
         """The strings of ``batch`` (ASCII, not decided yet) that must be scanned on their
@@ -423,6 +432,7 @@ class TextRedactor:
 
 
 _SURROGATE: Final = re.compile("[\ud800-\udfff]")
+_UNKNOWN: Final = object()  # a string the cache holds no verdict for
 
 
 def _claim(
