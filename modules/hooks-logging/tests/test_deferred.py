@@ -114,6 +114,19 @@ def test_a_cycle_is_encoded_in_the_handler() -> None:
     assert record == encoder.encode(data)
 
 
+@pytest.mark.parametrize("leaf", [f"token {GH}", "plain"])
+@pytest.mark.parametrize("depth", [10, 63, 64, 65, 70, 250])
+def test_deep_plain_data_is_cut_as_the_handler_cuts_it(depth: int, leaf: str) -> None:
+    deferred, encoder = _pair()
+    data: Any = leaf
+    for n in range(depth):
+        data = {"k": data, "n": n} if n % 2 else [data, "x"]
+    record = deferred.record(data)
+    (written,) = _written(deferred, [record])
+    assert written == encoder.encode(data)
+    assert GH not in written
+
+
 class _Failing(TextRedactor):
     def holding(self, texts: Any) -> set[str]:
         raise RuntimeError("decision failed")

@@ -22,6 +22,8 @@ import bisect
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from itertools import accumulate, compress, repeat
+from operator import add, is_
 from typing import Final
 
 from .joined import SEPARATOR, joinable
@@ -288,37 +290,36 @@ class TextRedactor:
     def holding(self, texts: Iterable[str]) -> set[str]:
         """The strings of ``texts`` that hold something to redact (those :meth:`redact` does
         not answer ``None`` for), decided together as :meth:`all_clean` says; the strings of
-        many events can be decided in one call, each keeping its own verdict."""
-        cache = self._cache
-        unknown = _UNKNOWN
-        dirty: set[str] = set()
-        batch: list[str] = []
-        for text in dict.fromkeys(texts):
-            cached = cache.get(text, unknown)
-            if cached is not unknown:
-                if cached is not None:
-                    dirty.add(text)
-            elif text.isascii():
-                batch.append(text)
-            elif self.redact(text) is not None:
-                dirty.add(text)
+        many events can be decided in one call, each keeping its own verdict.
+
+        It runs once for thousands of strings, most of them decided before (keys, tool names)
+        or clean: the work per string is done by built-ins, and Python looks only at the
+        strings remembered as dirty and at the few that are not ASCII."""
+        unique = dict.fromkeys(texts)
+        verdicts = list(map(self._cache.get, unique, repeat(_UNKNOWN)))
+        # Remembered clean: None (false); remembered dirty: a tuple; not decided: _UNKNOWN.
+        open_ = list(compress(unique, verdicts))
+        fresh = list(compress(open_, map(is_, compress(verdicts, verdicts), repeat(_UNKNOWN))))
+        dirty = set(open_).difference(fresh) if len(fresh) < len(open_) else set()
+        if not all(map(str.isascii, fresh)):
+            batch = [text for text in fresh if text.isascii()]
+            dirty.update(t for t in fresh if not t.isascii() and self.redact(t) is not None)
+        else:
+            batch = fresh
         if len(batch) == 1:
-            if self.redact(batch[0]) is not None:
-                dirty.add(batch[0])
+            suspects = batch
         elif batch:
-            for text in self._suspects(batch):
-                if self.redact(text) is not None:
-                    dirty.add(text)
+            suspects = self._suspects(batch)
+        else:
+            return dirty
+        dirty.update(text for text in suspects if self.redact(text) is not None)
         return dirty
 
     def _suspects(self, batch: list[str]) -> list[str]:
         """The strings of ``batch`` (ASCII, not decided yet) that must be scanned on their
         own; the others are remembered as clean."""
-        starts: list[int] = []
-        position = 0
-        for text in batch:
-            starts.append(position)
-            position += len(text) + 1
+        starts = list(accumulate(map(add, map(len, batch), repeat(1)), initial=0))
+        starts.pop()  # where each string starts in the joined text
         joined = SEPARATOR.join(batch)
         located = self._joint.positions(joined)  # the batch is ASCII
         found = self._text_plan.suspects(
@@ -334,13 +335,27 @@ class TextRedactor:
                 self._lowered_index,
                 None if located is None else located[1],
             )
-        suspects: list[str] = []
-        for number, text in enumerate(batch):
-            if number in found:
-                suspects.append(text)
-            else:
-                self._remember(text, None)
-        return suspects
+        if not found:
+            self._remember_clean(batch)
+            return []
+        self._remember_clean([text for n, text in enumerate(batch) if n not in found])
+        return [batch[n] for n in sorted(found)]
+
+    def _remember_clean(self, texts: list[str]) -> None:
+        """Remember ``texts`` (distinct) as clean, as :meth:`_remember` would one by one."""
+        if not texts:
+            return
+        if max(map(len, texts)) > _CACHE_TEXT_LIMIT:
+            texts = [text for text in texts if len(text) <= _CACHE_TEXT_LIMIT]
+        size = sum(map(len, texts))
+        cache = self._cache
+        if len(cache) + len(texts) > _CACHE_ENTRIES or self._cached_chars + size > _CACHE_CHARS:
+            cache.clear()
+            self._cached_chars = 0
+            if len(texts) > _CACHE_ENTRIES or size > _CACHE_CHARS:
+                return  # more than the cache holds: decided, not remembered
+        cache.update(dict.fromkeys(texts))
+        self._cached_chars += size
 
     def _redact(self, text: str) -> tuple[str, dict[str, int]] | None:
         # Lone surrogates (a broken emoji in a tool's JSON, bytes decoded with

@@ -241,13 +241,17 @@ def _strings(data: Any) -> list[str] | None:
 _PLAIN_LEAVES: Final = frozenset({int, float, bool, type(None)})
 
 
-def plain_strings(data: Any) -> list[str] | None:
+def plain_strings(data: Any, keys: list[str] | None = None) -> list[str] | None:
     """What :meth:`Redactor.redact` decides ``data`` by (every string, dict keys too, and
     each credential pair as :mod:`.keyed` writes it), or ``None`` unless ``data`` is plain
     JSON data: built of ``dict`` (with ``str`` keys), ``list``, ``tuple``, ``str``, ``int``,
     ``float``, ``bool`` and ``None`` only, no subclasses. Such data reads back from its JSON
     text as the same data, so it can be decided and, if need be, redacted later from that
-    text (hooks-logging does so on its writer thread)."""
+    text (hooks-logging does so on its writer thread). The dict keys are added to ``keys``
+    too, when given."""
+    if keys is None:
+        keys = []
+    add_key = keys.append
     found: list[str] = []
     append = found.append
     stack = [data]
@@ -269,6 +273,7 @@ def plain_strings(data: Any) -> list[str] | None:
                 if type(key) is not str:
                     return None
                 append(key)
+                add_key(key)
                 kind = type(item)
                 if kind is str:
                     append(item)

@@ -32,13 +32,15 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Sequence
+from itertools import chain
+from operator import attrgetter
 from typing import Any, Final
 
 from amplifier_hooks_redact import Redactor
 from amplifier_hooks_redact.walker import plain_strings
 
 from .encode import DataEncoder, strict_encoder
-from .redact import SecretKeys
+from .redact import SCAN_DEPTH, SecretKeys
 
 __all__ = ["NOT_SETTLED", "DeferredRedaction", "Unsettled"]
 
@@ -58,6 +60,9 @@ class Unsettled:
         """The strings the redaction engine decides the data by."""
         self.settled: str | None = None
         """The text to write, once decided."""
+
+
+_STRINGS: Final = attrgetter("strings")
 
 
 class DeferredRedaction:
@@ -86,9 +91,14 @@ class DeferredRedaction:
         """What the handler queues for ``data``: its final JSON text, or an
         :class:`Unsettled` for plain data. Never raises."""
         try:
-            strings = plain_strings(data)
-            if strings is not None and not self._secrets.scan(data):
-                return Unsettled(self._strict(data), strings)
+            keys: list[str] = []
+            strings = plain_strings(data, keys)
+            if strings is not None and not self._secrets.any_secret(keys):
+                text = self._strict(data)
+                # Nested as deep as SCAN_DEPTH, the handler's encoder cuts it: its way. Fewer
+                # opening brackets in all (in strings too) than that cannot nest so deep.
+                if text.count("{") + text.count("[") < SCAN_DEPTH or not self._secrets.scan(data):
+                    return Unsettled(text, strings)
         except Exception:  # a cycle, nesting too deep, a non-finite float: the handler's way
             pass
         return self._encode(data)
@@ -98,7 +108,7 @@ class DeferredRedaction:
         if not pending:
             return
         try:
-            holding = self._holding(text for record in pending for text in record.strings)
+            holding = self._holding(chain.from_iterable(map(_STRINGS, pending)))
         except Exception:  # decide each record on its own, string by string
             holding = None
         for record in pending:

@@ -18,7 +18,7 @@ Values under a secret key are masked whatever they hold, except numbers, boolean
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Collection, Iterable
 from typing import TYPE_CHECKING, Any, Final
 
 if TYPE_CHECKING:
@@ -102,6 +102,12 @@ class SecretKeys:
             self._safe.clear()
         self._safe.add(key)
         return False
+
+    def any_secret(self, keys: Collection[object]) -> bool:
+        """True when one of ``keys`` is secret (:meth:`is_secret`)."""
+        if self._safe.issuperset(keys):
+            return False
+        return any(self.is_secret(key) for key in keys)
 
     def scan(self, value: Any, depth: int = 0) -> bool:
         """True when any mapping key inside ``value`` (dicts, lists, tuples) is secret.
