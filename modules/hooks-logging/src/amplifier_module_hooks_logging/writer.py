@@ -6,8 +6,11 @@ common path. Once woken, the thread lets records gather for :data:`_GATHER` seco
 the queue already holds a batch, a flush or close is waiting), so a steady stream of events is
 written in batches instead of one wake-up and one write per event: those also contend with the
 emitting thread for the interpreter lock each time it is released (a Hyperscan scan, a
-system call). It then turns records into lines, groups them by file and appends each group
-with as few ``os.write`` calls as possible (see :mod:`.sink`).
+system call). It takes up to :data:`_BATCH` records, lets ``settle`` decide the redaction of
+those whose data waits for it (:mod:`.deferred`: one decision for the whole batch), turns
+them into lines, groups them by file and appends each group with as few ``os.write`` calls as
+possible (see :mod:`.sink`). A record whose data was never settled is written as a marker,
+never as its unredacted text.
 
 Guarantees:
 
