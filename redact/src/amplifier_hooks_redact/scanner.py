@@ -22,6 +22,8 @@ import bisect
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from itertools import accumulate, compress, repeat
+from operator import add, is_
 from typing import Final
 
 from .joined import SEPARATOR, joinable
@@ -36,6 +38,7 @@ _CONTEXT_REACH: Final = 16  # characters a pattern or validator looks at around 
 _CACHE_TEXT_LIMIT: Final = 65_536
 _CACHE_CHARS: Final = 4_000_000
 _CACHE_ENTRIES: Final = 16_384
+_SMALL_BATCH: Final = 16  # fewer strings are decided with plain loops, more with built-ins
 
 
 @dataclass(frozen=True, slots=True)
@@ -256,10 +259,9 @@ class TextRedactor:
         all), so the conversation history that every ``provider:request`` carries again is
         not scanned again.
         """
-        cache = self._cache
-        if text in cache:
-            cached = cache[text]
-            return None if cached is None else (cached[0], dict(cached[1]))
+        cached = self._cache.get(text, _UNKNOWN)  # one lookup: another thread may clear it
+        if cached is not _UNKNOWN:
+            return None if cached is None else (cached[0], dict(cached[1]))  # type: ignore[index]
         result = self._redact(text)
         self._remember(text, result)
         return result
@@ -284,13 +286,18 @@ class TextRedactor:
         in which none starts, and in which none of the patterns without triggers matches (the
         shaped ones tried at their possible starts), is clean: its own scan would try no
         pattern anywhere and find nothing. Every other string is scanned on its own.
+
+        For the few strings of one event a plain loop costs less than :meth:`holding`'s
+        built-ins set up.
         """
         cache = self._cache
+        unknown = _UNKNOWN
         dirty = False
         batch: list[str] = []
         for text in dict.fromkeys(texts):
-            if text in cache:
-                dirty = dirty or cache[text] is not None
+            cached = cache.get(text, unknown)
+            if cached is not unknown:
+                dirty = dirty or cached is not None
             elif text.isascii():
                 batch.append(text)
             elif self.redact(text) is not None:
@@ -303,14 +310,47 @@ class TextRedactor:
                     dirty = True
         return not dirty
 
+    def holding(self, texts: Iterable[str]) -> set[str]:
+        """The strings of ``texts`` that hold something to redact (those :meth:`redact` does
+        not answer ``None`` for), decided together as :meth:`all_clean` says; the strings of
+        many events can be decided in one call, each keeping its own verdict.
+
+        It runs once for thousands of strings, most of them decided before (keys, tool names)
+        or clean: the work per string is done by built-ins, and Python looks only at the
+        strings remembered as dirty and at the few that are not ASCII."""
+        unique = dict.fromkeys(texts)
+        verdicts = list(map(self._cache.get, unique, repeat(_UNKNOWN)))
+        # Remembered clean: None (false); remembered dirty: a tuple; not decided: _UNKNOWN.
+        open_ = list(compress(unique, verdicts))
+        fresh = list(compress(open_, map(is_, compress(verdicts, verdicts), repeat(_UNKNOWN))))
+        dirty = set(open_).difference(fresh) if len(fresh) < len(open_) else set()
+        if not all(map(str.isascii, fresh)):
+            batch = [text for text in fresh if text.isascii()]
+            dirty.update(t for t in fresh if not t.isascii() and self.redact(t) is not None)
+        else:
+            batch = fresh
+        if len(batch) == 1:
+            suspects = batch
+        elif batch:
+            suspects = self._suspects(batch)
+        else:
+            return dirty
+        dirty.update(text for text in suspects if self.redact(text) is not None)
+        return dirty
+
     def _suspects(self, batch: list[str]) -> list[str]:
         """The strings of ``batch`` (ASCII, not decided yet) that must be scanned on their
         own; the others are remembered as clean."""
-        starts: list[int] = []
-        position = 0
-        for text in batch:
-            starts.append(position)
-            position += len(text) + 1
+        small = len(batch) < _SMALL_BATCH  # one event's strings: a plain loop costs less
+        if small:
+            starts: list[int] = []
+            position = 0
+            for text in batch:
+                starts.append(position)
+                position += len(text) + 1
+        else:
+            starts = list(accumulate(map(add, map(len, batch), repeat(1)), initial=0))
+            starts.pop()  # where each string starts in the joined text
         joined = SEPARATOR.join(batch)
         located = self._joint.positions(joined)  # the batch is ASCII
         found = self._text_plan.suspects(
@@ -328,13 +368,35 @@ class TextRedactor:
             )
         for mark in mark_positions(joined):  # read as a reader sees it: on its own
             found.add(bisect.bisect_right(starts, mark) - 1)
-        suspects: list[str] = []
-        for number, text in enumerate(batch):
-            if number in found:
-                suspects.append(text)
-            else:
-                self._remember(text, None)
-        return suspects
+        if small:
+            suspects: list[str] = []
+            for number, text in enumerate(batch):
+                if number in found:
+                    suspects.append(text)
+                else:
+                    self._remember(text, None)
+            return suspects
+        if not found:
+            self._remember_clean(batch)
+            return []
+        self._remember_clean([text for n, text in enumerate(batch) if n not in found])
+        return [batch[n] for n in sorted(found)]
+
+    def _remember_clean(self, texts: list[str]) -> None:
+        """Remember ``texts`` (distinct) as clean, as :meth:`_remember` would one by one."""
+        if not texts:
+            return
+        if max(map(len, texts)) > _CACHE_TEXT_LIMIT:
+            texts = [text for text in texts if len(text) <= _CACHE_TEXT_LIMIT]
+        size = sum(map(len, texts))
+        cache = self._cache
+        if len(cache) + len(texts) > _CACHE_ENTRIES or self._cached_chars + size > _CACHE_CHARS:
+            cache.clear()
+            self._cached_chars = 0
+            if len(texts) > _CACHE_ENTRIES or size > _CACHE_CHARS:
+                return  # more than the cache holds: decided, not remembered
+        cache.update(dict.fromkeys(texts))
+        self._cached_chars += size
 
     def _redact(self, text: str) -> tuple[str, dict[str, int]] | None:
         # Lone surrogates (a broken emoji in a tool's JSON, bytes decoded with
@@ -433,6 +495,7 @@ class TextRedactor:
 
 
 _SURROGATE: Final = re.compile("[\ud800-\udfff]")
+_UNKNOWN: Final = object()  # a string the cache holds no verdict for
 
 
 def _claim(

@@ -28,7 +28,7 @@ from .keyed import pair_name, probe, probe_option, value_of, value_of_option
 from .paths import PathMatcher, State
 from .scanner import TextRedactor
 
-__all__ = ["UNSCANNABLE", "Redactor"]
+__all__ = ["UNSCANNABLE", "Redactor", "plain_strings"]
 
 UNSCANNABLE = "unscannable"
 """The count name for values replaced whole because they could not be scanned."""
@@ -261,6 +261,59 @@ def _strings(data: Any) -> list[str] | None:
                 ):
                     append(text)
         elif isinstance(value, str | bytes | bytearray):
+            return None
+    return found
+
+
+_PLAIN_LEAVES: Final = frozenset({int, float, bool, type(None)})
+
+
+def plain_strings(data: Any, keys: list[str] | None = None) -> list[str] | None:
+    """What :meth:`Redactor.redact` decides ``data`` by (every string, dict keys too, and
+    each credential pair as :mod:`.keyed` writes it), or ``None`` unless ``data`` is plain
+    JSON data: built of ``dict`` (with ``str`` keys), ``list``, ``tuple``, ``str``, ``int``,
+    ``float``, ``bool`` and ``None`` only, no subclasses. Such data reads back from its JSON
+    text as the same data, so it can be decided and, if need be, redacted later from that
+    text (hooks-logging does so on its writer thread). The dict keys are added to ``keys``
+    too, when given."""
+    if keys is None:
+        keys = []
+    add_key = keys.append
+    found: list[str] = []
+    append = found.append
+    stack = [data]
+    push = stack.append
+    seen: set[int] = set()
+    leaves = _PLAIN_LEAVES
+    while stack:
+        value = stack.pop()
+        kind = type(value)
+        if kind is str:
+            append(value)
+        elif kind in leaves:
+            continue
+        elif kind is dict:
+            if id(value) in seen:
+                continue
+            seen.add(id(value))
+            for key, item in value.items():
+                if type(key) is not str:
+                    return None
+                append(key)
+                add_key(key)
+                kind = type(item)
+                if kind is str:
+                    append(item)
+                    if (text := probe(key, item)) is not None:
+                        append(text)  # the pair, as the assignment the walk reads
+                elif kind not in leaves:
+                    push(item)
+        elif kind is list or kind is tuple:
+            if id(value) in seen:
+                continue
+            seen.add(id(value))
+            stack.extend(value)
+        else:
             return None
     return found
 

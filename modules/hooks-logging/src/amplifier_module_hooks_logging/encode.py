@@ -61,7 +61,7 @@ from pydantic import BaseModel
 
 from .redact import MASK, SecretKeys
 
-__all__ = ["MAX_DEPTH", "REPR_LIMIT", "DataEncoder"]
+__all__ = ["MAX_DEPTH", "REPR_LIMIT", "DataEncoder", "strict_encoder"]
 
 #: Deeper nesting is cut by the careful encoder.
 MAX_DEPTH: Final = 200
@@ -147,6 +147,20 @@ def _build_c_encoder(default: Callable[[Any], Any]) -> Callable[[Any], str] | No
     except Exception:
         same = False
     return encode if same else None
+
+
+def _refuse(value: Any) -> Any:
+    raise TypeError(f"{type(value).__name__} is not plain JSON data")
+
+
+def strict_encoder() -> Callable[[Any], str]:
+    """An encoder of plain JSON data that writes what :class:`DataEncoder`'s fast encoder
+    writes for it and raises for anything else (an object JSON lacks, a cycle, a non-finite
+    float). Not to be shared between threads (the C encoder keeps its markers)."""
+    fast = _build_c_encoder(_refuse)
+    if fast is not None:
+        return fast
+    return json.JSONEncoder(ensure_ascii=False, allow_nan=False, separators=(",", ":")).encode
 
 
 Redact = Callable[[Any], Any]

@@ -6,8 +6,12 @@ Where the work happens (the emit path is hot):
   name), the session id, and the JSON encoding of the data. Encoding here *is* the snapshot:
   the record holds the data exactly as it was when this handler ran, whatever later handlers
   or the caller do to the same objects afterwards. It is done by the C JSON encoder, which is
-  both the cheapest deep copy and the serialisation we need anyway.
-* **On the writer thread**: the timestamp text, the line, the UTF-8 bytes, the file I/O.
+  both the cheapest deep copy and the serialisation we need anyway. With ``redact_values``
+  on, plain data is encoded as it is, with the strings the redaction engine decides it by
+  (:mod:`.deferred`); other data is redacted here.
+* **On the writer thread**: the redaction of plain data, decided for a whole batch of records
+  at once (unredacted text is never written), the timestamp text, the line, the UTF-8 bytes,
+  the file I/O.
 
 The handler runs early (``priority`` -1000 by default, lower runs first) so that no other
 handler can deny the event before it is recorded, and it never fails: any error inside it is
@@ -26,10 +30,11 @@ from typing import Any, Final
 from amplifier_core.models import HookResult
 
 from .config import LoggingConfig
+from .deferred import DeferredRedaction, Unsettled
 from .encode import DataEncoder
 from .filters import DEBUG_EVENTS, EventFilter
 from .paths import PathTemplate
-from .redact import SecretKeys, value_redactor
+from .redact import SecretKeys, value_engine, value_redactor
 from .subscribe import (
     declared_events,
     is_pattern,
@@ -65,11 +70,18 @@ class LoggingHook:
         self._session_id = session_id
         self._filter = EventFilter.from_config(self.config)
         self._levels = self._filter.decisions
-        self._encode = DataEncoder(
-            SecretKeys(self.config.redact_keys),
-            self.config.bytes_format,
-            value_redactor() if self.config.redact_values else None,
-        ).encode
+        secrets = SecretKeys(self.config.redact_keys)
+        bytes_format = self.config.bytes_format
+        settle: Callable[[list[Unsettled]], None] | None = None
+        if self.config.redact_values:  # plain data is decided on the writer thread
+            engine = value_engine()
+            deferred = DeferredRedaction(
+                engine, secrets, lambda: DataEncoder(secrets, bytes_format, value_redactor(engine))
+            )
+            self._encode: Callable[[Any], str | Unsettled] = deferred.record
+            settle = deferred.settle
+        else:
+            self._encode = DataEncoder(secrets, bytes_format).encode
         self._template = PathTemplate(self.config.path, working_dir=working_dir)
         self._writer = EventWriter(
             self._template.render,
@@ -77,6 +89,7 @@ class LoggingHook:
             block_timeout=self.config.block_timeout,
             max_bytes=self.config.max_bytes,
             backups=self.config.backups,
+            settle=settle,
         )
         self._put = self._writer.put
         self._continue = HookResult()

@@ -18,8 +18,11 @@ Values under a secret key are masked whatever they hold, except numbers, boolean
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterable
-from typing import Any, Final
+from collections.abc import Callable, Collection, Iterable
+from typing import TYPE_CHECKING, Any, Final
+
+if TYPE_CHECKING:
+    from amplifier_hooks_redact import Redactor
 
 __all__ = [
     "BUILTIN_SECRET_WORDS",
@@ -27,6 +30,7 @@ __all__ = [
     "SCAN_DEPTH",
     "SecretKeys",
     "normalize_key",
+    "value_engine",
     "value_redactor",
 ]
 
@@ -99,6 +103,12 @@ class SecretKeys:
         self._safe.add(key)
         return False
 
+    def any_secret(self, keys: Collection[object]) -> bool:
+        """True when one of ``keys`` is secret (:meth:`is_secret`)."""
+        if self._safe.issuperset(keys):
+            return False
+        return any(self.is_secret(key) for key in keys)
+
     def scan(self, value: Any, depth: int = 0) -> bool:
         """True when any mapping key inside ``value`` (dicts, lists, tuples) is secret.
 
@@ -127,13 +137,18 @@ class SecretKeys:
         return False
 
 
-def value_redactor() -> Callable[[Any], Any]:
-    """The redaction engine's default rules (secrets and PII) as a function over nested data:
-    the data back with every secret in its strings replaced, the same object when there is
-    none."""
+def value_engine() -> Redactor:
+    """The redaction engine with its default rules (secrets and PII)."""
     from amplifier_hooks_redact import build_redactor, parse_config
 
-    redactor = build_redactor(parse_config(None))
+    return build_redactor(parse_config(None))
+
+
+def value_redactor(engine: Redactor | None = None) -> Callable[[Any], Any]:
+    """The redaction engine's default rules (secrets and PII), or ``engine``, as a function
+    over nested data: the data back with every secret in its strings replaced, the same
+    object when there is none."""
+    redactor = engine if engine is not None else value_engine()
 
     def redact(data: Any) -> Any:
         return redactor.redact(data)[0]

@@ -6,8 +6,11 @@ common path. Once woken, the thread lets records gather for :data:`_GATHER` seco
 the queue already holds a batch, a flush or close is waiting), so a steady stream of events is
 written in batches instead of one wake-up and one write per event: those also contend with the
 emitting thread for the interpreter lock each time it is released (a Hyperscan scan, a
-system call). It then turns records into lines, groups them by file and appends each group
-with as few ``os.write`` calls as possible (see :mod:`.sink`).
+system call). It takes up to :data:`_BATCH` records, lets ``settle`` decide the redaction of
+those whose data waits for it (:mod:`.deferred`: one decision for the whole batch), turns
+them into lines, groups them by file and appends each group with as few ``os.write`` calls as
+possible (see :mod:`.sink`). A record whose data was never settled is written as a marker,
+never as its unredacted text.
 
 Guarantees:
 
@@ -38,6 +41,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Final, TypeAlias
 
+from .deferred import NOT_SETTLED, Unsettled
 from .record import LineFormatter
 from .sink import FileSink
 
@@ -45,8 +49,9 @@ __all__ = ["DROPPED_EVENT", "EventWriter", "Item", "WriterStats"]
 
 logger = logging.getLogger("amplifier_module_hooks_logging")
 
-#: ``(time.time(), level, event, session_id, data as JSON text)``
-Item: TypeAlias = tuple[float, str, str, str, str]
+#: ``(time.time(), level, event, session_id, data as JSON text)``; the data may still wait for
+#: the writer's ``settle`` (:class:`~.deferred.Unsettled`).
+Item: TypeAlias = tuple[float, str, str, str, str | Unsettled]
 
 #: Event name of the summary record written when records were dropped.
 DROPPED_EVENT: Final = "hooks-logging:dropped"
@@ -94,8 +99,10 @@ class EventWriter:
         block_timeout: float = 10.0,
         max_bytes: int = 0,
         backups: int = 5,
+        settle: Callable[[list[Unsettled]], None] | None = None,
     ) -> None:
         self._resolve = resolve_path
+        self._settle = settle
         self._limit = queue_size
         self._block_timeout = block_timeout
         self._max_bytes = max_bytes
@@ -257,35 +264,53 @@ class EventWriter:
     def _drain(self) -> None:
         buf = self._buf
         line = self._format.line
-        groups: dict[str, list[str]] = {}
-        count = 0
         while True:
-            try:
-                item = buf.popleft()
-            except IndexError:
+            taken: list[Item] = []
+            marker: _Flush | None = None
+            while len(taken) < _BATCH:
+                try:
+                    item = buf.popleft()
+                except IndexError:
+                    break
+                if item.__class__ is tuple:
+                    taken.append(item)
+                else:
+                    marker = item  # type: ignore[assignment]
+                    break
+            full = len(taken) >= _BATCH
+            if full:
+                self._room.set()
+            if taken:
+                self._settle_all(taken)
+                groups: dict[str, list[str]] = {}
+                for when, level, event, session_id, data in taken:
+                    if data.__class__ is not str:
+                        settled = data.settled  # type: ignore[union-attr]
+                        data = NOT_SETTLED if settled is None else settled
+                    lines = groups.get(session_id)
+                    if lines is None:
+                        lines = groups[session_id] = []
+                    lines.append(line(when, level, event, session_id, data))
+                self._write(groups)
+            if marker is not None:
+                marker.done.set()
+            elif not full:
                 break
-            if item.__class__ is tuple:
-                when, level, event, session_id, data = item
-                lines = groups.get(session_id)
-                if lines is None:
-                    lines = groups[session_id] = []
-                lines.append(line(when, level, event, session_id, data))
-                count += 1
-                if count >= _BATCH:
-                    self._room.set()
-                    self._write(groups)
-                    groups = {}
-                    count = 0
-            else:
-                if groups:
-                    self._write(groups)
-                    groups = {}
-                    count = 0
-                item.done.set()  # type: ignore[union-attr]
-        if groups:
-            self._write(groups)
         self._stalled = False
         self._room.set()
+
+    def _settle_all(self, taken: list[Item]) -> None:
+        """Let ``settle`` decide the records of ``taken`` whose data is not final yet."""
+        settle = self._settle
+        if settle is None:
+            return
+        pending = [item[4] for item in taken if item[4].__class__ is not str]
+        if not pending:
+            return
+        try:
+            settle(pending)  # type: ignore[arg-type]
+        except Exception:  # never expected: what stays unsettled is written as a marker
+            logger.exception("hooks-logging: deciding the redaction of queued records failed")
 
     def _write(self, groups: dict[str, list[str]]) -> None:
         by_path: dict[str, list[str]] = {}

@@ -1,0 +1,204 @@
+"""Plain event data redacted on the writer thread writes what redacting it in the handler
+writes, record by record, and never anything unredacted."""
+
+from __future__ import annotations
+
+import json
+import time
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from amplifier_core.hooks import HookRegistry
+from amplifier_hooks_redact import Redactor, TextRedactor
+from amplifier_module_hooks_logging import DataEncoder, SecretKeys, mount
+from amplifier_module_hooks_logging.deferred import NOT_SETTLED, DeferredRedaction, Unsettled
+from amplifier_module_hooks_logging.redact import value_engine, value_redactor
+from amplifier_module_hooks_logging.writer import EventWriter
+
+GH = "ghp_" + "Vb3Nq8Lr2Tz6Wk1Xs5Pm9Hd4Jf7Cy0Ga2Ue8R"
+CARD = "4111 1111 1111 1111"
+
+
+_ENGINES = (value_engine(), value_engine())  # building one compiles the rules: done once
+
+
+def _pair(engine: Redactor | None = None) -> tuple[DeferredRedaction, DataEncoder]:
+    """A deferred redaction and the handler's own encoder, with the same rules, each with an
+    engine that has decided nothing yet."""
+    deferred_engine, inline_engine = _ENGINES
+    for shared in _ENGINES:
+        shared.text._cache.clear()
+    secrets = SecretKeys()
+
+    def make(engine: Redactor) -> DataEncoder:
+        return DataEncoder(secrets, "utf8", value_redactor(engine))
+
+    chosen = engine if engine is not None else deferred_engine
+    return DeferredRedaction(chosen, secrets, lambda: make(chosen)), make(inline_engine)
+
+
+def _written(deferred: DeferredRedaction, records: list[str | Unsettled]) -> list[str]:
+    deferred.settle([r for r in records if isinstance(r, Unsettled)])
+    out = []
+    for record in records:
+        if isinstance(record, Unsettled):
+            assert record.settled is not None
+            out.append(record.settled)
+        else:
+            out.append(record)
+    return out
+
+
+_KEYS = st.sampled_from(
+    ["command", "password", "api_key", "note", "client_secret", "env", "Authorization", "n"]
+)
+_LEAVES = st.one_of(
+    st.sampled_from(
+        [GH, f"token {GH}", f"password={GH}", f"pay {CARD}", "jane@example.com", "hunter2"]
+    ),
+    st.sampled_from(["ls -la /tmp/x", "toolu_0001", "2026-11-27T15:20:33.456+00:00", "", "\n"]),
+    st.text(max_size=16),
+    st.integers(),
+    st.floats(allow_nan=False, allow_infinity=False),
+    st.booleans(),
+    st.none(),
+)
+_PLAIN = st.recursive(
+    _LEAVES,
+    lambda inner: st.one_of(
+        st.lists(inner, max_size=4),
+        st.lists(inner, max_size=4).map(tuple),
+        st.dictionaries(st.one_of(_KEYS, st.text(max_size=6)), inner, max_size=4),
+    ),
+    max_leaves=16,
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(_PLAIN, min_size=1, max_size=8))
+def test_a_batch_settled_on_the_writer_writes_what_the_handler_would(batch: list[Any]) -> None:
+    deferred, encoder = _pair()
+    records = [deferred.record(data) for data in batch]
+    assert _written(deferred, records) == [encoder.encode(data) for data in batch]
+
+
+def test_plain_data_waits_for_the_writer_and_other_data_is_encoded_at_once() -> None:
+    deferred, encoder = _pair()
+    plain = {"tool_input": {"command": f"echo {GH}"}, "n": 1, "ok": [True, None, 1.5]}
+    assert isinstance(deferred.record(plain), Unsettled)
+    for data in (
+        {"when": datetime(2026, 1, 1, tzinfo=UTC), "token": GH},  # converted
+        {"raw": f"x {GH}".encode()},  # bytes
+        {1: GH},  # a key JSON would change
+        {"password": "hunter2"},  # a key the logger masks
+        {"x": float("nan")},
+    ):
+        record = deferred.record(data)
+        assert isinstance(record, str)
+        assert record == encoder.encode(data)
+        assert GH not in record
+
+
+def test_a_cycle_is_encoded_in_the_handler() -> None:
+    deferred, encoder = _pair()
+    data: dict[str, Any] = {"a": f"token {GH}"}
+    data["self"] = data
+    record = deferred.record(data)
+    assert isinstance(record, str)
+    assert GH not in record
+    assert record == encoder.encode(data)
+
+
+@pytest.mark.parametrize("leaf", [f"token {GH}", "plain"])
+@pytest.mark.parametrize("depth", [10, 63, 64, 65, 70, 250])
+def test_deep_plain_data_is_cut_as_the_handler_cuts_it(depth: int, leaf: str) -> None:
+    deferred, encoder = _pair()
+    data: Any = leaf
+    for n in range(depth):
+        data = {"k": data, "n": n} if n % 2 else [data, "x"]
+    record = deferred.record(data)
+    (written,) = _written(deferred, [record])
+    assert written == encoder.encode(data)
+    assert GH not in written
+
+
+class _Failing(TextRedactor):
+    def holding(self, texts: Any) -> set[str]:
+        raise RuntimeError("decision failed")
+
+
+def test_when_the_batch_decision_fails_each_record_is_redacted_on_its_own() -> None:
+    failing = Redactor(_Failing(_ENGINES[0].text.rules))
+    deferred, encoder = _pair(failing)
+    batch = [{"c": f"echo {GH}"}, {"c": "ls"}, {"c": [CARD]}]
+    records = [deferred.record(data) for data in batch]
+    written = _written(deferred, records)
+    assert written == [encoder.encode(data) for data in batch]
+    assert all(GH not in text and CARD not in text for text in written)
+
+
+def test_a_record_never_settled_is_written_as_a_marker(tmp_path: Path) -> None:
+    writer = EventWriter(lambda sid: str(tmp_path / "e.jsonl"))  # no settle
+    writer.put((time.time(), "info", "x", "s", Unsettled(json.dumps({"t": GH}), [GH])))
+    assert writer.close()
+    text = (tmp_path / "e.jsonl").read_text()
+    assert GH not in text
+    assert json.loads(text)["data"] == json.loads(NOT_SETTLED)
+
+
+async def _logger(tmp_path: Path) -> tuple[HookRegistry, Any, Path]:
+    class Coordinator:
+        def __init__(self) -> None:
+            self.hooks = HookRegistry()
+            self.session_id = "s-1"
+
+    coordinator = Coordinator()
+    path = tmp_path / "events.jsonl"
+    cleanup = await mount(coordinator, {"path": str(path)})
+    return coordinator.hooks, cleanup, path
+
+
+async def test_the_file_holds_the_data_as_emitted_and_redacted(tmp_path: Path) -> None:
+    hooks, cleanup, path = await _logger(tmp_path)
+    data: dict[str, Any] = {"tool_input": {"command": f"curl -H 'token {GH}'"}, "items": ["a"]}
+    await hooks.emit("tool:pre", data)
+    data["tool_input"]["command"] = "changed after emit"  # the record is the emit's snapshot
+    data["items"].append(GH)
+    for n in range(3000):  # a batch of records decided together, a few with secrets
+        command = f"echo {GH}" if n % 500 == 0 else f"ls /tmp/{n}"
+        await hooks.emit("tool:pre", {"tool_input": {"command": command}, "n": n})
+    await cleanup()
+    lines = path.read_text(encoding="utf-8").splitlines()
+    assert GH not in "".join(lines)
+    records = [json.loads(line)["data"] for line in lines]
+    first = records[0]
+    assert first["tool_input"]["command"] == "curl -H 'token [REDACTED:github_token]'"
+    assert first["items"] == ["a"]
+    numbered = [r for r in records if "n" in r]
+    assert [r["n"] for r in numbered] == list(range(3000))
+    for record in numbered:
+        n = record["n"]
+        expected = "echo [REDACTED:github_token]" if n % 500 == 0 else f"ls /tmp/{n}"
+        assert record["tool_input"]["command"] == expected
+
+
+@pytest.mark.parametrize("redact_values", [True, False])
+async def test_redact_values_off_writes_values_as_they_are(
+    tmp_path: Path, redact_values: bool
+) -> None:
+    class Coordinator:
+        def __init__(self) -> None:
+            self.hooks = HookRegistry()
+            self.session_id = "s-1"
+
+    coordinator = Coordinator()
+    path = tmp_path / "events.jsonl"
+    cleanup = await mount(coordinator, {"path": str(path), "redact_values": redact_values})
+    await coordinator.hooks.emit("tool:pre", {"command": f"echo {GH}"})
+    await cleanup()
+    assert (GH in path.read_text()) is not redact_values
