@@ -85,9 +85,27 @@ def test_data_that_is_not_plain_json_has_no_plain_strings(data: Any) -> None:
     assert plain_strings(data) is None
 
 
-_KEYS = st.sampled_from(["command", "password", "api_key", "note", "client_secret", "n"])
+# Names and values that make name/value entries ({"name": "DB_PASSWORD", "value": ...}) and
+# option/value pairs (["--token", ...]), which both walks must read alike.
+_KEYS = st.sampled_from(
+    [
+        "command",
+        "password",
+        "api_key",
+        "note",
+        "client_secret",
+        "n",
+        "name",
+        "value",
+        "Key",
+        "Value",
+    ]
+)
 _LEAVES = st.one_of(
-    st.sampled_from([GH, f"password={GH}", "ls -la", "hunter2", "jane@example.com", ""]),
+    st.sampled_from(
+        [GH, f"password={GH}", "ls -la", "hunter2", "jane@example.com", "", "--token", "-p"]
+    ),
+    st.sampled_from(["DB_PASSWORD", "client_secret", "S3cretP4ssW0rd9"]),
     st.text(max_size=20),
     st.integers(),
     st.floats(allow_nan=False),

@@ -207,6 +207,29 @@ class Redactor:
 _LEAVES: Final = frozenset({int, float, bool, type(None)})
 
 
+def _entry(mapping: dict[Any, Any]) -> str | None:
+    """A ``{"name": "API_TOKEN", "value": ...}`` entry as the assignment the walk reads it as."""
+    if (
+        ("value" in mapping or "Value" in mapping or "ParameterValue" in mapping)
+        and (pair := pair_name(mapping)) is not None
+        and type(mapping[pair[0]]) is str
+    ):
+        return probe(pair[1], mapping[pair[0]])
+    return None
+
+
+def _arguments(sequence: list[Any] | tuple[Any, ...]) -> list[str]:
+    """Each ``["--token", "..."]`` option and value of ``sequence``, as the walk reads them."""
+    return [
+        text
+        for option, item in itertools.pairwise(sequence)
+        if type(option) is str
+        and option[:1] == "-"
+        and type(item) is str
+        and (text := probe_option(option, item)) is not None
+    ]
+
+
 def _strings(data: Any) -> list[str] | None:
     """Every string inside ``data`` (dict keys too), or ``None`` when it holds a value the
     walk treats in its own way (``bytes``, a ``str`` subclass) and must see itself."""
@@ -228,12 +251,7 @@ def _strings(data: Any) -> list[str] | None:
                 continue
             seen.add(id(value))
             # Strings and numbers, the most of any event, are taken here, not pushed.
-            if (
-                ("value" in value or "Value" in value or "ParameterValue" in value)
-                and (pair := pair_name(value)) is not None
-                and type(value[pair[0]]) is str
-                and (text := probe(pair[1], value[pair[0]])) is not None
-            ):
+            if (text := _entry(value)) is not None:
                 append(text)  # the name/value entry, as the assignment the walk reads
             for key, item in value.items():
                 if type(key) is str:
@@ -252,14 +270,7 @@ def _strings(data: Any) -> list[str] | None:
                 continue
             seen.add(id(value))
             stack.extend(value)
-            for option, item in itertools.pairwise(value):  # ["--token", "..."], as walked
-                if (
-                    type(option) is str
-                    and option[:1] == "-"
-                    and type(item) is str
-                    and (text := probe_option(option, item)) is not None
-                ):
-                    append(text)
+            found.extend(_arguments(value))
         elif isinstance(value, str | bytes | bytearray):
             return None
     return found
@@ -296,6 +307,8 @@ def plain_strings(data: Any, keys: list[str] | None = None) -> list[str] | None:
             if id(value) in seen:
                 continue
             seen.add(id(value))
+            if (text := _entry(value)) is not None:
+                append(text)  # the name/value entry, as the assignment the walk reads
             for key, item in value.items():
                 if type(key) is not str:
                     return None
@@ -313,6 +326,7 @@ def plain_strings(data: Any, keys: list[str] | None = None) -> list[str] | None:
                 continue
             seen.add(id(value))
             stack.extend(value)
+            found.extend(_arguments(value))
         else:
             return None
     return found
