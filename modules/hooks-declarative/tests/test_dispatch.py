@@ -606,3 +606,34 @@ async def test_a_quiet_event_returns_no_result_on_our_kernel() -> None:
     assert isinstance(result, HookResult)
     assert result.action == "continue"
     await cleanup()
+
+
+async def test_a_parallel_group_starts_the_hook_that_took_longest_last_time_first() -> None:
+    """Decisions stay in declaration order; what changes is only which hook starts first."""
+    journal = Journal()
+    group = {
+        "parallel": True,
+        "hooks": [cmd(gate="a", message="A"), cmd(gate="b", message="B"), cmd(gate="c")],
+    }
+    coordinator, cleanup = await mounted({"PreToolUse": [group]}, journal)
+    labels = [f"{L}[0].hooks[{i}]" for i in range(3)]
+
+    async def finish(index: int) -> None:
+        journal.gate("abc"[index]).set()
+        while labels[index] not in journal.of("done"):  # noqa: ASYNC110 - turns of the loop, no clock
+            await asyncio.sleep(0)
+        await asyncio.sleep(0.01)  # the next one comes in strictly later on the loop's clock
+
+    first = asyncio.create_task(coordinator.hooks.emit("tool:pre", bash("ls")))
+    while len(journal.of("start")) < 3:  # noqa: ASYNC110 - turns of the loop, no clock
+        await asyncio.sleep(0)
+    assert journal.of("start") == labels  # no history yet: declaration order
+    for index in (1, 0, 2):  # b comes in first, then a, then c
+        await finish(index)
+    await first
+
+    journal.entries.clear()
+    result = await coordinator.hooks.emit("tool:pre", bash("ls"))
+    assert journal.of("start") == [labels[2], labels[0], labels[1]]  # c, a, b
+    assert [m.message for m in result.user_messages] == ["A", "B"]  # declaration order
+    await cleanup()

@@ -388,6 +388,7 @@ class Dispatcher:
         self._none_is_continue = True
         self._observe_patterns = tuple(f"{pattern}:*" for pattern in observe_sources)
         self._observed: dict[str, bool] = {}
+        self._took: dict[str, float] = {}  # hook label -> seconds its last foreground run took
         self.reloader: Any = None  # hook files read again when they change: .reload
 
     def observed(self, hook: _Hook) -> bool:
@@ -627,7 +628,7 @@ class Dispatcher:
                 self.background.spawn(hook, _run_one(hook, context))
             else:
                 foreground.append(hook)
-        decisions = await asyncio.gather(*(_run_one(hook, context) for hook in foreground))
+        decisions = await self._together([(hook, context) for hook in foreground])
         changed = False
         for hook, decision in zip(foreground, decisions, strict=True):  # in declaration order
             if self.observed(hook):
@@ -648,11 +649,33 @@ class Dispatcher:
                     self.background.spawn(hook, _run_one(hook, context))
                 else:
                     foreground.append((hook, context))
-        decisions = await asyncio.gather(*(_run_one(hook, context) for hook, context in foreground))
+        decisions = await self._together(foreground)
         changed = False
-        for decision in decisions:  # gather keeps declaration order
+        for decision in decisions:  # in declaration order
             changed = outcome.add(decision) or changed
         return changed
+
+    async def _together(self, jobs: Sequence[tuple[_Hook, HookContext]]) -> list[Decision]:
+        """Run every job at once; their decisions in declaration order.
+
+        They start longest first, by how long each one's decision took to come in last time,
+        counted from the start of its batch (declaration order the first time, and among
+        equals): starting a command costs its caller a moment, so the hook that decides how
+        long they all take should not wait behind the others' starts."""
+        took = self._took
+        order = sorted(range(len(jobs)), key=lambda index: -took.get(jobs[index][0].label, 0.0))
+        started = asyncio.get_running_loop().time()
+        tasks: dict[int, asyncio.Future[Decision]] = {}
+        for index in order:
+            tasks[index] = asyncio.ensure_future(self._timed(*jobs[index], started))
+        return list(await asyncio.gather(*(tasks[index] for index in range(len(jobs)))))
+
+    async def _timed(self, hook: _Hook, context: HookContext, started: float) -> Decision:
+        """:func:`_run_one`, remembering when its decision came in (:meth:`_together`)."""
+        try:
+            return await _run_one(hook, context)
+        finally:
+            self._took[hook.label] = asyncio.get_running_loop().time() - started
 
     @staticmethod
     def _modified(base: HookContext, outcome: Outcome, alias: str) -> HookContext:
