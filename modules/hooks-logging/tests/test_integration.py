@@ -522,3 +522,17 @@ def test_block_timeout_key_bounds_the_wait_on_a_stalled_disk(tmp_path: Path) -> 
     written = [json.loads(line) for line in lines]
     assert len(written) - 1 + hook.stats.dropped == 100
     assert written[-1]["event"] == "hooks-logging:dropped"
+
+
+async def test_a_sessions_directory_exists_once_its_first_emit_returns(
+    make_coordinator: Any, tmp_path: Path, read_jsonl: Reader
+) -> None:
+    """An application may look for the session's directory as soon as the event is emitted
+    (Amplifier's session store reads its metadata from there), before the writer has written."""
+    template = str(tmp_path / "sessions" / "{session_id}" / "events.jsonl")
+    coordinator = make_coordinator()
+    cleanup = await mount(coordinator, {"path": template})
+    await coordinator.hooks.emit("session:start", {"session_id": "s-1"})
+    assert (tmp_path / "sessions" / "s-1").is_dir()  # no flush: made in the emit
+    await cleanup()
+    assert len(read_jsonl(tmp_path / "sessions" / "s-1" / "events.jsonl")) == 1

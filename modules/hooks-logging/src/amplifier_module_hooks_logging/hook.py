@@ -92,6 +92,7 @@ class LoggingHook:
             settle=settle,
         )
         self._put = self._writer.put
+        self._homes: set[str] = set()  # sessions whose log directory exists: _make_home
         self._continue = HookResult()
         self._hooks: Any = None
         self._undo: list[Callable[[], Any]] = []
@@ -116,10 +117,26 @@ class LoggingHook:
                 session_id = self._fallback_session()
             if session_id.__class__ is not str:
                 session_id = str(session_id)
+            if session_id not in self._homes:
+                self._make_home(session_id)
             self._put((time.time(), level, event, session_id, self._encode(data)))
         except Exception as err:
             self._handler_failed(event, err)
         return self._continue
+
+    def _make_home(self, session_id: str) -> None:
+        """Create the directory of ``session_id``'s log before its first event's emit returns,
+        as a logger writing in the emit does: an application may look for the session's
+        directory (Amplifier's session store does) before the writer thread has written."""
+        if len(self._homes) >= 4096:
+            self._homes.clear()
+        self._homes.add(session_id)
+        try:
+            parent = os.path.dirname(self._template.render(session_id))
+            if parent:
+                os.makedirs(parent, exist_ok=True)
+        except (OSError, ValueError):  # the writer reports what it cannot write, and where
+            pass
 
     def _fallback_session(self) -> str:
         session_id = getattr(self.coordinator, "session_id", None) or self._session_id
