@@ -73,13 +73,15 @@ class LoggingHook:
         secrets = SecretKeys(self.config.redact_keys)
         bytes_format = self.config.bytes_format
         settle: Callable[[list[Unsettled]], None] | None = None
-        if self.config.redact_values:  # plain data is decided on the writer thread
+        if self.config.redact_values and self.config.redact_on_writer:  # plain data: on the writer
             engine = value_engine()
             deferred = DeferredRedaction(
                 engine, secrets, lambda: DataEncoder(secrets, bytes_format, value_redactor(engine))
             )
             self._encode: Callable[[Any], str | Unsettled] = deferred.record
             settle = deferred.settle
+        elif self.config.redact_values:
+            self._encode = DataEncoder(secrets, bytes_format, value_redactor(value_engine())).encode
         else:
             self._encode = DataEncoder(secrets, bytes_format).encode
         self._template = PathTemplate(self.config.path, working_dir=working_dir)
