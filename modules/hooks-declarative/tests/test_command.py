@@ -10,6 +10,7 @@ import logging
 import os
 import re
 import shlex
+import shutil
 import time
 from collections.abc import Callable
 from datetime import UTC, datetime
@@ -596,10 +597,13 @@ async def test_event_data_that_cannot_be_json_is_a_hook_failure(tmp_path: Path) 
     loop: dict[str, Any] = {}
     loop["self"] = loop
     ctx = context(tmp_path, data={"loop": loop})
-    decision = await run(script("allow.sh"), tmp_path, ctx, on_failure="block")
+    # A command as short as a user writes it, run in the project: the message spells it whole
+    # wherever the checkout lives (a command longer than 80 characters is shown shortened).
+    shutil.copy(SCRIPTS / "allow.sh", tmp_path / "allow.sh")
+    decision = await run("bash allow.sh", tmp_path, ctx, on_failure="block")
     assert decision.action == "block"
     assert decision.message == (
-        f"{FAILED}command `{script('allow.sh')}` was not run: the tool:pre event could not be "
+        f"{FAILED}command `bash allow.sh` was not run: the tool:pre event could not be "
         "written as JSON: ValueError: Circular reference detected"
     )
 

@@ -33,6 +33,7 @@ from typing import Any
 
 import pytest
 from amplifier_hooks_util import sandbox as sandbox_module
+from amplifier_hooks_util.process import run_process
 
 from amplifier_module_hooks_declarative.config import parse_config
 from amplifier_module_hooks_declarative.containment import contain_documents
@@ -203,20 +204,70 @@ def unprivileged() -> tuple[int, int] | None:
     return None
 
 
+# What SESSION imports, found by importing it in a child of this interpreter: each top-level
+# package outside the standard library, with the directory it was loaded from.
+PROBE = textwrap.dedent(
+    """
+    import json, sys, sysconfig
+    base = {"base": sys.base_prefix, "platbase": sys.base_exec_prefix}
+    stdlib = tuple({sysconfig.get_paths(vars=base)[k] for k in ("stdlib", "platstdlib")})
+    before = set(sys.modules)
+    exec(compile(sys.argv[1], "<imports>", "exec"))
+    found = {}
+    for name in sorted(set(sys.modules) - before):
+        top = sys.modules.get(name.partition(".")[0])
+        paths = list(getattr(top, "__path__", []) or [getattr(top, "__file__", None) or ""])
+        for path in paths:
+            if path and ("-packages" in path or not path.startswith(stdlib)):
+                found[path] = None
+    print(json.dumps(list(found)))
+    """
+)
+
+
+def readable_copy(work: Path) -> Path:
+    """The packages :data:`SESSION` imports, copied under ``work`` (readable by anyone): the
+    session runs as an unprivileged user, which may not read this checkout or its virtual
+    environment (a clone under a 0700 ``mktemp -d`` directory)."""
+    imports = "\n".join(
+        line for line in SESSION.splitlines() if line.startswith(("import ", "from "))
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", PROBE, imports], capture_output=True, text=True, check=True
+    )
+    site = work / "site"
+    site.mkdir()
+    for path in map(Path, json.loads(done.stdout)):
+        target = site / path.name
+        if path.is_dir():
+            shutil.copytree(
+                path, target, dirs_exist_ok=True, ignore=shutil.ignore_patterns("*.pyc")
+            )
+        elif path.suffix in (".py", ".so", ".pyd") and not target.exists():
+            shutil.copy2(path, target)
+    for path in [work, *work.rglob("*")]:
+        path.chmod(path.stat().st_mode | 0o444 | (0o111 if path.is_dir() else 0))
+    return site
+
+
 def run_session(request: pytest.FixtureRequest, mode: str, *user: str) -> Path:
     """Run :data:`SESSION` (as ``user``: a ``setpriv`` prefix) with the secret in its
-    environment; the directory holding what it and its hooks saw."""
+    environment; the directory holding what it and its hooks saw. The session runs the base
+    interpreter on a copy of what it imports, so it does not depend on where this checkout
+    lives or on the permissions of its parents."""
     work = Path(tempfile.mkdtemp(prefix="session-", dir="/tmp"))
     request.addfinalizer(lambda: shutil.rmtree(work, ignore_errors=True))
+    site = readable_copy(work)
     os.chmod(work, 0o777)
     script = work / "session.py"
     script.write_text(SESSION)
+    python = getattr(sys, "_base_executable", sys.executable)
     done = subprocess.run(
-        [*user, sys.executable, str(script), str(work), SCAN, mode],
+        [*user, python, "-s", str(script), str(work), SCAN, mode],
         capture_output=True,
         text=True,
         timeout=60,
-        env={"PATH": os.environ["PATH"], "ANTHROPIC_API_KEY": SECRET},
+        env={"PATH": os.environ["PATH"], "ANTHROPIC_API_KEY": SECRET, "PYTHONPATH": str(site)},
     )
     assert done.returncode == 0, done.stderr
     before = (work / "before.txt").read_text()
@@ -306,6 +357,37 @@ async def test_a_sandboxed_hook_has_no_network(project: Path, loopback: int) -> 
     decision = await runner(command, project, sandbox=True).run(context(project))
     assert decision.action == "continue", decision.message
     assert (project / "out.txt").read_text().startswith("refused")
+
+
+@needs_bwrap
+async def test_a_sandboxed_hook_runs_its_interpreter_and_script_from_the_hidden_tmp(
+    request: pytest.FixtureRequest, project: Path
+) -> None:
+    """The sandbox empties /tmp and /var/tmp; a hook whose interpreter (a virtual environment)
+    and script live there still runs, seeing them read-only, and nothing else of /var/tmp."""
+    hidden = Path(tempfile.mkdtemp(prefix="hook-runtime-", dir="/var/tmp"))
+    request.addfinalizer(lambda: shutil.rmtree(hidden, ignore_errors=True))
+    venv = hidden / "venv"
+    make = [sys.executable, "-m", "venv", "--without-pip", str(venv)]
+    made = await run_process(make, timeout=120)
+    assert made.returncode == 0, made.stderr
+    (hidden / "other.txt").write_text("not for the hook\n")
+    script = hidden / "hook.py"
+    script.write_text(
+        "import os, sys\n"
+        "print(sys.prefix)\n"
+        "print(sorted(os.listdir(os.path.dirname(os.path.abspath(__file__)))))\n"
+        "open(__file__, 'a')\n"
+    )
+    command = f"{shlex.quote(str(venv / 'bin' / 'python'))} {shlex.quote(str(script))} > out.txt"
+    decision = await runner(command, project, sandbox=True, on_failure="block").run(
+        context(project)
+    )
+    assert decision.action == "block"  # the script could not open itself for writing
+    assert "Read-only file system" in (decision.message or ""), decision.message
+    prefix, listing = (project / "out.txt").read_text().splitlines()
+    assert prefix == str(venv)  # its own environment, not the base interpreter's
+    assert listing == str(sorted(["hook.py", "venv"]))  # not other.txt
 
 
 def any_exists(*paths: str | Path) -> bool:

@@ -12,6 +12,10 @@
 * ``--ro-bind / /``: the whole filesystem read-only, then the project directory and each
   declared write path bound read-write; a private ``/tmp`` and ``/var/tmp`` (empty tmpfs), a
   minimal ``/dev``;
+* what the command's own programs need from those hidden directories, bound read-only at the
+  same place (:attr:`Sandbox.read_paths`, from :func:`~amplifier_hooks_util.program_files.
+  program_files`): an interpreter in a virtual environment under ``/tmp``, the script it runs,
+  so a hook whose interpreter lives there runs contained as it runs plain;
 * ``--unshare-ipc``, ``--unshare-uts``, ``--unshare-cgroup-try``.
 
 * ``/dev/tty`` is ``/dev/null``: with no terminal among its inherited descriptors (a hook's are
@@ -40,10 +44,12 @@ import shutil
 from collections.abc import Sequence
 from typing import Final
 
-__all__ = ["BWRAP", "Sandbox", "SandboxUnavailable", "bwrap_path", "sandbox_failure"]
+__all__ = ["BWRAP", "HIDDEN", "Sandbox", "SandboxUnavailable", "bwrap_path", "sandbox_failure"]
 
 BWRAP: Final = "bwrap"
 """The bubblewrap executable, looked up on ``PATH`` (Debian package ``bubblewrap``)."""
+HIDDEN: Final = ("/tmp", "/var/tmp")
+"""The directories a contained command sees empty (its own tmpfs each)."""
 _SETUP_FAILED: Final = 1
 _PREFIX: Final = b"bwrap: "
 
@@ -70,10 +76,13 @@ def bwrap_path() -> str:
 @dataclasses.dataclass(frozen=True, slots=True)
 class Sandbox:
     """Where a contained command may write: ``project_dir`` and ``write_paths`` (absolute, or
-    relative to ``project_dir``); everything else is read-only."""
+    relative to ``project_dir``); everything else is read-only. ``read_paths`` (absolute) are
+    shown read-only where they lie in a directory of :data:`HIDDEN` and outside what is
+    writable: what the command's own programs need from there."""
 
     project_dir: str
     write_paths: tuple[str, ...] = ()
+    read_paths: tuple[str, ...] = ()
 
     def writable(self) -> tuple[str, ...]:
         """The directories and files bound read-write, absolute, links resolved, in order."""
@@ -82,6 +91,24 @@ class Sandbox:
             full = os.path.join(self.project_dir, os.path.expanduser(path))
             seen[os.path.realpath(full)] = None
         return tuple(seen)
+
+    def readable(self) -> tuple[str, ...]:
+        """The paths bound read-only: each of ``read_paths`` that exists, lies in a hidden
+        directory and is not inside a writable path, in order."""
+        writable = self.writable()
+        found: dict[str, None] = {}
+        for path in self.read_paths:
+            full = os.path.normpath(path)
+            if not os.path.isabs(full) or not os.path.exists(full):
+                continue
+            # the path as written, and where its links lead (a link outside to a hidden place)
+            for candidate in dict.fromkeys((full, os.path.realpath(full))):
+                if not any(_inside(candidate, hidden) for hidden in HIDDEN):
+                    continue
+                if any(_inside(candidate, w) for w in writable):
+                    continue
+                found[candidate] = None
+        return tuple(found)
 
     def argv(self, command: Sequence[str]) -> list[str]:
         """The ``bwrap`` command line that runs ``command`` contained, in the project directory.
@@ -107,15 +134,19 @@ class Sandbox:
             "/dev/tty",
             "--proc",
             "/proc",
-            "--tmpfs",
-            "/tmp",
-            "--tmpfs",
-            "/var/tmp",
         ]
+        for hidden in HIDDEN:
+            argv += ["--tmpfs", hidden]
+        for path in self.readable():
+            argv += ["--ro-bind", path, path]
         for path in self.writable():
             argv += ["--bind", path, path]
         argv += ["--chdir", os.path.realpath(self.project_dir), "--", *command]
         return argv
+
+
+def _inside(path: str, directory: str) -> bool:
+    return path == directory or path.startswith(directory.rstrip("/") + "/")
 
 
 def sandbox_failure(returncode: int, stderr: bytes) -> str | None:

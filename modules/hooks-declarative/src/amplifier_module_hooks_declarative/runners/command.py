@@ -55,8 +55,10 @@ Containment: building a runner makes the session non-dumpable, so no hook reads 
 runs as ``bwrap ... /bin/sh -c <command>`` (:class:`amplifier_hooks_util.sandbox.Sandbox`),
 with the minimal environment unless ``environment`` already reduces it;
 the project directory, ``sandbox_write_paths`` and the ``CLAUDE_ENV_FILE`` of a
-``SessionStart`` hook are writable. A sandbox that cannot start blocks, whatever
-``on_failure`` says.
+``SessionStart`` hook are writable; what the command's own programs need from the directories
+the sandbox hides (``/tmp``, ``/var/tmp``: an interpreter in a virtual environment there, the
+script it runs) is shown read-only (:func:`amplifier_hooks_util.program_files.program_files`).
+A sandbox that cannot start blocks, whatever ``on_failure`` says.
 
 After a hook that was given ``CLAUDE_ENV_FILE`` ran, what it appended is attributed to it and
 judged at once (:func:`..session_env.review_written`): a refused variable is named in a warning
@@ -77,6 +79,7 @@ from typing import Any, Final
 
 from amplifier_hooks_util.process import ProcessResult, run_process, signal_name
 from amplifier_hooks_util.process_tree import contain_session
+from amplifier_hooks_util.program_files import program_files
 from amplifier_hooks_util.sandbox import BWRAP, Sandbox, SandboxUnavailable, sandbox_failure
 
 from ..answers import default_reason, refusal
@@ -358,7 +361,9 @@ class CommandRunner:
         if spec.sandbox:
             writable = (*self.write_paths, *((env_file,) if env_file else ()))
             try:
-                command = Sandbox(project_dir, writable).argv([SHELL, "-c", spec.command])
+                needs = program_files(spec.command, project_dir, env.get("PATH"))
+                sandbox = Sandbox(project_dir, writable, read_paths=needs)
+                command = sandbox.argv([SHELL, "-c", spec.command])
             except SandboxUnavailable as err:
                 return self._contained_failure(str(err))
         try:
