@@ -17,7 +17,8 @@ asks for ``read``, the tool answers, the hooks fire), the events hooks-logging w
 the transcript the application saved, ``session list``, ``run --resume``, its events,
 ``tool list``, ``tool invoke read``; then foundation's ``create_session`` and one turn timed in
 process (``timing.py``). Ids, times and paths are replaced by placeholders so that two kernels'
-outputs can be compared line by line (``compare_app.py``).
+outputs can be compared line by line (``compare_app.py``), after each table's title is put back
+on one line (``tables.py``: Rich wraps it with the length of the working directory's path).
 """
 
 from __future__ import annotations
@@ -34,6 +35,8 @@ import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
+
+from tables import unwrap_titles  # tests/app/tables.py, beside this script
 
 __all__ = ["Normaliser", "Step", "main", "run_steps"]
 
@@ -186,7 +189,8 @@ class Scenario:
         except subprocess.TimeoutExpired as err:
             rc, output = -1, f"{err.output or ''}\n[timed out after {STEP_TIMEOUT:.0f} s]"
         seconds = time.perf_counter() - started
-        text = self.normalise(output)
+        # a table's title wraps with the length of the paths it holds: compare what it says
+        text = self.normalise(unwrap_titles(output))
         if sort_lines:
             text = "\n".join(sorted(text.splitlines()))
         shown = " ".join(["amplifier", *args]).replace(self.bundle_uri, "<BUNDLE>")
