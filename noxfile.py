@@ -42,16 +42,43 @@ nox.options.reuse_existing_virtualenvs = True
 nox.options.error_on_missing_interpreters = False
 
 
+def _build_requirements(packages: list[Path]) -> list[str]:
+    """What ``packages`` build with (their ``[build-system] requires``), and ``editables``,
+    which hatchling asks for when it builds an editable wheel."""
+    found: dict[str, None] = {}
+    for package in packages:
+        system = tomllib.loads((package / "pyproject.toml").read_text()).get("build-system", {})
+        found.update(dict.fromkeys(system.get("requires", [])))
+    return [*found, "editables"]
+
+
+def _install_editable(session: nox.Session, packages: list[Path], *others: str) -> None:
+    """Install ``packages`` of this workspace editable, and ``others`` (requirements), showing
+    pip's progress.
+
+    Their build backend is installed first, once, and each package builds with it
+    (``--no-build-isolation``) instead of in a fresh environment of its own: one isolated
+    environment per package was most of the cost of an install (21 packages: 7 min against
+    1.5 min on a busy 2-core machine, docs/benchmarks.md). Only packages of this workspace are
+    built here, all with the backend their ``pyproject.toml`` names.
+    """
+    backend = _build_requirements(packages)
+    names = ", ".join(p.name for p in packages)
+    session.log(f"[1/2] installing the build backend: {', '.join(backend)}")
+    session.install(*backend)
+    extra = f" and {len(others)} requirements ({', '.join(others)})" if others else ""
+    session.log(
+        f"[2/2] installing {len(packages)} packages of this workspace, editable ({names}){extra};"
+        " pip names each step"
+    )
+    editable = [arg for package in packages for arg in ("-e", str(package))]
+    session.install("--no-build-isolation", *others, *editable, silent=False)
+
+
 def _install_workspace(session: nox.Session) -> None:
     """Install the kernel, every module and the test support editable, with the test tools."""
-    editable: list[str] = []
-    for package in (*PACKAGES, TESTSUPPORT):
-        editable += ["-e", str(package)]
-    session.log(
-        f"installing {len(PACKAGES)} packages of this workspace, editable "
-        f"({', '.join(p.name for p in PACKAGES)}), and the test tools; a first run takes a minute"
-    )
-    session.install(*TEST_TOOLS, *editable)
+    session.log(f"installing {len(PACKAGES)} packages of this workspace and the test tools")
+    _install_editable(session, [*PACKAGES, TESTSUPPORT], *TEST_TOOLS)
 
 
 @nox.session
@@ -72,13 +99,10 @@ def package_tests(session: nox.Session, package: str) -> None:
     """
     path = next(p for p in PACKAGES if p.name == package)
     needs = PACKAGES if path == CLI else [CORE, *_workspace_dependencies(path), path]
-    needs = [*needs, TESTSUPPORT]
-    editable: list[str] = []
-    for needed in dict.fromkeys(needs):
-        editable += ["-e", str(needed)]
-    names = ", ".join(p.name for p in dict.fromkeys(needs))
+    needs = list(dict.fromkeys([*needs, TESTSUPPORT]))
+    names = ", ".join(p.name for p in needs)
     session.log(f"installing {names}, editable, and the test tools")
-    session.install(*TEST_TOOLS, *editable)
+    _install_editable(session, needs, *TEST_TOOLS)
     session.run("pytest", "-q", "--rootdir", str(ROOT), str(path / "tests"), *session.posargs)
 
 
@@ -108,10 +132,8 @@ def lint(session: nox.Session) -> None:
     """ruff check and ruff format --check over the whole tree, then the import contracts
     (``lint-imports``): the layers of docs/architecture.md, checked on every package installed
     editable, so an import that crosses a layer fails CI."""
-    editable: list[str] = []
-    for package in (*PACKAGES, TESTSUPPORT):
-        editable += ["-e", str(package)]
-    session.install("ruff>=0.6", IMPORT_LINTER, *editable)
+    session.log("installing every package of this workspace, ruff and import-linter")
+    _install_editable(session, [*PACKAGES, TESTSUPPORT], "ruff>=0.6", IMPORT_LINTER)
     session.run("ruff", "check", ".")
     session.run("ruff", "format", "--check", ".")
     session.run("lint-imports")
@@ -394,30 +416,75 @@ def app(session: nox.Session) -> None:
     session.run("python", str(compare), str(results["2.0.2"]), str(results["ours"]))
 
 
+def _build_each(session: nox.Session, packages: list[Path], out: Path) -> None:
+    """``python -m build --no-isolation`` of each package into ``out`` (an sdist, then the
+    wheel built from that sdist), as many at a time as there are cores, each named as it
+    ends; the build backend is the session's own (no fresh environment per build)."""
+    import concurrent.futures
+    import subprocess
+    import time
+
+    python = str(Path(session.bin) / "python")
+
+    def build_one(package: Path) -> tuple[Path, subprocess.CompletedProcess[str], float]:
+        started = time.monotonic()
+        done = subprocess.run(
+            [python, "-m", "build", "--no-isolation", "--outdir", str(out), str(package)],
+            capture_output=True,
+            text=True,
+            check=False,
+        )
+        return package, done, time.monotonic() - started
+
+    jobs = max(1, min(len(packages), os.cpu_count() or 1))
+    with concurrent.futures.ThreadPoolExecutor(max_workers=jobs) as pool:
+        futures = [pool.submit(build_one, package) for package in packages]
+        for count, future in enumerate(concurrent.futures.as_completed(futures), start=1):
+            package, done, seconds = future.result()
+            if done.returncode != 0:
+                session.error(
+                    f"python -m build {package} failed (exit {done.returncode}):\n"
+                    f"{(done.stdout + done.stderr)[-3000:]}"
+                )
+            session.log(
+                f"[{count}/{len(packages)}] {package.name}: sdist and wheel, {seconds:.0f} s"
+            )
+
+
 @nox.session
 def build(session: nox.Session) -> None:
     """A wheel and an sdist of every package into ``dist/``, each checked with ``twine check``;
     the wheels of their third-party requirements beside them, so ``dist/`` installs with
     ``--no-index``; then the README's Quick start, word for word, on those wheels alone in an
-    empty virtual environment (``tests/packaging/quickstart_from_wheels.py``)."""
-    session.install("build>=1.2", "twine>=5")
+    empty virtual environment (``tests/packaging/quickstart_from_wheels.py``); then every
+    command of the shell blocks of the README and docs/rollout.md as printed, from a copy of
+    the checkout, in a fresh virtual environment (``tests/packaging/doc_commands.py``)."""
+    targets = [*PACKAGES, DROP_IN]
+    session.install("build>=1.2", "twine>=5", *_build_requirements(targets)[:-1])
     out = ROOT / "dist"
-    session.log(f"building a wheel and an sdist of {len(PACKAGES)} packages into {out}")
-    for package in PACKAGES:
-        session.run("python", "-m", "build", "--outdir", str(out), str(package), silent=True)
-    # The drop-in distribution named amplifier-core (no code, depends on amplifier-hooks-core).
-    session.run("python", "-m", "build", "--outdir", str(out), str(DROP_IN), silent=True)
-    built = [str(p) for package in [*PACKAGES, DROP_IN] for p in _artifacts(package, out)]
-    if len(built) != 2 * (len(PACKAGES) + 1):
-        session.error(f"expected a wheel and an sdist for {len(PACKAGES)} packages in {out}")
+    session.log(f"building a wheel and an sdist of {len(targets)} packages into {out}")
+    _build_each(session, targets, out)
+    built = [str(p) for package in targets for p in _artifacts(package, out)]
+    if len(built) != 2 * len(targets):
+        session.error(f"expected a wheel and an sdist for {len(targets)} packages in {out}")
     session.run("twine", "check", "--strict", *built)
     session.log("adding the wheels of their third-party requirements to dist/")
     session.run(
-        "python", "-m", "pip", "wheel", "--quiet", "--wheel-dir", str(out),
-        *_wheelhouse_requirements(PACKAGES),
+        "python", "-m", "pip", "wheel", "--progress-bar", "off", "--wheel-dir", str(out),
+        *_wheelhouse_requirements(PACKAGES), silent=False,
     )  # fmt: skip
+    session.log("the README's Quick start on the wheels alone")
     session.run("python", str(ROOT / "tests" / "packaging" / "quickstart_from_wheels.py"),
                 "--dist", str(out), *session.posargs)  # fmt: skip
+    tools = Path(session.create_tmp()).resolve() / "tools"
+    session.log(f"the wheels of nox and of the build backend, for the docs' commands: {tools}")
+    session.run(
+        "python", "-m", "pip", "wheel", "--quiet", "--wheel-dir", str(tools), "nox",
+        *_build_requirements(targets),
+    )  # fmt: skip
+    session.log("every command of README.md and docs/rollout.md, as printed")
+    session.run("python", str(ROOT / "tests" / "packaging" / "doc_commands.py"),
+                "--dist", str(out), "--tools", str(tools))  # fmt: skip
 
 
 @nox.session
@@ -430,10 +497,29 @@ def bench(session: nox.Session) -> None:
             session.run("python", str(script), *session.posargs)
 
 
+DEMO_BUNDLE = ROOT / "examples" / "demo-bundle.yaml"
+
+
+def _demo_packages() -> list[Path]:
+    """What ``amplifier-hooks demo`` runs: the command line, the packages it requires, and the
+    modules its bundle (``examples/demo-bundle.yaml``) mounts with theirs; each after the
+    packages it needs."""
+    by_id = {p.name: p for p in MODULES}
+    mounted = re.findall(r"^\s*-?\s*module:\s*([\w-]+)", DEMO_BUNDLE.read_text(), re.M)
+    found: list[Path] = []
+    for package in [CLI, *(by_id[m] for m in mounted if m in by_id)]:
+        found += [*_workspace_dependencies(package), package]
+    return list(dict.fromkeys(found))
+
+
 @nox.session
 def demo(session: nox.Session) -> None:
-    """An offline agent session with the reference hooks firing."""
-    _install_workspace(session)
+    """An offline agent session with the reference hooks firing: installs only what the demo
+    runs (the command line and the modules of its bundle, with what they require), no test
+    tools."""
+    packages = _demo_packages()
+    session.log(f"installing the {len(packages)} packages the demo runs")
+    _install_editable(session, packages)
     session.run("amplifier-hooks", "demo", *session.posargs)
 
 

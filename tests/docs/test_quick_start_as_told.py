@@ -141,6 +141,8 @@ def test_hooks_list_on_a_missing_project_is_one_clear_error(tmp_path: Path) -> N
 
 
 def _installs_and_logs(function: ast.FunctionDef) -> list[str]:
+    """The session's installs and log lines, in order; a call of ``_install_editable`` (which
+    logs each of its own steps) counts as an install."""
     calls = []
     for node in ast.walk(function):
         if (
@@ -150,10 +152,19 @@ def _installs_and_logs(function: ast.FunctionDef) -> list[str]:
             and ast.unparse(node.func.value) == "session"
         ):
             calls.append((node.lineno, node.func.attr))
+        elif (
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Name)
+            and node.func.id == "_install_editable"
+        ):
+            calls.append((node.lineno, "install"))
     return [attr for _, attr in sorted(calls)]
 
 
-@pytest.mark.parametrize("name", ["_install_workspace", "package_tests", "compat", "upstream"])
+@pytest.mark.parametrize(
+    "name",
+    ["_install_workspace", "_install_editable", "package_tests", "compat", "upstream", "demo"],
+)
 def test_nox_sessions_say_what_they_install(name: str) -> None:
     tree = ast.parse((ROOT / "noxfile.py").read_text("utf-8"))
     (function,) = [n for n in ast.walk(tree) if isinstance(n, ast.FunctionDef) and n.name == name]
