@@ -15,9 +15,12 @@ continuation lines, and runs every command word for word, in document order, in 
 A command already run in this shell, word for word (its comment aside), is not run again (the
 README's Installing line repeats the Quick start's); the output says so. The commands that
 cannot run here are :data:`EXCEPTIONS`, each with its reason; each must still be printed in the
-docs, or the check fails (remove the exception with the command). The README's Quick start writes
-``/tmp/play``: the check refuses to start when that exists (it never touches what it did not
-make) and removes it afterwards.
+docs, or the check fails (remove the exception with the command).
+
+The README's Quick start writes ``/tmp/play``. As root (CI) the shell gets a ``/tmp`` of its own
+(``unshare --mount``, an empty tmpfs), as on a fresh machine, so what is already there is
+neither read nor touched; otherwise the check refuses to start while ``/tmp/play`` exists and
+removes it afterwards.
 
 Exit status 0 when every command exited 0; otherwise 1, naming the command that failed.
 """
@@ -117,15 +120,20 @@ def _ours() -> set[str]:
 
 
 def _wheelhouse(scratch: Path, dist: Path, tools: Path) -> Path:
-    """A directory of links to the third-party wheels of ``dist`` and to every wheel of
-    ``tools``: none of this workspace's own."""
+    """A directory holding the third-party wheels of ``dist`` and every wheel of ``tools``
+    (linked, else copied: the shell may not see where they are), none of this workspace's."""
     house = scratch / "wheelhouse"
     house.mkdir()
     ours = _ours()
     for wheel in [*dist.glob("*.whl"), *tools.glob("*.whl")]:
         name = wheel.name.split("-", 1)[0].lower()
-        if name not in ours and not (house / wheel.name).exists():
-            (house / wheel.name).symlink_to(wheel.resolve())
+        target = house / wheel.name
+        if name in ours or target.exists():
+            continue
+        try:
+            os.link(wheel, target)
+        except OSError:  # another file system
+            shutil.copy2(wheel, target)
     return house
 
 
@@ -193,10 +201,33 @@ def check_exceptions(lines: list[tuple[str, str]]) -> None:
         raise Failed(f"no longer in the docs, remove from EXCEPTIONS: {gone}")
 
 
+def private_tmp() -> bool:
+    """Whether the shell can have a ``/tmp`` of its own (root, ``unshare`` installed)."""
+    return os.geteuid() == 0 and shutil.which("unshare") is not None
+
+
+def _shell(script: Path) -> list[str]:
+    """The command line that runs ``script``, in a ``/tmp`` of its own when it can."""
+    if not private_tmp():
+        return ["bash", str(script)]
+    mount = 'mount -t tmpfs tmpfs /tmp && exec "$0" "$@"'
+    return [
+        "unshare",
+        "--mount",
+        "--propagation",
+        "private",
+        "sh",
+        "-c",
+        mount,
+        "bash",
+        str(script),
+    ]
+
+
 def run(dist: Path, tools: Path, scratch: Path) -> None:
     lines = [line for doc in DOCS for line in commands(doc)]
     check_exceptions(lines)
-    if PLAY.exists():
+    if not private_tmp() and PLAY.exists():
         raise Failed(f"{PLAY} exists: the Quick start writes there; move it away first")
     checkout = scratch / "checkout"
     _copy_checkout(checkout)
@@ -207,7 +238,7 @@ def run(dist: Path, tools: Path, scratch: Path) -> None:
     script.write_text(_script(lines), encoding="utf-8")
     output: list[str] = []
     with subprocess.Popen(
-        ["bash", str(script)],
+        _shell(script),
         cwd=checkout,
         env=_environment(scratch, venv, house),
         stdin=subprocess.DEVNULL,
@@ -233,8 +264,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--keep", action="store_true", help="keep the scratch directory")
     args = parser.parse_args(argv)
     started = time.perf_counter()
-    scratch = Path(tempfile.mkdtemp(prefix="amplifier-hooks-docs-"))
-    made_play = not PLAY.exists()
+    # outside /tmp, which the shell sees empty
+    where = "/var/tmp" if private_tmp() and Path("/var/tmp").is_dir() else None
+    scratch = Path(tempfile.mkdtemp(prefix="amplifier-hooks-docs-", dir=where))
+    made_play = not private_tmp() and not PLAY.exists()
     try:
         run(args.dist.resolve(), args.tools.resolve(), scratch)
     except (Failed, subprocess.SubprocessError) as err:
