@@ -118,24 +118,32 @@ def _environment(scratch: Path) -> dict[str, str]:
 
 
 def _shell(lines: list[str], cwd: Path, env: Mapping[str, str], log: Path) -> tuple[int, str]:
-    """Run ``lines`` in one bash (``set -e``), each echoed first; exit status and output."""
+    """Run ``lines`` in one bash (``set -e``), each echoed first, its output shown as it comes
+    (an install takes minutes); exit status and output."""
     script = ["set -eo pipefail"]
     for line in lines:
         script += [f"printf '\\n{PROMPT}%s\\n' {shlex.quote(line)}", line]
     path = log.with_suffix(".sh")
     path.write_text("\n".join(script) + "\n", encoding="utf-8")
-    with log.open("w", encoding="utf-8") as out:
-        done = subprocess.run(
+    with (
+        log.open("w", encoding="utf-8") as out,
+        subprocess.Popen(
             ["bash", str(path)],
             cwd=cwd,
             env=dict(env),
             stdin=subprocess.DEVNULL,
-            stdout=out,
+            stdout=subprocess.PIPE,
             stderr=subprocess.STDOUT,
-            timeout=TIMEOUT,
-            check=False,
-        )
-    return done.returncode, log.read_text(encoding="utf-8", errors="replace")
+            text=True,
+            errors="replace",
+        ) as process,
+    ):
+        assert process.stdout is not None
+        for line in process.stdout:
+            print(line, end="", flush=True)
+            out.write(line)
+        code = process.wait(timeout=TIMEOUT)
+    return code, log.read_text(encoding="utf-8", errors="replace")
 
 
 def _workspace(scratch: Path, dist: Path) -> None:
@@ -160,7 +168,6 @@ def run_quick_start(readme: str, dist: Path, scratch: Path) -> None:
         raise Failed(f"README.md, Quick start: the first command must make a venv: {lines[0]!r}")
     _workspace(scratch, dist)
     code, output = _shell(lines, scratch, _environment(scratch), scratch / "quick-start.log")
-    print(output)
     if code != 0:
         raise Failed(f"the Quick start failed (exit {code}) at: {_last_command(output)}")
     ran = re.findall(rf"^{re.escape(PROMPT)}(.*)$", output, re.M)
@@ -184,7 +191,6 @@ def run_missing_modules(dist: Path, scratch: Path) -> None:
         "pip install --no-index --find-links dist amplifier-hooks",
     ]
     code, output = _shell([*setup, "amplifier-hooks demo"], scratch, env, scratch / "cli.log")
-    print(output)
     error = " ".join(output[output.rfind("error: ") :].split())
     found = re.fullmatch(
         r"error: session \S+ stopped before its first turn: (\d+) modules of the bundle are "
@@ -198,7 +204,6 @@ def run_missing_modules(dist: Path, scratch: Path) -> None:
     pip = found.group(3).replace("pip install ", "pip install --no-index --find-links dist ", 1)
     steps = [". .venv/bin/activate", pip, "amplifier-hooks demo"]
     code, output = _shell(steps, scratch, env, scratch / "cli-installed.log")
-    print(output)
     if code != 0:
         raise Failed(f"after `{pip}` the demo exited {code}")
 
