@@ -1,7 +1,8 @@
 """Developer sessions for the workspace: tests, per-package tests, lint, types, bench, demo.
 
 ``nox`` with no arguments runs tests, lint, types, compat, upstream, otel (a session traced into
-a real Arize Phoenix), build (the README's Quick start on the built wheels) and app (Amplifier's
+a real Arize Phoenix), build (the README's Quick start on the built wheels, then every command
+of the README and docs/rollout.md as printed) and app (Amplifier's
 own application on our kernel and on 2.0.2, compared): the whole check that CI runs.
 Packages are found, not listed: ``core/``, ``util/``, ``redact/``, ``provider-base/``,
 ``bundle/``, ``cli/`` and ``modules/*/pyproject.toml``.
@@ -563,10 +564,8 @@ def otel(session: nox.Session) -> None:
 
     modules = [ROOT / "modules" / m for m in ("hooks-otel", "hooks-redaction")]
     needs = [CORE, UTIL, REDACT, PROVIDER_BASE, *modules, *RUNTIME_MODULES]
-    editable: list[str] = []
-    for package in needs:
-        editable += ["-e", str(package)]
-    session.install(*TEST_TOOLS[:2], *editable)
+    session.log("installing the kernel, hooks-otel, hooks-redaction and the runtime modules")
+    _install_editable(session, needs, *TEST_TOOLS[:2])
     scratch = Path(session.create_tmp()).resolve()  # Phoenix runs in another directory
     phoenix_venv = scratch / "phoenix"
     phoenix_bin = phoenix_venv / ("Scripts" if os.name == "nt" else "bin")
