@@ -12,8 +12,10 @@ and no pip configuration (``PIP_CONFIG_FILE`` is the null device, no ``PIP_*`` v
    ``pip install`` command; that command (with ``--no-index --find-links dist`` added) installs
    them, and the demo then exits 0.
 
-The commands are read from README.md each time, so the check follows the README. Exit status 0
-when everything held; otherwise 1 with the command that failed and its output.
+The commands are read from README.md each time, so the check follows the README. The Quick
+start writes ``/tmp/play``: as root (CI) each shell gets a ``/tmp`` of its own (``unshare
+--mount``, an empty tmpfs), so a ``/tmp/play`` already there is neither read nor changed.
+Exit status 0 when everything held; otherwise 1 with the command that failed and its output.
 """
 
 from __future__ import annotations
@@ -100,14 +102,18 @@ def wheels_install(readme: str) -> str:
 
 def _environment(scratch: Path) -> dict[str, str]:
     """This process's environment with no pip, virtual environment or module settings, this
-    interpreter's directory first on PATH (so ``python3`` is it) and a home in ``scratch``."""
+    interpreter's directory first on PATH (so ``python3`` is it; its base interpreter's when
+    it lies in a ``/tmp`` the shell does not see) and a home in ``scratch``."""
     dropped = ("PIP_", "VIRTUAL_ENV", "PYTHON", "AMPLIFIER_", "CONDA")
     env = {k: v for k, v in os.environ.items() if not k.startswith(dropped)}
     env.pop("COLUMNS", None)
     home = scratch / "home"
     home.mkdir(exist_ok=True)
+    python = Path(sys.executable)
+    if private_tmp() and python.is_relative_to("/tmp"):
+        python = Path(getattr(sys, "_base_executable", sys.executable))
     env.update(
-        PATH=os.pathsep.join([str(Path(sys.executable).parent), env.get("PATH", os.defpath)]),
+        PATH=os.pathsep.join([str(python.parent), env.get("PATH", os.defpath)]),
         HOME=str(home),
         PIP_CONFIG_FILE=os.devnull,
         PIP_DISABLE_PIP_VERSION_CHECK="1",
@@ -115,6 +121,29 @@ def _environment(scratch: Path) -> dict[str, str]:
         CI="1",
     )
     return env
+
+
+def private_tmp() -> bool:
+    """Whether each shell can have a ``/tmp`` of its own (root, ``unshare`` installed)."""
+    return os.geteuid() == 0 and shutil.which("unshare") is not None
+
+
+def _bash(script: Path) -> list[str]:
+    """The command line that runs ``script``, in a ``/tmp`` of its own when it can."""
+    if not private_tmp():
+        return ["bash", str(script)]
+    mount = 'mount -t tmpfs tmpfs /tmp && exec "$0" "$@"'
+    return [
+        "unshare",
+        "--mount",
+        "--propagation",
+        "private",
+        "sh",
+        "-c",
+        mount,
+        "bash",
+        str(script),
+    ]
 
 
 def _shell(lines: list[str], cwd: Path, env: Mapping[str, str], log: Path) -> tuple[int, str]:
@@ -128,7 +157,7 @@ def _shell(lines: list[str], cwd: Path, env: Mapping[str, str], log: Path) -> tu
     with (
         log.open("w", encoding="utf-8") as out,
         subprocess.Popen(
-            ["bash", str(path)],
+            _bash(path),
             cwd=cwd,
             env=dict(env),
             stdin=subprocess.DEVNULL,
@@ -147,8 +176,15 @@ def _shell(lines: list[str], cwd: Path, env: Mapping[str, str], log: Path) -> tu
 
 
 def _workspace(scratch: Path, dist: Path) -> None:
+    """``examples/`` and the wheels of ``dist`` (linked, else copied: a shell with a ``/tmp`` of
+    its own may not see where they are)."""
     shutil.copytree(ROOT / "examples", scratch / "examples")
-    (scratch / "dist").symlink_to(dist.resolve(), target_is_directory=True)
+    (scratch / "dist").mkdir()
+    for wheel in dist.resolve().glob("*.whl"):
+        try:
+            os.link(wheel, scratch / "dist" / wheel.name)
+        except OSError:  # another file system
+            shutil.copy2(wheel, scratch / "dist" / wheel.name)
 
 
 def _last_command(output: str) -> str:
@@ -215,7 +251,10 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
     started = time.perf_counter()
-    scratches = [Path(tempfile.mkdtemp(prefix=f"amplifier-hooks-{n}-")) for n in ("qs", "cli")]
+    where = "/var/tmp" if private_tmp() and Path("/var/tmp").is_dir() else None  # not /tmp
+    scratches = [
+        Path(tempfile.mkdtemp(prefix=f"amplifier-hooks-{n}-", dir=where)) for n in ("qs", "cli")
+    ]
     try:
         run_quick_start(readme, args.dist, scratches[0])
         run_missing_modules(args.dist, scratches[1])
