@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import difflib
+import json
 import logging
 import os
 import re
@@ -77,17 +78,29 @@ class _Planned:
     help="Print the bundle as composed (its includes merged in), and where each module "
     "entry was written.",
 )
+@click.option(
+    "--json",
+    "as_json",
+    is_flag=True,
+    help='Print {"bundle", "ok", "problems", "modules"} (docs/bundles.md) instead of text.',
+)
 @output.friendly
-def validate(bundle_path: Path, try_mount: bool, show: bool) -> None:
+def validate(bundle_path: Path, try_mount: bool, show: bool, as_json: bool) -> None:
     """Check BUNDLE_PATH: YAML syntax, keys and types, installed modules and their config.
 
     The runtime modules (orchestrator, context, providers, tools) are mounted to check
     their config; a hook module's config is checked when it mounts: add --mount for that.
     Module sources given as git URLs that are not installed yet are listed with the command
     that installs them (amplifier-hooks install).
+
+    The summary counts what a session (`amplifier-hooks run`) would mount: the bundle's
+    modules, and the defaults for what it does not name (the tools tool-bash,
+    tool-filesystem and tool-todo, the loop-session orchestrator, context-simple).
     """
     from amplifier_core.loader import discover_modules
 
+    if show and as_json:
+        raise click.UsageError("--show and --json: choose one")
     bundle = load_bundle(bundle_path)
     if show:
         click.echo(composed_yaml(bundle))
@@ -95,6 +108,8 @@ def validate(bundle_path: Path, try_mount: bool, show: bool) -> None:
     try:
         plan = mount_plan(bundle, workspace=Path.cwd())
     except PlanError as err:
+        if as_json:
+            _print_json(bundle_path, [f"{bundle_path}: {err}"], [])
         output.fail(f"{bundle_path}: {err}")
     installed = discover_modules()
     planned = _planned(bundle, plan)
@@ -142,13 +157,23 @@ def validate(bundle_path: Path, try_mount: bool, show: bool) -> None:
             f"{escape(bundle.session.unexpected_key_message(key))}",
             highlight=False,
         )
+    mounted = [p for p in planned if all(p is not s for s in skipped)]
+    if as_json:
+        _print_json(bundle_path, problems, _json_modules(mounted, skipped, installed))
+        return
     if problems:
         output.fail(*problems)
     counts = ", ".join(
-        f"{len(getattr(bundle, s))} {s[:-1]}(s)" for s in ("hooks", "providers", "tools")
+        f"{sum(p.section == s for p in mounted)} {s[:-1]}(s)"
+        for s in ("hooks", "providers", "tools")
     )
+    defaults = sorted({p.where_kind for p in mounted if p.where is None})
+    default_note = f"; default {', '.join(defaults)}" if defaults else ""
     console = output.stdout()
-    console.print(f"[green]{escape(str(bundle_path))}: ok[/] ({counts})")
+    console.print(
+        f"[green]{escape(str(bundle_path))}: ok[/] ({counts}, as a session mounts them"
+        f"{escape(default_note)})"
+    )
     for entry in bundle.hooks:
         spec = installed.get(entry.module)
         origin = (
@@ -159,6 +184,8 @@ def validate(bundle_path: Path, try_mount: bool, show: bool) -> None:
             else "optional, not installed"
         )
         console.print(f"  {escape(entry.module)} [dim]{escape(origin)}[/]", highlight=False)
+    for item in (p for p in mounted if p.where is None and p.section == "tools"):
+        console.print(f"  {escape(item.module)} [dim]default tool[/]", highlight=False)
     if bundle.hooks and not try_mount:
         output.stderr().print(
             "[yellow]not checked:[/] mounting the hook modules (it runs their code; some "
@@ -167,6 +194,36 @@ def validate(bundle_path: Path, try_mount: bool, show: bool) -> None:
             highlight=False,
             soft_wrap=True,
         )
+
+
+def _json_modules(
+    mounted: Sequence[_Planned], skipped: Sequence[_Planned], installed: Mapping[str, Any]
+) -> list[dict[str, Any]]:
+    """``validate --json``'s ``modules``: what a session would mount, then what it skips."""
+    rows: list[dict[str, Any]] = []
+    for item, mounts in [*((p, True) for p in mounted), *((p, False) for p in skipped)]:
+        spec = installed.get(item.module)
+        rows.append(
+            {
+                "module": item.module,
+                "kind": item.where_kind,
+                "default": item.where is None,
+                "mounted": mounts,
+                "optional": bool(item.entry.get("optional")),
+                "origin": spec.origin if spec is not None else None,
+                "source": item.entry.get("source"),
+            }
+        )
+    return rows
+
+
+def _print_json(bundle_path: Path, problems: Sequence[str], modules: list[dict[str, Any]]) -> None:
+    """``validate --json``'s one object: ``bundle``, ``ok``, ``problems`` (each line as the
+    text output words it, file:line first), ``modules``; exit 1 when there are problems."""
+    shown = {"bundle": str(bundle_path), "ok": not problems, "problems": list(problems)}
+    click.echo(json.dumps({**shown, "modules": modules}))
+    if problems:
+        raise SystemExit(1)
 
 
 def static_problems(
