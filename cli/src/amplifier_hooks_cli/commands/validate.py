@@ -34,7 +34,15 @@ from ..composed_locator import ComposedLocator, locator_for
 from ..locator import Locator
 from ..plan import PlanError, mount_plan
 
-__all__ = ["composed_yaml", "failure_text", "located_failure", "static_problems", "validate"]
+__all__ = [
+    "composed_yaml",
+    "failure_text",
+    "internal_location",
+    "located_failure",
+    "missing_module_problems",
+    "static_problems",
+    "validate",
+]
 
 _HTTP_PROVIDERS: Final = ("provider-anthropic", "provider-openai")
 CONFIG_PROBLEMS_ATTR: Final = "config_problems"
@@ -276,11 +284,61 @@ def located_failure(bundle: Bundle, bundle_path: Path, module_id: str, message: 
 
 def failure_text(module_id: str, stage: str, cause: str, location: str | None) -> str:
     """``module 'x' failed to mount: cause (at file:line)``; the location is left out when it
-    is only the shared config-error helper that raised."""
+    is inside this product's own packages (:func:`internal_location`): an error points at the
+    user's file (the cause names it), never at our internals."""
     text = f"module {module_id!r} failed to {stage}: {cause}"
-    if location and "amplifier_hooks_util" not in location:
+    if location and not internal_location(location):
         text += f" (at {location})"
     return text
+
+
+_OWN_PACKAGES: Final = re.compile(r"^(?:amplifier_core|amplifier_hooks_\w+)$")
+
+
+def internal_location(location: str) -> bool:
+    """Whether ``location`` (``file:line``) is in this product's code: the kernel, a shared
+    package (``amplifier_hooks_*``) or a module this product ships (an ``amplifier-module-*``
+    requirement of ``amplifier-hooks``); a module of the user's own, or a third party's, is
+    where its author looks, so its location stays."""
+    from ..missing import known_distributions
+
+    parts = Path(location.rpartition(":")[0] or location).parts
+    ours = {"amplifier_module_" + m.replace("-", "_") for m in known_distributions()}
+    ours.add("amplifier_module_hooks_template")
+    return any(_OWN_PACKAGES.match(part) or part in ours for part in parts)
+
+
+def missing_module_problems(
+    bundle: Bundle, bundle_path: Path, sections: Sequence[str] = ("providers", "tools", "hooks")
+) -> list[str]:
+    """Each module of ``sections`` (and the orchestrator and context) a session would mount
+    that is not installed or whose source is not there, located and worded as ``validate``
+    words it (file:line, key path, "did you mean"), then the ``pip install`` command for those
+    whose distribution is known; optional entries are left to the session's warning."""
+    from amplifier_core.loader import ModuleFailure
+
+    from ..missing import missing_modules
+
+    where = locator_for(bundle_path, bundle)
+    try:
+        plan = mount_plan(bundle, workspace=Path.cwd())
+    except PlanError as err:
+        return [f"{bundle_path}: {err}"]
+    installed = _installed()
+    lines: list[str] = []
+    failures: list[ModuleFailure] = []
+    for item in _planned(bundle, plan):
+        if item.section not in (*sections, "session") or item.entry.get("optional"):
+            continue
+        problem = _availability(item, installed, bundle.base_dir)
+        if problem is None:
+            continue
+        lines.append(f"{_located(where, item, 'module')}: {problem}")
+        failures.append(ModuleFailure(item.module, "resolve", problem, problem))
+    command = missing_modules(failures, plan).pip_command if failures else None
+    if command is not None:
+        lines.append(f"install {'it' if len(failures) == 1 else 'them'} with: {command}")
+    return lines
 
 
 def _parts(path: str) -> list[str | int]:
