@@ -261,8 +261,11 @@ class TerminalApprovalSystem:
     :param policy_source: who set ``policy``, for the reason the model gets when the policy
         answers (``"the command line's --deny policy"``).
 
-    ``history`` keeps every decision, in order.
+    ``history`` keeps every decision, in order. ``asked_where`` (``"at the terminal"``) is
+    what a denial's reason says of where the person answered.
     """
+
+    asked_where: Final = "at the terminal"
 
     def __init__(
         self,
