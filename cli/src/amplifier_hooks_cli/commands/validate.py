@@ -90,7 +90,7 @@ class _Planned:
     "--json",
     "as_json",
     is_flag=True,
-    help='Print {"bundle", "ok", "problems", "modules"} (docs/bundles.md) instead of text.',
+    help='Print {"bundle", "ok", "problems", "modules"} instead of text (cli/README.md).',
 )
 @output.friendly
 def validate(bundle_path: Path, try_mount: bool, show: bool, as_json: bool) -> None:
