@@ -282,7 +282,11 @@ class TerminalApprovalSystem:
             )
         self.policy: ApprovalPolicy = policy
         self.interactive = interactive
-        self.console = console or Console(stderr=True)
+        if console is None:
+            from .output import colour  # NO_COLOR: no style escape at all
+
+            console = Console(stderr=True) if colour() else Console(stderr=True, color_system=None)
+        self.console = console
         self._stdin = stdin
         self.policy_source = policy_source
         self.history: list[ApprovalRecord] = []
