@@ -101,7 +101,7 @@ def test_the_script_is_installed() -> None:
 def test_validate_a_good_and_a_bad_bundle(tmp_path: Path) -> None:
     good = installed("validate", str(EXAMPLES / "demo-bundle.yaml"), cwd=tmp_path)
     assert good.returncode == 0, good.stderr
-    assert "demo-bundle.yaml: ok (7 hook(s), 1 provider(s), 0 tool(s))" in good.stdout
+    assert "demo-bundle.yaml: ok (7 hook(s), 1 provider(s), 3 tool(s)" in good.stdout
     bad = write(tmp_path / "bad.yaml", BAD_BUNDLE)
     done = installed("validate", str(bad), cwd=tmp_path)
     assert done.returncode == 1
@@ -144,7 +144,7 @@ def test_emit_prints_the_handler_table(tmp_path: Path) -> None:
     bundle = write(tmp_path / "bundle.yaml", GOOD_BUNDLE)
     data = json.dumps({"tool_name": "bash", "tool_input": {"command": "rm -rf /"}})
     done = installed("emit", "PreToolUse", "--bundle", str(bundle), "--data", data, cwd=tmp_path)
-    assert done.returncode == 0, done.stderr
+    assert done.returncode == 3, done.stderr  # a hook denied the event
     out = done.stdout
     assert "emit tool:pre: 1 handler(s)" in out
     row = next(line for line in out.splitlines() if "hooks-template.tool_pre" in line)

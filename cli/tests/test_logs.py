@@ -20,6 +20,8 @@ from amplifier_hooks_cli.commands.logs import LEVELS
 from amplifier_hooks_cli.main import build_cli
 from amplifier_hooks_cli.plugins import Plugins
 from click.testing import CliRunner, Result
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 import amplifier_module_hooks_logging
 from amplifier_module_hooks_logging.paths import project_slug
@@ -165,8 +167,10 @@ def test_no_log_to_be_found_is_one_clear_error(tmp_path: Path, home: Path) -> No
     result = invoke("logs", "show", "--workspace", str(tmp_path))
     assert result.exit_code == 1
     assert result.stderr == (
-        f"Error: no session log of the project {tmp_path} in {sessions_dir(home, tmp_path)}; "
-        "pass a log file or a session id\n"
+        f"Error: no session log of the project {tmp_path}; looked in "
+        f"{sessions_dir(home, tmp_path)}/*/events.jsonl; the hooks-logging logs in {tmp_path} "
+        "(up to 3 levels deep). Pass a log file or a session id, or --bundle with the bundle "
+        "whose hooks-logging `path` wrote it\n"
     )
     missing = invoke("logs", "tail", "nope", "--workspace", str(tmp_path))
     assert missing.exit_code == 1
@@ -250,3 +254,159 @@ def test_invisible_and_reordering_characters_are_shown_as_escapes(
         assert json.loads(shown) == json.loads(written)
     else:
         assert "tool:pre\\u202e" in shown
+
+
+# -- logs where a bundle's hooks-logging `path` puts them ---------------------------------------
+
+
+def session_log(session: str, *events: str, cwd: Path | None = None) -> str:
+    """A log as hooks-logging writes it: session:start first (with the session's cwd)."""
+    start = json.loads(record("session:start"))
+    start["session_id"] = start["data"]["session_id"] = session
+    if cwd is not None:
+        start["data"]["cwd"] = str(cwd)
+    return json.dumps(start) + "\n" + "".join(record(e) for e in events)
+
+
+TEMPLATES = st.sampled_from(
+    [
+        ".amplifier/logs/{session_id}.jsonl",
+        "./logs/{session_id}.jsonl",
+        "logs/{session_id}/events.jsonl",
+        "{session_dir}/events.jsonl",
+        "{state}/elsewhere/{project}/{session_id}.jsonl",
+        ".amplifier/{session_id}-events.jsonl",
+    ]
+)
+
+
+@settings(
+    max_examples=30, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(
+    template=TEMPLATES,
+    sessions=st.lists(
+        st.from_regex(r"[a-z0-9]{1,8}", fullmatch=True), min_size=1, max_size=3, unique=True
+    ),
+)
+def test_the_newest_log_is_found_wherever_the_bundles_path_puts_it(
+    tmp_path_factory: pytest.TempPathFactory, template: str, sessions: list[str]
+) -> None:
+    from amplifier_hooks_util.state import render_template
+
+    root = tmp_path_factory.mktemp("logs")
+    workspace = root / "ws"
+    workspace.mkdir()
+    bundle = root / "bundle.yaml"
+    bundle.write_text(
+        f"hooks:\n  - module: hooks-logging\n    config: {{path: '{template}'}}\n",
+        encoding="utf-8",
+    )
+    env = {"AMPLIFIER_HOME": str(root / "state")}
+    for age, session in enumerate(sessions):
+        path = render_template(template, session, working_dir=workspace, environ=env)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(session_log(session, "tool:pre", cwd=workspace), encoding="utf-8")
+        os.utime(path, ns=(10**18 + age * 10**9,) * 2)
+    newest = sessions[-1]
+    runner = CliRunner()
+    # without the bundle: the state directory's default place and the workspace itself
+    alone = not template.startswith("{state}")
+    for extra in (["--bundle", str(bundle)], [] if alone else None):
+        if extra is None:
+            continue
+        args = ["logs", "show", "--workspace", str(workspace), "--json", *extra]
+        done = runner.invoke(cli(), args, env=env)
+        assert done.exit_code == 0, (extra, done.output)
+        assert json.loads(done.stdout.splitlines()[0])["session_id"] == newest
+        by_id = runner.invoke(cli(), [*args[:2], sessions[0], *args[2:]], env=env)
+        if extra or "{session_dir}" in template:  # by id: where the template says
+            assert json.loads(by_id.stdout.splitlines()[0])["session_id"] == sessions[0]
+
+
+def test_the_readme_pattern_is_found_from_the_workspace_alone(tmp_path: Path, home: Path) -> None:
+    workspace = tmp_path / "ws"
+    logs = workspace / ".amplifier" / "logs"
+    logs.mkdir(parents=True)
+    (logs / "s1.jsonl").write_text(session_log("s1", "tool:pre", cwd=workspace), "utf-8")
+    (workspace / ".amplifier" / "approvals").mkdir()
+    (workspace / ".amplifier" / "approvals" / "s1.jsonl").write_text('{"kind": "x"}\n', "utf-8")
+    other = workspace / "sub" / ".amplifier"  # another project's session, inside this one
+    other.mkdir(parents=True)
+    (other / "s2.jsonl").write_text(session_log("s2", cwd=workspace / "sub"), "utf-8")
+    os.utime(logs / "s1.jsonl", ns=(10**9, 10**9))
+    for command in ("show", "tail"):
+        done = invoke("logs", command, "--workspace", str(workspace))
+        assert done.exit_code == 0, done.output
+        assert events_of(done.stdout) == ["session:start", "tool:pre"]
+
+
+def test_a_denied_call_says_so_on_its_own_line(tmp_path: Path) -> None:
+    def rec(name: str, **data: Any) -> str:
+        body = json.loads(record(name))
+        body["data"] = data
+        return json.dumps(body) + "\n"
+
+    log = tmp_path / "events.jsonl"
+    log.write_text(
+        rec("tool:pre", tool_name="bash", tool_call_id="c1", tool_input={"command": "ls"})
+        + rec("tool:post", tool_name="bash", tool_call_id="c1")
+        + rec("tool:pre", tool_name="bash", tool_call_id="c2", tool_input={"command": "rm -rf /"})
+        + rec("policy:violation", event="tool:pre", hook="guard", reason="no rm", tool_name="bash")
+        + rec("tool:pre", tool_name="bash", tool_call_id="c3", tool_input={"command": "deploy"})
+        + rec("approval:required", event="tool:pre", tool_name="bash")
+        + rec("approval:denied", event="tool:pre", tool_name="bash", answer="Deny")
+        + rec(
+            "policy:violation",
+            event="tool:pre",
+            hook="gate",
+            reason="User denied",
+            tool_name="bash",
+        ),
+        encoding="utf-8",
+    )
+    for command in ("show", "tail"):
+        out = invoke("logs", command, str(log), "--event", "tool:*").stdout.splitlines()
+        after_event = [line[47:] for line in out]  # time, level and event are 47 wide
+        assert [
+            rest.partition("]")[0] + "]" if rest[0] == "[" else rest for rest in after_event
+        ] == [
+            "[ran]",
+            '{"tool_name": "bash", "tool_call_id": "c1"}',
+            "[denied by guard: no rm]",
+            "[denied by gate: User denied]",
+        ], out
+    raw = invoke("logs", "show", str(log), "--json").stdout
+    assert "[denied" not in raw  # --json: the lines as written
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    calls=st.lists(
+        st.tuples(
+            st.sampled_from(["bash", "write_file"]), st.sampled_from(["ran", "denied", "failed"])
+        ),
+        min_size=1,
+        max_size=8,
+    )
+)
+def test_each_calls_decision_is_its_own(calls: list[tuple[str, str]]) -> None:
+    from amplifier_hooks_cli.log_decisions import decisions
+
+    records: list[dict[str, Any]] = []
+    expected: dict[int, str] = {}
+    for number, (tool, outcome) in enumerate(calls):
+        expected[len(records)] = {
+            "ran": "ran",
+            "failed": "ran, the tool failed",
+            "denied": f"denied by g{number}: r{number}",
+        }[outcome]
+        records.append({"event": "tool:pre", "data": {"tool_name": tool, "tool_call_id": number}})
+        records.append({"event": "provider:request", "data": {}})
+        if outcome == "denied":
+            data = {"event": "tool:pre", "hook": f"g{number}", "reason": f"r{number}"}
+            records.append({"event": "policy:violation", "data": {**data, "tool_name": tool}})
+        else:
+            event = "tool:post" if outcome == "ran" else "tool:error"
+            records.append({"event": event, "data": {"tool_name": tool, "tool_call_id": number}})
+    assert decisions(records) == expected

@@ -386,3 +386,30 @@ def test_on_a_terminal_a_progress_bar_runs_and_tables_are_drawn() -> None:
     assert "replaying" in shown  # rich's progress bar, on standard error
     assert "no differences against recorded" in shown
     assert "┏" in shown  # a table drawn for a terminal
+
+
+@pytest.mark.parametrize("audit", ["{}", "{audit_log: 'audit/{session_id}.jsonl'}"])
+def test_a_replay_writes_no_record_anywhere(tmp_path: Path, audit: str) -> None:
+    """hooks-approval's audit log (by default in the state directory) is off for a replay,
+    and hooks-logging is not mounted: the state directory and the working directory stay as
+    they were."""
+    home = tmp_path / "home"
+    bundle = tmp_path / "bundle.yaml"
+    bundle.write_text(
+        f"hooks:\n  - module: hooks-approval\n    config: {audit}\n  - module: hooks-logging\n",
+        encoding="utf-8",
+    )
+    done = subprocess.run(
+        [str(SCRIPT), "replay", str(EXAMPLE_LOG), "--bundle", str(bundle), "--json"],
+        env={**os.environ, "AMPLIFIER_HOME": str(home)},
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+        cwd=tmp_path,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert _json(done)["events"]  # it did replay the session
+    assert sorted(p.relative_to(tmp_path).as_posix() for p in tmp_path.rglob("*")) == [
+        "bundle.yaml"
+    ]

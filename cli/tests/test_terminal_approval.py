@@ -191,6 +191,37 @@ async def test_a_session_asks_it_and_the_kernel_applies_the_answer(tmp_path: Pat
     assert '"text": "ran"\n} -> Deny (no one to ask; policy: deny)' in shown.getvalue()
 
 
+async def test_a_deny_at_the_terminal_reads_for_a_person(tmp_path: Path) -> None:
+    provider = PlannedProvider(("", [("echo", {"text": "ran"})]), "done")
+    read_end, write_end = os.pipe()
+    os.write(write_end, b"3")  # Deny
+    os.close(write_end)
+    with os.fdopen(read_end) as stdin:
+        approvals = TerminalApprovalSystem(
+            interactive=True, stdin=stdin, console=Console(file=io.StringIO())
+        )
+        session = AgentSession(
+            hermetic_bundle(),
+            workspace=tmp_path,
+            provider=provider,
+            tools={"echo": EchoTool()},
+            approval_system=approvals,
+            display_system=RecordingDisplay(),
+        )
+        session.coordinator.hooks.register(
+            "tool:pre",
+            lambda e, d: HookResult(action="ask_user", approval_prompt="Run echo?"),
+            name="gate",
+        )
+        async with session:
+            await session.run("go")
+            messages = await session.context.get_messages()
+    told = next(m for m in messages if m["role"] == "tool")["content"]
+    assert "User denied: answered 'Deny' at the terminal to 'Run echo?" in told
+    assert "TerminalApprovalSystem" not in told
+    assert " via " not in told
+
+
 # -- a real terminal -------------------------------------------------------------------------
 
 PROGRAM = textwrap.dedent(

@@ -158,6 +158,6 @@ def test_emit_runs_an_included_module_with_the_including_files_config(tmp_path: 
     )
     data = '{"tool_name": "bash", "tool_input": {"command": "ls"}}'
     result = invoke("emit", "tool:pre", "--bundle", "bundle.yaml", "--data", data, cwd=tmp_path)
-    assert result.exit_code == 0, result.output
+    assert result.exit_code == 3, result.output  # the included hook denied
     assert '"reason": "overridden"' in result.stdout
     assert '"action": "deny"' in result.stdout

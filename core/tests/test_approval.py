@@ -125,7 +125,6 @@ async def test_user_deny_names_who_denied_and_why() -> None:
     assert result.reason is not None
     for part in (
         "User denied",
-        "via Recorder",
         "'Deny'",
         "Allow write to prod/config.py?",
         "'prod-guard'",

@@ -45,7 +45,12 @@ async def test_a_module_in_a_few_lines(
     assert denied.action == "deny"
     assert denied.reason == "no shutdown"
     assert allowed.user_message == "checked"
-    assert event_recorder.names == ["tool:pre"]  # the deny ended the first chain before it
+    # the deny ended the first chain before the recorder's handler: recorded with its decision
+    assert event_recorder.names == ["tool:pre", "tool:pre"]
+    assert event_recorder.decisions == ["deny", "continue"]
+    [(event, data, handler, reason)] = event_recorder.denied
+    assert (event, handler, reason) == ("tool:pre", "blocker", "no shutdown")
+    assert data["tool_input"] == {"command": "shutdown now"}
     processed = await coordinator.process_hook_result(allowed, "tool:pre", "blocker")
     assert processed.action == "continue"
     assert coordinator.display.texts() == ["checked"]

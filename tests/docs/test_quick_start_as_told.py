@@ -113,7 +113,7 @@ def test_deny_tells_the_model_the_command_line_policy_denied(tmp_path: Path) -> 
 
 def test_the_readme_emit_example_prints_no_warning(tmp_path: Path) -> None:
     done = _hooks(_command("emit")[1:], tmp_path)
-    assert done.returncode == 0, done.stdout + done.stderr
+    assert done.returncode == 3, done.stdout + done.stderr  # the example's hook denies
     assert done.stderr == ""
     assert "note:" not in done.stdout
     assert "filled as a session sends them: tool_call_id, tool, input" in done.stdout

@@ -83,8 +83,8 @@ async def test_static_deny_blocks_the_tool_and_the_model_sees_it(workspace: Path
     assert seen["role"] == "tool"
     assert seen["is_error"] is True
     assert seen["content"].startswith(
-        "Error: tool call denied by hook 'hooks-approval': User denied: answered 'Deny' via "
-        "StaticApprovalSystem to 'Run this bash command?\\n$ rm -rf build && make"
+        "Error: tool call denied by hook 'hooks-approval': User denied: answered 'Deny' to "
+        "'Run this bash command?\\n$ rm -rf build && make"
     )
     assert seen["content"].endswith("The hook's reason: hooks-approval: default_action is 'ask'")
     assert recorder.names.count("approval:denied") == 1

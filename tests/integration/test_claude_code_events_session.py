@@ -83,9 +83,15 @@ async def test_a_stop_hook_that_blocks_once_sends_the_agent_back_to_work(
     second = sent(provider.requests[1])
     assert [m["role"] for m in second[-2:]] == ["assistant", "user"]
     assert second[-1]["content"] == STOP_REASON
-    # the blocked prompt:complete ended at the hook's deny; the one that passed says that a
-    # stop hook had already sent the agent back (the script lets it stop because of it)
-    [(_, complete)] = recorder.get_events("prompt:complete")
+    # the blocked prompt:complete ended at the hook's deny (recorded as denied); the one that
+    # passed says that a stop hook had already sent the agent back (the script lets it stop)
+    completes = [
+        (data, decision)
+        for (name, data), decision in zip(recorder.events, recorder.decisions, strict=True)
+        if name == "prompt:complete"
+    ]
+    assert [decision for _, decision in completes] == ["deny", "continue"]
+    complete = completes[1][0]
     assert complete["stop_hook_active"] is True
     assert complete["response"] == "Fixed the failing tests."
     assert recorder.names.count("execution:end") == 1  # still one turn

@@ -6,19 +6,21 @@
                         [--workspace DIR] [--approve | --deny | --ask] [--resume CHECKPOINT]
                                           a session: turns, tool calls, what the hooks did
     amplifier-hooks demo                  the reference hooks in an offline session
-    amplifier-hooks modules               installed modules, their distributions, import errors
-    amplifier-hooks validate BUNDLE [--show]
+    amplifier-hooks modules [--json]      installed modules, their distributions, import errors
+    amplifier-hooks validate BUNDLE [--show | --json]
                                           check a bundle file (--show: as composed)
     amplifier-hooks install BUNDLE        pip-install every module source the bundle names
     amplifier-hooks trust [PATH]          let a project run the hook files it brings
+                                          (--list [--json]: the trusted projects)
     amplifier-hooks hooks list [--bundle B] [--project DIR] [--json]
                                           every declarative hook found, and what is skipped
-    amplifier-hooks emit EVENT --bundle B --data JSON
-                                          fire one event through a bundle's hooks
+    amplifier-hooks emit EVENT --bundle B --data JSON [--json]
+                                          fire one event through a bundle's hooks; the exit
+                                          code is the decision (3 deny, 4 ask, 5 a hook failed)
     amplifier-hooks replay LOG --bundle B [--compare B2] [--fail-on-diff] [--json]
                                           a recorded session through a bundle's hooks
-    amplifier-hooks events                the event catalogue
-    amplifier-hooks logs show|tail [TARGET]
+    amplifier-hooks events [--json]       the event catalogue
+    amplifier-hooks logs show|tail [TARGET] [--workspace DIR] [--bundle B]
                                           read hooks-logging's event logs
 
 Installed packages add commands through the ``amplifier_hooks.cli`` entry points (see
@@ -27,7 +29,8 @@ that is broken is reported in one line without taking the others down.
 
 Every error is reported as one line per problem, naming the file, line and key path where
 they are known, with a non-zero exit code (1 for a failure, 2 for a bad command line, 130
-when interrupted); ``-v`` adds debug logs and lets tracebacks through.
+when interrupted); ``-v`` adds debug logs and lets tracebacks through. ``NO_COLOR`` (any
+non-empty value) turns off every style escape.
 """
 
 from __future__ import annotations

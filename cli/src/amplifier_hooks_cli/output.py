@@ -23,6 +23,7 @@ from rich.markup import escape
 from amplifier_core.errors import AmplifierError, BundleError, BundleProblem
 
 __all__ = [
+    "colour",
     "fail",
     "friendly",
     "make_console",
@@ -40,9 +41,19 @@ R = TypeVar("R")
 _PIPED_WIDTH: Final = 160
 
 
+def colour() -> bool:
+    """Whether styles may be written: not when ``NO_COLOR`` has any non-empty value
+    (no-color.org); then no escape sequence at all is written, dim and bold included."""
+    return not os.environ.get("NO_COLOR")
+
+
 def make_console(*, stderr: bool) -> Console:
-    """A console that keeps ids, paths and error lines whole when the output is piped."""
-    made = Console(stderr=stderr, highlight=False)
+    """A console that keeps ids, paths and error lines whole when the output is piped, and
+    writes no style escape at all under ``NO_COLOR`` (:func:`colour`)."""
+    if colour():
+        made = Console(stderr=stderr, highlight=False)
+    else:  # rich's own NO_COLOR keeps bold and dim: no colour system writes no style at all
+        made = Console(stderr=stderr, highlight=False, color_system=None, no_color=True)
     if not made.is_terminal:
         made.soft_wrap = True  # a line stays one line in a file or a pipe
         if "COLUMNS" not in os.environ:

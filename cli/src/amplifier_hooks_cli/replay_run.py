@@ -3,9 +3,11 @@
 Only the bundle's hook modules are mounted, on a bare coordinator whose working directory is a
 scratch directory: no orchestrator, provider or tool, so no model is called and no tool runs.
 Command hooks run for real there, sandboxed where their module's config says. Modules that
-record and never decide (``hooks-logging``, ``hooks-otel``) are left out, so a replay writes to
-no log and exports nothing. Each event goes through :meth:`HookRegistry.emit`; what each handler
-decided and how long it took comes from the kernel's handler-run observer
+record and never decide (``hooks-logging``, ``hooks-otel``) are left out, and a deciding
+module's own record is turned off (:data:`NO_RECORDS`: hooks-approval's ``audit_log``), so a
+replay writes no log, in the workspace or the state directory, and exports nothing. Each event
+goes through :meth:`HookRegistry.emit`; what each handler decided and how long it took comes
+from the kernel's handler-run observer
 (:mod:`amplifier_core.observers`). An ``ask_user`` result is recorded as an ask: no approval
 system is asked and nobody sees a prompt. A module in observe mode (``observe: true``) decides
 nothing; its would-have decisions (``hook:observed``) are kept per event.
@@ -25,10 +27,20 @@ from amplifier_core.observers import HandlerRun
 
 from .replay_log import LogProblem, RecordedEvent
 
-__all__ = ["NOT_REPLAYED", "BundleRun", "EventOutcome", "HookDecision", "decision_of", "replay"]
+__all__ = [
+    "NOT_REPLAYED",
+    "NO_RECORDS",
+    "BundleRun",
+    "EventOutcome",
+    "HookDecision",
+    "decision_of",
+    "replay",
+]
 
 NOT_REPLAYED: Final = frozenset({"hooks-logging", "hooks-otel"})
 """Modules that record and never decide: not mounted for a replay."""
+NO_RECORDS: Final[dict[str, dict[str, Any]]] = {"hooks-approval": {"audit_log": None}}
+"""The settings that turn off what a deciding module records of its own, set for a replay."""
 
 _DECISIONS: Final = {
     "continue": "allow",
@@ -106,7 +118,13 @@ async def replay(
     coordinator.register_capability("session.working_dir", str(workspace))
     hooks = coordinator.hooks
     left_out = [e.module for e in bundle.hooks if e.module in NOT_REPLAYED]
-    entries = [e for e in bundle.hooks if e.module not in NOT_REPLAYED]
+    entries = [
+        e.model_copy(update={"config": {**e.config, **NO_RECORDS[e.module]}})
+        if e.module in NO_RECORDS
+        else e
+        for e in bundle.hooks
+        if e.module not in NOT_REPLAYED
+    ]
     loader = ModuleLoader(coordinator)
     mounted = await loader.mount_all(entries, base_dir=bundle.base_dir)
     await loader.session_ready()

@@ -23,7 +23,7 @@ import time
 from collections.abc import Mapping
 from pathlib import Path
 from types import TracebackType
-from typing import TYPE_CHECKING, Any, Literal, Self
+from typing import TYPE_CHECKING, Any, Final, Literal, Self
 
 from amplifier_hooks_bundle import Bundle
 
@@ -39,7 +39,19 @@ if TYPE_CHECKING:
     from amplifier_core.loader import ModuleLoader
     from amplifier_core.session_settings import SessionSettings
 
-__all__ = ["AgentSession", "SessionStatus", "TurnOutcome"]
+__all__ = [
+    "HOST_HANDLERS",
+    "HOST_HANDLERS_CAPABILITY",
+    "AgentSession",
+    "SessionStatus",
+    "TurnOutcome",
+]
+
+HOST_HANDLERS_CAPABILITY: Final = "session.host_handlers"
+"""The coordinator capability naming the application's own handlers (hooks-otel's name)."""
+HOST_HANDLERS: Final = frozenset({"session.notify", "amplifier-hooks.view"})
+"""The handlers the command line registers for itself (its notifications, its view): they
+are not hooks, so telemetry makes no hook span of them."""
 
 SessionStatus = Literal["completed", "failed", "cancelled"]
 SwitchReason = Literal["user", "fallback", "config"]
@@ -106,6 +118,7 @@ class AgentSession:
         self._started_at: float | None = None
         self._closed = False
         self._turn_task: asyncio.Task[str] | None = None
+        self.coordinator.register_capability(HOST_HANDLERS_CAPABILITY, HOST_HANDLERS)
         self.coordinator.hooks.register(
             ev.APPROVAL_REQUIRED, self._before_approval, name="session.notify"
         )

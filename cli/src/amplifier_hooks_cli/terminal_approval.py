@@ -261,8 +261,11 @@ class TerminalApprovalSystem:
     :param policy_source: who set ``policy``, for the reason the model gets when the policy
         answers (``"the command line's --deny policy"``).
 
-    ``history`` keeps every decision, in order.
+    ``history`` keeps every decision, in order. ``asked_where`` (``"at the terminal"``) is
+    what a denial's reason says of where the person answered.
     """
+
+    asked_where: Final = "at the terminal"
 
     def __init__(
         self,
@@ -279,7 +282,11 @@ class TerminalApprovalSystem:
             )
         self.policy: ApprovalPolicy = policy
         self.interactive = interactive
-        self.console = console or Console(stderr=True)
+        if console is None:
+            from .output import colour  # NO_COLOR: no style escape at all
+
+            console = Console(stderr=True) if colour() else Console(stderr=True, color_system=None)
+        self.console = console
         self._stdin = stdin
         self.policy_source = policy_source
         self.history: list[ApprovalRecord] = []

@@ -479,6 +479,7 @@ class ApprovalGate:
             **({"error": error} if error else {}),
         )
         by_policy = getattr(system, "answered_by_policy", None) if why == "user" else None
+        where = getattr(system, "asked_where", None) if why == "user" else None
         reason = (
             None
             if approved
@@ -489,6 +490,7 @@ class ApprovalGate:
                 system_name,
                 error,
                 by_policy if isinstance(by_policy, str) else None,
+                where if isinstance(where, str) else None,
             )
         )
         await self._hooks.emit(
@@ -819,15 +821,20 @@ def _denial_reason(
     system: str | None,
     error: str | None,
     by_policy: str | None = None,
+    asked_where: str | None = None,
 ) -> str:
-    """Who denied and why. An approval system that answered without asking anyone says so
-    with an ``answered_by_policy`` attribute (a description such as "the command line's --deny
-    policy"), read right after its answer; then the reason names that policy, not a user."""
+    """Who denied and why, in words for a person. An approval system that answered without
+    asking anyone says so with an ``answered_by_policy`` attribute (a description such as "the
+    command line's --deny policy"), read right after its answer; then the reason names that
+    policy, not a user. One that asked a person may say where with an ``asked_where``
+    attribute ("at the terminal"); the reason never names the system's class (the audit
+    record does)."""
     request = f"{ask.prompt!r} (approval requested by hook {ask.source!r} on {ask.event!r})"
     if why == "user" and by_policy:
         text = f"Denied by {by_policy}, without asking anyone: {request}"
     elif why == "user":
-        text = f"User denied: answered {answer!r} via {system} to {request}"
+        where = f" {asked_where}" if asked_where else ""
+        text = f"User denied: answered {answer!r}{where} to {request}"
     elif why == "timeout":
         text = (
             f"Denied by default: no answer from {system} within "

@@ -8,7 +8,9 @@ Fixtures (each builds its own objects; none reads the machine's installed module
     :func:`~amplifier_core.testing.create_test_coordinator`: a real coordinator whose approval
     system allows and records prompts, and whose display records user messages.
 ``event_recorder``
-    An :class:`~amplifier_core.testing.EventRecorder` attached to ``coordinator.hooks``.
+    An :class:`~amplifier_core.testing.EventRecorder` attached to ``coordinator.hooks``: every
+    event emitted, an event a hook denied included (``decisions`` says ``deny`` for it,
+    ``denied`` names the handler and its reason).
 ``mount_module``
     ``await mount_module(mount, config)`` mounts a module's ``mount`` function on
     ``coordinator`` and runs its cleanup (sync or async) when the test ends.
@@ -123,7 +125,8 @@ def coordinator() -> MockCoordinator:
 
 @pytest.fixture
 def event_recorder(coordinator: MockCoordinator) -> Iterator[EventRecorder]:
-    """Records every event emitted through ``coordinator.hooks``."""
+    """Records every event emitted through ``coordinator.hooks``, denied ones included, with
+    what became of each (``decisions``)."""
     recorder = EventRecorder()
     detach = recorder.attach(coordinator.hooks)
     yield recorder

@@ -29,6 +29,7 @@ from .coordinator import ModuleCoordinator
 from .display import RecordingDisplay
 from .hooks import HookRegistry, Unregister
 from .models import HookResult, ToolResult
+from .observers import HandlerRun
 
 __all__ = [
     "EventRecorder",
@@ -45,31 +46,96 @@ class EventRecorder:
     """Records events: as a stand-in for a registry (``emit``) or attached to a real one.
 
     ``attach(registry)`` subscribes to every event (``*``) at the latest priority, so the data
-    recorded is what the last handler left after every modification.
+    recorded is what the last handler left after every modification. An event a hook denied
+    is recorded too, with the data the denying handler was given: the deny ends the chain
+    before the recorder's handler, so the registry's handler-run observer reports it.
+
+    ``events`` holds ``(event, data)`` pairs in the order emitted; ``decisions`` holds, for
+    each, what became of it: ``"continue"``, ``"ask_user"`` (a hook asked for an approval) or
+    ``"deny"``; ``denied`` lists the denied ones with the handler and its reason.
     """
+
+    _NAME = "event-recorder"
 
     def __init__(self) -> None:
         self.events: list[tuple[str, dict[str, Any]]] = []
+        self.decisions: list[str] = []
+        self._denials: dict[int, tuple[str, str | None]] = {}  # index -> (handler, reason)
+        # (task, event) -> [position of the last handler run seen, asked, record index]: the
+        # emit running in that task; a run at or before the last position starts the next one
+        self._emits: dict[tuple[int, str], list[Any]] = {}
 
     async def emit(self, event: str, data: dict[str, Any]) -> HookResult:
         """Record ``event`` and continue (the ``HookRegistry.emit`` signature)."""
-        self.events.append((event, dict(data)))
+        self._add(event, data, "continue")
         return HookResult()
 
     record = emit
 
+    def _add(self, event: str, data: dict[str, Any], decision: str) -> int:
+        self.events.append((event, dict(data)))
+        self.decisions.append(decision)
+        return len(self.events) - 1
+
+    def _emit_at(self, event: str, position: int) -> list[Any]:
+        """The state of the emit of ``event`` that a handler at ``position`` runs in."""
+        key = (id(asyncio.current_task()), event)
+        state = self._emits.get(key)
+        if state is None or position <= state[0]:
+            state = self._emits[key] = [position, False, None]
+        state[0] = position
+        return state
+
     def attach(
         self, registry: HookRegistry, pattern: str = "*", priority: int = 1_000_000
     ) -> Unregister:
-        """Record every event ``registry`` emits that matches ``pattern``."""
+        """Record every event ``registry`` emits that matches ``pattern``, denied ones
+        included (see the class docstring)."""
+        name = self._NAME
+
+        def position(event: str, handler: str) -> int:
+            for index, info in enumerate(registry.handlers_for(event)):
+                if info.name == handler:
+                    return index
+            return -1
 
         def recorder(event: str, data: dict[str, Any]) -> None:
-            self.events.append((event, dict(data)))
+            state = self._emit_at(event, position(event, name))
+            state[2] = self._add(event, data, "ask_user" if state[1] else "continue")
 
-        return registry.register(pattern, recorder, priority=priority, name="event-recorder")
+        def observer(run: HandlerRun) -> None:
+            if run.handler == name or run.action not in ("deny", "ask_user"):
+                return
+            at = position(run.event, run.handler)
+            if position(run.event, name) < 0:  # not an event the recorder listens to
+                return
+            state = self._emit_at(run.event, at)
+            index = state[2]
+            if run.action == "ask_user":
+                if index is not None and self.decisions[index] == "continue":
+                    self.decisions[index] = "ask_user"  # asked after the recorder ran
+                state[1] = True
+                return
+            if index is None:  # the deny ended the chain before the recorder's handler
+                index = self._add(run.event, run.data, "deny")
+            self.decisions[index] = "deny"
+            self._denials[index] = (run.handler, run.reason)
+            self._emits.pop((id(asyncio.current_task()), run.event), None)
+
+        unregister = registry.register(pattern, recorder, priority=priority, name=name)
+        remove = registry.add_observer(observer)
+
+        def detach() -> None:
+            unregister()
+            remove()
+
+        return detach
 
     def clear(self) -> None:
         self.events.clear()
+        self.decisions.clear()
+        self._denials.clear()
+        self._emits.clear()
 
     def get_events(self, event_type: str | None = None) -> list[tuple[str, dict[str, Any]]]:
         """Recorded ``(event, data)`` pairs, optionally only those of one event."""
@@ -81,6 +147,15 @@ class EventRecorder:
     def names(self) -> list[str]:
         """The recorded event names, in order."""
         return [name for name, _ in self.events]
+
+    @property
+    def denied(self) -> list[tuple[str, dict[str, Any], str, str | None]]:
+        """``(event, data, handler, reason)`` for each recorded event a hook denied."""
+        return [
+            (*self.events[index], *self._denials.get(index, ("", None)))
+            for index, decision in enumerate(self.decisions)
+            if decision == "deny"
+        ]
 
 
 class MockTool:

@@ -97,7 +97,7 @@ async def test_denials_and_cached_allow_always_are_recorded(workspace: Path) -> 
     ]
     (_request, decision) = records(workspace / "audit" / "deny.jsonl")
     assert (decision["decision"], decision["answer"], decision["why"]) == ("deny", "Deny", "user")
-    assert decision["reason"].startswith("User denied: answered 'Deny' via StaticApprovalSystem")
+    assert decision["reason"].startswith("User denied: answered 'Deny' to 'Run this")
 
 
 async def test_the_module_emits_no_approval_events_on_this_kernel(workspace: Path) -> None:

@@ -4,6 +4,7 @@ are checked on what arrived."""
 
 from __future__ import annotations
 
+import logging
 from pathlib import Path
 
 import pytest
@@ -87,14 +88,34 @@ async def test_session_tree_hooks_and_no_secret(tmp_path: Path) -> None:
     assert "gen_ai.client.token.usage" in receiver.metric_names
 
 
-async def test_a_collector_that_is_down_costs_a_counted_drop(
-    tmp_path: Path, caplog: pytest.LogCaptureFixture
-) -> None:
+class _Shown(logging.Handler):
+    """What reaches the root logger: what an application's log shows (pytest's own capture
+    also listens on loggers that do not propagate, so it cannot tell)."""
+
+    def __init__(self) -> None:
+        super().__init__(logging.DEBUG)
+        self.records: list[logging.LogRecord] = []
+
+    def emit(self, record: logging.LogRecord) -> None:
+        self.records.append(record)
+
+
+async def test_a_collector_that_is_down_costs_a_counted_drop(tmp_path: Path) -> None:
     with Receiver() as receiver:
         dead = receiver.endpoint  # a port that was just closed again
     otel = {"endpoint": dead, "timeout_s": 0.5, "metrics": False, "shutdown_timeout_s": 120}
-    parent, _child, _ = await run_scenario(tmp_path, otel)
-    warnings = [r.getMessage() for r in caplog.records if "export to" in r.getMessage()]
+    shown = _Shown()
+    logging.getLogger().addHandler(shown)
+    try:
+        parent, _child, _ = await run_scenario(tmp_path, otel)
+    finally:
+        logging.getLogger().removeHandler(shown)
+    warnings = [r.getMessage() for r in shown.records if "export to" in r.getMessage()]
     assert len(warnings) == 2  # once per session's pipeline, not once per batch
     assert "dropped" in warnings[0]
     assert parent.coordinator.otel_hooks.pipeline.dropped > 0  # type: ignore[attr-defined]
+    # the exporter library's own retry and failure lines are not shown: the line above is
+    raw = [r for r in shown.records if r.name.startswith("opentelemetry")]
+    assert raw == []
+    routed = [r.getMessage() for r in shown.records if "exporter: " in r.getMessage()]
+    assert all(m.startswith("hooks-otel: exporter: ") for m in routed)

@@ -11,7 +11,7 @@ from otel_memory import Memory, needs_redaction
 from amplifier_core.hooks import HookRegistry
 from amplifier_core.models import HookResult
 from amplifier_core.testing import create_test_coordinator
-from amplifier_module_hooks_otel import mount
+from amplifier_module_hooks_otel import HOST_HANDLERS_CAPABILITY, mount
 
 TOKEN = "ghp_" + "a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8"
 
@@ -118,6 +118,25 @@ async def test_hook_runs_are_spans_with_their_decision(memory: Memory) -> None:
         for a, v in memory.metrics()["amplifier.hook.decisions"]
     }
     assert decisions == {("guard", "deny"): 1, ("breaks", "continue"): 1}
+
+
+async def test_the_applications_own_handlers_are_not_hook_spans(memory: Memory) -> None:
+    coordinator = create_test_coordinator()
+    await mount(coordinator, {}, pipeline=memory.pipeline)
+    hooks = coordinator.hooks
+    host = {"app.view"}
+    coordinator.register_capability(HOST_HANDLERS_CAPABILITY, host)
+    hooks.register("tool:pre", lambda e, d: None, name="app.view")
+    hooks.register("tool:pre", lambda e, d: None, name="app.notice")
+    hooks.register("tool:pre", lambda e, d: None, name="guard")
+    host.add("app.notice")  # named after mount: read on each run
+    await _turn(hooks)
+    spans = _by_name(memory)
+    assert "hook guard" in spans
+    assert "hook app.view" not in spans
+    assert "hook app.notice" not in spans
+    names = {a["hook.name"] for a, _ in memory.metrics()["amplifier.hook.decisions"]}
+    assert names == {"guard"}
 
 
 @needs_redaction

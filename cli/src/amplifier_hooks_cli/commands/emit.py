@@ -1,4 +1,11 @@
-"""``amplifier-hooks emit``: fire one event through a bundle's hooks, handler by handler."""
+"""``amplifier-hooks emit``: fire one event through a bundle's hooks, handler by handler.
+
+The exit code is the decision, so a script can act on it (:data:`EXIT_CODES`): 0 the event
+goes on (allowed, modified or with context added), 3 a hook denied it, 4 a hook asked for an
+approval, 5 a hook failed and the event went on without it (fail-open); 1 and 2 stay the
+command line's own failure and usage error. ``--json`` prints one JSON object instead of the
+table (:func:`emit_json`).
+"""
 
 from __future__ import annotations
 
@@ -16,7 +23,10 @@ from rich.table import Table
 from .. import output
 from ..tracing import Trace, trace_emit
 
-__all__ = ["emit"]
+__all__ = ["EXIT_CODES", "decision", "emit", "emit_json", "exit_code"]
+
+EXIT_CODES: Final = {"allow": 0, "deny": 3, "ask": 4, "failed": 5}
+"""The exit code of ``emit`` for each decision (1: the command failed, 2: a bad command line)."""
 
 
 @click.command(short_help="Fire one event through a bundle's hooks.")
@@ -30,8 +40,17 @@ __all__ = ["emit"]
     help="The session directory the hooks see (where they write logs and state). Default: a "
     "temporary directory, removed afterwards.",
 )
+@click.option(
+    "--json",
+    "as_json",
+    is_flag=True,
+    help="Print one JSON object (the decision, each handler's step, the result) instead of "
+    "the table.",
+)
 @output.friendly
-def emit(event: str, bundle_path: Path, data_json: str, workspace: Path | None) -> None:
+def emit(
+    event: str, bundle_path: Path, data_json: str, workspace: Path | None, as_json: bool
+) -> None:
     """Fire EVENT through the bundle's hooks and show what each handler did.
 
     The hooks run as in a session whose directory is --workspace, so what they write (logs,
@@ -39,6 +58,9 @@ def emit(event: str, bundle_path: Path, data_json: str, workspace: Path | None) 
     nothing lands in the current directory by accident. Keys a session derives from the data
     (``tool`` from ``tool_name``, ``input`` from ``tool_input``, a ``tool_call_id``, ``turn``)
     are filled as a session fills them.
+
+    Exit code: 0 the event goes on, 3 a hook denied it, 4 a hook asked for an approval, 5 a
+    hook failed and the event went on without it; 1 the command failed, 2 a bad command line.
     """
     from amplifier_core import events as ev
     from amplifier_core.catalogue import UnknownEventError, validate_event_data
@@ -62,7 +84,7 @@ def emit(event: str, bundle_path: Path, data_json: str, workspace: Path | None) 
             for p in validate_event_data(event, data, include_common=False)
         ]
         filled = _fill_as_a_session(data, required)
-        if filled:
+        if filled and not as_json:
             output.stdout().print(
                 f"[dim]filled as a session sends them: {escape(', '.join(filled))}[/]",
                 highlight=False,
@@ -78,6 +100,7 @@ def emit(event: str, bundle_path: Path, data_json: str, workspace: Path | None) 
                 highlight=False,
             )
     except UnknownEventError as err:
+        filled = []
         errors.print(f"[yellow]note:[/] {escape(str(err))}; emitting it anyway", highlight=False)
     bundle = load_bundle(bundle_path)
     if workspace is not None:
@@ -88,7 +111,56 @@ def emit(event: str, bundle_path: Path, data_json: str, workspace: Path | None) 
         with tempfile.TemporaryDirectory(prefix="amplifier-hooks-emit-") as scratch:
             where = Path(scratch).resolve()
             trace = asyncio.run(_emit_through_bundle(bundle, ev.canonical(event), data, where))
-    _print_trace(trace)
+    if as_json:
+        click.echo(json.dumps(emit_json(trace, filled), default=str))
+    else:
+        _print_trace(trace)
+    raise SystemExit(exit_code(trace))
+
+
+def decision(trace: Trace) -> str:
+    """What became of the event: ``deny``, ``ask``, ``failed`` (a hook failed and the event
+    went on) or ``allow``."""
+    action = trace.result.action if trace.result is not None else "continue"
+    if action == "deny":
+        return "deny"
+    if action == "ask_user":
+        return "ask"
+    if any(step.error is not None for step in trace.steps):
+        return "failed"
+    return "allow"
+
+
+def exit_code(trace: Trace) -> int:
+    """The exit code for ``trace``'s decision (:data:`EXIT_CODES`)."""
+    return EXIT_CODES[decision(trace)]
+
+
+def emit_json(trace: Trace, filled: list[str]) -> dict[str, Any]:
+    """``emit --json``'s object: ``event``, ``decision`` (allow, deny, ask or failed),
+    ``exit_code``, ``filled`` (the keys filled as a session sends them), ``handlers`` (each
+    run in order: ``name``, ``priority``, ``action``, ``ms``, ``reason``, ``error``) and
+    ``result`` (the combined HookResult, its non-default fields)."""
+    handlers = [
+        {
+            "name": step.name,
+            "priority": step.priority,
+            "action": step.action,
+            "ms": round(step.seconds * 1000, 3),
+            "reason": step.result.reason if step.result is not None else None,
+            "error": step.error,
+        }
+        for step in trace.steps
+    ]
+    result = trace.result.model_dump(mode="json", exclude_defaults=True) if trace.result else {}
+    return {
+        "event": trace.event,
+        "decision": decision(trace),
+        "exit_code": exit_code(trace),
+        "filled": filled,
+        "handlers": handlers,
+        "result": result or {"action": "continue"},
+    }
 
 
 _ALIASES: Final = (("tool", "tool_name"), ("input", "tool_input"), ("result", "tool_result"))

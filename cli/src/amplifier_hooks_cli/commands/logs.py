@@ -3,10 +3,14 @@
 Which file is read (hooks-logging's :func:`~amplifier_module_hooks_logging.find_log`):
 
 - a path to a log file (or a directory: its newest ``*.jsonl``);
-- a session id: that session's log under the default path template, for ``--workspace``;
-- nothing: the newest session log of the ``--workspace`` project under the default template
+- a session id: that session's log where ``--bundle``'s hooks-logging ``path`` puts it for
+  ``--workspace``, else under the default path template;
+- nothing: the newest session log of the ``--workspace`` project: where ``--bundle``'s
+  hooks-logging ``path`` puts logs, under the default template
   (``$AMPLIFIER_HOME/projects/<project>/sessions/<session_id>/events.jsonl``, ``~/.amplifier``
-  when ``AMPLIFIER_HOME`` is unset).
+  when ``AMPLIFIER_HOME`` is unset), and any hooks-logging log in the workspace itself (a
+  relative ``path`` such as ``.amplifier/logs/{session_id}.jsonl``; up to three directories
+  deep). When there is none, the error names every place looked.
 
 Each record is printed on one line: time, level, event, and its data (session id and timestamp
 left out) cut to the terminal's width unless ``--full``; ``--json`` prints the raw lines.
@@ -24,13 +28,15 @@ import json
 import shutil
 import time
 from collections import deque
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from types import ModuleType
 from typing import Any, Final
 
 import click
+
+from ..output import colour
 
 __all__ = ["LEVELS", "logs"]
 
@@ -58,12 +64,39 @@ def _warn(message: str) -> None:
     click.echo(message, err=True)
 
 
+def _templates(bundle_path: Path | None) -> list[str]:
+    """The ``path`` template of each hooks-logging entry of the bundle at ``bundle_path``."""
+    if bundle_path is None:
+        return []
+    from amplifier_hooks_bundle import load_bundle
+
+    reading = _hooks_logging()
+    templates: list[str] = []
+    for entry in load_bundle(bundle_path).hooks:
+        if entry.module != "hooks-logging":
+            continue
+        try:
+            templates.append(str(reading.parse_config(dict(entry.config or {})).path))
+        except ValueError as err:
+            raise click.ClickException(f"{bundle_path}: hooks-logging config: {err}") from err
+    if not templates:
+        raise click.ClickException(f"{bundle_path}: the bundle mounts no hooks-logging module")
+    return templates
+
+
 @contextmanager
-def _opened(target: str | None, workspace: Path) -> Iterator[Any]:
+def _opened(
+    target: str | None,
+    workspace: Path,
+    bundle_path: Path | None,
+    warn: Callable[[str], None] = _warn,
+) -> Iterator[Any]:
     """hooks-logging's reader on the log ``target`` names; a missing log is one clear error."""
     reading = _hooks_logging()
+    templates = _templates(bundle_path)
     try:
-        reader = reading.LogReader(reading.find_log(target, workspace), _warn)
+        found = reading.find_log(target, workspace, templates, search_workspace=True)
+        reader = reading.LogReader(found, warn)
     except reading.LogReadError as err:
         raise click.ClickException(str(err)) from err
     try:
@@ -72,7 +105,24 @@ def _opened(target: str | None, workspace: Path) -> Iterator[Any]:
         reader.close()
 
 
-def _render(raw: str, record: dict[str, Any], *, as_json: bool, full: bool, width: int) -> str:
+def _decided(target: str | None, workspace: Path, bundle_path: Path | None) -> dict[int, str]:
+    """What became of each gated event of the log (:mod:`..log_decisions`), by record index:
+    a first pass over the file, its bad lines left for the printing pass to report."""
+    from ..log_decisions import decisions
+
+    with _opened(target, workspace, bundle_path, warn=lambda _line: None) as reader:
+        return decisions(record for _raw, record in reader.records())
+
+
+def _render(
+    raw: str,
+    record: dict[str, Any],
+    *,
+    as_json: bool,
+    full: bool,
+    width: int,
+    decided: str | None = None,
+) -> str:
     visible = _hooks_logging().visible
     if as_json:
         return str(visible(raw))
@@ -84,12 +134,17 @@ def _render(raw: str, record: dict[str, Any], *, as_json: bool, full: bool, widt
     if isinstance(data, dict):
         data = {k: v for k, v in data.items() if k not in _HIDDEN}
     text = visible(json.dumps(data, ensure_ascii=False, default=str))
-    head = f"{clock}  {level:<7}  {event:<22}  "
+    verdict = f"[{visible(decided)}]  " if decided else ""
+    head = f"{clock}  {level:<7}  {event:<22}  {verdict}"
     room = max(width - len(head), 20)
     if not full and len(text) > room:
         text = text[: room - 3] + "..."
+    if not colour():
+        return f"{head}{text}"
     styled = click.style(f"{level:<7}", fg=_COLOURS.get(level))
-    return f"{clock}  {styled}  {click.style(f'{event:<22}', bold=True)}  {text}"
+    if verdict:
+        verdict = click.style(verdict, fg="red" if "denied" in verdict else "green")
+    return f"{clock}  {styled}  {click.style(f'{event:<22}', bold=True)}  {verdict}{text}"
 
 
 def _keep(events: tuple[str, ...], level: str) -> Any:
@@ -107,6 +162,12 @@ _WORKSPACE = click.option(
     default=Path("."),
     show_default=True,
     help="The project whose session logs are looked up (by session id, or the newest).",
+)
+_BUNDLE = click.option(
+    "--bundle",
+    "bundle_path",
+    type=click.Path(path_type=Path, dir_okay=False, exists=True),
+    help="Also look where this bundle's hooks-logging `path` writes logs for --workspace.",
 )
 _EVENTS = click.option(
     "--event",
@@ -130,13 +191,15 @@ def logs() -> None:
     """Read the JSONL event logs hooks-logging writes.
 
     TARGET is a log file, a directory (its newest log), or a session id; without it, the
-    newest session log of the --workspace project.
+    newest session log of the --workspace project: in the state directory, where --bundle's
+    hooks-logging `path` puts logs, and in the workspace itself.
     """
 
 
 @logs.command(short_help="Print a session's log, one line per record.")
 @_TARGET
 @_WORKSPACE
+@_BUNDLE
 @_EVENTS
 @_LEVEL
 @_JSON
@@ -144,23 +207,39 @@ def logs() -> None:
 def show(
     target: str | None,
     workspace: Path,
+    bundle_path: Path | None,
     events: tuple[str, ...],
     level: str,
     as_json: bool,
     full: bool,
 ) -> None:
-    """Print every record of a log (those the filters keep), one line each."""
+    """Print every record of a log (those the filters keep), one line each.
+
+    A call a hook denied, or an approval answered, says so on its own line
+    (``tool:pre  [denied by HOOK: REASON]``; ``[ran]`` for a tool call that ran); --json
+    prints the lines as written.
+    """
     keep = _keep(events, level)
     width = _width()
-    with _opened(target, workspace) as reader:
-        for raw, record in reader.records():
+    decided = {} if as_json else _decided(target, workspace, bundle_path)
+    with _opened(target, workspace, bundle_path) as reader:
+        for index, (raw, record) in enumerate(reader.records()):
             if keep(record):
-                click.echo(_render(raw, record, as_json=as_json, full=full, width=width))
+                line = _render(
+                    raw,
+                    record,
+                    as_json=as_json,
+                    full=full,
+                    width=width,
+                    decided=decided.get(index),
+                )
+                click.echo(line)
 
 
 @logs.command(short_help="Print the last records of a log, and follow it.")
 @_TARGET
 @_WORKSPACE
+@_BUNDLE
 @_EVENTS
 @_LEVEL
 @_JSON
@@ -190,6 +269,7 @@ def show(
 def tail(
     target: str | None,
     workspace: Path,
+    bundle_path: Path | None,
     events: tuple[str, ...],
     level: str,
     as_json: bool,
@@ -198,19 +278,28 @@ def tail(
     follow: bool,
     interval: float,
 ) -> None:
-    """Print the last records of a log; with --follow, the new ones as they come."""
+    """Print the last records of a log; with --follow, the new ones as they come.
+
+    The records printed first say what became of a denied or asked call on its line, as
+    `logs show` does; records printed while following are printed as they are written (the
+    decision is the `policy:violation` line after the call).
+    """
     keep = _keep(events, level)
     width = _width()
-    with _opened(target, workspace) as reader:
+    decided = {} if as_json else _decided(target, workspace, bundle_path)
+    with _opened(target, workspace, bundle_path) as reader:
         try:
-            last: deque[tuple[str, dict[str, Any]]] = deque(maxlen=count)
+            last: deque[tuple[str, dict[str, Any], str | None]] = deque(maxlen=count)
             ended = False
-            for raw, record in reader.records():
+            for index, (raw, record) in enumerate(reader.records()):
                 ended = record.get("event") == _END_EVENT
                 if keep(record):
-                    last.append((raw, record))
-            for raw, record in last:
-                click.echo(_render(raw, record, as_json=as_json, full=full, width=width))
+                    last.append((raw, record, decided.get(index)))
+            for raw, record, verdict in last:
+                line = _render(
+                    raw, record, as_json=as_json, full=full, width=width, decided=verdict
+                )
+                click.echo(line)
             while follow and not ended:
                 time.sleep(interval)
                 reader.rewound()

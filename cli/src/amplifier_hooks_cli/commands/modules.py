@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import importlib
+import json
 import os
 import traceback
+from typing import Any
 
 import click
 from rich.table import Table
@@ -16,17 +18,44 @@ __all__ = ["error_location", "import_problem", "modules"]
 
 @click.command(short_help="Installed modules, and why one does not load.")
 @click.option("--no-import", is_flag=True, help="Only read the metadata; import nothing.")
+@click.option(
+    "--json",
+    "as_json",
+    is_flag=True,
+    help='Print {"modules": [{"id", "distribution", "version", "entry_point", "origin", '
+    '"loads", "problem"}]}.',
+)
 @output.friendly
-def modules(no_import: bool) -> None:
+def modules(no_import: bool, as_json: bool) -> None:
     """The modules installed in this environment, and why any of them cannot be loaded.
 
     Each module's entry point is imported (unless --no-import); the exit code is 1 when one
-    of them fails.
+    of them fails. With --json: one object, ``modules`` sorted by id, each with ``loads``
+    (true, false, or null when not checked) and ``problem`` (why it does not load, or null).
     """
     from amplifier_core.loader import discover_modules
 
     console = output.stdout()
     specs = discover_modules()
+    if as_json:
+        rows: list[dict[str, Any]] = []
+        for module_id, spec in sorted(specs.items()):
+            problem = None if no_import else import_problem(module_id, spec.value, spec.group)
+            rows.append(
+                {
+                    "id": module_id,
+                    "distribution": spec.distribution,
+                    "version": spec.version,
+                    "entry_point": spec.value,
+                    "origin": spec.origin,
+                    "loads": None if no_import else problem is None,
+                    "problem": problem,
+                }
+            )
+        click.echo(json.dumps({"modules": rows}))
+        if any(row["problem"] for row in rows):
+            raise SystemExit(1)
+        return
     if not specs:
         console.print("no module is installed in the amplifier.modules entry-point group")
         return

@@ -102,12 +102,20 @@ def run(
             f"no model to talk to: pass --script FILE (a scripted provider), or configure a "
             f"provider{where}"
         )
-    if bundle_path is not None:  # validate's checks of every config, located in the file
-        from .validate import static_problems
+    if bundle_path is not None:  # validate's checks, located in the file, before anything
+        from .validate import missing_module_problems, static_problems
 
         sections = (
             ("tools", "hooks") if script_path is not None else ("providers", "tools", "hooks")
         )
+        missing = missing_module_problems(bundle, bundle_path, sections)
+        if missing:
+            output.fail(
+                *missing,
+                "the session stopped before its first turn, and nothing was created: every "
+                "module a bundle names must be installed (`amplifier-hooks modules` lists "
+                "those that are)",
+            )
         problems = static_problems(bundle, bundle_path, sections)
         if problems:
             output.fail(
@@ -140,19 +148,69 @@ def run(
             f"session {stopped.session_id} stopped before its first turn: a module the bundle "
             "names failed to load",
             *stopped.lines,
-            "every module a bundle names must load; mark its entry `optional: true` to run "
-            "without it",
+            stopped.advice,
         )
     sys.exit(code)
 
 
-class _StoppedBeforeFirstTurn(Exception):
-    """Modules the bundle names failed to mount: each failure located in the bundle file."""
+def _advice(plan: _RunPlan, failures: Sequence[ModuleFailure]) -> str:
+    """What to do about the failures that stopped the session. A guard is never to be
+    dropped: a project whose trusted hook files changed is reviewed and trusted again, a
+    module that failed to mount is fixed; only one that cannot be imported may be marked
+    optional, when the session may run without it."""
+    stages = {f.stage for f in failures}
+    if any(f.module_id == "hooks-declarative" and f.stage == "mount" for f in failures):
+        changed = _changed_trust(plan.workspace)
+        if changed is not None:
+            return changed
+    if stages <= {"mount", "on_session_ready"}:
+        check = (
+            f"`amplifier-hooks validate --mount {plan.bundle_path}` checks it"
+            if plan.bundle_path is not None
+            else "`amplifier-hooks validate --mount BUNDLE` checks a bundle"
+        )
+        return (
+            "a guard that cannot mount does not run, so the session does not either: fix what "
+            f"is named above ({check})"
+        )
+    return (
+        "every module a bundle names must load; mark its entry `optional: true` only when the "
+        "session may run without it"
+    )
 
-    def __init__(self, session_id: str, lines: list[str]) -> None:
+
+def _changed_trust(workspace: Path) -> str | None:
+    """How to review and trust again a project whose hook files changed since it was
+    trusted; ``None`` when that is not why hooks-declarative failed."""
+    import shlex
+
+    try:
+        from amplifier_module_hooks_declarative import trust_status
+    except ImportError:
+        return None
+    try:
+        status = trust_status(workspace)
+    except (OSError, ValueError):
+        return None
+    if status.trusted or not status.known or not status.changed:
+        return None
+    project = shlex.quote(str(status.project))
+    return (
+        f"the project's hook files changed since you trusted it ({', '.join(status.changed)}): "
+        f"review the changes (`git -C {project} diff`; `amplifier-hooks trust --check "
+        f"{project}` names them), then trust it again with `amplifier-hooks trust {project}`"
+    )
+
+
+class _StoppedBeforeFirstTurn(Exception):
+    """Modules the bundle names failed to mount: each failure located in the bundle file, and
+    what to do about them."""
+
+    def __init__(self, session_id: str, lines: list[str], advice: str) -> None:
         super().__init__("; ".join(lines))
         self.session_id = session_id
         self.lines = lines
+        self.advice = advice
 
 
 @dataclass(frozen=True, slots=True)
@@ -206,7 +264,8 @@ async def _run_session(plan: _RunPlan) -> int:
             located = _located_failures(plan, session.loader.failures)
             if not located:
                 raise
-            raise _StoppedBeforeFirstTurn(session.session_id, located) from err
+            advice = _advice(plan, session.loader.failures)
+            raise _StoppedBeforeFirstTurn(session.session_id, located, advice) from err
         if plan.resume_path is not None:
             console.print(
                 f"[dim]resumed session {escape(session.session_id)} after turn "

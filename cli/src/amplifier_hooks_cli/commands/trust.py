@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import click
@@ -19,6 +20,12 @@ __all__ = ["trust"]
     type=click.Path(exists=True, file_okay=False, path_type=Path),
 )
 @click.option("--list", "listing", is_flag=True, help="List the trusted projects.")
+@click.option(
+    "--json",
+    "as_json",
+    is_flag=True,
+    help='With --list: print {"projects": [{"path", "trusted_at", "files", "include"}]}.',
+)
 @click.option("--check", is_flag=True, help="Say whether PATH is trusted; exit 1 when not.")
 @click.option("--remove", is_flag=True, help="Stop trusting PATH.")
 @click.option(
@@ -32,7 +39,12 @@ __all__ = ["trust"]
 )
 @output.friendly
 def trust(
-    path: Path | None, listing: bool, check: bool, remove: bool, include: tuple[str, ...]
+    path: Path | None,
+    listing: bool,
+    as_json: bool,
+    check: bool,
+    remove: bool,
+    include: tuple[str, ...],
 ) -> None:
     """Let the project at PATH (default: the current directory) run the hooks it brings.
 
@@ -48,7 +60,13 @@ def trust(
 
     A plugin kept inside the project is project content too: trust it with --include DIR
     (the session's warning names the directory).
+
+    --list --json prints one object: ``projects`` sorted by path, each with ``trusted_at``,
+    ``files`` (each trusted file, relative to the project, with its ``sha256``) and
+    ``include`` (the directories added with --include).
     """
+    if as_json and not listing:
+        raise click.UsageError("--json goes with --list")
     try:  # hooks-declarative enforces trust, and keeps it (the `all` extra installs it)
         from amplifier_module_hooks_declarative import (
             TooManyFiles,
@@ -67,6 +85,18 @@ def trust(
     console = output.stdout()
     if listing:
         projects = trusted_projects()
+        if as_json:
+            listed = [
+                {
+                    "path": where,
+                    "trusted_at": record.get("trusted_at"),
+                    "files": dict(sorted((record.get("files") or {}).items())),
+                    "include": list(record.get("include") or []),
+                }
+                for where, record in sorted(projects.items())
+            ]
+            click.echo(json.dumps({"projects": listed}))
+            return
         if not projects:
             console.print("no trusted projects")
         for where, record in sorted(projects.items()):

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import difflib
+import json
 import logging
 import os
 import re
@@ -33,7 +34,15 @@ from ..composed_locator import ComposedLocator, locator_for
 from ..locator import Locator
 from ..plan import PlanError, mount_plan
 
-__all__ = ["composed_yaml", "failure_text", "located_failure", "static_problems", "validate"]
+__all__ = [
+    "composed_yaml",
+    "failure_text",
+    "internal_location",
+    "located_failure",
+    "missing_module_problems",
+    "static_problems",
+    "validate",
+]
 
 _HTTP_PROVIDERS: Final = ("provider-anthropic", "provider-openai")
 CONFIG_PROBLEMS_ATTR: Final = "config_problems"
@@ -77,17 +86,29 @@ class _Planned:
     help="Print the bundle as composed (its includes merged in), and where each module "
     "entry was written.",
 )
+@click.option(
+    "--json",
+    "as_json",
+    is_flag=True,
+    help='Print {"bundle", "ok", "problems", "modules"} instead of text (cli/README.md).',
+)
 @output.friendly
-def validate(bundle_path: Path, try_mount: bool, show: bool) -> None:
+def validate(bundle_path: Path, try_mount: bool, show: bool, as_json: bool) -> None:
     """Check BUNDLE_PATH: YAML syntax, keys and types, installed modules and their config.
 
     The runtime modules (orchestrator, context, providers, tools) are mounted to check
     their config; a hook module's config is checked when it mounts: add --mount for that.
     Module sources given as git URLs that are not installed yet are listed with the command
     that installs them (amplifier-hooks install).
+
+    The summary counts what a session (`amplifier-hooks run`) would mount: the bundle's
+    modules, and the defaults for what it does not name (the tools tool-bash,
+    tool-filesystem and tool-todo, the loop-session orchestrator, context-simple).
     """
     from amplifier_core.loader import discover_modules
 
+    if show and as_json:
+        raise click.UsageError("--show and --json: choose one")
     bundle = load_bundle(bundle_path)
     if show:
         click.echo(composed_yaml(bundle))
@@ -95,6 +116,8 @@ def validate(bundle_path: Path, try_mount: bool, show: bool) -> None:
     try:
         plan = mount_plan(bundle, workspace=Path.cwd())
     except PlanError as err:
+        if as_json:
+            _print_json(bundle_path, [f"{bundle_path}: {err}"], [])
         output.fail(f"{bundle_path}: {err}")
     installed = discover_modules()
     planned = _planned(bundle, plan)
@@ -142,13 +165,23 @@ def validate(bundle_path: Path, try_mount: bool, show: bool) -> None:
             f"{escape(bundle.session.unexpected_key_message(key))}",
             highlight=False,
         )
+    mounted = [p for p in planned if all(p is not s for s in skipped)]
+    if as_json:
+        _print_json(bundle_path, problems, _json_modules(mounted, skipped, installed))
+        return
     if problems:
         output.fail(*problems)
     counts = ", ".join(
-        f"{len(getattr(bundle, s))} {s[:-1]}(s)" for s in ("hooks", "providers", "tools")
+        f"{sum(p.section == s for p in mounted)} {s[:-1]}(s)"
+        for s in ("hooks", "providers", "tools")
     )
+    defaults = sorted({p.where_kind for p in mounted if p.where is None})
+    default_note = f"; default {', '.join(defaults)}" if defaults else ""
     console = output.stdout()
-    console.print(f"[green]{escape(str(bundle_path))}: ok[/] ({counts})")
+    console.print(
+        f"[green]{escape(str(bundle_path))}: ok[/] ({counts}, as a session mounts them"
+        f"{escape(default_note)})"
+    )
     for entry in bundle.hooks:
         spec = installed.get(entry.module)
         origin = (
@@ -159,6 +192,8 @@ def validate(bundle_path: Path, try_mount: bool, show: bool) -> None:
             else "optional, not installed"
         )
         console.print(f"  {escape(entry.module)} [dim]{escape(origin)}[/]", highlight=False)
+    for item in (p for p in mounted if p.where is None and p.section == "tools"):
+        console.print(f"  {escape(item.module)} [dim]default tool[/]", highlight=False)
     if bundle.hooks and not try_mount:
         output.stderr().print(
             "[yellow]not checked:[/] mounting the hook modules (it runs their code; some "
@@ -167,6 +202,36 @@ def validate(bundle_path: Path, try_mount: bool, show: bool) -> None:
             highlight=False,
             soft_wrap=True,
         )
+
+
+def _json_modules(
+    mounted: Sequence[_Planned], skipped: Sequence[_Planned], installed: Mapping[str, Any]
+) -> list[dict[str, Any]]:
+    """``validate --json``'s ``modules``: what a session would mount, then what it skips."""
+    rows: list[dict[str, Any]] = []
+    for item, mounts in [*((p, True) for p in mounted), *((p, False) for p in skipped)]:
+        spec = installed.get(item.module)
+        rows.append(
+            {
+                "module": item.module,
+                "kind": item.where_kind,
+                "default": item.where is None,
+                "mounted": mounts,
+                "optional": bool(item.entry.get("optional")),
+                "origin": spec.origin if spec is not None else None,
+                "source": item.entry.get("source"),
+            }
+        )
+    return rows
+
+
+def _print_json(bundle_path: Path, problems: Sequence[str], modules: list[dict[str, Any]]) -> None:
+    """``validate --json``'s one object: ``bundle``, ``ok``, ``problems`` (each line as the
+    text output words it, file:line first), ``modules``; exit 1 when there are problems."""
+    shown = {"bundle": str(bundle_path), "ok": not problems, "problems": list(problems)}
+    click.echo(json.dumps({**shown, "modules": modules}))
+    if problems:
+        raise SystemExit(1)
 
 
 def static_problems(
@@ -219,11 +284,61 @@ def located_failure(bundle: Bundle, bundle_path: Path, module_id: str, message: 
 
 def failure_text(module_id: str, stage: str, cause: str, location: str | None) -> str:
     """``module 'x' failed to mount: cause (at file:line)``; the location is left out when it
-    is only the shared config-error helper that raised."""
+    is inside this product's own packages (:func:`internal_location`): an error points at the
+    user's file (the cause names it), never at our internals."""
     text = f"module {module_id!r} failed to {stage}: {cause}"
-    if location and "amplifier_hooks_util" not in location:
+    if location and not internal_location(location):
         text += f" (at {location})"
     return text
+
+
+_OWN_PACKAGES: Final = re.compile(r"^(?:amplifier_core|amplifier_hooks_\w+)$")
+
+
+def internal_location(location: str) -> bool:
+    """Whether ``location`` (``file:line``) is in this product's code: the kernel, a shared
+    package (``amplifier_hooks_*``) or a module this product ships (an ``amplifier-module-*``
+    requirement of ``amplifier-hooks``); a module of the user's own, or a third party's, is
+    where its author looks, so its location stays."""
+    from ..missing import known_distributions
+
+    parts = Path(location.rpartition(":")[0] or location).parts
+    ours = {"amplifier_module_" + m.replace("-", "_") for m in known_distributions()}
+    ours.add("amplifier_module_hooks_template")
+    return any(_OWN_PACKAGES.match(part) or part in ours for part in parts)
+
+
+def missing_module_problems(
+    bundle: Bundle, bundle_path: Path, sections: Sequence[str] = ("providers", "tools", "hooks")
+) -> list[str]:
+    """Each module of ``sections`` (and the orchestrator and context) a session would mount
+    that is not installed or whose source is not there, located and worded as ``validate``
+    words it (file:line, key path, "did you mean"), then the ``pip install`` command for those
+    whose distribution is known; optional entries are left to the session's warning."""
+    from amplifier_core.loader import ModuleFailure
+
+    from ..missing import missing_modules
+
+    where = locator_for(bundle_path, bundle)
+    try:
+        plan = mount_plan(bundle, workspace=Path.cwd())
+    except PlanError as err:
+        return [f"{bundle_path}: {err}"]
+    installed = _installed()
+    lines: list[str] = []
+    failures: list[ModuleFailure] = []
+    for item in _planned(bundle, plan):
+        if item.section not in (*sections, "session") or item.entry.get("optional"):
+            continue
+        problem = _availability(item, installed, bundle.base_dir)
+        if problem is None:
+            continue
+        lines.append(f"{_located(where, item, 'module')}: {problem}")
+        failures.append(ModuleFailure(item.module, "resolve", problem, problem))
+    command = missing_modules(failures, plan).pip_command if failures else None
+    if command is not None:
+        lines.append(f"install {'it' if len(failures) == 1 else 'them'} with: {command}")
+    return lines
 
 
 def _parts(path: str) -> list[str | int]:

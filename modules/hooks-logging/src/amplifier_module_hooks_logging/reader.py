@@ -4,10 +4,17 @@ What the ``amplifier-hooks logs show`` / ``logs tail`` commands read with; no te
 command-line library is needed here. Which file :func:`find_log` picks:
 
 - a path to a log file (or a directory: its newest ``*.jsonl``);
-- a session id: that session's log under the default path template, for ``workspace``;
-- nothing: the newest session log of the ``workspace`` project under the default template
-  (``$AMPLIFIER_HOME/projects/<project>/sessions/<session_id>/events.jsonl``, ``~/.amplifier``
-  when ``AMPLIFIER_HOME`` is unset).
+- a session id: that session's log under each path template given (a bundle's hooks-logging
+  ``path`` settings, rendered for ``workspace`` as a session there renders them), then the
+  default one;
+- nothing: the newest session log of the ``workspace`` project under those templates and the
+  default one (``$AMPLIFIER_HOME/projects/<project>/sessions/<session_id>/events.jsonl``,
+  ``~/.amplifier`` when ``AMPLIFIER_HOME`` is unset), and, with ``search_workspace``, the
+  hooks-logging logs in the workspace itself: ``*.jsonl`` files at most
+  :data:`WORKSPACE_DEPTH` directories deep (``.git``, virtual environments and
+  ``node_modules`` left out) whose first record carries hooks-logging's schema name.
+
+When nothing is found, the error names every place looked.
 
 :class:`LogReader` yields the records written so far, a line written halfway only once it is
 whole; a line that is not a record is reported (file and line number) and reading goes on.
@@ -15,8 +22,10 @@ whole; a line that is not a record is reported (file and line number) and readin
 
 from __future__ import annotations
 
+import glob
 import json
-from collections.abc import Callable, Iterable, Iterator
+import os
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from fnmatch import fnmatchcase
 from pathlib import Path
@@ -24,8 +33,18 @@ from typing import IO, Any, Final
 
 from .config import DEFAULT_PATH, LEVELS
 from .paths import PathTemplate
+from .record import SCHEMA_NAME
 
-__all__ = ["LogReadError", "LogReader", "RecordFilter", "find_log"]
+__all__ = ["WORKSPACE_DEPTH", "LogReadError", "LogReader", "RecordFilter", "find_log"]
+
+WORKSPACE_DEPTH: Final = 3
+"""How many directories below the workspace :func:`find_log` looks for logs (``.amplifier/logs/``
+is two)."""
+
+_SKIPPED_DIRS: Final = frozenset(
+    {".git", ".hg", ".svn", ".venv", "venv", "node_modules", "__pycache__", ".nox", ".tox"}
+)
+_MARK: Final = "session-id-0f6b9d"  # rendered where the session id goes, then a wildcard
 
 _RANK: Final[dict[str, int]] = {name: rank for rank, name in enumerate(LEVELS)}
 
@@ -40,12 +59,19 @@ def _newest(paths: Iterable[Path]) -> Path | None:
     return max(found, key=lambda p: p.stat().st_mtime_ns) if found else None
 
 
-def find_log(target: str | None, workspace: Path) -> Path:
-    """The log file ``target`` names (see the module docstring).
+def find_log(
+    target: str | None,
+    workspace: Path,
+    templates: Sequence[str] = (),
+    *,
+    search_workspace: bool = False,
+) -> Path:
+    """The log file ``target`` names (see the module docstring); ``templates`` are path
+    templates (a bundle's hooks-logging ``path`` settings) looked at before the default one.
 
-    :raises LogReadError: no such file; the message says where it looked.
+    :raises LogReadError: no such file; the message says every place it looked.
     """
-    template = PathTemplate(DEFAULT_PATH, working_dir=workspace)
+    rendered = [PathTemplate(t, working_dir=workspace) for t in _unique([*templates, DEFAULT_PATH])]
     if target is not None:
         path = Path(target).expanduser()
         if path.is_file():
@@ -55,18 +81,74 @@ def find_log(target: str | None, workspace: Path) -> Path:
             if newest is None:
                 raise LogReadError(f"no *.jsonl log file in {path}")
             return newest
-        by_id = Path(template.render(target))
-        if by_id.is_file():
-            return by_id
-        raise LogReadError(f"{target!r} is neither a log file nor a session with a log at {by_id}")
-    sessions = Path(template.render("x")).parent.parent
-    newest = _newest(sessions.glob("*/events.jsonl"))
+        tried = [Path(t.render(target)) for t in rendered]
+        for by_id in tried:
+            if by_id.is_file():
+                return by_id
+        raise LogReadError(
+            f"{target!r} is neither a log file nor a session with a log at "
+            + " or ".join(str(p) for p in tried)
+        )
+    looked: list[str] = []
+    found: list[Path] = []
+    for template in rendered:
+        pattern = _pattern(template)
+        looked.append(pattern)
+        found += (Path(p) for p in glob.glob(pattern))
+    if search_workspace:
+        root = workspace.resolve()
+        looked.append(f"the hooks-logging logs in {root} (up to {WORKSPACE_DEPTH} levels deep)")
+        found += _workspace_logs(root)
+    newest = _newest(found)
     if newest is None:
         raise LogReadError(
-            f"no session log of the project {workspace.resolve()} in {sessions}; "
-            "pass a log file or a session id"
+            f"no session log of the project {workspace.resolve()}; looked in "
+            + "; ".join(looked)
+            + ". Pass a log file or a session id, or --bundle with the bundle whose "
+            "hooks-logging `path` wrote it"
         )
     return newest
+
+
+def _unique(items: Iterable[str]) -> list[str]:
+    return list(dict.fromkeys(items))
+
+
+def _pattern(template: PathTemplate) -> str:
+    """A glob of every session's file under ``template`` (the session id as ``*``)."""
+    parts = template.render(_MARK).split(_MARK)
+    return "*".join(glob.escape(part) for part in parts)
+
+
+def _workspace_logs(root: Path) -> list[Path]:
+    """The hooks-logging logs in ``root``, at most :data:`WORKSPACE_DEPTH` directories deep."""
+    logs: list[Path] = []
+    base = len(root.parts)
+    for directory, subdirs, files in os.walk(root):
+        here = Path(directory)
+        if len(here.parts) - base >= WORKSPACE_DEPTH:
+            subdirs[:] = []
+        else:
+            subdirs[:] = [d for d in subdirs if d not in _SKIPPED_DIRS]
+        logs += (here / f for f in files if f.endswith(".jsonl") and _is_log(here / f, root))
+    return logs
+
+
+def _is_log(path: Path, root: Path) -> bool:
+    """Whether ``path``'s first line is a record hooks-logging wrote for a session working in
+    ``root`` (a session whose ``cwd`` is a directory below it is another project's)."""
+    try:
+        with path.open("rb") as stream:
+            first = stream.readline(65536)
+        record = json.loads(first)
+    except (OSError, ValueError):
+        return False
+    schema = record.get("schema") if isinstance(record, dict) else None
+    if not isinstance(schema, dict) or schema.get("name") != SCHEMA_NAME:
+        return False
+    data = record.get("data")
+    cwd = data.get("cwd") if isinstance(data, dict) else None
+    return not isinstance(cwd, str) or Path(cwd).resolve() == root
 
 
 @dataclass(frozen=True, slots=True)

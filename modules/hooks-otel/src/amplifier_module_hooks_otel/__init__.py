@@ -8,11 +8,12 @@ emit. See ``docs/observability.md`` and this package's README for the config.
 """
 
 from .config import MODULE_ID, OtelConfig, parse_config
-from .mount import EVENTS, TRACEPARENT_CAPABILITY, OtelHooks, mount
+from .mount import EVENTS, HOST_HANDLERS_CAPABILITY, TRACEPARENT_CAPABILITY, OtelHooks, mount
 from .pipeline import Pipeline, build_pipeline
 
 __all__ = [
     "EVENTS",
+    "HOST_HANDLERS_CAPABILITY",
     "MODULE_ID",
     "TRACEPARENT_CAPABILITY",
     "OtelConfig",

@@ -12,12 +12,17 @@ from .pipeline import Pipeline, build_pipeline
 from .redaction import find_redactor
 from .spans import ENDS, STARTS, SessionTracer
 
-__all__ = ["EVENTS", "TRACEPARENT_CAPABILITY", "OtelHooks", "mount"]
+__all__ = ["EVENTS", "HOST_HANDLERS_CAPABILITY", "TRACEPARENT_CAPABILITY", "OtelHooks", "mount"]
 
 logger = logging.getLogger("amplifier_module_hooks_otel")
 
 TRACEPARENT_CAPABILITY: Final = "observability.traceparent"
 """A callable ``() -> str | None``: the W3C ``traceparent`` of the span the session is in."""
+
+HOST_HANDLERS_CAPABILITY: Final = "session.host_handlers"
+"""A collection of handler names the application running the session registered for itself (its
+display, its notifications): they are not hooks, so their runs become no hook span or hook
+metric. Read on each run, so names the application adds after this module mounted count."""
 
 # lowest and highest priorities: spans open before every other handler and close after
 FIRST: Final = -(10**9)
@@ -54,10 +59,17 @@ EVENTS: Final = (
 class OtelHooks:
     """One mount: the pipeline, the session's span tree and the handlers feeding it."""
 
-    def __init__(self, config: OtelConfig, pipeline: Pipeline, registry: Any) -> None:
+    def __init__(
+        self,
+        config: OtelConfig,
+        pipeline: Pipeline,
+        registry: Any,
+        host_handlers: Callable[[], Any] | None = None,
+    ) -> None:
         self.config = config
         self.pipeline = pipeline
         self.registry = registry
+        self._host_handlers = host_handlers
         self._redact: Callable[[str], str] | None = None
         tracer = None
         if pipeline.tracer_provider is not None:
@@ -109,6 +121,10 @@ class OtelHooks:
             logger.exception("%s: failed on %s", MODULE_ID, event)
 
     def on_run(self, run: Any) -> None:
+        if self._host_handlers is not None:
+            host = self._host_handlers()
+            if host and run.handler in host:  # the application's own handler, not a hook
+                return
         try:
             self.tracer.on_run(run)
         except Exception:
@@ -157,7 +173,9 @@ async def mount(
         return None
     built = pipeline if pipeline is not None else build_pipeline(parsed)
     registry = coordinator.hooks
-    hooks = OtelHooks(parsed, built, registry)
+    get_capability = getattr(coordinator, "get_capability", None)
+    host = (lambda: get_capability(HOST_HANDLERS_CAPABILITY)) if callable(get_capability) else None
+    hooks = OtelHooks(parsed, built, registry, host)
     undo: list[Callable[[], Any]] = []
     for event in EVENTS:
         if event in STARTS:

@@ -3,7 +3,11 @@
 Nothing here blocks emit: spans and log records go to a bounded queue that a background thread
 exports in batches (the SDK's batch processors), metrics are collected by a periodic reader.
 An exporter that fails (a collector that is down or slow) costs a counted drop, reported once
-in the log; later drops are only counted (:attr:`Pipeline.dropped`).
+in the log; later drops are only counted (:attr:`Pipeline.dropped`). What the exporter library
+logs itself (its retry warnings, its failure lines) is routed through this module's logger
+(:func:`route_exporter_logs`): at debug level for spans, whose drops the one line reports; the
+first line of a metric or log exporter as one ``hooks-otel: metric export failed (...)``
+warning, the rest at debug level.
 """
 
 from __future__ import annotations
@@ -30,9 +34,49 @@ from opentelemetry.sdk.trace.sampling import (
 
 from .config import MODULE_ID, OtelConfig
 
-__all__ = ["Pipeline", "build_pipeline"]
+__all__ = ["EXPORTER_LOGGER", "Pipeline", "build_pipeline", "route_exporter_logs"]
 
 logger = logging.getLogger("amplifier_module_hooks_otel")
+
+EXPORTER_LOGGER = "opentelemetry.exporter"
+"""The logger (and its children) the OTLP exporters write their retries and failures to."""
+
+
+class _Routed(logging.Handler):
+    """Takes the exporter library's records off the root logger and says them in this
+    module's words: span export at debug (the drop line reports it), the first metric or log
+    export failure as one warning, the rest at debug."""
+
+    def __init__(self) -> None:
+        super().__init__(logging.DEBUG)
+        self._warned: set[str] = set()
+
+    def emit(self, record: logging.LogRecord) -> None:
+        try:
+            text = " ".join(record.getMessage().split())
+        except Exception:  # a record whose arguments do not format: never break the exporter
+            text = str(record.msg)
+        signal = "metric" if "metric" in record.name else "log" if "_log" in record.name else ""
+        if signal and record.levelno >= logging.WARNING and signal not in self._warned:
+            self._warned.add(signal)
+            logger.warning(
+                "%s: %s export failed (%s); the session goes on, further failures are logged "
+                "at debug level",
+                MODULE_ID,
+                signal,
+                text,
+            )
+            return
+        logger.debug("%s: exporter: %s", MODULE_ID, text)
+
+
+def route_exporter_logs() -> None:
+    """Route what the OTLP exporters log through this module's logger (module docstring);
+    once per process, whoever builds the next pipeline."""
+    exporters = logging.getLogger(EXPORTER_LOGGER)
+    if not any(isinstance(h, _Routed) for h in exporters.handlers):
+        exporters.addHandler(_Routed())
+    exporters.propagate = False
 
 
 class DropCounter:
@@ -296,6 +340,7 @@ def build_pipeline(
 ) -> Pipeline:
     """Providers for ``config``; the overrides replace the exporters (tests, benches)."""
     res = resource(config)
+    route_exporter_logs()
     counters: list[DropCounter] = []
     tracer_provider: TracerProvider | None = None
     if config.traces:
