@@ -419,6 +419,10 @@ def _simple(argv: list[str], via: tuple[str, ...], depth: int) -> list[Invocatio
         if word in _PLAIN_PREFIXES:
             i += 1
             continue
+        if _ASSIGNMENT.match(word):  # after a keyword: { X=1 git push; }
+            assignments.append(word.split("=", 1)[0].rstrip("+"))
+            i += 1
+            continue
         if _UNKNOWABLE.search(word):
             shown = word.replace(_SUBSTITUTED, "$(...)")
             return [*found, _opaque(f"the command word {shown!r} is only known when it runs", via)]

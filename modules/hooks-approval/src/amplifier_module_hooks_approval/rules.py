@@ -150,7 +150,12 @@ class Rule:
         """A deny or ask rule: ``run`` runs the rule's program and something outside its words
         (an alias, configuration, arguments read from input) may make it what the rule
         names."""
-        return any(shape.may_match(run) for shape in self.shapes)
+        if any(shape.may_match(run) for shape in self.shapes):
+            return True
+        if run.uncertain is None or not run.name:
+            return False
+        word = re.compile(rf"(?<![\w-]){re.escape(run.name)}(?![\w-])")
+        return any(word.search(regex.pattern) for regex in self.commands)
 
     def protects(self, subject: Subject) -> str | None:
         """A deny rule with a path condition and no command condition: the path a shell
