@@ -22,9 +22,9 @@ from pathlib import Path
 __all__ = ["Execution", "run_batch"]
 
 _RM_STUB = r"""#!/bin/sh
-n=$(/usr/bin/getopt -q -o fiIrRdv -n rm \
-  --long force,interactive::,recursive,dir,verbose,one-file-system,no-preserve-root,preserve-root::,help,version \
-  -- "$@") || n=INVALID
+long=force,interactive::,recursive,dir,verbose,one-file-system
+long=$long,no-preserve-root,preserve-root::,help,version
+n=$(/usr/bin/getopt -q -o fiIrRdv -n rm --long "$long" -- "$@") || n=INVALID
 printf '%s\trm\t%s\t' "${SPELLING:-?}" "$n" >> "$RECORD"
 printf '%s ' "$@" >> "$RECORD"
 printf '\n' >> "$RECORD"

@@ -73,6 +73,8 @@ def corpus(strategy: st.SearchStrategy[str], size: int) -> list[str]:
 
     draw()
     return list(found)
+
+
 FIGURES = Path(os.environ.get("APPROVAL_AGREEMENT_FIGURES", "/dev/null"))
 
 
@@ -244,7 +246,9 @@ def test_every_forced_push_is_denied_or_asked(
 @st.composite
 def rm_spellings(draw: st.DrawFn) -> str:
     program = draw(
-        st.sampled_from(["rm", "/bin/rm", "/usr/bin/rm", "r''m", "\\rm", '"rm"', "/usr/bin/../bin/rm"])
+        st.sampled_from(
+            ["rm", "/bin/rm", "/usr/bin/rm", "r''m", "\\rm", '"rm"', "/usr/bin/../bin/rm"]
+        )
     )
     flags = draw(
         st.lists(
@@ -439,8 +443,7 @@ def secrets_template(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 READ_CHECK = (
-    f'if grep -rq --exclude=.env {MARKER} "$d/out" "$d/work"; then echo leaked; '
-    "else echo clean; fi"
+    f'if grep -rq --exclude=.env {MARKER} "$d/out" "$d/work"; then echo leaked; else echo clean; fi'
 )
 
 
