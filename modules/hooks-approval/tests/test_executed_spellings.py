@@ -48,8 +48,8 @@ needs_bwrap = pytest.mark.skipif(
 )
 pytestmark = [needs_bwrap, pytest.mark.skipif(shutil.which("git") is None, reason="no git")]
 
-PUSHES = 160  # a real git push each: the slowest family
-SPELLINGS = 400
+PUSHES = 150  # a real git push each: the slowest family
+SPELLINGS = 350
 
 
 def corpus(strategy: st.SearchStrategy[str], size: int) -> list[str]:

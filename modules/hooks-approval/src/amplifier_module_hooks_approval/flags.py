@@ -33,6 +33,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Final
 
+from amplifier_hooks_util.env_policy import option_variable
+
 from .options import DANGEROUS_LONG, abbreviates
 from .shell import words
 
@@ -300,8 +302,10 @@ def writing_flags(segment: str) -> tuple[str, ...]:
         assignment = _ASSIGNMENT.match(word)
         if assignment is None:
             break
-        if _OPTIONS_VARIABLE.fullmatch(assignment.group(1)):
-            found[assignment.group(1) + "="] = None
+        name = assignment.group(1)
+        value = word[assignment.end() :]
+        if _OPTIONS_VARIABLE.fullmatch(name) or option_variable(name, value):
+            found[name + "="] = None
     program, arguments = _program(argv)
     if not program:
         return tuple(found)

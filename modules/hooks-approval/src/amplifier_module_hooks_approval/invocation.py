@@ -538,6 +538,8 @@ def _substitutions(text: str) -> tuple[str, list[str]]:
     """``text`` with each command, process or arithmetic substitution (``$(...)``, backticks,
     ``<(...)``, ``>(...)``, ``$((...))``) replaced by one unknowable word, and the texts
     they run."""
+    if "`" not in text and "(" not in text:
+        return text, []
     out: list[str] = []
     inner: list[str] = []
     i, size = 0, len(text)
