@@ -28,42 +28,46 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "modules" / "hooks-approval"))
 
-import tree_sitter_bash  # noqa: E402
-from hypothesis import HealthCheck, Phase, given, settings  # noqa: E402
-from tree_sitter import Language, Parser  # noqa: E402
+import tree_sitter_bash
+from hypothesis import HealthCheck, Phase, given, settings
+from tree_sitter import Language, Parser
 
-from amplifier_module_hooks_approval import invocation as inv  # noqa: E402
-from amplifier_module_hooks_approval.shell import words  # noqa: E402
-from tests import test_executed_spellings as families  # noqa: E402
+from amplifier_module_hooks_approval import invocation as inv
+from amplifier_module_hooks_approval.shell import words
+from tests import test_executed_spellings as families
 
 PARSER = Parser(Language(tree_sitter_bash.language()))
 
 
+def _draw(strategy: Any, size: int) -> list[str]:
+    drawn: list[str] = []
+
+    @settings(
+        max_examples=size * 3,
+        derandomize=True,
+        database=None,
+        deadline=None,
+        phases=[Phase.generate],
+        suppress_health_check=list(HealthCheck),
+    )
+    @given(strategy)
+    def draw(spelling: str) -> None:
+        if len(drawn) < size:
+            drawn.append(spelling)
+
+    draw()
+    return drawn
+
+
 def corpus(size: int) -> list[str]:
     found: dict[str, None] = {}
-    for strategy in (  # noqa: B007 (each draw closes over its own list)
+    for strategy in (
         families.push_spellings(),
         families.rm_spellings(),
         families.sed_sort_spellings(),
         families.read_spellings(),
     ):
-        drawn: list[str] = []
-
-        @settings(
-            max_examples=size * 3,
-            derandomize=True,
-            database=None,
-            deadline=None,
-            phases=[Phase.generate],
-            suppress_health_check=list(HealthCheck),
-        )
-        @given(strategy)
-        def draw(spelling: str) -> None:
-            if len(drawn) < size:
-                drawn.append(spelling)
-
-        draw()
-        found.update(dict.fromkeys(drawn))
+        found.update(dict.fromkeys(_draw(strategy, size)))
     return list(found)
 
 

@@ -431,6 +431,15 @@ def _simple(argv: list[str], via: tuple[str, ...], depth: int) -> list[Invocatio
             return found + _text(" ".join(argv[i + 1 :]), (*via, name), depth + 1)
         if name in _SHELLS and name != "busybox":
             return found + _shell(argv, i, name, via, depth)
+        if name in ("su", "runuser", "script"):  # run their -c text through a shell
+            rest = argv[i + 1 :]
+            for k, option in enumerate(rest[:-1]):
+                if option in ("-c", "--command", "--session-command") or option.startswith(
+                    "--command="
+                ):
+                    text = option.split("=", 1)[1] if "=" in option else rest[k + 1]
+                    return found + _text(text, (*via, name), depth + 1)
+            return [*found, _opaque(f"{name} runs a shell whose commands are not given", via)]
         if name == "watch":
             start, _, why = _skip_wrapper_options(name, argv, i + 1)
             if why is not None:
