@@ -102,3 +102,21 @@ def test_a_program_known_only_when_it_runs_is_never_allowed(
     command = wrap(f"{word} {args}".strip(), layers)
     subject = subject_of({"tool_name": "bash", "tool_input": {"command": command}}, "/")
     assert rules.decide(subject).action == "ask", command
+
+
+def test_a_path_protected_for_other_tools_is_never_read_by_an_allowed_command(
+    tmp_path: object,
+) -> None:
+    rules = RuleSet(
+        parse_config(
+            {
+                "rules": [
+                    {"action": "deny", "tools": ["read_file"], "path": [".env"]},
+                    {"action": "allow", "command": "cat *"},
+                ]
+            }
+        )
+    )
+    for command, expected in (("cat .env", "ask"), ("cat notes.txt", "allow")):
+        subject = subject_of({"tool_name": "bash", "tool_input": {"command": command}}, "/w")
+        assert rules.decide(subject).action == expected, command

@@ -288,12 +288,25 @@ class RuleSet:
         if ask is not None:
             return Decision("ask", "rule", ask, near_miss, gated)
         if allow is not None:
+            guard = self._protecting(subject)
+            if guard is not None:  # a path another tool's deny rule protects: never allowed
+                return Decision("ask", "rule", guard, NearMiss(allow, ("a protected path",)), gated)
             return Decision("allow", "rule", allow, gated=gated)
         source: Source = "default_action" if gated else "other_tools_action"
         action = self.default_action if gated else self.other_tools_action
         if unknown and action == "allow":  # what runs is only known when it runs
             action = "ask"
         return Decision(action, source, None, near_miss, gated)
+
+    def _protecting(self, subject: Subject) -> Rule | None:
+        """For a shell command: a deny rule about other tools whose path condition protects a
+        file the command names (a rule about the shell itself has denied it already)."""
+        if subject.command is None:
+            return None
+        for rule in self.rules:
+            if not rule.covers(subject.tool) and rule.protects(subject):
+                return rule
+        return None
 
 
 def _unknowable(subject: Subject) -> tuple[str, ...]:
