@@ -51,7 +51,11 @@ __all__ = ["BUILTIN_RULES", "Decision", "NearMiss", "Rule", "RuleSet"]
 # Quoted or escaped text, variables, globs and braces would let bash turn a harmless-looking
 # argument into another one; the built-in git rule therefore only takes plain words, and no
 # option that writes a file (--output) or runs a configured program (--ext-diff, --textconv).
-_GIT_WORD: Final = r"(?!--ou|--ext|--textconv)[^\s{}$*?\[\]\\'\"]+"
+# Nor ``--no-index`` (or a path outside the repository, which git diff reads as ``--no-index``
+# where the directory is not a repository): that makes git diff a reader of any file.
+_GIT_WORD: Final = (
+    r"(?!--ou|--ext|--textconv|--no-i|/|~|\.\.(?:/|$)|\S*/\.\.(?:/|$))[^\s{}$*?\[\]\\'\"]+"
+)
 
 BUILTIN_RULES: Final = (
     RuleConfig(
