@@ -171,7 +171,13 @@ def push_spellings(draw: st.DrawFn) -> str:
         target = "origin"
     before = draw(st.booleans())
     args = f"{force} {target}" if before else f"{target} {force}"
-    command = f"{draw(PROGRAM_PREFIXES)}{program} {' '.join(globals_)} push {args}"
+    subcommand = draw(
+        st.sampled_from(
+            ["push", "push", "push", "-c alias.pu=push pu", "-c remote.origin.mirror=true push",
+             "-c remote.origin.push=+refs/heads/*:refs/heads/* push"]
+        )
+    )  # fmt: skip
+    command = f"{draw(PROGRAM_PREFIXES)}{program} {' '.join(globals_)} {subcommand} {args}"
     if draw(st.integers(0, 9)) == 0:
         words = args.split()
         command = f"echo {' '.join(words[1:])} | xargs {program} push {words[0]}"
