@@ -40,8 +40,10 @@ def _words(invocation: Invocation) -> Iterator[str]:
     yield from invocation.parsed.operands
     yield from invocation.files
     for word in invocation.arguments:
-        if word.startswith("-") and len(word) > 2:
-            yield word.split("=", 1)[1] if "=" in word else word[2:]
+        if word.startswith("--") and "=" in word:
+            yield word.split("=", 1)[1]
+        elif word.startswith("-") and not word.startswith("--") and len(word) > 2:
+            yield word[2:]  # a short option's attached value (-f.env)
         if ":" in word:
             yield word.rsplit(":", 1)[1]
     for _, value in invocation.parsed.options:
