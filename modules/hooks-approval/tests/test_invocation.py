@@ -120,3 +120,22 @@ def test_a_path_protected_for_other_tools_is_never_read_by_an_allowed_command(
     for command, expected in (("cat .env", "ask"), ("cat notes.txt", "allow")):
         subject = subject_of({"tool_name": "bash", "tool_input": {"command": command}}, "/w")
         assert rules.decide(subject).action == expected, command
+
+
+@settings(max_examples=200, derandomize=True, deadline=None)
+@given(
+    spelling=st.sampled_from(["/", "/.", "/usr/..", "/./", "/tmp/../"]),
+    flags=st.permutations(["-r", "-f"]),
+    layers=LAYERS,
+)
+def test_a_deny_rule_naming_an_operand_covers_its_spellings(
+    spelling: str, flags: list[str], layers: list[tuple[str, str]]
+) -> None:
+    rules = RuleSet(
+        parse_config(
+            {"rules": [{"action": "deny", "command": "rm -rf /"}], "default_action": "allow"}
+        )
+    )
+    command = wrap(f"rm {' '.join(flags)} {spelling}", layers)
+    subject = subject_of({"tool_name": "bash", "tool_input": {"command": command}}, "/w")
+    assert rules.decide(subject).action == "deny", command

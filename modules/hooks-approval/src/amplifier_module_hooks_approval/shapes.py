@@ -18,6 +18,7 @@ Every rule pattern, glob or regex, is also tried against each invocation rendere
 
 from __future__ import annotations
 
+import os
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -59,6 +60,7 @@ class Shape:
         if not all(any(fnmatchcase(n, glob) for n in names) for glob in self.option_globs):
             return False
         given = invocation.parsed.operands
+        given += tuple(os.path.normpath(o) for o in given if "/" in o)  # rm -rf /. is rm -rf /
         return all(
             any(fnmatchcase(operand, pattern) for operand in given)
             for pattern in self.operands
