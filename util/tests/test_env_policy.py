@@ -7,6 +7,8 @@ from pathlib import Path
 
 import pytest
 from amplifier_hooks_util.env_policy import review, risky_name
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 REFUSED = [
     "BASH_ENV",
@@ -129,3 +131,45 @@ def test_path_loses_relative_project_missing_and_shared_entries_only(tmp_path: P
 def test_a_path_of_only_refused_entries_is_left_out(tmp_path: Path) -> None:
     judged = review({"PATH": f"{tmp_path}/bin:."}, project_dir=str(tmp_path))
     assert judged.allowed == {}
+
+
+OPTION_STEMS = st.sampled_from(["PYTEST", "MY_TOOL", "JAVA", "FOO", "X", "TERRAFORM_CLI"])
+OPTION_ENDS = st.sampled_from(
+    ["_ADDOPTS", "ADDOPTS", "_OPTS", "OPTS", "_OPTIONS", "_FLAGS", "FLAGS", "_ARGS", "ARGS",
+     "_ARGV", "_EXTRA_ARGS", "_PARAMS", "_DEFAULTS"]
+)  # fmt: skip
+
+
+@settings(max_examples=200, derandomize=True, deadline=None)
+@given(stem=OPTION_STEMS, end=OPTION_ENDS, lower=st.booleans(), value=st.text(max_size=12))
+def test_variables_that_hand_a_program_options_are_refused(
+    stem: str, end: str, lower: bool, value: str
+) -> None:
+    name = stem + end
+    name = name.lower() if lower else name
+    judged = review({name: value})
+    assert name not in judged.allowed
+    assert [r.name for r in judged.refused] == [name]
+
+
+@settings(max_examples=200, derandomize=True, deadline=None)
+@given(
+    name=st.from_regex(r"[A-Z][A-Z0-9_]{0,12}", fullmatch=True),
+    option=st.from_regex(r"--?[A-Za-z][a-z-]{0,10}(=[a-z/]{0,8})?", fullmatch=True),
+    before=st.sampled_from(["", "x ", "-q "]),
+)
+def test_a_value_holding_an_option_is_refused_whatever_the_name(
+    name: str, option: str, before: str
+) -> None:
+    if name.upper() in {"PATH"}:
+        return
+    judged = review({name: before + option})
+    assert name not in judged.allowed
+
+
+def test_pytest_addopts_is_refused_with_what_it_does() -> None:
+    judged = review({"PYTEST_ADDOPTS": "--basetemp=/home/me/work", "API_URL": "https://x"})
+    assert judged.allowed == {"API_URL": "https://x"}
+    (refusal,) = judged.refused
+    assert refusal.name == "PYTEST_ADDOPTS"
+    assert "options" in refusal.why or "loads" in refusal.why

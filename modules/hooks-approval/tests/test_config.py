@@ -189,6 +189,16 @@ async def test_audit_log_session_ids_cannot_climb_out(workspace: Path) -> None:
     assert [p.name for p in (workspace / "audit").iterdir()] == [".._.._etc_evil.jsonl"]
 
 
+async def test_redact_audit_log(coordinator: MockCoordinator, tmp_path: Path) -> None:
+    token = "ghp_" + "Zx9" * 12
+    for enabled in (True, False):
+        log = tmp_path / f"{enabled}.jsonl"
+        cleanup = await mount(coordinator, {"audit_log": str(log), "redact_audit_log": enabled})
+        await coordinator.hooks.emit("tool:pre", bash(f"echo {token}"))
+        cleanup()
+        assert (token in log.read_text()) is not enabled
+
+
 async def test_emit_approval_events() -> None:
     class Coordinator:  # a kernel whose coordinator does not run an approval gate
         def __init__(self) -> None:

@@ -60,3 +60,22 @@ async def test_an_environment_that_cannot_be_read_asks(coordinator: Any) -> None
     result = await decide(coordinator, "git status")
     assert result.action == "ask_user"
     assert "env file vanished" in result.approval_prompt
+
+
+async def test_an_options_variable_in_the_session_makes_the_tests_rule_ask(
+    coordinator: Any, tmp_path: Path
+) -> None:
+    """``PYTEST_ADDOPTS=--basetemp=DIR`` in the env file: ``pytest -q``, allowed by the
+    README's ``tests`` rule, would empty DIR. It is asked, naming the variable."""
+    from .support import readme_rules
+
+    victim = tmp_path / "precious"
+    offered = {"PYTEST_ADDOPTS": f"--basetemp={victim}"}
+    coordinator.register_capability("session.environment", lambda: offered)
+    cleanup = await mount(coordinator, {"rules": readme_rules(), "audit_log": None})
+    try:
+        result = await coordinator.hooks.emit("tool:pre", bash("pytest -q"))
+    finally:
+        cleanup()
+    assert result.action == "ask_user"
+    assert "PYTEST_ADDOPTS" in result.approval_prompt

@@ -63,7 +63,8 @@ def test_tests_allows_running_the_suite(command: str) -> None:
     ],
 )
 def test_tests_asks_for_anything_else(command: str) -> None:
-    assert decide("bash", command=command)[0] == "ask"
+    # never allowed; ``rm -rf /`` may also be denied by ``secrets`` (it deletes keys)
+    assert decide("bash", command=command)[0] in ("ask", "deny")
 
 
 def test_npm_test_allows_the_script_alone() -> None:

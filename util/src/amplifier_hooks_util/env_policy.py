@@ -24,6 +24,14 @@ reason for each refusal. Refused are:
   ``RC``, ``_COMMAND``, ``_CMD``, ``_PROGRAM``, ``_WRAPPER``, ``_EDITOR``, ``_PAGER``,
   ``_SHELL``, ``_INIT``, ``_STARTUP``, or holding ``CONFIG``, ``_CONF`` or ``PRELOAD``.
 
+* every variable that hands a program options or arguments (:func:`option_variable`): a name
+  ending in ``OPTS``, ``OPTIONS``, ``FLAGS``, ``ARGS``, ``ARGV``, ``PARAMS``, ``_EXTRA``,
+  ``_DEFAULTS``, holding ``ADDOPTS``, starting with a test or build tool's prefix
+  (``PYTEST_``, ``TOX_``, ``COVERAGE_``, ``MAVEN_`` ...), the programs' own (``LESS``,
+  ``GZIP``, ``XZ_OPT``, ``PARALLEL``, ``TAR_OPTIONS`` ...), and any variable whose value holds
+  an option word (``-x``, ``--name``): ``PYTEST_ADDOPTS=--basetemp=DIR`` would make an
+  approved ``pytest -q`` empty DIR.
+
 Names are compared in upper case (``npm_config_*`` is ``NPM_CONFIG_*``). What is not
 refused is plain data a program reads (``NODE_ENV=production``, ``API_URL=...``).
 """
@@ -37,7 +45,7 @@ import stat
 from collections.abc import Mapping
 from typing import Final
 
-__all__ = ["Refusal", "Review", "review", "risky_name"]
+__all__ = ["Refusal", "Review", "option_variable", "review", "risky_name"]
 
 _NAMES: Final = frozenset(
     {
@@ -228,6 +236,62 @@ _HARMLESS: Final = frozenset(
         "NODE_NO_WARNINGS",
     }
 )
+# Variables a program reads its own options and arguments from: what they hold is part of the
+# command line, so a command approved by its text would run with more options than it shows
+# (PYTEST_ADDOPTS=--basetemp=DIR makes ``pytest -q`` empty DIR).
+_OPTION_NAMES: Final = frozenset(
+    {
+        "LESS",
+        "MORE",
+        "GZIP",
+        "BZIP",
+        "BZIP2",
+        "XZ_OPT",
+        "XZ_DEFAULTS",
+        "ZSTD_CLEVEL",
+        "ZSTD_NBTHREADS",
+        "PARALLEL",
+        "MANOPT",
+        "GREP_OPTIONS",
+        "GREP_COLOR",
+        "TAR_OPTIONS",
+        "QUILT_PATCHES",
+        "RSYNC_RSH",
+        "RSYNC_CONNECT_PROG",
+        "SHELLCHECK_OPTS",
+        "HTTPIE_CONFIG_DIR",
+        "FZF_DEFAULT_COMMAND",
+    }
+)
+_OPTION_PREFIXES: Final = (
+    "PYTEST_",
+    "TOX_",
+    "NOX_",
+    "COVERAGE_",
+    "MYPY_",
+    "RUFF_",
+    "HYPOTHESIS_",
+    "MAVEN_",
+    "SBT_",
+    "ANT_",
+    "PARALLEL_",
+)
+_OPTION_SUFFIXES: Final = (
+    "OPTS",
+    "OPTIONS",
+    "FLAGS",
+    "ARGS",
+    "ARGV",
+    "ARGUMENTS",
+    "PARAMS",
+    "PARAMETERS",
+    "_OPT",
+    "_EXTRA",
+    "_DEFAULTS",
+)
+_OPTION_INFIXES: Final = ("ADDOPTS", "_OPTS_", "_ARGS_", "_FLAGS_", "_OPTIONS_", "_ARGV_")
+# A value holding a command-line option (a word ``-x`` or ``--name``), whatever the name.
+_OPTION_VALUE: Final = re.compile(r"(?:^|\s)--?[A-Za-z]")
 _SEARCH_PATH: Final = "PATH"
 _VALID_NAME: Final = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
@@ -246,6 +310,22 @@ def risky_name(name: str) -> bool:
         upper.startswith(_PREFIXES)
         or upper.endswith(_SUFFIXES)
         or any(part in upper for part in _INFIXES)
+    )
+
+
+def option_variable(name: str, value: str = "") -> bool:
+    """Whether ``name=value`` hands a program options or arguments: a name of that family
+    (``*ADDOPTS``, ``*FLAGS``, ``*_OPTIONS``, ``*OPTS``, ``*ARGS``, ``PYTEST_*``, ``LESS``,
+    ``GZIP`` ...), or a value holding an option word (``-x``, ``--name``)."""
+    upper = name.upper()
+    if upper in _HARMLESS:
+        return False
+    return (
+        upper in _OPTION_NAMES
+        or upper.startswith(_OPTION_PREFIXES)
+        or upper.endswith(_OPTION_SUFFIXES)
+        or any(part in upper for part in _OPTION_INFIXES)
+        or _OPTION_VALUE.search(value) is not None
     )
 
 
@@ -326,6 +406,14 @@ def review(variables: Mapping[str, str], *, project_dir: str | None = None) -> R
         if risky_name(name):
             refused.append(
                 Refusal(name, "it can change which program runs or what code a program loads")
+            )
+            continue
+        if option_variable(name, value):
+            refused.append(
+                Refusal(
+                    name,
+                    "it hands a program options or arguments the command text does not show",
+                )
             )
             continue
         allowed[name] = value

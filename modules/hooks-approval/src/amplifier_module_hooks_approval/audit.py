@@ -14,29 +14,92 @@ for the human flow's answer), ``tool_name``, ``tool_call_id``, ``rule`` (the rul
 ``default_action``/``other_tools_action``, or ``user`` for the human flow), ``decision``
 (``allow``, ``ask`` or ``deny``) and ``prompt``, plus the call's ``command`` or ``path``
 (see :func:`~.prompt.summary_of`). Writing never raises: a failure is logged once per file.
+
+Every record passes the redaction engine (``amplifier_hooks_redact``, the same engine and
+default rules hooks-logging writes the event log with) before it is written: a secret in a
+command, a prompt or a reason is replaced there as in the log (``redact`` in the config; off
+only when asked). The file is created readable by its owner only (``0600``; an existing
+file of ours with wider permissions is narrowed), and the directories made for it ``0700``.
 """
 
 from __future__ import annotations
 
+import functools
 import logging
+import os
+import stat
+from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, Any, Final
 
 from amplifier_hooks_util.deep import dumps
 from amplifier_hooks_util.state import render_template, safe_session_id
 
-__all__ = ["AuditLog", "safe_session_id"]
+__all__ = ["AuditLog", "default_redactor", "safe_session_id"]
 
 logger = logging.getLogger(__name__)
+
+FILE_MODE: Final = 0o600
+DIRECTORY_MODE: Final = 0o700
+_FLAGS: Final = os.O_WRONLY | os.O_APPEND | os.O_CREAT | getattr(os, "O_CLOEXEC", 0)
+
+
+@functools.cache
+def default_redactor() -> Callable[[Any], Any]:
+    """The redaction engine with its default rules (secrets and PII), as a function over
+    nested data: the data back with every secret in its strings replaced. Built once per
+    process (the engine holds no state between calls)."""
+    from amplifier_hooks_redact import build_redactor, parse_config
+
+    engine = build_redactor(parse_config(None))
+
+    def redact(data: Any) -> Any:
+        return engine.redact(data)[0]
+
+    return redact
+
+
+def _make_private_directories(directory: Path) -> None:
+    """Create ``directory`` and its missing parents with mode 0700 (existing ones are left)."""
+    missing: list[Path] = []
+    current = directory
+    while not current.exists() and current != current.parent:
+        missing.append(current)
+        current = current.parent
+    for path in reversed(missing):
+        try:
+            path.mkdir(mode=DIRECTORY_MODE)
+        except FileExistsError:
+            continue
+        os.chmod(path, DIRECTORY_MODE)  # whatever the umask
+
+
+def _open_private(path: Path) -> IO[str]:
+    """``path`` opened for appending, created 0600; narrowed to 0600 when it is ours."""
+    fd = os.open(path, _FLAGS, FILE_MODE)
+    try:
+        info = os.fstat(fd)
+        if info.st_uid == os.getuid() and stat.S_IMODE(info.st_mode) & 0o077:
+            os.fchmod(fd, FILE_MODE)
+        return os.fdopen(fd, "a", encoding="utf-8")
+    except BaseException:
+        os.close(fd)
+        raise
 
 
 class AuditLog:
     """Appends records to the file the template names for each session."""
 
-    def __init__(self, template: str, workspace: str) -> None:
+    def __init__(
+        self,
+        template: str,
+        workspace: str,
+        redact: Callable[[Any], Any] | None = None,
+    ) -> None:
         self.template = template
         self.workspace = workspace
+        self.redact = redact
         self._files: dict[str, IO[str]] = {}
         self._failed: set[str] = set()
         self.written = 0
@@ -49,15 +112,24 @@ class AuditLog:
         """Append ``record`` (``ts`` and ``session_id`` are put first)."""
         path = self.path_for(session_id)
         key = str(path)
-        line = dumps(
-            {"ts": datetime.now(UTC).isoformat(), "session_id": session_id, **record},
-            ensure_ascii=False,
-        )
+        entry: Any = {"ts": datetime.now(UTC).isoformat(), "session_id": session_id, **record}
+        try:
+            if self.redact is not None:
+                entry = self.redact(entry)
+        except Exception as err:  # never write what could not be redacted
+            entry = {
+                "ts": entry["ts"],
+                "session_id": session_id,
+                "kind": record.get("kind"),
+                "decision": record.get("decision"),
+                "__redaction_failed__": type(err).__name__,
+            }
+        line = dumps(entry, ensure_ascii=False)
         try:
             handle = self._files.get(key)
             if handle is None:
-                path.parent.mkdir(parents=True, exist_ok=True)
-                handle = self._files[key] = path.open("a", encoding="utf-8")
+                _make_private_directories(path.parent)
+                handle = self._files[key] = _open_private(path)
             handle.write(line + "\n")
             handle.flush()
             self.written += 1

@@ -152,6 +152,7 @@ class ApprovalConfig(BaseModel):
     approval_timeout: float = Field(default=300.0, gt=0)
     approval_default: Literal["allow", "deny"] = "deny"
     audit_log: Annotated[str | None, AfterValidator(_audit_template)] = DEFAULT_AUDIT_LOG
+    redact_audit_log: bool = True
     emit_approval_events: bool = True
     max_command_chars: int = Field(default=2000, ge=80)
     preview_lines: int = Field(default=10, ge=0)

@@ -33,6 +33,9 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Final
 
+from amplifier_hooks_util.env_policy import option_variable
+
+from .options import DANGEROUS_LONG, abbreviates
 from .shell import words
 
 __all__ = ["PROGRAMS", "ProgramFlags", "writing_flags"]
@@ -173,6 +176,13 @@ PROGRAMS: Final[dict[str, ProgramFlags]] = {
 }
 """Per program (by the command word's last path component): its writing options."""
 
+# Long options that are the program's own, spelled whole, although they are prefixes of a
+# writing option (pytest's ``--co`` is ``--collect-only``, not ``--config-file``).
+_EXACT: Final[dict[str, frozenset[str]]] = {
+    "pytest": frozenset({"co", "lf", "ff", "sw", "nf", "pdb", "tb", "fixtures", "full-trace"}),
+    "py.test": frozenset({"co", "lf", "ff", "sw", "nf", "pdb", "tb", "fixtures", "full-trace"}),
+}
+
 _FIND_ACTIONS: Final = frozenset(
     {"-delete", "-fprint", "-fprint0", "-fprintf", "-fls", "-exec", "-execdir", "-ok", "-okdir"}
 )
@@ -249,7 +259,7 @@ def _long_hit(name: str, table: ProgramFlags) -> str | None:
     return None
 
 
-def _check(word: str, table: ProgramFlags) -> str | None:
+def _check(word: str, table: ProgramFlags, program: str = "") -> str | None:
     """The writing option ``word`` is (as ``--name``/``-x``), or ``None``."""
     if word.startswith("--") and len(word) > 2:
         name = word[2:].split("=", 1)[0]
@@ -258,6 +268,14 @@ def _check(word: str, table: ProgramFlags) -> str | None:
             return f"--{hit}"
         if _WRITING_NAME.search(name.lower()) is not None:
             return f"--{name}"
+        if name in _EXACT.get(program, ()):
+            return None
+        # getopt_long and argparse take any unambiguous prefix: an abbreviation of a
+        # writing option is that option (``sed --in`` is ``--in-place``, ``sort --o``
+        # ``--output``), whatever else the program's table holds
+        spelled = abbreviates(name, table.long) or abbreviates(name, DANGEROUS_LONG)
+        if spelled:
+            return f"--{name} (--{spelled[0]})"
         return None
     if not word.startswith("-") or len(word) < 2 or word == "-":
         return None
@@ -284,8 +302,10 @@ def writing_flags(segment: str) -> tuple[str, ...]:
         assignment = _ASSIGNMENT.match(word)
         if assignment is None:
             break
-        if _OPTIONS_VARIABLE.fullmatch(assignment.group(1)):
-            found[assignment.group(1) + "="] = None
+        name = assignment.group(1)
+        value = word[assignment.end() :]
+        if _OPTIONS_VARIABLE.fullmatch(name) or option_variable(name, value):
+            found[name + "="] = None
     program, arguments = _program(argv)
     if not program:
         return tuple(found)
@@ -299,7 +319,7 @@ def writing_flags(segment: str) -> tuple[str, ...]:
                 if word in _FIND_ACTIONS:
                     found[word] = None
     for word, table in pairs:
-        hit = _check(word, table)
+        hit = _check(word, table, program)
         if hit is not None:
             found[hit] = None
     return tuple(found)

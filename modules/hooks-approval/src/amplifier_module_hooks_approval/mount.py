@@ -6,7 +6,7 @@ import os
 from collections.abc import Callable
 from typing import Any
 
-from .audit import AuditLog
+from .audit import AuditLog, default_redactor
 from .config import MODULE_ID, parse_config
 from .environment import ENVIRONMENT_CAPABILITY
 from .hook import ApprovalHook
@@ -44,7 +44,15 @@ async def mount(coordinator: Any, config: dict[str, Any] | None = None) -> Calla
     settings = parse_config(config)
     registry = coordinator.hooks
     workspace = workspace_of(coordinator)
-    audit = AuditLog(settings.audit_log, workspace) if settings.audit_log is not None else None
+    audit = (
+        AuditLog(
+            settings.audit_log,
+            workspace,
+            redact=default_redactor() if settings.redact_audit_log else None,
+        )
+        if settings.audit_log is not None
+        else None
+    )
     kernel_gate = kernel_runs_approval_gate(coordinator)
     tracker = Tracker(
         hook_name=MODULE_ID,

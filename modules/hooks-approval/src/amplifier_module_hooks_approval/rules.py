@@ -26,19 +26,24 @@ written and after quote removal (:func:`~.shell.canonical`):
 from __future__ import annotations
 
 import re
+import shlex
 from dataclasses import dataclass
 from fnmatch import fnmatchcase
 from typing import Final, Literal
 
 from .config import Action, ApprovalConfig, RuleConfig
 from .flags import writing_flags
+from .invocation import Invocation
 from .patterns import (
     PathPattern,
     compile_command_glob,
     compile_path_glob,
     compile_path_regex,
     compile_regex,
+    resolve_target,
 )
+from .reads import TOO_MANY, named_paths
+from .shapes import Shape, renderings, shape_of
 from .subject import Subject, canonical_tool
 
 __all__ = ["BUILTIN_RULES", "Decision", "NearMiss", "Rule", "RuleSet"]
@@ -46,7 +51,11 @@ __all__ = ["BUILTIN_RULES", "Decision", "NearMiss", "Rule", "RuleSet"]
 # Quoted or escaped text, variables, globs and braces would let bash turn a harmless-looking
 # argument into another one; the built-in git rule therefore only takes plain words, and no
 # option that writes a file (--output) or runs a configured program (--ext-diff, --textconv).
-_GIT_WORD: Final = r"(?!--ou|--ext|--textconv)[^\s{}$*?\[\]\\'\"]+"
+# Nor ``--no-index`` (or a path outside the repository, which git diff reads as ``--no-index``
+# where the directory is not a repository): that makes git diff a reader of any file.
+_GIT_WORD: Final = (
+    r"(?!--ou|--ext|--textconv|--no-i|/|~|\.\.(?:/|$)|\S*/\.\.(?:/|$))[^\s{}$*?\[\]\\'\"]+"
+)
 
 BUILTIN_RULES: Final = (
     RuleConfig(
@@ -84,6 +93,7 @@ class Rule:
     operators: frozenset[str]
     reason: str | None
     flags: frozenset[str] | None = frozenset()  # None: every writing option allowed
+    shapes: tuple[Shape, ...] = ()
 
     @classmethod
     def compile(cls, config: RuleConfig, default_name: str) -> Rule:
@@ -91,7 +101,11 @@ class Rule:
         commands += [compile_regex(regex) for regex in config.command_regex]
         paths = [compile_path_glob(glob) for glob in config.path]
         paths += [compile_path_regex(regex) for regex in config.path_regex]
+        shapes: list[Shape] = []
+        if config.action != "allow":
+            shapes = [s for glob in config.command if (s := shape_of(glob)) is not None]
         return cls(
+            shapes=tuple(shapes),
             name=config.name or default_name,
             action=config.action,
             tools=tuple(canonical_tool(glob) for glob in config.tools),
@@ -125,7 +139,41 @@ class Rule:
             return self._command_matches(raw) and self._command_matches(subject.scan.canonical)
         if self._command_matches(raw) or self._command_matches(subject.scan.canonical):
             return True
-        return any(self._command_matches(part) for part in subject.scan.parts)
+        if any(self._command_matches(part) for part in subject.scan.parts):
+            return True
+        return any(self.runs_as_rule(run) for run in subject.runs)
+
+    def runs_as_rule(self, run: Invocation) -> bool:
+        """A deny or ask rule: ``run`` executes what the rule's patterns name (its shapes,
+        or a pattern matching the invocation rendered canonically)."""
+        if any(shape.matches(run) for shape in self.shapes):
+            return True
+        return any(self._command_matches(text) for text in renderings(run))
+
+    def may_run_as_rule(self, run: Invocation) -> bool:
+        """A deny or ask rule: ``run`` runs the rule's program and something outside its words
+        (an alias, configuration, arguments read from input) may make it what the rule
+        names."""
+        if any(shape.may_match(run) for shape in self.shapes):
+            return True
+        if run.uncertain is None or not run.name:
+            return False
+        word = re.compile(rf"(?<![\w-]){re.escape(run.name)}(?![\w-])")
+        return any(word.search(regex.pattern) for regex in self.commands)
+
+    def protects(self, subject: Subject) -> str | None:
+        """A deny rule with a path condition and no command condition: the path a shell
+        command names that the rule protects (:func:`~.reads.named_paths`), else ``None``."""
+        if not self.paths or self.commands or self.action != "deny" or not subject.runs:
+            return None
+        workspace = subject.workspace or "/"
+        for path in named_paths(subject.runs, workspace):
+            if path == TOO_MANY:
+                continue
+            target = resolve_target(path, workspace)
+            if any(pattern.matches(target) for pattern in self.paths):
+                return path
+        return None
 
     def blocking_operators(self, subject: Subject, flags: tuple[str, ...] = ()) -> tuple[str, ...]:
         """For an allow rule: what in the command it does not allow (empty = nothing): shell
@@ -213,12 +261,21 @@ class RuleSet:
         allow: Rule | None = None
         near_miss: NearMiss | None = None
         flags: tuple[str, ...] | None = None
+        unknown = _unknowable(subject)
         for rule in self.rules_for(subject.tool):
             if rule.action == "allow" and allow is not None:
                 continue
             if rule.action == "ask" and ask is not None:
                 continue
+            if rule.action == "deny" and subject.command is not None and rule.protects(subject):
+                return Decision("deny", "rule", rule, gated=gated)
             if not rule.conditions_hold(subject):
+                if (
+                    rule.action != "allow"
+                    and ask is None
+                    and any(rule.may_run_as_rule(run) for run in subject.runs)
+                ):
+                    ask = rule
                 continue
             if rule.action == "deny":
                 return Decision("deny", "rule", rule, gated=gated)
@@ -227,7 +284,7 @@ class RuleSet:
                 continue
             if flags is None:
                 flags = _writing_flags(subject)
-            blocking = rule.blocking_operators(subject, flags)
+            blocking = rule.blocking_operators(subject, flags) + unknown
             if blocking:
                 near_miss = near_miss or NearMiss(rule, blocking)
                 continue
@@ -235,10 +292,37 @@ class RuleSet:
         if ask is not None:
             return Decision("ask", "rule", ask, near_miss, gated)
         if allow is not None:
+            guard = self._protecting(subject)
+            if guard is not None:  # a path another tool's deny rule protects: never allowed
+                return Decision("ask", "rule", guard, NearMiss(allow, ("a protected path",)), gated)
             return Decision("allow", "rule", allow, gated=gated)
-        if gated:
-            return Decision(self.default_action, "default_action", None, near_miss, gated)
-        return Decision(self.other_tools_action, "other_tools_action", None, near_miss, gated)
+        source: Source = "default_action" if gated else "other_tools_action"
+        action = self.default_action if gated else self.other_tools_action
+        if unknown and action == "allow":  # what runs is only known when it runs
+            action = "ask"
+        return Decision(action, source, None, near_miss, gated)
+
+    def _protecting(self, subject: Subject) -> Rule | None:
+        """For a shell command: a deny rule about other tools whose path condition protects a
+        file the command names (a rule about the shell itself has denied it already)."""
+        if subject.command is None:
+            return None
+        for rule in self.rules:
+            if not rule.covers(subject.tool) and rule.protects(subject):
+                return rule
+        return None
+
+
+def _unknowable(subject: Subject) -> tuple[str, ...]:
+    """Why what the command runs cannot be known before it runs (an expansion or a glob as
+    the program, a wrapper option not understood, a shell reading a file), each once."""
+    return tuple(
+        dict.fromkeys(
+            f"a program known only when it runs ({run.opaque})"
+            for run in subject.runs
+            if run.opaque is not None
+        )
+    )
 
 
 def _writing_flags(subject: Subject) -> tuple[str, ...]:
@@ -248,4 +332,8 @@ def _writing_flags(subject: Subject) -> tuple[str, ...]:
     found: dict[str, None] = {}
     for segment in subject.scan.segments:
         found.update(dict.fromkeys(writing_flags(segment)))
+    for run in subject.runs:  # and what each program runs, wrappers and runners removed
+        if run.program and run.via:
+            argv = [*run.program.split(" ", 1), *run.arguments]
+            found.update(dict.fromkeys(writing_flags(shlex.join(argv))))
     return tuple(found)

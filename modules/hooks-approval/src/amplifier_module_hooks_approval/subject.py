@@ -21,6 +21,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Final
 
+from .invocation import Invocation, invocations
 from .patterns import Target, resolve_target
 from .shell import ShellScan, scan_command
 
@@ -83,6 +84,8 @@ class Subject:
     command: str | None
     scan: ShellScan | None
     target: Target | None
+    workspace: str = ""
+    runs: tuple[Invocation, ...] = ()
 
 
 def tool_of(data: Mapping[str, Any]) -> str:
@@ -123,4 +126,6 @@ def subject_of(data: Mapping[str, Any], workspace: str) -> Subject:
         command=command,
         scan=None if command is None else scan_command(command),
         target=None if path is None else resolve_target(path, workspace),
+        workspace=workspace,
+        runs=() if command is None else invocations(command),
     )

@@ -1,0 +1,640 @@
+"""What a shell command will execute: each program it runs, resolved to its name.
+
+:func:`invocations` reads a command into the programs it runs, the way bash and the programs
+themselves would:
+
+* each simple command (``;``, ``&&``, ``|``, ``$(...)`` ... separate them), its redirections
+  dropped and its leading ``NAME=value`` assignments noted;
+* the program resolved to its name: a path (``/usr/bin/git``, ``./rm``) by its last component,
+  and through the wrappers that run the rest of their arguments as a command (``env``,
+  ``command``, ``builtin``, ``exec``, ``nice``, ``nohup``, ``timeout``, ``stdbuf``,
+  ``setsid``, ``sudo``, ``doas``, ``time``, ``!`` ...), each with its own options skipped;
+* commands that run other commands are read as the command they run: ``sh -c``/``bash -c``
+  and ``eval`` (the text is read again, to a bounded depth), ``xargs`` (its arguments, plus
+  whatever it reads from input, which may be options: ``open``), ``find -exec/-execdir/-ok``
+  (the command given), ``find -delete`` (read as ``rm -r -f`` of the start points),
+  ``watch`` (its arguments as a shell command), ``parallel`` (the command before ``:::``);
+* git's global options (``-C``, ``-c``, ``--no-pager``, ``--git-dir`` ...) skipped and its
+  subcommand taken as part of the program (``git push``).
+
+What cannot be known before the command runs is ``opaque`` and names why: an expansion,
+glob, brace or command substitution in the command word, a wrapper option not understood,
+text too deep in ``sh -c`` nesting. An invocation may also be ``uncertain``: its program is
+known but something outside the text may change what it does (a git subcommand that may be
+an alias, ``git -c``, a ``GIT_CONFIG*`` assignment, arguments xargs reads from its input).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Final
+
+from .options import Parsed, parse_options, table_for
+from .shell import _bash_input, scan_command, words
+
+__all__ = ["Invocation", "invocations"]
+
+_MAX_DEPTH: Final = 4
+_ASSIGNMENT: Final = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:\[[^\]]*\])?\+?=")
+_REDIRECT: Final = re.compile(r"[0-9]*(?:[<>]|&>|>>|<<<?|<&|>&|>\||<>)")
+_REDIRECT_ONLY: Final = re.compile(r"(?:[0-9]*|&)(?:>>?|<<?<?|<>|>\||>&|<&|&>>?)")
+_UNKNOWABLE: Final = re.compile(r"[$`*?\[\]{}]|^~[^/]")
+_SHELLS: Final = frozenset({"sh", "bash", "dash", "ash", "zsh", "ksh", "mksh", "yash", "busybox"})
+_FIND_RUN: Final = frozenset({"-exec", "-execdir", "-ok", "-okdir"})
+_PLAIN_PREFIXES: Final = frozenset(
+    {"!", "unbuffer", "fakeroot", "{", "}", "if", "then", "else", "elif", "do", "while", "until"}
+)
+_SUBSTITUTED: Final = "$__substitution__"
+
+# Wrappers: (options without a value, options with a value, long options with a value,
+# number of operands before the command). An option not listed makes the call opaque.
+_WRAPPERS: Final[dict[str, tuple[str, str, frozenset[str], int]]] = {
+    "env": ("i0v", "uCS", frozenset({"unset", "chdir", "split-string"}), 0),
+    "command": ("pvV", "", frozenset(), 0),
+    "builtin": ("", "", frozenset(), 0),
+    "exec": ("cl", "a", frozenset(), 0),
+    "nice": ("", "n", frozenset({"adjustment"}), 0),
+    "ionice": ("t", "cnp", frozenset({"class", "classdata", "pid"}), 0),
+    "timeout": ("v", "sk", frozenset({"signal", "kill-after"}), 1),
+    "stdbuf": ("", "ioe", frozenset({"input", "output", "error"}), 0),
+    "setsid": ("cfw", "", frozenset(), 0),
+    "sudo": ("AbEHnPSBkKN", "ugpCDrtTUhR", frozenset({"user", "group", "prompt", "chdir"}), 0),
+    "doas": ("ns", "uC", frozenset(), 0),
+    "taskset": ("ap", "", frozenset(), 1),
+    "chrt": ("bdfiormpRv", "T", frozenset(), 1),
+    "flock": ("sxnuoFEw", "Ew", frozenset(), 1),
+    "nohup": ("", "", frozenset(), 0),
+    "busybox": ("", "", frozenset(), 0),
+    "time": ("pv", "fo", frozenset({"format", "output"}), 0),
+    "xargs": (
+        "0prtx",
+        "adEILnPs",
+        frozenset(
+            {
+                "arg-file",
+                "delimiter",
+                "max-lines",
+                "max-args",
+                "max-procs",
+                "max-chars",
+                "process-slot-var",
+                "replace",
+                "eof",
+            }
+        ),
+        0,
+    ),
+    "watch": ("bcdegtx", "nq", frozenset({"interval", "differences", "color"}), 0),
+}
+_XARGS_LONG_FLAGS: Final = frozenset(
+    {"null", "interactive", "no-run-if-empty", "verbose", "exit", "open-tty", "show-limits"}
+)
+_GIT_GLOBAL_VALUES: Final = frozenset(
+    {
+        "-C",
+        "-c",
+        "--git-dir",
+        "--work-tree",
+        "--namespace",
+        "--config-env",
+        "--super-prefix",
+        "--list-cmds",
+        "--attr-source",
+    }
+)
+_GIT_GLOBAL_FLAGS: Final = frozenset(
+    {
+        "-p",
+        "-P",
+        "--paginate",
+        "--no-pager",
+        "--bare",
+        "--no-replace-objects",
+        "--literal-pathspecs",
+        "--glob-pathspecs",
+        "--noglob-pathspecs",
+        "--icase-pathspecs",
+        "--no-optional-locks",
+        "--no-lazy-fetch",
+        "--no-advice",
+        "--exec-path",
+        "--html-path",
+        "--man-path",
+        "--info-path",
+        "--version",
+        "--help",
+        "-v",
+        "-h",
+    }
+)
+_GIT_COMMANDS: Final = frozenset(
+    [
+        "add",
+        "am",
+        "annotate",
+        "apply",
+        "archive",
+        "bisect",
+        "blame",
+        "branch",
+        "bundle",
+        "cat-file",
+        "check-attr",
+        "check-ignore",
+        "check-mailmap",
+        "check-ref-format",
+        "checkout",
+        "checkout-index",
+        "cherry",
+        "cherry-pick",
+        "citool",
+        "clean",
+        "clone",
+        "column",
+        "commit",
+        "commit-graph",
+        "commit-tree",
+        "config",
+        "count-objects",
+        "credential",
+        "describe",
+        "diff",
+        "diff-files",
+        "diff-index",
+        "diff-tree",
+        "difftool",
+        "fast-export",
+        "fast-import",
+        "fetch",
+        "fetch-pack",
+        "filter-branch",
+        "fmt-merge-msg",
+        "for-each-ref",
+        "for-each-repo",
+        "format-patch",
+        "fsck",
+        "gc",
+        "get-tar-commit-id",
+        "grep",
+        "gui",
+        "hash-object",
+        "help",
+        "index-pack",
+        "init",
+        "instaweb",
+        "interpret-trailers",
+        "log",
+        "ls-files",
+        "ls-remote",
+        "ls-tree",
+        "mailinfo",
+        "mailsplit",
+        "maintenance",
+        "merge",
+        "merge-base",
+        "merge-file",
+        "merge-index",
+        "merge-tree",
+        "mktag",
+        "mktree",
+        "multi-pack-index",
+        "mv",
+        "name-rev",
+        "notes",
+        "pack-objects",
+        "pack-refs",
+        "prune",
+        "prune-packed",
+        "pull",
+        "push",
+        "range-diff",
+        "read-tree",
+        "rebase",
+        "receive-pack",
+        "reflog",
+        "remote",
+        "repack",
+        "replace",
+        "request-pull",
+        "rerere",
+        "reset",
+        "restore",
+        "rev-list",
+        "rev-parse",
+        "revert",
+        "rm",
+        "send-email",
+        "send-pack",
+        "shortlog",
+        "show",
+        "show-branch",
+        "show-ref",
+        "sparse-checkout",
+        "stash",
+        "status",
+        "stripspace",
+        "submodule",
+        "switch",
+        "symbolic-ref",
+        "tag",
+        "unpack-file",
+        "unpack-objects",
+        "update-index",
+        "update-ref",
+        "update-server-info",
+        "upload-archive",
+        "upload-pack",
+        "var",
+        "verify-commit",
+        "verify-pack",
+        "verify-tag",
+        "version",
+        "whatchanged",
+        "worktree",
+        "write-tree",
+    ]
+)
+
+
+@dataclass(frozen=True, slots=True)
+class Invocation:
+    """One program a command runs.
+
+    ``program``: its name (``rm``; ``git push`` for a git subcommand; ``""`` when opaque);
+    ``arguments``: the words after it, quote-removed; ``parsed``: its options and operands
+    read by :func:`~.options.parse_options`; ``assignments``: variable names set for it;
+    ``via``: the wrappers and runners it was reached through; ``opaque``: why the program
+    cannot be known (``None`` when it can); ``uncertain``: why what it does may differ from
+    its words (``None`` when it cannot).
+    """
+
+    program: str
+    arguments: tuple[str, ...]
+    parsed: Parsed
+    assignments: tuple[str, ...] = ()
+    via: tuple[str, ...] = ()
+    opaque: str | None = None
+    uncertain: str | None = None
+    open: bool = False
+    files: tuple[str, ...] = ()
+
+    @property
+    def name(self) -> str:
+        """The program without its subcommand (``git`` for ``git push``)."""
+        return self.program.split(" ", 1)[0]
+
+
+def _opaque(why: str, via: tuple[str, ...], word: str = "") -> Invocation:
+    return Invocation("", (word,) if word else (), Parsed((), ()), via=via, opaque=why)
+
+
+def _strip_redirections(argv: list[str]) -> tuple[list[str], tuple[str, ...]]:
+    """The words without redirections, and the files the redirections name."""
+    out: list[str] = []
+    files: list[str] = []
+    skip = False
+    for word in argv:
+        if skip:
+            skip = False
+            files.append(word)
+            continue
+        if _REDIRECT_ONLY.fullmatch(word):
+            skip = True
+            continue
+        found = _REDIRECT.match(word)
+        if found is not None and not word.startswith(("-", "+")):
+            files.append(word[found.end() :])
+            continue
+        out.append(word)
+    return out, tuple(files)
+
+
+def _skip_wrapper_options(name: str, argv: list[str], i: int) -> tuple[int, list[str], str | None]:
+    """Past the wrapper ``name``'s options from ``i``: the index of its command, extra words
+    to read as a command (``env -S``), and why it is opaque (an option not understood)."""
+    flags, values, long_values, operands = _WRAPPERS[name]
+    extra: list[str] = []
+    while i < len(argv):
+        word = argv[i]
+        if word == "--":
+            i += 1
+            break
+        if word == "-" and name == "env":
+            i += 1
+            continue
+        if name == "nice" and re.fullmatch(r"-[0-9]+", word):
+            i += 1
+            continue
+        if word.startswith("--") and len(word) > 2:
+            option, eq, value = word[2:].partition("=")
+            full = [o for o in long_values if o.startswith(option)]
+            if name == "xargs" and any(o.startswith(option) for o in _XARGS_LONG_FLAGS):
+                i += 1
+                continue
+            if not full:
+                if name in ("timeout", "env", "watch", "time") and option.isalpha():
+                    i += 1  # a flag of their own (--preserve-status, --ignore-environment)
+                    continue
+                return i, extra, f"{name} option {word} not understood"
+            if name == "env" and "split-string".startswith(option):
+                extra = words(value if eq else (argv[i + 1] if i + 1 < len(argv) else ""))
+            i += 1 if eq or (name == "xargs" and option in ("replace", "eof")) else 2
+            continue
+        if word.startswith("-") and len(word) > 1:
+            j = 1
+            while j < len(word):
+                letter = word[j]
+                j += 1
+                if letter in values:
+                    value = word[j:]
+                    if not value:
+                        i += 1
+                        value = argv[i] if i < len(argv) else ""
+                    if name == "env" and letter == "S":
+                        extra = words(value)
+                    break
+                if letter not in flags:
+                    return i, extra, f"{name} option -{letter} not understood"
+            i += 1
+            continue
+        break
+    if name == "env":
+        while i < len(argv) and _ASSIGNMENT.match(argv[i]):
+            i += 1
+    return i + operands, extra, None
+
+
+def _git(
+    argv: list[str],
+    i: int,
+    via: tuple[str, ...],
+    assignments: tuple[str, ...],
+    files: tuple[str, ...],
+) -> Invocation:
+    uncertain: str | None = None
+    if any(a.startswith("GIT_CONFIG") or a == "GIT_DIR" for a in assignments):
+        uncertain = "git configuration set in the environment"
+    while i < len(argv) and argv[i].startswith("-"):
+        word = argv[i]
+        option = word.split("=", 1)[0]
+        if option in ("-c", "--config-env") or word.startswith("-c"):
+            uncertain = "git configuration given on the command line"
+        if word in ("-c", "-C") or (option in _GIT_GLOBAL_VALUES and "=" not in word):
+            i += 2
+        elif (
+            option in _GIT_GLOBAL_VALUES
+            or word.startswith(("-C", "-c"))
+            or word in _GIT_GLOBAL_FLAGS
+        ):
+            i += 1
+        else:
+            return _opaque(f"git global option {word} not understood", via, "git")
+    if i >= len(argv):
+        return Invocation("git", (), Parsed((), ()), assignments, via, files=files)
+    sub = argv[i]
+    if sub not in _GIT_COMMANDS:
+        uncertain = uncertain or f"git {sub} may be an alias"
+    program = f"git {sub}"
+    arguments = tuple(argv[i + 1 :])
+    parsed = parse_options(arguments, table_for(program))
+    if sub == "push" and any(op.startswith("+") for op in parsed.operands):
+        parsed = Parsed((*parsed.options, ("force", "+refspec")), parsed.operands, parsed.unknown)
+    return Invocation(
+        program, arguments, parsed, assignments, via, uncertain=uncertain, files=files
+    )
+
+
+def _simple(argv: list[str], via: tuple[str, ...], depth: int) -> list[Invocation]:
+    """The invocations of one simple command's words."""
+    argv, files = _strip_redirections(argv)
+    assignments: list[str] = []
+    i = 0
+    while i < len(argv) and _ASSIGNMENT.match(argv[i]):
+        assignments.append(argv[i].split("=", 1)[0].rstrip("+"))
+        i += 1
+    found: list[Invocation] = []
+    while i < len(argv):
+        word = argv[i]
+        if word in _PLAIN_PREFIXES:
+            i += 1
+            continue
+        if _ASSIGNMENT.match(word):  # after a keyword: { X=1 git push; }
+            assignments.append(word.split("=", 1)[0].rstrip("+"))
+            i += 1
+            continue
+        if _UNKNOWABLE.search(word):
+            shown = word.replace(_SUBSTITUTED, "$(...)")
+            return [*found, _opaque(f"the command word {shown!r} is only known when it runs", via)]
+        name = word.rsplit("/", 1)[-1]
+        if name == "eval":
+            return found + _text(" ".join(argv[i + 1 :]), (*via, name), depth + 1)
+        if name in _SHELLS and name != "busybox":
+            return found + _shell(argv, i, name, via, depth)
+        if name in ("su", "runuser", "script"):  # run their -c text through a shell
+            rest = argv[i + 1 :]
+            for k, option in enumerate(rest[:-1]):
+                if option in ("-c", "--command", "--session-command") or option.startswith(
+                    "--command="
+                ):
+                    text = option.split("=", 1)[1] if "=" in option else rest[k + 1]
+                    return found + _text(text, (*via, name), depth + 1)
+            return [*found, _opaque(f"{name} runs a shell whose commands are not given", via)]
+        if name == "watch":
+            start, _, why = _skip_wrapper_options(name, argv, i + 1)
+            if why is not None:
+                return [*found, _opaque(why, (*via, name))]
+            return found + _text(" ".join(argv[start:]), (*via, name), depth + 1)
+        if name in _WRAPPERS:
+            start, extra, why = _skip_wrapper_options(name, argv, i + 1)
+            if why is not None:
+                return [*found, _opaque(why, (*via, name))]
+            if name == "command" and any(w in ("-v", "-V") for w in argv[i + 1 : start]):
+                return found
+            if name == "xargs":
+                inner = _simple(argv[start:] or ["echo"], (*via, name), depth)
+                return found + [_open(invocation) for invocation in inner]
+            if extra:
+                found += _simple(extra + argv[start:], (*via, name), depth)
+                return found
+            while start < len(argv) and name == "env" and _ASSIGNMENT.match(argv[start]):
+                assignments.append(argv[start].split("=", 1)[0])
+                start += 1
+            via, i = (*via, name), start
+            continue
+        if name == "parallel":
+            rest = argv[i + 1 :]
+            end = next((k for k, w in enumerate(rest) if w in (":::", "::::", ":::+")), len(rest))
+            command = [w for w in rest[:end] if not w.startswith("-")]
+            inner = _text(" ".join(command), (*via, name), depth + 1) if command else []
+            return found + [_open(invocation) for invocation in inner]
+        if name == "git":
+            return [*found, _git(argv, i + 1, via, tuple(assignments), files)]
+        arguments = tuple(argv[i + 1 :])
+        parsed = (
+            Parsed((), arguments) if name == "find" else parse_options(arguments, table_for(name))
+        )
+        found.append(Invocation(name, arguments, parsed, tuple(assignments), via, files=files))
+        if name == "find":
+            found += _find(arguments, (*via, name), depth)
+        return found
+    return found
+
+
+def _open(invocation: Invocation) -> Invocation:
+    """``invocation`` with more arguments to come from input, which may be options."""
+    return Invocation(
+        invocation.program,
+        invocation.arguments,
+        invocation.parsed,
+        invocation.assignments,
+        invocation.via,
+        invocation.opaque,
+        invocation.uncertain or "it takes more arguments from its input",
+        open=True,
+        files=invocation.files,
+    )
+
+
+def _find(arguments: tuple[str, ...], via: tuple[str, ...], depth: int) -> list[Invocation]:
+    """What ``find`` runs: its ``-exec`` commands, and ``-delete`` read as ``rm -r -f``."""
+    found: list[Invocation] = []
+    starts = []
+    for word in arguments:
+        if word.startswith(("-", "(", "!", ")")):
+            break
+        starts.append(word)
+    k = 0
+    while k < len(arguments):
+        word = arguments[k]
+        if word in _FIND_RUN:
+            end = k + 1
+            while end < len(arguments) and arguments[end] not in (";", "+"):
+                end += 1
+            command = [w if w != "{}" else "./found" for w in arguments[k + 1 : end]]
+            found += _simple(command, via, depth + 1) if command else []
+            k = end + 1
+            continue
+        if word == "-delete":
+            rm_args = ("-r", "-f", "--", *starts)
+            found.append(
+                Invocation("rm", rm_args, parse_options(rm_args, table_for("rm")), (), via)
+            )
+        k += 1
+    return found
+
+
+def _shell(
+    argv: list[str], i: int, name: str, via: tuple[str, ...], depth: int
+) -> list[Invocation]:
+    """A shell: with ``-c`` (alone or bundled, ``-ec``) its text is read as a command; a shell
+    reading a script file or its input runs what cannot be known from the text."""
+    k = i + 1
+    command_mode = False
+    while k < len(argv) and argv[k][:1] in ("-", "+") and argv[k] not in ("-", "--"):
+        word = argv[k]
+        k += 1
+        if word in ("-o", "+o", "-O", "+O", "--rcfile", "--init-file"):
+            k += 1
+        elif not word.startswith("--") and "c" in word[1:]:
+            command_mode = True
+    if command_mode and k < len(argv):
+        return _text(argv[k], (*via, name), depth + 1)
+    return [_opaque(f"{name} runs commands from a file or its input", (*via, name))]
+
+
+def _substitutions(text: str) -> tuple[str, list[str]]:
+    """``text`` with each command, process or arithmetic substitution (``$(...)``, backticks,
+    ``<(...)``, ``>(...)``, ``$((...))``) replaced by one unknowable word, and the texts
+    they run."""
+    if "`" not in text and "(" not in text:
+        return text, []
+    out: list[str] = []
+    inner: list[str] = []
+    i, size = 0, len(text)
+    quote = ""
+    while i < size:
+        char = text[i]
+        if quote == "'":
+            out.append(char)
+            quote = "" if char == "'" else quote
+            i += 1
+            continue
+        if char == "\\":
+            out.append(text[i : i + 2])
+            i += 2
+            continue
+        if char == "'" and not quote:
+            quote = "'"
+            out.append(char)
+            i += 1
+            continue
+        if char == '"':
+            quote = "" if quote == '"' else '"'
+            out.append(char)
+            i += 1
+            continue
+        opening = text[i : i + 2]
+        if opening in ("$(", "<(", ">(") and not (quote and opening != "$("):
+            end = _closing(text, i + 2)
+            body = text[i + 2 : end]
+            if body.startswith("(") and body.endswith(")"):
+                body = body[1:-1]
+            inner.append(body)
+            out.append(("" if opening == "$(" else opening[0] + " ") + _SUBSTITUTED)
+            i = end + 1
+            continue
+        if char == "`":
+            end = text.find("`", i + 1)
+            end = size if end < 0 else end
+            inner.append(text[i + 1 : end])
+            out.append(_SUBSTITUTED)
+            i = end + 1
+            continue
+        out.append(char)
+        i += 1
+    return "".join(out), inner
+
+
+def _closing(text: str, start: int) -> int:
+    """The index of the ``)`` closing a parenthesis opened before ``start`` (or the end)."""
+    depth, i, size = 1, start, len(text)
+    quote = ""
+    while i < size:
+        char = text[i]
+        if quote:
+            if char == "\\" and quote == '"':
+                i += 2
+                continue
+            if char == quote:
+                quote = ""
+        elif char == "\\":
+            i += 2
+            continue
+        elif char in "'\"":
+            quote = char
+        elif char == "(":
+            depth += 1
+        elif char == ")":
+            depth -= 1
+            if depth == 0:
+                return i
+        i += 1
+    return size
+
+
+def _text(text: str, via: tuple[str, ...], depth: int) -> list[Invocation]:
+    if depth > _MAX_DEPTH:
+        return [_opaque("commands nested too deep to read", via)]
+    outer, inner = _substitutions(_bash_input(text))
+    found: list[Invocation] = []
+    for body in inner:
+        found += _text(body, (*via, "$(...)"), depth + 1)
+    for segment in scan_command(outer).segments:
+        found += _simple(words(segment), via, depth)
+    return found
+
+
+def invocations(command: str) -> tuple[Invocation, ...]:
+    """Every program ``command`` runs (see the module docstring)."""
+    return tuple(_text(command, (), 0))

@@ -1,0 +1,478 @@
+"""Every decision agrees with what the command actually executed.
+
+Generated spellings of each rule family run in a bubblewrap sandbox (``executed.py``), where
+the programs a rule is about are recording stubs or real programs whose effect is observed.
+For every spelling:
+
+* **deny families** (``git push --force``, ``rm -rf``): when the command executed the
+  program with those options (the remote's ``main`` rewritten; ``rm`` reached with ``-r`` and
+  ``-f`` as getopt reads its argv, or the victim directory gone), the rule must have denied
+  it or asked; it is never allowed;
+* **allow families** (``sed -n *``, ``sort *`` under ``default_action: deny``): when the
+  command wrote a file (sed in place, sort's output), it was not allowed;
+* **protected paths** (the ``secrets`` rule on ``.env``): when the file's content reached the
+  output or another file, the command was not allowed.
+
+Spellings come from hypothesis (a few hundred per family, in batches of one sandbox each):
+program paths, wrappers (``env``, ``command``, ``nice``, ``timeout``, ``exec``), assignments,
+git's global options, option order, bundling, long-option abbreviations, and the commands that
+run commands (``sh -c``, ``bash -c``, ``eval``, ``xargs``, ``find -exec/-delete``,
+command substitution, brace expansion, globs as the program).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shlex
+import shutil
+import subprocess
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, Phase, given, settings
+from hypothesis import strategies as st
+
+from amplifier_module_hooks_approval.config import parse_config
+from amplifier_module_hooks_approval.rules import RuleSet
+from amplifier_module_hooks_approval.subject import subject_of
+
+from .executed import Execution, run_batch
+from .support import readme_rules
+
+needs_bwrap = pytest.mark.skipif(
+    shutil.which("bwrap") is None and not os.environ.get("AMPLIFIER_HOOKS_REQUIRE_BWRAP"),
+    reason="bubblewrap missing (CI sets AMPLIFIER_HOOKS_REQUIRE_BWRAP: there it must run)",
+)
+pytestmark = [needs_bwrap, pytest.mark.skipif(shutil.which("git") is None, reason="no git")]
+
+PUSHES = 150  # a real git push each: the slowest family
+SPELLINGS = 350
+
+
+def corpus(strategy: st.SearchStrategy[str], size: int) -> list[str]:
+    """``size`` distinct spellings drawn by hypothesis (derandomized: the same every run), run
+    together in one sandbox. A failure lists every spelling that disagreed, so nothing is
+    shrunk."""
+    found: dict[str, None] = {}
+
+    @settings(
+        max_examples=size * 4,
+        deadline=None,
+        derandomize=True,
+        database=None,
+        phases=[Phase.generate],
+        suppress_health_check=list(HealthCheck),
+    )
+    @given(strategy)
+    def draw(spelling: str) -> None:
+        if len(found) < size:
+            found[spelling] = None
+
+    draw()
+    return list(found)
+
+
+FIGURES = Path(os.environ.get("APPROVAL_AGREEMENT_FIGURES", "/dev/null"))
+
+
+def decide(rules: RuleSet, command: str, workspace: str) -> str:
+    subject = subject_of({"tool_name": "bash", "tool_input": {"command": command}}, workspace)
+    return rules.decide(subject).action
+
+
+def tally(family: str, rows: list[tuple[Execution, str, bool]]) -> dict[str, Any]:
+    """Agreement figures: of the spellings that executed the dangerous thing, how many were
+    denied / asked / allowed; of the others, how many were allowed."""
+    dangerous = Counter(decision for _, decision, hit in rows if hit)
+    harmless = Counter(decision for _, decision, hit in rows if not hit)
+    figures = {
+        "family": family,
+        "spellings": len(rows),
+        "executed": sum(dangerous.values()),
+        "executed_decisions": dict(dangerous),
+        "not_executed_decisions": dict(harmless),
+    }
+    if str(FIGURES) != "/dev/null":
+        with FIGURES.open("a", encoding="utf-8") as out:
+            out.write(json.dumps(figures) + "\n")
+    return figures
+
+
+def quote_split(word: str) -> st.SearchStrategy[str]:
+    """``word`` as bash reads it back: plain, quoted, split by empty quotes, escaped."""
+    return st.sampled_from(
+        [word, f"'{word}'", f'"{word}"', word[:1] + "''" + word[1:], "\\" + word]
+        if len(word) > 1
+        else [word]
+    )
+
+
+def wrapped(command: str, how: str) -> str:
+    if how == "plain":
+        return command
+    if how == "sh -c":
+        return f"sh -c {shlex.quote(command)}"
+    if how == "bash -c":
+        return f"bash -c {shlex.quote(command)}"
+    if how == "eval":
+        return f"eval {shlex.quote(command)}"
+    if how == "and":
+        return f"true && {command}"
+    if how == "subshell":
+        return f"( {command} )"
+    if how == "substitution":
+        return f"echo $({command})"
+    if how == "group":
+        return f"{{ {command}; }}"
+    raise AssertionError(how)
+
+
+WRAPS = st.sampled_from(
+    ["plain", "plain", "plain", "sh -c", "bash -c", "eval", "and", "subshell", "substitution",
+     "group"]
+)  # fmt: skip
+PROGRAM_PREFIXES = st.sampled_from(
+    ["", "", "", "env ", "command ", "nice ", "nice -n 3 ", "timeout 20 ", "exec ",
+     "env -u FOO ", "X=1 ", "env X=1 ", "nohup ", "time "]
+)  # fmt: skip
+
+
+# ---------------------------------------------------------------- git push --force (deny)
+
+
+@st.composite
+def push_spellings(draw: st.DrawFn) -> str:
+    program = draw(st.sampled_from(["git", "/usr/bin/git", "/bin/git", "g''it", "\\git"]))
+    globals_ = draw(
+        st.lists(
+            st.sampled_from(["-C .", "--no-pager", "-P", "--literal-pathspecs",
+                             "--no-optional-locks", "-c color.ui=false",
+                             "--git-dir=.git", "--git-dir .git"]),
+            max_size=2,
+        )
+    )  # fmt: skip
+    force = draw(
+        st.sampled_from(
+            ["--force", "-f", "--forc", "--force-with-lease", "--force-with", "--mirror",
+             "-uf", "-fq", "-vf", "--no-force", "", "", "-q", "-u", "--force --no-force",
+             "--atomic", "--force-if-includes", "--for"]
+        )
+    )  # fmt: skip
+    target = draw(
+        st.sampled_from(
+            ["origin main", "origin", "origin HEAD:main", "origin +main", "origin +HEAD:main",
+             "origin main:main", "origin refs/heads/main"]
+        )
+    )  # fmt: skip
+    if force == "--mirror":
+        target = "origin"
+    before = draw(st.booleans())
+    args = f"{force} {target}" if before else f"{target} {force}"
+    subcommand = draw(
+        st.sampled_from(
+            ["push", "push", "push", "-c alias.pu=push pu", "-c remote.origin.mirror=true push",
+             "-c remote.origin.push=+refs/heads/*:refs/heads/* push"]
+        )
+    )  # fmt: skip
+    command = f"{draw(PROGRAM_PREFIXES)}{program} {' '.join(globals_)} {subcommand} {args}"
+    if draw(st.integers(0, 9)) == 0:
+        words = args.split()
+        command = f"echo {' '.join(words[1:])} | xargs {program} push {words[0]}"
+    return wrapped(" ".join(command.split()), draw(WRAPS))
+
+
+@pytest.fixture(scope="module")
+def push_template(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """``remote.git`` with ``main`` at A-B; ``work``, a clone whose ``main`` is A-C: only a
+    forced push rewrites the remote's ``main``."""
+    root = tmp_path_factory.mktemp("push-template")
+    env = {**os.environ, "GIT_CONFIG_NOSYSTEM": "1", "HOME": str(root),
+           "GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@e", "GIT_COMMITTER_NAME": "t",
+           "GIT_COMMITTER_EMAIL": "t@e"}  # fmt: skip
+
+    def git(*args: str, cwd: Path = root) -> str:
+        done = subprocess.run(
+            ["git", *args], cwd=cwd, env=env, capture_output=True, text=True, check=True
+        )
+        return done.stdout.strip()
+
+    git("init", "-q", "--bare", "-b", "main", "remote.git")
+    git("init", "-q", "-b", "main", "work")
+    work = root / "work"
+    (work / "a").write_text("a")
+    git("add", "a", cwd=work)
+    git("commit", "-qm", "A", cwd=work)
+    git("remote", "add", "origin", "../remote.git", cwd=work)
+    git("push", "-q", "origin", "main", cwd=work)
+    (work / "b").write_text("b")
+    git("add", "b", cwd=work)
+    git("commit", "-qm", "B", cwd=work)
+    git("push", "-q", "origin", "main", cwd=work)
+    git("reset", "-q", "--hard", "HEAD~1", cwd=work)
+    (work / "c").write_text("c")
+    git("add", "c", cwd=work)
+    git("commit", "-qm", "C", cwd=work)
+    (root / "expected").write_text(git("rev-parse", "HEAD", cwd=work))
+    return root
+
+
+PUSH_CHECK = (
+    'if [ "$(/usr/lib/git-core/git --git-dir="$d/remote.git" rev-parse main)" = '
+    '"$(cat "$d/expected")" ]; then echo forced; else echo kept; fi'
+)
+
+
+def test_every_forced_push_is_denied_or_asked(
+    push_template: Path, tmp_path_factory: pytest.TempPathFactory
+) -> None:
+    commands = corpus(push_spellings(), PUSHES)
+    workdir = tmp_path_factory.mktemp("push")
+    done = run_batch(
+        commands, workdir=workdir, template=push_template, check=PUSH_CHECK, stubs=["git"]
+    )
+    configs = {
+        "readme regex": readme_rules(),
+        "glob": [{"name": "force", "action": "deny", "command": "git push --force"}],
+    }
+    for name, rules in configs.items():
+        ruleset = RuleSet(parse_config({"rules": rules, "default_action": "allow"}))
+        rows = [(e, decide(ruleset, e.command, str(workdir)), e.effect == "forced") for e in done]
+        figures = tally(f"git push --force ({name})", rows)
+        allowed = sorted({e.command for e, decision, hit in rows if hit and decision == "allow"})
+        assert not allowed, f"{name}: forced pushes allowed: {allowed} ({figures})"
+        assert figures["executed"] > 0
+
+
+# ---------------------------------------------------------------- rm -rf (deny)
+
+
+@st.composite
+def rm_spellings(draw: st.DrawFn) -> str:
+    program = draw(
+        st.sampled_from(
+            ["rm", "/bin/rm", "/usr/bin/rm", "r''m", "\\rm", '"rm"', "/usr/bin/../bin/rm"]
+        )
+    )
+    flags = draw(
+        st.lists(
+            st.sampled_from(["-r", "-R", "--recursive", "--rec", "--recu", "-f", "--force",
+                             "--forc", "--f", "-rf", "-fr", "-Rf", "-fR", "-rfv", "-vfr",
+                             "-v", "-i", "-d", "--verbose", "--one-file-system", "-I"]),
+            max_size=3,
+        )
+    )  # fmt: skip
+    operand_at = draw(st.integers(0, len(flags)))
+    argv = [*flags[:operand_at], "victim", *flags[operand_at:]]
+    runner = draw(st.integers(0, 11))
+    prefix = draw(PROGRAM_PREFIXES)
+    if runner == 0:
+        command = f"echo victim | xargs {program} {' '.join(flags)}"
+    elif runner == 1:
+        command = f"printf '%s\\n' {' '.join(flags) or '-v'} victim | xargs {program}"
+    elif runner == 2:
+        command = draw(st.sampled_from(["find victim -delete", "find . -name victim -delete",
+                                        "find victim -depth -delete"]))  # fmt: skip
+    elif runner == 3:
+        end = draw(st.sampled_from(["+", "\\;", "';'"]))
+        command = f"find . -maxdepth 1 -name victim -exec {program} {' '.join(flags)} {{}} {end}"
+    elif runner == 4:
+        command = draw(
+            st.sampled_from(
+                ["{rm,-rf,victim}", "/bin/r? -rf victim", "/usr/bin/[r]m -rf victim",
+                 "$(echo rm) -rf victim", "`echo rm` -fr victim", "X=rm; $X -rf victim",
+                 "${X:-rm} -r -f victim"]
+            )
+        )  # fmt: skip
+    else:
+        command = f"{prefix}{program} {' '.join(argv)}"
+    return wrapped(command, draw(WRAPS))
+
+
+@pytest.fixture(scope="module")
+def rm_template(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    root = tmp_path_factory.mktemp("rm-template")
+    (root / "work" / "victim" / "sub").mkdir(parents=True)
+    (root / "work" / "victim" / "sub" / "file").write_text("x")
+    (root / "work" / "victim" / "top").write_text("x")
+    return root
+
+
+RM_CHECK = 'if [ -e "$d/work/victim/sub/file" ]; then echo kept; else echo gone; fi'
+
+
+def executed_rm_rf(execution: Execution) -> bool:
+    """rm reached with -r and -f as getopt reads them, or the victim gone (find -delete)."""
+    if execution.effect == "gone":
+        return True
+    for record in execution.records:
+        program, _, rest = record.partition("\t")
+        normalized = rest.split("\t", 1)[0]
+        if program != "rm" or normalized == "INVALID":
+            continue
+        options = normalized.split(" -- ", 1)[0].split()
+        recursive = {"-r", "-R", "--recursive"} & set(options)
+        force = {"-f", "--force"} & set(options)
+        if recursive and force:
+            return True
+    return False
+
+
+def test_every_executed_rm_rf_is_denied_or_asked(
+    rm_template: Path, tmp_path_factory: pytest.TempPathFactory
+) -> None:
+    commands = corpus(rm_spellings(), SPELLINGS)
+    workdir = tmp_path_factory.mktemp("rm")
+    done = run_batch(commands, workdir=workdir, template=rm_template, check=RM_CHECK, stubs=["rm"])
+    ruleset = RuleSet(
+        parse_config(
+            {"rules": [{"name": "rmrf", "action": "deny", "command": "rm -rf *"}],
+             "default_action": "allow"}
+        )
+    )  # fmt: skip
+    rows = [(e, decide(ruleset, e.command, str(workdir)), executed_rm_rf(e)) for e in done]
+    figures = tally("rm -rf", rows)
+    allowed = [(e.command, e.records) for e, decision, hit in rows if hit and decision == "allow"]
+    assert not allowed, f"rm -rf executed and allowed: {allowed[:5]} ({figures})"
+    assert figures["executed"] > 0
+
+
+# ---------------------------------------------------------------- sed -n * / sort * (allow)
+
+
+@st.composite
+def sed_sort_spellings(draw: st.DrawFn) -> str:
+    if draw(st.booleans()):
+        options = draw(
+            st.lists(
+                st.sampled_from(["--in", "--in-p", "--in-place", "-i", "-i.bak", "--in=.bak",
+                                 "-s", "-E", "--posix", "--quiet", "--sil", "-e p", "--e=p",
+                                 "--expression=p", "--ex p", "-u", "--null-data", "-z",
+                                 "--debug", "--sandbox", "-ni", "-in"]),
+                max_size=3,
+            )
+        )  # fmt: skip
+        script = [] if any(o.startswith(("-e", "--e")) for o in options) else ["s/x/y/"]
+        rest = [*options, *script, "f"]
+        if draw(st.booleans()):
+            draw(st.randoms()).shuffle(rest)
+        if script and rest.index("s/x/y/") > rest.index("f"):  # keep the script first
+            rest.remove("s/x/y/")
+            rest.insert(0, "s/x/y/")
+        return f"sed -n {' '.join(rest)}"
+    options = draw(
+        st.lists(
+            st.sampled_from(["--o=g", "--ou g", "--output=g", "-o g", "-og", "-r", "-n",
+                             "--rev", "-u", "-k1", "--key=1", "--re", "-s", "--st",
+                             "--compress-program=gzip", "--debug", "-T .", "--temp=."]),
+            max_size=3,
+        )
+    )  # fmt: skip
+    rest = [*options, "f"]
+    draw(st.randoms()).shuffle(rest)
+    return f"sort {' '.join(rest)}"
+
+
+@pytest.fixture(scope="module")
+def text_template(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    root = tmp_path_factory.mktemp("text-template")
+    (root / "work").mkdir()
+    (root / "work" / "f").write_text("x\nb\na\n")
+    return root
+
+
+WRITE_CHECK = (
+    'if [ "$(cat "$d/work/f")" != "$(printf "x\\nb\\na")" ] '
+    '|| [ "$(ls -A "$d/work")" != "f" ]; then echo wrote; else echo read; fi'
+)
+
+
+def test_an_allow_rule_never_allows_a_command_that_wrote(
+    text_template: Path, tmp_path_factory: pytest.TempPathFactory
+) -> None:
+    commands = corpus(sed_sort_spellings(), SPELLINGS)
+    workdir = tmp_path_factory.mktemp("text")
+    done = run_batch(commands, workdir=workdir, template=text_template, check=WRITE_CHECK, stubs=[])
+    ruleset = RuleSet(
+        parse_config(
+            {"rules": [{"name": "sed", "action": "allow", "command": "sed -n *"},
+                       {"name": "sort", "action": "allow", "command": "sort *"}],
+             "default_action": "deny"}
+        )
+    )  # fmt: skip
+    rows = [(e, decide(ruleset, e.command, str(workdir)), e.effect == "wrote") for e in done]
+    figures = tally("sed -n * / sort * (allow)", rows)
+    allowed = [e.command for e, decision, hit in rows if hit and decision == "allow"]
+    assert not allowed, f"wrote a file and was allowed: {allowed[:5]} ({figures})"
+    assert figures["executed"] > 0
+    assert figures["not_executed_decisions"].get("allow", 0) > 0  # the rules still work
+
+
+# ---------------------------------------------------------------- protected paths (secrets)
+
+MARKER = "MARK9f3a2c"
+
+
+@st.composite
+def read_spellings(draw: st.DrawFn) -> str:
+    target = draw(
+        st.sampled_from(
+            [".env", "./.env", "sub/../.env", ".en?", ".e*", "'.env'", '"$PWD/.env"', "[.]env",
+             "notes.txt", "sub/readme", "sub", "."]
+        )
+    )  # fmt: skip
+    program = draw(
+        st.sampled_from(
+            ["cat {t}", "head {t}", "head -n 5 {t}", "tail {t}", "less {t}", "grep MARK {t}",
+             "grep -r MARK {t}", "grep -R MARK {t}", "grep --recursive MARK {t}",
+             "cp {t} out.txt", "cp -r {t} outdir", "git diff --no-index /dev/null {t}",
+             "git diff --no-index -- /dev/null {t}", "ls {t}", "ls -la {t}", "wc -c {t}",
+             "cat -- {t}", "cat < {t}", "git status {t}", "git log {t}"]
+        )
+    )  # fmt: skip
+    command = program.format(t=target)
+    return f"{draw(PROGRAM_PREFIXES).replace('exec ', '')}{command}"
+
+
+@pytest.fixture(scope="module")
+def secrets_template(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    root = tmp_path_factory.mktemp("secrets-template")
+    work = root / "work"
+    (work / "sub").mkdir(parents=True)
+    (work / ".env").write_text(f"TOKEN={MARKER}\n")
+    (work / "notes.txt").write_text("notes\n")
+    (work / "sub" / "readme").write_text("readme\n")
+    subprocess.run(["git", "init", "-q", str(work)], check=True)
+    return root
+
+
+READ_CHECK = (
+    f'if grep -rq --exclude=.env {MARKER} "$d/out" "$d/work"; then echo leaked; else echo clean; fi'
+)
+
+
+def test_no_approval_reads_a_protected_file(
+    secrets_template: Path, tmp_path_factory: pytest.TempPathFactory
+) -> None:
+    commands = corpus(read_spellings(), SPELLINGS)
+    workdir = tmp_path_factory.mktemp("secrets")
+    done = run_batch(
+        commands, workdir=workdir, template=secrets_template, check=READ_CHECK, stubs=["git"]
+    )
+    workspace = secrets_template / "work"  # decided where the files are
+    ruleset = RuleSet(
+        parse_config(
+            {"rules": [*readme_rules(),
+                       {"name": "readers", "action": "allow",
+                        "command": ["cat *", "head *", "tail *", "less *", "grep *", "cp *",
+                                    "wc *"]}]}
+        )
+    )  # fmt: skip
+    rows = [(e, decide(ruleset, e.command, str(workspace)), e.effect == "leaked") for e in done]
+    figures = tally("protected path (.env)", rows)
+    allowed = [e.command for e, decision, hit in rows if hit and decision == "allow"]
+    assert not allowed, f"read .env and was allowed: {allowed[:5]} ({figures})"
+    assert figures["executed"] > 0
+    assert figures["not_executed_decisions"].get("allow", 0) > 0
