@@ -40,7 +40,7 @@ import tomllib
 from collections.abc import Iterator
 from pathlib import Path
 
-__all__ = ["DOCS", "EXCEPTIONS", "commands", "main"]
+__all__ = ["DOCS", "EXCEPTIONS", "commands", "expected_exit", "main", "shell_lines"]
 
 ROOT = Path(__file__).resolve().parents[2]
 DOCS = [ROOT / "README.md", ROOT / "docs" / "rollout.md"]
@@ -66,6 +66,27 @@ EXCEPTIONS = {
 }
 """The printed commands that are not run, word for word as :func:`commands` yields them, and
 why."""
+
+_EXITS = re.compile(r"\s#\s*exits (\d+)\b[^'\"]*$")
+"""A trailing comment that promises an exit status other than 0 (``# exits 3: ...``)."""
+
+
+def expected_exit(command: str) -> int:
+    """The exit status ``command``'s trailing comment promises (``# exits 3: a hook denied
+    it``), else 0."""
+    found = _EXITS.search(command)
+    return int(found.group(1)) if found else 0
+
+
+def shell_lines(command: str) -> list[str]:
+    """``command`` as lines of a ``set -e`` bash script: run, and held to the exit status the
+    docs promise for it (0 unless its comment says ``# exits N``)."""
+    code = expected_exit(command)
+    if code == 0:
+        return [command]
+    check = f'echo "exited $status where the docs say {code}" >&2; exit 1'
+    return ["set +e", command, "status=$?", "set -e", f'[ "$status" -eq {code} ] || {{ {check}; }}']
+
 
 PLAY = Path("/tmp/play")
 """The workspace the README's Quick start names."""
@@ -189,7 +210,7 @@ def _script(lines: list[tuple[str, str]]) -> str:
             script.append(f"printf '\\n%s\\n' {shlex.quote(note)}")
             continue
         ran.add(words)
-        script += [f"printf '\\n%s\\n' {shlex.quote(shown)}", command]
+        script += [f"printf '\\n%s\\n' {shlex.quote(shown)}", *shell_lines(command)]
     return "\n".join(script) + "\n"
 
 

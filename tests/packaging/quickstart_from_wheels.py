@@ -32,6 +32,8 @@ import time
 from collections.abc import Iterator, Mapping
 from pathlib import Path
 
+from doc_commands import shell_lines  # beside this file: a script's folder is on sys.path
+
 __all__ = ["main", "quick_start", "wheels_install"]
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -151,7 +153,7 @@ def _shell(lines: list[str], cwd: Path, env: Mapping[str, str], log: Path) -> tu
     (an install takes minutes); exit status and output."""
     script = ["set -eo pipefail"]
     for line in lines:
-        script += [f"printf '\\n{PROMPT}%s\\n' {shlex.quote(line)}", line]
+        script += [f"printf '\\n{PROMPT}%s\\n' {shlex.quote(line)}", *shell_lines(line)]
     path = log.with_suffix(".sh")
     path.write_text("\n".join(script) + "\n", encoding="utf-8")
     with (

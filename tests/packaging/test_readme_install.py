@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import importlib.util
 import shlex
+import sys
 from pathlib import Path
 from types import ModuleType
 
@@ -14,6 +15,8 @@ README = (HERE.parents[1] / "README.md").read_text(encoding="utf-8")
 
 
 def _script() -> ModuleType:
+    if str(HERE) not in sys.path:  # as when run as a script: doc_commands lies beside it
+        sys.path.insert(0, str(HERE))
     spec = importlib.util.spec_from_file_location("quickstart", HERE / "quickstart_from_wheels.py")
     assert spec is not None
     assert spec.loader is not None
@@ -48,3 +51,15 @@ def test_a_readme_without_the_no_index_flag_is_refused() -> None:
     changed = README.replace("--no-index --find-links dist", "--find-links dist")
     with pytest.raises(QUICKSTART.Failed, match="--no-index --find-links dist"):
         QUICKSTART.wheels_install(changed)
+
+
+def test_a_command_the_docs_say_exits_non_zero_is_held_to_that_status() -> None:
+    import doc_commands
+
+    denied = next(c for c in QUICKSTART.quick_start(README) if "emit tool:pre" in c)
+    assert doc_commands.expected_exit(denied) == 3
+    assert doc_commands.expected_exit("amplifier-hooks events") == 0
+    assert doc_commands.expected_exit("echo '# exits 3'") == 0
+    assert doc_commands.shell_lines("true") == ["true"]
+    lines = doc_commands.shell_lines("false   # exits 1: as printed")
+    assert lines[:2] == ["set +e", "false   # exits 1: as printed"]
