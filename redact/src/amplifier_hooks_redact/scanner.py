@@ -248,6 +248,17 @@ class TextRedactor:
         self._cache: dict[str, tuple[str, dict[str, int]] | None] = {}
         self._cached_chars = 0
 
+    def copy(self) -> TextRedactor:
+        """A redactor with the very same compiled rules, indexes and Hyperscan databases
+        (nothing is compiled again) and an empty memo of its own: what it answers is what
+        this one answers, only nothing decided by this one is remembered by the copy."""
+        twin = object.__new__(TextRedactor)
+        for name in _COMPILED:
+            object.__setattr__(twin, name, getattr(self, name))
+        twin._cache = {}
+        twin._cached_chars = 0
+        return twin
+
     def find(self, text: str) -> list[tuple[int, int, str]]:
         """Non-overlapping ``(start, end, rule)`` spans to replace, in text order."""
         return [(s, e, self._names[i]) for s, e, i in self._spans(text)[0]]
@@ -494,6 +505,11 @@ class TextRedactor:
         return chosen, again
 
 
+_COMPILED: Final = tuple(
+    name for name in TextRedactor.__slots__ if name not in ("_cache", "_cached_chars")
+)
+"""What :meth:`TextRedactor.copy` shares: everything but the memo; none of it changes after
+``__init__`` (the Hyperscan scratch spaces are per thread, inside the indexes)."""
 _SURROGATE: Final = re.compile("[\ud800-\udfff]")
 _UNKNOWN: Final = object()  # a string the cache holds no verdict for
 

@@ -107,6 +107,7 @@ class TriggerIndex:
         "_groups",
         "_hs",
         "_hs_expressions",
+        "_hs_lock",
         "_hs_owners",
         "_hs_widths",
         "_local",
@@ -142,13 +143,16 @@ class TriggerIndex:
         )
         self._hs_widths = tuple(len(word) for word in words) + tuple(w for _, w, _ in shapes)
         self._local = threading.local()
+        self._hs_lock = threading.Lock()
         self.shaped: frozenset[int] = frozenset()
         self._hs_expressions: tuple[bytes, ...] = ()
         if _hyperscan is not None and all(word.isascii() for word in words) and (words or shapes):
             expressions = [re.escape(word).encode("ascii") for word in words]
             expressions += [expression.encode("ascii") for expression, _, _ in shapes]
             self._hs_expressions = tuple(expressions)
-            self._hs = _hyperscan_database(expressions, [0] * len(expressions))
+            # Compiled when first scanned with: where a JointIndex covers this index (the
+            # scanner's case), it scans instead and this database is never needed.
+            self._hs = _PENDING
             self.shaped = frozenset(index for _, _, index in shapes)
 
     def positions(self, text: str) -> dict[int, list[int]]:
@@ -182,9 +186,12 @@ class TriggerIndex:
 
     def _scan_hyperscan(self, data: bytes, found: dict[int, list[int]]) -> None:
         """Every occurrence of every trigger (overlapping ones too) in one pass."""
+        database = self._hs
+        if database is _PENDING:
+            database = self._database()
         scratch = getattr(self._local, "scratch", None)
         if scratch is None:  # a scratch space per thread: a scan may not share one
-            scratch = self._local.scratch = _hyperscan.Scratch(self._hs)
+            scratch = self._local.scratch = _hyperscan.Scratch(database)
         owners = self._hs_owners
         widths = self._hs_widths
 
@@ -193,7 +200,17 @@ class TriggerIndex:
             for owner in owners[word]:
                 found.setdefault(owner, []).append(start)
 
-        self._hs.scan(data, match_event_handler=report, scratch=scratch)
+        database.scan(data, match_event_handler=report, scratch=scratch)
+
+    def _database(self) -> Any:
+        """The Hyperscan database of this index's expressions, compiled once (by the first
+        thread that needs it; the others wait for it)."""
+        with self._hs_lock:
+            if self._hs is _PENDING:
+                self._hs = _hyperscan_database(
+                    self._hs_expressions, [0] * len(self._hs_expressions)
+                )
+            return self._hs
 
 
 class JointIndex:
@@ -260,6 +277,8 @@ def _hyperscan_database(expressions: Sequence[bytes], flags: Sequence[int]) -> A
     return database
 
 
+_PENDING: Final[Any] = object()
+"""A :class:`TriggerIndex` whose Hyperscan database is compiled when first needed."""
 _GROUP_SIZE: Final = 20
 _Reports = tuple[tuple[int, int], ...]
 _Spills = tuple[tuple[int, str, tuple[int, ...]], ...]
