@@ -111,6 +111,8 @@ class TriggerIndex:
         "_hs_owners",
         "_hs_widths",
         "_local",
+        "_owners",
+        "_words",
         "indexed",
         "shaped",
     )
@@ -126,10 +128,11 @@ class TriggerIndex:
                 owners.setdefault(text, []).append(index)
         self.indexed = frozenset(i for i, found in enumerate(triggers) if found)
         words = sorted(owners, key=lambda word: (len(word), word))
-        self._groups = tuple(
-            _Group(words[start : start + _GROUP_SIZE], owners)
-            for start in range(0, len(words), _GROUP_SIZE)
-        )
+        self._words = tuple(words)
+        self._owners = owners
+        # The automata are built when first needed: where Hyperscan runs, only for text
+        # that is not ASCII.
+        self._groups: tuple[_Group, ...] | None = None
         # Patterns without triggers whose possible starts Hyperscan can find (Rule.starts).
         shapes = [
             (expression, width, index)
@@ -161,16 +164,31 @@ class TriggerIndex:
         Per shaped pattern (:attr:`shaped`), its possible starts (maybe none) when Hyperscan
         scanned the text; absent when it did not (then the pattern must be searched).
         """
-        if not self._groups and not self.shaped:
+        if not self._words and not self.shaped:
             return {}
         data = text.encode("ascii") if text.isascii() else None  # byte = character offsets
         found: dict[int, list[int]] = {}
         if data is not None and self._hs is not None:
             self._scan_hyperscan(data, found)
             return self._finish(found, scanned=True)
-        for group in self._groups:
+        groups = self._groups
+        if groups is None:
+            groups = self._automata()
+        for group in groups:
             group.collect(text, data, found)
         return self._finish(found, scanned=False)
+
+    def _automata(self) -> tuple[_Group, ...]:
+        """The Aho-Corasick automata of the triggers, built once (by the first thread that
+        needs them; the others wait for them)."""
+        with self._hs_lock:
+            if self._groups is None:
+                words = self._words
+                self._groups = tuple(
+                    _Group(words[start : start + _GROUP_SIZE], self._owners)
+                    for start in range(0, len(words), _GROUP_SIZE)
+                )
+            return self._groups
 
     def _finish(self, found: dict[int, list[int]], *, scanned: bool) -> dict[int, list[int]]:
         """Sort the positions; give each shaped pattern its list when Hyperscan ``scanned``."""
@@ -203,8 +221,8 @@ class TriggerIndex:
         database.scan(data, match_event_handler=report, scratch=scratch)
 
     def _database(self) -> Any:
-        """The Hyperscan database of this index's expressions, compiled once (by the first
-        thread that needs it; the others wait for it)."""
+        """The Hyperscan database of this index's expressions, compiled once (as
+        :meth:`_automata` are built)."""
         with self._hs_lock:
             if self._hs is _PENDING:
                 self._hs = _hyperscan_database(
