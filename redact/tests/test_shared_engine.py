@@ -7,6 +7,7 @@ texts, and configs that differ in anything the engine reads must never share an 
 
 from __future__ import annotations
 
+import re
 import threading
 from typing import Any
 
@@ -17,12 +18,14 @@ from hypothesis import strategies as st
 from amplifier_hooks_redact import (
     BUILTIN_RULES,
     RedactionConfig,
+    TextRedactor,
     build_redactor,
     engine_key,
     shared_redactor,
 )
 from amplifier_hooks_redact import build as build_module
 from amplifier_hooks_redact.build import ENGINES_KEPT, clear_engines
+from amplifier_hooks_redact.rules import custom_rule
 
 _TOKEN = "ghp_" + "Qw3Er4Ty5Ui6Op7As8Df9Gh0Jk1Lz2Xc3Vb4Nm"
 _RULE_NAMES = [rule.name for rule in BUILTIN_RULES]
@@ -171,3 +174,31 @@ def test_threads_asking_at_once_get_one_engine_and_the_same_answers() -> None:
     assert len(got) == 8
     assert all(engine is got[0] for engine in got)
     assert all(answers[n] == expected for n in range(8))
+
+
+def test_text_redactors_of_equal_inputs_share_what_is_compiled() -> None:
+    rules = tuple(rule for rule in BUILTIN_RULES if rule.name in {"github_token", "email"})
+    first = TextRedactor(rules, replacement="<{rule}>")
+    second = TextRedactor(list(rules), replacement="<{rule}>")
+    assert first._joint is second._joint  # compiled once
+    assert first._cache is not second._cache  # a memo each
+    others = [
+        TextRedactor(rules, replacement="#{rule}#"),
+        TextRedactor(rules[:1], replacement="<{rule}>"),
+        TextRedactor(rules, replacement="<{rule}>", allow_values=["x"]),
+        TextRedactor(rules, replacement="<{rule}>", allow_patterns=[re.compile("x")]),
+    ]
+    assert all(other._joint is not first._joint for other in others)
+    assert TextRedactor(rules, replacement="#{rule}#").redact(f"t {_TOKEN}") == (
+        "t #github_token#",
+        {"github_token": 1},
+    )
+
+
+def test_equal_custom_rules_built_twice_are_compiled_twice() -> None:
+    """A custom rule's selector is made anew each time: nothing to share, nothing mixed up."""
+    pattern = re.compile(r"T-[0-9]{6}")
+    first = TextRedactor([custom_rule("ticket", pattern)])
+    second = TextRedactor([custom_rule("ticket", pattern)])
+    assert first._joint is not second._joint
+    assert first.redact("T-123456") == second.redact("T-123456")
