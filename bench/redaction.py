@@ -80,7 +80,10 @@ async def emit_latency(rounds: int) -> tuple[float, float, int]:
     cold: list[float] = []
     warm: list[float] = []
     found = 0
+    from amplifier_hooks_redact.build import clear_engines
+
     for _ in range(rounds):
+        clear_engines()  # a memo of its own: the first emit scans, as a first session's does
         coordinator = Coordinator()
         await mount(coordinator, {})
         data = provider_request(rng)

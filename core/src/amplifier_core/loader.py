@@ -15,6 +15,7 @@ import os
 import re
 import shlex
 import sys
+import time
 import traceback
 from collections.abc import Awaitable, Callable, Iterable, Mapping
 from dataclasses import dataclass, field
@@ -230,12 +231,58 @@ class _LoadFailure(Exception):
         self.location = location if location is not None else _location(error)
 
 
+_DISCOVERED: dict[str, tuple[tuple[object, ...], dict[str, ModuleSpec]]] = {}
+"""Per entry-point group: the :func:`_installed_state` it was read in, and what was read."""
+_DISCOVERED_GROUPS: Final = 8
+_SETTLED_NS: Final = 2_000_000_000
+"""A directory changed less than this long ago may change again within the same tick of the
+file system's clock (a few milliseconds) without its time changing: it is read every time."""
+
+
+def _installed_state() -> tuple[object, ...] | None:
+    """What the installed distributions depend on: each ``sys.path`` entry with its
+    modification time, inode and device; ``None`` when one changed too recently to tell a
+    later change by its time. Installing, removing or upgrading a distribution adds or
+    removes a ``*.dist-info`` directory in one of them (and so changes its modification
+    time); changing ``sys.path`` changes the entries."""
+    state: list[object] = [os.getcwd()]  # what "" on sys.path means
+    recent = time.time_ns() - _SETTLED_NS
+    for entry in sys.path:
+        try:
+            found = os.stat(entry or ".")
+        except (OSError, ValueError, TypeError):
+            state.append((entry, None))
+            continue
+        if found.st_mtime_ns > recent:
+            return None
+        state.append((entry, found.st_mtime_ns, found.st_ino, found.st_dev))
+    return tuple(state)
+
+
 def discover_modules(group: str = DEFAULT_GROUP) -> dict[str, ModuleSpec]:
     """Module id -> :class:`ModuleSpec` for every entry point in ``group``, importing nothing.
 
     The first distribution on ``sys.path`` wins when two declare the same id (the other is
-    logged).
+    logged). Reading every distribution's metadata takes milliseconds, so what was read is
+    kept per group and read again when ``sys.path`` or one of its directories changed, or
+    changed in the last two seconds (:func:`_installed_state`): every session of a process
+    shares one reading.
     """
+    state = _installed_state()
+    known = _DISCOVERED.get(group)
+    if state is not None and known is not None and known[0] == state:
+        return dict(known[1])
+    specs = _read_entry_points(group)
+    if state is None:
+        _DISCOVERED.pop(group, None)
+        return specs
+    if len(_DISCOVERED) >= _DISCOVERED_GROUPS and group not in _DISCOVERED:
+        _DISCOVERED.pop(next(iter(_DISCOVERED)))
+    _DISCOVERED[group] = (state, specs)
+    return dict(specs)
+
+
+def _read_entry_points(group: str) -> dict[str, ModuleSpec]:
     specs: dict[str, ModuleSpec] = {}
     for ep in importlib_metadata.entry_points(group=group):
         dist = ep.dist

@@ -11,9 +11,13 @@ exports.
 
     redactor = build_redactor(RedactionConfig(rules=("secrets",)))
     clean, counts = redactor.redact({"output": "token=ghp_..."})
+
+An engine is compiled once per process per effective config and shared (:mod:`.build`):
+``shared_redactor(config)`` is the process's one redactor for that config (what mounted
+modules use), ``build_redactor(config)`` the same compiled engine with a memo of its own.
 """
 
-from .build import build_redactor
+from .build import build_redactor, engine_key, shared_redactor
 from .config import (
     DEFAULT_ALLOWED_PATHS,
     DEFAULT_EVENTS,
@@ -39,5 +43,7 @@ __all__ = [
     "Rule",
     "TextRedactor",
     "build_redactor",
+    "engine_key",
     "parse_config",
+    "shared_redactor",
 ]

@@ -20,6 +20,8 @@ from __future__ import annotations
 
 import bisect
 import re
+import threading
+from collections import OrderedDict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from itertools import accumulate, compress, repeat
@@ -207,6 +209,9 @@ class TextRedactor:
 
     A match whose text equals one of ``allow_values`` or fully matches one of
     ``allow_patterns`` is kept as it is, and no other rule may redact over it.
+
+    The compiled parts (passes, trigger indexes, Hyperscan databases) of equal inputs are made
+    once and shared (the 16 most recently used inputs are kept); each redactor has its own memo.
     """
 
     __slots__ = (
@@ -234,10 +239,26 @@ class TextRedactor:
         allow_patterns: Iterable[re.Pattern[str]] = (),
     ) -> None:
         self.rules = tuple(rules)
-        self._names = tuple(rule.name for rule in self.rules)
-        self._replacements = tuple(replacement.format(rule=name) for name in self._names)
         self._allow_values = frozenset(allow_values)
         self._allow_patterns = tuple(allow_patterns)
+        self._cache: dict[str, tuple[str, dict[str, int]] | None] = {}
+        self._cached_chars = 0
+        key = (self.rules, replacement, self._allow_values, self._allow_patterns)
+        with _COMPILED_LOCK:  # equal rules and options: the same compiled parts, once
+            known = _COMPILED_BY_INPUT.get(key)
+            if known is not None:
+                _COMPILED_BY_INPUT.move_to_end(key)
+                for name in _COMPILED:
+                    object.__setattr__(self, name, getattr(known, name))
+                return
+            self._compile(replacement)
+            _COMPILED_BY_INPUT[key] = self.copy()  # the compiled parts, not this memo
+            while len(_COMPILED_BY_INPUT) > _COMPILED_KEPT:
+                _COMPILED_BY_INPUT.popitem(last=False)
+
+    def _compile(self, replacement: str) -> None:
+        self._names = tuple(rule.name for rule in self.rules)
+        self._replacements = tuple(replacement.format(rule=name) for name in self._names)
         self._passes = _build_passes(self.rules)
         self._text_index = _trigger_index(self._passes, lowered=False)
         self._lowered_index = _trigger_index(self._passes, lowered=True)
@@ -245,8 +266,17 @@ class TextRedactor:
         self._lowered_plan = _Plan.of(self._passes, self._lowered_index, lowered=True)
         # Both indexes in one Hyperscan pass over ASCII text.
         self._joint = JointIndex(self._text_index, self._lowered_index)
-        self._cache: dict[str, tuple[str, dict[str, int]] | None] = {}
-        self._cached_chars = 0
+
+    def copy(self) -> TextRedactor:
+        """A redactor with the very same compiled rules, indexes and Hyperscan databases
+        (nothing is compiled again) and an empty memo of its own: what it answers is what
+        this one answers, only nothing decided by this one is remembered by the copy."""
+        twin = object.__new__(TextRedactor)
+        for name in _COMPILED:
+            object.__setattr__(twin, name, getattr(self, name))
+        twin._cache = {}
+        twin._cached_chars = 0
+        return twin
 
     def find(self, text: str) -> list[tuple[int, int, str]]:
         """Non-overlapping ``(start, end, rule)`` spans to replace, in text order."""
@@ -494,6 +524,19 @@ class TextRedactor:
         return chosen, again
 
 
+_COMPILED_KEPT: Final = 16
+_COMPILED_LOCK: Final = threading.Lock()
+_COMPILED_BY_INPUT: OrderedDict[
+    tuple[tuple[Rule, ...], str, frozenset[str], tuple[re.Pattern[str], ...]], TextRedactor
+] = OrderedDict()
+"""The compiled parts of the 16 most recently built :class:`TextRedactor` inputs. Rules are
+equal only when their patterns, selectors and options are the very same objects (a custom
+rule's selector is made anew each time), so equal inputs find equally."""
+_COMPILED: Final = tuple(
+    name for name in TextRedactor.__slots__ if name not in ("_cache", "_cached_chars")
+)
+"""What :meth:`TextRedactor.copy` shares: everything but the memo; none of it changes after
+``__init__`` (the Hyperscan scratch spaces are per thread, inside the indexes)."""
 _SURROGATE: Final = re.compile("[\ud800-\udfff]")
 _UNKNOWN: Final = object()  # a string the cache holds no verdict for
 

@@ -107,9 +107,12 @@ class TriggerIndex:
         "_groups",
         "_hs",
         "_hs_expressions",
+        "_hs_lock",
         "_hs_owners",
         "_hs_widths",
         "_local",
+        "_owners",
+        "_words",
         "indexed",
         "shaped",
     )
@@ -125,10 +128,11 @@ class TriggerIndex:
                 owners.setdefault(text, []).append(index)
         self.indexed = frozenset(i for i, found in enumerate(triggers) if found)
         words = sorted(owners, key=lambda word: (len(word), word))
-        self._groups = tuple(
-            _Group(words[start : start + _GROUP_SIZE], owners)
-            for start in range(0, len(words), _GROUP_SIZE)
-        )
+        self._words = tuple(words)
+        self._owners = owners
+        # The automata are built when first needed: where Hyperscan runs, only for text
+        # that is not ASCII.
+        self._groups: tuple[_Group, ...] | None = None
         # Patterns without triggers whose possible starts Hyperscan can find (Rule.starts).
         shapes = [
             (expression, width, index)
@@ -142,13 +146,16 @@ class TriggerIndex:
         )
         self._hs_widths = tuple(len(word) for word in words) + tuple(w for _, w, _ in shapes)
         self._local = threading.local()
+        self._hs_lock = threading.Lock()
         self.shaped: frozenset[int] = frozenset()
         self._hs_expressions: tuple[bytes, ...] = ()
         if _hyperscan is not None and all(word.isascii() for word in words) and (words or shapes):
             expressions = [re.escape(word).encode("ascii") for word in words]
             expressions += [expression.encode("ascii") for expression, _, _ in shapes]
             self._hs_expressions = tuple(expressions)
-            self._hs = _hyperscan_database(expressions, [0] * len(expressions))
+            # Compiled when first scanned with: where a JointIndex covers this index (the
+            # scanner's case), it scans instead and this database is never needed.
+            self._hs = _PENDING
             self.shaped = frozenset(index for _, _, index in shapes)
 
     def positions(self, text: str) -> dict[int, list[int]]:
@@ -157,16 +164,31 @@ class TriggerIndex:
         Per shaped pattern (:attr:`shaped`), its possible starts (maybe none) when Hyperscan
         scanned the text; absent when it did not (then the pattern must be searched).
         """
-        if not self._groups and not self.shaped:
+        if not self._words and not self.shaped:
             return {}
         data = text.encode("ascii") if text.isascii() else None  # byte = character offsets
         found: dict[int, list[int]] = {}
         if data is not None and self._hs is not None:
             self._scan_hyperscan(data, found)
             return self._finish(found, scanned=True)
-        for group in self._groups:
+        groups = self._groups
+        if groups is None:
+            groups = self._automata()
+        for group in groups:
             group.collect(text, data, found)
         return self._finish(found, scanned=False)
+
+    def _automata(self) -> tuple[_Group, ...]:
+        """The Aho-Corasick automata of the triggers, built once (by the first thread that
+        needs them; the others wait for them)."""
+        with self._hs_lock:
+            if self._groups is None:
+                words = self._words
+                self._groups = tuple(
+                    _Group(words[start : start + _GROUP_SIZE], self._owners)
+                    for start in range(0, len(words), _GROUP_SIZE)
+                )
+            return self._groups
 
     def _finish(self, found: dict[int, list[int]], *, scanned: bool) -> dict[int, list[int]]:
         """Sort the positions; give each shaped pattern its list when Hyperscan ``scanned``."""
@@ -182,9 +204,12 @@ class TriggerIndex:
 
     def _scan_hyperscan(self, data: bytes, found: dict[int, list[int]]) -> None:
         """Every occurrence of every trigger (overlapping ones too) in one pass."""
+        database = self._hs
+        if database is _PENDING:
+            database = self._database()
         scratch = getattr(self._local, "scratch", None)
         if scratch is None:  # a scratch space per thread: a scan may not share one
-            scratch = self._local.scratch = _hyperscan.Scratch(self._hs)
+            scratch = self._local.scratch = _hyperscan.Scratch(database)
         owners = self._hs_owners
         widths = self._hs_widths
 
@@ -193,7 +218,17 @@ class TriggerIndex:
             for owner in owners[word]:
                 found.setdefault(owner, []).append(start)
 
-        self._hs.scan(data, match_event_handler=report, scratch=scratch)
+        database.scan(data, match_event_handler=report, scratch=scratch)
+
+    def _database(self) -> Any:
+        """The Hyperscan database of this index's expressions, compiled once (as
+        :meth:`_automata` are built)."""
+        with self._hs_lock:
+            if self._hs is _PENDING:
+                self._hs = _hyperscan_database(
+                    self._hs_expressions, [0] * len(self._hs_expressions)
+                )
+            return self._hs
 
 
 class JointIndex:
@@ -260,6 +295,8 @@ def _hyperscan_database(expressions: Sequence[bytes], flags: Sequence[int]) -> A
     return database
 
 
+_PENDING: Final[Any] = object()
+"""A :class:`TriggerIndex` whose Hyperscan database is compiled when first needed."""
 _GROUP_SIZE: Final = 20
 _Reports = tuple[tuple[int, int], ...]
 _Spills = tuple[tuple[int, str, tuple[int, ...]], ...]

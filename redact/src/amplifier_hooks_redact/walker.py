@@ -48,6 +48,14 @@ class Redactor:
         paths = tuple(allow_paths)
         self._paths = PathMatcher(paths) if paths else None
 
+    def copy(self) -> Redactor:
+        """The same compiled engine and allowlisted paths with a memo of its own
+        (:meth:`TextRedactor.copy`)."""
+        twin = object.__new__(Redactor)
+        twin.text = self.text.copy()
+        twin._paths = self._paths
+        return twin
+
     def redact_text(self, value: str) -> tuple[str, dict[str, int]]:
         """``value`` with secrets replaced, and counts per rule (empty when nothing matched).
 

@@ -138,10 +138,11 @@ class SecretKeys:
 
 
 def value_engine() -> Redactor:
-    """The redaction engine with its default rules (secrets and PII)."""
-    from amplifier_hooks_redact import build_redactor, parse_config
+    """The redaction engine with its default rules (secrets and PII): the process's one,
+    compiled on first use and shared with every other session and module that uses them."""
+    from amplifier_hooks_redact import RedactionConfig, shared_redactor
 
-    return build_redactor(parse_config(None))
+    return shared_redactor(RedactionConfig())
 
 
 def value_redactor(engine: Redactor | None = None) -> Callable[[Any], Any]:

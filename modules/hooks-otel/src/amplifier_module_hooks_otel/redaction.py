@@ -3,7 +3,8 @@
 The rules are the redaction engine's (``amplifier_hooks_redact``, a dependency). The
 redactor is the one of the hooks-redaction handler mounted on this session's registry (the
 same rules and allowlist as the session uses) when there is one, else one built from the
-engine's default config (``build_redactor(RedactionConfig())``), imported lazily.
+engine's default config (``shared_redactor(RedactionConfig())``, compiled once per process
+and shared), imported lazily.
 """
 
 from __future__ import annotations
@@ -42,9 +43,9 @@ def _mounted(registry: Any) -> Any:
 
 
 def _default() -> Any:
-    from amplifier_hooks_redact import RedactionConfig, build_redactor
+    from amplifier_hooks_redact import RedactionConfig, shared_redactor
 
-    return build_redactor(RedactionConfig())
+    return shared_redactor(RedactionConfig())  # compiled once per process
 
 
 def find_redactor(registry: Any) -> Callable[[str], str]:

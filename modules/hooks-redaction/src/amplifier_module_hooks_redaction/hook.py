@@ -17,7 +17,7 @@ import logging
 from typing import Any
 
 from amplifier_core.models import HookResult
-from amplifier_hooks_redact import MODULE_ID, RedactionConfig, build_redactor
+from amplifier_hooks_redact import MODULE_ID, RedactionConfig, shared_redactor
 
 from .outbound import OutboundGuard
 
@@ -53,7 +53,7 @@ class RedactionHook:
 
     def __init__(self, config: RedactionConfig, coordinator: Any = None) -> None:
         self.config = config
-        self.redactor = build_redactor(config)
+        self.redactor = shared_redactor(config)  # compiled once per process per config
         self.outbound: OutboundGuard | None = None
         if coordinator is not None and (config.guard_context or config.guard_providers):
             self.outbound = OutboundGuard(
