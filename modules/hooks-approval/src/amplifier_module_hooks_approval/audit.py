@@ -24,7 +24,6 @@ file of ours with wider permissions is narrowed), and the directories made for i
 
 from __future__ import annotations
 
-import functools
 import logging
 import os
 import stat
@@ -45,14 +44,13 @@ DIRECTORY_MODE: Final = 0o700
 _FLAGS: Final = os.O_WRONLY | os.O_APPEND | os.O_CREAT | getattr(os, "O_CLOEXEC", 0)
 
 
-@functools.cache
 def default_redactor() -> Callable[[Any], Any]:
     """The redaction engine with its default rules (secrets and PII), as a function over
-    nested data: the data back with every secret in its strings replaced. Built once per
-    process (the engine holds no state between calls)."""
-    from amplifier_hooks_redact import build_redactor, parse_config
+    nested data: the data back with every secret in its strings replaced. The engine is the
+    process's one for those rules, shared with every other module that uses them."""
+    from amplifier_hooks_redact import parse_config, shared_redactor
 
-    engine = build_redactor(parse_config(None))
+    engine = shared_redactor(parse_config(None))
 
     def redact(data: Any) -> Any:
         return engine.redact(data)[0]
