@@ -4,6 +4,7 @@ daemon outlives the cleanup or the interpreter, even when they come before the s
 from __future__ import annotations
 
 import asyncio
+import json
 import os
 import subprocess
 import sys
@@ -84,7 +85,17 @@ async def test_the_daemon_starts_at_mount_and_serves_the_first_check(
         assert result.context_injection is not None
         assert "calc.py:2:12: [mypy return-value]" in result.context_injection
         assert set(daemon_module._STARTED) - before == {status_file}  # the same daemon
+        pid = json.loads(status_file.read_text())["pid"]
         assert processes_naming(str(root))
+        # Later changes are checked by the same daemon process, which keeps the warm-up file
+        # among its files (one that loses a file can fail on a later change and restart).
+        for n in range(3):
+            body = f"def f(x: int) -> str:\n    return x\n\n\ny{n}: int = 'a'\n"
+            (project / "calc.py").write_text(body)
+            later = await coordinator.hooks.emit("tool:post", data)
+            assert later.context_injection is not None
+            assert f"calc.py:5:{10 + len(str(n))}: [mypy assignment]" in later.context_injection
+            assert json.loads(status_file.read_text())["pid"] == pid
     finally:
         cleanup()
     await asyncio.to_thread(wait_for, lambda: not processes_naming(str(root)), "a daemon is left")

@@ -88,6 +88,9 @@ class _Daemon:
     started: bool = False
     warming: concurrent.futures.Future[None] | None = None
     """The start under way on a thread of its own (:meth:`MypyDaemons.warm`)."""
+    kept: tuple[str, ...] = ()
+    """Files every request names besides the checked one: the warm-up file, once checked
+    (a daemon whose set of files loses one may fail on a later change; mypy 2.4)."""
 
 
 _STARTED: Final[set[Path]] = set()
@@ -149,10 +152,11 @@ class MypyDaemons:
                     logger.debug("dmypy: the start at mount failed: %s", err)
             if not daemon.started:
                 await self._start(daemon, cwd, seconds)
-            response = await self._request(daemon, [*fixed, str(path)], seconds)
+            response = await self._request(daemon, [*fixed, str(path)], seconds, kept=daemon.kept)
             if "restart" in response or "error" in response:
                 # stopped by its idle timeout, or its options changed: start it again once
                 daemon.started = False
+                daemon.kept = ()
                 await self._start(daemon, cwd, seconds)
                 response = await self._request(daemon, [*fixed, str(path)], seconds)
         if "error" in response:
@@ -201,16 +205,21 @@ class MypyDaemons:
             raise DaemonUnavailable(f"dmypy could not start: {err}") from err
         _started(daemon, done)
 
-    async def _request(self, daemon: _Daemon, args: list[str], seconds: float) -> dict[str, Any]:
+    async def _request(
+        self, daemon: _Daemon, args: list[str], seconds: float, *, kept: Sequence[str] = ()
+    ) -> dict[str, Any]:
+        """Ask the daemon to check ``args``' files, with those of ``kept`` that still exist
+        placed before the last one."""
         from mypy.dmypy import client
         from mypy.version import __version__
 
         def call() -> dict[str, Any]:
+            present = [name for name in kept if os.path.exists(name)]
             return client.request(
                 str(daemon.status_file),
                 "run",
                 version=__version__,
-                args=args,
+                args=[*args[:-1], *present, *args[-1:]],
                 export_types=False,
                 is_tty=False,
                 terminal_width=80,
@@ -318,6 +327,7 @@ def _warm_up(
             is_tty=False,
             terminal_width=80,
         )
+        daemon.kept = (str(source),)
     except BaseException as err:
         future.set_exception(err)
     else:
