@@ -1,7 +1,7 @@
 """hooks-logging throughput and the emit latency it adds, in one run.
 
     python bench/logging_throughput.py [--events 200000] [--rounds 3] [--dir DIR]
-                                       [--no-redact-values]
+                                       [--no-redact-values] [--compare-emit]
 
 Mounts hooks-logging through the kernel's ``HookRegistry`` (a small coordinator stand-in
 with ``.hooks`` and ``.session_id``), emits ``--events`` realistic ``tool:pre`` events in a
@@ -11,6 +11,9 @@ redaction rules over every string written) unless ``--no-redact-values``. The sa
 against a registry with no handler gives the baseline, so the difference is what the logger
 adds to each emit. Rounds alternate between the two and the best round of each is reported
 (the least disturbed by the machine), with the median and spread of the rounds.
+``--compare-emit`` adds, in every round, the logger with ``redact_on_writer: false`` (the
+redaction decided in the emit rather than on the writer thread) and prints the ratio of the
+medians.
 """
 
 from __future__ import annotations
@@ -92,11 +95,14 @@ async def baseline(events: int) -> Run:
     return Run(elapsed, elapsed, samples)
 
 
-async def with_logger(events: int, directory: Path, redact_values: bool) -> tuple[Run, Path]:
+async def with_logger(
+    events: int, directory: Path, redact_values: bool, on_writer: bool = True
+) -> tuple[Run, Path]:
     session = f"bench-{time.time_ns()}"
     coordinator = Coordinator(session)
     template = str(directory / "{session_id}" / "events.jsonl")
-    cleanup = await mount(coordinator, {"path": template, "redact_values": redact_values})
+    config = {"path": template, "redact_values": redact_values, "redact_on_writer": on_writer}
+    cleanup = await mount(coordinator, config)
     started = time.perf_counter()
     emit_seconds, samples = await emit_loop(coordinator.hooks, events)
     await cleanup()  # returns once every record is on disk
@@ -177,6 +183,11 @@ def main() -> int:
         action="store_false",
         help="mount the logger with redact_values: false (key-name masking only)",
     )
+    parser.add_argument(
+        "--compare-emit",
+        action="store_true",
+        help="also run the logger with redact_on_writer: false in every round",
+    )
     args = parser.parse_args()
     events: int = args.events
     directory = Path(args.dir or tempfile.mkdtemp(prefix="hooks-logging-bench-"))
@@ -184,6 +195,7 @@ def main() -> int:
 
     bases: list[Run] = []
     logged: list[Run] = []
+    in_emit: list[Run] = []
     size = 0
     try:
         asyncio.run(baseline(min(events, 20_000)))  # warm-up
@@ -199,10 +211,26 @@ def main() -> int:
             logged.append(run)
             size = path.stat().st_size
             shutil.rmtree(path.parent)
+            if args.compare_emit:
+                gc.collect()
+                run, path = asyncio.run(with_logger(events, directory, args.redact_values, False))
+                if count_lines(path) != events:
+                    print("FAIL: lines lost with redact_on_writer: false", file=sys.stderr)
+                    return 1
+                in_emit.append(run)
+                shutil.rmtree(path.parent)
     finally:
         if args.dir is None:
             shutil.rmtree(directory, ignore_errors=True)
-    return 0 if report(events, args.rounds, bases, logged, size, args.redact_values) else 2
+    passed = report(events, args.rounds, bases, logged, size, args.redact_values)
+    if in_emit:
+        ours = statistics.median(events / r.seconds for r in logged)
+        theirs = statistics.median(events / r.seconds for r in in_emit)
+        rates = ", ".join(f"{events / r.seconds:,.0f}" for r in in_emit)
+        print()
+        print(f"  redact_on_writer: false {theirs:,.0f} events/s median round ({rates})")
+        print(f"  default / in the emit   {ours / theirs:.2f}x (medians)")
+    return 0 if passed else 2
 
 
 if __name__ == "__main__":

@@ -13,7 +13,11 @@ one run:
   mypy runs each see a changed file;
 - the whole handler through ``HookRegistry.emit("tool:post", ...)`` with every check on: the
   latency a write tool call gains, with the daemon (the default) and without;
-- the same emit for a tool call that is not checked (``read_file``): what every other call pays.
+- the same emit for a tool call that is not checked (``read_file``): what every other call pays;
+- the first file a freshly mounted module checks, through emit, each round with a new mount
+  and an empty mypy cache: right after mount (the daemon's start at mount still under way) and
+  once that start has finished (a session whose first write comes after the model's first
+  reply); ``--first-rounds`` rounds each.
 
 Each figure is the median (and min, max) of ``--rounds`` runs. Every run's findings are checked
 against what was planted, so a fast figure is never a run that found nothing.
@@ -40,6 +44,7 @@ try:
     from amplifier_core.hooks import HookRegistry
     from amplifier_module_hooks_python_check import (
         CheckRun,
+        PythonCheckHook,
         mount,
         resolve_command,
         run_format,
@@ -49,6 +54,7 @@ try:
     )
     from amplifier_module_hooks_python_check.checkers import MYPY_ARGS
     from amplifier_module_hooks_python_check.checkers import mypy_run as mypy_result
+    from amplifier_module_hooks_python_check.config import parse_config
     from amplifier_module_hooks_python_check.daemon import MypyDaemons
 except ImportError as err:  # run from a checkout without the packages installed
     sys.exit(
@@ -147,7 +153,41 @@ class Coordinator:
         return self._working_dir if name == "session.working_dir" else None
 
 
-async def measure(project: Path, rounds: int, lines: int) -> dict[str, list[float]]:
+async def first_file(
+    project: Path,
+    mypy_args: list[str],
+    *,
+    wait: bool,
+    edit: Callable[[], None],
+    write: dict[str, Any],
+    warm: bool = True,
+) -> float:
+    """Milliseconds of the first checked write after a fresh mount (as ``mount`` builds it),
+    at once or once the daemon's start at mount has finished; without that start
+    (``warm=False``), the first check starts the daemon, as before it was made at mount."""
+    coordinator = Coordinator(project)
+    hook = PythonCheckHook(parse_config({"args": {"mypy": mypy_args}}), coordinator)
+    coordinator.hooks.register("tool:post", hook.handle, priority=50, name="hooks-python-check")
+    if warm:
+        hook.warm()
+    try:
+        if wait and not await asyncio.to_thread(hook.wait_warm, 300):
+            raise SystemExit("the daemon's start at mount did not end in 300 s")
+        edit()
+        started = time.perf_counter()
+        result = await coordinator.hooks.emit("tool:post", write)
+        elapsed = (time.perf_counter() - started) * 1000
+    finally:
+        await asyncio.to_thread(hook.close)
+    expected = "python-check: 4 issues in calc.py (ruff 1, format 1, mypy 1, stubs 1)"
+    if result.user_message != expected:
+        raise SystemExit(f"first file: expected {expected!r}, got {result.user_message!r}")
+    return elapsed
+
+
+async def measure(
+    project: Path, rounds: int, lines: int, first_rounds: int
+) -> dict[str, list[float]]:
     path = project / "calc.py"
     path.write_text(source(lines), encoding="utf-8")
     ruff = resolve_command("ruff", None).command
@@ -200,15 +240,28 @@ async def measure(project: Path, rounds: int, lines: int) -> dict[str, list[floa
         await daemons.aclose()
     figures["stub scan (in process)"] = await timed(rounds, stubs)
 
-    plain = Coordinator(project)
-    undo = await mount(plain, {"args": {"mypy": cache}, "mypy_daemon": False})
-    coordinator = Coordinator(project)
-    cleanup = await mount(coordinator, {"args": {"mypy": cache}})
     write = {
         "tool_name": "write_file",
         "tool_input": {"file_path": "calc.py", "content": "..."},
         "tool_result": {"success": True, "output": {"file_path": str(path)}},
     }
+    first: dict[str, list[float]] = {
+        "first file after mount, no start at mount": [],
+        "first file after mount, at once": [],
+        "first file after mount, start at mount done": [],
+    }
+    for run in range(first_rounds):
+        for n, samples in enumerate(first.values()):
+            fresh = ["--follow-imports=silent", "--cache-dir", str(project / f".first-{run}-{n}")]
+            samples.append(
+                await first_file(project, fresh, wait=n == 2, edit=edit, write=write, warm=n != 0)
+            )
+    figures.update(first)
+
+    plain = Coordinator(project)
+    undo = await mount(plain, {"args": {"mypy": cache}, "mypy_daemon": False})
+    coordinator = Coordinator(project)
+    cleanup = await mount(coordinator, {"args": {"mypy": cache}})
     read = {**write, "tool_name": "read_file"}
 
     async def emit_on(target: Coordinator) -> None:
@@ -243,13 +296,16 @@ def main() -> int:
     parser.add_argument("--rounds", type=int, default=10, help="timed runs per figure")
     parser.add_argument("--lines", type=int, default=200, help="lines of the checked file")
     parser.add_argument("--json", type=Path, help="also write the samples as JSON")
+    parser.add_argument(
+        "--first-rounds", type=int, default=3, help="fresh mounts timed for the first file"
+    )
     args = parser.parse_args()
 
     with tempfile.TemporaryDirectory(prefix="python-check-bench-") as tmp:
         project = Path(tmp)
         (project / "ruff.toml").write_text(RUFF_TOML, encoding="utf-8")
         (project / "mypy.ini").write_text("[mypy]\n", encoding="utf-8")
-        figures = asyncio.run(measure(project, args.rounds, args.lines))
+        figures = asyncio.run(measure(project, args.rounds, args.lines, args.first_rounds))
 
     print(
         f"hooks-python-check, one {args.lines}-line file, {os.cpu_count()} CPUs, "
@@ -270,6 +326,15 @@ def main() -> int:
     warm = statistics.median(figures["mypy, warm cache"])
     daemon = statistics.median(figures["dmypy, warm (the module's default)"])
     print(f"mypy on a changed file: {warm:.1f} ms as a process, {daemon:.1f} ms through its daemon")
+    cold = statistics.median(figures["first file after mount, no start at mount"])
+    at_once = statistics.median(figures["first file after mount, at once"])
+    ready = statistics.median(figures["first file after mount, start at mount done"])
+    print(
+        f"first file after a fresh mount: {ready:.1f} ms once the start at mount is done "
+        f"({ready / together:.2f}x a later file, {ready / cold:.2f}x the first file without "
+        f"that start: {cold:.1f} ms); {at_once:.1f} ms when it comes at once "
+        f"({at_once / cold:.2f}x)"
+    )
     print(
         "emit for a tool call that is not checked (read_file), with the module mounted: "
         f"median {statistics.median(skipped) * 1000:.1f} us over {len(skipped)} calls"

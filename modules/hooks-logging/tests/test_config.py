@@ -37,7 +37,7 @@ def test_every_key_accepted() -> None:
         "debug_events": ["tool:post"],
         "extra_events": ["my:event"],
         "redact_values": False,
-        "redact_on_writer": True,
+        "redact_on_writer": False,
         "auto_discover": False,
         "redact_keys": ["ssn"],
         "bytes_format": "base64",

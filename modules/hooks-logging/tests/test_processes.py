@@ -230,3 +230,80 @@ def test_a_forked_child_logs_its_own_events_only(tmp_path: Path) -> None:
         "parent-after": list(range(500)),
         "child": list(range(500)),
     }
+
+
+BACKLOG_SCRIPT = textwrap.dedent(
+    """
+    import asyncio, atexit, sys, threading, time
+    from amplifier_core.hooks import HookRegistry
+    from amplifier_module_hooks_logging import mount
+    from amplifier_module_hooks_logging.hook import active_hooks
+
+    class Coordinator:
+        hooks = HookRegistry()
+        session_id = "backlog"
+
+    gate = threading.Event()
+    atexit.register(gate.set)  # runs before the logger's own exit hook (registered earlier)
+
+    async def main(path, count, batch_seconds, block_timeout):
+        coordinator = Coordinator()
+        config = {"path": path, "queue_size": count + 10, "block_timeout": block_timeout}
+        await mount(coordinator, config)
+        writer = active_hooks(coordinator)[0]._writer
+        settle = writer._settle
+
+        def held(pending):  # the writer thread waits here until the interpreter exits
+            gate.wait()
+            time.sleep(batch_seconds)  # then each batch takes at least this long
+            settle(pending)
+
+        writer._settle = held
+        token = "ghp_" + "a" * 36
+        for n in range(count):
+            text = f"curl -H 'Authorization: Bearer {token}' /v{n}" if n % 3 else f"ls {n}"
+            await coordinator.hooks.emit("tool:pre", {"n": n, "tool_input": {"command": text}})
+        # The thread holds at most one batch; everything else waits in the queue at exit.
+        print("pending", writer.pending, flush=True)
+
+    asyncio.run(main(sys.argv[1], int(sys.argv[2]), float(sys.argv[3]), float(sys.argv[4])))
+    """
+)
+
+
+def exit_with_backlog(
+    tmp_path: Path, count: int, batch_seconds: float, block_timeout: float
+) -> None:
+    """Run BACKLOG_SCRIPT; check a clean exit and every record on disk, redacted, in order."""
+    script = tmp_path / "backlog.py"
+    script.write_text(BACKLOG_SCRIPT)
+    path = tmp_path / "events.jsonl"
+    argv = [sys.executable, str(script), str(path), str(count)]
+    argv += [str(batch_seconds), str(block_timeout)]
+    result = subprocess.run(argv, timeout=600, capture_output=True, text=True)
+    assert result.returncode == 0, result.stderr
+    assert "Fatal Python error" not in result.stderr
+    pending = int(result.stdout.split()[-1])
+    assert pending >= count - 2048, result.stdout
+    records = whole_lines(path, allow_unfinished_tail=False)
+    assert [r["data"]["n"] for r in records] == list(range(count))
+    commands = [r["data"]["tool_input"]["command"] for r in records]
+    assert not any("ghp_" in command for command in commands)
+    assert sum("Bearer" in command for command in commands) == count - len(range(0, count, 3))
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("run", range(3))
+def test_exit_with_a_backlog_writes_everything_then_exits_cleanly(tmp_path: Path, run: int) -> None:
+    """The process ends with thousands of records queued and the writer thread held until the
+    interpreter exits: the exit hook writes them all (each decided by the redaction engine on
+    the writer thread) and joins the thread before the interpreter finalizes."""
+    exit_with_backlog(tmp_path, 12_000, 0.0, 10.0)
+
+
+@pytest.mark.slow
+def test_exit_waits_for_a_backlog_longer_than_block_timeout(tmp_path: Path) -> None:
+    """Writing the backlog takes several times ``block_timeout`` (each of its 6 batches waits
+    1 s, a third of it): the exit hook waits while the writer makes progress, rather than
+    give up after a fixed time and let the thread run on into finalization."""
+    exit_with_backlog(tmp_path, 6 * 2048, 1.0, 3.0)

@@ -39,7 +39,7 @@ from typing import Any, Final
 from amplifier_hooks_redact import Redactor
 from amplifier_hooks_redact.walker import plain_strings
 
-from .encode import DataEncoder, strict_encoder
+from .encode import DataEncoder, plain_encoder
 from .redact import SCAN_DEPTH, SecretKeys
 
 __all__ = ["NOT_SETTLED", "DeferredRedaction", "Unsettled"]
@@ -85,7 +85,7 @@ class DeferredRedaction:
         self._secrets = secrets
         self._encode = make_encoder().encode
         self._later = make_encoder().encode
-        self._strict = strict_encoder()
+        self._strict = plain_encoder()
 
     def record(self, data: Any) -> str | Unsettled:
         """What the handler queues for ``data``: its final JSON text, or an

@@ -44,8 +44,10 @@ from __future__ import annotations
 
 import base64
 import dataclasses
+import importlib
 import json
 import math
+import re
 import sys
 from collections import deque
 from collections.abc import Callable, Mapping, Sequence, Set
@@ -61,7 +63,13 @@ from pydantic import BaseModel
 
 from .redact import MASK, SecretKeys
 
-__all__ = ["MAX_DEPTH", "REPR_LIMIT", "DataEncoder", "strict_encoder"]
+__all__ = ["MAX_DEPTH", "REPR_LIMIT", "DataEncoder", "plain_encoder", "strict_encoder"]
+
+_orjson: Any
+try:
+    _orjson = importlib.import_module("orjson")
+except ImportError:  # a platform without its wheels: the json module alone
+    _orjson = None
 
 #: Deeper nesting is cut by the careful encoder.
 MAX_DEPTH: Final = 200
@@ -161,6 +169,40 @@ def strict_encoder() -> Callable[[Any], str]:
     if fast is not None:
         return fast
     return json.JSONEncoder(ensure_ascii=False, allow_nan=False, separators=(",", ":")).encode
+
+
+# Where orjson's text can differ from the json module's for the same plain data: a float
+# below 1e-4 in magnitude (orjson writes ``0.00001`` or ``1.5e-7`` where Python's repr writes
+# ``1e-05`` or ``1.5e-07``), and ``null``, which orjson also writes for NaN and infinities
+# (the json module refuses those). Text holding either is encoded again the json module's way.
+_ORJSON_SUSPECT: Final = re.compile(rb"[0-9]e-|0\.0000")
+
+
+def plain_encoder() -> Callable[[Any], str]:
+    """:func:`strict_encoder` for *plain* JSON data (``dict`` with ``str`` keys, ``list``,
+    ``tuple``, ``str``, ``int``, ``float``, ``bool``, ``None``, no subclasses: what
+    ``amplifier_hooks_redact.walker.plain_strings`` accepts), about ten times faster through
+    orjson where it is installed: the same text for the same data, byte for byte, and the
+    same errors. orjson serialises some types the json module refuses (an ``Enum``, a
+    ``UUID``), so only plain data may be given. Not to be shared between threads."""
+    strict = strict_encoder()
+    if _orjson is None:
+        return strict
+    dumps = _orjson.dumps
+    refused = _orjson.JSONEncodeError
+    suspect = _ORJSON_SUSPECT.search
+
+    def encode(value: Any) -> str:
+        try:
+            out = dumps(value)
+        except refused:  # a lone surrogate, an int past 64 bits, deep nesting, a cycle
+            return strict(value)
+        if b"null" in out or ((b"e-" in out or b".0000" in out) and suspect(out)):
+            return strict(value)
+        text: str = out.decode()
+        return text
+
+    return encode
 
 
 Redact = Callable[[Any], Any]

@@ -20,7 +20,15 @@ Guarantees:
   counted in :attr:`EventWriter.stats`, logged once per reason, and summed up in a final
   ``hooks-logging:dropped`` record when the writer closes.
 * **Nothing left behind.** :meth:`EventWriter.close` drains the queue before it returns, and
-  an ``atexit`` hook closes every writer still open when the interpreter exits.
+  an ``atexit`` hook closes every writer still open when the interpreter exits: it runs after
+  the interpreter has joined the program's other threads, so whatever they emitted is written,
+  and it waits as long as the thread makes progress, however long the backlog.
+* **Joined before the interpreter finalizes.** The thread runs the redaction engine, whose
+  Hyperscan calls take and release the interpreter lock from C for each match: a thread still
+  doing that while the interpreter tears itself down can abort the process. So the exit hook
+  returns only once the thread has finished, unless it made no progress for ``block_timeout``
+  seconds (a stalled disk: the thread waits in a system call, not in the engine); a thread
+  given up on that way decides nothing more, it only writes what is already decided.
 * **Order.** Records reach each file in the order they were put.
 * **Forks.** A child process starts its own thread and its own descriptors; records queued in
   the parent stay the parent's to write.
@@ -60,6 +68,7 @@ _BATCH: Final = 2048  # records formatted before a write and a wake-up of waitin
 _IDLE_WAIT: Final = 0.25  # the thread re-checks the queue at least this often
 _GATHER: Final = 0.002  # seconds records may gather after a wake-up before they are written
 _ROOM_POLL: Final = 0.05
+_JOIN_POLL: Final = 0.1  # how often close() looks for progress while it waits
 _MAX_SINKS: Final = 64
 
 
@@ -116,6 +125,8 @@ class EventWriter:
         self.stats = WriterStats()
         self._closing = False
         self._closed = False
+        self._abandoned = False
+        self._taken = 0  # records the thread took off the queue: its progress
         self._start()
         _LIVE.add(self)
 
@@ -200,17 +211,19 @@ class EventWriter:
     def close(self, timeout: float | None = 30.0) -> bool:
         """Write everything queued, close the files and stop the thread (idempotent).
 
-        Returns False when the thread did not finish within ``timeout`` seconds; whatever it
-        had not written by then is counted as dropped.
+        Waits as long as the thread makes progress, however long the queue. Returns False
+        when it made none for ``timeout`` seconds (``None``: wait for ever); whatever it had
+        not written by then is counted as dropped, and the thread decides nothing more.
         """
         with self._close_lock:
             if self._closed:
                 return not self._thread.is_alive()
             self._closing = True
             self._wake.set()
-            self._thread.join(timeout)
+            finished = self._join(timeout)
+            if not finished:
+                self._abandoned = True
             self._closed = True
-            finished = not self._thread.is_alive()
             left = sum(1 for item in tuple(self._buf) if item.__class__ is tuple)
             if left:
                 reason = "closed before the disk caught up" if not finished else "arrived late"
@@ -218,9 +231,32 @@ class EventWriter:
             _LIVE.discard(self)
             return finished
 
+    def _join(self, stall: float | None) -> bool:
+        """Join the thread while it makes progress; False after ``stall`` seconds without."""
+        thread = self._thread
+        if stall is None:
+            thread.join()
+            return True
+        seen = self._taken
+        last = time.monotonic()
+        while True:
+            thread.join(min(stall, _JOIN_POLL))
+            if not thread.is_alive():
+                return True
+            now = time.monotonic()
+            if self._taken != seen:
+                seen, last = self._taken, now
+            elif now - last >= stall:
+                return False
+
     @property
     def closed(self) -> bool:
         return self._closed
+
+    @property
+    def block_timeout(self) -> float:
+        """Seconds without progress after which emit drops and close gives up."""
+        return self._block_timeout
 
     @property
     def pending(self) -> int:
@@ -236,7 +272,7 @@ class EventWriter:
                 self._wake.clear()
                 self._gather()
                 self._drain()
-                if self._closing and not self._buf:
+                if (self._closing and not self._buf) or self._abandoned:
                     break
         except BaseException as err:  # never expected: account for what is left
             logger.exception("hooks-logging: writer thread failed")
@@ -264,7 +300,7 @@ class EventWriter:
     def _drain(self) -> None:
         buf = self._buf
         line = self._format.line
-        while True:
+        while not self._abandoned:
             taken: list[Item] = []
             marker: _Flush | None = None
             while len(taken) < _BATCH:
@@ -281,6 +317,7 @@ class EventWriter:
             if full:
                 self._room.set()
             if taken:
+                self._taken += len(taken)
                 self._settle_all(taken)
                 groups: dict[str, list[str]] = {}
                 for when, level, event, session_id, data in taken:
@@ -302,7 +339,7 @@ class EventWriter:
     def _settle_all(self, taken: list[Item]) -> None:
         """Let ``settle`` decide the records of ``taken`` whose data is not final yet."""
         settle = self._settle
-        if settle is None:
+        if settle is None or self._abandoned:  # given up on at exit: no engine call any more
             return
         pending = [item[4] for item in taken if item[4].__class__ is not str]
         if not pending:
@@ -403,9 +440,10 @@ _LIVE: weakref.WeakSet[EventWriter] = weakref.WeakSet()
 
 
 def _close_all_at_exit() -> None:
+    """Write every writer's backlog and join its thread before the interpreter finalizes."""
     for writer in list(_LIVE):
         try:
-            writer.close(timeout=10.0)
+            writer.close(timeout=writer.block_timeout)
         except Exception:
             logger.exception("hooks-logging: closing a writer at exit failed")
 

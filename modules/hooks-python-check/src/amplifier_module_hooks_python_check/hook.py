@@ -92,6 +92,24 @@ class PythonCheckHook:
         )
         self._daemons: MypyDaemons | None = MypyDaemons() if use_daemon else None
 
+    def warm(self) -> None:
+        """Start the mypy daemon of the session's working directory in the background, so
+        that the first check finds it warm; returns at once and never raises."""
+        if self._daemons is None:
+            return
+        try:
+            root = self._root()
+            if root.is_dir():
+                args = (*MYPY_ARGS, *self.config.args.mypy)
+                self._daemons.warm(root, args, self.config.timeout)
+        except Exception as err:  # the first check starts it, the ordinary way
+            logger.warning("%s: starting mypy's daemon at mount failed: %r", MODULE_ID, err)
+
+    def wait_warm(self, timeout: float | None = None) -> bool:
+        """Wait for the start :meth:`warm` began; False when it is still under way after
+        ``timeout`` seconds (True at once when there is none)."""
+        return self._daemons is None or self._daemons.wait_warm(timeout)
+
     def close(self) -> None:
         """Stop the mypy daemons this handler started."""
         if self._daemons is not None:

@@ -1,0 +1,81 @@
+"""The plain-data encoder (orjson where installed) writes exactly what the json module's
+strict encoder writes, byte for byte, and fails exactly where it fails."""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import pytest
+from hypothesis import example, given, settings
+from hypothesis import strategies as st
+
+from amplifier_module_hooks_logging.encode import plain_encoder, strict_encoder
+
+_TEXT = st.text(st.characters(codec=None, exclude_categories=()), max_size=12)
+_FLOATS = st.one_of(
+    st.floats(),  # NaN and the infinities too
+    st.floats(min_value=-1e-3, max_value=1e-3),
+    st.sampled_from([1e-5, 1.5e-7, 9.999e-5, 1e-4, 1e16, 1e17, 1.2345678901234567e15, 5e-324]),
+)
+_LEAVES = st.one_of(
+    _TEXT,
+    st.sampled_from(["null", "1e-05", "0.00001", "re-run", "a\udcffb", "\ud800", "é\u2028"]),
+    st.integers(),
+    st.integers(min_value=2**62, max_value=2**70) | st.integers(min_value=-(2**70), max_value=0),
+    _FLOATS,
+    st.booleans(),
+    st.none(),
+)
+_PLAIN = st.recursive(
+    _LEAVES,
+    lambda inner: st.one_of(
+        st.lists(inner, max_size=4),
+        st.lists(inner, max_size=4).map(tuple),
+        st.dictionaries(_TEXT, inner, max_size=4),
+    ),
+    max_leaves=20,
+)
+
+
+def _outcome(encode: Any, data: Any) -> tuple[str, str]:
+    try:
+        return ("text", encode(data))
+    except Exception as err:
+        return ("error", type(err).__name__)
+
+
+@settings(max_examples=1500, deadline=None)
+@given(_PLAIN)
+@example({"a": math.nan})
+@example({"a": [None, math.inf]})
+@example({"x": 1e-05, "y": "\udc80", "z": 2**64})
+def test_same_text_or_same_error_as_the_json_module(data: Any) -> None:
+    assert _outcome(plain_encoder(), data) == _outcome(strict_encoder(), data)
+
+
+def test_a_lone_surrogate_is_written_as_the_json_module_writes_it() -> None:
+    text = plain_encoder()({"s": "a\udcffb"})
+    assert text == '{"s":"a\udcffb"}'
+    assert text.encode("utf-8", "backslashreplace") == b'{"s":"a\\udcffb"}'
+
+
+def test_nesting_deeper_than_orjson_allows() -> None:
+    data: Any = "leaf"
+    for _ in range(300):
+        data = [data]
+    assert plain_encoder()(data) == strict_encoder()(data)
+
+
+def test_a_cycle_fails_as_in_the_json_module() -> None:
+    data: list[Any] = []
+    data.append(data)
+    with pytest.raises(ValueError):
+        plain_encoder()(data)
+
+
+def test_orjson_is_installed() -> None:
+    """A dependency of the module: without it plain data takes the json module's way."""
+    from amplifier_module_hooks_logging import encode
+
+    assert encode._orjson is not None
