@@ -164,7 +164,7 @@ async def test_timeout_applies_the_default_deny(workspace: Path) -> None:
     started = time.perf_counter()
     async with session:
         outcome = await session.run("write")
-    assert time.perf_counter() - started < 5
+    assert time.perf_counter() - started < 20  # the answer comes after 30 s: not waited for
     assert outcome.response == "timed out"
     assert not (workspace / "late.txt").exists()
     seen = sent(provider.requests[1])[-1]["content"]

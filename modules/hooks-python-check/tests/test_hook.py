@@ -272,7 +272,7 @@ async def test_a_checker_past_its_timeout_is_killed_and_reported(project: Path) 
     write(project, "mod.py", CLEAN)
     started = time.perf_counter()
     result = await emit(coordinator, "mod.py")
-    assert time.perf_counter() - started < 5
+    assert time.perf_counter() - started < 30  # the checker sleeps 60 s: it was killed
     assert result.action == "inject_context"
     assert result.context_injection == (
         "python-check could not fully check mod.py (no check ran):\n"

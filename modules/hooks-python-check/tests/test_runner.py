@@ -95,7 +95,7 @@ async def test_a_timeout_kills_the_whole_process_group(tmp_path: Path) -> None:
     started = time.perf_counter()
     with pytest.raises(CommandTimeout, match=r"timed out after 0\.5s"):
         await run_command([sys.executable, "-c", FAMILY, str(pid_file)], cwd=tmp_path, seconds=0.5)
-    assert time.perf_counter() - started < 5
+    assert time.perf_counter() - started < 30  # the processes sleep 60 s: they were killed
     assert await wait_dead(await pids_from(pid_file))
 
 
