@@ -193,3 +193,5 @@ def test_an_observed_guard_decides_nothing_and_says_what_it_would_have(
     assert seen.observed, f"no hook:observed on {path.id}:\n{seen.output}"
     assert {o["decision"] for o in seen.observed} == {"deny"}
     assert {o["event"] for o in seen.observed} == {"tool:pre"}
+    if path.driver == "run-trace":  # the trace says what the guard would have done
+        assert "would have denied on tool:pre, not applied" in seen.output
