@@ -47,12 +47,14 @@ from __future__ import annotations
 
 import copy
 import inspect
+import os
+import sys
 from collections.abc import Awaitable, Callable, Iterable, Mapping
 from datetime import UTC, datetime
 from fnmatch import fnmatchcase
 from functools import lru_cache
 from time import time_ns as _time_ns
-from types import CoroutineType
+from types import CoroutineType, FrameType
 from typing import TYPE_CHECKING, Any, Final, Literal, Protocol, TypeAlias
 
 from . import events as _events
@@ -262,6 +264,7 @@ class HandlerInfo:
         "handler",
         "is_async",
         "name",
+        "origin",
         "pattern",
         "plain_async",
         "priority",
@@ -290,9 +293,22 @@ class HandlerInfo:
         # async, without a timeout of its own: emit awaits it in place (no default timeout)
         self.plain_async = self.is_async and timeout is None
         self.pattern = _events.is_pattern(event)
+        self.origin: str | None = None
+        """``file:line`` of the ``register`` call (the first frame outside the kernel)."""
 
     def __repr__(self) -> str:
         return f"HandlerInfo({self.name!r}, event={self.event!r}, priority={self.priority})"
+
+
+_KERNEL_DIR: Final = os.path.dirname(__file__) + os.sep
+
+
+def _caller() -> str | None:
+    """``file:line`` of the first frame outside the kernel that led to this call."""
+    frame: FrameType | None = sys._getframe(2)
+    while frame is not None and frame.f_code.co_filename.startswith(_KERNEL_DIR):
+        frame = frame.f_back
+    return None if frame is None else f"{frame.f_code.co_filename}:{frame.f_lineno}"
 
 
 def _order(info: HandlerInfo) -> tuple[int, int]:
@@ -714,6 +730,7 @@ class HookRegistry:
             timeout,
             fail_closed,
         )
+        info.origin = _caller()
         if info.pattern:
             self._patterns.append(info)
         else:
