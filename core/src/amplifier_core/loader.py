@@ -689,6 +689,19 @@ class ModuleLoader:
             if key not in before:
                 self._owners[key] = (info, module_id)
 
+    def registrations_of(self, module_id: str) -> list[HandlerInfo]:
+        """The hook registrations ``module_id`` made (at mount and in ``on_session_ready``)
+        that are still registered, in registration order."""
+        current = self._registrations()
+        return sorted(
+            (
+                info
+                for key, (info, owner) in self._owners.items()
+                if owner == module_id and current.get(key) is info
+            ),
+            key=lambda info: info.seq,
+        )
+
     async def check_events(self) -> list[UnknownRegistration]:
         """Report each handler a mounted module registered for an event no catalogue lists
         and no mounted module declares (:mod:`amplifier_core.declared_events`), once: a
