@@ -311,6 +311,14 @@ def _caller() -> str | None:
     return None if frame is None else f"{frame.f_code.co_filename}:{frame.f_lineno}"
 
 
+def _watch_loop() -> None:
+    """Have the running event loop watched for handlers that hold it
+    (:mod:`amplifier_core.slow_handlers`); nothing outside a loop."""
+    from .slow_handlers import watch_running_loop
+
+    watch_running_loop()
+
+
 def _order(info: HandlerInfo) -> tuple[int, int]:
     return (info.priority, info.seq)
 
@@ -731,6 +739,7 @@ class HookRegistry:
             fail_closed,
         )
         info.origin = _caller()
+        _watch_loop()
         if info.pattern:
             self._patterns.append(info)
         else:
