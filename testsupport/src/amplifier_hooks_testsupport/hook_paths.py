@@ -182,22 +182,22 @@ def _claude_settings(project: Path, scratch: Path) -> Written:
     return _declarative({}, ".claude/settings.json", project)
 
 
-def _claude_prompt(project: Path, scratch: Path) -> Written:
-    """A Claude Code ``type: prompt`` hook beside a command hook in one matcher group (joint):
-    the prompt hook has no provider to ask and lets the call go on; the command blocks."""
-    group = {"matcher": "Bash", "hooks": [{"type": "prompt", "prompt": "Safe? $ARGUMENTS"}]}
-    settings = {"hooks": {"PreToolUse": [group, {"matcher": "Bash", "hooks": [_command()]}]}}
+def _claude_model_hook(project: Path, kind: str) -> Written:
+    """A Claude Code ``type: prompt`` or ``type: agent`` hook: no provider is mounted to ask,
+    and ``prompt_on_failure: block`` makes that failure its deny."""
+    hook = {"type": kind, "prompt": "Safe? $ARGUMENTS"}
+    settings = {"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [hook]}]}}
     (project / ".claude").mkdir(parents=True, exist_ok=True)
     (project / ".claude" / "settings.json").write_text(json.dumps(settings), encoding="utf-8")
-    return _declarative({}, ".claude/settings.json", project)
+    return _declarative({"prompt_on_failure": "block"}, ".claude/settings.json", project)
+
+
+def _claude_prompt(project: Path, scratch: Path) -> Written:
+    return _claude_model_hook(project, "prompt")
 
 
 def _claude_agent(project: Path, scratch: Path) -> Written:
-    group = {"matcher": "Bash", "hooks": [{"type": "agent", "prompt": "Check it"}, _command()]}
-    settings = {"hooks": {"PreToolUse": [group]}}
-    (project / ".claude").mkdir(parents=True, exist_ok=True)
-    (project / ".claude" / "settings.json").write_text(json.dumps(settings), encoding="utf-8")
-    return _declarative({}, ".claude/settings.json", project)
+    return _claude_model_hook(project, "agent")
 
 
 def _claude_plugin(project: Path, scratch: Path) -> Written:
@@ -262,8 +262,8 @@ DECLARATIONS: Final[tuple[Declaration, ...]] = (
     Declaration("yaml/llm/sequential", _yaml_llm),
     JOINT_CLAUDE_SETTINGS,
     Declaration("claude-settings/http/joint", _claude_http),
-    Declaration("claude-settings/prompt+command/joint", _claude_prompt),
-    Declaration("claude-settings/agent+command/joint", _claude_agent),
+    Declaration("claude-settings/prompt/joint", _claude_prompt),
+    Declaration("claude-settings/agent/joint", _claude_agent),
     JOINT_CLAUDE_PLUGIN,
     Declaration("hook-shell/command", _hook_shell),
     Declaration("gemini/command/joint", _gemini),
