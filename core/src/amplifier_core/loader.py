@@ -675,7 +675,7 @@ class ModuleLoader:
 
     def _registrations(self) -> dict[int, HandlerInfo]:
         """The hook registry's registrations by identity (none when it cannot list them)."""
-        listing = getattr(getattr(self.coordinator, "hooks", None), "registrations", None)
+        listing = getattr(getattr(self._coordinator, "hooks", None), "registrations", None)
         if not callable(listing):
             return {}
         try:
@@ -718,7 +718,7 @@ class ModuleLoader:
         ]
         if not owned:
             return []
-        declared = await declared_events(self.coordinator)
+        declared = await declared_events(self._coordinator)
         modules = {id(info): module_id for _, info, module_id in owned}
         found = unknown_registrations(
             [info for _, info, _ in owned], declared, module_of=lambda info: modules[id(info)]
