@@ -154,12 +154,22 @@ def test_a_broken_plugin_is_listed_as_stopping_the_session(
     assert "stops the session:" in table.output
 
 
-def test_a_bundle_without_the_module_is_an_error(tmp_path: Path, project: Path) -> None:
+def test_a_bundle_without_hook_modules_is_an_error(tmp_path: Path, project: Path) -> None:
+    bundle = tmp_path / "bundle.yaml"
+    bundle.write_text("bundle: {name: empty}\n")
+    result = invoke("hooks", "list", "--bundle", str(bundle), "--project", str(project))
+    assert result.exit_code == 1
+    assert f"{bundle}: the bundle mounts no hook module" in result.output
+
+
+def test_a_bundle_without_hooks_declarative_lists_its_other_modules(
+    tmp_path: Path, project: Path
+) -> None:
     bundle = tmp_path / "bundle.yaml"
     bundle.write_text("hooks:\n  - module: hooks-logging\n")
     result = invoke("hooks", "list", "--bundle", str(bundle), "--project", str(project))
-    assert result.exit_code == 1
-    assert f"{bundle}: the bundle mounts no hooks-declarative module" in result.output
+    assert result.exit_code == 0, result.output
+    assert "module hooks-logging" in result.output
 
 
 def test_gemini_extensions_are_listed_and_a_disabled_one_is_skipped(

@@ -69,3 +69,35 @@ def test_hooks_of_an_observed_source_are_marked(tmp_path: Path) -> None:
     assert [(h["source"], h["observed"]) for h in survey["hooks"]] == [("config", True)]
     table = invoke("hooks", "list", *where)
     assert "observe mode" in table.output
+
+
+def test_every_hook_of_a_bundle_is_listed_python_modules_included(tmp_path: Path) -> None:
+    """docs/rollout.md's bundle: a Python module observed beside declarative hooks."""
+    path = _bundle(tmp_path, observe=False)
+    bundle = json.loads(path.read_text("utf-8"))
+    rule = {"name": "no-rm", "action": "deny", "tools": ["bash"], "command": ["rm -rf *"]}
+    approval = {
+        "module": "hooks-approval",
+        "source": "amplifier_module_hooks_approval:mount",
+        "observe": True,
+        "config": {"rules": [rule]},
+    }
+    logging_entry = {"module": "hooks-logging", "config": {"path": str(tmp_path / "l.jsonl")}}
+    bundle["hooks"] = [logging_entry, approval, *bundle["hooks"]]
+    path.write_text(json.dumps(bundle), "utf-8")
+
+    where = ("--bundle", str(path), "--project", str(tmp_path))
+    result = invoke("hooks", "list", "--json", *where)
+    assert result.exit_code == 0, result.output
+    recorder, module, declarative = json.loads(result.output)
+    assert (recorder["module_id"], recorder["hooks"]) == ("hooks-logging", [])
+    assert not (tmp_path / "l.jsonl").exists()  # a listing mounts no recorder
+    assert module["module_id"] == "hooks-approval"
+    assert module["observe"] is True
+    assert ("hooks-approval", "tool:pre", True) in [
+        (h["handler"], h["event"], h["observed"]) for h in module["hooks"]
+    ]
+    assert [(h["source"], h["observed"]) for h in declarative["hooks"]] == [("config", False)]
+    table = invoke("hooks", "list", *where)
+    assert table.exit_code == 0, table.output
+    assert "module hooks-approval (observed)" in table.output

@@ -185,7 +185,7 @@ async def test_timeouts_and_invalid_results_are_audited_as_hook_failures() -> No
     failures = coordinator.audit.of_type("hook_failure")
     assert [(f["hook"], f["kind"], f["fail_closed"]) for f in failures] == [
         ("slow", "timeout", True),
-        ("garbage", "invalid_result", False),
+        ("garbage", "invalid_result", True),  # a result that cannot be read denies
     ]
 
 

@@ -73,22 +73,23 @@ async def test_failures_are_reported_with_their_kind() -> None:
 
     registry.register("tool:pre", raises, priority=1, name="raises")
     registry.register("tool:pre", hangs, priority=2, name="hangs", timeout=0.05)
-    registry.register("tool:pre", invalid, priority=3, name="invalid")
     registry.register("tool:pre", guard, priority=4, name="guard", fail_closed=True)
+    registry.register("tool:post", invalid, name="invalid")
 
     result = await registry.emit("tool:pre", {"tool_name": "bash"})
+    unread = await registry.emit("tool:post", {"tool_name": "bash"})
 
-    assert result.action == "deny"
+    assert (result.action, unread.action) == ("deny", "deny")
     assert [(r.handler, r.action, r.failure) for r in runs] == [
         ("raises", "continue", "error"),
         ("hangs", "continue", "timeout"),
-        ("invalid", "continue", "invalid_result"),
         ("guard", "deny", "error"),
+        ("invalid", "deny", "invalid_result"),
     ]
     assert runs[0].error == "RuntimeError: boom"
     assert runs[0].data["tool_name"] == "bash"  # what the failed handler was given
     assert runs[1].duration > 0  # measured until the deadline fired
-    assert runs[3].fail_closed
+    assert runs[2].fail_closed
 
 
 async def test_sync_handler_past_its_own_timeout_is_reported_once_as_timeout() -> None:

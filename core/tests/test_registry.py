@@ -676,16 +676,8 @@ async def test_failures_are_reported_and_treated_as_continue() -> None:
     async def raises_async(event: str, data: Data) -> HookResult:
         raise RuntimeError("async boom")
 
-    def returns_int(event: str, data: Data) -> int:
-        return 42
-
-    async def returns_dict(event: str, data: Data) -> Data:
-        return {"action": "deny"}
-
     registry.register("tool:pre", raises, priority=1, name="raises")
     registry.register("tool:pre", raises_async, priority=2, name="raises-async")
-    registry.register("tool:pre", returns_int, priority=3, name="int")  # type: ignore[arg-type]
-    registry.register("tool:pre", returns_dict, priority=4, name="dict")  # type: ignore[arg-type]
     registry.register("tool:pre", returning(None, calls, "last"), priority=5)
     result = await registry.emit("tool:pre", {"x": 1})
     assert result.action == "continue"
@@ -695,14 +687,73 @@ async def test_failures_are_reported_and_treated_as_continue() -> None:
     assert [(r["event"], r["handler"], r["kind"], r["fail_closed"]) for r in failures.records] == [
         ("tool:pre", "raises", "error", False),
         ("tool:pre", "raises-async", "error", False),
-        ("tool:pre", "int", "invalid_result", False),
-        ("tool:pre", "dict", "invalid_result", False),
     ]
     assert failures.records[0]["error"] == "ValueError: boom"
     assert failures.records[1]["error"] == "RuntimeError: async boom"
-    assert "int" in failures.records[2]["error"]
-    assert "42" in failures.records[2]["error"]
-    assert "dict" in failures.records[3]["error"]
+
+
+@pytest.mark.parametrize(
+    ("returned", "action", "reason"),
+    [
+        ({"action": "deny", "reason": "no rm"}, "deny", "no rm"),
+        ({"action": "inject_context", "context_injection": "note"}, "inject_context", None),
+        ({}, "continue", None),
+    ],
+)
+async def test_a_mapping_of_hook_result_fields_is_read_as_that_result(
+    returned: Data, action: str, reason: str | None
+) -> None:
+    """As amplifier-core 2.0.2 reads it: a dict is the HookResult it spells."""
+    registry = HookRegistry()
+    failures = FailureLog()
+    registry.add_failure_listener(failures)
+
+    async def handler(event: str, data: Data) -> Data:
+        return returned
+
+    registry.register("tool:pre", handler, name="guard")  # type: ignore[arg-type]
+    result = await registry.emit("tool:pre", {"tool_name": "bash"})
+    assert (result.action, result.reason) == (action, reason)
+    assert failures.records == []
+
+
+@pytest.mark.parametrize(
+    ("returned", "says"),
+    [
+        (42, "returned int 42, which is not a HookResult"),
+        ("deny", "returned str 'deny', which is not a HookResult"),
+        ({"action": "block"}, "(action: Input should be"),
+        ({"acton": "deny"}, "(acton: Extra inputs are not permitted)"),
+        (["deny"], "returned list ['deny']"),
+    ],
+)
+@pytest.mark.parametrize("fail_closed", [False, True])
+async def test_a_result_emit_cannot_read_is_a_deny_for_every_handler(
+    returned: object, says: str, fail_closed: bool, caplog: pytest.LogCaptureFixture
+) -> None:
+    """As amplifier-core 2.0.2 does: what cannot be read as a HookResult denies, so a guard's
+    answer that is spelled wrong never becomes an allow; the log says what was returned and
+    what a HookResult is."""
+    registry = HookRegistry()
+    failures = FailureLog()
+    registry.add_failure_listener(failures)
+    calls: list[str] = []
+
+    def guard(event: str, data: Data) -> object:
+        return returned
+
+    registry.register("tool:pre", guard, priority=1, name="guard", fail_closed=fail_closed)  # type: ignore[arg-type]
+    registry.register("tool:pre", returning(None, calls, "after"), priority=2)
+    result = await registry.emit("tool:pre", {})
+    assert result.action == "deny"
+    assert result.source == "guard"
+    assert result.reason is not None
+    assert says in result.reason
+    assert calls == []
+    assert [(r["kind"], r["fail_closed"]) for r in failures.records] == [("invalid_result", True)]
+    [logged] = [r.getMessage() for r in caplog.records if r.name == "amplifier_core.hooks"]
+    assert says in logged
+    assert "HookResult(action='deny', reason='...')" in logged
 
 
 async def test_failures_are_logged_with_handler_and_event(caplog: pytest.LogCaptureFixture) -> None:

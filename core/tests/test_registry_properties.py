@@ -210,8 +210,10 @@ def predict(specs: list[Spec], data_in: Data) -> Prediction:
     for spec in ordered:
         prediction.called.append((spec.name, dict(data)))
         if spec.behaviour in failure_kinds:
-            prediction.failures.append((spec.name, failure_kinds[spec.behaviour], spec.fail_closed))
-            if spec.fail_closed:
+            # a result emit cannot read denies whatever the handler was registered with
+            closes = spec.fail_closed or spec.behaviour == "garbage"
+            prediction.failures.append((spec.name, failure_kinds[spec.behaviour], closes))
+            if closes:
                 prediction.action = "deny"
                 prediction.data = None
                 prediction.source = spec.name
@@ -270,7 +272,10 @@ levels = st.sampled_from(["info", "warning", "error"])
 garbage = st.one_of(
     st.integers(),
     st.text(max_size=5),
-    st.dictionaries(st.text(max_size=3), st.integers(), max_size=2),
+    # a dict of HookResult fields is read as that result ({} is continue): these are not
+    st.dictionaries(
+        st.text(max_size=3).map(lambda k: f"x-{k}"), st.integers(), min_size=1, max_size=2
+    ),
 )
 injection_items = st.builds(
     Injection,

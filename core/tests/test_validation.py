@@ -320,7 +320,7 @@ def _pytest(project: Path) -> subprocess.CompletedProcess[str]:
 @pytest.mark.parametrize(
     ("kind", "source", "package", "count"),
     [
-        ("Hook", HOOK, "amplifier_module_hooks_guard", 8),
+        ("Hook", HOOK, "amplifier_module_hooks_guard", 9),
         ("Tool", TOOL, "src/amplifier_module_tool_echo", 8),
         ("Provider", PROVIDER, "amplifier_module_provider_quiet", 6),
         ("Orchestrator", ORCHESTRATOR, "amplifier_module_loop_echo", 7),
@@ -359,7 +359,7 @@ def test_a_hook_module_whose_cleanup_raises_fails_by_its_error(tmp_path: Path, s
     project = _author_project(tmp_path / "proj", "Hook", raising, "amplifier_module_hooks_r")
     done = _pytest(project)
     assert done.returncode == 1, done.stdout
-    assert "1 failed, 7 passed" in done.stdout, done.stdout
+    assert "1 failed, 8 passed" in done.stdout, done.stdout
     assert "test_cleanup_does_not_raise" in done.stdout
     assert "raised RuntimeError: socket already closed" in done.stdout
 

@@ -25,7 +25,7 @@ The bundle names only the modules ``amplifier-hooks[all]`` installs (the templat
 is copied rather than installed, is left out); ``--bundle`` runs the demo on another bundle.
 
 While it runs, the demo prints each turn and what every hook did (each emit is traced handler
-by handler with :func:`~amplifier_hooks_cli.tracing.trace_emit`; a block a hook injects is printed
+by handler with a :class:`~amplifier_hooks_cli.tracing.Tracer`; a block a hook injects is printed
 in full the first time and by its new lines when it changes). At the end a table sums up the
 handlers, and one line per module says what that module did. A module of the bundle that is
 not installed is reported once and skipped.

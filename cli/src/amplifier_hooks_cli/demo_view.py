@@ -25,7 +25,7 @@ from amplifier_core.hooks import HookRegistry
 from amplifier_core.models import HookResult, MessageLevel
 
 from .session import AgentSession
-from .tracing import Trace, trace_emit
+from .tracing import Trace, Tracer
 
 __all__ = [
     "REMINDER",
@@ -97,13 +97,24 @@ class _FailureNotice(logging.Filter):
         return not (record.levelno == logging.ERROR and record.exc_info is None)
 
 
+_WOULD_HAVE: Final = {
+    "deny": "would have denied",
+    "ask_user": "would have asked the user",
+    "modify": "would have changed the data",
+    "inject_context": "would have added context",
+    "failed": "failed (observe mode: not applied)",
+}
+"""What a ``hook:observed`` decision reads as in a trace."""
+
+
 class SessionView:
     """Prints a session as it runs: the assistant's words, tool calls and results, denials,
     approvals, skipped modules and, with ``trace``, every non-trivial hook action.
 
     Observers are registered on the session's registry at the last priority (they only read);
-    ``trace`` additionally routes each emit through :func:`trace_emit`, which combines results
-    by the very same rules and records each handler's action and time. With ``blocks``, a
+    ``trace`` additionally records each emit with a :class:`~.tracing.Tracer` (the kernel's
+    handler-run observers, so telemetry sees the very same runs) and prints each handler's
+    action and time, and what a hook in observe mode would have decided. With ``blocks``, a
     context block a hook injects is printed in full the first time, by its new lines when it
     changes, and not again while it stays the same (instead of a one-line excerpt each time).
     """
@@ -164,9 +175,12 @@ class SessionView:
 
     def _trace(self, hooks: HookRegistry) -> None:
         plain = hooks.emit
+        tracer = Tracer(hooks, plain)
 
         async def traced(event: str, data: dict[str, Any] | None = None) -> HookResult:
-            trace = await trace_emit(hooks, event, dict(data or {}))
+            if event == ev.HOOK_OBSERVED and data:
+                self._on_observed(data)
+            trace = await tracer.emit(event, data)
             self.traces.append(trace)
             self.events[trace.event] += 1
             self._show_steps(trace)
@@ -174,7 +188,22 @@ class SessionView:
             return trace.result
 
         setattr(hooks, "emit", traced)  # noqa: B010 - this instance only, undone in detach()
+        self._undo.append(tracer.close)
         self._undo.append(lambda: setattr(hooks, "emit", plain))
+
+    def _on_observed(self, data: dict[str, Any]) -> None:
+        """A hook in observe mode would have decided something: say what, and that it was
+        not applied."""
+        reason = data.get("reason")
+        decision = str(data.get("decision", "?"))
+        would = _WOULD_HAVE.get(decision, f"would have answered {decision}")
+        self.console.print(
+            f"    [dim]hook[/] [bold]{escape(str(data.get('hook', '?')))}[/] [dim](observe mode)"
+            f"[/] [yellow]{escape(would)}[/] [dim]on "
+            f"{escape(str(data.get('event', '?')))}, not applied[/]"
+            + (f": {escape(shorten(reason, 120))}" if reason else ""),
+            highlight=False,
+        )
 
     # -- what is printed -----------------------------------------------------------------
 

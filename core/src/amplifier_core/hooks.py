@@ -26,11 +26,16 @@ The emit contract, in order of what happens:
    :class:`~amplifier_core.models.ContextInjection` naming its handler and event, and the
    scalar context fields are projected from that list; every ``user_message`` is kept in
    ``user_messages``, whatever the action that carried it.
-6. A handler that raises, runs past its timeout or returns something that is not a
-   :class:`HookResult` (``None`` counts as continue) does not break emit: the failure is
+6. A handler that raises or runs past its timeout does not break emit: the failure is
    logged with handler name and event, passed to failure listeners (the coordinator's audit
    trail), and treated as ``continue``. A handler registered with ``fail_closed=True`` turns
    its own failure into ``deny`` instead: use it for security gates that must never fail open.
+   What a handler returns is read by :func:`read_result`: ``None`` is continue, and a mapping
+   of HookResult fields is that HookResult, as amplifier-core 2.0.2 reads it. Anything else
+   (a mapping with an unknown key or action, a string, a number) is an ``invalid_result``
+   failure, logged with what was returned and what a HookResult is, and a ``deny`` for every
+   handler, as on amplifier-core 2.0.2: a guard's answer that cannot be read never becomes
+   an allow.
    A ``TimeoutError`` the handler raises itself is an ordinary error, not a timeout. A
    timeout holds: a handler that swallows the cancellation is closed after
    ``HookRegistry.cancel_grace`` seconds, and a sync handler with a ``timeout`` of its own
@@ -42,12 +47,14 @@ from __future__ import annotations
 
 import copy
 import inspect
+import os
+import sys
 from collections.abc import Awaitable, Callable, Iterable, Mapping
 from datetime import UTC, datetime
 from fnmatch import fnmatchcase
 from functools import lru_cache
 from time import time_ns as _time_ns
-from types import CoroutineType
+from types import CoroutineType, FrameType
 from typing import TYPE_CHECKING, Any, Final, Literal, Protocol, TypeAlias
 
 from . import events as _events
@@ -66,6 +73,7 @@ __all__ = [
     "HookRegistry",
     "HookResult",
     "Unregister",
+    "read_result",
 ]
 
 Handler: TypeAlias = Callable[
@@ -256,6 +264,7 @@ class HandlerInfo:
         "handler",
         "is_async",
         "name",
+        "origin",
         "pattern",
         "plain_async",
         "priority",
@@ -284,9 +293,30 @@ class HandlerInfo:
         # async, without a timeout of its own: emit awaits it in place (no default timeout)
         self.plain_async = self.is_async and timeout is None
         self.pattern = _events.is_pattern(event)
+        self.origin: str | None = None
+        """``file:line`` of the ``register`` call (the first frame outside the kernel)."""
 
     def __repr__(self) -> str:
         return f"HandlerInfo({self.name!r}, event={self.event!r}, priority={self.priority})"
+
+
+_KERNEL_DIR: Final = os.path.dirname(__file__) + os.sep
+
+
+def _caller() -> str | None:
+    """``file:line`` of the first frame outside the kernel that led to this call."""
+    frame: FrameType | None = sys._getframe(2)
+    while frame is not None and frame.f_code.co_filename.startswith(_KERNEL_DIR):
+        frame = frame.f_back
+    return None if frame is None else f"{frame.f_code.co_filename}:{frame.f_lineno}"
+
+
+def _watch_loop() -> None:
+    """Have the running event loop watched for handlers that hold it
+    (:mod:`amplifier_core.slow_handlers`); nothing outside a loop."""
+    from .slow_handlers import watch_running_loop
+
+    watch_running_loop()
 
 
 def _order(info: HandlerInfo) -> tuple[int, int]:
@@ -303,6 +333,35 @@ class _Failure(Exception):
         super().__init__(error)
         self.kind: FailureKind = kind
         self.error = error
+
+
+def read_result(result: object) -> HookResult | None:
+    """What a handler returned, as emit takes it: a :class:`HookResult` as it is, ``None``
+    (continue), and, as amplifier-core 2.0.2 reads them, a mapping of HookResult fields
+    (``{"action": "deny", "reason": "..."}``) as that HookResult.
+
+    :raises _Failure: ``invalid_result``: anything else, or a mapping that is not a
+        HookResult's fields; the message says what was returned and what a HookResult is.
+    """
+    if result is None or isinstance(result, HookResult):
+        return result
+    detail = ""
+    if isinstance(result, Mapping):
+        from pydantic import ValidationError
+
+        try:
+            return HookResult.model_validate(dict(result))
+        except ValidationError as err:
+            first = err.errors()[0]
+            where = ".".join(str(part) for part in first["loc"]) or "the mapping"
+            detail = f" ({where}: {first['msg']})"
+    raise _Failure(
+        "invalid_result",
+        f"returned {type(result).__name__} {result!r:.200}, which is not a HookResult{detail}; "
+        "return amplifier_core.models.HookResult(action='deny', reason='...') (or its fields "
+        "as a dict: action continue|deny|modify|inject_context|ask_user, reason, data, ...), "
+        "or None to continue",
+    )
 
 
 def _failure(error: BaseException) -> tuple[FailureKind, str]:
@@ -455,10 +514,11 @@ _now_iso: Final = _Clock().now
 """The time in UTC ISO 8601, to the millisecond (see :class:`_Clock`)."""
 
 
-def _fail_closed(info: HandlerInfo, event: str, error: str) -> HookResult:
+def _fail_closed(info: HandlerInfo, event: str, kind: FailureKind, error: str) -> HookResult:
+    why = "is fail-closed" if info.fail_closed else "its result is read as a deny"
     return HookResult(
         action="deny",
-        reason=f"hook {info.name!r} failed on {event!r} and is fail-closed: {error}",
+        reason=f"hook {info.name!r} failed on {event!r} and {why}: {error}",
         source=info.name,
     )
 
@@ -678,6 +738,8 @@ class HookRegistry:
             timeout,
             fail_closed,
         )
+        info.origin = _caller()
+        _watch_loop()
         if info.pattern:
             self._patterns.append(info)
         else:
@@ -823,22 +885,19 @@ class HookRegistry:
                 if type(result) is not HookResult:
                     if result is None:
                         continue
-                    if not isinstance(result, HookResult):
-                        raise _Failure(
-                            "invalid_result",
-                            f"returned {type(result).__name__}, not HookResult: {result!r:.200}",
-                        )
+                    result = read_result(result)
             except BaseException as exc:  # a failing hook never breaks emit
                 kind, error = _failure(exc)
                 if self._fail(info, event, kind, error):
-                    return _fail_closed(info, event, error)
+                    return _fail_closed(info, event, kind, error)
                 continue
             action = result.action
             if action == "continue":
                 if not result.user_messages:
                     continue
             elif action == "deny":
-                return result if result.source else result.model_copy(update={"source": info.name})
+                denied: HookResult = result
+                return denied if denied.source else denied.model_copy(update={"source": info.name})
             if gathered is None:
                 gathered = _Gathered(self.json_data)
             current = gathered.add(result, info.name, event, current)
@@ -859,28 +918,37 @@ class HookRegistry:
         route = self._routes[name] = (event, self.handlers_for(event))
         return route
 
-    def _fail(self, info: HandlerInfo, event: str, kind: FailureKind, error: str) -> bool:
+    def _fail(
+        self,
+        info: HandlerInfo,
+        event: str,
+        kind: FailureKind,
+        error: str,
+        *,
+        collecting: bool = False,
+    ) -> bool:
+        """Log and report a handler's failure; whether emit denies for it: a fail-closed
+        handler's failure, and a result that is not a HookResult (as amplifier-core 2.0.2
+        does), are a deny. (``collecting``: emit_and_collect, which only skips it.)"""
+        closes = info.fail_closed or (kind == "invalid_result" and not collecting)
+        if collecting and kind == "invalid_result":
+            then = "; skipped"
+        elif info.fail_closed:
+            then = "; failing closed (deny)"
+        elif closes:
+            then = "; denied (a result emit cannot read is a deny, as on amplifier-core 2.0.2)"
+        else:
+            then = "; treated as continue"
         log = _logger()
         log.warning(
-            "hook handler %r failed on event %r (%s): %s%s",
-            info.name,
-            event,
-            kind,
-            error,
-            "; failing closed (deny)" if info.fail_closed else "; treated as continue",
+            "hook handler %r failed on event %r (%s): %s%s", info.name, event, kind, error, then
         )
         for listener in tuple(self._failure_listeners):
             try:
-                listener(
-                    event=event,
-                    handler=info.name,
-                    kind=kind,
-                    error=error,
-                    fail_closed=info.fail_closed,
-                )
+                listener(event=event, handler=info.name, kind=kind, error=error, fail_closed=closes)
             except Exception:  # a broken listener must not break emit either
                 log.exception("hook failure listener %r raised", listener)
-        return info.fail_closed
+        return closes
 
     async def emit_and_collect(
         self,
@@ -917,14 +985,11 @@ class HookRegistry:
             except BaseException as exc:
                 self._fail(info, event, "error", _handler_error(exc))
                 continue
-            if isinstance(result, HookResult):
-                if result.data is not None:
-                    collected.append(result.data)
-            elif result is not None:
-                self._fail(
-                    info,
-                    event,
-                    "invalid_result",
-                    f"returned {type(result).__name__}, not HookResult",
-                )
+            try:
+                read = read_result(result)
+            except _Failure as failure:
+                self._fail(info, event, failure.kind, failure.error, collecting=True)
+                continue
+            if read is not None and read.data is not None:
+                collected.append(read.data)
         return collected

@@ -33,7 +33,9 @@ from ._module_types import module_info as _module_info
 from .errors import LoadStage, ModuleLoadError
 
 if TYPE_CHECKING:
+    from .declared_events import UnknownRegistration
     from .descriptions import ModuleInfo
+    from .hooks import HandlerInfo
 
 __all__ = [
     "ALLOW_ENV",
@@ -340,6 +342,12 @@ class ModuleLoader:
         self.allow, self._allow_label = _patterns(allow, ALLOW_ENV, "the allow list")
         self.deny, self._deny_label = _patterns(deny, DENY_ENV, "the deny list")
         self.failures: list[ModuleFailure] = []
+        self.unknown_events: list[UnknownRegistration] = []
+        """Handlers mounted modules registered for events that exist nowhere
+        (:meth:`check_events`), in the order they were found."""
+        # id(registration) -> (the registration, the module that made it)
+        self._owners: dict[int, tuple[HandlerInfo, str]] = {}
+        self._checked: set[int] = set()
         self._specs: dict[str, ModuleSpec] | None = None
         self._mounted: list[MountedModule] = []
         self._added_paths: list[str] = []
@@ -665,6 +673,7 @@ class ModuleLoader:
             handlers' decisions are emitted as ``hook:observed`` and not applied.
         """
         settings = dict(config or {})
+        before = self._registrations()
         try:
             spec = await self._resolve_through_resolver(module_id, source, settings)
             if spec is None:
@@ -679,6 +688,7 @@ class ModuleLoader:
         except _LoadFailure as failure:
             await self._report(module_id, failure)
             return None
+        self._own(before, module_id)
         mounted = MountedModule(
             spec=spec,
             config=settings,
@@ -707,7 +717,64 @@ class ModuleLoader:
             result = await self.mount(module_id, config, source, base_dir=base_dir, observe=observe)
             if result is not None:
                 mounted.append(result)
+        await self.check_events()
         return mounted
+
+    def _registrations(self) -> dict[int, HandlerInfo]:
+        """The hook registry's registrations by identity (none when it cannot list them)."""
+        listing = getattr(getattr(self._coordinator, "hooks", None), "registrations", None)
+        if not callable(listing):
+            return {}
+        try:
+            return {id(info): info for info in listing()}
+        except Exception:
+            return {}
+
+    def _own(self, before: Mapping[int, HandlerInfo], module_id: str) -> None:
+        """Attribute the registrations made since ``before`` to ``module_id``."""
+        for key, info in self._registrations().items():
+            if key not in before:
+                self._owners[key] = (info, module_id)
+
+    def registrations_of(self, module_id: str) -> list[HandlerInfo]:
+        """The hook registrations ``module_id`` made (at mount and in ``on_session_ready``)
+        that are still registered, in registration order."""
+        current = self._registrations()
+        return sorted(
+            (
+                info
+                for key, (info, owner) in self._owners.items()
+                if owner == module_id and current.get(key) is info
+            ),
+            key=lambda info: info.seq,
+        )
+
+    async def check_events(self) -> list[UnknownRegistration]:
+        """Report each handler a mounted module registered for an event no catalogue lists
+        and no mounted module declares (:mod:`amplifier_core.declared_events`), once: a
+        warning naming the module, the handler, the file and line of the ``register`` call
+        and the closest existing events. Returns those found now (also kept in
+        :attr:`unknown_events`)."""
+        from .declared_events import declared_events, unknown_registrations
+
+        current = self._registrations()
+        owned = [
+            (key, info, module_id)
+            for key, (info, module_id) in self._owners.items()
+            if key not in self._checked and current.get(key) is info
+        ]
+        if not owned:
+            return []
+        declared = await declared_events(self._coordinator)
+        modules = {id(info): module_id for _, info, module_id in owned}
+        found = unknown_registrations(
+            [info for _, info, _ in owned], declared, module_of=lambda info: modules[id(info)]
+        )
+        for unknown in found:
+            logger.warning("%s", unknown.message())
+        self._checked.update(key for key, _, _ in owned)
+        self.unknown_events.extend(found)
+        return found
 
     async def session_ready(self) -> None:
         """Call each mounted module's ``on_session_ready(coordinator)``, once, in mount order."""
@@ -716,6 +783,7 @@ class ModuleLoader:
             if callback is None or mounted.ready_called:
                 continue
             mounted.ready_called = True
+            before = self._registrations()
             try:
                 if mounted.observe:
                     ready = functools.partial(_ready, callback, self.coordinator)
@@ -726,6 +794,8 @@ class ModuleLoader:
                 failure = self._record(mounted.spec, "on_session_ready", err, "on_session_ready()")
                 logger.warning(failure.message, exc_info=err)
                 await self._emit(events.MODULE_ON_SESSION_READY_FAILED, failure.event_data())
+            self._own(before, mounted.id)
+        await self.check_events()
 
     async def unmount(self, module_id: str) -> bool:
         """Run one module's cleanup and forget it; ``False`` if it was not mounted."""

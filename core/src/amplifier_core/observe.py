@@ -27,6 +27,7 @@ from .models import HookResult
 if TYPE_CHECKING:
     from .hooks import HandlerInfo, HookRegistry
 
+
 __all__ = ["OBSERVED_DECISIONS", "ObserveError", "observed_mount", "observed_payload"]
 
 logger = logging.getLogger(__name__)
@@ -75,6 +76,8 @@ def observed_payload(
 
 def _observing(registry: HookRegistry, module_id: str, info: HandlerInfo) -> Callable[..., Any]:
     """An async handler that runs ``info``'s handler and records, not returns, its decision."""
+    from .hooks import read_result  # the registry's module is loaded: it called us
+
     original = info.handler
     is_async = info.is_async
     threaded = not is_async and info.timeout is not None
@@ -104,7 +107,12 @@ def _observing(registry: HookRegistry, module_id: str, info: HandlerInfo) -> Cal
         except Exception as err:
             await record(event, data, "failed", reason=f"{type(err).__name__}: {err}")
             return
-        if isinstance(result, HookResult) and result.action in OBSERVED_DECISIONS:
+        try:
+            result = read_result(result)
+        except Exception as err:  # what emit would deny: recorded as a failure
+            await record(event, data, "failed", reason=str(err))
+            return
+        if result is not None and result.action in OBSERVED_DECISIONS:
             await record(event, data, result.action, result=result)
 
     observed.__name__ = getattr(original, "__name__", "observed")

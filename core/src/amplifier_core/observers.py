@@ -7,7 +7,7 @@ handler ended, with a :class:`HandlerRun`: the handler's name, the event, the ac
 asked for (``continue`` / ``deny`` / ``ask_user`` / ``modify`` / ``inject_context``), how long
 it ran, and, when it failed, the kind of failure (``error``, ``timeout``, ``invalid_result``)
 and its message. A failed run's action is what emit made of it: ``continue``, or ``deny`` for a
-handler registered with ``fail_closed=True``.
+handler registered with ``fail_closed=True`` and for a result emit cannot read.
 
 Observers are called in the emitting task, inside emit: keep them short (hand the figures to
 a queue or a batching exporter). An observer that raises is logged and skipped; it never
@@ -53,7 +53,8 @@ class HandlerRun:
         failed).
     :ivar failure: ``None``, or ``"error"``, ``"timeout"`` or ``"invalid_result"``.
     :ivar error: the failure's message.
-    :ivar fail_closed: the handler was registered with ``fail_closed=True``.
+    :ivar fail_closed: the failure was a deny: the handler was registered with
+        ``fail_closed=True``, or returned what emit cannot read as a HookResult.
     """
 
     handler: str
@@ -169,6 +170,14 @@ class ObservedChains:
         result: object,
     ) -> None:
         ended = _clock()
+        if result is not None and not isinstance(result, HookResult):
+            from .hooks import read_result
+
+            try:  # a mapping of HookResult fields is that result, as emit reads it
+                result = read_result(result)
+            except Exception:  # the registry reports it as invalid_result
+                self._pending[(info.name, event)] = (ended - started, time.time(), data)
+                return
         if result is None or isinstance(result, HookResult):
             action = "continue" if result is None else result.action
             self.report(
@@ -183,8 +192,6 @@ class ObservedChains:
                     fail_closed=info.fail_closed,
                 )
             )
-        else:  # the registry reports it as invalid_result
-            self._pending[(info.name, event)] = (ended - started, time.time(), data)
 
     def _failed(self, info: HandlerInfo, event: str, data: dict[str, Any], started: float) -> None:
         self._pending[(info.name, event)] = (_clock() - started, time.time(), data)

@@ -1,7 +1,7 @@
-"""``amplifier-hooks hooks list``: every declarative hook a session would run, and what is left
-out and why. Hooks of a module entry with ``observe: true``, or of a source its ``observe_sources``
-names, are marked observed: they decide nothing, their would-have decisions are emitted as
-``hook:observed``.
+"""``amplifier-hooks hooks list``: every hook a session would run (the handlers of the bundle's
+Python hook modules, and every declarative hook), and what is left out and why. Hooks of a
+module entry with ``observe: true``, or of a source its ``observe_sources`` names, are marked
+observed: they decide nothing, their would-have decisions are emitted as ``hook:observed``.
 
 The hooks-declarative module reads hooks from the user's and the project's files, Claude Code
 settings, Gemini CLI settings and extensions, Cursor hooks files, hook-shell directories,
@@ -12,6 +12,7 @@ and a session agree, and shows it as a table (``--json`` for machines).
 
 from __future__ import annotations
 
+import asyncio
 import dataclasses
 import importlib
 import json
@@ -26,6 +27,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from .. import output
+from ..module_hooks import ModuleHandlers, module_handlers
 
 __all__ = ["hooks"]
 
@@ -35,7 +37,8 @@ _PACKAGE: Final = "amplifier_module_hooks_declarative"
 
 @click.group(short_help="The hooks a session would run.")
 def hooks() -> None:
-    """The hooks of the hooks-declarative module: where each comes from, and what is skipped."""
+    """The hooks a bundle runs: its Python hook modules' handlers, and the hooks-declarative
+    module's hooks, where each comes from, and what is skipped."""
 
 
 def _package_of(entry: ModuleEntry | None) -> str:
@@ -88,17 +91,17 @@ def _with_disabled_extensions(
 
 
 def _entries(bundle_path: Path | None) -> list[tuple[str, ModuleEntry | None]]:
+    """Every hook module entry of the bundle, in order (without one: the default sources of
+    hooks-declarative)."""
     if bundle_path is None:
         return [("default sources", None)]
     bundle = load_bundle(bundle_path)
-    found = [
-        (f"{bundle_path}: hooks[{index}]", entry)
-        for index, entry in enumerate(bundle.hooks)
-        if entry.module == MODULE_ID
+    found: list[tuple[str, ModuleEntry | None]] = [
+        (f"{bundle_path}: hooks[{index}]", entry) for index, entry in enumerate(bundle.hooks)
     ]
     if not found:
-        raise click.ClickException(f"{bundle_path}: the bundle mounts no {MODULE_ID} module")
-    return list(found)
+        raise click.ClickException(f"{bundle_path}: the bundle mounts no hook module")
+    return found
 
 
 def _event(name: str, event: str) -> str:
@@ -162,8 +165,8 @@ def _print(where: str, survey: Any, observed: Callable[[str], bool]) -> None:
     "--bundle",
     "bundle_path",
     type=click.Path(exists=True, path_type=Path),
-    help="A bundle file: list the hooks of its hooks-declarative module (default: the "
-    "module's default sources).",
+    help="A bundle file: list every hook of it: each Python hook module's handlers and its "
+    "hooks-declarative modules' hooks (default: hooks-declarative's default sources).",
 )
 @click.option(
     "--project",
@@ -174,23 +177,76 @@ def _print(where: str, survey: Any, observed: Callable[[str], bool]) -> None:
 @click.option("--json", "as_json", is_flag=True, help="Print JSON instead of tables.")
 @output.friendly
 def list_hooks(bundle_path: Path | None, project: Path | None, as_json: bool) -> None:
-    """List every hook the hooks-declarative module would run: its source (file or plugin),
-    event (as written and canonical), matcher, type and command; then every source or hook
-    left out and why (untrusted project, disabled plugin or Gemini CLI extension, broken file,
-    unsupported hook)."""
-    surveys = [
-        (where, _survey(entry, project), entry is not None and entry.observe, _observer(entry))
-        for where, entry in _entries(bundle_path)
+    """List every hook a session of the bundle would run, each with its mode (observed or
+    enforced). A Python hook module is mounted on a scratch coordinator and its handlers are
+    listed (event, priority, timeout, failure policy); the recorders (hooks-logging,
+    hooks-otel) are named, not mounted. For hooks-declarative: each hook's source (file or
+    plugin), event (as written and canonical), matcher, type and command; then every source
+    or hook left out and why (untrusted project, disabled plugin or Gemini CLI extension,
+    broken file, unsupported hook)."""
+    entries = _entries(bundle_path)
+    python = [
+        (where, entry)
+        for where, entry in entries
+        if entry is not None and entry.module != MODULE_ID
     ]
+    handlers: dict[str, ModuleHandlers] = {}
+    if python:
+        base_dir = bundle_path.resolve().parent if bundle_path is not None else None
+        scratch = (project or Path.cwd()).expanduser().resolve()
+        for shown in asyncio.run(module_handlers(python, base_dir=base_dir, project=scratch)):
+            handlers[shown.where] = shown
+    listed: list[tuple[str, Any]] = []
+    for where, entry in entries:
+        if where in handlers:
+            listed.append((where, handlers[where]))
+        else:
+            observe = entry is not None and entry.observe
+            listed.append((where, (_survey(entry, project), observe, _observer(entry))))
     if as_json:
         data = [
-            _observed_json(where, survey, observe, observed)
-            for where, survey, observe, observed in surveys
+            item.as_json() if isinstance(item, ModuleHandlers) else _observed_json(where, *item)
+            for where, item in listed
         ]
         click.echo(json.dumps(data, indent=2))
         return
-    for where, survey, _observe, observed in surveys:
-        _print(where, survey, observed)
+    for where, item in listed:
+        if isinstance(item, ModuleHandlers):
+            _print_module(item)
+        else:
+            survey, _observe, observed = item
+            _print(where, survey, observed)
+
+
+def _print_module(shown: ModuleHandlers) -> None:
+    """A Python hook module's handlers, each with its mode."""
+    console = output.stdout()
+    mode = "[yellow]observed[/]" if shown.observe else "enforced"
+    console.print(f"[bold]{escape(shown.where)}[/]: module {escape(shown.module_id)} ({mode})")
+    if shown.observe:
+        console.print(
+            "[yellow]observe mode[/]: its handlers decide nothing; what they would have "
+            "decided is emitted as hook:observed"
+        )
+    if shown.note is not None:
+        console.print(f"[dim]{escape(shown.note)}[/]")
+        return
+    if not shown.handlers:
+        console.print("no handlers registered")
+        return
+    table = Table(show_lines=False, expand=False)
+    for column in ("handler", "event", "priority", "timeout", "on failure", "mode"):
+        table.add_column(column, overflow="fold")
+    for handler in shown.handlers:
+        table.add_row(
+            escape(handler.handler),
+            escape(handler.event),
+            str(handler.priority),
+            "-" if handler.timeout is None else f"{handler.timeout:g} s",
+            "deny (fail-closed)" if handler.fail_closed else "continue",
+            mode,
+        )
+    console.print(table)
 
 
 def _observed_json(

@@ -545,6 +545,10 @@ async def _mount_problems(
                 else:
                     at = _located(where, item, "config")
                 problems.append(f"{at}: {text}")
+        for unknown in await loader.check_events():  # once every module is mounted
+            owner = next((i for i in items if i.module == unknown.module_id), None)
+            at = _located(where, owner, "module") if owner is not None else str(where.path)
+            problems.append(f"{at}: {unknown.message()}")
     finally:
         await loader.cleanup()
         logging.getLogger("amplifier_core.loader").removeFilter(quiet)

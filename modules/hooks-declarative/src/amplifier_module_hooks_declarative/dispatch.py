@@ -41,7 +41,6 @@ import logging
 from collections.abc import Callable, Coroutine, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from fnmatch import fnmatchcase
 from typing import TYPE_CHECKING, Any, Final
 
 from amplifier_core.models import HookResult
@@ -62,6 +61,7 @@ from .mapping import (
     match_target,
     to_hook_result,
 )
+from .observe import observed_steps
 from .patterns import NameMatcher, compile_claude_matcher
 from .runners.matcher import MatcherRunner
 from .specs import (
@@ -192,6 +192,8 @@ class _Hook:
     background: bool
     decide: Callable[[HookContext], Decision] | None = None
     """A synchronous shortcut (a matcher's ``decide``): no coroutine on the hot path."""
+    observed: bool = False
+    """In observe mode (:mod:`.observe`): its runner records, never decides."""
 
     @property
     def budget_s(self) -> float:
@@ -224,7 +226,9 @@ class PlannedStep:
 
     @property
     def fail_closed(self) -> bool:
-        return any(h.spec.on_failure == "block" and not h.background for h in self.hooks)
+        return any(
+            h.spec.on_failure == "block" and not h.background and not h.observed for h in self.hooks
+        )
 
 
 def _hook(entry: HookEntry, factory: RunnerFactory) -> _Hook:
@@ -337,10 +341,6 @@ class BackgroundHooks:
 # --------------------------------------------------------------------------- dispatch
 
 
-OBSERVED_EVENT: Final = "hook:observed"
-_WOULD: Final = {"block": "deny", "ask": "ask_user", "modify": "modify"}
-
-
 def _now_iso() -> str:
     return datetime.now(UTC).isoformat(timespec="milliseconds")
 
@@ -380,61 +380,14 @@ class Dispatcher:
         coordinator: Any = None,
         observe_sources: Sequence[str] = (),
     ) -> None:
-        self.steps = tuple(steps)
+        self.steps = observed_steps(steps, observe_sources, _run_one, coordinator)
         self.project_dir = project_dir
         self.coordinator = coordinator
         self.background = BackgroundHooks()
         self._by_event: dict[str, tuple[PlannedStep, ...]] = {}
         self._none_is_continue = True
-        self._observe_patterns = tuple(f"{pattern}:*" for pattern in observe_sources)
-        self._observed: dict[str, bool] = {}
         self._took: dict[str, float] = {}  # hook label -> seconds its last foreground run took
         self.reloader: Any = None  # hook files read again when they change: .reload
-
-    def observed(self, hook: _Hook) -> bool:
-        """Whether ``hook`` comes from a source in observe mode (``observe_sources``)."""
-        if not self._observe_patterns:
-            return False
-        found = self._observed.get(hook.label)
-        if found is None:
-            found = any(fnmatchcase(hook.label, p) for p in self._observe_patterns)
-            self._observed[hook.label] = found
-        return found
-
-    async def _record(self, hook: _Hook, context: HookContext, decision: Decision) -> bool:
-        """For a hook in observe mode: emit what it would have decided as ``hook:observed``;
-        True when it decided something (nothing of it is applied either way)."""
-        would = _WOULD.get(decision.action)
-        if would is None and (decision.context or decision.stop):
-            would = "inject_context" if decision.context else "deny"
-        if would is None:
-            return False
-        payload: dict[str, Any] = {
-            "hook": hook.label,
-            "module_id": "hooks-declarative",
-            "decision": would,
-            "reason": decision.message,
-            "event": context.event,
-            "event_data": {
-                k: v for k, v in context.data.items() if k not in ("session_id", "timestamp")
-            },
-        }
-        if context.tool is not None:
-            payload["tool_name"] = context.tool
-        if decision.modified_args is not None:
-            payload["data"] = {"tool_input": decision.modified_args}
-        if decision.context:
-            payload["context_injection"] = decision.context
-        logger.info(
-            "%s: observe mode: %s would %s on %s", HANDLER_PREFIX, hook.label, would, context.event
-        )
-        emit = getattr(getattr(self.coordinator, "hooks", None), "emit", None)
-        if callable(emit):
-            try:
-                await emit(OBSERVED_EVENT, payload)
-            except Exception as err:  # the observation must never break the event
-                logger.warning("%s: hook:observed not emitted: %s", HANDLER_PREFIX, err)
-        return True
 
     # -- registration
 
@@ -609,9 +562,6 @@ class Dispatcher:
                 self.background.spawn(hook, _run_one(hook, context))
                 continue
             decision = hook.decide(context) if hook.decide else await _run_one(hook, context)
-            if self.observed(hook):
-                await self._record(hook, context, decision)
-                continue
             if outcome.add(decision):
                 changed = True
                 context = self._modified(base, outcome, step.alias)
@@ -630,10 +580,7 @@ class Dispatcher:
                 foreground.append(hook)
         decisions = await self._together([(hook, context) for hook in foreground])
         changed = False
-        for hook, decision in zip(foreground, decisions, strict=True):  # in declaration order
-            if self.observed(hook):
-                await self._record(hook, context, decision)
-                continue
+        for decision in decisions:  # in declaration order
             changed = outcome.add(decision) or changed
         return changed
 

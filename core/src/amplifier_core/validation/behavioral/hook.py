@@ -30,6 +30,20 @@ class HookBehaviorTests:
         if result is not None:
             assert result.action in _ACTIONS, f"Invalid action: {result.action}"
 
+    async def test_registers_only_events_that_exist(
+        self, hook_cleanup: Any, coordinator: Any
+    ) -> None:
+        """A handler for an event no catalogue lists and no module declares never runs (a
+        typo such as ``tool:pree``); a module's own events are declared on
+        ``observability.events`` (see :mod:`amplifier_core.declared_events`)."""
+        from ...declared_events import declared_events, unknown_registrations
+
+        listing = getattr(coordinator.hooks, "registrations", None)
+        if not callable(listing):
+            pytest.skip("the hook registry cannot list its registrations")
+        unknown = unknown_registrations(listing(), await declared_events(coordinator))
+        assert not unknown, "\n".join(u.message() for u in unknown)
+
     async def test_cleanup_is_callable_if_present(self, hook_cleanup: Any) -> None:
         if hook_cleanup is not None:
             assert callable(hook_cleanup), "Cleanup must be callable"
