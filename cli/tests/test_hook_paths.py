@@ -135,9 +135,10 @@ def _emit(case: Case) -> Seen:
         "emit", "tool:pre", "--bundle", str(bundle), "--data", json.dumps(BASH_CALL),
         "--workspace", str(case.workspace),
     )  # fmt: skip
-    assert done.exit_code in (0, 1), done.output
+    assert done.exit_code in (0, 3), done.output  # 3: a hook denied the event
     result = done.output[done.output.rindex("result") :]
-    return Seen('"deny"' in result, case.logged("hook:observed"), done.output)
+    assert ('"deny"' in result) == (done.exit_code == 3), done.output
+    return Seen(done.exit_code == 3, case.logged("hook:observed"), done.output)
 
 
 def _replay(case: Case) -> Seen:

@@ -142,7 +142,7 @@ def test_emit_exports_the_hook_runs_of_its_event(receiver: OtlpReceiver, tmp_pat
     (tmp_path / "emit").mkdir()
     bundle = _bundle(tmp_path / "emit", receiver.endpoint)
     done = _invoke("emit", "tool:pre", "--bundle", str(bundle), "--data", json.dumps(CALL))
-    assert done.exit_code in (0, 1), done.output
+    assert done.exit_code in (0, 3), done.output  # 3: a hook denied the event
     emitted = _hook_runs(receiver.taken())
 
     assert emitted
