@@ -24,9 +24,18 @@ from pathlib import Path
 
 BENCH = Path(__file__).resolve().parent
 ROOT = BENCH.parent
-UPSTREAM = ROOT.parent / "shared" / "upstream"
+UPSTREAM = next(
+    (
+        where / "shared" / "upstream"
+        for where in (ROOT.parent, ROOT.parent.parent)  # a checkout, or a worktree beside one
+        if (where / "shared" / "upstream").is_dir()
+    ),
+    ROOT.parent / "shared" / "upstream",
+)
 WORKER = BENCH / "_plan_worker.py"
 AMPLIFIER_MODULES = ("loop-basic", "context-simple")
+WORKSPACE = ("util", "redact")
+"""The workspace packages the hook modules require."""
 HOOK_MODULES = ("hooks-logging", "hooks-redaction", "hooks-status-context", "hooks-todo-reminder")
 
 
@@ -53,7 +62,15 @@ def _ensure_env(name: str, kernel: list[str]) -> tuple[Path | None, str]:
     print(f"bench: preparing {venv} (one time)", file=sys.stderr)
     steps = [
         [sys.executable, "-m", "venv", str(venv)],
-        [str(python), "-m", "pip", "install", "-q", *kernel, "-e", str(ROOT / "util")],
+        [
+            str(python),
+            "-m",
+            "pip",
+            "install",
+            "-q",
+            *kernel,
+            *(f"-e{ROOT / package}" for package in WORKSPACE),
+        ],
         [str(python), "-m", "pip", "install", "-q", "--no-deps", *_amplifier_requirements()],
         [
             str(python),

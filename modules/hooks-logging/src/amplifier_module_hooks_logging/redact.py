@@ -144,11 +144,23 @@ def value_engine() -> Redactor:
     return build_redactor(parse_config(None))
 
 
-def value_redactor(engine: Redactor | None = None) -> Callable[[Any], Any]:
+def value_redactor(engine: Redactor | None = None, *, memo: bool = False) -> Callable[[Any], Any]:
     """The redaction engine's default rules (secrets and PII), or ``engine``, as a function
     over nested data: the data back with every secret in its strings replaced, the same
-    object when there is none."""
+    object when there is none. With ``memo``, the function remembers the list items it found
+    clean (a conversation carried by every request) and does not look at them again while
+    they hold what they held (:class:`~amplifier_hooks_redact.memo.CleanMemo`); such a
+    function belongs to one logger and one thread."""
     redactor = engine if engine is not None else value_engine()
+    if memo:
+        from amplifier_hooks_redact.memo import CleanMemo
+
+        seen = CleanMemo()
+
+        def redact_remembering(data: Any) -> Any:
+            return redactor.redact(data, seen)[0]
+
+        return redact_remembering
 
     def redact(data: Any) -> Any:
         return redactor.redact(data)[0]
