@@ -176,3 +176,26 @@ def test_a_remembered_container_is_known_only_while_it_holds_the_same(
     assert memo.known(item)  # back to what it held
     item["payload"] = replacement
     assert memo.known(item) == (replacement == data)
+
+
+@settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(rounds=edits)
+async def test_no_secret_passes_a_request_built_anew_from_edited_messages(
+    rounds: list[list[tuple[int, int, str]]],
+) -> None:
+    """As Amplifier's loop-basic does: every request's models are built anew from the stored
+    dicts, which are edited in place between requests. The provider never gets a secret."""
+    context = Context()
+    provider = Provider()
+    coordinator = Coordinator(context, provider)
+    cleanup = await mount(coordinator, {"notify": False, "guard_context": False})
+    await coordinator.hooks.emit("provider:request", {})  # the guard wraps the provider
+    conversation: list[dict[str, Any]] = [_message(n, "all fine") for n in range(6)]
+    try:
+        for changes in rounds:
+            for op, index, text in changes:
+                _edit(conversation, op, index, text)
+            await provider.complete(ChatRequest(messages=[Message(**m) for m in conversation]))
+            assert not _holds_secret(provider.received[-1].model_dump())
+    finally:
+        cleanup()

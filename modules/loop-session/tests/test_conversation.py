@@ -9,7 +9,7 @@ from amplifier_hooks_util.deep import tree_copy
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from amplifier_module_loop_session.conversation import CheckedPrefix, MessageCache
+from amplifier_module_loop_session.conversation import CheckedPrefix, DumpCache, MessageCache
 
 
 class Counting:
@@ -108,3 +108,33 @@ def test_a_message_changed_in_place_anywhere_is_never_served_stale(
         else:
             message["metadata"] = {"note": text}
         assert cache.messages(list(conversation)) == conversation
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    steps=st.lists(
+        st.tuples(st.integers(0, 3), st.integers(0, 20), st.text(max_size=5)),
+        min_size=1,
+        max_size=12,
+    )
+)
+def test_a_dump_edited_in_place_or_a_model_replaced_is_made_again(
+    steps: list[tuple[int, int, str]],
+) -> None:
+    """Whatever a handler does to the dumps it was handed, or however the models change, the
+    next request's dumps are what dumping each model gives now."""
+    cache = DumpCache(lambda model: tree_copy(model))
+    models: list[Any] = [{"role": "user", "content": f"m{n}", "meta": {"n": [n]}} for n in range(5)]
+    handed = cache.dumps(models)
+    for op, index, text in steps:
+        if op == 0:
+            models = [*models, {"role": "tool", "content": text, "meta": {"n": []}}]
+        elif op == 1 and handed:
+            handed[index % len(handed)]["meta"]["n"].append(text)  # a handler's edit in place
+        elif op == 2:
+            kept = models[: index % len(models)]
+            models = [*kept, {"role": "user", "content": text, "meta": {"n": []}}]
+        else:
+            models = list(models)
+        handed = cache.dumps(models)
+        assert handed == [tree_copy(model) for model in models]

@@ -33,7 +33,7 @@ from typing import Any, Final
 from amplifier_hooks_redact import MODULE_ID, Redactor
 from amplifier_hooks_redact.memo import CleanMemo
 
-from .views import plain_view
+from .views import CleanModels, plain_view
 
 __all__ = ["OutboundGuard", "RedactionFailedError"]
 
@@ -65,6 +65,7 @@ class OutboundGuard:
         self.redactor = redactor
         self.fail_closed = fail_closed
         self.memo = memo if memo is not None else CleanMemo()
+        self.models = CleanModels()
         self._wrapped: list[Any] = []
 
     # ------------------------------------------------------------------ the context
@@ -138,9 +139,12 @@ class OutboundGuard:
             dump = getattr(request, "model_dump", None)
             if not callable(dump):
                 return self.redactor.redact(request, self.memo)[0]
-            view = plain_view(request, self.memo)
-            if view is not None and self.redactor.is_clean(view, self.memo):
-                return request  # nothing in it to redact, decided without a dump
+            view = plain_view(request, self.memo, self.models)
+            if view is not None:
+                clean = self.redactor.is_clean(view, self.memo)
+                self.models.decided(clean)
+                if clean:
+                    return request  # nothing in it to redact, decided without a dump
             redacted, counts = self.redactor.redact(dump(), self.memo)
             if not counts:
                 return request

@@ -11,6 +11,13 @@ of the kernel's ``message_models`` whose classes turn no value into something el
 out (no serializer of any kind, no computed field) and whose ``model_dump`` is pydantic's own.
 Anything else in a request (a model of another kind, a dataclass) makes the view ``None``,
 and the request is dumped as before.
+
+An orchestrator may build every message's model anew for each request (Amplifier's
+loop-basic does), from the same strings. :class:`CleanModels` remembers the models found clean
+by what they hold: their class and the text of their fields and extra keys when every field
+is a string or ``None`` (and every extra value a string, ``None`` or a container the memo
+knows clean). Strings cannot change, so a model holding the same strings holds nothing to
+redact either, and it stands in the view as an empty dict.
 """
 
 from __future__ import annotations
@@ -21,12 +28,64 @@ from typing import TYPE_CHECKING, Any, Final
 if TYPE_CHECKING:
     from amplifier_hooks_redact.memo import CleanMemo
 
-__all__ = ["plain_view"]
+__all__ = ["CleanModels", "plain_view"]
 
 _MODULE: Final = "amplifier_core.message_models"
 _LEAVES: Final = frozenset({str, int, float, bool, type(None)})
 _MAX_DEPTH: Final = 64
 _readable: dict[type, bool] = {}
+_TEXT: Final = frozenset({str, type(None)})
+_MAX_KEYS: Final = 65_536
+
+
+class CleanModels:
+    """The models found clean, by class and the strings they hold (see the module docstring)."""
+
+    __slots__ = ("_clean", "_pending")
+
+    def __init__(self) -> None:
+        self._clean: set[tuple[Any, ...]] = set()
+        self._pending: list[tuple[Any, ...]] = []
+
+    def key(self, model: Any, memo: CleanMemo | None) -> tuple[Any, ...] | None:
+        """What ``model``'s verdict is remembered by, or ``None`` when it holds more than
+        strings (then it is looked at every time)."""
+        values = tuple(model.__dict__.values())
+        if not _TEXT.issuperset(map(type, values)):
+            return None
+        extra = model.__pydantic_extra__
+        if not extra:
+            return (type(model), values)
+        extras: list[tuple[str, str | None]] = []
+        for name, item in extra.items():
+            if type(name) is not str:
+                return None
+            if type(item) in _TEXT:
+                extras.append((name, item))
+            elif memo is not None and memo.known(item):
+                extras.append((name, None))  # its contents: clean and unchanged
+            else:
+                return None
+        return (type(model), values, tuple(extras))
+
+    def __contains__(self, key: tuple[Any, ...]) -> bool:
+        return key in self._clean
+
+    def begin(self) -> None:
+        """A new request is being read: forget what an unfinished one left pending."""
+        self._pending = []
+
+    def pending(self, key: tuple[Any, ...]) -> None:
+        """``key``'s model is in the request being decided."""
+        self._pending.append(key)
+
+    def decided(self, clean: bool) -> None:
+        """The request was decided: remember its models when it was clean."""
+        pending, self._pending = self._pending, []
+        if clean and pending:
+            if len(self._clean) + len(pending) > _MAX_KEYS:
+                self._clean.clear()
+            self._clean.update(pending)
 
 
 class _Unreadable(Exception):
@@ -61,7 +120,7 @@ def _plain_class(cls: type) -> bool:
     return plain
 
 
-def _view(value: Any, depth: int, memo: CleanMemo | None) -> Any:
+def _view(value: Any, depth: int, memo: CleanMemo | None, models: CleanModels | None) -> Any:
     kind = type(value)
     if kind in _LEAVES:
         return value
@@ -73,37 +132,47 @@ def _view(value: Any, depth: int, memo: CleanMemo | None) -> Any:
         if kind is dict:
             changed = {}
             for key, item in value.items():
-                new = _view(item, depth + 1, memo)
+                new = _view(item, depth + 1, memo, models)
                 if new is not item:
                     changed[key] = new
             return {**value, **changed} if changed else value
-        items = [_view(item, depth + 1, memo) for item in value]
+        items = [_view(item, depth + 1, memo, models) for item in value]
         if all(new is old for new, old in zip(items, value, strict=True)):
             return value
         return items if kind is list else tuple(items)
     if _is_model(value):
         if not _plain_class(kind):
             raise _Unreadable
+        if models is not None and (key := models.key(value, memo)) is not None:
+            if key in models:
+                return {}  # the same strings as a model found clean: nothing to look at
+            models.pending(key)
         fields: dict[str, Any] = {}
         for key, item in value.__dict__.items():
-            fields[key] = _view(item, depth + 1, memo)
+            fields[key] = _view(item, depth + 1, memo, models)
         extra = value.__pydantic_extra__
         if extra:
             for key, item in extra.items():
-                fields[key] = _view(item, depth + 1, memo)
+                fields[key] = _view(item, depth + 1, memo, models)
         return fields
     if dataclasses.is_dataclass(value) or isinstance(value, dict | list | tuple):
         raise _Unreadable  # dumped into something else, or a container subclass: dump it
     return value  # kept as it is by model_dump (and left alone by the redaction walk)
 
 
-def plain_view(request: Any, memo: CleanMemo | None = None) -> Any | None:
+def plain_view(
+    request: Any, memo: CleanMemo | None = None, models: CleanModels | None = None
+) -> Any | None:
     """``request`` (a kernel ``ChatRequest``) as the plain data of its ``model_dump()``, made
     of the objects it holds, or ``None`` when that cannot be read without dumping it. A
-    container ``memo`` remembers clean and unchanged is plain data: it is not looked into."""
+    container ``memo`` remembers clean and unchanged is plain data: it is not looked into; a
+    model ``models`` remembers clean stands as an empty dict (call ``models.decided`` once the
+    view is decided)."""
     if not _is_model(request) or not _plain_class(type(request)):
         return None
+    if models is not None:
+        models.begin()
     try:
-        return _view(request, 0, memo)
+        return _view(request, 0, memo, models)
     except (_Unreadable, RecursionError):
         return None

@@ -7,6 +7,10 @@ round to the next (the context manager hands out new lists of the same dicts). S
   copy of the dict as it was then, and reuses it while the dict still equals that copy (the
   interpreter compares them in C, unchanged strings by identity); a round validates only what
   is new, what a hook replaced, and what was changed in place;
+- :class:`DumpCache` keeps each validated message's JSON dump (what ``llm:request`` carries),
+  made once per model and reused while it still equals a copy of itself (a handler may edit
+  event data in place), so the dump of a request costs what is new in it, and its messages
+  are the same dicts from one request to the next for every hook that remembers them;
 - :class:`CheckedPrefix` remembers how far the conversation was already checked for tool calls
   without a result, so a round checks only the messages added since (a conversation that was
   replaced, by compaction or ``set_messages``, is checked again from the start).
@@ -15,9 +19,10 @@ round to the next (the context manager hands out new lists of the same dicts). S
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from operator import is_
 from typing import Any, Final
 
-__all__ = ["CheckedPrefix", "MessageCache", "plain_copy"]
+__all__ = ["CheckedPrefix", "DumpCache", "MessageCache", "plain_copy"]
 
 _SHARED: Final = frozenset({str, int, float, bool, type(None), bytes})
 _NOT_PLAIN: Final = object()
@@ -118,3 +123,36 @@ class CheckedPrefix:
         self._length = len(conversation)
         self._first = conversation[0] if conversation else None
         self._last = conversation[-1] if conversation else None
+
+
+class DumpCache:
+    """Each message model's dump, reused while the dump equals a copy of itself."""
+
+    def __init__(self, dump: Callable[[Any], dict[str, Any]]) -> None:
+        self._dump = dump
+        self._models: list[Any] = []
+        self._dumps: list[dict[str, Any]] = []
+        self._copies: list[Any] = []
+
+    def dumps(self, models: Sequence[Any]) -> list[dict[str, Any]]:
+        """``dump(m)`` for each model: the dumps of the models met last time in the same
+        places reused (checked with one comparison of the dumps and their copies), the others
+        dumped."""
+        known = len(self._models)
+        if (
+            known
+            and len(models) >= known
+            and all(map(is_, models[:known], self._models))
+            and self._dumps == self._copies
+        ):
+            dumps, copies = self._dumps[:], self._copies[:]
+        else:
+            known, dumps, copies = 0, [], []
+        for model in models[known:]:
+            dump = self._dump(model)
+            dumps.append(dump)
+            copies.append(plain_copy(dump))
+        self._models = list(models)
+        self._dumps = dumps
+        self._copies = copies
+        return list(dumps)
