@@ -205,7 +205,9 @@ def _as_json(data: dict[str, Any], memo: PlainMemo | None = None) -> dict[str, A
                     break
             else:
                 continue
-        if not (_plain_items(value, memo) if memo is not None and kind is list else _plain(value)):
+        if not (
+            _plain_items(value, memo) if memo is not None and kind is list else _plain(value, memo)
+        ):
             break
     else:
         return data
@@ -231,11 +233,12 @@ def _plain_items(items: list[Any], memo: PlainMemo) -> bool:
     return True
 
 
-def _plain(value: Any) -> bool:
+def _plain(value: Any, memo: PlainMemo | None = None) -> bool:
     """Whether ``value``, not a native scalar, is JSON already: a ``list`` or a ``dict``
     with ``str`` keys, of native scalars and such containers all the way down. Walked without
     recursion; past ``_PLAIN_BUDGET`` containers (a cycle, or very large data) the answer is
-    no, and the careful copy takes over."""
+    no, and the careful copy takes over. With ``memo``, the items of lists remembered plain
+    and unchanged are not looked at (:class:`PlainMemo`)."""
     cls = type(value)
     if cls is dict:  # a flat dict of scalars, the usual nested value, needs no walk
         for key, item in value.items():
@@ -266,6 +269,9 @@ def _plain(value: Any) -> bool:
                     stack.append(item)
                 else:
                     return False
+        elif memo is not None:  # a list's items: those remembered plain are not looked at
+            if not _plain_items(current, memo):
+                return False
         else:
             for item in current:
                 kind = type(item)
