@@ -15,9 +15,9 @@ and the request is dumped as before.
 An orchestrator may build every message's model anew for each request (Amplifier's
 loop-basic does), from the same strings. :class:`CleanModels` remembers the models found clean
 by what they hold: their class and the text of their fields and extra keys when every field
-is a string or ``None`` (and every extra value a string, ``None`` or a container the memo
-knows clean). Strings cannot change, so a model holding the same strings holds nothing to
-redact either, and it stands in the view as an empty dict.
+is a string, a number or ``None`` (and every extra value one too, or a container the memo
+knows clean, or a list of such). Strings cannot change, so a model holding the same strings
+holds nothing to redact either, and it stands in the view as an empty dict.
 """
 
 from __future__ import annotations
@@ -34,8 +34,12 @@ _MODULE: Final = "amplifier_core.message_models"
 _LEAVES: Final = frozenset({str, int, float, bool, type(None)})
 _MAX_DEPTH: Final = 64
 _readable: dict[type, bool] = {}
-_TEXT: Final = frozenset({str, type(None)})
+_TEXT: Final = frozenset({str, type(None), bool, int, float})
+"""What a remembered model's fields may hold: strings, and values without text."""
 _MAX_KEYS: Final = 65_536
+_KNOWN: Final = "\x00known"
+"""Stands in a key for a container the memo knows clean (no string of a field equals it:
+field strings are in the key as themselves, and this one never names an extra's value)."""
 
 
 class CleanModels:
@@ -56,14 +60,17 @@ class CleanModels:
         extra = model.__pydantic_extra__
         if not extra:
             return (type(model), values)
-        extras: list[tuple[str, str | None]] = []
+        extras: list[tuple[str, Any]] = []
         for name, item in extra.items():
             if type(name) is not str:
                 return None
             if type(item) in _TEXT:
                 extras.append((name, item))
-            elif memo is not None and memo.known(item):
-                extras.append((name, None))  # its contents: clean and unchanged
+            elif memo is not None and (
+                memo.known(item)
+                or (type(item) is list and all(type(x) in _TEXT or memo.known(x) for x in item))
+            ):
+                extras.append((name, _KNOWN))  # its contents: clean and unchanged
             else:
                 return None
         return (type(model), values, tuple(extras))

@@ -60,22 +60,23 @@ def plain_copy(value: Any) -> Any:
 class MessageCache:
     """Validated messages by the identity of their dict (see the module docstring).
 
-    The part of the conversation that is the same as last round (the same first message and
-    message at the old length, and every message of it equal to its copy, compared in one
-    call) is taken as a whole; only the messages after it are looked up one by one (and
-    validated when new or changed).
+    The part of the conversation that is the same as last round (the same dicts in the same
+    places, found in C, and every one of them equal to its copy, compared in one call; the
+    last message may differ, when an injection was appended to it for one request) is taken as
+    a whole; only the messages after it are looked up one by one (and validated when new or
+    changed).
     """
 
     def __init__(self, validate: Callable[[dict[str, Any]], Any]) -> None:
         self._validate = validate
         self._known: dict[int, tuple[dict[str, Any], Any, Any]] = {}
-        self._prefix = CheckedPrefix()
+        self._conversation: list[dict[str, Any]] = []
         self._validated: list[Any] = []
         self._copies: list[Any] = []
 
     def messages(self, conversation: Sequence[dict[str, Any]]) -> list[Any]:
         """``validate(m)`` for each message, reused for a dict already seen unchanged."""
-        start = self._prefix.start(conversation)
+        start = _same_prefix(conversation, self._conversation)
         if start and list(conversation[:start]) != self._copies[:start]:
             start = 0  # something was changed in place: every message is looked up again
         old = self._known
@@ -94,7 +95,7 @@ class MessageCache:
         self._known = known
         self._validated = validated
         self._copies = copies
-        self._prefix.checked(conversation)
+        self._conversation = list(conversation)
         return list(validated)
 
 
@@ -125,6 +126,15 @@ class CheckedPrefix:
         self._last = conversation[-1] if conversation else None
 
 
+def _same_prefix(items: Sequence[Any], before: Sequence[Any]) -> int:
+    """How many leading items of ``items`` are the very objects of ``before`` (found in C)."""
+    length = min(len(items), len(before))
+    if not length:
+        return 0
+    same = list(map(is_, items[:length], before[:length]))
+    return same.index(False) if False in same else length
+
+
 class DumpCache:
     """Each message model's dump, reused while the dump equals a copy of itself."""
 
@@ -135,17 +145,12 @@ class DumpCache:
         self._copies: list[Any] = []
 
     def dumps(self, models: Sequence[Any]) -> list[dict[str, Any]]:
-        """``dump(m)`` for each model: the dumps of the models met last time in the same
-        places reused (checked with one comparison of the dumps and their copies), the others
-        dumped."""
-        known = len(self._models)
-        if (
-            known
-            and len(models) >= known
-            and all(map(is_, models[:known], self._models))
-            and self._dumps == self._copies
-        ):
-            dumps, copies = self._dumps[:], self._copies[:]
+        """``dump(m)`` for each model: the dumps of the leading models that are the ones met
+        last time reused (checked with one comparison of the dumps and their copies), the
+        others dumped."""
+        known = _same_prefix(models, self._models)
+        if known and self._dumps[:known] == self._copies[:known]:
+            dumps, copies = self._dumps[:known], self._copies[:known]
         else:
             known, dumps, copies = 0, [], []
         for model in models[known:]:
