@@ -172,7 +172,7 @@ class PlainMemo:
                 once.clear()
             once[ident] = value
             return
-        del once[ident]
+        once.pop(ident, None)  # another thread may have cleared it
         try:
             copied = _memo_copy(value, 0)
         except (_NotPlain, RecursionError):

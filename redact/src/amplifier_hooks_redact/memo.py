@@ -101,7 +101,7 @@ class CleanMemo:
                 once.clear()
             once[ident] = value
             return
-        del once[ident]
+        once.pop(ident, None)  # another thread may have cleared it
         copied = snapshot(value)
         if copied is None:
             return
