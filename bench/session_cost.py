@@ -8,12 +8,14 @@ hooks-todo-reminder), in three setups:
 - our kernel with the very same Amplifier modules;
 - our kernel with our runtime, ``loop-session`` and our ``context-simple`` (this interpreter).
 
-Each setup's figure is the best of ``--rounds`` turns, per tool call; ratios are to 2.0.2 in
-the same run, and the last row is each setup's growth from the smallest size to the largest.
+Each setup's figure is the best of ``--rounds`` turns, per tool call, in CPU time of the whole
+process (every thread; ``--clock wall`` for the wall clock, which a shared machine disturbs
+far more); ratios are to 2.0.2 in the same run, and the last row is each setup's growth from
+the smallest size to the largest.
 The peers run in virtual environments of their own under ``bench/.peers/`` (made on first use:
 Amplifier's modules come from ``../shared/upstream`` or ``AMPLIFIER_MODULES_REQUIREMENTS``).
 
-    python bench/session_cost.py [--sizes 50,200,400] [--rounds 3] [--no-peers]
+    python bench/session_cost.py [--sizes 50,200,400] [--rounds 3] [--clock cpu] [--no-peers]
 """
 
 from __future__ import annotations
@@ -92,23 +94,32 @@ def _ensure_env(name: str, kernel: list[str]) -> tuple[Path | None, str]:
     return python, ""
 
 
-def _measure(python: Path | str, orchestrator: str, calls: int, rounds: int, hooks: bool) -> float:
+CLOCK = {"cpu": "cpu_best", "wall": "best"}
+
+
+def _measure(
+    python: Path | str, orchestrator: str, calls: int, rounds: int, hooks: bool, clock: str = "cpu"
+) -> float:
     command = [str(python), str(WORKER), "--orchestrator", orchestrator, "--calls", str(calls)]
     command += ["--rounds", str(rounds)] + (["--hooks"] if hooks else [])
     done = subprocess.run(command, capture_output=True, text=True, check=False, timeout=1800)
     if done.returncode != 0:
         raise RuntimeError(f"{' '.join(command)} failed:\n{done.stderr[-2000:]}")
-    best: float = json.loads(done.stdout.strip().splitlines()[-1])["best"]
+    best: float = json.loads(done.stdout.strip().splitlines()[-1])[CLOCK[clock]]
     return best
 
 
 def _curve(
-    setups: list[tuple[str, Path | str | None, str]], sizes: list[int], rounds: int, hooks: bool
+    setups: list[tuple[str, Path | str | None, str]],
+    sizes: list[int],
+    rounds: int,
+    hooks: bool,
+    clock: str,
 ) -> None:
     """One table: per tool call at each size, for each setup, with each setup's ratio to the
     first (2.0.2) and its growth from the smallest size to the largest."""
     label = "the four reference hooks" if hooks else "no hooks"
-    print(f"\nper tool call (us), {label}")
+    print(f"\nper tool call (us, {clock}), {label}")
     names = [name for name, _, _ in setups]
     print(f"{'calls':>6}" + "".join(f"{name:>22}" for name in names))
     figures: dict[str, list[float | None]] = {name: [] for name in names}
@@ -116,7 +127,9 @@ def _curve(
         row = f"{calls:>6}"
         base: float | None = None
         for index, (name, python, orchestrator) in enumerate(setups):
-            seconds = _measure(python, orchestrator, calls, rounds, hooks) if python else None
+            seconds = (
+                _measure(python, orchestrator, calls, rounds, hooks, clock) if python else None
+            )
             figures[name].append(seconds)
             if index == 0:
                 base = seconds
@@ -140,6 +153,12 @@ def main() -> None:
     parser.add_argument("--sizes", default="50,200,400", help="tool calls per turn")
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--no-peers", action="store_true", help="only our runtime")
+    parser.add_argument(
+        "--clock",
+        choices=sorted(CLOCK),
+        default="cpu",
+        help="CPU time of the whole process (default: steady on a shared machine) or wall clock",
+    )
     args = parser.parse_args()
     sizes = [int(size) for size in args.sizes.split(",")]
 
@@ -161,7 +180,7 @@ def main() -> None:
         "to the first column, in the same run."
     )
     for hooks in (False, True):
-        _curve(setups, sizes, args.rounds, hooks)
+        _curve(setups, sizes, args.rounds, hooks, args.clock)
 
 
 if __name__ == "__main__":
