@@ -95,8 +95,10 @@ def _edit(messages: list[dict[str, Any]], op: int, index: int, text: str) -> Non
         message["content"] = f"{content} then {text}"
     elif op == 3 and isinstance(message.get("tool_calls"), list):
         message["tool_calls"][0]["arguments"]["command"] = f"echo {text}"
-    elif op == 3:
+    elif op == 3 and index % 2:
         message["metadata"] = {"note": [text]}
+    elif op == 3:
+        message["tags"] = ["seen", text]  # an extra key: a list of strings
     else:
         messages[index % len(messages)] = _message(index, text)
 

@@ -37,9 +37,27 @@ _readable: dict[type, bool] = {}
 _TEXT: Final = frozenset({str, type(None), bool, int, float})
 """What a remembered model's fields may hold: strings, and values without text."""
 _MAX_KEYS: Final = 65_536
-_KNOWN: Final = "\x00known"
-"""Stands in a key for a container the memo knows clean (no string of a field equals it:
-field strings are in the key as themselves, and this one never names an extra's value)."""
+_KNOWN: Final = object()
+"""Stands in a key for a container the memo knows clean and unchanged (no value is it)."""
+_UNKEYED: Final = object()
+
+
+def _keyed(value: Any, memo: CleanMemo | None) -> Any:
+    """``value`` as it stands in a key: a string or number as itself, a container the memo
+    knows as :data:`_KNOWN`, a list as the tuple of its items so written; else
+    :data:`_UNKEYED`."""
+    if type(value) in _TEXT:
+        return value
+    if memo is None:
+        return _UNKEYED
+    if memo.known(value):
+        return _KNOWN
+    if type(value) is list:
+        items = tuple(
+            x if type(x) in _TEXT else _KNOWN if memo.known(x) else _UNKEYED for x in value
+        )
+        return _UNKEYED if any(x is _UNKEYED for x in items) else items
+    return _UNKEYED
 
 
 class CleanModels:
@@ -56,23 +74,19 @@ class CleanModels:
         strings (then it is looked at every time)."""
         values = tuple(model.__dict__.values())
         if not _TEXT.issuperset(map(type, values)):
-            return None
+            keyed = [_keyed(value, memo) for value in values]
+            if any(value is _UNKEYED for value in keyed):
+                return None
+            values = tuple(keyed)
         extra = model.__pydantic_extra__
         if not extra:
             return (type(model), values)
         extras: list[tuple[str, Any]] = []
         for name, item in extra.items():
-            if type(name) is not str:
+            keyed_item = _keyed(item, memo)
+            if type(name) is not str or keyed_item is _UNKEYED:
                 return None
-            if type(item) in _TEXT:
-                extras.append((name, item))
-            elif memo is not None and (
-                memo.known(item)
-                or (type(item) is list and all(type(x) in _TEXT or memo.known(x) for x in item))
-            ):
-                extras.append((name, _KNOWN))  # its contents: clean and unchanged
-            else:
-                return None
+            extras.append((name, keyed_item))
         return (type(model), values, tuple(extras))
 
     def __contains__(self, key: tuple[Any, ...]) -> bool:
