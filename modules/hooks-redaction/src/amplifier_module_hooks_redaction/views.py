@@ -40,23 +40,33 @@ _MAX_KEYS: Final = 65_536
 _KNOWN: Final = object()
 """Stands in a key for a container the memo knows clean and unchanged (no value is it)."""
 _UNKEYED: Final = object()
+_DICT: Final = object()
+"""Opens the key of a dict (so that no list is written the same way)."""
 
 
-def _keyed(value: Any, memo: CleanMemo | None) -> Any:
+def _keyed(value: Any, memo: CleanMemo | None, depth: int = 0) -> Any:
     """``value`` as it stands in a key: a string or number as itself, a container the memo
-    knows as :data:`_KNOWN`, a list as the tuple of its items so written; else
-    :data:`_UNKEYED`."""
+    knows as :data:`_KNOWN`, a list as the tuple of its items so written and a dict of
+    ``str`` keys as the tuple of its pairs after :data:`_DICT` (a model's dict field is a new
+    dict each time it is validated); else :data:`_UNKEYED`."""
     if type(value) in _TEXT:
         return value
-    if memo is None:
+    if memo is None or depth > 4:
         return _UNKEYED
     if memo.known(value):
         return _KNOWN
-    if type(value) is list:
-        items = tuple(
-            x if type(x) in _TEXT else _KNOWN if memo.known(x) else _UNKEYED for x in value
-        )
-        return _UNKEYED if any(x is _UNKEYED for x in items) else items
+    kind = type(value)
+    if kind is list:
+        items = tuple(_keyed(item, memo, depth + 1) for item in value)
+        return _UNKEYED if any(item is _UNKEYED for item in items) else items
+    if kind is dict:
+        pairs: list[Any] = [_DICT]
+        for name, item in value.items():
+            keyed = _keyed(item, memo, depth + 1)
+            if type(name) is not str or keyed is _UNKEYED:
+                return _UNKEYED
+            pairs.append((name, keyed))
+        return tuple(pairs)
     return _UNKEYED
 
 
