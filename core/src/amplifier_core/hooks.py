@@ -107,13 +107,99 @@ _PLAIN_BUDGET: Final = 100_000
 """Containers the plain-data check looks at before it gives up (and the data is copied)."""
 
 
-def _as_json(data: dict[str, Any]) -> dict[str, Any]:
+_MEMO_ENTRIES: Final = 65_536
+_MEMO_DEPTH: Final = 64
+_MEMO_SHARED: Final = frozenset({str, int, float, bool, type(None)})
+
+
+class _NotPlain(Exception):
+    """Raised inside :func:`_memo_copy` for a value that is not plain JSON data."""
+
+
+def _memo_copy(value: Any, depth: int) -> Any:
+    kind = type(value)
+    if kind in _MEMO_SHARED:
+        return value
+    if depth >= _MEMO_DEPTH:
+        raise _NotPlain
+    if kind is dict:
+        copied: dict[str, Any] = {}
+        for key, item in value.items():
+            if type(key) is not str:
+                raise _NotPlain
+            copied[key] = _memo_copy(item, depth + 1)
+        return copied
+    if kind is list:
+        return [_memo_copy(item, depth + 1) for item in value]
+    raise _NotPlain
+
+
+class PlainMemo:
+    """Lists' items already found to be plain JSON data, so that emit does not look at them
+    again.
+
+    Every ``provider:request`` of a growing conversation carries the same message dicts again.
+    :class:`PlainMemo` remembers the items of lists that emit found to be plain JSON data (dicts
+    with ``str`` keys, lists, strings, numbers, booleans, ``None``), each with a deep copy of what
+    it held then (new dicts and lists, the same strings and numbers). The same item met again is
+    plain when it still equals that copy: the interpreter compares the two in C, the unchanged
+    strings by identity. An item changed in place since (a value replaced, a block appended) is
+    unequal and is looked at again, and normalised if it is no longer plain.
+
+    Equality does not see a value replaced by an equal one of another type: an item whose ``1``
+    was replaced in place by ``Decimal(1)``, or whose string by an equal ``str`` subclass, is
+    still taken as plain and handed over as it is. Nothing in the kernel or its modules does that.
+
+    One memo belongs to one registry; it forgets everything once it holds ``_MEMO_ENTRIES``.
+    """
+
+    __slots__ = ("_once", "_seen")
+
+    def __init__(self) -> None:
+        self._seen: dict[int, tuple[Any, Any]] = {}
+        self._once: dict[int, Any] = {}  # met once: copied only when met again
+
+    def known(self, value: Any) -> bool:
+        """Whether ``value`` was remembered plain and still equals what it held then."""
+        hit = self._seen.get(id(value))
+        if hit is None or hit[0] is not value:
+            return False
+        try:
+            return bool(value == hit[1])
+        except Exception:  # something inside that cannot be compared: look again
+            return False
+
+    def remember(self, value: Any) -> None:
+        """Remember ``value``, a dict or list just found plain. It is copied the second time
+        it is found plain, not the first: data built anew for each event is never carried
+        again, and is not copied."""
+        ident = id(value)
+        once = self._once
+        if once.get(ident) is not value:
+            if len(once) >= _MEMO_ENTRIES:
+                once.clear()
+            once[ident] = value
+            return
+        once.pop(ident, None)  # another thread may have cleared it
+        try:
+            copied = _memo_copy(value, 0)
+        except (_NotPlain, RecursionError):
+            return
+        seen = self._seen
+        if len(seen) >= _MEMO_ENTRIES:
+            seen.clear()
+        seen[id(value)] = (value, copied)
+
+
+def _as_json(data: dict[str, Any], memo: PlainMemo | None = None) -> dict[str, Any]:
     """``data`` as amplifier-core 2.0.2 hands it to handlers: what JSON cannot encode as
     ``str(value)`` (a ``ToolResult`` as 2.0.2's text of it, paths, bytes, dates, decimals,
     models), tuples as lists, dict keys as JSON writes them. Values that already are JSON are
     kept, the very objects: plain data costs one look at each value and no copy. Never
     raises: a container that contains itself, or nesting past ``_JSON_DEPTH``, is kept as it
-    is from there on; an object whose ``str()`` fails reads ``<unprintable TypeName>``."""
+    is from there on; an object whose ``str()`` fails reads ``<unprintable TypeName>``. With
+    ``memo``, the items of a top-level list found plain before and unchanged are not looked
+    at again (a conversation carried by every request: see :class:`PlainMemo`)."""
     native = _NATIVE
     for key, value in data.items():
         if type(key) is not str:
@@ -127,7 +213,9 @@ def _as_json(data: dict[str, Any]) -> dict[str, Any]:
                     break
             else:
                 continue
-        if not _plain(value):
+        if not (
+            _plain_items(value, memo) if memo is not None and kind is list else _plain(value, memo)
+        ):
             break
     else:
         return data
@@ -135,11 +223,30 @@ def _as_json(data: dict[str, Any]) -> dict[str, Any]:
     return {_json_key(k): _json(v, active) for k, v in data.items()}
 
 
-def _plain(value: Any) -> bool:
+def _plain_items(items: list[Any], memo: PlainMemo) -> bool:
+    """:func:`_plain` for a list, each dict or list item remembered in ``memo`` once found
+    plain, and not looked at again while it equals what it held then."""
+    native = _NATIVE
+    for item in items:
+        kind = type(item)
+        if kind in native:
+            continue
+        if kind is not dict and kind is not list:
+            return False
+        if memo.known(item):
+            continue
+        if not _plain(item):
+            return False
+        memo.remember(item)
+    return True
+
+
+def _plain(value: Any, memo: PlainMemo | None = None) -> bool:
     """Whether ``value``, not a native scalar, is JSON already: a ``list`` or a ``dict``
     with ``str`` keys, of native scalars and such containers all the way down. Walked without
     recursion; past ``_PLAIN_BUDGET`` containers (a cycle, or very large data) the answer is
-    no, and the careful copy takes over."""
+    no, and the careful copy takes over. With ``memo``, the items of lists remembered plain
+    and unchanged are not looked at (:class:`PlainMemo`)."""
     cls = type(value)
     if cls is dict:  # a flat dict of scalars, the usual nested value, needs no walk
         for key, item in value.items():
@@ -170,6 +277,9 @@ def _plain(value: Any) -> bool:
                     stack.append(item)
                 else:
                     return False
+        elif memo is not None:  # a list's items: those remembered plain are not looked at
+            if not _plain_items(current, memo):
+                return False
         else:
             for item in current:
                 kind = type(item)
@@ -698,6 +808,7 @@ class HookRegistry:
         self._json_defaults: dict[str, Any] = {}  # the same, as handlers see them (json_data)
         self._seq = 0
         self._failure_listeners: list[FailureListener] = []
+        self._plain_memo = PlainMemo()  # list items found plain: a conversation carried again
 
     # ------------------------------------------------------------------ registration
 
@@ -862,7 +973,7 @@ class HookRegistry:
         if self.json_data:  # the defaults are JSON already, and so is the timestamp
             defaults = self._json_defaults
             if data:
-                data = _as_json(data)
+                data = _as_json(data, self._plain_memo)
         else:
             defaults = self._defaults
         if not data:

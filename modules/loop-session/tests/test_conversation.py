@@ -5,7 +5,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from amplifier_module_loop_session.conversation import CheckedPrefix, MessageCache
+from amplifier_hooks_util.deep import tree_copy
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from amplifier_module_loop_session.conversation import CheckedPrefix, DumpCache, MessageCache
 
 
 class Counting:
@@ -67,3 +71,70 @@ def test_the_checked_prefix_holds_only_while_its_ends_are_the_same_objects() -> 
     assert prefix.start([*conversation, *_turn(3)]) == 4
     assert prefix.start([dict(conversation[0]), *conversation[1:]]) == 0
     assert prefix.start(conversation[:3]) == 0
+
+
+def _assistant(n: int) -> dict[str, Any]:
+    return {
+        "role": "assistant",
+        "content": [{"type": "text", "text": f"a{n}"}],
+        "tool_calls": [{"id": f"c{n}", "tool": "bash", "arguments": {"n": n}}],
+    }
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    edits=st.lists(
+        st.tuples(st.integers(0, 3), st.integers(0, 30), st.text(max_size=6)),
+        min_size=1,
+        max_size=12,
+    )
+)
+def test_a_message_changed_in_place_anywhere_is_never_served_stale(
+    edits: list[tuple[int, int, str]],
+) -> None:
+    """Whatever is edited in place (a content string, a block appended to a content list, a
+    nested argument, a key added), the next round returns what the dicts hold now."""
+    cache = MessageCache(lambda message: tree_copy(message))
+    conversation = [_assistant(n) if n % 2 else _turn(n)[0] for n in range(8)]
+    cache.messages(conversation)
+    for op, index, text in edits:
+        message = conversation[index % len(conversation)]
+        if op == 0:
+            message["content"] = text
+        elif op == 1 and isinstance(message["content"], list):
+            message["content"].append({"type": "text", "text": text})
+        elif op == 2 and "tool_calls" in message:
+            message["tool_calls"][0]["arguments"]["n"] = text
+        else:
+            message["metadata"] = {"note": text}
+        assert cache.messages(list(conversation)) == conversation
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    steps=st.lists(
+        st.tuples(st.integers(0, 3), st.integers(0, 20), st.text(max_size=5)),
+        min_size=1,
+        max_size=12,
+    )
+)
+def test_a_dump_edited_in_place_or_a_model_replaced_is_made_again(
+    steps: list[tuple[int, int, str]],
+) -> None:
+    """Whatever a handler does to the dumps it was handed, or however the models change, the
+    next request's dumps are what dumping each model gives now."""
+    cache = DumpCache(lambda model: tree_copy(model))
+    models: list[Any] = [{"role": "user", "content": f"m{n}", "meta": {"n": [n]}} for n in range(5)]
+    handed = cache.dumps(models)
+    for op, index, text in steps:
+        if op == 0:
+            models = [*models, {"role": "tool", "content": text, "meta": {"n": []}}]
+        elif op == 1 and handed:
+            handed[index % len(handed)]["meta"]["n"].append(text)  # a handler's edit in place
+        elif op == 2:
+            kept = models[: index % len(models)]
+            models = [*kept, {"role": "user", "content": text, "meta": {"n": []}}]
+        else:
+            models = list(models)
+        handed = cache.dumps(models)
+        assert handed == [tree_copy(model) for model in models]

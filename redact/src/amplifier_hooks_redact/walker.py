@@ -15,6 +15,10 @@ Most event data holds nothing to redact, so its strings (keys and values, allowl
 too) are first gathered and decided together (:meth:`TextRedactor.all_clean`); when none
 holds anything, the data is returned as it is without a walk. Otherwise, or for data with
 ``bytes`` or ``str`` subclasses in it, the walk decides string by string.
+
+Given a :class:`~.memo.CleanMemo`, the items of lists (the messages of a conversation) found
+clean are remembered, and an item met again unchanged is skipped, by the gathering and by the
+walk alike: data that carries a growing conversation costs what is new in it.
 """
 
 from __future__ import annotations
@@ -25,6 +29,7 @@ from collections.abc import Iterable
 from typing import Any, Final
 
 from .keyed import pair_name, probe, probe_option, value_of, value_of_option
+from .memo import CleanMemo
 from .paths import PathMatcher, State
 from .scanner import TextRedactor
 
@@ -84,32 +89,57 @@ class Redactor:
         encoded = text.encode("utf-8", "surrogateescape")
         return bytearray(encoded) if isinstance(value, bytearray) else encoded
 
-    def redact(self, data: Any) -> tuple[Any, dict[str, int]]:
-        """A redacted copy of ``data`` (or ``data`` itself if unchanged) and counts per rule."""
-        if not isinstance(data, str):
-            strings = _strings(data)
-            if strings is not None:
-                try:
-                    if self.text.all_clean(strings):
-                        return data, {}
-                except Exception:  # the walk decides, and fails closed string by string
-                    pass
+    def is_clean(self, data: Any, memo: CleanMemo | None = None) -> bool:
+        """True when ``data`` holds nothing to redact anywhere (allowlisted paths included),
+        decided from its strings together, without a walk; False when it may hold something
+        (then :meth:`redact` decides). With ``memo``, list items remembered clean and
+        unchanged are skipped, and the list items found clean are remembered (see
+        :mod:`.memo`)."""
+        if isinstance(data, str):
+            return False
+        fresh: list[Any] | None = [] if memo is not None else None
+        strings = _strings(data, memo, fresh)
+        if strings is None:
+            return False
+        try:
+            if not self.text.all_clean(strings):
+                return False
+        except Exception:  # the walk decides, and fails closed string by string
+            return False
+        if fresh:
+            assert memo is not None
+            for item in fresh:
+                memo.remember(item)
+        return True
+
+    def redact(self, data: Any, memo: CleanMemo | None = None) -> tuple[Any, dict[str, int]]:
+        """A redacted copy of ``data`` (or ``data`` itself if unchanged) and counts per rule.
+
+        With ``memo``, list items remembered clean and unchanged are skipped, and the list
+        items found clean are remembered (see :mod:`.memo`)."""
+        if self.is_clean(data, memo):
+            return data, {}
         counts: dict[str, int] = {}
         states = self._paths.initial if self._paths is not None else ()
-        result = self._walk(data, counts, states, set())
+        result = self._walk(data, counts, states, set(), memo)
         return result, counts
 
     def _walk(
-        self, value: Any, counts: dict[str, int], states: tuple[State, ...], active: set[int]
+        self,
+        value: Any,
+        counts: dict[str, int],
+        states: tuple[State, ...],
+        active: set[int],
+        memo: CleanMemo | None = None,
     ) -> Any:
         if isinstance(value, str):
             return self._string(value, counts)
         if isinstance(value, bytes | bytearray):
             return self._bytes(value, counts)
         if isinstance(value, dict):
-            return self._walk_dict(value, counts, states, active)
+            return self._walk_dict(value, counts, states, active, memo)
         if isinstance(value, list | tuple):
-            return self._walk_sequence(value, counts, states, active)
+            return self._walk_sequence(value, counts, states, active, memo)
         return value
 
     def _child_states(
@@ -126,6 +156,7 @@ class Redactor:
         counts: dict[str, int],
         states: tuple[State, ...],
         active: set[int],
+        memo: CleanMemo | None = None,
     ) -> dict[Any, Any]:
         marker = id(value)
         if marker in active:
@@ -145,7 +176,7 @@ class Redactor:
                         if renamed is None:
                             renamed = {}
                         renamed[key] = new_key
-                new = self._walk(item, counts, child, active)
+                new = self._walk(item, counts, child, active, memo)
                 if new is item and type(item) is str and type(key) is str:
                     new = self._keyed(pair[1] if pair and key == pair[0] else key, item, counts)
                 if new is not item:
@@ -187,6 +218,7 @@ class Redactor:
         counts: dict[str, int],
         states: tuple[State, ...],
         active: set[int],
+        memo: CleanMemo | None = None,
     ) -> list[Any] | tuple[Any, ...]:
         marker = id(value)
         if marker in active:
@@ -198,7 +230,9 @@ class Redactor:
                 child = self._child_states(states, index, True)
                 if child is None:
                     continue
-                new = self._walk(item, counts, child, active)
+                if memo is not None and memo.known(item):
+                    continue  # remembered clean (every string of it), unchanged: as it is
+                new = self._walk(item, counts, child, active, memo)
                 if new is item and type(item) is str and index and type(value[index - 1]) is str:
                     new = self._argument(value[index - 1], item, counts)  # ["--token", "..."]
                 if new is not item:
@@ -238,9 +272,14 @@ def _arguments(sequence: list[Any] | tuple[Any, ...]) -> list[str]:
     ]
 
 
-def _strings(data: Any) -> list[str] | None:
+def _strings(
+    data: Any, memo: CleanMemo | None = None, fresh: list[Any] | None = None
+) -> list[str] | None:
     """Every string inside ``data`` (dict keys too), or ``None`` when it holds a value the
-    walk treats in its own way (``bytes``, a ``str`` subclass) and must see itself."""
+    walk treats in its own way (``bytes``, a ``str`` subclass) and must see itself.
+
+    With ``memo``, a list item it remembers clean and unchanged is skipped, and the dict and
+    list items gathered are added to ``fresh`` (to be remembered once found clean)."""
     found: list[str] = []
     append = found.append
     stack = [data]
@@ -277,7 +316,16 @@ def _strings(data: Any) -> list[str] | None:
             if id(value) in seen:
                 continue
             seen.add(id(value))
-            stack.extend(value)
+            if memo is None or fresh is None:
+                stack.extend(value)
+            else:
+                for item in value:
+                    kind = type(item)
+                    if kind is dict or kind is list:
+                        if memo.known(item):
+                            continue
+                        fresh.append(item)
+                    push(item)
             found.extend(_arguments(value))
         elif isinstance(value, str | bytes | bytearray):
             return None

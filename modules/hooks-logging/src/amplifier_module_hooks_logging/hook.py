@@ -80,8 +80,9 @@ class LoggingHook:
             )
             self._encode: Callable[[Any], str | Unsettled] = deferred.record
             settle = deferred.settle
-        elif self.config.redact_values:
-            self._encode = DataEncoder(secrets, bytes_format, value_redactor(value_engine())).encode
+        elif self.config.redact_values:  # in the emit: messages found clean are remembered
+            redact = value_redactor(value_engine(), memo=True)
+            self._encode = DataEncoder(secrets, bytes_format, redact).encode
         else:
             self._encode = DataEncoder(secrets, bytes_format).encode
         self._template = PathTemplate(self.config.path, working_dir=working_dir)

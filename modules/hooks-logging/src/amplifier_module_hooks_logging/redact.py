@@ -75,15 +75,28 @@ def normalize_key(key: str) -> str:
     return _SEPARATORS.sub("_", _HUMP.sub("_", key).lower()).strip("_")
 
 
-class SecretKeys:
-    """Decides whether a key is secret (cached per key) and scans nested data for such keys."""
+_MEMO_DEPTH: Final = 100
+"""Lists nested up to this deep have their items remembered (:meth:`SecretKeys.scan`)."""
 
-    __slots__ = ("_safe", "_words")
+
+class SecretKeys:
+    """Decides whether a key is secret (cached per key) and scans nested data for such keys.
+
+    The items of lists found without a secret key are remembered (a conversation carried by
+    every request) with a copy of what they held, and skipped while they still equal it
+    (:class:`~amplifier_hooks_redact.memo.CleanMemo`). A remembered item nests at most 64
+    levels and is skipped only above ``_MEMO_DEPTH``, so whatever it is met in stays below
+    the depth where the careful encoder would write anything else for it."""
+
+    __slots__ = ("_memo", "_safe", "_words")
 
     def __init__(self, extra_words: Iterable[str] = ()) -> None:
+        from amplifier_hooks_redact.memo import CleanMemo
+
         words = {normalize_key(w) for w in (*BUILTIN_SECRET_WORDS, *extra_words)}
         self._words: tuple[str, ...] = tuple(sorted(f"_{w}_" for w in words if w))
         self._safe: set[object] = set()
+        self._memo = CleanMemo()
 
     @property
     def words(self) -> tuple[str, ...]:
@@ -117,23 +130,27 @@ class SecretKeys:
         writes directly are walked; other objects are checked after they are converted.
         This runs on every logged event, so it leans on set operations done in C.
         """
+        memo = None
         if isinstance(value, dict):
             if not self._safe.issuperset(value) and any(self.is_secret(k) for k in value):
                 return True
             items: Iterable[Any] = value.values()
         elif isinstance(value, _LISTS):
             items = value
+            if depth < _MEMO_DEPTH:
+                memo = self._memo
         else:
             return False
         if _LEAVES.issuperset(map(type, items)):
             return False
         for item in items:
-            if (
-                item.__class__ not in _LEAVES
-                and isinstance(item, _CONTAINERS)
-                and (depth >= SCAN_DEPTH or self.scan(item, depth + 1))
-            ):
-                return True
+            if item.__class__ not in _LEAVES and isinstance(item, _CONTAINERS):
+                if memo is not None and memo.known(item):
+                    continue  # found without a secret key before, and unchanged since
+                if depth >= SCAN_DEPTH or self.scan(item, depth + 1):
+                    return True
+                if memo is not None:
+                    memo.remember(item)
         return False
 
 
@@ -145,11 +162,23 @@ def value_engine() -> Redactor:
     return shared_redactor(RedactionConfig())
 
 
-def value_redactor(engine: Redactor | None = None) -> Callable[[Any], Any]:
+def value_redactor(engine: Redactor | None = None, *, memo: bool = False) -> Callable[[Any], Any]:
     """The redaction engine's default rules (secrets and PII), or ``engine``, as a function
     over nested data: the data back with every secret in its strings replaced, the same
-    object when there is none."""
+    object when there is none. With ``memo``, the function remembers the list items it found
+    clean (a conversation carried by every request) and does not look at them again while
+    they hold what they held (:class:`~amplifier_hooks_redact.memo.CleanMemo`); such a
+    function belongs to one logger and one thread."""
     redactor = engine if engine is not None else value_engine()
+    if memo:
+        from amplifier_hooks_redact.memo import CleanMemo
+
+        seen = CleanMemo()
+
+        def redact_remembering(data: Any) -> Any:
+            return redactor.redact(data, seen)[0]
+
+        return redact_remembering
 
     def redact(data: Any) -> Any:
         return redactor.redact(data)[0]

@@ -18,6 +18,7 @@ from typing import Any
 
 from amplifier_core.models import HookResult
 from amplifier_hooks_redact import MODULE_ID, RedactionConfig, shared_redactor
+from amplifier_hooks_redact.memo import CleanMemo
 
 from .outbound import OutboundGuard
 
@@ -54,10 +55,11 @@ class RedactionHook:
     def __init__(self, config: RedactionConfig, coordinator: Any = None) -> None:
         self.config = config
         self.redactor = shared_redactor(config)  # compiled once per process per config
+        self.memo = CleanMemo()  # the messages found clean, for every event and guard
         self.outbound: OutboundGuard | None = None
         if coordinator is not None and (config.guard_context or config.guard_providers):
             self.outbound = OutboundGuard(
-                coordinator, self.redactor, fail_closed=config.fail_closed
+                coordinator, self.redactor, fail_closed=config.fail_closed, memo=self.memo
             )
             if config.guard_providers:
                 self.outbound.guard_providers()
@@ -72,7 +74,7 @@ class RedactionHook:
         stored: dict[str, int] = {}
         try:
             try:
-                redacted, counts = self.redactor.redact(data)
+                redacted, counts = self.redactor.redact(data, self.memo)
             except RecursionError:  # nested too deep to walk: what is deeper is cut away
                 cut = _cut_depth(data, _DEPTH, _DEEP)
                 redacted, counts = self.redactor.redact(cut)

@@ -13,6 +13,12 @@ the last event. Two guards cover that, both through what every kernel offers (am
   instance; cleanup removes it) so that the request it receives is redacted first. That is the
   last door: ephemeral injections and anything an orchestrator appends after the context.
 
+Both guards touch only what is new: the messages found clean are remembered with a copy of
+what they held (:class:`~amplifier_hooks_redact.memo.CleanMemo`, shared with the event handler),
+so a message carried again unchanged is not walked again, and one changed in place since is;
+a request is read through its models' own fields (:mod:`.views`), not dumped, unless something
+in it needs the dump.
+
 A guard that cannot do its work says so (a warning naming the provider or the context); with
 ``fail_closed`` the request is refused instead of sent.
 """
@@ -25,6 +31,9 @@ from collections.abc import Awaitable, Callable
 from typing import Any, Final
 
 from amplifier_hooks_redact import MODULE_ID, Redactor
+from amplifier_hooks_redact.memo import CleanMemo
+
+from .views import CleanModels, plain_view
 
 __all__ = ["OutboundGuard", "RedactionFailedError"]
 
@@ -44,12 +53,20 @@ async def _resolved(value: Any) -> Any:
 class OutboundGuard:
     """Redacts the mounted context's messages and every request the mounted providers get."""
 
-    def __init__(self, coordinator: Any, redactor: Redactor, *, fail_closed: bool) -> None:
+    def __init__(
+        self,
+        coordinator: Any,
+        redactor: Redactor,
+        *,
+        fail_closed: bool,
+        memo: CleanMemo | None = None,
+    ) -> None:
         self.coordinator = coordinator
         self.redactor = redactor
         self.fail_closed = fail_closed
+        self.memo = memo if memo is not None else CleanMemo()
+        self.models = CleanModels()
         self._wrapped: list[Any] = []
-        self._clean: dict[int, tuple[Any, Any]] = {}  # id -> (message, its content) seen clean
 
     # ------------------------------------------------------------------ the context
 
@@ -61,27 +78,23 @@ class OutboundGuard:
         if context is None or not callable(get) or not callable(put):
             return {}
         messages = list(await _resolved(get()))
+        memo = self.memo
+        if self.redactor.is_clean(messages, memo):  # the usual case: only new ones looked at
+            return {}
         counts: dict[str, int] = {}
         changed = False
-        clean: dict[int, tuple[Any, Any]] = {}
         for index, message in enumerate(messages):
-            content = message.get("content") if isinstance(message, dict) else None
-            seen = self._clean.get(id(message))
-            if seen is not None and seen[0] is message and seen[1] is content:
-                clean[id(message)] = seen  # the very message, unchanged: scanned already
+            if memo.known(message):
                 continue
-            redacted, found = self.redactor.redact(message)
+            redacted, found = self.redactor.redact(message, memo)
             if found:
                 for name, count in found.items():
                     counts[name] = counts.get(name, 0) + count
                 messages[index] = redacted
                 changed = True
-            else:
-                clean[id(message)] = (message, content)
         if changed:
             await _resolved(put(messages))
             logger.debug("%s: redacted the stored messages of the context: %s", MODULE_ID, counts)
-        self._clean = clean
         return counts
 
     # ------------------------------------------------------------------ the providers
@@ -125,8 +138,14 @@ class OutboundGuard:
         try:
             dump = getattr(request, "model_dump", None)
             if not callable(dump):
-                return self.redactor.redact(request)[0]
-            redacted, counts = self.redactor.redact(dump())
+                return self.redactor.redact(request, self.memo)[0]
+            view = plain_view(request, self.memo, self.models)
+            if view is not None:
+                clean = self.redactor.is_clean(view, self.memo)
+                self.models.decided(clean)
+                if clean:
+                    return request  # nothing in it to redact, decided without a dump
+            redacted, counts = self.redactor.redact(dump(), self.memo)
             if not counts:
                 return request
             logger.debug("%s: redacted the request to provider %r: %s", MODULE_ID, provider, counts)

@@ -3,9 +3,14 @@
 A conversation only grows during a turn, and its messages are the same dict objects from one
 round to the next (the context manager hands out new lists of the same dicts). So:
 
-- :class:`MessageCache` keeps each message's validated ``Message`` by identity and reuses it
-  while the dict and its ``content`` are the same objects; a round validates only what is new
-  (or what a hook replaced);
+- :class:`MessageCache` keeps each message's validated ``Message`` by identity, with a deep
+  copy of the dict as it was then, and reuses it while the dict still equals that copy (the
+  interpreter compares them in C, unchanged strings by identity); a round validates only what
+  is new, what a hook replaced, and what was changed in place;
+- :class:`DumpCache` keeps each validated message's JSON dump (what ``llm:request`` carries),
+  made once per model and reused while it still equals a copy of itself (a handler may edit
+  event data in place), so the dump of a request costs what is new in it, and its messages
+  are the same dicts from one request to the next for every hook that remembers them;
 - :class:`CheckedPrefix` remembers how far the conversation was already checked for tool calls
   without a result, so a round checks only the messages added since (a conversation that was
   replaced, by compaction or ``set_messages``, is checked again from the start).
@@ -14,47 +19,83 @@ round to the next (the context manager hands out new lists of the same dicts). S
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import Any
+from operator import is_
+from typing import Any, Final
 
-__all__ = ["CheckedPrefix", "MessageCache"]
+__all__ = ["CheckedPrefix", "DumpCache", "MessageCache", "plain_copy"]
+
+_SHARED: Final = frozenset({str, int, float, bool, type(None), bytes})
+_NOT_PLAIN: Final = object()
+
+
+def _copy(value: Any, depth: int) -> Any:
+    kind = type(value)
+    if kind in _SHARED:
+        return value
+    if depth > 64:
+        return _NOT_PLAIN
+    if kind is dict:
+        copied = {}
+        for key, item in value.items():
+            inner = _copy(item, depth + 1)
+            if inner is _NOT_PLAIN or type(key) not in _SHARED:
+                return _NOT_PLAIN
+            copied[key] = inner
+        return copied
+    if kind is list or kind is tuple:
+        items = [_copy(item, depth + 1) for item in value]
+        if any(item is _NOT_PLAIN for item in items):
+            return _NOT_PLAIN
+        return items if kind is list else tuple(items)
+    return _NOT_PLAIN
+
+
+def plain_copy(value: Any) -> Any:
+    """A deep copy of plain data (new dicts, lists and tuples; the same strings and numbers),
+    or ``None`` when ``value`` holds anything else: then it is never taken as unchanged."""
+    copied = _copy(value, 0)
+    return None if copied is _NOT_PLAIN else copied
 
 
 class MessageCache:
     """Validated messages by the identity of their dict (see the module docstring).
 
-    The part of the conversation that is the same as last round (the same first message, the
-    same message at the old length, whose content is the same object) is taken as a whole;
-    only the messages after it are looked up one by one (and validated when new).
+    The part of the conversation that is the same as last round (the same dicts in the same
+    places, found in C, and every one of them equal to its copy, compared in one call; the
+    last message may differ, when an injection was appended to it for one request) is taken as
+    a whole; only the messages after it are looked up one by one (and validated when new or
+    changed).
     """
 
     def __init__(self, validate: Callable[[dict[str, Any]], Any]) -> None:
         self._validate = validate
         self._known: dict[int, tuple[dict[str, Any], Any, Any]] = {}
-        self._prefix = CheckedPrefix()
+        self._conversation: list[dict[str, Any]] = []
         self._validated: list[Any] = []
-        self._last_content: Any = None
+        self._copies: list[Any] = []
 
     def messages(self, conversation: Sequence[dict[str, Any]]) -> list[Any]:
         """``validate(m)`` for each message, reused for a dict already seen unchanged."""
-        start = self._prefix.start(conversation)
-        if start and conversation[start - 1].get("content") is not self._last_content:
-            start = 0
+        start = _same_prefix(conversation, self._conversation)
+        if start and list(conversation[:start]) != self._copies[:start]:
+            start = 0  # something was changed in place: every message is looked up again
         old = self._known
         known = old if start else {}  # a conversation read again from the start forgets the rest
         validated = self._validated[:start]
+        copies = self._copies[:start]
         for message in conversation[start:]:
-            content = message.get("content")
             hit = old.get(id(message))
-            if hit is not None and hit[0] is message and hit[1] is content:
-                model = hit[2]
+            if hit is not None and hit[0] is message and hit[1] is not None and message == hit[1]:
+                copy, model = hit[1], hit[2]
             else:
-                model = self._validate(message)
-            known[id(message)] = (message, content, model)
+                copy, model = plain_copy(message), self._validate(message)
+            known[id(message)] = (message, copy, model)
             validated.append(model)
+            copies.append(copy)
         self._known = known
         self._validated = validated
-        self._prefix.checked(conversation)
-        self._last_content = conversation[-1].get("content") if conversation else None
+        self._copies = copies
+        self._conversation = list(conversation)
         return list(validated)
 
 
@@ -83,3 +124,40 @@ class CheckedPrefix:
         self._length = len(conversation)
         self._first = conversation[0] if conversation else None
         self._last = conversation[-1] if conversation else None
+
+
+def _same_prefix(items: Sequence[Any], before: Sequence[Any]) -> int:
+    """How many leading items of ``items`` are the very objects of ``before`` (found in C)."""
+    length = min(len(items), len(before))
+    if not length:
+        return 0
+    same = list(map(is_, items[:length], before[:length]))
+    return same.index(False) if False in same else length
+
+
+class DumpCache:
+    """Each message model's dump, reused while the dump equals a copy of itself."""
+
+    def __init__(self, dump: Callable[[Any], dict[str, Any]]) -> None:
+        self._dump = dump
+        self._models: list[Any] = []
+        self._dumps: list[dict[str, Any]] = []
+        self._copies: list[Any] = []
+
+    def dumps(self, models: Sequence[Any]) -> list[dict[str, Any]]:
+        """``dump(m)`` for each model: the dumps of the leading models that are the ones met
+        last time reused (checked with one comparison of the dumps and their copies), the
+        others dumped."""
+        known = _same_prefix(models, self._models)
+        if known and self._dumps[:known] == self._copies[:known]:
+            dumps, copies = self._dumps[:known], self._copies[:known]
+        else:
+            known, dumps, copies = 0, [], []
+        for model in models[known:]:
+            dump = self._dump(model)
+            dumps.append(dump)
+            copies.append(plain_copy(dump))
+        self._models = list(models)
+        self._dumps = dumps
+        self._copies = copies
+        return list(dumps)

@@ -30,7 +30,7 @@ from amplifier_core import HookResult
 from amplifier_core.message_models import ChatRequest, ChatResponse, Message
 
 from . import names as ev
-from .conversation import CheckedPrefix, MessageCache
+from .conversation import CheckedPrefix, DumpCache, MessageCache
 from .model_hooks import answered, request_changes
 from .results import (
     TurnOutcome,
@@ -133,6 +133,7 @@ class TurnRunner:
         self.stop_continuations = 0  # times stop hooks sent the agent back to work this turn
         self._ephemeral: list[dict[str, Any]] = []  # where the kernel does not queue them
         self._requests = MessageCache(Message.model_validate)
+        self._dumps = DumpCache(_json_dump)
         self._checked = CheckedPrefix()
 
     @property
@@ -603,7 +604,10 @@ class TurnRunner:
                 "tools": len(specs),
             }
             if _listened(self.hooks, ev.LLM_REQUEST):  # the body costs a copy of the request
-                sent["request"] = request.model_dump(mode="json", exclude_none=True, warnings=False)
+                rest = request.model_dump(
+                    mode="json", exclude_none=True, warnings=False, exclude={"messages"}
+                )
+                sent["request"] = {"messages": self._dumps.dumps(request.messages), **rest}
             if changes.response is not None:  # a hook answered: the provider is not called
                 response = changes.response
             else:
@@ -885,6 +889,12 @@ class TurnRunner:
                 "created": bool(output.get("created", False)),
             },
         )
+
+
+def _json_dump(model: Any) -> dict[str, Any]:
+    """A model as ``llm:request`` carries it (JSON types, no ``None`` fields)."""
+    dumped: dict[str, Any] = model.model_dump(mode="json", exclude_none=True, warnings=False)
+    return dumped
 
 
 def _kernel_queue(coordinator: Any) -> Callable[[], list[Any]] | None:
