@@ -22,6 +22,9 @@ from typing import Any, Final
 
 import ahocorasick_rs
 
+from .hscache import cached_database
+from .lazy import PatternLike
+
 _hyperscan: Any
 try:  # one pass over ASCII text for every trigger at once, where the platform has it
     _hyperscan = importlib.import_module("hyperscan")
@@ -46,7 +49,7 @@ except ImportError:  # pragma: no cover - another implementation: no triggers, p
 
 
 @functools.lru_cache(maxsize=1024)  # the built-in patterns, read once per process
-def literal_triggers(pattern: re.Pattern[str]) -> tuple[str, ...] | None:
+def literal_triggers(pattern: PatternLike) -> tuple[str, ...] | None:
     """The literal strings every match of ``pattern`` starts with, or ``None`` when that cannot
     be read off it (a leading class or repeat, flags, a trigger shorter than
     :data:`MIN_TRIGGER` characters, too many alternatives)."""
@@ -285,14 +288,20 @@ class JointIndex:
 
 def _hyperscan_database(expressions: Sequence[bytes], flags: Sequence[int]) -> Any:
     """A block-mode Hyperscan database of ``expressions`` (ids = their indexes)."""
-    database = _hyperscan.Database(mode=_hyperscan.HS_MODE_BLOCK)
-    database.compile(
-        expressions=list(expressions),
-        ids=list(range(len(expressions))),
-        elements=len(expressions),
-        flags=list(flags),
-    )
-    return database
+    ids = list(range(len(expressions)))
+
+    def compile_database() -> Any:
+        database = _hyperscan.Database(mode=_hyperscan.HS_MODE_BLOCK)
+        database.compile(
+            expressions=list(expressions),
+            ids=ids,
+            elements=len(expressions),
+            flags=list(flags),
+        )
+        return database
+
+    # Loaded from the disk cache when a previous process compiled the same expressions.
+    return cached_database(expressions, flags, ids, _hyperscan.HS_MODE_BLOCK, compile_database)
 
 
 _PENDING: Final[Any] = object()
