@@ -32,7 +32,7 @@ from .joined import SEPARATOR, joinable
 from .lazy import PatternLike
 from .reading import mark_positions, reading_view
 from .rules import Rule, Selector
-from .triggers import JointIndex, TriggerIndex, literal_triggers
+from .triggers import JointIndex, TriggerIndex, triggers_of
 
 __all__ = ["TextRedactor"]
 
@@ -196,13 +196,13 @@ def _build_passes(rules: Sequence[Rule]) -> tuple[_Pass, ...]:
 
 def _trigger_index(passes: Sequence[_Pass], lowered: bool) -> TriggerIndex:
     """The triggers of the patterns that scan the original text (or the lower-cased one)."""
-    triggers: list[tuple[str, ...] | None] = []
+    patterns: list[PatternLike] = []
     starts: list[tuple[tuple[str, int], ...]] = []
     for scan in passes:
         if scan.lowered == lowered:
-            triggers.extend(literal_triggers(pattern) for pattern in scan.patterns)
+            patterns.extend(scan.patterns)
             starts.extend(scan.starts if len(scan.patterns) == 1 else () for _ in scan.patterns)
-    return TriggerIndex(triggers, starts)
+    return TriggerIndex(triggers_of(patterns), starts)
 
 
 class TextRedactor:

@@ -4,6 +4,7 @@ same expressions, and deciding what a fresh compile decides."""
 from __future__ import annotations
 
 import os
+import re
 import stat
 from collections.abc import Iterator
 from pathlib import Path
@@ -12,9 +13,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from amplifier_hooks_redact import RedactionConfig, build_redactor
-from amplifier_hooks_redact.build import clear_engines
-from amplifier_hooks_redact.hscache import CACHE_ENV, cache_dir, cache_key, cached_database
+from amplifier_hooks_redact import RedactionConfig, build_redactor, scanner
+from amplifier_hooks_redact.build import clear_engines as _clear_engines
+from amplifier_hooks_redact.diskcache import CACHE_ENV, cache_dir, cache_key, cached_database
+from amplifier_hooks_redact.triggers import literal_triggers, triggers_of
 
 hyperscan = pytest.importorskip("hyperscan")
 
@@ -33,6 +35,14 @@ def cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
     clear_engines()
     yield tmp_path / "hyperscan"
     clear_engines()
+
+
+def clear_engines() -> None:
+    """Forget every engine and every compiled part, so the next one is built (from the disk
+    cache or by compiling)."""
+    _clear_engines()
+    with scanner._COMPILED_LOCK:
+        scanner._COMPILED_BY_INPUT.clear()
 
 
 def _decisions() -> list[object]:
@@ -69,7 +79,8 @@ def test_a_damaged_file_is_rebuilt_and_decides_as_a_fresh_compile(
     cache: Path, monkeypatch: pytest.MonkeyPatch, damage: str
 ) -> None:
     _decisions()
-    files = sorted(cache.glob("*.hsdb"))
+    files = sorted([*cache.glob("*.hsdb"), *(cache.parent / "triggers").glob("*.json")])
+    assert len(files) >= 3  # a database, the triggers of each haystack
     for number, path in enumerate(files):
         data = path.read_bytes()
         if damage == "truncate":
@@ -87,7 +98,7 @@ def test_a_damaged_file_is_rebuilt_and_decides_as_a_fresh_compile(
     damaged = _decisions()
     assert damaged == _fresh_decisions(monkeypatch)
     for path in files:  # written anew, whole: the next process loads it
-        assert path.read_bytes().startswith(b"amplifier-hooks hyperscan 1\n")
+        assert path.read_bytes().startswith(b"amplifier-hooks cache 1\n")
     clear_engines()
     assert _decisions() == damaged
 
@@ -174,3 +185,23 @@ def test_the_cache_folder_follows_the_environment(monkeypatch: pytest.MonkeyPatc
     assert cache_dir() == Path("/somewhere/amplifier-hooks/hyperscan")
     monkeypatch.delenv("XDG_CACHE_HOME")
     assert cache_dir() == Path.home() / ".cache" / "amplifier-hooks" / "hyperscan"
+
+
+_SOURCE = st.sampled_from(
+    ["ghp_[a-z]+", "token=", "abc|abd", "[0-9]+x", "secret_(?:a|b)c", "xox[bp]-", "(?i)key="]
+)
+
+
+@settings(
+    max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(
+    first=st.lists(_SOURCE, min_size=1, max_size=4),
+    second=st.lists(_SOURCE, min_size=1, max_size=4),
+)
+def test_stored_triggers_are_those_of_the_same_patterns(
+    cache: Path, first: list[str], second: list[str]
+) -> None:
+    for sources in (first, second, first, second):
+        patterns = [re.compile(source) for source in sources]
+        assert triggers_of(patterns) == [literal_triggers(p) for p in patterns]
