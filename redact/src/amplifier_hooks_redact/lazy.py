@@ -5,9 +5,9 @@ assignment patterns); compiling them all with Python's regex compiler takes a go
 second, and most are never run in a given process, or only once a trigger of theirs occurs. A
 :class:`LazyPattern` holds the source and flags and compiles on the first call of a matching
 method (or the first read of :attr:`LazyPattern.groupindex`, :attr:`~LazyPattern.groups` or
-:attr:`~LazyPattern.compiled`); from then on its ``search``, ``match``, ``fullmatch`` and
-``finditer`` are the compiled pattern's own bound methods, so a compiled lazy pattern costs
-what a compiled pattern costs.
+:attr:`~LazyPattern.compiled`); from then on its ``search``, ``match``, ``fullmatch``,
+``finditer``, ``findall`` and ``sub`` are the compiled pattern's own bound methods, so a
+compiled lazy pattern costs what a compiled pattern costs.
 
 What a lazy pattern answers is what ``re.compile(source, flags)`` answers: the same object
 type of matches (``match.re`` is the compiled pattern), the same :attr:`LazyPattern.flags`
@@ -68,11 +68,13 @@ class LazyPattern:
         "_compiled",
         "_flags",
         "_source_flags",
+        "findall",
         "finditer",
         "fullmatch",
         "match",
         "pattern",
         "search",
+        "sub",
     )
 
     pattern: str
@@ -80,6 +82,8 @@ class LazyPattern:
     match: _Find
     fullmatch: _Find
     finditer: Callable[..., Iterator[re.Match[str]]]
+    findall: Callable[..., list[Any]]
+    sub: Callable[..., str]
 
     def __init__(self, source: str, flags: int = 0) -> None:
         self.pattern = source
@@ -91,6 +95,8 @@ class LazyPattern:
         self.match = self._first_match
         self.fullmatch = self._first_fullmatch
         self.finditer = self._first_finditer
+        self.findall = self._first_findall
+        self.sub = self._first_sub
 
     @property
     def compiled(self) -> re.Pattern[str]:
@@ -102,6 +108,8 @@ class LazyPattern:
             self.match = compiled.match
             self.fullmatch = compiled.fullmatch
             self.finditer = compiled.finditer
+            self.findall = compiled.findall
+            self.sub = compiled.sub
             self._compiled = compiled
         return compiled
 
@@ -142,6 +150,12 @@ class LazyPattern:
 
     def _first_finditer(self, *args: Any) -> Iterator[re.Match[str]]:
         return self.compiled.finditer(*args)
+
+    def _first_findall(self, *args: Any) -> list[Any]:
+        return self.compiled.findall(*args)
+
+    def _first_sub(self, *args: Any) -> str:
+        return self.compiled.sub(*args)
 
     def __repr__(self) -> str:
         return f"LazyPattern({self.pattern!r}, {self._source_flags!r})"

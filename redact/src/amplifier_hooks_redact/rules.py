@@ -502,7 +502,7 @@ def _secret_word(value: str) -> bool:
 # Vendor tokens found from their separator: the prefix before it (a word of its own) and the
 # whole token's shape, checked once a separator follows a known prefix.
 _VENDOR_SHAPES: Final = {
-    prefix: re.compile(shape)
+    prefix: lazy_compile(shape)
     for prefix, shape in (
         ("npm_", "npm_[A-Za-z0-9]{36}"),
         ("hf_", "hf_[A-Za-z]{30,40}"),
