@@ -149,8 +149,12 @@ def write_cached(kind: str, key: str, suffix: str, payload: bytes) -> None:
 
 
 def _private(info: os.stat_result) -> bool:
-    """Owned by this user, and no one else may write it."""
-    return info.st_uid == os.geteuid() and not info.st_mode & (stat.S_IWGRP | stat.S_IWOTH)
+    """Owned by this user, and no one else may write it (where owners cannot be told, as on
+    Windows, nothing is: the disk cache is off)."""
+    geteuid = getattr(os, "geteuid", None)
+    if geteuid is None:
+        return False
+    return info.st_uid == geteuid() and not info.st_mode & (stat.S_IWGRP | stat.S_IWOTH)
 
 
 def _usable_folder(folder: Path, *, create: bool) -> bool:
