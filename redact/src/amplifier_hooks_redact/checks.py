@@ -12,6 +12,8 @@ import re
 import string
 from typing import Final
 
+from .lazy import lazy_compile
+
 __all__ = [
     "beside_hex_group",
     "is_card_number",
@@ -158,7 +160,7 @@ FILLED_MIN: Final = 36
 out as an alphabet walk is not a key. Shorter ones (a 20-character AWS key id such as
 ``AKIAABCDEFGHIJKLMNOP``, a 34-character Twilio SID of x's) stay secrets: the public test
 corpora disagree on them, and a placeholder redacted costs nothing."""
-_MASK_RUNS: Final = re.compile(r"x{4,}|X{4,}|\*{4,}|#{4,}")
+_MASK_RUNS: Final = lazy_compile(r"x{4,}|X{4,}|\*{4,}|#{4,}")
 _MASK_FOURS: Final = ("xxxx", "XXXX", "****", "####")
 _WALK_BLOCKS: Final = tuple(
     alphabet[start : start + 4]
@@ -167,7 +169,7 @@ _WALK_BLOCKS: Final = tuple(
 )
 # Eight consecutive letters of the alphabet, in one case: a random key holds such a walk by
 # chance about once in 50^7 positions.
-_ALPHABET_WALK: Final = re.compile(
+_ALPHABET_WALK: Final = lazy_compile(
     "|".join(
         alphabet[start : start + 8]
         for alphabet in (string.ascii_lowercase, string.ascii_uppercase)
@@ -196,7 +198,7 @@ def is_patterned(value: str) -> bool:
     return masked * 3 >= len(value)
 
 
-_PLACEHOLDER: Final = re.compile(
+_PLACEHOLDER: Final = lazy_compile(
     r"""
     \*+ | x{3,} | X{3,} | \.{3,} | _+ | -+       # masks and ellipses
     | <[^<>]*>? | (?i:\[redacted[^\[\]]*\]?)     # <your-key>, [REDACTED:...]
@@ -212,13 +214,13 @@ _PLACEHOLDER: Final = re.compile(
 
 
 # Words that mark a value as an example: insert_key_here, your-api-key, a-fake-key.
-_EXAMPLE_WORDS: Final = re.compile(
+_EXAMPLE_WORDS: Final = lazy_compile(
     r"(?i)(?:^|[_ -])(?:insert|your|here|replace|placeholder|example|dummy|sample|fake|changeme)"
     r"(?:$|[_ -])"
 )
-_WORDS_ONLY: Final = re.compile(r"[A-Za-z]+(?:[_ -][A-Za-z]+)+")
+_WORDS_ONLY: Final = lazy_compile(r"[A-Za-z]+(?:[_ -][A-Za-z]+)+")
 # Masked or cut values: ab***, abc..., ab..[Redacted], ...####, an earlier redaction.
-_FILLED: Final = re.compile(r"(?:\*{3,}|#{5,}|…|\.\.\.|\.\.(?=\[)|\.\.$|(?i:\[redacted))")
+_FILLED: Final = lazy_compile(r"(?:\*{3,}|#{5,}|…|\.\.\.|\.\.(?=\[)|\.\.$|(?i:\[redacted))")
 
 
 def is_placeholder(value: str) -> bool:
@@ -262,8 +264,8 @@ def is_filler(value: str) -> bool:
     return filled * 3 >= len(value)
 
 
-_CODE_VALUE: Final = re.compile(r"[A-Za-z_][A-Za-z_]*(?:\.[A-Za-z_][A-Za-z_]*)*")
-_NUMBER: Final = re.compile(r"[+-]?[0-9]{1,9}(?:\.[0-9]+)?")
+_CODE_VALUE: Final = lazy_compile(r"[A-Za-z_][A-Za-z_]*(?:\.[A-Za-z_][A-Za-z_]*)*")
+_NUMBER: Final = lazy_compile(r"[+-]?[0-9]{1,9}(?:\.[0-9]+)?")
 
 
 def is_plain_code_value(value: str) -> bool:

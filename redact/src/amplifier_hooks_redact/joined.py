@@ -24,6 +24,8 @@ from __future__ import annotations
 import re
 from typing import Any, Final
 
+from .lazy import PatternLike
+
 __all__ = ["SEPARATOR", "joinable"]
 
 SEPARATOR: Final = "\n"
@@ -66,7 +68,7 @@ _CATEGORY_HAS_BREAK: Final = {
 _BREAK: Final = ord(SEPARATOR)
 
 
-def joinable(pattern: re.Pattern[str]) -> bool:
+def joinable(pattern: PatternLike) -> bool:
     """True when searching strings joined by :data:`SEPARATOR` finds every string in which
     ``pattern`` matches (a match starts in it, or at the separator after it)."""
     try:

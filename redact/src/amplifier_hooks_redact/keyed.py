@@ -11,15 +11,15 @@ placeholders and near misses, decides; :func:`value_of` reads the redacted value
 from __future__ import annotations
 
 import json
-import re
 from functools import lru_cache
 from typing import Final
 
+from .lazy import lazy_compile
 from .rules import ASSIGNMENT_KEY
 
 __all__ = ["pair_name", "probe", "probe_option", "value_of", "value_of_option"]
 
-_KEY: Final = re.compile(ASSIGNMENT_KEY)
+_KEY: Final = lazy_compile(ASSIGNMENT_KEY)
 _LONGEST_KEY: Final = 128
 """Longer keys are not names but text (and are scanned as strings anyway)."""
 
@@ -47,7 +47,7 @@ def value_of(key: str, redacted: str) -> str:
     return value if isinstance(value, str) else rest
 
 
-_OPTION: Final = re.compile(r"--?[A-Za-z][A-Za-z0-9_.-]{0,62}")
+_OPTION: Final = lazy_compile(r"--?[A-Za-z][A-Za-z0-9_.-]{0,62}")
 
 
 def probe_option(option: str, value: str) -> str | None:

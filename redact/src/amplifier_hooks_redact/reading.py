@@ -20,6 +20,8 @@ import re
 from dataclasses import dataclass
 from typing import Final
 
+from .lazy import LazyPattern, lazy_compile
+
 __all__ = ["MARK", "Reading", "mark_positions", "reading_view"]
 
 # Unicode format characters (Cf) and combining marks (Mn, Me), of Unicode 14: what a display
@@ -101,13 +103,13 @@ MARK: Final = re.compile(f"{_TERMINAL}|{_BACKSLASH}|{_AMPERSAND}|{_HIDDEN}")
 # The same, one pattern per leading character: a pattern that starts with a literal is
 # searched at the speed of a plain string search, an alternation is not (8 ms against under
 # 1 ms on 4 MB of text); the character is looked for first.
-_TERMINAL_SEARCH: Final = re.compile(_TERMINAL)
-_BACKSLASH_SEARCH: Final = re.compile(_BACKSLASH)
-_AMPERSAND_SEARCH: Final = re.compile(_AMPERSAND)
-_HIDDEN_SEARCH: Final = re.compile(_HIDDEN)
+_TERMINAL_SEARCH: Final = lazy_compile(_TERMINAL)
+_BACKSLASH_SEARCH: Final = lazy_compile(_BACKSLASH)
+_AMPERSAND_SEARCH: Final = lazy_compile(_AMPERSAND)
+_HIDDEN_SEARCH: Final = lazy_compile(_HIDDEN)
 
 
-def _searches(text: str) -> list[re.Pattern[str]]:
+def _searches(text: str) -> list[LazyPattern]:
     """The patterns whose leading character ``text`` holds (an entity also needs its ``;``)."""
     found = []
     if "\x1b" in text:
@@ -126,7 +128,7 @@ def mark_positions(text: str) -> list[int]:
     return [match.start() for pattern in _searches(text) for match in pattern.finditer(text)]
 
 
-def _first(text: str, start: int, searches: list[re.Pattern[str]]) -> re.Match[str] | None:
+def _first(text: str, start: int, searches: list[LazyPattern]) -> re.Match[str] | None:
     """The first match of any of ``searches`` at or after ``start``."""
     best: re.Match[str] | None = None
     for pattern in searches:

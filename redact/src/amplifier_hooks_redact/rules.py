@@ -1,6 +1,6 @@
 """The built-in redaction rules and the rule sets that group them.
 
-A :class:`Rule` is one or more precompiled patterns plus a selector that turns a match into the
+A :class:`Rule` is one or more lazy patterns plus a selector that turns a match into the
 span to replace (or rejects it). Patterns are written so that Python's regex engine can skip
 text quickly: each secret pattern starts with a literal prefix (``ghp_``, ``AKIA``, ``-----BEGIN``)
 and checks the character before it with a look-behind placed *after* that prefix; assignment
@@ -43,6 +43,7 @@ from .checks import (
 )
 from .encoded import encoded_patterns, select_encoded
 from .inner import TOKEN_RULES
+from .lazy import PatternLike, lazy_compile
 from .paired import paired_patterns, select_paired
 from .split import select_split, split_patterns
 
@@ -81,10 +82,10 @@ class Rule:
     name: str
     category: Category
     summary: str
-    patterns: tuple[re.Pattern[str], ...]
+    patterns: tuple[PatternLike, ...]
     select: Selector
     lowered: bool = False
-    ignorecase: tuple[re.Pattern[str], ...] = ()
+    ignorecase: tuple[PatternLike, ...] = ()
     starts: tuple[tuple[str, int], ...] = ()
 
 
@@ -501,7 +502,7 @@ def _secret_word(value: str) -> bool:
 # Vendor tokens found from their separator: the prefix before it (a word of its own) and the
 # whole token's shape, checked once a separator follows a known prefix.
 _VENDOR_SHAPES: Final = {
-    prefix: re.compile(shape)
+    prefix: lazy_compile(shape)
     for prefix, shape in (
         ("npm_", "npm_[A-Za-z0-9]{36}"),
         ("hf_", "hf_[A-Za-z]{30,40}"),
@@ -896,8 +897,9 @@ _DIGIT_SHAPES = r"""
 """
 
 
-def _compile(*sources: str, flags: int = 0) -> tuple[re.Pattern[str], ...]:
-    return tuple(re.compile(source, flags) for source in sources)
+def _compile(*sources: str, flags: int = 0) -> tuple[PatternLike, ...]:
+    """The patterns of ``sources``, each compiled the first time it is used (:mod:`.lazy`)."""
+    return tuple(lazy_compile(source, flags) for source in sources)
 
 
 def _rule(

@@ -29,9 +29,10 @@ from operator import add, is_
 from typing import Final
 
 from .joined import SEPARATOR, joinable
+from .lazy import PatternLike
 from .reading import mark_positions, reading_view
 from .rules import Rule, Selector
-from .triggers import JointIndex, TriggerIndex, literal_triggers
+from .triggers import JointIndex, TriggerIndex, triggers_of
 
 __all__ = ["TextRedactor"]
 
@@ -47,8 +48,8 @@ _SMALL_BATCH: Final = 16  # fewer strings are decided with plain loops, more wit
 class _Pass:
     """Patterns scanned once, whose matches each member rule may claim."""
 
-    patterns: tuple[re.Pattern[str], ...]
-    ignorecase: tuple[re.Pattern[str], ...]
+    patterns: tuple[PatternLike, ...]
+    ignorecase: tuple[PatternLike, ...]
     lowered: bool
     members: tuple[tuple[int, Selector], ...]
     keys: tuple[int, ...]
@@ -69,22 +70,22 @@ class _Plan:
     over every pattern. ``ignorecase`` (lower-cased passes only): every pattern's
     case-insensitive twin, for a text whose lower-cased copy is not the same length."""
 
-    scanned: tuple[tuple[re.Pattern[str], _Members], ...]
+    scanned: tuple[tuple[PatternLike, _Members], ...]
     scanned_keys: tuple[int, ...]
     """Each ``scanned`` pattern's number in the haystack's :class:`TriggerIndex`: where it is
     :attr:`TriggerIndex.shaped` and Hyperscan ran, it is tried only at its possible starts."""
-    indexed: dict[int, tuple[re.Pattern[str], _Members]]
-    ignorecase: tuple[tuple[re.Pattern[str], _Members], ...]
+    indexed: dict[int, tuple[PatternLike, _Members]]
+    ignorecase: tuple[tuple[PatternLike, _Members], ...]
     patterns: int
     joinable: tuple[bool, ...]
     """Per ``scanned`` pattern: whether one search of joined strings answers for each."""
 
     @classmethod
     def of(cls, passes: Sequence[_Pass], index: TriggerIndex, *, lowered: bool) -> _Plan:
-        scanned: list[tuple[re.Pattern[str], _Members]] = []
+        scanned: list[tuple[PatternLike, _Members]] = []
         scanned_keys: list[int] = []
-        indexed: dict[int, tuple[re.Pattern[str], _Members]] = {}
-        ignorecase: list[tuple[re.Pattern[str], _Members]] = []
+        indexed: dict[int, tuple[PatternLike, _Members]] = {}
+        ignorecase: list[tuple[PatternLike, _Members]] = []
         for scan in passes:
             if scan.lowered != lowered:
                 continue
@@ -195,13 +196,13 @@ def _build_passes(rules: Sequence[Rule]) -> tuple[_Pass, ...]:
 
 def _trigger_index(passes: Sequence[_Pass], lowered: bool) -> TriggerIndex:
     """The triggers of the patterns that scan the original text (or the lower-cased one)."""
-    triggers: list[tuple[str, ...] | None] = []
+    patterns: list[PatternLike] = []
     starts: list[tuple[tuple[str, int], ...]] = []
     for scan in passes:
         if scan.lowered == lowered:
-            triggers.extend(literal_triggers(pattern) for pattern in scan.patterns)
+            patterns.extend(scan.patterns)
             starts.extend(scan.starts if len(scan.patterns) == 1 else () for _ in scan.patterns)
-    return TriggerIndex(triggers, starts)
+    return TriggerIndex(triggers_of(patterns), starts)
 
 
 class TextRedactor:
@@ -564,7 +565,7 @@ def _claim(
 
 
 def _scan(
-    pattern: re.Pattern[str],
+    pattern: PatternLike,
     haystack: str,
     text: str,
     members: tuple[tuple[int, Selector], ...],
@@ -579,7 +580,7 @@ def _scan(
 
 
 def _try(
-    pattern: re.Pattern[str],
+    pattern: PatternLike,
     starts: list[int],
     haystack: str,
     text: str,

@@ -15,6 +15,7 @@ import re
 from typing import Final
 
 from .inner import token_scanner
+from .lazy import lazy_compile
 
 __all__ = ["MAX_FRAGMENT", "MAX_PIECES", "select_split", "split_patterns"]
 
@@ -47,7 +48,7 @@ _AFTER_QUOTE_OR_COMMA: Final = _after_quote(r"(?:\+|\.\.?|&|\|\||~|,)?")
 _QUOTED_JOIN: Final = r"""\\?["'`]""" + _AFTER_QUOTE
 _BARE_JOIN: Final = r"\\?\r?\n[ \t]*"  # a line break, or a backslash and a line break
 _JOIN: Final = f"(?:{_QUOTED_JOIN}|{_BARE_JOIN})"
-_JOINER: Final = re.compile(f"""(?:\\\\?["'`]{_AFTER_QUOTE_OR_COMMA}|{_BARE_JOIN})""")
+_JOINER: Final = lazy_compile(f"""(?:\\\\?["'`]{_AFTER_QUOTE_OR_COMMA}|{_BARE_JOIN})""")
 # Per prefix, the shortest whole token after it: a token that long is the token rules' to
 # take, so a bare line break after it joins nothing (the common case: a token, then a line).
 _WHOLE_BODY: Final = {
@@ -76,8 +77,8 @@ _WHOLE_BODY: Final = {
     "eyJ": "[\\w-]+\\.eyJ",
     "AGE-SECRET-KEY-": "1[A-Z0-9]{58}",
 }
-_LONG_ENOUGH: Final = re.compile("|".join(p + b for p, b in _WHOLE_BODY.items()))
-_STARTS_TOKEN: Final = re.compile("|".join(_PREFIXES))
+_LONG_ENOUGH: Final = lazy_compile("|".join(p + b for p, b in _WHOLE_BODY.items()))
+_STARTS_TOKEN: Final = lazy_compile("|".join(_PREFIXES))
 
 
 def split_patterns() -> tuple[str, ...]:

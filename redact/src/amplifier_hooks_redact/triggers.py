@@ -14,13 +14,20 @@ what ``search`` finds: a match can start nowhere else.
 from __future__ import annotations
 
 import functools
+import hashlib
 import importlib
+import json
 import re
+import sys
 import threading
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any, Final
 
 import ahocorasick_rs
+
+from .diskcache import cached_database, read_cached, write_cached
+from .lazy import PatternLike
 
 _hyperscan: Any
 try:  # one pass over ASCII text for every trigger at once, where the platform has it
@@ -28,7 +35,7 @@ try:  # one pass over ASCII text for every trigger at once, where the platform h
 except ImportError:  # pragma: no cover - the Aho-Corasick automata below do the same
     _hyperscan = None
 
-__all__ = ["MIN_TRIGGER", "JointIndex", "TriggerIndex", "literal_triggers"]
+__all__ = ["MIN_TRIGGER", "JointIndex", "TriggerIndex", "literal_triggers", "triggers_of"]
 
 MIN_TRIGGER: Final = 2
 """Shorter triggers (one character, such as ``.`` or ``@``) select too little to pay off: such
@@ -46,7 +53,7 @@ except ImportError:  # pragma: no cover - another implementation: no triggers, p
 
 
 @functools.lru_cache(maxsize=1024)  # the built-in patterns, read once per process
-def literal_triggers(pattern: re.Pattern[str]) -> tuple[str, ...] | None:
+def literal_triggers(pattern: PatternLike) -> tuple[str, ...] | None:
     """The literal strings every match of ``pattern`` starts with, or ``None`` when that cannot
     be read off it (a leading class or repeat, flags, a trigger shorter than
     :data:`MIN_TRIGGER` characters, too many alternatives)."""
@@ -60,6 +67,69 @@ def literal_triggers(pattern: re.Pattern[str]) -> tuple[str, ...] | None:
     if not found or min(len(text) for text in found) < MIN_TRIGGER:
         return None
     return tuple(sorted(set(found)))
+
+
+Triggers = tuple[str, ...] | None
+
+
+def triggers_of(patterns: Sequence[PatternLike]) -> list[Triggers]:
+    """:func:`literal_triggers` of each pattern, read from the disk cache (:mod:`.diskcache`)
+    when a previous process worked them out for the same patterns, with the same code of this
+    module and the same Python (whose regex parser reads the patterns); worked out and stored
+    otherwise."""
+    key = _triggers_key(patterns)
+    if key is not None:
+        stored = read_cached("triggers", key, ".json")
+        if stored is not None:
+            found = _decode_triggers(stored, len(patterns))
+            if found is not None:
+                return found
+    found = [literal_triggers(pattern) for pattern in patterns]
+    if key is not None:
+        write_cached("triggers", key, ".json", json.dumps(found).encode())
+    return found
+
+
+@functools.cache
+def _code_digest() -> str | None:
+    """SHA-256 of this module's source: triggers worked out by other code are not reused."""
+    try:
+        return hashlib.sha256(Path(__file__).read_bytes()).hexdigest()
+    except OSError:  # no source file to tell the code by: nothing is reused
+        return None
+
+
+def _triggers_key(patterns: Sequence[PatternLike]) -> str | None:
+    code = _code_digest()
+    if code is None:
+        return None
+    described = {
+        "code": code,
+        "python": sys.version,
+        "patterns": [[pattern.pattern, pattern.flags] for pattern in patterns],
+    }
+    encoded = json.dumps(described, separators=(",", ":")).encode()
+    return hashlib.sha256(encoded).hexdigest()
+
+
+def _decode_triggers(stored: bytes, count: int) -> list[Triggers] | None:
+    """The stored triggers, if they are a list of ``count`` entries, each ``None`` or a list
+    of strings; ``None`` otherwise."""
+    try:
+        decoded = json.loads(stored)
+    except ValueError:
+        return None
+    if not isinstance(decoded, list) or len(decoded) != count:
+        return None
+    found: list[Triggers] = []
+    for entry in decoded:
+        if entry is None:
+            found.append(None)
+        elif isinstance(entry, list) and entry and all(isinstance(t, str) for t in entry):
+            found.append(tuple(entry))
+        else:
+            return None
+    return found
 
 
 def _prefixes(items: Sequence[Any], start: tuple[str, ...]) -> tuple[tuple[str, ...], bool]:
@@ -285,14 +355,20 @@ class JointIndex:
 
 def _hyperscan_database(expressions: Sequence[bytes], flags: Sequence[int]) -> Any:
     """A block-mode Hyperscan database of ``expressions`` (ids = their indexes)."""
-    database = _hyperscan.Database(mode=_hyperscan.HS_MODE_BLOCK)
-    database.compile(
-        expressions=list(expressions),
-        ids=list(range(len(expressions))),
-        elements=len(expressions),
-        flags=list(flags),
-    )
-    return database
+    ids = list(range(len(expressions)))
+
+    def compile_database() -> Any:
+        database = _hyperscan.Database(mode=_hyperscan.HS_MODE_BLOCK)
+        database.compile(
+            expressions=list(expressions),
+            ids=ids,
+            elements=len(expressions),
+            flags=list(flags),
+        )
+        return database
+
+    # Loaded from the disk cache when a previous process compiled the same expressions.
+    return cached_database(expressions, flags, ids, _hyperscan.HS_MODE_BLOCK, compile_database)
 
 
 _PENDING: Final[Any] = object()
