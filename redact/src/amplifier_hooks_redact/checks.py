@@ -26,6 +26,7 @@ __all__ = [
 ]
 
 _DIGITS: Final = frozenset("0123456789")
+_A_DIGIT: Final = re.compile("[0-9]")
 
 
 # Each digit doubled, as Luhn counts it: the sum of the digits of its double.
@@ -148,9 +149,9 @@ def looks_random(value: str) -> bool:
     """
     if is_patterned(value):
         return False
-    if any(char in _DIGITS for char in value):
+    if _A_DIGIT.search(value) is not None:
         return True
-    return any(char.isupper() for char in value) and any(char.islower() for char in value)
+    return value != value.lower() and value != value.upper()  # holds both cases
 
 
 FILLED_MIN: Final = 36

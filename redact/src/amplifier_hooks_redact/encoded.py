@@ -131,7 +131,11 @@ def select_encoded(text: str, match: re.Match[str]) -> tuple[int, int] | None:
     """The whole encoded run around ``match`` when its decoded text holds a secret."""
     start, end = match.span()
     if match.lastgroup == "percent":
+        seen = getattr(_DECIDED, "percent", None)
+        if seen is not None and seen[0] is text and seen[1] <= start and end <= seen[2]:
+            return None  # an escape inside a run already decoded: its answer stands
         left, right = _run(text, start, end, _PCT_RUN)
+        _DECIDED.percent = (text, left, right)
         while right > left and text[right - 1] == ".":  # the full stop of a sentence
             right -= 1
         while right < len(text) and text[right] == "=":

@@ -31,6 +31,7 @@ from dataclasses import dataclass
 from typing import Final, Literal
 
 from .boundaries import after, glued
+from .bounded import GAP_REACH, TOKEN_REACH, bounded
 from .checks import (
     beside_hex_group,
     is_card_number,
@@ -863,11 +864,15 @@ ASSIGNMENT_KEY: Final = "(?:" + "|".join(_ASSIGNMENT_KEYS) + ")"
 """The key names ``credential_assignment`` reads (``password``, ``pw``, ``api_key``, ``auth``
 ...), as one pattern for lower-cased text: how the walker knows a dict key is one of them."""
 
+# A key block is longer than a token: a PGP secret key of 4096 bits takes about 7,000
+# characters. A key block's body never holds a run of five dashes (that is the next BEGIN or
+# END line), so one attempt reads no further than the next such line.
+_KEY_REACH: Final = 65_536
 _PEM_LABEL = r"[ A-Z0-9]*PRIVATE KEY(?: BLOCK)?-----"
 # Base64 lines, header lines (Proc-Type: 4,ENCRYPTED) and \n escapes, as in JSON key files.
 # Lines may carry a prefix or a suffix: quoted mail (> ), comments (# ; *), string literals
 # ("...\n"), table bars, <br> tags.
-_PEM_BODY = r"[A-Za-z0-9+/=\s\\:,.\->#|\"'*;<]"
+_PEM_BODY = r"(?:[A-Za-z0-9+/=\s\\:,.>#|\"'*;<]|-(?!----))"
 
 # Phone numbers and card numbers, scanned in one pass. The pattern starts with a character
 # class (``[0-9+(]``) so the engine skips other text quickly; the look-behinds after it check
@@ -896,8 +901,16 @@ _DIGIT_SHAPES = r"""
 """
 
 
-def _compile(*sources: str, flags: int = 0) -> tuple[re.Pattern[str], ...]:
-    return tuple(re.compile(source, flags) for source in sources)
+def _compile(
+    *sources: str, flags: int = 0, reach: int = TOKEN_REACH
+) -> tuple[re.Pattern[str], ...]:
+    """The patterns, each repeat bounded by ``reach`` (:mod:`.bounded`): one attempt at a
+    trigger reads a bounded stretch of text, so a scan is linear in the text's length."""
+    verbose = bool(flags & re.VERBOSE)
+    gap = min(reach, GAP_REACH) if reach == TOKEN_REACH else reach
+    return tuple(
+        re.compile(bounded(source, reach, gap, verbose=verbose), flags) for source in sources
+    )
 
 
 def _rule(
@@ -908,15 +921,16 @@ def _rule(
     select: Selector,
     *,
     lowered: bool = False,
+    reach: int = TOKEN_REACH,
 ) -> Rule:
     return Rule(
         name=name,
         category=category,
         summary=summary,
-        patterns=_compile(*sources),
+        patterns=_compile(*sources, reach=reach),
         select=select,
         lowered=lowered,
-        ignorecase=_compile(*sources, flags=re.IGNORECASE) if lowered else (),
+        ignorecase=_compile(*sources, flags=re.IGNORECASE, reach=reach) if lowered else (),
     )
 
 
@@ -964,6 +978,7 @@ _RULES: Final[tuple[Rule, ...]] = (
             r"(?:Private-(?:MAC|Hash):[ \t]*[0-9a-fA-F]+)?",
         ),
         _whole(_holds_key_material),
+        reach=_KEY_REACH,
     ),
     Rule(
         name="split_token",
