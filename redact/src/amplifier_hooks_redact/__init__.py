@@ -14,6 +14,7 @@ exports.
 """
 
 from .build import build_redactor
+from .clock import TIMEOUT_MARK, RedactionTimeout, scan_deadline
 from .config import (
     DEFAULT_ALLOWED_PATHS,
     DEFAULT_EVENTS,
@@ -22,22 +23,29 @@ from .config import (
     RedactionConfig,
     parse_config,
 )
+from .deadline import DEFAULT_DEADLINE, redact_within
 from .rules import BUILTIN_RULES, RULE_SETS, Rule
 from .scanner import TextRedactor
-from .walker import UNSCANNABLE, Redactor
+from .walker import TIMED_OUT, UNSCANNABLE, Redactor
 
 __all__ = [
     "BUILTIN_RULES",
     "DEFAULT_ALLOWED_PATHS",
+    "DEFAULT_DEADLINE",
     "DEFAULT_EVENTS",
     "MODULE_ID",
     "RULE_SETS",
+    "TIMED_OUT",
+    "TIMEOUT_MARK",
     "UNSCANNABLE",
     "AllowlistConfig",
     "RedactionConfig",
+    "RedactionTimeout",
     "Redactor",
     "Rule",
     "TextRedactor",
     "build_redactor",
     "parse_config",
+    "redact_within",
+    "scan_deadline",
 ]
