@@ -203,6 +203,7 @@ _PLACEHOLDER: Final = re.compile(
     | <[^<>]*>? | (?i:\[redacted[^\[\]]*\]?)     # <your-key>, [REDACTED:...]
     | \[[A-Za-z][A-Za-z0-9 _-]*\]                # [PASSWORD], [token]: a slot to fill
     | \$\{?[A-Za-z_][A-Za-z0-9_]*\}?             # $VAR, ${VAR}
+    | \$\([A-Za-z_][A-Za-z0-9_]*\)                # $(VAR): a make variable
     | \{\{.*\}\}? | \{[A-Za-z_][A-Za-z0-9_.]*\}  # {{ template }}, {name}
     | %\(?[A-Za-z_]*\)?s                         # %s, %(name)s
     | \#(?:[0-9A-Fa-f]{3,4}|[0-9A-Fa-f]{6}|[0-9A-Fa-f]{8})  # colours: token: '#d8dee9'
