@@ -466,8 +466,15 @@ def _known_heads() -> tuple[str, ...]:
         if rule.category != "secret" or rule.lowered or rule.name == "shaped_token":
             continue
         for pattern in rule.patterns:
-            heads.update(literal_triggers(pattern) or ())
+            heads.update(
+                head
+                for head in literal_triggers(pattern) or ()
+                if _VENDOR_HEAD.match(head) is not None  # glpat-, sk-ant-: not a program
+            )
     return tuple(sorted(heads))
+
+
+_VENDOR_HEAD: Final = re.compile(r"[a-z][a-z0-9]*[_-]")
 
 
 def _random_body(body: str) -> bool:
