@@ -130,15 +130,30 @@ def _run(
     """The run of ``chars`` around ``text[start:end]``; of a run longer than ``most``, the
     window of that length that starts just before the trigger (the regex engine reads both
     ways, so a long run costs no Python loop)."""
-    low = max(0, start - _LONGEST)
-    back = chars.match(text[low:start][::-1])
-    left = start - (back.end() if back is not None else 0)
+    left = _run_start(text, start, chars)
     ahead = chars.match(text, end, min(len(text), end + _LONGEST))
     right = ahead.end() if ahead is not None else end
     if right - left > most:
         left = max(left, start - _BEFORE_TRIGGER)
         right = min(right, left + most)
     return left, right
+
+
+def _run_start(text: str, start: int, chars: re.Pattern[str]) -> int:
+    """Where the run of ``chars`` that ends at ``start`` begins (at most :data:`_LONGEST`
+    back). The text before is read in windows that grow four times over, so the work is
+    in proportion to the run, not to :data:`_LONGEST`."""
+    window = _FIRST_WINDOW
+    while True:
+        low = max(0, start - window)
+        back = chars.match(text[low:start][::-1])
+        length = back.end() if back is not None else 0
+        if length < start - low or low == 0 or window >= _LONGEST:
+            return start - length
+        window = min(window * 4, _LONGEST)
+
+
+_FIRST_WINDOW: Final = 256
 
 
 def select_encoded(text: str, match: re.Match[str]) -> tuple[int, int] | None:

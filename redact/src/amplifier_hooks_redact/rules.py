@@ -1103,7 +1103,8 @@ _RULES: Final[tuple[Rule, ...]] = (
             # RSA, PKCS#8 RSA, EC and Ed25519, SEC1 EC) or of an OpenSSH key, in base64.
             r"(?:MII[A-Za-z0-9+/]{3}IBA(?:AKC|DANBgkqhkiG9w0BAQEFAASC)|MHcCAQEEI|MIGkAgEBBD"
             r"|MC4CAQAwBQYDK2Vw|MIGHAgEAMBMGByqGSM49|MIG2AgEAMBAGByqGSM49|b3BlbnNzaC1rZXktdjE)"
-            r"[A-Za-z0-9+/=]{24,}(?:(?:\\r)?(?:\\n|\r?\n)[ \t]*[A-Za-z0-9+/=]{16,})*",
+            # Base64 holds "=" only at its end: a run never reads past one.
+            r"[A-Za-z0-9+/]{24,}(?:(?:\\r)?(?:\\n|\r?\n)[ \t]*[A-Za-z0-9+/]{16,})*={0,2}",
             # A PuTTY key file: its private lines and their MAC.
             r"Private-Lines:[ \t]*[0-9]+\r?\n(?:[A-Za-z0-9+/=]+\r?\n)+"
             r"(?:Private-(?:MAC|Hash):[ \t]*[0-9a-fA-F]+)?",
