@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import unicodedata
 
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from amplifier_hooks_redact.reading import MARK, reading_view
@@ -53,6 +53,7 @@ def test_text_without_such_spellings_has_no_reading() -> None:
         assert reading_view(text) is None
 
 
+@settings(deadline=None)
 @given(st.lists(st.tuples(st.text("ab-_01", min_size=1, max_size=6), HIDDEN), max_size=8))
 def test_every_span_of_the_reading_maps_back_to_the_same_characters(
     pieces: list[tuple[str, str]],

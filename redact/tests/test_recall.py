@@ -285,6 +285,19 @@ def gen_telegram_bot_token(rng: random.Random) -> tuple[str, str]:
     return token, token
 
 
+def gen_shaped_token(rng: random.Random) -> tuple[str, str]:
+    """A token of a made-up vendor: a lower-case prefix, a separator, a random body."""
+    separator = rng.choice("_-")
+    head = pick(rng, "bdfhjkmqvwz", rng.randint(3, 6)) + separator
+    if rng.random() < 0.3:
+        head += pick(rng, "bdfhjkmqvwz0123", rng.randint(2, 4)) + separator
+    body = list(pick(rng, ALNUM, rng.randint(29, 61)) + rng.choice("ABCXYZ"))
+    body += [rng.choice("abcxyz"), rng.choice("0123456789")]
+    rng.shuffle(body)
+    token = head + "".join(body)
+    return token, token
+
+
 def gen_mailchimp_api_key(rng: random.Random) -> tuple[str, str]:
     key = pick(rng, HEX, 32) + "-us" + str(rng.randint(1, 21))
     return key, key
@@ -552,6 +565,7 @@ GENERATORS: dict[str, Callable[[random.Random], tuple[str, str]]] = {
     "auth_header": gen_auth_header,
     "credential_assignment": gen_credential_assignment,
     "vendor_token": gen_vendor_token,
+    "shaped_token": gen_shaped_token,
     "telegram_bot_token": gen_telegram_bot_token,
     "mailchimp_api_key": gen_mailchimp_api_key,
     "cli_password": gen_cli_password,

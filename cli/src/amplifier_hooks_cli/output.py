@@ -1,9 +1,14 @@
 """Where the command line writes: its two consoles, and every failure as one clear line.
 
 Each command prints through :func:`stdout` and :func:`stderr` (made anew for every invocation,
-so an in-process runner's streams are used). A command wrapped in :func:`friendly` turns any
-failure into ``error: ...`` lines on standard error and a non-zero exit code: 1 for a failure,
-2 for a bad command line, 130 when interrupted; ``-v`` lets the traceback through instead.
+so an in-process runner's streams are used). Everything they write, log records and a
+session's hook messages, tool output and prompts included, passes the filter set with
+:func:`show_through`: a session with hooks-redaction mounted sets its redaction there, so what
+a person sees is redacted as the log and the model's request are.
+
+A command wrapped in :func:`friendly` turns any failure into ``error: ...`` lines on standard
+error and a non-zero exit code: 1 for a failure, 2 for a bad command line, 130 when
+interrupted; ``-v`` lets the traceback through instead.
 """
 
 from __future__ import annotations
@@ -13,7 +18,7 @@ import logging
 import os
 import sys
 from collections.abc import Callable
-from typing import Final, NoReturn, ParamSpec, TypeVar
+from typing import IO, Any, Final, NoReturn, ParamSpec, TypeVar
 
 import click
 from rich.console import Console
@@ -23,12 +28,14 @@ from rich.markup import escape
 from amplifier_core.errors import AmplifierError, BundleError, BundleProblem
 
 __all__ = [
+    "SHOWN_CAPABILITY",
     "colour",
     "fail",
     "friendly",
     "make_console",
     "one_line",
     "setup",
+    "show_through",
     "stderr",
     "stdout",
     "verbose",
@@ -47,13 +54,51 @@ def colour() -> bool:
     return not os.environ.get("NO_COLOR")
 
 
+SHOWN_CAPABILITY: Final = "redaction.redact_text"
+"""The coordinator capability a redaction module offers: ``(text) -> text`` redacted."""
+
+_shown_filter: list[Callable[[str], str]] = []
+
+
+def show_through(redact: Callable[[str], str] | None) -> None:
+    """Pass everything the consoles write through ``redact`` from now on (``None``: as is)."""
+    _shown_filter[:] = [] if redact is None else [redact]
+
+
+class _Shown:
+    """A console's stream: each text written passes the filter of :func:`show_through`
+    first; everything else (``isatty``, ``fileno``, ``encoding``) is the stream's own."""
+
+    def __init__(self, stream: Callable[[], IO[str]]) -> None:
+        self._stream = stream
+
+    def write(self, text: str) -> int:
+        if _shown_filter and text:
+            try:
+                text = _shown_filter[0](text)
+            except Exception as err:  # what cannot be redacted is not shown
+                text = f"[REDACTED:unscannable:{type(err).__name__}]\n"
+        return self._stream().write(text)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._stream(), name)
+
+
 def make_console(*, stderr: bool) -> Console:
-    """A console that keeps ids, paths and error lines whole when the output is piped, and
-    writes no style escape at all under ``NO_COLOR`` (:func:`colour`)."""
+    """A console that keeps ids, paths and error lines whole when the output is piped, writes
+    no style escape at all under ``NO_COLOR`` (:func:`colour`), and shows every text through
+    the filter of :func:`show_through`."""
+    stream = _Shown((lambda: sys.stderr) if stderr else (lambda: sys.stdout))
     if colour():
-        made = Console(stderr=stderr, highlight=False)
+        made = Console(file=stream, stderr=stderr, highlight=False)  # type: ignore[arg-type]
     else:  # rich's own NO_COLOR keeps bold and dim: no colour system writes no style at all
-        made = Console(stderr=stderr, highlight=False, color_system=None, no_color=True)
+        made = Console(
+            file=stream,  # type: ignore[arg-type]
+            stderr=stderr,
+            highlight=False,
+            color_system=None,
+            no_color=True,
+        )
     if not made.is_terminal:
         made.soft_wrap = True  # a line stays one line in a file or a pipe
         if "COLUMNS" not in os.environ:

@@ -18,6 +18,7 @@ modules use), ``build_redactor(config)`` the same compiled engine with a memo of
 """
 
 from .build import build_redactor, engine_key, shared_redactor
+from .clock import TIMEOUT_MARK, RedactionTimeout, scan_deadline
 from .config import (
     DEFAULT_ALLOWED_PATHS,
     DEFAULT_EVENTS,
@@ -26,24 +27,31 @@ from .config import (
     RedactionConfig,
     parse_config,
 )
+from .deadline import DEFAULT_DEADLINE, redact_within
 from .rules import BUILTIN_RULES, RULE_SETS, Rule
 from .scanner import TextRedactor
-from .walker import UNSCANNABLE, Redactor
+from .walker import TIMED_OUT, UNSCANNABLE, Redactor
 
 __all__ = [
     "BUILTIN_RULES",
     "DEFAULT_ALLOWED_PATHS",
+    "DEFAULT_DEADLINE",
     "DEFAULT_EVENTS",
     "MODULE_ID",
     "RULE_SETS",
+    "TIMED_OUT",
+    "TIMEOUT_MARK",
     "UNSCANNABLE",
     "AllowlistConfig",
     "RedactionConfig",
+    "RedactionTimeout",
     "Redactor",
     "Rule",
     "TextRedactor",
     "build_redactor",
     "engine_key",
     "parse_config",
+    "redact_within",
+    "scan_deadline",
     "shared_redactor",
 ]

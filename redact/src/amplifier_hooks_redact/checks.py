@@ -28,6 +28,7 @@ __all__ = [
 ]
 
 _DIGITS: Final = frozenset("0123456789")
+_A_DIGIT: Final = re.compile("[0-9]")
 
 
 # Each digit doubled, as Luhn counts it: the sum of the digits of its double.
@@ -150,9 +151,9 @@ def looks_random(value: str) -> bool:
     """
     if is_patterned(value):
         return False
-    if any(char in _DIGITS for char in value):
+    if _A_DIGIT.search(value) is not None:
         return True
-    return any(char.isupper() for char in value) and any(char.islower() for char in value)
+    return value != value.lower() and value != value.upper()  # holds both cases
 
 
 FILLED_MIN: Final = 36
@@ -204,6 +205,7 @@ _PLACEHOLDER: Final = lazy_compile(
     | <[^<>]*>? | (?i:\[redacted[^\[\]]*\]?)     # <your-key>, [REDACTED:...]
     | \[[A-Za-z][A-Za-z0-9 _-]*\]                # [PASSWORD], [token]: a slot to fill
     | \$\{?[A-Za-z_][A-Za-z0-9_]*\}?             # $VAR, ${VAR}
+    | \$\([A-Za-z_][A-Za-z0-9_]*\)                # $(VAR): a make variable
     | \{\{.*\}\}? | \{[A-Za-z_][A-Za-z0-9_.]*\}  # {{ template }}, {name}
     | %\(?[A-Za-z_]*\)?s                         # %s, %(name)s
     | \#(?:[0-9A-Fa-f]{3,4}|[0-9A-Fa-f]{6}|[0-9A-Fa-f]{8})  # colours: token: '#d8dee9'

@@ -9,7 +9,9 @@ passes as every other literal, so text without one costs nothing here.
 
 Around a trigger, the run of the encoding's characters is taken whole (at most
 :data:`MAX_RUN` characters, at least :data:`MIN_RUN`: only runs long enough to hold a
-credential), decoded once, and scanned with the secret rules (never decoded again). When the
+credential), decoded once, and scanned with the secret rules; what it decodes to is read
+through again when it is compressed (gzip, zlib) or base64 once more, up to three layers (a
+Helm release secret is base64 of base64 of gzip), a compressed stream's run whole. When the
 decoded text holds a secret, the whole run is the span to replace. Percent-encoding needs no
 trigger: a run holding a ``%XX`` escape (``%67hp_...``, ``api%5Fkey%3D...``) is decoded
 likewise.
@@ -23,6 +25,7 @@ import contextlib
 import functools
 import re
 import threading
+import zlib
 from typing import Final
 from urllib.parse import unquote
 
@@ -42,7 +45,11 @@ _WORDS: Final = (
     *("Token", "ApiKey", "BEGIN", "PRIVATE KEY", "Bearer", "eyJhbGci"),
     *("ghp_", "gho_", "ghs_", "ghu_", "github_pat_", "glpat-", "xoxb-", "xoxp-", "xapp-"),
     *("AKIA", "ASIA", "sk-ant-", "sk-proj-", "sk_live_", "rk_live_", "AIza", "hf_", "npm_"),
+    "H4sI",  # a gzip stream in base64, itself encoded again (a Helm release secret)
 )
+_GZIP_BASE64: Final = "H4sI"  # the base64 of a gzip stream's magic bytes and method
+_DEPTH: Final = 3  # layers of encoding and compression read through
+_INFLATED_MOST: Final = 1 << 22  # characters a compressed run may expand to
 
 
 def _base64_segments(word: bytes) -> set[str]:
@@ -88,7 +95,12 @@ def _triggers() -> list[str]:
         found |= _base32_segments(raw)
         found.add(raw.hex())
         found.add(raw.hex().upper())
+    found.add(_GZIP_BASE64)
     return sorted(found)
+
+
+# The triggers of a gzip stream's base64 encoded again.
+_GZIP_TWICE: Final = frozenset(_base64_segments(_GZIP_BASE64.encode()))
 
 
 def encoded_patterns() -> tuple[str, ...]:
@@ -112,26 +124,47 @@ _LONGEST: Final = 1 << 16  # how far a run is followed to find where it starts a
 _BEFORE_TRIGGER: Final = 64  # of a longer run, the window starts this far before the trigger
 
 
-def _run(text: str, start: int, end: int, chars: re.Pattern[str]) -> tuple[int, int]:
-    """The run of ``chars`` around ``text[start:end]``; of a run longer than
-    :data:`MAX_RUN`, the window of that length that starts just before the trigger (the
-    regex engine reads both ways, so a long run costs no Python loop)."""
-    low = max(0, start - _LONGEST)
-    back = chars.match(text[low:start][::-1])
-    left = start - (back.end() if back is not None else 0)
+def _run(
+    text: str, start: int, end: int, chars: re.Pattern[str], most: int = MAX_RUN
+) -> tuple[int, int]:
+    """The run of ``chars`` around ``text[start:end]``; of a run longer than ``most``, the
+    window of that length that starts just before the trigger (the regex engine reads both
+    ways, so a long run costs no Python loop)."""
+    left = _run_start(text, start, chars)
     ahead = chars.match(text, end, min(len(text), end + _LONGEST))
     right = ahead.end() if ahead is not None else end
-    if right - left > MAX_RUN:
+    if right - left > most:
         left = max(left, start - _BEFORE_TRIGGER)
-        right = min(right, left + MAX_RUN)
+        right = min(right, left + most)
     return left, right
+
+
+def _run_start(text: str, start: int, chars: re.Pattern[str]) -> int:
+    """Where the run of ``chars`` that ends at ``start`` begins (at most :data:`_LONGEST`
+    back). The text before is read in windows that grow four times over, so the work is
+    in proportion to the run, not to :data:`_LONGEST`."""
+    window = _FIRST_WINDOW
+    while True:
+        low = max(0, start - window)
+        back = chars.match(text[low:start][::-1])
+        length = back.end() if back is not None else 0
+        if length < start - low or low == 0 or window >= _LONGEST:
+            return start - length
+        window = min(window * 4, _LONGEST)
+
+
+_FIRST_WINDOW: Final = 256
 
 
 def select_encoded(text: str, match: re.Match[str]) -> tuple[int, int] | None:
     """The whole encoded run around ``match`` when its decoded text holds a secret."""
     start, end = match.span()
     if match.lastgroup == "percent":
+        seen = getattr(_DECIDED, "percent", None)
+        if seen is not None and seen[0] is text and seen[1] <= start and end <= seen[2]:
+            return None  # an escape inside a run already decoded: its answer stands
         left, right = _run(text, start, end, _PCT_RUN)
+        _DECIDED.percent = (text, left, right)
         while right > left and text[right - 1] == ".":  # the full stop of a sentence
             right -= 1
         while right < len(text) and text[right] == "=":
@@ -143,7 +176,9 @@ def select_encoded(text: str, match: re.Match[str]) -> tuple[int, int] | None:
     decided = getattr(_DECIDED, "run", None)
     if decided is not None and decided[0] is text and decided[1] <= start and end <= decided[2]:
         return None  # another trigger in a run already decoded: its answer stands
-    left, right = _run(text, start, end, _B64_RUN)
+    # A compressed stream is read whole (what follows its start means nothing without it).
+    compressed = text.startswith(_GZIP_BASE64, start) or match.group() in _GZIP_TWICE
+    left, right = _run(text, start, end, _B64_RUN, _LONGEST if compressed else MAX_RUN)
     padded = right
     while padded < len(text) and padded - right < 2 and text[padded] == "=":
         padded += 1
@@ -162,7 +197,40 @@ _DECIDED: Final = threading.local()
 
 @functools.lru_cache(maxsize=512)
 def _holds_secret(run: str) -> bool:
-    return any(_scan(decoded) for decoded in _decodings(run))
+    return any(_read_through(decoded, _DEPTH) for decoded in _decodings(run))
+
+
+_B64_BYTES: Final = re.compile(rb"[A-Za-z0-9+/_-]{16,}={0,2}")
+
+
+def _read_through(decoded: bytes, depth: int) -> bool:
+    """Whether ``decoded`` holds a secret, read through up to ``depth`` more layers of
+    gzip or zlib compression and base64 (a gzip stream in base64 in base64)."""
+    if _scan(decoded):
+        return True
+    if depth <= 0:
+        return False
+    if decoded[:2] == b"\x1f\x8b" or (decoded[:1] == b"\x78" and decoded[1:2] in _ZLIB):
+        inflated = _inflate(decoded)
+        return inflated is not None and _read_through(inflated, depth - 1)
+    body = decoded.strip()
+    if _B64_BYTES.fullmatch(body) is not None:
+        inner = body.decode("ascii")
+        return any(_read_through(layer, depth - 1) for layer in _decodings(inner))
+    return False
+
+
+_ZLIB: Final = frozenset((b"\x01", b"\x5e", b"\x9c", b"\xda"))
+
+
+def _inflate(data: bytes) -> bytes | None:
+    """``data`` decompressed (gzip or zlib; a stream cut short gives what it holds), at most
+    :data:`_INFLATED_MOST` bytes of it."""
+    inflater = zlib.decompressobj(wbits=47)  # 32 + 15: gzip or zlib, from its header
+    try:
+        return inflater.decompress(data, _INFLATED_MOST)
+    except zlib.error:
+        return None
 
 
 @functools.lru_cache(maxsize=512)
@@ -196,9 +264,13 @@ def _decodings(run: str) -> list[bytes]:
     return found
 
 
+# Control characters and the replacement character of bytes that are not UTF-8.
+_UNPRINTABLE: Final = re.compile("[\x00-\x08\x0b-\x0c\x0e-\x1f\x7f-\x9f\ufffd]")
+
+
 def _scan(decoded: bytes) -> bool:
     text = decoded.decode("utf-8", "replace")
-    printable = sum(1 for c in text if c.isprintable() or c in "\r\n\t")
+    printable = len(text) - len(_UNPRINTABLE.findall(text))
     if printable < 0.8 * len(text) or printable < 8:
         return False
     return bool(secret_scanner().find(text))

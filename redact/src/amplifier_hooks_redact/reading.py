@@ -5,8 +5,9 @@ combining mark, an ANSI colour or OSC 8 hyperlink sequence) or written with esca
 (``\\u0067hp_...``, ``\\x41KIA...``, ``\\101KIA...``, ``&#x67;hp_...``, ``&quot;``)
 reads as the token to the model, and to anyone who prints or decodes it. :func:`reading_view`
 returns that reading: invisible characters and terminal control sequences removed, escapes
-written as text decoded once, with a map back to the original text, so the rules can scan the
-reading and the spans they find be replaced in the original.
+written as text decoded once, a string literal interpolated into a template (``"${"ghp_"}..."``)
+read as its text, with a map back to the original text, so the rules can scan the reading and
+the spans they find be replaced in the original.
 
 Text without any of those spellings (almost all text) has no view: :data:`MARK` finds the
 first one. Percent-encoding is not read here: ``encoded_secret`` decodes a percent-encoded
@@ -98,7 +99,12 @@ _TERMINAL: Final = (
 _BACKSLASH: Final = r"\\(?:u[0-9a-fA-F]{4}|x[0-9a-fA-F]{2}|[0-3][0-7]{2})"
 _AMPERSAND: Final = r"&(?:#[xX][0-9a-fA-F]{1,6}|#[0-9]{1,7}|quot|amp|apos|lt|gt|nbsp);"
 _HIDDEN: Final = f"[{''.join(_INVISIBLE)}]+"
-MARK: Final = re.compile(f"{_TERMINAL}|{_BACKSLASH}|{_AMPERSAND}|{_HIDDEN}")
+# A string literal interpolated into a template reads as its text: ``"${"ghp_"}..."`` (HCL,
+# shells, JavaScript), ``#{'...'}`` (Ruby), ``{{ "..." }}`` (Jinja, Go templates),
+# ``{'...'}`` (Python f-strings). The ``$`` or ``#`` before it is kept: a token glued to it is
+# found all the same, and a search that starts with a literal ``{`` is fast.
+_INTERPOLATED: Final = r"\{\{?[ \t]*(?P<q>[\"'`])[^\"'`\n{}\\]{0,256}(?P=q)[ \t]*\}\}?"
+MARK: Final = re.compile(f"{_TERMINAL}|{_BACKSLASH}|{_AMPERSAND}|{_HIDDEN}|{_INTERPOLATED}")
 """A spelling a reader sees through."""
 # The same, one pattern per leading character: a pattern that starts with a literal is
 # searched at the speed of a plain string search, an alternation is not (8 ms against under
@@ -107,6 +113,7 @@ _TERMINAL_SEARCH: Final = lazy_compile(_TERMINAL)
 _BACKSLASH_SEARCH: Final = lazy_compile(_BACKSLASH)
 _AMPERSAND_SEARCH: Final = lazy_compile(_AMPERSAND)
 _HIDDEN_SEARCH: Final = lazy_compile(_HIDDEN)
+_INTERPOLATED_SEARCH: Final = lazy_compile(_INTERPOLATED)
 
 
 def _searches(text: str) -> list[LazyPattern]:
@@ -120,6 +127,8 @@ def _searches(text: str) -> list[LazyPattern]:
         found.append(_AMPERSAND_SEARCH)
     if not text.isascii():
         found.append(_HIDDEN_SEARCH)
+    if "{" in text:
+        found.append(_INTERPOLATED_SEARCH)
     return found
 
 
@@ -145,6 +154,9 @@ _LONGEST: Final = 1 << 20  # a longer text is read as it is
 def _decoded(piece: str) -> str:
     """What one match of :data:`MARK` reads as: nothing, or the character it escapes."""
     head = piece[0]
+    if head == "{":  # an interpolated literal: its text
+        quotes = [i for i, char in enumerate(piece) if char in "\"'`"]
+        return piece[quotes[0] + 1 : quotes[-1]]
     if head == "\\":
         kind = piece[1]
         point = int(piece[2:], 16) if kind in "ux" else int(piece[1:], 8)
@@ -165,7 +177,8 @@ def _decoded(piece: str) -> str:
 class Reading:
     """The reading of a text and the map back: ``pieces`` are ``(view start, original start,
     original end, copied)``, in order; a copied piece maps character for character, a
-    decoded one (one character or none) stands for its whole original span."""
+    decoded one (a character, or an interpolated literal's text) stands for its whole
+    original span."""
 
     text: str
     pieces: tuple[tuple[int, int, int, bool], ...]
@@ -205,7 +218,7 @@ def reading_view(text: str) -> Reading | None:
         if read:
             pieces.append((size, start, end, False))
             parts.append(read)
-            size += 1
+            size += len(read)
         position = end
         found = _first(text, end, searches)
     if position < len(text):

@@ -24,13 +24,16 @@ from __future__ import annotations
 import base64
 import binascii
 import dataclasses
+import functools
 import json
+import math
 import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Final, Literal
 
 from .boundaries import after, glued
+from .bounded import GAP_REACH, TOKEN_REACH, bounded
 from .checks import (
     beside_hex_group,
     is_card_number,
@@ -46,6 +49,7 @@ from .inner import TOKEN_RULES
 from .lazy import PatternLike, lazy_compile
 from .paired import paired_patterns, select_paired
 from .split import select_split, split_patterns
+from .triggers import literal_triggers
 
 __all__ = [
     "ASSIGNMENT_KEY",
@@ -195,6 +199,8 @@ def _assignment(text: str, match: re.Match[str]) -> Span | None:
             return None  # `cmd args` (a command's output), `name` (code in Markdown)
         if _CONSTANT_NAME.fullmatch(value):
             return None  # "ANTHROPIC_API_KEY": "OTHER_API_KEY": a variable's name
+        if _PLAIN_URL.fullmatch(value):
+            return None  # "mongodb://localhost:27017/db": an address, no credential in it
         if loose and not _generated(value):
             return None
         return start, end
@@ -206,7 +212,11 @@ def _assignment(text: str, match: re.Match[str]) -> Span | None:
         return None  # abc... or abc..: a value cut short; abcd1234...: one typed out
     if not value or value[0] == "$" or is_placeholder(value) or _TYPE_OR_SYMBOL.fullmatch(value):
         return None  # token: &str, out_token: *mut T, token = || ...: code, not a value
-    if is_plain_code_value(value) and _TOKEN_PREFIX.match(value) is None:
+    if (
+        is_plain_code_value(value)
+        and _TOKEN_PREFIX.match(value) is None
+        and not _environment_value(text, match.start(), value)
+    ):
         return None  # token = self.token; but npm_xxxx is a token's prefix, not code
     if text[end : end + 1] in ("(", "["):  # token = b64encode(raw): a call, not a value
         return None
@@ -215,6 +225,37 @@ def _assignment(text: str, match: re.Match[str]) -> Span | None:
     while (more := _CONTINUED.match(text, end)) is not None:  # value\<newline>  rest
         end = more.end()
     return start, end
+
+
+# An environment variable's name (DB_PASSWORD, MYSQL_ROOT_PASSWORD), as env files,
+# docker-compose environment blocks and shell exports write it.
+_ENV_NAME: Final = re.compile(r"[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)*")
+_CODE_WORDS: Final = frozenset(
+    {
+        *("none", "null", "nil", "true", "false", "undefined", "required", "optional"),
+        *("str", "string", "int", "bool", "bytes", "self", "this", "env", "secret"),
+    }
+)
+
+
+def _environment_value(text: str, key_start: int, value: str) -> bool:
+    """Whether a bare word is a value given to an environment variable (``DB_PASSWORD=
+    postgres``, ``MYSQL_ROOT_PASSWORD: example`` under ``environment:``): the name is written
+    in capitals as a variable's is, and the word is not code (a dotted name, a keyword, the
+    name itself in lower case: ``PASSWORD = password`` reads as a constant set from a
+    variable)."""
+    if "." in value or value.lower() in _CODE_WORDS:
+        return False
+    left = key_start
+    while left > 0 and (text[left - 1].isalnum() or text[left - 1] == "_"):
+        left -= 1
+    right = key_start
+    while right < len(text) and (text[right].isalnum() or text[right] == "_"):
+        right += 1
+    name = text[left:right]
+    if _ENV_NAME.fullmatch(name) is None:
+        return False
+    return not name.lower().endswith(value.lower())
 
 
 def _yaml_value(text: str, match: re.Match[str], *, loose: bool) -> Span | None:
@@ -249,6 +290,8 @@ def _generated(value: str) -> bool:
     return ":" in value or (0 < digits < len(value)) or digits >= 12
 
 
+# A URL without a user name or password in it (a query is left to the rules that read it).
+_PLAIN_URL: Final = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*://[^\s@/?#]+(?:[/?#][^\s@]*)?")
 # An upper-case constant or environment variable name, quoted as a value.
 _CONSTANT_NAME: Final = re.compile(r"[A-Z][A-Z]*(?:_[A-Z]+)+")
 # A bare value that is a type or an operator: &str, *mut, &'a, ||, ->.
@@ -367,6 +410,95 @@ def _cli_named(text: str, match: re.Match[str]) -> Span | None:
 
 
 _SLOT: Final = re.compile(r"<[^<>]+>|\[[A-Za-z][A-Za-z0-9 _-]*\]|\$\{?[A-Za-z_]\w*\}?")
+
+
+# A vendor's token prefix: a short lower-case word, maybe a second one (tskey-api-,
+# lsv2_pt_), and the separator before the body.
+_TOKEN_HEAD: Final = re.compile(r"[a-z][a-z0-9]{1,9}(?:[_-][a-z0-9]{1,8})?[_-]\Z")
+# Prefixes of identifiers that are not secrets: messages, tool calls, requests, customers.
+_ID_HEADS: Final = frozenset(
+    {
+        *("msg", "toolu", "chatcmpl", "req", "cus", "sess", "run", "step", "file", "asst"),
+        *("thread", "call", "evt", "ch", "pi", "sub", "in", "prod", "price", "acct", "resp"),
+        *("batch", "job", "cmpl", "item", "id", "uuid", "sha", "sha1", "sha256", "md5"),
+    }
+)
+_HEAD_REACH: Final = 20
+
+
+def _shaped_token(text: str, match: re.Match[str]) -> Span | None:
+    """A token by its shape when no vendor rule knows its prefix: a prefix of one or two
+    short lower-case words, and a body of 32 or more letters and digits that reads as
+    random (digits and both cases, about four bits of entropy per character or more, no
+    typed-out pattern). Ids of messages, tool calls and requests (``msg_``, ``toolu_``,
+    ``req_``), digests and words joined by separators are not tokens."""
+    start, end = match.span()
+    left = start
+    while (
+        left > 0
+        and start + 1 - left < _HEAD_REACH
+        and (text[left - 1].isalnum() or text[left - 1] in "_-")
+    ):
+        left -= 1
+    if left > 0 and text[left - 1].isalnum():
+        return None
+    head = _TOKEN_HEAD.search(text, left, start + 1)
+    if head is None:
+        return None
+    left = head.start()
+    if left > 0 and (text[left - 1].isalnum() or text[left - 1] in "_-"):
+        return None  # part of a longer name: my_var_name_<body>
+    if re.split("[_-]", text[left : start + 1], maxsplit=1)[0] in _ID_HEADS:
+        return None
+    if text.startswith(_known_heads(), left):
+        return None  # a vendor's own rule knows this prefix and has decided
+    body = text[start + 1 : end]
+    if not _random_body(body):
+        return None
+    return left, end
+
+
+@functools.cache
+def _known_heads() -> tuple[str, ...]:
+    """The literal starts of every other secret rule that reads the text as written (the
+    vendors' prefixes): a token with one of them is theirs to take or leave."""
+    heads: set[str] = set()
+    for rule in _RULES:
+        if rule.category != "secret" or rule.lowered or rule.name == "shaped_token":
+            continue
+        for pattern in rule.patterns:
+            heads.update(
+                head
+                for head in literal_triggers(pattern) or ()
+                if _VENDOR_HEAD.match(head) is not None  # glpat-, sk-ant-: not a program
+            )
+    return tuple(sorted(heads))
+
+
+_VENDOR_HEAD: Final = re.compile(r"[a-z][a-z0-9]*[_-]")
+
+
+def _random_body(body: str) -> bool:
+    """Letters and digits drawn at random: digits, upper and lower case letters, a high
+    entropy, and no typed-out pattern or placeholder word."""
+    if _A_DIGIT.search(body) is None or body == body.lower() or body == body.upper():
+        return False
+    if is_patterned(body) or is_credential_word(body):
+        return False
+    worded = sum(len(run) for run in _WORD_RUNS.findall(body))
+    if 2 * worded > len(body):
+        return False  # words run together: SponsoredProductsRemoteSearch, not a key
+    counts: dict[str, int] = {}
+    for char in body:
+        counts[char] = counts.get(char, 0) + 1
+    size = len(body)
+    entropy = -sum(n / size * math.log2(n / size) for n in counts.values())
+    return entropy >= _MIN_ENTROPY
+
+
+_WORD_RUNS: Final = re.compile("[a-z]{4,}")
+_MIN_ENTROPY: Final = 4.0  # bits per character; random base62 of 32 characters: about 4.6
+_A_DIGIT: Final = re.compile("[0-9]")
 
 
 def _cli_password(text: str, match: re.Match[str]) -> Span | None:
@@ -864,11 +996,15 @@ ASSIGNMENT_KEY: Final = "(?:" + "|".join(_ASSIGNMENT_KEYS) + ")"
 """The key names ``credential_assignment`` reads (``password``, ``pw``, ``api_key``, ``auth``
 ...), as one pattern for lower-cased text: how the walker knows a dict key is one of them."""
 
+# A key block is longer than a token: a PGP secret key of 4096 bits takes about 7,000
+# characters. A key block's body never holds a run of five dashes (that is the next BEGIN or
+# END line), so one attempt reads no further than the next such line.
+_KEY_REACH: Final = 65_536
 _PEM_LABEL = r"[ A-Z0-9]*PRIVATE KEY(?: BLOCK)?-----"
 # Base64 lines, header lines (Proc-Type: 4,ENCRYPTED) and \n escapes, as in JSON key files.
 # Lines may carry a prefix or a suffix: quoted mail (> ), comments (# ; *), string literals
 # ("...\n"), table bars, <br> tags.
-_PEM_BODY = r"[A-Za-z0-9+/=\s\\:,.\->#|\"'*;<]"
+_PEM_BODY = r"(?:[A-Za-z0-9+/=\s\\:,.>#|\"'*;<]|-(?!----))"
 
 # Phone numbers and card numbers, scanned in one pass. The pattern starts with a character
 # class (``[0-9+(]``) so the engine skips other text quickly; the look-behinds after it check
@@ -897,9 +1033,15 @@ _DIGIT_SHAPES = r"""
 """
 
 
-def _compile(*sources: str, flags: int = 0) -> tuple[PatternLike, ...]:
-    """The patterns of ``sources``, each compiled the first time it is used (:mod:`.lazy`)."""
-    return tuple(lazy_compile(source, flags) for source in sources)
+def _compile(*sources: str, flags: int = 0, reach: int = TOKEN_REACH) -> tuple[PatternLike, ...]:
+    """The patterns, each repeat bounded by ``reach`` (:mod:`.bounded`): one attempt at a
+    trigger reads a bounded stretch of text, so a scan is linear in the text's length. Each is
+    compiled the first time it is used (:mod:`.lazy`)."""
+    verbose = bool(flags & re.VERBOSE)
+    gap = min(reach, GAP_REACH) if reach == TOKEN_REACH else reach
+    return tuple(
+        lazy_compile(bounded(source, reach, gap, verbose=verbose), flags) for source in sources
+    )
 
 
 def _rule(
@@ -910,15 +1052,16 @@ def _rule(
     select: Selector,
     *,
     lowered: bool = False,
+    reach: int = TOKEN_REACH,
 ) -> Rule:
     return Rule(
         name=name,
         category=category,
         summary=summary,
-        patterns=_compile(*sources),
+        patterns=_compile(*sources, reach=reach),
         select=select,
         lowered=lowered,
-        ignorecase=_compile(*sources, flags=re.IGNORECASE) if lowered else (),
+        ignorecase=_compile(*sources, flags=re.IGNORECASE, reach=reach) if lowered else (),
     )
 
 
@@ -960,12 +1103,14 @@ _RULES: Final[tuple[Rule, ...]] = (
             # RSA, PKCS#8 RSA, EC and Ed25519, SEC1 EC) or of an OpenSSH key, in base64.
             r"(?:MII[A-Za-z0-9+/]{3}IBA(?:AKC|DANBgkqhkiG9w0BAQEFAASC)|MHcCAQEEI|MIGkAgEBBD"
             r"|MC4CAQAwBQYDK2Vw|MIGHAgEAMBMGByqGSM49|MIG2AgEAMBAGByqGSM49|b3BlbnNzaC1rZXktdjE)"
-            r"[A-Za-z0-9+/=]{24,}(?:(?:\\r)?(?:\\n|\r?\n)[ \t]*[A-Za-z0-9+/=]{16,})*",
+            # Base64 holds "=" only at its end: a run never reads past one.
+            r"[A-Za-z0-9+/]{24,}(?:(?:\\r)?(?:\\n|\r?\n)[ \t]*[A-Za-z0-9+/]{16,})*={0,2}",
             # A PuTTY key file: its private lines and their MAC.
             r"Private-Lines:[ \t]*[0-9]+\r?\n(?:[A-Za-z0-9+/=]+\r?\n)+"
             r"(?:Private-(?:MAC|Hash):[ \t]*[0-9a-fA-F]+)?",
         ),
         _whole(_holds_key_material),
+        reach=_KEY_REACH,
     ),
     Rule(
         name="split_token",
@@ -1125,6 +1270,19 @@ _RULES: Final[tuple[Rule, ...]] = (
         select=_vendor,
     ),
     Rule(
+        name="shaped_token",
+        category="secret",
+        summary="tokens of vendors nobody listed, by their shape: a short lower-case prefix "
+        "and separator (gsk_, figd_, tskey-api-) before 32 or more random letters and digits",
+        # One pattern per separator: a search for a literal character is fast, for a class
+        # of two is not.
+        patterns=_compile(
+            r"_(?<=[a-z0-9]_)[A-Za-z0-9]{32,256}+(?![A-Za-z0-9_-])",
+            r"-(?<=[a-z0-9]-)[A-Za-z0-9]{32,256}+(?![A-Za-z0-9_-])",
+        ),
+        select=_shaped_token,
+    ),
+    Rule(
         name="telegram_bot_token",
         category="secret",
         summary="Telegram bot tokens (bot id, :AA, 33 characters)",
@@ -1237,6 +1395,12 @@ _RULES: Final[tuple[Rule, ...]] = (
             r"""|"[^"\n]*:[^"\n]*"|[^\s'"-][^\s:]*:[^\s]*)""",
             r"""--user(?<![^\s;&|(]--user)(?:=|[ \t]+)(?P<pair>'[^'\n]*:[^'\n]*'"""
             r"""|"[^"\n]*:[^"\n]*"|[^\s'"-][^\s:]*:[^\s]*)""",
+            # httpie's and xh's -a / --auth user:password, the pair whole.
+            r"(?:http|https|httpie|xh|xhs)\b[^\n|;&]*?[ \t](?:-a|--auth)(?:=|[ \t]+)"
+            r"""(?P<pair>'[^'\n]*:[^'\n]*'|"[^"\n]*:[^"\n]*"|[^\s'"-][^\s:]*:[^\s]*)""",
+            # user:password@host given to ssh and its kin, as a URL without its scheme.
+            r"(?:ssh|scp|sftp|sshfs|rsync|telnet|ftp|lftp)\b[^\n|;&]*?[ \t]['\"]?"
+            r"[A-Za-z0-9._-]+:(?P<v>[^\s@/:'\"]+)@[A-Za-z0-9.-]+",
             *(
                 tool
                 + r"""\b(?:[^\n|;&\\]|\\\n|\\(?!\n))*?[ \t]"""

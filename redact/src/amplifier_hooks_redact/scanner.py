@@ -28,6 +28,7 @@ from itertools import accumulate, compress, repeat
 from operator import add, is_
 from typing import Final
 
+from .clock import check_deadline
 from .joined import SEPARATOR, joinable
 from .lazy import PatternLike
 from .reading import mark_positions, reading_view
@@ -41,6 +42,7 @@ _CONTEXT_REACH: Final = 16  # characters a pattern or validator looks at around 
 _CACHE_TEXT_LIMIT: Final = 65_536
 _CACHE_CHARS: Final = 4_000_000
 _CACHE_ENTRIES: Final = 16_384
+_CHECK_EVERY: Final = 256  # attempts of a pattern between two looks at the deadline
 _SMALL_BATCH: Final = 16  # fewer strings are decided with plain loops, more with built-ins
 
 
@@ -293,9 +295,18 @@ class TextRedactor:
         cached = self._cache.get(text, _UNKNOWN)  # one lookup: another thread may clear it
         if cached is not _UNKNOWN:
             return None if cached is None else (cached[0], dict(cached[1]))  # type: ignore[index]
+        check_deadline()
         result = self._redact(text)
         self._remember(text, result)
         return result
+
+    def known(self, text: str) -> bool:
+        """Whether a verdict on ``text`` is remembered (:meth:`redact` would not scan it)."""
+        return text in self._cache
+
+    def known_clean(self, text: str) -> bool:
+        """Whether ``text`` is remembered as holding nothing to redact."""
+        return self._cache.get(text, _UNKNOWN) is None
 
     def _remember(self, text: str, result: tuple[str, dict[str, int]] | None) -> None:
         size = len(text)
@@ -575,7 +586,11 @@ def _scan(
     """Every match of ``pattern`` in ``haystack``, offered to the pass's rules."""
     # search() returns None for a miss much faster than finditer() sets up.
     match = pattern.search(haystack)
+    tried = 0
     while match is not None:
+        tried += 1
+        if not tried % _CHECK_EVERY:
+            check_deadline()
         match = pattern.search(haystack, _claim(match, text, members, hits, rejected))
 
 
@@ -591,9 +606,11 @@ def _try(
     """:func:`_scan` for a pattern whose matches can only start at ``starts`` (sorted): the
     same matches, found by trying each candidate position in turn."""
     resume = 0
-    for start in starts:
+    for tried, start in enumerate(starts, 1):
         if start < resume:
             continue
+        if not tried % _CHECK_EVERY:
+            check_deadline()
         match = pattern.match(haystack, start)
         if match is not None:
             resume = _claim(match, text, members, hits, rejected)

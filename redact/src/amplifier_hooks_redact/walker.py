@@ -6,7 +6,8 @@ that names a credential is read as that key's assignment (:mod:`.keyed`); ``byte
 ``bytearray`` values are decoded as UTF-8 with ``surrogateescape`` (so every byte survives the
 round trip), scanned, and encoded back the same way; other leaves (numbers, objects) are left
 alone. A string that cannot be scanned at all is replaced whole by
-``[REDACTED:unscannable:<why>]``: redaction fails closed, never open. A container is copied
+``[REDACTED:unscannable:<why>]``, one whose scan passed the deadline of the redaction
+(:mod:`.clock`) by ``[REDACTED:timeout]``: redaction fails closed, never open. A container is copied
 only when something inside it changed, so data with nothing to redact comes back as the very
 same object, and the caller's data is never mutated. Allowlisted key paths are skipped with
 their whole subtree. A container that contains itself is walked once.
@@ -28,15 +29,18 @@ import itertools
 from collections.abc import Iterable
 from typing import Any, Final
 
+from .clock import TIMEOUT_MARK, RedactionTimeout
 from .keyed import pair_name, probe, probe_option, value_of, value_of_option
 from .memo import CleanMemo
 from .paths import PathMatcher, State
 from .scanner import TextRedactor
 
-__all__ = ["UNSCANNABLE", "Redactor", "plain_strings"]
+__all__ = ["TIMED_OUT", "UNSCANNABLE", "Redactor", "plain_strings"]
 
 UNSCANNABLE = "unscannable"
 """The count name for values replaced whole because they could not be scanned."""
+TIMED_OUT = "timeout"
+"""The count name for values replaced whole because their scan passed its deadline."""
 
 
 def _unscannable(error: BaseException) -> str:
@@ -71,6 +75,9 @@ class Redactor:
     def _string(self, value: str, counts: dict[str, int]) -> str:
         try:
             found = self.text.redact(value)
+        except RedactionTimeout:  # fail closed: what was not scanned in time does not go on
+            counts[TIMED_OUT] = counts.get(TIMED_OUT, 0) + 1
+            return TIMEOUT_MARK
         except Exception as err:  # fail closed: what cannot be scanned does not go on
             counts[UNSCANNABLE] = counts.get(UNSCANNABLE, 0) + 1
             return _unscannable(err)

@@ -256,6 +256,8 @@ async def _run_session(plan: _RunPlan) -> int:
     else:
         session = AgentSession(plan.bundle, **options)
     view.attach(session)
+    # What the session shows passes the redaction its log and requests pass, once mounted.
+    output.show_through(_ShownRedaction(session.coordinator))
     code = 0
     try:
         try:
@@ -300,12 +302,27 @@ async def _run_session(plan: _RunPlan) -> int:
         await session.close()
     finally:
         view.detach()
+        output.show_through(None)
     if view.checkpoints:
         last = view.checkpoints[-1]
         console.print(
             f"[dim]checkpoint saved; continue with --resume {escape(last)}[/]", soft_wrap=True
         )
     return code
+
+
+class _ShownRedaction:
+    """The redaction a module mounted on ``coordinator`` offers for what is shown
+    (:data:`output.SHOWN_CAPABILITY`), looked up at each text: from the moment it is
+    mounted, the session's own start included."""
+
+    def __init__(self, coordinator: Any) -> None:
+        self._coordinator = coordinator
+
+    def __call__(self, text: str) -> str:
+        get = getattr(self._coordinator, "get_capability", None)
+        redact = get(output.SHOWN_CAPABILITY) if callable(get) else None
+        return redact(text) if callable(redact) else text
 
 
 def _located_failures(plan: _RunPlan, failures: Sequence[ModuleFailure]) -> list[str]:

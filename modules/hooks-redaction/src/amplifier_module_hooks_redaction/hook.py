@@ -17,12 +17,22 @@ import logging
 from typing import Any
 
 from amplifier_core.models import HookResult
-from amplifier_hooks_redact import MODULE_ID, RedactionConfig, shared_redactor
+from amplifier_hooks_redact import (
+    DEFAULT_DEADLINE,
+    MODULE_ID,
+    RedactionConfig,
+    redact_within,
+    scan_deadline,
+    shared_redactor,
+)
 from amplifier_hooks_redact.memo import CleanMemo
 
 from .outbound import OutboundGuard
 
-__all__ = ["RedactionHook", "summarize"]
+__all__ = ["SHOWN_CAPABILITY", "RedactionHook", "summarize"]
+
+SHOWN_CAPABILITY = "redaction.redact_text"
+"""The capability under which the hook offers ``(text) -> text`` for what a person sees."""
 
 logger = logging.getLogger(__name__)
 
@@ -64,6 +74,12 @@ class RedactionHook:
             if config.guard_providers:
                 self.outbound.guard_providers()
 
+    def redact_shown(self, text: str) -> str:
+        """``text`` as a person may see it: redacted by the same rules (what is not scanned
+        within the deadline is replaced)."""
+        with scan_deadline(DEFAULT_DEADLINE):
+            return self.redactor.redact_text(text)[0]
+
     def release(self) -> None:
         """Undo what the hook did outside the registry (the providers' wrappers)."""
         if self.outbound is not None:
@@ -73,8 +89,8 @@ class RedactionHook:
         """Redact ``data``; ``modify`` with counts if anything was found, else ``continue``."""
         stored: dict[str, int] = {}
         try:
-            try:
-                redacted, counts = self.redactor.redact(data, self.memo)
+            try:  # large data off the event loop; what passes the deadline is replaced
+                redacted, counts = await redact_within(self.redactor, data, memo=self.memo)
             except RecursionError:  # nested too deep to walk: what is deeper is cut away
                 cut = _cut_depth(data, _DEPTH, _DEEP)
                 redacted, counts = self.redactor.redact(cut)

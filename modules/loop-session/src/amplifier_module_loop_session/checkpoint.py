@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import tempfile
 from pathlib import Path
 from typing import Any, Final
@@ -50,13 +51,20 @@ class Checkpoint(BaseModel):
                 raise ValueError(f"message {index} has no 'role' (got keys {sorted(message)})")
         return messages
 
+    def to_json(self) -> str:
+        """The checkpoint as JSON text that UTF-8 can always hold: a lone surrogate in a
+        message (half an emoji in a tool's output, bytes decoded with ``surrogateescape``)
+        is written as its ``\\udXXX`` escape, which reads back as the same character."""
+        text = json.dumps(self.model_dump(mode="json"), indent=1, ensure_ascii=False)
+        return _SURROGATE.sub(_escaped, text)
+
     def write(self, path: Path) -> Path:
         """Write atomically to ``path`` and return it."""
         path.parent.mkdir(parents=True, exist_ok=True)
         handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=".checkpoint-")
         try:
             with os.fdopen(handle, "w", encoding="utf-8") as stream:
-                stream.write(self.model_dump_json(indent=1))
+                stream.write(self.to_json())
                 stream.flush()
                 os.fsync(stream.fileno())
             os.replace(temporary, path)
@@ -64,6 +72,14 @@ class Checkpoint(BaseModel):
             Path(temporary).unlink(missing_ok=True)
             raise
         return path
+
+
+# A lone surrogate can only stand inside a JSON string, where its escape means the same.
+_SURROGATE: Final = re.compile("[\ud800-\udfff]")
+
+
+def _escaped(match: re.Match[str]) -> str:
+    return f"\\u{ord(match.group()):04x}"
 
 
 def read_checkpoint(path: Path) -> Checkpoint:
