@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any, Final
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic_core import to_jsonable_python
 
 __all__ = ["CHECKPOINT_VERSION", "Checkpoint", "CheckpointError", "read_checkpoint"]
 
@@ -55,7 +56,8 @@ class Checkpoint(BaseModel):
         """The checkpoint as JSON text that UTF-8 can always hold: a lone surrogate in a
         message (half an emoji in a tool's output, bytes decoded with ``surrogateescape``)
         is written as its ``\\udXXX`` escape, which reads back as the same character."""
-        text = json.dumps(self.model_dump(mode="json"), indent=1, ensure_ascii=False)
+        data = self.model_dump(mode="python")  # "json" mode cannot encode a surrogate key
+        text = json.dumps(data, indent=1, ensure_ascii=False, default=to_jsonable_python)
         return _SURROGATE.sub(_escaped, text)
 
     def write(self, path: Path) -> Path:
