@@ -211,7 +211,7 @@ def test_missing_modules_are_one_short_message_with_the_pip_command(tmp_path: Pa
         r"git\+https://example.invalid/hooks-three.git`; no distribution is known for "
         r"hooks-nowhere-one: install the one that provides its entry point in group "
         r"'amplifier.modules', or give the module a source\. Every module a bundle names must "
-        r"load; mark one `optional: true` in the bundle to run without it when it cannot",
+        r"load; mark its entry `optional: true` only when the session may run without it",
         error,
     ), error
     assert result.output.count("hooks-nowhere-two") == 1, result.output

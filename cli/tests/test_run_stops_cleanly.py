@@ -129,3 +129,22 @@ def test_a_location_is_internal_exactly_when_it_is_in_our_packages(
     name, ours = package
     location = "/" + "/".join([*before, name, *after, "thing.py"]) + f":{line}"
     assert internal_location(location) is ours
+
+
+def test_a_session_whose_trusted_hooks_changed_is_told_to_review_them_not_drop_them(
+    tmp_path: Path,
+) -> None:
+    """``AgentSession`` (and so ``demo``) gives ``run``'s advice: review and trust again."""
+    from amplifier_hooks_cli.load_advice import load_advice
+
+    from amplifier_core.loader import ModuleFailure
+
+    mount_failed = ModuleFailure(
+        module_id="hooks-declarative",
+        stage="mount",
+        message="hooks-declarative failed to mount",
+        cause="ValueError: a hook file changed",
+    )
+    advice = load_advice([mount_failed], tmp_path, None)
+    assert "optional" not in advice
+    assert "validate --mount BUNDLE" in advice

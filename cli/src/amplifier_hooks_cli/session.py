@@ -31,6 +31,7 @@ from amplifier_core import events as ev
 from amplifier_core.errors import ModuleLoadError
 from amplifier_module_loop_session import Checkpoint, TurnOutcome, read_checkpoint
 
+from .load_advice import load_advice
 from .missing import missing_modules
 from .plan import mount_plan
 
@@ -251,11 +252,11 @@ class AgentSession:
         reasons += [
             f.message for f in failed if not (f.stage == "resolve" and f.module_id in missing.ids)
         ]
+        advice = load_advice(failed, self.workspace, None)
         raise ModuleLoadError(
             f"session {self.session_id} stopped before its first turn: "
             + "; ".join(reasons)
-            + ". Every module a bundle names must load; mark one `optional: true` in the "
-            "bundle to run without it when it cannot",
+            + f". {advice[:1].upper()}{advice[1:]}",
             module_id=failed[0].module_id,
             stage=failed[0].stage if failed[0].stage in ("resolve", "import") else "mount",
             entry_point=failed[0].entry_point,
