@@ -97,7 +97,10 @@ def _plan(workdir: Path, hooks: tuple[str, ...] | list[str]) -> dict[str, Any]:
 # ------------------------------------------------------------------------------ startup
 
 
-async def _start(plan: dict[str, Any], workdir: Path, parent_id: str | None = None) -> Any:
+async def _start(
+    plan: dict[str, Any], workdir: Path, parent_id: str | None = None
+) -> tuple[Any, tuple[float, float]]:
+    """A session of ``plan``, initialized, and what its ``initialize()`` took (wall, CPU)."""
     from amplifier_core import AmplifierSession
 
     session = AmplifierSession(plan, parent_id=parent_id)
@@ -105,8 +108,7 @@ async def _start(plan: dict[str, Any], workdir: Path, parent_id: str | None = No
     wall = time.perf_counter()
     cpu = time.process_time()
     await session.initialize()
-    session.timing = (time.perf_counter() - wall, time.process_time() - cpu)
-    return session
+    return session, (time.perf_counter() - wall, time.process_time() - cpu)
 
 
 async def _startup_worker(later: int) -> dict[str, Any]:
@@ -119,17 +121,16 @@ async def _startup_worker(later: int) -> dict[str, Any]:
         workdir = Path(tmp)
         full = _plan(workdir, list(REFERENCE_HOOKS))
         bare = _plan(workdir, [])
-        first = await _start(full, workdir)
-        first_timing = first.timing
+        first, first_timing = await _start(full, workdir)
         samples: dict[str, list[tuple[float, float]]] = {"later": [], "sub": [], "bare": []}
         for _ in range(later):
             for kind in ("later", "sub", "bare"):
-                session = await _start(
+                session, timing = await _start(
                     bare if kind == "bare" else full,
                     workdir,
                     parent_id=first.session_id if kind == "sub" else None,
                 )
-                samples[kind].append(session.timing)
+                samples[kind].append(timing)
                 await session.cleanup()
         await first.cleanup()
     result: dict[str, Any] = {"import": imported, "first": first_timing}
@@ -302,7 +303,8 @@ def _worker(args: list[str]) -> dict[str, Any]:
     )
     if done.returncode != 0:
         raise RuntimeError(f"worker {args} failed:\n{done.stderr[-3000:]}")
-    return json.loads(done.stdout.splitlines()[-1])
+    answer: dict[str, Any] = json.loads(done.stdout.splitlines()[-1])
+    return answer
 
 
 def _ms(seconds: float) -> str:

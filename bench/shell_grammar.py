@@ -20,6 +20,7 @@ read into different program lists, and examples of each kind of difference.
 from __future__ import annotations
 
 import argparse
+import importlib
 import sys
 import time
 from collections import Counter
@@ -28,15 +29,18 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "modules" / "hooks-approval"))
 
-import tree_sitter_bash
 from hypothesis import HealthCheck, Phase, given, settings
-from tree_sitter import Language, Parser
 
 from amplifier_module_hooks_approval import invocation as inv
 from amplifier_module_hooks_approval.shell import words
-from tests import test_executed_spellings as families
 
-PARSER = Parser(Language(tree_sitter_bash.language()))
+# Measurement-only: the grammar (`pip install tree-sitter tree-sitter-bash`, no dependency of any
+# package) and hooks-approval's generated spellings (its tests folder, put on sys.path above).
+tree_sitter: Any = importlib.import_module("tree_sitter")
+tree_sitter_bash: Any = importlib.import_module("tree_sitter_bash")
+families: Any = importlib.import_module("tests.test_executed_spellings")
+
+PARSER = tree_sitter.Parser(tree_sitter.Language(tree_sitter_bash.language()))
 
 
 def _draw(strategy: Any, size: int) -> list[str]:
