@@ -40,7 +40,16 @@ import tomllib
 from collections.abc import Iterator
 from pathlib import Path
 
-__all__ = ["DOCS", "EXCEPTIONS", "commands", "expected_exit", "main", "shell_lines"]
+__all__ = [
+    "DOCS",
+    "EXCEPTIONS",
+    "commands",
+    "expected_exit",
+    "main",
+    "private_tmp",
+    "shell_command",
+    "shell_lines",
+]
 
 ROOT = Path(__file__).resolve().parents[2]
 DOCS = [ROOT / "README.md", ROOT / "docs" / "rollout.md"]
@@ -227,7 +236,7 @@ def private_tmp() -> bool:
     return os.geteuid() == 0 and shutil.which("unshare") is not None
 
 
-def _shell(script: Path) -> list[str]:
+def shell_command(script: Path) -> list[str]:
     """The command line that runs ``script``, in a ``/tmp`` of its own when it can."""
     if not private_tmp():
         return ["bash", str(script)]
@@ -259,7 +268,7 @@ def run(dist: Path, tools: Path, scratch: Path) -> None:
     script.write_text(_script(lines), encoding="utf-8")
     output: list[str] = []
     with subprocess.Popen(
-        _shell(script),
+        shell_command(script),
         cwd=checkout,
         env=_environment(scratch, venv, house),
         stdin=subprocess.DEVNULL,

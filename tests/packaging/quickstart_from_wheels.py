@@ -32,7 +32,8 @@ import time
 from collections.abc import Iterator, Mapping
 from pathlib import Path
 
-from doc_commands import shell_lines  # beside this file: a script's folder is on sys.path
+# beside this file: a script's folder is on sys.path
+from doc_commands import private_tmp, shell_command, shell_lines
 
 __all__ = ["main", "quick_start", "wheels_install"]
 
@@ -125,29 +126,6 @@ def _environment(scratch: Path) -> dict[str, str]:
     return env
 
 
-def private_tmp() -> bool:
-    """Whether each shell can have a ``/tmp`` of its own (root, ``unshare`` installed)."""
-    return os.geteuid() == 0 and shutil.which("unshare") is not None
-
-
-def _bash(script: Path) -> list[str]:
-    """The command line that runs ``script``, in a ``/tmp`` of its own when it can."""
-    if not private_tmp():
-        return ["bash", str(script)]
-    mount = 'mount -t tmpfs tmpfs /tmp && exec "$0" "$@"'
-    return [
-        "unshare",
-        "--mount",
-        "--propagation",
-        "private",
-        "sh",
-        "-c",
-        mount,
-        "bash",
-        str(script),
-    ]
-
-
 def _shell(lines: list[str], cwd: Path, env: Mapping[str, str], log: Path) -> tuple[int, str]:
     """Run ``lines`` in one bash (``set -e``), each echoed first, its output shown as it comes
     (an install takes minutes); exit status and output."""
@@ -159,7 +137,7 @@ def _shell(lines: list[str], cwd: Path, env: Mapping[str, str], log: Path) -> tu
     with (
         log.open("w", encoding="utf-8") as out,
         subprocess.Popen(
-            _bash(path),
+            shell_command(path),
             cwd=cwd,
             env=dict(env),
             stdin=subprocess.DEVNULL,
