@@ -248,12 +248,7 @@ BACKLOG_SCRIPT = textwrap.dedent(
 
     async def main(path, count, batch_seconds, block_timeout):
         coordinator = Coordinator()
-        config = {
-            "path": path,
-            "queue_size": count + 10,
-            "block_timeout": block_timeout,
-            "redact_on_writer": True,
-        }
+        config = {"path": path, "queue_size": count + 10, "block_timeout": block_timeout}
         await mount(coordinator, config)
         writer = active_hooks(coordinator)[0]._writer
         settle = writer._settle

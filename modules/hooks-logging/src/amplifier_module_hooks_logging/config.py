@@ -78,11 +78,10 @@ class LoggingConfig(BaseModel):
     """Run hooks-redaction's rules over every string written (the data's own and the text
     conversions make), besides masking the values of secret-looking keys."""
 
-    redact_on_writer: bool = False
+    redact_on_writer: bool = True
     """Decide the redaction of plain JSON data on the writer thread, a batch at a time (about
     twice the events per second), instead of in the emit; ``false`` decides every event in
-    the emit. Either way nothing unredacted is written. Off by default: on amplifier-core
-    2.0.2, a process with Hyperscan scanning on the writer thread can abort at exit."""
+    the emit. Either way nothing unredacted is written."""
 
     auto_discover: bool = True
     """On kernels without wildcards, also subscribe the ``observability.events`` capability."""
