@@ -10,8 +10,9 @@ A variable passes on its name *and* its value. The names are fixed (no patterns)
 names: ``LC_DEPLOY_TOKEN`` is no category and never passes, and ``LC_ALL=<a key>`` does not
 pass either, since a locale is ``language[_territory][.codeset][@modifier]`` (or ``C``,
 ``POSIX``). The other values: paths for ``PATH``, ``HOME``, ``SHELL``, ``TMPDIR``; a login
-name for ``USER`` and ``LOGNAME``; a terminal name for ``TERM``; a zone name or POSIX TZ rule
-for ``TZ``; each at most 256 characters (``PATH`` 4,096).
+name for ``USER`` and ``LOGNAME`` and a terminal name for ``TERM`` (at most 32 characters); a
+zone name or POSIX TZ rule for ``TZ`` (at most 34); each path at most 256 characters (``PATH``
+64 of them). A token of 36 characters or more fits none of them.
 """
 
 from __future__ import annotations
@@ -32,10 +33,10 @@ _SHAPES: Final[dict[str, re.Pattern[str]]] = {
     "HOME": re.compile(_PATH_ENTRY),
     "SHELL": re.compile(_PATH_ENTRY),
     "TMPDIR": re.compile(_PATH_ENTRY),
-    "USER": re.compile(r"[A-Za-z0-9_][A-Za-z0-9._@-]{0,63}\$?"),
-    "LOGNAME": re.compile(r"[A-Za-z0-9_][A-Za-z0-9._@-]{0,63}\$?"),
-    "TERM": re.compile(r"[A-Za-z0-9][A-Za-z0-9._+-]{0,63}"),
-    "TZ": re.compile(r":?[A-Za-z0-9/_+:.,<>-]{1,64}"),
+    "USER": re.compile(r"[A-Za-z0-9_][A-Za-z0-9._@-]{0,31}\$?"),
+    "LOGNAME": re.compile(r"[A-Za-z0-9_][A-Za-z0-9._@-]{0,31}\$?"),
+    "TERM": re.compile(r"[A-Za-z0-9][A-Za-z0-9._+-]{0,31}"),
+    "TZ": re.compile(r":?[A-Za-z0-9/_+:.,<>-]{1,33}"),
     "LANG": re.compile(_LOCALE),
     "LANGUAGE": re.compile(rf"{_LOCALE}(?::{_LOCALE}){{0,15}}"),
 }

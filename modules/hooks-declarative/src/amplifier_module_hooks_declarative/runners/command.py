@@ -53,11 +53,15 @@ leaves the group still dies at the timeout (see :mod:`amplifier_hooks_util.proce
 Containment: building a runner makes the session non-dumpable, so no hook reads the session's
 ``/proc/<pid>/environ``. A hook with ``sandbox: true`` (:mod:`..containment` says who gets it)
 runs as ``bwrap ... /bin/sh -c <command>`` (:class:`amplifier_hooks_util.sandbox.Sandbox`),
-with the minimal environment unless ``environment`` already reduces it;
-the project directory, ``sandbox_write_paths`` and the ``CLAUDE_ENV_FILE`` of a
-``SessionStart`` hook are writable; what the command's own programs need from the directories
-the sandbox hides (``/tmp``, ``/var/tmp``: an interpreter in a virtual environment there, the
-script it runs) is shown read-only (:func:`amplifier_hooks_util.program_files.program_files`).
+with the minimal environment unless ``environment`` already reduces it (its names pass only
+with values of their shape: :mod:`amplifier_hooks_util.minimal_env`);
+the project directory (but for its guarded entries: ``.git``, the hook directories, the env
+files, unless ``sandbox_write_paths`` names them), ``sandbox_write_paths`` and the
+``CLAUDE_ENV_FILE`` the session gives a ``SessionStart`` hook (never one the hook's own ``env``
+names) are writable; no unix socket can be made (the sandbox's system-call filter); what
+the command's own programs need from the directories the sandbox hides (``/tmp``,
+``/var/tmp``: an interpreter in a virtual environment there, the script it runs) is shown
+read-only (:func:`amplifier_hooks_util.program_files.program_files`).
 A sandbox that cannot start blocks, whatever ``on_failure`` says.
 
 After a hook that was given ``CLAUDE_ENV_FILE`` ran, what it appended is attributed to it and
