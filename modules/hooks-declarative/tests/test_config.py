@@ -559,6 +559,7 @@ def test_config_defaults() -> None:
         "sandbox_sources": [],
         "observe_sources": [],
         "sandbox_write_paths": [],
+        "http_env_vars": [],
         "prompt_provider": None,
         "prompt_model": None,
         "prompt_on_failure": "warn",
@@ -591,6 +592,7 @@ def test_every_config_key_is_accepted() -> None:
         "sandbox_sources": ["plugin guard*"],
         "observe_sources": ["config"],
         "sandbox_write_paths": ["~/.cache/guard"],
+        "http_env_vars": ["GUARD_TOKEN"],
         "prompt_provider": "guard",
         "prompt_model": "gpt-4o-mini",
         "prompt_on_failure": "block",
@@ -608,7 +610,7 @@ def test_every_config_key_is_accepted() -> None:
             "expected one of: hooks, files, project_dir, user_dir, include_user, "
             "include_project, claude_code, gemini, cursor, cursor_version, plugins, "
             "disabled_plugins, hook_shell, priority, async_grace_s, strict, environment, pass_env, "
-            "sandbox, sandbox_sources, observe_sources, sandbox_write_paths, "
+            "sandbox, sandbox_sources, observe_sources, sandbox_write_paths, http_env_vars, "
             "prompt_provider, prompt_model, prompt_on_failure, agent_max_turns",
         ),
         ({"files": "a.yaml"}, "hooks-declarative: config: files: expected a list, got str"),

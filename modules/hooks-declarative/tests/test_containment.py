@@ -39,6 +39,7 @@ from amplifier_module_hooks_declarative.config import parse_config
 from amplifier_module_hooks_declarative.containment import contain_documents
 from amplifier_module_hooks_declarative.parsing import parse_hooks_text
 from amplifier_module_hooks_declarative.runners.command import CommandRunner
+from amplifier_module_hooks_declarative.source import Source
 from amplifier_module_hooks_declarative.specs import CommandHookSpec
 from amplifier_module_hooks_declarative.types import HookContext
 
@@ -506,9 +507,23 @@ HOOKS = "hooks:\n  PreToolUse:\n    - {type: command, command: 'true'}\n"
 OWN = "hooks:\n  PreToolUse:\n    - {type: command, command: 'true', sandbox: true}\n"
 
 
+KINDS = {
+    ".amplifier/hooks.yaml": "project",
+    ".claude/settings.json": "claude-settings",
+    "~/.amplifier/hooks.yaml": "user",
+    "config": "config",
+}
+
+
 def sandboxed(config: dict[str, Any], label: str, text: str, project: Path) -> bool:
     document = parse_hooks_text(text, label)
-    (contained,) = contain_documents([document], parse_config(config), project_dir=project)
+    path = None if label == "config" else Path(label.replace("~", str(Path.home())))
+    if path is not None and not path.is_absolute():
+        path = project / path
+    source = Source(KINDS[label], label, path)
+    (contained,) = contain_documents(
+        [(document, source)], parse_config(config), project_dir=project
+    )
     (entry,) = contained.entries()
     assert isinstance(entry.spec, CommandHookSpec)
     return entry.spec.sandbox
@@ -532,16 +547,6 @@ def test_who_runs_contained(
     project: Path, config: dict[str, Any], label: str, text: str, expected: bool
 ) -> None:
     assert sandboxed(config, label, text, project) is expected
-
-
-def test_a_plugin_inside_the_project_is_the_projects(tmp_path: Path, project: Path) -> None:
-    inside = (
-        "hooks:\n  PreToolUse:\n"
-        "    - {type: command, command: 'true', env: {CLAUDE_PLUGIN_ROOT: %s}}\n"
-    )
-    config = {"sandbox": "project"}
-    assert sandboxed(config, "plugin guard: hooks.json", inside % (project / "p"), project)
-    assert not sandboxed(config, "plugin guard: hooks.json", inside % (tmp_path / "p"), project)
 
 
 @needs_bwrap

@@ -252,10 +252,12 @@ def launch(
     env: Mapping[str, str] | None,
     feed: bool,
     new_session: bool,
+    pass_fds: Sequence[int] = (),
 ) -> Launched:
     """Start ``argv`` in a new session (or, with ``new_session=False``, a new process group)
     with a pipe for stdout and one for stderr, and for stdin when ``feed`` (else
-    ``/dev/null``). Needs no event loop: it may run in another thread.
+    ``/dev/null``); ``pass_fds`` stay open in it at the same numbers. Needs no event loop: it
+    may run in another thread.
 
     :raises OSError: the command could not be started (missing executable or ``cwd``).
     :raises ValueError: a NUL byte in ``argv`` or ``env``.
@@ -283,6 +285,7 @@ def launch(
             env=env,
             start_new_session=new_session,
             process_group=None if new_session else 0,
+            pass_fds=tuple(pass_fds),
         )
     except BaseException:
         for fd in ours:
@@ -327,7 +330,15 @@ def start(
     stdout: Sink,
     stderr: Sink,
     new_session: bool,
+    pass_fds: Sequence[int] = (),
 ) -> Child:
     """:func:`launch` and :func:`watch` in one step, on the loop's thread."""
-    launched = launch(argv, cwd=cwd, env=env, feed=stdin is not None, new_session=new_session)
+    launched = launch(
+        argv,
+        cwd=cwd,
+        env=env,
+        feed=stdin is not None,
+        new_session=new_session,
+        pass_fds=pass_fds,
+    )
     return watch(launched, stdin, stdout, stderr)

@@ -448,6 +448,7 @@ async def run_process(
     grace: float = DEFAULT_GRACE,
     shell: str = DEFAULT_SHELL,
     new_session: bool = True,
+    pass_fds: Sequence[int] = (),
 ) -> ProcessResult:
     """Run ``command`` and return what it did (see the module docstring).
 
@@ -463,6 +464,8 @@ async def run_process(
     :param grace: seconds between ``SIGTERM`` and ``SIGKILL`` on a timeout.
     :param shell: the shell that runs a string ``command``.
     :param new_session: a new session (no controlling terminal) rather than only a new group.
+    :param pass_fds: our file descriptors the command gets at the same numbers (a sandbox's
+        filter); the caller closes them.
     :raises OSError: the command could not be started (missing executable or ``cwd``, no
         permission).
     :raises ValueError: ``command`` is empty, or ``env`` or the command holds a NUL byte.
@@ -472,9 +475,9 @@ async def run_process(
         raise ValueError("run_process: the command is empty")
     out, err = _Capture(output_cap, keep_tail), _Capture(output_cap, keep_tail)
     if _child.PIDFD:
-        run = _run_child(argv, cwd, env, stdin, timeout, out, err, grace, new_session)
+        run = _run_child(argv, cwd, env, stdin, timeout, out, err, grace, new_session, pass_fds)
     else:
-        run = _run_asyncio(argv, cwd, env, stdin, timeout, out, err, grace, new_session)
+        run = _run_asyncio(argv, cwd, env, stdin, timeout, out, err, grace, new_session, pass_fds)
     returncode, timed_out, held_open = await run
     stdout, stdout_dropped, stdout_gap = out.result()
     stderr, stderr_dropped, stderr_gap = err.result()
@@ -504,6 +507,7 @@ async def _launch(
     err: _Capture,
     new_session: bool,
     started: int,
+    pass_fds: Sequence[int] = (),
 ) -> _child.Child:
     """Start the command in a spawning thread (the loop runs while the child execs) and watch
     it from the loop; its pid is a leader when this returns. Until then its start mark is
@@ -513,7 +517,13 @@ async def _launch(
     launching = loop.run_in_executor(
         _child.spawner(),
         functools.partial(
-            _child.launch, argv, cwd=cwd, env=env, feed=stdin is not None, new_session=new_session
+            _child.launch,
+            argv,
+            cwd=cwd,
+            env=env,
+            feed=stdin is not None,
+            new_session=new_session,
+            pass_fds=pass_fds,
         ),
     )
     spawning().append(started)
@@ -573,6 +583,7 @@ async def _run_child(
     err: _Capture,
     grace: float,
     new_session: bool,
+    pass_fds: Sequence[int] = (),
 ) -> _Outcome:
     """Linux with pidfds: :mod:`.child` (``vfork``, the loop's own callbacks, no watcher
     thread). Where CPython lets other threads run during ``vfork``, the command starts in a
@@ -583,7 +594,7 @@ async def _run_child(
     contain_session(hide=False)  # orphans come to us, not to init
     started = boot_ticks()
     if _child.THREADED:
-        proc = await _launch(argv, cwd, env, stdin, out, err, new_session, started)
+        proc = await _launch(argv, cwd, env, stdin, out, err, new_session, started, pass_fds)
     else:
         proc = _child.start(
             argv,
@@ -593,6 +604,7 @@ async def _run_child(
             stdout=out.add,
             stderr=err.add,
             new_session=new_session,
+            pass_fds=pass_fds,
         )
         leaders().add(proc.pid)
     started_group(proc.pid)
@@ -620,6 +632,7 @@ async def _run_asyncio(
     err: _Capture,
     grace: float,
     new_session: bool,
+    pass_fds: Sequence[int] = (),
 ) -> _Outcome:
     """Elsewhere: asyncio's subprocess transport and its child watcher."""
     group: dict[str, Any] = {}
@@ -640,6 +653,7 @@ async def _run_asyncio(
             stderr=asyncio.subprocess.PIPE,
             cwd=cwd,
             env=None if env is None else dict(env),
+            pass_fds=tuple(pass_fds),
             **group,
         )
     )

@@ -16,7 +16,15 @@
   same place (:attr:`Sandbox.read_paths`, from :func:`~amplifier_hooks_util.program_files.
   program_files`): an interpreter in a virtual environment under ``/tmp``, the script it runs,
   so a hook whose interpreter lives there runs contained as it runs plain;
-* ``--unshare-ipc``, ``--unshare-uts``, ``--unshare-cgroup-try``.
+* ``--unshare-ipc``, ``--unshare-uts``, ``--unshare-cgroup-try``;
+* the system-call filter of :mod:`.seccomp` (``--seccomp``): no socket but the network
+  namespace's, so no ``connect()`` to a unix socket file anywhere (``docker.sock``), and no
+  io_uring;
+* the project's files that make programs run read-only, though the project is writable
+  (:data:`GUARDED`: ``.git``, the hook directories, the env files, ...), unless the user
+  declares one (or a path inside one) among the write paths; a missing ``.git`` is held as an
+  empty read-only directory while the command runs (:data:`HELD_ABSENT`), so the command
+  cannot create a repository whose configuration a later ``git status`` would run.
 
 * ``/dev/tty`` is ``/dev/null``: with no terminal among its inherited descriptors (a hook's are
   pipes), the command cannot reach the user's terminal (no ``TIOCSTI`` typing into it).
@@ -37,19 +45,55 @@ recognises that so the caller can fail closed.
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import functools
 import os
 import shutil
-from collections.abc import Sequence
+import stat
+import threading
+from collections.abc import Iterator, Sequence
 from typing import Final
 
-__all__ = ["BWRAP", "HIDDEN", "Sandbox", "SandboxUnavailable", "bwrap_path", "sandbox_failure"]
+from .seccomp import socket_filter
+
+__all__ = [
+    "BWRAP",
+    "GUARDED",
+    "HELD_ABSENT",
+    "HIDDEN",
+    "Contained",
+    "Sandbox",
+    "SandboxUnavailable",
+    "bwrap_path",
+    "sandbox_failure",
+]
 
 BWRAP: Final = "bwrap"
 """The bubblewrap executable, looked up on ``PATH`` (Debian package ``bubblewrap``)."""
 HIDDEN: Final = ("/tmp", "/var/tmp")
 """The directories a contained command sees empty (its own tmpfs each)."""
+GUARDED: Final = (
+    ".git",
+    ".githooks",
+    ".husky",
+    ".pre-commit-config.yaml",
+    ".amplifier",
+    ".claude",
+    ".gemini",
+    ".cursor",
+    ".vscode",
+    ".envrc",
+    ".env",
+    ".venv",
+)
+"""The project's entries read-only inside the sandbox, though the project is writable: what
+makes a program run when the user (or the model's auto-approved ``git status``) next works in
+the project: git's configuration and hooks, the hooks of the agent tools and their settings,
+an editor's tasks, direnv's and dotenv's files, the virtual environment's start-up files."""
+HELD_ABSENT: Final = (".git",)
+"""Entries of :data:`GUARDED` that, missing, are held as an empty read-only directory while a
+contained command runs (git takes an empty ``.git`` for no repository and looks further up)."""
 _SETUP_FAILED: Final = 1
 _PREFIX: Final = b"bwrap: "
 
@@ -74,32 +118,71 @@ def bwrap_path() -> str:
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
+class Contained:
+    """A command ready to run contained: ``argv`` and the file descriptors it must get
+    (``run_process(argv, pass_fds=pass_fds)``)."""
+
+    argv: list[str]
+    pass_fds: tuple[int, ...]
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
 class Sandbox:
     """Where a contained command may write: ``project_dir`` and ``write_paths`` (absolute, or
-    relative to ``project_dir``); everything else is read-only. ``read_paths`` (absolute) are
-    shown read-only where they lie in a directory of :data:`HIDDEN` and outside what is
-    writable: what the command's own programs need from there."""
+    relative to ``project_dir``); everything else is read-only, and so are the project's
+    ``guarded`` entries (relative to ``project_dir``) unless a write path is one of them or lies
+    inside one. ``read_paths`` (absolute) are shown read-only where they lie in a directory of
+    :data:`HIDDEN` and outside what is writable: what the command's own programs need from
+    there (regular files and directories only: never a socket, a FIFO or a device)."""
 
     project_dir: str
     write_paths: tuple[str, ...] = ()
     read_paths: tuple[str, ...] = ()
+    guarded: tuple[str, ...] = GUARDED
 
-    def writable(self) -> tuple[str, ...]:
-        """The directories and files bound read-write, absolute, links resolved, in order."""
+    def _declared(self) -> tuple[str, ...]:
         seen: dict[str, None] = {}
-        for path in (self.project_dir, *self.write_paths):
+        for path in self.write_paths:
             full = os.path.join(self.project_dir, os.path.expanduser(path))
             seen[os.path.realpath(full)] = None
         return tuple(seen)
 
+    def writable(self) -> tuple[str, ...]:
+        """The directories and files bound read-write, absolute, links resolved, in the order
+        they are bound: the write paths, then the project (bound last, so it is a mount point
+        of its own, which the command cannot rename or remove)."""
+        project = os.path.realpath(self.project_dir)
+        return (*(p for p in self._declared() if p != project), project)
+
+    def _guarded_paths(self) -> tuple[list[str], list[str]]:
+        """(existing guarded paths to bind read-only, missing ones to hold absent)."""
+        writable = self.writable()
+        declared = self._declared()
+        project = os.path.realpath(self.project_dir)
+        bound: dict[str, None] = {}
+        absent: list[str] = []
+        for name in self.guarded:
+            literal = os.path.join(project, name)
+            if name in HELD_ABSENT and (not os.path.lexists(literal) or _HOLDS.holds(literal)):
+                absent.append(literal)  # held by this run too, so never removed under it
+            if not os.path.lexists(literal):
+                continue
+            full = os.path.realpath(literal)
+            if not any(_inside(full, w) for w in writable):
+                continue  # read-only already
+            if any(_inside(full, d) for d in declared if d != project):
+                continue  # the user declared it (or what holds it) writable
+            bound[full] = None
+        return list(bound), absent
+
     def readable(self) -> tuple[str, ...]:
-        """The paths bound read-only: each of ``read_paths`` that exists, lies in a hidden
-        directory and is not inside a writable path, in order."""
+        """The paths bound read-only: each of ``read_paths`` that exists as a regular file or a
+        directory, lies in a hidden directory and is not inside a writable path, in order."""
         writable = self.writable()
         found: dict[str, None] = {}
         for path in self.read_paths:
             full = os.path.normpath(path)
-            if not os.path.isabs(full) or not os.path.exists(full):
+            if not os.path.isabs(full) or not _file_or_directory(full):
                 continue
             # the path as written, and where its links lead (a link outside to a hidden place)
             for candidate in dict.fromkeys((full, os.path.realpath(full))):
@@ -110,8 +193,10 @@ class Sandbox:
                 found[candidate] = None
         return tuple(found)
 
-    def argv(self, command: Sequence[str]) -> list[str]:
-        """The ``bwrap`` command line that runs ``command`` contained, in the project directory.
+    def argv(self, command: Sequence[str], filter_fd: int) -> list[str]:
+        """The ``bwrap`` command line that runs ``command`` contained, in the project
+        directory, with the system-call filter read from ``filter_fd`` (:meth:`contained` makes
+        it, and holds what is missing of :data:`HELD_ABSENT` first).
 
         :raises SandboxUnavailable: ``bwrap`` is not installed.
         """
@@ -124,6 +209,8 @@ class Sandbox:
             "--unshare-ipc",
             "--unshare-uts",
             "--unshare-cgroup-try",
+            "--seccomp",
+            str(filter_fd),
             "--ro-bind",
             "/",
             "/",
@@ -139,10 +226,99 @@ class Sandbox:
             argv += ["--tmpfs", hidden]
         for path in self.readable():
             argv += ["--ro-bind", path, path]
-        for path in self.writable():
+        writable = self.writable()
+        for path in writable:
             argv += ["--bind", path, path]
+        guarded, _absent = self._guarded_paths()
+        for path in guarded:
+            argv += ["--ro-bind", path, path]
+        # a path the user declared inside a guarded one is writable again
+        for path in writable[:-1]:
+            if any(_inside(path, g) and path != g for g in guarded):
+                argv += ["--bind", path, path]
         argv += ["--chdir", os.path.realpath(self.project_dir), "--", *command]
         return argv
+
+    @contextlib.contextmanager
+    def contained(self, command: Sequence[str]) -> Iterator[Contained]:
+        """``command`` ready to run contained while the block runs: the filter in a pipe whose
+        read end the command gets, the missing entries of :data:`HELD_ABSENT` held as empty
+        directories; both undone when the block ends (a held directory is removed only while
+        empty, so nothing written there by anyone else is lost).
+
+        :raises SandboxUnavailable: ``bwrap`` is not installed, or the filter is not known for
+            this machine.
+        """
+        program = socket_filter()
+        if program is None:
+            raise SandboxUnavailable(
+                "the sandbox's system-call filter is not known for this machine "
+                f"({os.uname().machine}); contained hooks cannot run here"
+            )
+        bwrap_path()
+        _guarded, absent = self._guarded_paths()
+        read_end, write_end = os.pipe2(os.O_CLOEXEC)
+        held: list[str] = []
+        try:
+            os.write(write_end, program)  # far below a pipe's buffer: never blocks
+            os.close(write_end)
+            write_end = -1
+            held = [path for path in absent if _HOLDS.take(path)]
+            yield Contained(self.argv(command, read_end), (read_end,))
+        finally:
+            if write_end >= 0:
+                os.close(write_end)
+            os.close(read_end)
+            for path in held:
+                _HOLDS.release(path)
+
+
+class _Holds:
+    """The empty directories held in place of missing guarded entries, counted across the
+    contained commands running at once: made by the first, removed (when still empty) after
+    the last."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._count: dict[str, int] = {}
+
+    def take(self, path: str) -> bool:
+        """Hold ``path``; ``False`` when it cannot be made (then nothing is held)."""
+        with self._lock:
+            if path in self._count:
+                self._count[path] += 1
+                return True
+            try:
+                os.mkdir(path, 0o755)
+            except OSError:  # made meanwhile by someone else (bound read-only as it is), or
+                return False  # the project is not ours to write (nor the command's)
+            self._count[path] = 1
+            return True
+
+    def holds(self, path: str) -> bool:
+        """Whether ``path`` is one of ours, held for a contained command running now."""
+        with self._lock:
+            return path in self._count
+
+    def release(self, path: str) -> None:
+        with self._lock:
+            self._count[path] -= 1
+            if self._count[path]:
+                return
+            del self._count[path]
+            with contextlib.suppress(OSError):  # not empty: someone else's now; keep it
+                os.rmdir(path)
+
+
+_HOLDS: Final = _Holds()
+
+
+def _file_or_directory(path: str) -> bool:
+    try:
+        mode = os.stat(path).st_mode
+    except OSError:
+        return False
+    return stat.S_ISREG(mode) or stat.S_ISDIR(mode)
 
 
 def _inside(path: str, directory: str) -> bool:

@@ -11,6 +11,7 @@ from collections.abc import Mapping
 from typing import Any, Final, Literal
 
 from amplifier_hooks_util.config_errors import validate_config
+from amplifier_hooks_util.minimal_env import MINIMAL_NAMES
 from pydantic import BaseModel, ConfigDict, Field
 
 from .tool_identity import DEFAULT_CURSOR_VERSION
@@ -23,19 +24,10 @@ MODULE_ID: Final = "hooks-declarative"
 # --------------------------------------------------------------------------- module config
 
 
-MINIMAL_ENVIRONMENT: Final = (
-    "PATH",
-    "HOME",
-    "USER",
-    "LOGNAME",
-    "SHELL",
-    "LANG",
-    "LC_*",
-    "TERM",
-    "TMPDIR",
-    "TZ",
-)
-"""What ``environment: minimal`` passes on of the session's environment (names or patterns)."""
+MINIMAL_ENVIRONMENT: Final = MINIMAL_NAMES
+"""What ``environment: minimal`` passes on of the session's environment: these names, each only
+with a value of its shape (:mod:`amplifier_hooks_util.minimal_env`: ``LC_DEPLOY_TOKEN`` never,
+``LC_ALL`` only as a locale)."""
 
 
 class DeclarativeConfig(BaseModel):
@@ -99,7 +91,8 @@ class DeclarativeConfig(BaseModel):
     :data:`MINIMAL_ENVIRONMENT` and ``pass_env`` (``minimal``: no API keys or tokens)."""
 
     pass_env: list[str] = Field(default_factory=list)
-    """With ``environment: minimal``, more variables to pass on: names or patterns (``LC_*``)."""
+    """With ``environment: minimal``, more variables to pass on, whatever their values: names
+    or patterns (``LC_*``)."""
 
     sandbox: bool | Literal["project"] = False
     """Run command hooks contained by bubblewrap (no network, read-only outside the project,
@@ -117,7 +110,14 @@ class DeclarativeConfig(BaseModel):
 
     sandbox_write_paths: list[str] = Field(default_factory=list)
     """What a contained hook may write besides the project directory (relative paths: from the
-    project directory; ``~`` allowed); each must exist."""
+    project directory; ``~`` allowed); each must exist. Naming one of the project's guarded
+    entries (``.git``, ``.claude``, ``.env``, ...: :data:`amplifier_hooks_util.sandbox.GUARDED`),
+    or a path inside one, makes it writable: they are read-only otherwise."""
+
+    http_env_vars: list[str] = Field(default_factory=list)
+    """Variables the ``type: http`` hooks the project brings may put in their headers: a
+    project hook's ``allowedEnvVars`` names only what is listed here too (the user's own and
+    the bundle's http hooks are not limited)."""
 
     prompt_provider: str | None = Field(default=None, min_length=1)
     """The mount name of the provider Claude Code ``prompt`` and ``agent`` hooks ask (default:

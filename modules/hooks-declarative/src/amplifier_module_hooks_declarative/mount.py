@@ -112,7 +112,7 @@ async def mount(
     project_dir = resolve_project_dir(coordinator, settings)
     user_dir = resolve_user_dir(settings)
     pass_env = None
-    if settings.environment == "minimal":
+    if settings.environment == "minimal":  # the minimal names pass only with fitting values
         pass_env = [*MINIMAL_ENVIRONMENT, *settings.pass_env]
     factory = runner_factory or default_runner_factory(
         str(project_dir), coordinator, pass_env=pass_env, settings=settings
@@ -120,9 +120,7 @@ async def mount(
 
     def build() -> Built:  # at mount, and again when the hook files change (.reload)
         loaded = load_sources(settings, project_dir=project_dir, user_dir=user_dir)
-        documents = contain_documents(
-            [document for document, _source in loaded.documents], settings, project_dir=project_dir
-        )
+        documents = contain_documents(loaded.documents, settings, project_dir=project_dir)
         loaded = replace(
             loaded,
             documents=[

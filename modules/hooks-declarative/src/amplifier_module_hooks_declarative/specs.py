@@ -149,6 +149,10 @@ class HttpHookSpec(_Spec):
     allowed_env_vars: tuple[str, ...] = ()
     timeout_ms: int = Field(default=60_000, gt=0)
     on_failure: OnFailure = "warn"
+    sandbox: bool = False
+    """Contained (see :mod:`.containment`): a contained hook has no network, so the request
+    is never sent and the hook fails by its ``on_failure``; the module's ``sandbox`` and
+    ``sandbox_sources`` keys can require it, never waive it."""
 
 
 HookSpec = (

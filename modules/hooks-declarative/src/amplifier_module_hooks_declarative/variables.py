@@ -104,14 +104,15 @@ def map_commands(
 def with_variables(
     document: HooksDocument, values: Mapping[str, str], *, textual: bool = False
 ) -> HooksDocument:
-    """Every command hook of ``document`` with ``values`` in its ``env`` (the hook's own
-    entries win) and substituted in its command (see :func:`substitute`)."""
+    """Every command hook of ``document`` with ``values`` in its ``env`` and substituted in
+    its command (see :func:`substitute`). The source's values win over a hook's own ``env``
+    entries of the same names: where a plugin lies is the session's to say, not the hook's."""
 
     def change(_: HookEntry, spec: CommandHookSpec) -> CommandHookSpec:
         return spec.model_copy(
             update={
                 "command": substitute(spec.command, values, textual=textual),
-                "env": {**values, **spec.env},
+                "env": {**spec.env, **values},
             }
         )
 

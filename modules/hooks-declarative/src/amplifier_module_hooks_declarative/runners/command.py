@@ -53,11 +53,15 @@ leaves the group still dies at the timeout (see :mod:`amplifier_hooks_util.proce
 Containment: building a runner makes the session non-dumpable, so no hook reads the session's
 ``/proc/<pid>/environ``. A hook with ``sandbox: true`` (:mod:`..containment` says who gets it)
 runs as ``bwrap ... /bin/sh -c <command>`` (:class:`amplifier_hooks_util.sandbox.Sandbox`),
-with the minimal environment unless ``environment`` already reduces it;
-the project directory, ``sandbox_write_paths`` and the ``CLAUDE_ENV_FILE`` of a
-``SessionStart`` hook are writable; what the command's own programs need from the directories
-the sandbox hides (``/tmp``, ``/var/tmp``: an interpreter in a virtual environment there, the
-script it runs) is shown read-only (:func:`amplifier_hooks_util.program_files.program_files`).
+with the minimal environment unless ``environment`` already reduces it (its names pass only
+with values of their shape: :mod:`amplifier_hooks_util.minimal_env`);
+the project directory (but for its guarded entries: ``.git``, the hook directories, the env
+files, unless ``sandbox_write_paths`` names them), ``sandbox_write_paths`` and the
+``CLAUDE_ENV_FILE`` the session gives a ``SessionStart`` hook (never one the hook's own ``env``
+names) are writable; no unix socket can be made (the sandbox's system-call filter); what
+the command's own programs need from the directories the sandbox hides (``/tmp``,
+``/var/tmp``: an interpreter in a virtual environment there, the script it runs) is shown
+read-only (:func:`amplifier_hooks_util.program_files.program_files`).
 A sandbox that cannot start blocks, whatever ``on_failure`` says.
 
 After a hook that was given ``CLAUDE_ENV_FILE`` ran, what it appended is attributed to it and
@@ -77,6 +81,7 @@ from fnmatch import fnmatchcase
 from pathlib import Path, PurePath
 from typing import Any, Final
 
+from amplifier_hooks_util.minimal_env import fits
 from amplifier_hooks_util.process import ProcessResult, run_process, signal_name
 from amplifier_hooks_util.process_tree import contain_session
 from amplifier_hooks_util.program_files import program_files
@@ -310,18 +315,26 @@ class CommandRunner:
     def __repr__(self) -> str:
         return f"CommandRunner({self.label!r}, {self._shown}, protocol={self.spec.protocol!r})"
 
-    def _environment(self, ctx: HookContext, project_dir: str) -> dict[str, str]:
+    def _environment(
+        self, ctx: HookContext, project_dir: str
+    ) -> tuple[dict[str, str], Mapping[str, str]]:
+        """The command's environment, and what of it the session sets (its env file)."""
         base: Mapping[str, str] = os.environ
         if self.pass_env is not None:
+            # the minimal names pass with a value of their shape only; the rest as named
+            extra = [p for p in self.pass_env if p not in MINIMAL_ENVIRONMENT]
             base = {
-                k: v for k, v in os.environ.items() if any(fnmatchcase(k, p) for p in self.pass_env)
+                k: v
+                for k, v in os.environ.items()
+                if fits(k, v) or any(fnmatchcase(k, p) for p in extra)
             }
         env = {**self._protocol.inherit(base), **ctx.environment, **self.spec.env}
         env["AMPLIFIER_SESSION_ID"] = ctx.session_id
         env["AMPLIFIER_PROJECT_DIR"] = project_dir
         env["AMPLIFIER_HOOK_EVENT"] = ctx.alias or ctx.event
-        env.update(self._protocol.environment(ctx, project_dir))
-        return env
+        session = self._protocol.environment(ctx, project_dir)
+        env.update(session)
+        return env, session
 
     def _project_dir(self, ctx: HookContext) -> str:
         return self.project_dir or ctx.project_dir or os.getcwd()
@@ -354,30 +367,24 @@ class CommandRunner:
                 f"was not run: the {ctx.event} event could not be written as JSON: "
                 f"{type(err).__name__}: {err}"
             )
-        env = self._environment(ctx, project_dir)
-        env_file = env.get("CLAUDE_ENV_FILE") or env.get("AMPLIFIER_ENV_FILE")
+        env, session = self._environment(ctx, project_dir)
+        # The env file is the session's to give (SessionStart), never the hook's own `env`:
+        # what it names is judged afterwards and, contained, bound writable.
+        env_file = session.get("CLAUDE_ENV_FILE") or session.get("AMPLIFIER_ENV_FILE")
         written_from = file_size(Path(env_file)) if env_file else 0
-        command: str | list[str] = spec.command
-        if spec.sandbox:
-            writable = (*self.write_paths, *((env_file,) if env_file else ()))
-            try:
+        try:
+            if spec.sandbox:
+                writable = (*self.write_paths, *((env_file,) if env_file else ()))
                 needs = program_files(spec.command, project_dir, env.get("PATH"))
                 sandbox = Sandbox(project_dir, writable, read_paths=needs)
-                command = sandbox.argv([SHELL, "-c", spec.command])
-            except SandboxUnavailable as err:
-                return self._contained_failure(str(err))
-        try:
-            result = await run_process(
-                command,
-                stdin=stdin,
-                cwd=project_dir,
-                env=env,
-                timeout=spec.timeout_ms / 1000,
-                output_cap=spec.max_output_bytes,
-                grace=KILL_GRACE_S,
-                shell=SHELL,
-                new_session=False,
-            )
+                with sandbox.contained([SHELL, "-c", spec.command]) as contained:
+                    result = await self._start(
+                        contained.argv, stdin, project_dir, env, contained.pass_fds
+                    )
+            else:
+                result = await self._start(spec.command, stdin, project_dir, env, ())
+        except SandboxUnavailable as err:
+            return self._contained_failure(str(err))
         except (OSError, ValueError) as err:  # ValueError: a NUL byte in the environment
             reason = getattr(err, "strerror", None) or str(err)
             if spec.sandbox:
@@ -388,6 +395,27 @@ class CommandRunner:
         if env_file:
             review_written(Path(env_file), written_from, self.label, project_dir=project_dir)
         return self.decide(ctx, result)
+
+    async def _start(
+        self,
+        command: str | list[str],
+        stdin: bytes,
+        project_dir: str,
+        env: Mapping[str, str],
+        pass_fds: Sequence[int],
+    ) -> ProcessResult:
+        return await run_process(
+            command,
+            stdin=stdin,
+            cwd=project_dir,
+            env=env,
+            timeout=self.spec.timeout_ms / 1000,
+            output_cap=self.spec.max_output_bytes,
+            grace=KILL_GRACE_S,
+            shell=SHELL,
+            new_session=False,
+            pass_fds=pass_fds,
+        )
 
     def _contained_failure(self, why: str) -> Decision:
         """A hook that must run contained and cannot: blocked, whatever its ``on_failure``."""

@@ -5,7 +5,10 @@ The body is the Claude Code stdin object of the event (the ``claude-code`` proto
 ``stdin``, :func:`~..protocols.command_protocol`), sent as ``application/json`` with the hook's
 ``headers``; a header value's ``$NAME`` / ``${NAME}`` is the environment variable's value when
 ``NAME`` is in the hook's ``allowedEnvVars``, and empty otherwise (nothing else of the
-environment leaves the machine). A 2xx response's body is read exactly as a command hook's
+environment leaves the machine; for the http hooks a project brings, ``allowedEnvVars`` is cut
+to the user's ``http_env_vars`` before the runner sees it: :mod:`..containment`). A hook that
+runs contained (``sandbox``) is never sent: a contained hook has no network, and the failure
+is handled by its ``on_failure``. A 2xx response's body is read exactly as a command hook's
 stdout on exit code 0 (an empty body: nothing to say). A status that is not 2xx, a connection
 that fails, a body that is not valid JSON, and no answer within the hook's ``timeout`` are hook
 failures, handled by its ``on_failure`` (by default a warning, and the event goes on, as Claude
@@ -62,6 +65,12 @@ class HttpRunner:
 
     async def run(self, ctx: HookContext) -> Decision:
         spec = self.spec
+        if spec.sandbox:
+            problem = (
+                f"POST {spec.url} was not sent: the hook runs contained (sandbox), which has no "
+                "network; run it uncontained in the user's config to let it reach the URL"
+            )
+            return failure_decision(spec.on_failure, self.label, problem)
         environ = {**os.environ, **ctx.environment}
         headers = {
             name: expand_header(value, spec.allowed_env_vars, environ)
