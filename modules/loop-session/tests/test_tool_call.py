@@ -50,7 +50,9 @@ async def test_a_deny_names_the_hook_that_denied(tmp_path: Path) -> None:
     )
 
     def guard(event: str, data: dict[str, Any]) -> HookResult:
-        return HookResult(action="deny", reason="not here", source="fence")
+        return HookResult(
+            action="deny", reason="not here", source="fence", user_message_source="fence"
+        )
 
     session.hook("tool:pre", guard, name="fence")
     await session.turn("go")
