@@ -13,6 +13,7 @@ __all__ = [
     "hook_source",
     "render_tool_result",
     "tool_event_data",
+    "tool_message",
     "whole_number",
 ]
 
@@ -94,6 +95,17 @@ def tool_event_data(
         "input": tool_input,
         "tool_call_id": call_id,
         "parallel_group_id": group,
+    }
+
+
+def tool_message(call_id: str, name: str, content: str, *, error: bool) -> dict[str, Any]:
+    """The ``tool`` message that answers call ``call_id`` in the conversation."""
+    return {
+        "role": "tool",
+        "tool_call_id": call_id,
+        "name": name,
+        "content": content,
+        "is_error": error,
     }
 
 
