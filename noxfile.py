@@ -36,7 +36,14 @@ PACKAGES = [CORE, *(p for p in (*SHARED, CLI) if (p / "pyproject.toml").exists()
 DROP_IN = ROOT / "compat" / "amplifier-core-dist"
 """The distribution named ``amplifier-core`` (``2.0.2+hooks.N``) that depends on our kernel, so
 that Amplifier's packages never install amplifier-core 2.0.2 over it."""
-TEST_TOOLS = ["pytest>=8", "pytest-asyncio>=0.23", "hypothesis>=6.100", "ruff>=0.6", "mypy>=1.10"]
+TEST_TOOLS = [
+    "pytest>=8",
+    "pytest-asyncio>=0.23",
+    "hypothesis>=6.100",
+    "ruff>=0.6",
+    "mypy>=1.10",
+    "pytest-xdist>=3.5",
+]
 
 nox.options.sessions = ["tests", "lint", "types", "compat", "upstream", "otel", "build", "app"]
 nox.options.reuse_existing_virtualenvs = True
@@ -84,9 +91,19 @@ def _install_workspace(session: nox.Session) -> None:
 
 @nox.session
 def tests(session: nox.Session) -> None:
-    """The whole test suite: kernel, every module, and the integration tests."""
+    """The whole test suite: kernel, every module, and the integration tests.
+
+    In two runs: every test but those that compare CPU times, one worker per core
+    (pytest-xdist, a test file per worker at a time); then the tests marked ``cpu_timing``,
+    alone, so that no other test shares the machine while they measure. Arguments replace
+    both (``nox -s tests -- -q core/tests``).
+    """
     _install_workspace(session)
-    session.run("pytest", *(session.posargs or ["-q"]))
+    if session.posargs:
+        session.run("pytest", *session.posargs)
+        return
+    session.run("pytest", "-q", "-n", "auto", "--dist", "loadfile", "-m", "not cpu_timing")
+    session.run("pytest", "-q", "-m", "cpu_timing")
 
 
 @nox.session(name="package")

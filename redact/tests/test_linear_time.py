@@ -31,6 +31,8 @@ from amplifier_hooks_redact.triggers import literal_triggers
 REDACTOR = build_redactor(RedactionConfig(rules=("all",)))
 TEXT = REDACTOR.text
 
+pytestmark = pytest.mark.cpu_timing  # compares CPU times: run alone (noxfile.py)
+
 GROWTH = 2.2
 FLOOR = 0.04  # seconds of CPU the smaller size must take at least
 SMALLEST = 32_768  # characters

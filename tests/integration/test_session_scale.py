@@ -27,7 +27,7 @@ import pytest
 from amplifier_core import AmplifierSession, ToolResult
 from amplifier_core.message_models import ChatResponse, TextBlock, ToolCall, Usage
 
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.cpu_timing]
 
 SESSIONS = 200
 CALLS = 5
