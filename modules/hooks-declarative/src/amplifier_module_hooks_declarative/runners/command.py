@@ -71,6 +71,9 @@ import dataclasses
 import json
 import logging
 import os
+import re
+import shlex
+import shutil
 from collections.abc import Mapping, Sequence
 from datetime import date, datetime
 from fnmatch import fnmatchcase
@@ -98,6 +101,8 @@ __all__ = [
     "amplifier_input",
     "encode",
     "excerpt",
+    "expand_variables",
+    "shell_program",
 ]
 
 logger = logging.getLogger(__name__)
@@ -266,6 +271,31 @@ PROTOCOL: Final = CommandProtocol(
 """The ``amplifier`` protocol (the module docstring)."""
 
 
+# ----------------------------------------------------------------------------- shells
+
+_SHELLS: Final[dict[str, tuple[str, ...]]] = {
+    "bash": ("bash",),
+    "powershell": ("pwsh", "powershell"),
+}
+"""The programs that serve each ``shell`` of a command hook, in order of preference."""
+_VARIABLE: Final = re.compile(r"\$(?:\{([A-Za-z_][A-Za-z0-9_]*)\}|([A-Za-z_][A-Za-z0-9_]*))")
+
+
+def shell_program(shell: str, search_path: str | None) -> str | None:
+    """The program that runs ``shell`` (``bash``, ``powershell``) on ``search_path``."""
+    for name in _SHELLS.get(shell, (shell,)):
+        found = shutil.which(name, path=search_path) or shutil.which(name)
+        if found:
+            return found
+    return None
+
+
+def expand_variables(word: str, env: Mapping[str, str]) -> str:
+    """``word`` with ``$NAME`` / ``${NAME}`` replaced from ``env`` (an unset one is empty):
+    what an exec-form hook's ``command`` and ``args`` get in place of a shell's expansion."""
+    return _VARIABLE.sub(lambda m: env.get(m.group(1) or m.group(2), ""), word)
+
+
 # ----------------------------------------------------------------------------- the runner
 
 
@@ -358,12 +388,27 @@ class CommandRunner:
         env_file = env.get("CLAUDE_ENV_FILE") or env.get("AMPLIFIER_ENV_FILE")
         written_from = file_size(Path(env_file)) if env_file else 0
         command: str | list[str] = spec.command
+        shell = SHELL
+        if spec.args is not None:  # exec form: no shell
+            command = [expand_variables(word, env) for word in (spec.command, *spec.args)]
+        elif spec.shell != "sh":
+            found = shell_program(spec.shell, env.get("PATH"))
+            if found is None:
+                return self._fail(
+                    f"could not be started: shell {spec.shell!r} is not installed "
+                    f"(none of {', '.join(_SHELLS[spec.shell])} on PATH)"
+                )
+            shell = found
+            if spec.shell == "powershell":
+                command = [found, "-NoProfile", "-NonInteractive", "-Command", spec.command]
         if spec.sandbox:
             writable = (*self.write_paths, *((env_file,) if env_file else ()))
             try:
-                needs = program_files(spec.command, project_dir, env.get("PATH"))
+                words = command if isinstance(command, list) else [shell, "-c", command]
+                line = shlex.join(command) if isinstance(command, list) else command
+                needs = program_files(line, project_dir, env.get("PATH"))
                 sandbox = Sandbox(project_dir, writable, read_paths=needs)
-                command = sandbox.argv([SHELL, "-c", spec.command])
+                command = sandbox.argv(words)
             except SandboxUnavailable as err:
                 return self._contained_failure(str(err))
         try:
@@ -375,7 +420,7 @@ class CommandRunner:
                 timeout=spec.timeout_ms / 1000,
                 output_cap=spec.max_output_bytes,
                 grace=KILL_GRACE_S,
-                shell=SHELL,
+                shell=shell,
                 new_session=False,
             )
         except (OSError, ValueError) as err:  # ValueError: a NUL byte in the environment
@@ -415,6 +460,8 @@ class CommandRunner:
         code = result.returncode
         if code == 2:
             stderr = result.stderr.decode("utf-8", "replace")
+            if self.spec.rewake and not stderr.strip():  # asyncRewake: stderr, else stdout
+                stderr = result.stdout.decode("utf-8", "replace")
             return self._protocol.blocked(ctx, stderr, self.label)
         if code != 0 and self._quiet:  # logged, and its stdout read all the same
             logger.warning(
