@@ -5,9 +5,11 @@ event, and an unknown key or value that costs only the hook that carries it."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 import logging
 import shutil
+import tempfile
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -526,3 +528,85 @@ def test_unknown_keys_at_random_positions_never_cost_the_siblings(
                 else:
                     assert isinstance(entry.spec, CommandHookSpec)
                     assert entry.spec.command == f"echo {g}.{h}"
+
+
+async def test_a_plugins_exec_form_hook_gets_its_root_unquoted(
+    project: Path, tmp_path: Path
+) -> None:
+    out = tmp_path / "out"
+    root = tmp_path / "plugin cache" / "exec"
+    (root / ".claude-plugin").mkdir(parents=True)
+    (root / "hooks").mkdir()
+    (root / ".claude-plugin" / "plugin.json").write_text(json.dumps({"name": "exec"}))
+    (root / "hooks" / "record.py").write_text(
+        "import sys\nopen(sys.argv[1], 'w').write(sys.argv[2])\n"
+    )
+    hook = {
+        "type": "command",
+        "command": "python3",
+        "args": ["${CLAUDE_PLUGIN_ROOT}/hooks/record.py", str(out), "${CLAUDE_PLUGIN_ROOT}"],
+    }
+    (root / "hooks" / "hooks.json").write_text(json.dumps({"hooks": pre_bash(hook)}))
+    coordinator, cleanup = await mounted(project, {"plugins": [str(root)]})
+    try:
+        await coordinator.hooks.emit("tool:pre", bash("ls"))
+    finally:
+        await cleanup()
+    assert out.read_text() == str(root.resolve())
+
+
+def _run_settings(hooks: dict[str, Any], config: dict[str, Any]) -> tuple[str, list[str]]:
+    """Mount a fresh project holding ``hooks`` and emit one Bash call: the result's action and
+    what the hooks appended to ``ran``."""
+
+    async def go(project: Path) -> str:
+        coordinator, cleanup = await mounted(project, config)
+        try:
+            result = await coordinator.hooks.emit("tool:pre", bash("ls"))
+        finally:
+            await cleanup()
+        return str(result.action)
+
+    with tempfile.TemporaryDirectory() as directory:
+        project = Path(directory).resolve()
+        text = json.dumps({"hooks": hooks}).replace("@RAN@", str(project / "ran"))
+        (project / ".claude").mkdir()
+        (project / SETTINGS).write_text(text)
+        trust_project(project)
+        action = asyncio.run(go(project))
+        ran = project / "ran"
+        return action, sorted(ran.read_text().split()) if ran.exists() else []
+
+
+@given(
+    st.lists(st.lists(st.booleans(), min_size=1, max_size=3), min_size=1, max_size=3),
+    st.booleans(),
+    st.data(),
+)
+@settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+def test_a_mounted_session_runs_every_readable_hook_whatever_its_siblings_carry(
+    shape: list[list[bool]], strict: bool, data: st.DataObject
+) -> None:
+    groups = []
+    readable = []
+    for g, hooks in enumerate(shape):
+        entries: list[dict[str, Any]] = []
+        for h, bad in enumerate(hooks):
+            hook: dict[str, Any] = {"type": "command", "command": f"echo {g}.{h} >> '@RAN@'"}
+            if bad:
+                key, value = (
+                    data.draw(_UNKNOWN_VALUES)
+                    if data.draw(st.booleans())
+                    else (
+                        data.draw(_UNKNOWN_KEYS),
+                        1,
+                    )
+                )
+                hook[key] = value
+            else:
+                readable.append(f"{g}.{h}")
+            entries.append(hook)
+        groups.append({"matcher": "Bash", "hooks": entries})
+    action, ran = _run_settings({"PreToolUse": groups}, {"strict": strict})
+    assert ran == sorted(readable)  # every readable hook ran, each to its end
+    assert (action == "deny") is (strict and len(readable) < sum(map(len, shape)))

@@ -147,6 +147,17 @@ _EVENT_NAME: Final = re.compile(r"[a-z][a-z0-9_-]*(?::[a-z0-9_-]+)+")
 # --------------------------------------------------------------------------- reading
 
 
+def _valid_rule(rule: Any) -> str | None:
+    """``rule`` when it is a permission rule that compiles (a hook's ``if``), else ``None``."""
+    if not isinstance(rule, str):
+        return None
+    try:
+        compile_permission_rule(rule)
+    except ValueError:
+        return None
+    return rule
+
+
 def parse_hooks_text(text: str, source: str, *, json_text: bool = False) -> HooksDocument:
     """Parse a hooks file's text (YAML, or JSON with ``json_text``); ``source`` names the file
     in labels and errors.
@@ -585,8 +596,7 @@ class Parser:
             self.fail(loc, f"expected a hook {{type, command, timeout}}, got {_describe(hook)}")
             return None
         unknown = [*inherited, *self.claude_unknowns(hook, loc)]
-        rule = hook.get("if")
-        condition = rule if isinstance(rule, str) else None
+        condition = _valid_rule(hook.get("if"))
         if unknown:
             return self.unreadable_hook(loc, unknown, condition)
         kind = hook["type"]

@@ -108,11 +108,11 @@ def with_variables(
     entries win) and substituted in its command (see :func:`substitute`)."""
 
     def change(_: HookEntry, spec: CommandHookSpec) -> CommandHookSpec:
+        env = {**values, **spec.env}
+        if spec.args is not None:  # exec form: replaced from env when it runs, never quoted
+            return spec.model_copy(update={"env": env})
         return spec.model_copy(
-            update={
-                "command": substitute(spec.command, values, textual=textual),
-                "env": {**values, **spec.env},
-            }
+            update={"command": substitute(spec.command, values, textual=textual), "env": env}
         )
 
     return map_commands(document, change)
