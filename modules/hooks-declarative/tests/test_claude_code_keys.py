@@ -610,3 +610,32 @@ def test_a_mounted_session_runs_every_readable_hook_whatever_its_siblings_carry(
     action, ran = _run_settings({"PreToolUse": groups}, {"strict": strict})
     assert ran == sorted(readable)  # every readable hook ran, each to its end
     assert (action == "deny") is (strict and len(readable) < sum(map(len, shape)))
+
+
+async def test_a_newer_event_is_named_and_skipped_while_the_files_guards_run(
+    project: Path, tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    ran = tmp_path / "ran"
+    hooks = {
+        "PreModelRequest": [{"hooks": [{"type": "command", "command": "exit 2"}]}],
+        **pre_bash({"type": "command", "command": guard(ran)}),
+    }
+    write_settings(project, hooks)
+    with caplog.at_level(logging.WARNING):
+        coordinator, cleanup = await mounted(project)
+        try:
+            result = await coordinator.hooks.emit("tool:pre", bash("ls"))
+        finally:
+            await cleanup()
+    assert (
+        f"{SETTINGS}:3: hooks.PreModelRequest: Claude Code event 'PreModelRequest' is not known "
+        "here and never fires"
+    ) in caplog.text
+    assert result.action == "deny"
+    assert ran.exists()
+
+
+def test_a_misspelt_event_is_still_an_error() -> None:
+    text = json.dumps({"hooks": {"PreToolUze": []}})
+    with pytest.raises(ValueError, match="did you mean 'PreToolUse'"):
+        parse_claude_settings(text, SETTINGS)

@@ -141,6 +141,8 @@ _ON_FAILURE: Final[dict[str, OnFailure]] = {
     "ignore": "ignore",
 }
 _POWERSHELLS: Final = ("pwsh", "powershell")
+_CLAUDE_EVENT_NAME: Final = re.compile(r"[A-Z][A-Za-z0-9]*")
+"""A name Claude Code could give a newer event (PascalCase)."""
 _EVENT_NAME: Final = re.compile(r"[a-z][a-z0-9_-]*(?::[a-z0-9_-]+)+")
 
 
@@ -397,9 +399,22 @@ class Parser:
             return None
         if claude:
             if name not in CLAUDE_EVENTS:
-                known = ", ".join(CLAUDE_EVENTS)
-                self.fail(
-                    loc, f"unknown Claude Code event {name!r}; expected one of: {known}", key=True
+                close = difflib.get_close_matches(name, list(CLAUDE_EVENTS), n=1, cutoff=0.8)
+                if close or not _CLAUDE_EVENT_NAME.fullmatch(name):
+                    known = ", ".join(CLAUDE_EVENTS)
+                    hint = f" (did you mean {close[0]!r}?)" if close else ""
+                    self.fail(
+                        loc,
+                        f"unknown Claude Code event {name!r}{hint}; expected one of: {known}",
+                        key=True,
+                    )
+                    return None
+                logger.warning(  # a newer Claude Code's event: nothing here fires it
+                    "%s: %s: Claude Code event %r is not known here and never fires; its hooks "
+                    "are skipped",
+                    MODULE_ID,
+                    self.where(loc, key=True),
+                    name,
                 )
                 return None
             event = CLAUDE_EVENTS[name]
