@@ -639,3 +639,20 @@ def test_a_misspelt_event_is_still_an_error() -> None:
     text = json.dumps({"hooks": {"PreToolUze": []}})
     with pytest.raises(ValueError, match="did you mean 'PreToolUse'"):
         parse_claude_settings(text, SETTINGS)
+
+
+def test_hooks_list_shows_a_hooks_if_and_an_unreadable_hooks_problem(project: Path) -> None:
+    from amplifier_module_hooks_declarative import parse_config
+    from amplifier_module_hooks_declarative.survey import survey_sources
+
+    write_settings(
+        project,
+        pre_bash(
+            {"type": "command", "command": "echo guard", "if": "Bash(git push *)"},
+            {"type": "command", "command": "true", "retries": 2},
+        ),
+    )
+    survey = survey_sources(parse_config({}), project_dir=project, user_dir=project / "user")
+    details = [hook.detail for hook in survey.hooks]
+    assert details[0] == "echo guard (if Bash(git push *))"
+    assert details[1].startswith(f"unreadable: {SETTINGS}:15: hooks.PreToolUse[0].hooks[1].retries")

@@ -176,7 +176,8 @@ def survey_sources(settings: DeclarativeConfig, *, project_dir: Path, user_dir: 
                             event=block.event,
                             matcher=(group.written or group.matcher) if group else None,
                             type=str(getattr(entry.spec, "type", "?")),
-                            detail=describe_spec(entry.spec),
+                            detail=describe_spec(entry.spec)
+                            + (f" (if {entry.condition})" if entry.condition else ""),
                             label=entry.label,
                         )
                     )
