@@ -226,14 +226,14 @@ async def test_a_broken_project_file_stops_the_mount_unless_strict_is_off(
     broken = project / ".amplifier" / "hooks" / "broken" / "hooks.json"
     broken.parent.mkdir()
     broken.write_text(
-        '{\n  "hooks": {\n    "PreToolUse": [{"hooks": [{"type": "shell"}]}]\n  }\n}\n'
+        '{\n  "hooks": {\n    "PreToolUse": [{"hooks": [{"type": "command"}]}]\n  }\n}\n'
     )
     trust_project(project)
     with pytest.raises(HooksConfigError) as caught:
         await mounted(project)
     assert str(caught.value).startswith(
         "hooks-declarative: .amplifier/hooks/broken/hooks.json:3: "
-        "hooks.PreToolUse[0].hooks[0].type: "
+        "hooks.PreToolUse[0].hooks[0].command: "
     )
     with caplog.at_level(logging.WARNING):
         _, cleanup = await mounted(project, {"strict": False})

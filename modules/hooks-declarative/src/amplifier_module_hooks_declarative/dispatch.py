@@ -71,7 +71,9 @@ from .specs import (
     HttpHookSpec,
     LlmHookSpec,
     MatcherHookSpec,
+    McpToolHookSpec,
     PromptHookSpec,
+    UnreadableHookSpec,
 )
 from .types import Decision, HookContext, Runner, failure_decision
 
@@ -142,6 +144,14 @@ def default_runner_factory(
                 protocol=protocol,
                 write_paths=settings.sandbox_write_paths if settings else (),
             )
+        if isinstance(spec, UnreadableHookSpec):
+            from .runners.unreadable import UnreadableRunner
+
+            return UnreadableRunner(spec, label=label, strict=settings.strict if settings else True)
+        if isinstance(spec, McpToolHookSpec):
+            from .runners.mcp_tool import McpToolRunner
+
+            return McpToolRunner(spec, label=label, project_dir=project_dir, tools=tools)
         if isinstance(spec, HttpHookSpec):
             from .runners.http_hook import HttpRunner
 
@@ -234,6 +244,10 @@ class PlannedStep:
 def _hook(entry: HookEntry, factory: RunnerFactory) -> _Hook:
     background = isinstance(entry.spec, CommandHookSpec) and entry.spec.async_
     runner = factory(entry.spec, entry.label)
+    if entry.condition is not None:  # Claude Code's ``if``: started only when it matches
+        from .runners.condition import ConditionalRunner
+
+        runner = ConditionalRunner(runner, entry.condition)
     decide = runner.decide if isinstance(runner, MatcherRunner) else None
     spec = getattr(runner, "spec", None)  # a runner may fill keys from the module's config
     spec = spec if isinstance(spec, type(entry.spec)) else entry.spec
@@ -278,20 +292,25 @@ def plan_steps(documents: Sequence[HooksDocument], factory: RunnerFactory) -> li
 
 
 class BackgroundHooks:
-    """The ``async: true`` hooks still running; their outcomes are logged, never applied."""
+    """The ``async: true`` hooks still running; their outcomes are logged, never applied,
+    except a block of an ``asyncRewake`` hook (Claude Code's key), which ``rewake`` hands to
+    the agent as context: ``rewake(hook, decision, event)``."""
 
-    def __init__(self) -> None:
-        self._tasks: set[asyncio.Task[Decision]] = set()
+    def __init__(
+        self, rewake: Callable[[_Hook, Decision, str], Coroutine[Any, Any, None]] | None = None
+    ) -> None:
+        self._tasks: set[asyncio.Task[Any]] = set()
+        self._rewake = rewake
 
     def __len__(self) -> int:
         return len(self._tasks)
 
-    def spawn(self, hook: _Hook, work: Coroutine[Any, Any, Decision]) -> None:
+    def spawn(self, hook: _Hook, work: Coroutine[Any, Any, Decision], event: str = "") -> None:
         task: asyncio.Task[Decision] = asyncio.ensure_future(work)
         self._tasks.add(task)
-        task.add_done_callback(lambda done: self._finished(hook, done))
+        task.add_done_callback(lambda done: self._finished(hook, done, event))
 
-    def _finished(self, hook: _Hook, task: asyncio.Task[Decision]) -> None:
+    def _finished(self, hook: _Hook, task: asyncio.Task[Decision], event: str = "") -> None:
         self._tasks.discard(task)
         if task.cancelled():
             logger.info("async hook %s was cancelled", hook.label)
@@ -302,6 +321,13 @@ class BackgroundHooks:
             return
         decision = task.result()
         note = f": {decision.message}" if decision.message else ""
+        rewakes = isinstance(hook.spec, CommandHookSpec) and hook.spec.rewake
+        if rewakes and decision.action == "block" and self._rewake is not None:
+            logger.info("async hook %s asks the agent to react%s", hook.label, note)
+            delivery = asyncio.ensure_future(self._rewake(hook, decision, event))
+            self._tasks.add(delivery)
+            delivery.add_done_callback(self._tasks.discard)
+            return
         if decision.action in ("block", "ask", "modify") or decision.stop:
             logger.warning(
                 "async hook %s decided %r after the event went on (async hooks cannot change it)%s",
@@ -383,7 +409,7 @@ class Dispatcher:
         self.steps = observed_steps(steps, observe_sources, _run_one, coordinator)
         self.project_dir = project_dir
         self.coordinator = coordinator
-        self.background = BackgroundHooks()
+        self.background = BackgroundHooks(self._rewake)
         self._by_event: dict[str, tuple[PlannedStep, ...]] = {}
         self._none_is_continue = True
         self._took: dict[str, float] = {}  # hook label -> seconds its last foreground run took
@@ -559,7 +585,7 @@ class Dispatcher:
         changed = False
         for hook in step.hooks:
             if hook.background:
-                self.background.spawn(hook, _run_one(hook, context))
+                self.background.spawn(hook, _run_one(hook, context), context.event)
                 continue
             decision = hook.decide(context) if hook.decide else await _run_one(hook, context)
             if outcome.add(decision):
@@ -575,7 +601,7 @@ class Dispatcher:
         foreground = []
         for hook in step.hooks:
             if hook.background:
-                self.background.spawn(hook, _run_one(hook, context))
+                self.background.spawn(hook, _run_one(hook, context), context.event)
             else:
                 foreground.append(hook)
         decisions = await self._together([(hook, context) for hook in foreground])
@@ -593,7 +619,7 @@ class Dispatcher:
         for step, context in batch:
             for hook in step.hooks:
                 if hook.background:
-                    self.background.spawn(hook, _run_one(hook, context))
+                    self.background.spawn(hook, _run_one(hook, context), context.event)
                 else:
                     foreground.append((hook, context))
         decisions = await self._together(foreground)
@@ -657,6 +683,15 @@ class Dispatcher:
             await process(aside, event, f"{HANDLER_PREFIX}:{event}")
         except Exception as err:
             logger.warning("%s: context on %s not injected: %s", HANDLER_PREFIX, event, err)
+
+    async def _rewake(self, hook: _Hook, decision: Decision, event: str) -> None:
+        """An ``asyncRewake`` hook's exit code 2, after the event went on: its text reaches the
+        agent as context for its next request, as Claude Code's system reminder does."""
+        text = (decision.message or "").strip() or f"background hook {hook.label} exited with 2"
+        reminder = f"A background hook ({hook.label}) reported on {event or 'an event'}:\n{text}"
+        outcome = Outcome()
+        outcome.add(Decision(context=reminder, source=hook.label))
+        await self._inject_aside(outcome, event or "hook:rewake")
 
     async def settle(self, grace_s: float) -> tuple[int, int]:
         """Let running ``async: true`` hooks finish (see :meth:`BackgroundHooks.settle`)."""

@@ -34,6 +34,9 @@ class HookEntry:
     """The entry's key path in its source (``("hooks", "PreToolUse", 1)``)."""
     line: int | None = None
     """The line of the entry's ``command`` (else the entry) in its file, when read from one."""
+    condition: str | None = None
+    """Claude Code's ``if``: a permission rule (:mod:`.permission_rules`); the hook is started
+    only for tool calls it matches, and never on events without a tool."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -40,10 +40,12 @@ path and what was expected::
 
 from __future__ import annotations
 
+import dataclasses
 import difflib
 import json
 import logging
 import re
+import shutil
 from collections.abc import Iterator, Mapping, Sequence
 from typing import Annotated, Any, Final
 
@@ -71,6 +73,7 @@ from .patterns import (
     compile_tool_pattern,
     tool_names,
 )
+from .permission_rules import compile_permission_rule
 from .specs import (
     AgentHookSpec,
     CommandHookSpec,
@@ -78,8 +81,11 @@ from .specs import (
     HttpHookSpec,
     LlmHookSpec,
     MatcherHookSpec,
+    McpToolHookSpec,
     PromptHookSpec,
+    UnreadableHookSpec,
 )
+from .types import OnFailure
 
 __all__ = [
     "Loc",
@@ -109,27 +115,49 @@ _SPEC_MODELS: Final[dict[str, type[BaseModel]]] = {
 _DOCUMENT_KEYS: Final = ("hooks", "claude_code")
 _GROUP_KEYS: Final = ("hooks", "parallel", "matcher")
 _CLAUDE_GROUP_KEYS: Final = ("matcher", "hooks", "parallel")
-_CLAUDE_HOOK_KEYS: Final = ("type", "command", "timeout", "async", "statusMessage", "once")
-"""A Claude Code command hook's keys: ``async: true`` runs it in the background (never waited
-for, never changing the event, as Claude Code does); ``statusMessage`` is a spinner text,
-accepted and not shown; ``once`` is accepted (Claude Code honours it in skills only)."""
-_CLAUDE_UNSUPPORTED_TYPES: Final = ("mcp_tool",)
-"""Claude Code hook types that do not run here: in a plugin, a warning and the hook skipped;
-in a settings file, an error (a guard there must not be left out quietly)."""
-_CLAUDE_HTTP_KEYS: Final = (
-    "type",
-    "url",
-    "headers",
-    "allowedEnvVars",
-    "timeout",
-    "statusMessage",
-    "once",
-)
-_CLAUDE_PROMPT_KEYS: Final = ("type", "prompt", "model", "timeout", "statusMessage", "once")
+_CLAUDE_COMMON_KEYS: Final = ("type", "if", "timeout", "onFailure", "statusMessage", "once")
+"""Keys of every Claude Code hook: ``if`` (a permission rule, :mod:`.permission_rules`),
+``timeout`` (seconds), ``onFailure`` (``block``: a hook that cannot run, times out or fails
+blocks), ``statusMessage`` (a spinner text, accepted and not shown) and ``once`` (accepted;
+Claude Code honours it in skills only)."""
+_CLAUDE_TYPE_KEYS: Final[dict[str, tuple[str, ...]]] = {
+    "command": (*_CLAUDE_COMMON_KEYS, "command", "args", "shell", "async", "asyncRewake"),
+    "http": (*_CLAUDE_COMMON_KEYS, "url", "headers", "allowedEnvVars"),
+    "prompt": (*_CLAUDE_COMMON_KEYS, "prompt", "model"),
+    "agent": (*_CLAUDE_COMMON_KEYS, "prompt", "model"),
+    "mcp_tool": (*_CLAUDE_COMMON_KEYS, "server", "tool", "input"),
+}
+"""The keys of each Claude Code hook type. A key or a ``type`` not listed here makes the hook
+that carries it unreadable (:class:`~.specs.UnreadableHookSpec`), never its siblings."""
+_CLAUDE_VALUES: Final[dict[str, tuple[str, ...]]] = {
+    "shell": ("bash", "powershell"),
+    "onFailure": ("block", "continue", "warn", "ignore"),
+}
+"""The values Claude Code's enumerated keys may take; another value is unknown, as a key is."""
+_ON_FAILURE: Final[dict[str, OnFailure]] = {
+    "block": "block",
+    "continue": "warn",
+    "warn": "warn",
+    "ignore": "ignore",
+}
+_POWERSHELLS: Final = ("pwsh", "powershell")
+_CLAUDE_EVENT_NAME: Final = re.compile(r"[A-Z][A-Za-z0-9]*")
+"""A name Claude Code could give a newer event (PascalCase)."""
 _EVENT_NAME: Final = re.compile(r"[a-z][a-z0-9_-]*(?::[a-z0-9_-]+)+")
 
 
 # --------------------------------------------------------------------------- reading
+
+
+def _valid_rule(rule: Any) -> str | None:
+    """``rule`` when it is a permission rule that compiles (a hook's ``if``), else ``None``."""
+    if not isinstance(rule, str):
+        return None
+    try:
+        compile_permission_rule(rule)
+    except ValueError:
+        return None
+    return rule
 
 
 def parse_hooks_text(text: str, source: str, *, json_text: bool = False) -> HooksDocument:
@@ -151,11 +179,11 @@ def parse_hooks_data(data: Any, source: str) -> HooksDocument:
     return Parser(source, None).document(data)
 
 
-def read_claude_hooks(text: str, source: str, what: str, *, lenient: bool = False) -> HooksDocument:
+def read_claude_hooks(text: str, source: str, what: str) -> HooksDocument:
     """The ``hooks`` of a JSON file in Claude Code's settings shape (``{"hooks": {<Claude Code
     event>: [matcher groups]}}``; every other key is ignored); ``what`` names the format in
-    errors. ``lenient``: an unknown key in a hook or matcher group is a warning naming the file
-    and line, and the rest of the hook still runs (how Claude Code reads a plugin's file).
+    errors. A key or value of a hook (or of its matcher group) that this version does not know
+    makes that hook alone unreadable (:class:`~.specs.UnreadableHookSpec`); its siblings run.
 
     :raises HooksConfigError: invalid JSON or hooks, every problem with its line and key path.
     """
@@ -163,7 +191,6 @@ def read_claude_hooks(text: str, source: str, what: str, *, lenient: bool = Fals
     if read is None:
         return HooksDocument(source, ())
     parser, data = read
-    parser.lenient = lenient
     events = parser.event_map(data.get("hooks"), ("hooks",), claude=True)
     parser.raise_problems()
     return HooksDocument(source, tuple(events))
@@ -261,20 +288,18 @@ class Parser:
         self.source = source
         self.positions = document
         self.problems: list[Problem] = []
-        self.lenient = False
-        """Unknown keys of Claude Code hooks are warnings (a third-party plugin's file)."""
 
     # -- problems
 
     def unknown(self, loc: Loc, known: Sequence[str]) -> None:
-        """An unknown key at ``loc``: a problem, or a warning in a lenient document."""
-        message = _unknown_key(str(loc[-1]), list(known))
-        if not self.lenient:
-            self.fail(loc, message, key=True)
-            return
-        line = self.positions.line_of(loc, key=True) if self.positions else None
-        where = self.source if line is None else f"{self.source}:{line}"
-        logger.warning("%s: %s: %s: %s (ignored)", MODULE_ID, where, key_path(loc), message)
+        """An unknown key at ``loc``: a problem."""
+        self.fail(loc, _unknown_key(str(loc[-1]), list(known)), key=True)
+
+    def where(self, loc: Loc, *, key: bool = False) -> str:
+        """``<source>:<line>: <key path>`` of ``loc``."""
+        line = self.positions.line_of(loc, key=key) if self.positions else None
+        place = self.source if line is None else f"{self.source}:{line}"
+        return f"{place}: {key_path(loc)}"
 
     def fail(self, loc: Loc, message: str, *, key: bool = False) -> None:
         """A problem at ``loc`` (``key``: the key there itself is wrong), with its line."""
@@ -374,9 +399,22 @@ class Parser:
             return None
         if claude:
             if name not in CLAUDE_EVENTS:
-                known = ", ".join(CLAUDE_EVENTS)
-                self.fail(
-                    loc, f"unknown Claude Code event {name!r}; expected one of: {known}", key=True
+                close = difflib.get_close_matches(name, list(CLAUDE_EVENTS), n=1, cutoff=0.8)
+                if close or not _CLAUDE_EVENT_NAME.fullmatch(name):
+                    known = ", ".join(CLAUDE_EVENTS)
+                    hint = f" (did you mean {close[0]!r}?)" if close else ""
+                    self.fail(
+                        loc,
+                        f"unknown Claude Code event {name!r}{hint}; expected one of: {known}",
+                        key=True,
+                    )
+                    return None
+                logger.warning(  # a newer Claude Code's event: nothing here fires it
+                    "%s: %s: Claude Code event %r is not known here and never fires; its hooks "
+                    "are skipped",
+                    MODULE_ID,
+                    self.where(loc, key=True),
+                    name,
                 )
                 return None
             event = CLAUDE_EVENTS[name]
@@ -507,9 +545,11 @@ class Parser:
                 f"expected a Claude Code matcher group {{matcher, hooks}}, got {_describe(item)}",
             )
             return None
-        for key in item:
-            if key not in _CLAUDE_GROUP_KEYS:
-                self.unknown((*loc, str(key)), _CLAUDE_GROUP_KEYS)
+        unknown = [
+            self.unknown_key((*loc, str(key)), _CLAUDE_GROUP_KEYS)
+            for key in item
+            if key not in _CLAUDE_GROUP_KEYS
+        ]
         matcher = self.matcher_string(item.get("matcher"), (*loc, "matcher"))
         parallel = item.get("parallel", True)  # Claude Code runs a group's hooks in parallel
         if not isinstance(parallel, bool):
@@ -521,40 +561,133 @@ class Parser:
         entries = [
             entry
             for index, hook in enumerate(hooks)
-            if (entry := self.claude_hook(hook, (*loc, "hooks", index))) is not None
+            if (entry := self.claude_hook(hook, (*loc, "hooks", index), unknown)) is not None
         ]
         together = parallel is not False
         return HookGroup(tuple(entries), together, matcher, self.label(loc), joint=together)
 
-    def claude_hook(self, hook: Any, loc: Loc) -> HookEntry | None:
+    def unknown_key(self, loc: Loc, known: Sequence[str]) -> str:
+        """What is wrong with the unknown key at ``loc``, with its file, line and key path."""
+        return f"{self.where(loc, key=True)}: {_unknown_key(str(loc[-1]), list(known))}"
+
+    def claude_unknowns(self, hook: dict[str, Any], loc: Loc) -> list[str]:
+        """The keys and values of a Claude Code hook this version does not know, each named
+        with file, line and key path; an unknown ``type`` is the only one reported then."""
+        kind = hook.get("type")
+        if not isinstance(kind, str) or kind not in _CLAUDE_TYPE_KEYS:
+            known = ", ".join(_CLAUDE_TYPE_KEYS)
+            return [
+                f"{self.where((*loc, 'type'))}: unknown hook type {_describe(kind)}; "
+                f"expected one of: {known}"
+            ]
+        known_keys = _CLAUDE_TYPE_KEYS[kind]
+        found = [
+            self.unknown_key((*loc, str(key)), known_keys) for key in hook if key not in known_keys
+        ]
+        for key, values in _CLAUDE_VALUES.items():
+            if key in hook and hook[key] not in values:
+                found.append(
+                    f"{self.where((*loc, key))}: unknown value {_describe(hook[key])}; "
+                    f"expected one of: {', '.join(values)}"
+                )
+        if hook.get("shell") == "powershell" and not any(map(shutil.which, _POWERSHELLS)):
+            found.append(
+                f"{self.where((*loc, 'shell'))}: 'powershell': no PowerShell on this machine "
+                f"(neither {' nor '.join(_POWERSHELLS)} is on PATH)"
+            )
+        if "if" in hook:
+            rule = hook["if"]
+            try:
+                if not isinstance(rule, str):
+                    raise ValueError(f"expected a permission rule string, got {_describe(rule)}")
+                compile_permission_rule(rule)
+            except ValueError as err:
+                found.append(f"{self.where((*loc, 'if'))}: {err}")
+        return found
+
+    def claude_hook(self, hook: Any, loc: Loc, inherited: Sequence[str] = ()) -> HookEntry | None:
+        """One Claude Code hook; ``inherited``: the unknown keys of its matcher group."""
         if not isinstance(hook, dict):
             self.fail(loc, f"expected a hook {{type, command, timeout}}, got {_describe(hook)}")
             return None
-        kind = hook.get("type")
+        unknown = [*inherited, *self.claude_unknowns(hook, loc)]
+        condition = _valid_rule(hook.get("if"))
+        if unknown:
+            return self.unreadable_hook(loc, unknown, condition)
+        kind = hook["type"]
+        on_failure = _ON_FAILURE[hook.get("onFailure", "continue")]
+        entry: HookEntry | None
         if kind in ("prompt", "agent"):
-            return self.claude_prompt_hook(hook, loc)
-        if kind == "http":
-            return self.claude_http_hook(hook, loc)
-        if kind in _CLAUDE_UNSUPPORTED_TYPES and self.lenient:
-            line = self.positions.line_of((*loc, "type")) if self.positions else None
-            where = self.source if line is None else f"{self.source}:{line}"
-            logger.warning(
-                "%s: %s: %s.type: Claude Code's %r hooks do not run here; this hook is skipped",
-                MODULE_ID,
-                where,
-                key_path(loc),
-                kind,
-            )
+            entry = self.claude_prompt_hook(hook, loc)
+        elif kind == "http":
+            entry = self.claude_http_hook(hook, loc)
+        elif kind == "mcp_tool":
+            entry = self.claude_mcp_hook(hook, loc)
+        else:
+            entry = self.claude_command_hook(hook, loc)
+        if entry is None:
             return None
-        if kind != "command":
+        if "onFailure" in hook and not isinstance(
+            entry.spec, MatcherHookSpec | LlmHookSpec | UnreadableHookSpec
+        ):
+            entry = dataclasses.replace(
+                entry, spec=entry.spec.model_copy(update={"on_failure": on_failure})
+            )
+        return dataclasses.replace(entry, condition=condition) if condition else entry
+
+    def unreadable_hook(self, loc: Loc, unknown: Sequence[str], condition: str | None) -> HookEntry:
+        """The stand-in of a hook with keys or values this version does not know
+        (:class:`~.specs.UnreadableHookSpec`): it fails closed alone, and says why."""
+        problem = "; ".join(unknown) + "; this hook cannot run here"
+        logger.warning(
+            "%s: %s; it fails closed on the events it matches (strict: false lets them "
+            "through), and the other hooks of %s run",
+            MODULE_ID,
+            problem,
+            self.source,
+        )
+        spec = UnreadableHookSpec(type="unreadable", problem=problem)
+        line = self.positions.line_of(loc) if self.positions else None
+        return HookEntry(spec, self.label(loc), loc, line, condition)
+
+    def claude_mcp_hook(self, hook: dict[str, Any], loc: Loc) -> HookEntry | None:
+        """A Claude Code ``type: mcp_tool`` hook (see runners/mcp_tool.py): ``server``,
+        ``tool``, ``input`` and ``timeout`` (seconds)."""
+        names = {}
+        for key in ("server", "tool"):
+            value = hook.get(key)
+            if not isinstance(value, str) or not value.strip():
+                self.fail((*loc, key), f"expected a non-empty name, got {_describe(value)}")
+                return None
+            names[key] = value
+        given = hook.get("input", {})
+        if not isinstance(given, dict):
+            self.fail((*loc, "input"), f"expected an object, got {_describe(given)}")
+            return None
+        timeout = self.claude_timeout(hook, loc, 60)
+        if timeout is None:
+            return None
+        spec = McpToolHookSpec(
+            type="mcp_tool",
+            server=names["server"],
+            tool=names["tool"],
+            input=given,
+            timeout_ms=timeout,
+        )
+        return self.entry(spec, loc)
+
+    def claude_timeout(self, hook: dict[str, Any], loc: Loc, default: float) -> int | None:
+        """The hook's ``timeout`` (seconds) in milliseconds; ``None`` when it is invalid."""
+        timeout = hook.get("timeout", default)
+        if isinstance(timeout, bool) or not isinstance(timeout, int | float) or timeout <= 0:
             self.fail(
-                (*loc, "type"),
-                f"expected 'command', 'http', 'prompt' or 'agent', got {_describe(kind)}",
+                (*loc, "timeout"),
+                f"expected a number of seconds greater than 0, got {_describe(timeout)}",
             )
             return None
-        for key in hook:
-            if key not in _CLAUDE_HOOK_KEYS:
-                self.unknown((*loc, str(key)), _CLAUDE_HOOK_KEYS)
+        return max(1, round(timeout * 1000))
+
+    def claude_command_hook(self, hook: dict[str, Any], loc: Loc) -> HookEntry | None:
         command = hook.get("command")
         if not isinstance(command, str) or not command.strip():
             self.fail(
@@ -562,29 +695,35 @@ class Parser:
                 f"expected a non-empty command string, got {_describe(command)}",
             )
             return None
-        timeout = hook.get("timeout", 60)
-        if isinstance(timeout, bool) or not isinstance(timeout, int | float) or timeout <= 0:
-            self.fail(
-                (*loc, "timeout"),
-                f"expected a number of seconds greater than 0, got {_describe(timeout)}",
-            )
+        timeout = self.claude_timeout(hook, loc, 60)
+        if timeout is None:
             return None
-        background = hook.get("async", False)
-        if not isinstance(background, bool):
-            self.fail((*loc, "async"), f"expected true or false, got {_describe(background)}")
+        flags = {}
+        for key in ("async", "asyncRewake", "once"):
+            flag = hook.get(key, False)
+            if not isinstance(flag, bool):
+                self.fail((*loc, key), f"expected true or false, got {_describe(flag)}")
+                return None
+            flags[key] = flag
+        args = hook.get("args")
+        if args is not None and (
+            not isinstance(args, list) or not all(isinstance(a, str) for a in args)
+        ):
+            self.fail((*loc, "args"), f"expected a list of strings, got {_describe(args)}")
             return None
         for key in ("statusMessage",):
             if key in hook and not isinstance(hook[key], str):
                 self.fail((*loc, key), f"expected a string, got {_describe(hook[key])}")
-        if "once" in hook and not isinstance(hook["once"], bool):
-            self.fail((*loc, "once"), f"expected true or false, got {_describe(hook['once'])}")
         spec = CommandHookSpec.model_validate(
             {
                 "type": "command",
                 "command": command,
-                "timeout_ms": max(1, round(timeout * 1000)),
+                "timeout_ms": timeout,
                 "protocol": "claude-code",
-                "async": background,
+                "async": flags["async"] or flags["asyncRewake"],
+                "rewake": flags["asyncRewake"],
+                "shell": hook.get("shell", "sh"),
+                "args": None if args is None else tuple(args),
             }
         )
         return self.entry(spec, loc)
@@ -592,9 +731,6 @@ class Parser:
     def claude_http_hook(self, hook: dict[str, Any], loc: Loc) -> HookEntry | None:
         """A Claude Code ``type: http`` hook (see http_hook.py): ``url``, ``headers``,
         ``allowedEnvVars``, ``timeout`` (seconds)."""
-        for key in hook:
-            if key not in _CLAUDE_HTTP_KEYS:
-                self.unknown((*loc, str(key)), _CLAUDE_HTTP_KEYS)
         url = hook.get("url")
         if not isinstance(url, str) or not re.match(r"https?://", url):
             self.fail((*loc, "url"), f"expected an http:// or https:// URL, got {_describe(url)}")
@@ -631,9 +767,6 @@ class Parser:
         """A Claude Code ``type: prompt`` or ``type: agent`` hook (see prompt_hook.py): its
         ``prompt``, ``model``, ``timeout`` (seconds) and ``statusMessage`` (not shown here)."""
         kind = hook["type"]
-        for key in hook:
-            if key not in _CLAUDE_PROMPT_KEYS:
-                self.unknown((*loc, str(key)), _CLAUDE_PROMPT_KEYS)
         prompt = hook.get("prompt")
         if not isinstance(prompt, str) or not prompt.strip():
             self.fail(

@@ -7,7 +7,7 @@ handful of keys a Claude Code ``hooks`` block adds. Unknown keys are errors, so 
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -27,7 +27,9 @@ __all__ = [
     "LlmHookSpec",
     "MatchSpec",
     "MatcherHookSpec",
+    "McpToolHookSpec",
     "PromptHookSpec",
+    "UnreadableHookSpec",
 ]
 
 
@@ -54,6 +56,16 @@ class CommandHookSpec(_Spec):
     sandbox: bool = False
     """Run contained by bubblewrap (see :mod:`.containment`); the module's ``sandbox`` and
     ``sandbox_sources`` keys can require it too, never waive it."""
+    shell: Literal["sh", "bash", "powershell"] = "sh"
+    """What runs ``command``: ``/bin/sh -c`` (``sh``), ``bash -c`` or PowerShell's
+    ``pwsh -NoProfile -Command`` (Claude Code's ``shell``)."""
+    args: tuple[str, ...] | None = None
+    """Exec form (Claude Code's ``args``): ``command`` is the program and these its
+    arguments, run without a shell; ``$NAME`` / ``${NAME}`` of the hook's environment are
+    replaced in both."""
+    rewake: bool = False
+    """Claude Code's ``asyncRewake``: runs in the background (implies ``async``); an exit code
+    2 reaches the agent afterwards as context (its stderr, else its stdout)."""
 
 
 class MatchSpec(_Spec):
@@ -155,6 +167,40 @@ class HttpHookSpec(_Spec):
     ``sandbox_sources`` keys can require it, never waive it."""
 
 
+class McpToolHookSpec(_Spec):
+    """A Claude Code ``type: mcp_tool`` hook: call the tool ``tool`` of the MCP server
+    ``server`` (mounted on the session as ``mcp__<server>__<tool>``) with ``input``, whose
+    ``${path}`` references name fields of the event's Claude Code object
+    (``${tool_input.file_path}``, ``${session_id}``, ``${cwd}``); the tool's text output is
+    read as a command hook's stdout (see :mod:`.runners.mcp_tool`)."""
+
+    type: Literal["mcp_tool"]
+    server: str = Field(min_length=1)
+    tool: str = Field(min_length=1)
+    input: dict[str, Any] = Field(default_factory=dict)
+    timeout_ms: int = Field(default=60_000, gt=0)
+    on_failure: OnFailure = "warn"
+
+
+class UnreadableHookSpec(_Spec):
+    """A hook whose entry holds a key or a value this version does not know: it stands for
+    the hook alone, so that its siblings still run. Under the module's ``strict`` (the
+    default) it fails closed on the events and calls it matches, with ``problem`` (file, line,
+    key path) as the reason; with ``strict: false`` it warns and lets them through."""
+
+    type: Literal["unreadable"]
+    problem: str = Field(min_length=1)
+    timeout_ms: int = 1
+    on_failure: OnFailure = "block"
+
+
 HookSpec = (
-    CommandHookSpec | MatcherHookSpec | LlmHookSpec | PromptHookSpec | AgentHookSpec | HttpHookSpec
+    CommandHookSpec
+    | MatcherHookSpec
+    | LlmHookSpec
+    | PromptHookSpec
+    | AgentHookSpec
+    | HttpHookSpec
+    | McpToolHookSpec
+    | UnreadableHookSpec
 )

@@ -22,7 +22,15 @@ from .document import HookGroup, HooksConfigError
 from .formats.claude_code.plugins import discover_plugins
 from .source import SourceKind
 from .sources import PROJECT_KINDS, decide_trust, display_path, find_sources, load_source
-from .specs import CommandHookSpec, HookSpec, HttpHookSpec, LlmHookSpec, MatcherHookSpec
+from .specs import (
+    CommandHookSpec,
+    HookSpec,
+    HttpHookSpec,
+    LlmHookSpec,
+    MatcherHookSpec,
+    McpToolHookSpec,
+    UnreadableHookSpec,
+)
 
 __all__ = ["FoundHook", "SkippedItem", "Survey", "describe_spec", "survey_sources"]
 
@@ -90,6 +98,10 @@ def describe_spec(spec: HookSpec | Any) -> str:
         return f"{spec.model}: {spec.prompt}"
     if isinstance(spec, HttpHookSpec):
         return f"POST {spec.url}"
+    if isinstance(spec, McpToolHookSpec):
+        return f"MCP tool {spec.tool} of server {spec.server}"
+    if isinstance(spec, UnreadableHookSpec):
+        return f"unreadable: {spec.problem}"
     return str(getattr(spec, "command", None) or getattr(spec, "prompt", None) or spec)
 
 
@@ -164,7 +176,8 @@ def survey_sources(settings: DeclarativeConfig, *, project_dir: Path, user_dir: 
                             event=block.event,
                             matcher=(group.written or group.matcher) if group else None,
                             type=str(getattr(entry.spec, "type", "?")),
-                            detail=describe_spec(entry.spec),
+                            detail=describe_spec(entry.spec)
+                            + (f" (if {entry.condition})" if entry.condition else ""),
                             label=entry.label,
                         )
                     )

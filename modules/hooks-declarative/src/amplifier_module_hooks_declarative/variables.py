@@ -109,11 +109,11 @@ def with_variables(
     entries of the same names: where a plugin lies is the session's to say, not the hook's."""
 
     def change(_: HookEntry, spec: CommandHookSpec) -> CommandHookSpec:
+        env = {**spec.env, **values}
+        if spec.args is not None:  # exec form: replaced from env when it runs, never quoted
+            return spec.model_copy(update={"env": env})
         return spec.model_copy(
-            update={
-                "command": substitute(spec.command, values, textual=textual),
-                "env": {**spec.env, **values},
-            }
+            update={"command": substitute(spec.command, values, textual=textual), "env": env}
         )
 
     return map_commands(document, change)

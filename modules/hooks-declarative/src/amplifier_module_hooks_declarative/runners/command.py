@@ -75,6 +75,9 @@ import dataclasses
 import json
 import logging
 import os
+import re
+import shlex
+import shutil
 from collections.abc import Mapping, Sequence
 from datetime import date, datetime
 from fnmatch import fnmatchcase
@@ -103,6 +106,8 @@ __all__ = [
     "amplifier_input",
     "encode",
     "excerpt",
+    "expand_variables",
+    "shell_program",
 ]
 
 logger = logging.getLogger(__name__)
@@ -271,6 +276,31 @@ PROTOCOL: Final = CommandProtocol(
 """The ``amplifier`` protocol (the module docstring)."""
 
 
+# ----------------------------------------------------------------------------- shells
+
+_SHELLS: Final[dict[str, tuple[str, ...]]] = {
+    "bash": ("bash",),
+    "powershell": ("pwsh", "powershell"),
+}
+"""The programs that serve each ``shell`` of a command hook, in order of preference."""
+_VARIABLE: Final = re.compile(r"\$(?:\{([A-Za-z_][A-Za-z0-9_]*)\}|([A-Za-z_][A-Za-z0-9_]*))")
+
+
+def shell_program(shell: str, search_path: str | None) -> str | None:
+    """The program that runs ``shell`` (``bash``, ``powershell``) on ``search_path``."""
+    for name in _SHELLS.get(shell, (shell,)):
+        found = shutil.which(name, path=search_path) or shutil.which(name)
+        if found:
+            return found
+    return None
+
+
+def expand_variables(word: str, env: Mapping[str, str]) -> str:
+    """``word`` with ``$NAME`` / ``${NAME}`` replaced from ``env`` (an unset one is empty):
+    what an exec-form hook's ``command`` and ``args`` get in place of a shell's expansion."""
+    return _VARIABLE.sub(lambda m: env.get(m.group(1) or m.group(2), ""), word)
+
+
 # ----------------------------------------------------------------------------- the runner
 
 
@@ -372,17 +402,33 @@ class CommandRunner:
         # what it names is judged afterwards and, contained, bound writable.
         env_file = session.get("CLAUDE_ENV_FILE") or session.get("AMPLIFIER_ENV_FILE")
         written_from = file_size(Path(env_file)) if env_file else 0
+        command: str | list[str] = spec.command
+        shell = SHELL
+        if spec.args is not None:  # exec form: no shell
+            command = [expand_variables(word, env) for word in (spec.command, *spec.args)]
+        elif spec.shell != "sh":
+            found = shell_program(spec.shell, env.get("PATH"))
+            if found is None:
+                return self._fail(
+                    f"could not be started: shell {spec.shell!r} is not installed "
+                    f"(none of {', '.join(_SHELLS[spec.shell])} on PATH)"
+                )
+            shell = found
+            if spec.shell == "powershell":
+                command = [found, "-NoProfile", "-NonInteractive", "-Command", spec.command]
         try:
             if spec.sandbox:
                 writable = (*self.write_paths, *((env_file,) if env_file else ()))
-                needs = program_files(spec.command, project_dir, env.get("PATH"))
+                words = command if isinstance(command, list) else [shell, "-c", command]
+                line = shlex.join(command) if isinstance(command, list) else command
+                needs = program_files(line, project_dir, env.get("PATH"))
                 sandbox = Sandbox(project_dir, writable, read_paths=needs)
-                with sandbox.contained([SHELL, "-c", spec.command]) as contained:
+                with sandbox.contained(words) as contained:
                     result = await self._start(
-                        contained.argv, stdin, project_dir, env, contained.pass_fds
+                        contained.argv, stdin, project_dir, env, shell, contained.pass_fds
                     )
             else:
-                result = await self._start(spec.command, stdin, project_dir, env, ())
+                result = await self._start(command, stdin, project_dir, env, shell, ())
         except SandboxUnavailable as err:
             return self._contained_failure(str(err))
         except (OSError, ValueError) as err:  # ValueError: a NUL byte in the environment
@@ -402,6 +448,7 @@ class CommandRunner:
         stdin: bytes,
         project_dir: str,
         env: Mapping[str, str],
+        shell: str,
         pass_fds: Sequence[int],
     ) -> ProcessResult:
         return await run_process(
@@ -412,7 +459,7 @@ class CommandRunner:
             timeout=self.spec.timeout_ms / 1000,
             output_cap=self.spec.max_output_bytes,
             grace=KILL_GRACE_S,
-            shell=SHELL,
+            shell=shell,
             new_session=False,
             pass_fds=pass_fds,
         )
@@ -443,6 +490,8 @@ class CommandRunner:
         code = result.returncode
         if code == 2:
             stderr = result.stderr.decode("utf-8", "replace")
+            if self.spec.rewake and not stderr.strip():  # asyncRewake: stderr, else stdout
+                stderr = result.stdout.decode("utf-8", "replace")
             return self._protocol.blocked(ctx, stderr, self.label)
         if code != 0 and self._quiet:  # logged, and its stdout read all the same
             logger.warning(

@@ -17,7 +17,7 @@ def parse_claude_settings(text: str, source: str) -> HooksDocument:
 
 
 def parse_claude_plugin_hooks(text: str, source: str) -> HooksDocument:
-    """A Claude Code plugin's hooks file, read as leniently as Claude Code's own loader: an
-    unknown key in a hook or matcher group is a warning naming the plugin, the file and the
-    line, and the rest of the hook still runs. Every other mistake is an error."""
-    return read_claude_hooks(text, source, "Claude Code plugin hooks", lenient=True)
+    """A Claude Code plugin's hooks file, read as a settings file is: a key or value of a
+    hook this version does not know makes that hook alone unreadable (it fails closed under
+    ``strict``, with file, line and key path), and the plugin's other hooks run."""
+    return read_claude_hooks(text, source, "Claude Code plugin hooks")
