@@ -13,8 +13,8 @@ from hypothesis import strategies as st
 
 
 def _load() -> ModuleType:
-    path = Path(__file__).with_name("compare_app.py")
-    spec = importlib.util.spec_from_file_location("app_compare", path)
+    path = Path(__file__).with_name("exit_crash.py")
+    spec = importlib.util.spec_from_file_location("app_exit_crash", path)
     assert spec is not None
     assert spec.loader is not None
     module = importlib.util.module_from_spec(spec)
