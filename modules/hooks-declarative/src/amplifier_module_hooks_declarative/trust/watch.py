@@ -3,12 +3,17 @@
 At session start the whole hook surface is hashed and compared with the record
 (:func:`~.projects.trust_status`). :class:`TrustGuard` then keeps that answer true: it watches
 every directory of the surface (Linux inotify, through ``ctypes``: no thread, no debounce;
-elsewhere, or when the watches run out, a ``stat`` of the surface) and, before each run,
-asks the kernel whether anything happened there. Nothing: the run goes ahead (a few
-microseconds). Something: the files named in the events are hashed again and compared with
-the record; a change to one that holds code (or any change the hooks' own runs cannot
-explain) revokes the project's trust for the rest of the session, and every hook of the
-project refuses from then on, naming the changed files and the ``trust`` command.
+elsewhere, or when the watches run out, a ``stat`` of the directories) and, before each run,
+asks the kernel whether anything happened there, and takes the ``stat`` of every file of the
+surface: its inode, size, modification and change times must be those it had when it was
+hashed. A write reaches a file's inode whatever path or hard link it comes through, and the
+change time (``ctime``) cannot be set back by its writer, so a file rewritten through a link
+elsewhere (where no watched directory sees an event) is seen before the next run all the
+same. Nothing: the run goes ahead (microseconds per file). Something: the files named are
+hashed again and compared with the record; a change to one that holds code (or any change
+the hooks' own runs cannot explain) revokes the project's trust for the rest of the session,
+and every hook of the project refuses from then on, naming the changed files and the
+``trust`` command.
 
 The hooks' own data: :meth:`TrustGuard.after_run` is called when one of the project's own
 foreground hooks has finished. A file of the surface that changed by then and holds no code
@@ -17,9 +22,10 @@ foreground hooks has finished. A file of the surface that changed by then and ho
 holds code. A Python bytecode cache the run wrote is recorded with its new digest. A file
 that holds code and changed is never taken as the hook's own: it revokes trust.
 
-Inotify events are queued by the kernel before the write that causes them returns, so a
-change finished before a check is always seen by it; the window left is between the check
-and the moment the hook's process opens the file (the next check sees such a change).
+Inotify events are queued by the kernel before the write that causes them returns, and the
+``stat`` of a file reflects a write once it returned, so a change finished before a check is
+always seen by it; the window left is between the check and the moment the hook's process
+opens the file (the next check sees such a change).
 """
 
 from __future__ import annotations
@@ -32,6 +38,7 @@ import struct
 import sys
 import weakref
 from collections.abc import Iterable, Mapping
+from fnmatch import fnmatchcase
 from pathlib import Path
 from typing import Final
 
@@ -161,8 +168,7 @@ class TrustGuard:
                 if self._inotify is not None:
                     self._inotify.close()
                 self._inotify = None
-        if self._inotify is None:
-            self._stats = self._snapshot()
+        self._stats = self._snapshot()
         if not self._unchanged_since_scan():  # between the scan and the watches
             self._pending.add(_EVERYTHING)
 
@@ -192,6 +198,9 @@ class TrustGuard:
                 path = directory / name
                 if os.path.lexists(path) == (path in surface.absent):
                     return False
+        for directory, globs in surface.patterns.items():
+            if _matching(directory, globs) != surface.matched.get(directory, frozenset()):
+                return False
         return True
 
     @property
@@ -233,7 +242,7 @@ class TrustGuard:
         events, lost = self._inotify.changes()
         if lost:
             return {_EVERYTHING}
-        names: set[str] = set()
+        names = self._stat_changes(files_only=True)  # a write through any path or link
         surface = self._surface
         for directory, name, is_dir in events:
             if not name:  # the directory itself (its mode): what it holds comes named
@@ -243,7 +252,9 @@ class TrustGuard:
                 if is_dir and os.path.isdir(path):  # a new directory: watch it, read it
                     return {_EVERYTHING}
                 names.add(self._name(path))
-            elif name in surface.names.get(directory, ()):
+            elif name in surface.names.get(directory, ()) or any(
+                fnmatchcase(name, g) for g in surface.patterns.get(directory, ())
+            ):
                 if is_dir:
                     return {_EVERYTHING}
                 names.add(self._name(path))
@@ -329,6 +340,7 @@ class TrustGuard:
         if self._inotify is None:
             self._stats = self._snapshot()
             return
+        self._stats = self._snapshot()
         known = set(self._inotify.dirs.values())
         try:
             for directory in self._directories(surface):
@@ -349,11 +361,17 @@ class TrustGuard:
 
     @staticmethod
     def _directories(surface: Surface) -> list[Path]:
-        return sorted({*surface.dirs, *surface.names})
+        return sorted({*surface.dirs, *surface.names, *surface.patterns})
 
     def _snapshot(self) -> dict[str, tuple[int, int, int, int]]:
+        """``{path: (mtime, ctime, size, inode)}`` of every file of the surface (its inode as
+        reached through the path: a hard link elsewhere shares it) and, when nothing watches
+        them, of every directory of the surface."""
         marks: dict[str, tuple[int, int, int, int]] = {}
-        for path in [*self._surface.paths.values(), *self._directories(self._surface)]:
+        paths: list[Path] = list(self._surface.paths.values())
+        if self._inotify is None:
+            paths += self._directories(self._surface)
+        for path in paths:
             try:
                 info = os.lstat(path)
             except OSError:
@@ -361,14 +379,15 @@ class TrustGuard:
             marks[str(path)] = (info.st_mtime_ns, info.st_ctime_ns, info.st_size, info.st_ino)
         return marks
 
-    def _stat_changes(self) -> set[str]:
+    def _stat_changes(self, *, files_only: bool = False) -> set[str]:
         """The files whose ``stat`` changed; a directory that changed (an entry added or
-        removed) asks for the whole surface again."""
+        removed) asks for the whole surface again. ``files_only``: the directories are
+        watched by inotify (and not in the snapshot)."""
         now = self._snapshot()
         if now == self._stats:
             return set()
         before, self._stats = self._stats, now
-        directories = {str(d) for d in self._directories(self._surface)}
+        directories = set() if files_only else {str(d) for d in self._directories(self._surface)}
         changed: set[str] = set()
         for key in set(now) | set(before):
             if now.get(key) != before.get(key):
@@ -376,3 +395,13 @@ class TrustGuard:
                     return {_EVERYTHING}
                 changed.add(self._name(Path(key)))
         return changed
+
+
+def _matching(directory: Path, globs: Iterable[str]) -> frozenset[str]:
+    """The entries of ``directory`` whose names match one of ``globs``."""
+    patterns = tuple(globs)
+    try:
+        names = os.listdir(directory)
+    except OSError:
+        return frozenset()
+    return frozenset(n for n in names if any(fnmatchcase(n, g) for g in patterns))
