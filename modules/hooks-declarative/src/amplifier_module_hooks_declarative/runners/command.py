@@ -60,6 +60,11 @@ the sandbox hides (``/tmp``, ``/var/tmp``: an interpreter in a virtual environme
 script it runs) is shown read-only (:func:`amplifier_hooks_util.program_files.program_files`).
 A sandbox that cannot start blocks, whatever ``on_failure`` says.
 
+Git under a hook: the environment carries ``GIT_CONFIG_COUNT`` overrides
+(:func:`amplifier_hooks_util.git_config.git_environment`), so a ``git status`` or ``git commit``
+the hook runs in the project never starts a program the repository's configuration names
+(``core.fsmonitor``, hooks, filters, diff and merge drivers, credential helpers...).
+
 After a hook that was given ``CLAUDE_ENV_FILE`` ran, what it appended is attributed to it and
 judged at once (:func:`..session_env.review_written`): a refused variable is named in a warning
 with the hook.
@@ -77,6 +82,7 @@ from fnmatch import fnmatchcase
 from pathlib import Path, PurePath
 from typing import Any, Final
 
+from amplifier_hooks_util.git_config import git_environment_async
 from amplifier_hooks_util.process import ProcessResult, run_process, signal_name
 from amplifier_hooks_util.process_tree import contain_session
 from amplifier_hooks_util.program_files import program_files
@@ -354,7 +360,8 @@ class CommandRunner:
                 f"was not run: the {ctx.event} event could not be written as JSON: "
                 f"{type(err).__name__}: {err}"
             )
-        env = self._environment(ctx, project_dir)
+        # git the hook runs obeys none of the project's git configuration that runs programs
+        env, _ = await git_environment_async(self._environment(ctx, project_dir), project_dir)
         env_file = env.get("CLAUDE_ENV_FILE") or env.get("AMPLIFIER_ENV_FILE")
         written_from = file_size(Path(env_file)) if env_file else 0
         command: str | list[str] = spec.command
