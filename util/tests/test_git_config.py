@@ -377,3 +377,57 @@ def test_always_set_without_any_listing() -> None:
     assert program_key("alias.st", "status") is None
     assert program_key("alias.st", "!rm -rf /") == ""
     assert program_key("user.name") is None
+
+
+class _Counting:
+    """A ``git`` wrapper that logs each call, then runs the real git."""
+
+    def __init__(self, folder: Path) -> None:
+        self.log = folder / "calls"
+        self.path = folder / "git"
+        real = shutil.which("git")
+        self.path.write_text(f'#!/bin/sh\necho "$*" >> "{self.log}"\nexec "{real}" "$@"\n')
+        self.path.chmod(0o755)
+
+    @property
+    def listings(self) -> int:
+        return len(self.log.read_text().splitlines()) if self.log.exists() else 0
+
+
+def test_a_listing_is_reused_until_a_file_it_came_from_changes(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The cache: no second ``git config`` while nothing changed; a same-size rewrite of an
+    included file, an include target that appears, and a new ``.git`` below the old one each
+    make it list again, and the new key is overridden."""
+    from amplifier_hooks_util import git_config
+
+    monkeypatch.setattr(git_config, "RACY_NS", 0)  # files written just now may be kept
+    home = tmp_path / "home"
+    home.mkdir()
+    env = base_env(home)
+    repo = tmp_path / "repo"
+    (repo / "sub").mkdir(parents=True)
+    git(repo, env, "init", "-q")
+    (repo / ".gitconfig").write_text("[core]\n\tfsmonitoX = 1\n")
+    git(repo, env, "config", "include.path", "../.gitconfig")
+    git(repo, env, "config", "include.path", "../later.gitconfig", "--add")
+    counting = _Counting(tmp_path)
+    git_path = str(counting.path)
+
+    def neutralised(cwd: Path = repo) -> set[str]:
+        _, overrides = git_environment(env, cwd, git=git_path)
+        return {key.lower() for key, _ in overrides.neutralised}
+
+    assert "core.fsmonitor" not in neutralised()
+    assert neutralised() == set()
+    assert counting.listings == 1
+    (repo / ".gitconfig").write_text("[core]\n\tfsmonitor = 1\n")  # same size
+    assert "core.fsmonitor" in neutralised()
+    assert counting.listings == 2
+    (repo / "later.gitconfig").write_text('[diff "x"]\n\ttextconv = evil\n')
+    assert "diff.x.textconv" in neutralised()
+    assert counting.listings == 3
+    assert "diff.x.textconv" in neutralised(repo / "sub")
+    git(repo / "sub", env, "init", "-q")  # another repository now decides for sub/
+    assert neutralised(repo / "sub") == set()

@@ -25,6 +25,15 @@ value (:data:`PROGRAM_KEYS`: ``core.fsmonitor=false``, an empty filter, ``core.h
 an empty filter does nothing, an empty ``textconv``, diff or merge command makes git fail
 ("cannot run"), never run the project's program.
 
+The listing is kept per working directory and reused while the files it came from are the
+same: every file an entry came from, every ``include.path`` / ``includeIf`` target (present
+or not yet), the user's global and system files and the ``.git`` of the working directory and
+each directory above it (whether it is there), each file by its ``stat`` (inode, size,
+modification and change time). A listing is not kept when one of those files changed within
+the last :data:`RACY_NS` (a write in the same clock tick could leave its ``stat`` unchanged),
+nor one with an ``includeIf "onbranch:..."`` (it follows ``HEAD``), nor one under
+``GIT_DIR``-style variables or in a linked worktree.
+
 Limits: a key set by the project *after* the environment was built (a hook that pulls a new
 ``.gitconfig`` and then runs ``git diff`` in the same run) is covered only if it is one of the
 three always set; git run in another repository than the working directory the environment
@@ -38,6 +47,8 @@ import asyncio
 import os
 import re
 import subprocess
+import time
+from collections import OrderedDict
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -113,6 +124,15 @@ _FIRST_WINS: Final = re.compile(r"remote\..+\.(?:uploadpack|receivepack)")
 _SHELL_ONLY: Final = re.compile(r"(?:alias\..+|submodule\..+\.update)")
 _COMPILED: Final = tuple((re.compile(p), neutral) for p, neutral in PROGRAM_KEYS)
 _TIMEOUT: Final = 5.0
+RACY_NS: Final = 2_000_000_000
+"""A file changed this recently (nanoseconds) keeps its listing out of the cache."""
+_CACHE_SIZE: Final = 64
+_Stamp = tuple[int, int, int, int] | None
+_CACHE: OrderedDict[tuple[object, ...], tuple[tuple[str, ...], tuple[_Stamp, ...], bytes]] = (
+    OrderedDict()
+)
+_PRESENCE: Final = "\0"  # a watched path whose presence and kind only count
+_LOCATION_VARIABLES: Final = ("GIT_DIR", "GIT_WORK_TREE", "GIT_COMMON_DIR", "GIT_INDEX_FILE")
 
 
 def program_key(key: str, value: str = "!") -> str | None:
@@ -228,6 +248,124 @@ def _listing_env(env: Mapping[str, str]) -> dict[str, str]:
     return {**env, "GIT_OPTIONAL_LOCKS": "0"}
 
 
+def _cache_key(
+    git: str, cwd: str | os.PathLike[str], env: Mapping[str, str]
+) -> tuple[object, ...] | None:
+    if any(env.get(name) for name in _LOCATION_VARIABLES):
+        return None
+    names = sorted(
+        k
+        for k in env
+        if k.startswith("GIT_") or k in ("HOME", "XDG_CONFIG_HOME", "PATH", "USERPROFILE")
+    )
+    return (git, os.path.realpath(cwd), tuple((k, env[k]) for k in names))
+
+
+def _entries(raw: bytes) -> list[tuple[str, str, str, str]]:
+    fields = raw.split(b"\0")
+    out: list[tuple[str, str, str, str]] = []
+    for index in range(0, len(fields) - 2, 3):
+        key, _, value = fields[index + 2].decode("utf-8", "surrogateescape").partition("\n")
+        out.append(
+            (fields[index].decode("utf-8", "replace"), fields[index + 1].decode(), key, value)
+        )
+    return out
+
+
+def _watched(
+    cwd: str | os.PathLike[str], env: Mapping[str, str], raw: bytes
+) -> tuple[str, ...] | None:
+    """The files a listing depends on (module docstring), or ``None`` when it cannot be kept."""
+    here = Path(os.path.realpath(cwd))  # git discovers from the physical directory
+    ancestors = [here, *here.parents]
+    top = next((d for d in ancestors if os.path.lexists(d / ".git")), None)
+    if top is not None and not (top / ".git").is_dir():
+        return None  # a linked worktree or a gitfile: its configuration lives elsewhere
+    paths = {_PRESENCE + str(d / ".git") for d in ancestors}  # which repository: presence only
+    if top is not None:
+        paths |= {str(top / ".git" / "config"), str(top / ".git" / "config.worktree")}
+    home = env.get("HOME", "")
+    paths.add(env.get("GIT_CONFIG_GLOBAL") or os.path.join(home, ".gitconfig"))
+    xdg = env.get("XDG_CONFIG_HOME") or os.path.join(home, ".config")
+    paths.add(os.path.join(xdg, "git", "config"))
+    paths.add(env.get("GIT_CONFIG_SYSTEM") or "/etc/gitconfig")
+    for _scope, origin, key, value in _entries(raw):
+        if not origin.startswith("file:"):
+            if origin.startswith("blob:"):
+                return None
+            continue
+        source = origin[len("file:") :]
+        if not os.path.isabs(source):  # git reads from the top of the work tree
+            if top is None:
+                return None
+            source = str(top / source)
+        source = os.path.normpath(source)
+        paths.add(source)
+        lowered = key.lower()
+        if lowered == "include.path" or (
+            lowered.startswith("includeif.") and lowered.endswith(".path")
+        ):
+            if "onbranch:" in lowered:
+                return None
+            target = os.path.expanduser(value)
+            if not os.path.isabs(target):
+                target = os.path.join(os.path.dirname(source), target)
+            paths.add(os.path.normpath(target))
+    return tuple(sorted(paths))
+
+
+def _stamps(paths: Iterable[str]) -> tuple[_Stamp, ...] | None:
+    """Each path's ``stat`` (through links), ``None`` for a missing one; ``None`` in all when
+    one changed within :data:`RACY_NS`."""
+    now = time.time_ns()
+    out: list[_Stamp] = []
+    for path in paths:
+        if path.startswith(_PRESENCE):
+            where = path[len(_PRESENCE) :]
+            out.append((0, 0, int(os.path.isdir(where)), 0) if os.path.lexists(where) else None)
+            continue
+        try:
+            info = os.stat(path)
+        except OSError:
+            out.append(None)
+            continue
+        if now - max(info.st_mtime_ns, info.st_ctime_ns) < RACY_NS:
+            return None
+        out.append((info.st_mtime_ns, info.st_ctime_ns, info.st_size, info.st_ino))
+    return tuple(out)
+
+
+def _cached(key: tuple[object, ...] | None) -> bytes | None:
+    if key is None:
+        return None
+    try:
+        paths, stamps, raw = _CACHE[key]
+        if _stamps(paths) != stamps:
+            del _CACHE[key]
+            return None
+        _CACHE.move_to_end(key)
+    except KeyError:  # another thread dropped it meanwhile
+        return None
+    return raw
+
+
+def _keep(
+    key: tuple[object, ...] | None,
+    cwd: str | os.PathLike[str],
+    env: Mapping[str, str],
+    raw: bytes,
+) -> None:
+    if key is None:
+        return
+    paths = _watched(cwd, env, raw)
+    stamps = _stamps(paths) if paths is not None else None
+    if paths is None or stamps is None:
+        return
+    _CACHE[key] = (paths, stamps, raw)
+    while len(_CACHE) > _CACHE_SIZE:
+        _CACHE.popitem(last=False)
+
+
 def _finish(env: Mapping[str, str], raw: bytes | None) -> tuple[dict[str, str], GitOverrides]:
     overrides = (
         overrides_from_listing(raw, origins=True) if raw is not None else GitOverrides(ALWAYS)
@@ -240,7 +378,7 @@ def _in_repository(cwd: str | os.PathLike[str], env: Mapping[str, str]) -> bool:
     ``GIT_DIR``): without one there is no repository configuration to list."""
     if env.get("GIT_DIR"):
         return True
-    here = Path(os.path.abspath(cwd))
+    here = Path(os.path.realpath(cwd))
     return any(os.path.lexists(d / ".git") for d in (here, *here.parents))
 
 
@@ -256,6 +394,9 @@ def git_environment(
     any repository, too (nothing of a project's to list)."""
     if not _in_repository(cwd, env):
         return _finish(env, None)
+    key = _cache_key(git, cwd, env)
+    if (raw := _cached(key)) is not None:
+        return _finish(env, raw)
     try:
         done = subprocess.run(
             _listing_command(git),
@@ -268,7 +409,10 @@ def git_environment(
         )
     except (OSError, subprocess.SubprocessError):
         return _finish(env, None)
-    return _finish(env, done.stdout if done.returncode == 0 else None)
+    if done.returncode != 0:
+        return _finish(env, None)
+    _keep(key, cwd, env, done.stdout)
+    return _finish(env, done.stdout)
 
 
 async def git_environment_async(
@@ -280,6 +424,9 @@ async def git_environment_async(
     """:func:`git_environment` without blocking the event loop."""
     if not _in_repository(cwd, env):
         return _finish(env, None)
+    key = _cache_key(git, cwd, env)
+    if (raw := _cached(key)) is not None:
+        return _finish(env, raw)
     try:
         process = await asyncio.create_subprocess_exec(
             *_listing_command(git),
@@ -297,4 +444,7 @@ async def git_environment_async(
         process.kill()
         await process.wait()
         return _finish(env, None)
-    return _finish(env, stdout if process.returncode == 0 else None)
+    if process.returncode != 0:
+        return _finish(env, None)
+    _keep(key, cwd, env, stdout)
+    return _finish(env, stdout)
