@@ -247,3 +247,30 @@ async def test_a_hard_link_made_after_trust_and_written_through_refuses(tmp_path
 class _NoInotify:
     def __init__(self) -> None:
         raise OSError("inotify switched off for this test")
+
+
+async def test_a_file_renamed_over_with_the_same_bytes_is_watched_anew(tmp_path: Path) -> None:
+    """An editor's atomic save puts a new inode at the path (same content: still trusted); a
+    later write through a hard link to that new inode is seen too."""
+    project = tmp_path / "project"
+    guard = write(project / "scripts" / "guard.sh", "#!/bin/sh\nexit 0\n", 0o755)
+    settings(project, "scripts/guard.sh")
+    trust_project(project)
+    marker = tmp_path / "marker"
+    coordinator, cleanup = await mounted(project)
+    event = bash("ls")
+    try:
+        assert (await coordinator.hooks.emit("tool:pre", event)).action == "continue"
+        fresh = write(project / "scripts" / ".guard.sh.tmp", guard.read_text(), 0o755)
+        os.replace(fresh, guard)
+        assert (await coordinator.hooks.emit("tool:pre", event)).action == "continue"
+        other = project / "elsewhere" / "copy"
+        other.parent.mkdir()
+        os.link(guard, other)
+        with other.open("r+") as stream:
+            stream.write(f"#!/bin/sh\ntouch {marker}\n")
+        third = await coordinator.hooks.emit("tool:pre", event)
+    finally:
+        await cleanup()
+    assert not marker.exists()
+    refused(third, project, "scripts/guard.sh")

@@ -2,15 +2,15 @@
 
 At session start the whole hook surface is hashed and compared with the record
 (:func:`~.projects.trust_status`). :class:`TrustGuard` then keeps that answer true: it watches
-every directory of the surface (Linux inotify, through ``ctypes``: no thread, no debounce;
-elsewhere, or when the watches run out, a ``stat`` of the directories) and, before each run,
-asks the kernel whether anything happened there, and takes the ``stat`` of every file of the
-surface: its inode, size, modification and change times must be those it had when it was
-hashed. A write reaches a file's inode whatever path or hard link it comes through, and the
-change time (``ctime``) cannot be set back by its writer, so a file rewritten through a link
-elsewhere (where no watched directory sees an event) is seen before the next run all the
-same. Nothing: the run goes ahead (microseconds per file). Something: the files named are
-hashed again and compared with the record; a change to one that holds code (or any change
+every directory of the surface and every file of it through its inode (Linux inotify, through
+``ctypes``: no thread, no debounce) and, before each run, asks the kernel whether anything
+happened there. A watch on a file is a watch on its inode: a write through any path or hard
+link to it (in a directory nobody watches) is reported all the same, and so is a new link
+made to it. Elsewhere, or when the watches run out, the ``stat`` of every file and directory
+of the surface is compared instead: a file's inode, size, modification and change times must
+be those it had when it was hashed (the change time cannot be set back by a writer). Nothing:
+the run goes ahead (a few microseconds). Something: the files named are hashed again and
+compared with the record; a change to one that holds code (or any change
 the hooks' own runs cannot explain) revokes the project's trust for the rest of the session,
 and every hook of the project refuses from then on, naming the changed files and the
 ``trust`` command.
@@ -72,6 +72,7 @@ _MASK: Final = (
     | _IN_DELETE_SELF
     | _IN_MOVE_SELF
 )
+_FILE_MASK: Final = _IN_MODIFY | _IN_ATTRIB | _IN_CLOSE_WRITE | _IN_DELETE_SELF | _IN_MOVE_SELF
 _EVENT: Final = struct.Struct("iIII")
 _EVERYTHING: Final = "*"  # a change the events cannot locate: hash the whole surface again
 
@@ -95,6 +96,7 @@ class _Inotify:
             raise OSError(code, f"inotify_init1: {os.strerror(code)}")
         self.fd = fd
         self.dirs: dict[int, Path] = {}
+        self.files: dict[int, Path] = {}
         self._closer = weakref.finalize(self, os.close, fd)
 
     def watch(self, directory: Path) -> None:
@@ -104,9 +106,18 @@ class _Inotify:
             raise OSError(code, f"inotify_add_watch {directory}: {os.strerror(code)}")
         self.dirs[wd] = directory
 
+    def watch_file(self, path: Path) -> None:
+        """Watch the inode ``path`` leads to: a write through any link to it is an event."""
+        wd = self._add(self.fd, os.fsencode(path), _FILE_MASK)
+        if wd < 0:
+            code = ctypes.get_errno()
+            raise OSError(code, f"inotify_add_watch {path}: {os.strerror(code)}")
+        self.files[wd] = path
+
     def changes(self) -> tuple[list[tuple[Path, str, bool]], bool]:
-        """``([(directory, name, is_dir)], lost)``: what the events name; ``lost`` when the
-        queue overflowed or a watched directory went away (then nothing can be located)."""
+        """``([(directory, name, is_dir)], lost)``: what the events name (a watched file's own
+        events as ``(file, "", False)``); ``lost`` when the queue overflowed or a watched
+        directory went away (then nothing can be located)."""
         found: list[tuple[Path, str, bool]] = []
         lost = False
         while True:
@@ -120,6 +131,11 @@ class _Inotify:
                 offset += _EVENT.size
                 name = buffer[offset : offset + size].rstrip(b"\0")
                 offset += size
+                if wd in self.files:  # its inode changed, lost a link, or went away
+                    found.append((self.files[wd], "", False))
+                    if mask & _IN_IGNORED:
+                        del self.files[wd]
+                    continue
                 if mask & (_IN_Q_OVERFLOW | _IN_IGNORED | _IN_DELETE_SELF | _IN_MOVE_SELF):
                     lost = True
                     continue
@@ -163,12 +179,16 @@ class TrustGuard:
                 self._inotify = _Inotify()
                 for directory in self._directories(self._surface):
                     self._inotify.watch(directory)
+                for path in self._surface.paths.values():
+                    if os.path.isfile(path):
+                        self._inotify.watch_file(path)
             except OSError as err:
                 logger.info("trust: %s; checking by stat instead", err)
                 if self._inotify is not None:
                     self._inotify.close()
                 self._inotify = None
-        self._stats = self._snapshot()
+        if self._inotify is None:
+            self._stats = self._snapshot()
         if not self._unchanged_since_scan():  # between the scan and the watches
             self._pending.add(_EVERYTHING)
 
@@ -242,10 +262,13 @@ class TrustGuard:
         events, lost = self._inotify.changes()
         if lost:
             return {_EVERYTHING}
-        names = self._stat_changes(files_only=True)  # a write through any path or link
+        names: set[str] = set()
         surface = self._surface
         for directory, name, is_dir in events:
-            if not name:  # the directory itself (its mode): what it holds comes named
+            if not name:  # a watched file's inode (its path), or a directory's own mode
+                if directory in surface.dirs or directory in surface.names:
+                    continue  # a directory: what it holds comes named
+                names.add(self._name(directory))
                 continue
             path = directory / name
             if directory in surface.dirs:
@@ -271,6 +294,7 @@ class TrustGuard:
             self._rescan(absorb=absorb)
             return
         now: dict[str, FileState | None] = {}
+        self._watch_again(pending)
         for name in pending:
             path = Path(name) if name.startswith("/") else self.project / name
             if not os.path.lexists(path):
@@ -340,12 +364,31 @@ class TrustGuard:
         if self._inotify is None:
             self._stats = self._snapshot()
             return
-        self._stats = self._snapshot()
         known = set(self._inotify.dirs.values())
+        files = set(self._inotify.files.values())
         try:
             for directory in self._directories(surface):
                 if directory not in known:
                     self._inotify.watch(directory)
+            for path in surface.paths.values():
+                if path not in files and os.path.isfile(path):
+                    self._inotify.watch_file(path)
+        except OSError as err:
+            logger.info("trust: %s; checking by stat instead", err)
+            self._inotify.close()
+            self._inotify = None
+            self._stats = self._snapshot()
+
+    def _watch_again(self, names: Iterable[str]) -> None:
+        """A file replaced at its path (renamed over, deleted and made again) is a new inode:
+        watch it, so a write through a link to it is seen too."""
+        if self._inotify is None:
+            return
+        try:
+            for name in names:
+                path = Path(name) if name.startswith("/") else self.project / name
+                if name in self._surface.paths and os.path.isfile(path):
+                    self._inotify.watch_file(path)
         except OSError as err:
             logger.info("trust: %s; checking by stat instead", err)
             self._inotify.close()
@@ -365,13 +408,9 @@ class TrustGuard:
 
     def _snapshot(self) -> dict[str, tuple[int, int, int, int]]:
         """``{path: (mtime, ctime, size, inode)}`` of every file of the surface (its inode as
-        reached through the path: a hard link elsewhere shares it) and, when nothing watches
-        them, of every directory of the surface."""
+        reached through the path: a hard link elsewhere shares it) and every directory."""
         marks: dict[str, tuple[int, int, int, int]] = {}
-        paths: list[Path] = list(self._surface.paths.values())
-        if self._inotify is None:
-            paths += self._directories(self._surface)
-        for path in paths:
+        for path in [*self._surface.paths.values(), *self._directories(self._surface)]:
             try:
                 info = os.lstat(path)
             except OSError:
@@ -379,15 +418,14 @@ class TrustGuard:
             marks[str(path)] = (info.st_mtime_ns, info.st_ctime_ns, info.st_size, info.st_ino)
         return marks
 
-    def _stat_changes(self, *, files_only: bool = False) -> set[str]:
+    def _stat_changes(self) -> set[str]:
         """The files whose ``stat`` changed; a directory that changed (an entry added or
-        removed) asks for the whole surface again. ``files_only``: the directories are
-        watched by inotify (and not in the snapshot)."""
+        removed) asks for the whole surface again."""
         now = self._snapshot()
         if now == self._stats:
             return set()
         before, self._stats = self._stats, now
-        directories = set() if files_only else {str(d) for d in self._directories(self._surface)}
+        directories = {str(d) for d in self._directories(self._surface)}
         changed: set[str] = set()
         for key in set(now) | set(before):
             if now.get(key) != before.get(key):
