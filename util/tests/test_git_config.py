@@ -25,7 +25,7 @@ from amplifier_hooks_util.git_config import (
     program_key,
     with_overrides,
 )
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 pytestmark = pytest.mark.skipif(shutil.which("git") is None, reason="git is not installed")
@@ -269,7 +269,7 @@ def build(tmp: Path, family: Family, placement: str, driver: str, spelled: str) 
 
 
 @settings(
-    max_examples=40,
+    max_examples=100,
     deadline=None,
     suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
 )
@@ -289,6 +289,9 @@ def test_no_program_the_project_configures_runs(
     upper: list[bool],
 ) -> None:
     family = FAMILIES[name]
+    # git 2.39 reads aliases through its early configuration, which skips config.worktree:
+    # there the route does not exist (measured: `git zz` is "not a git command")
+    assume(not (name == "alias.<d>" and placement == "worktree"))
     driver = _FIXED_DRIVER.get(name, driver)
     tmp = tmp_path_factory.mktemp("git")
     spelled = _spell(family.key.format(d=driver), upper)
@@ -377,6 +380,18 @@ def test_always_set_without_any_listing() -> None:
     assert program_key("alias.st", "status") is None
     assert program_key("alias.st", "!rm -rf /") == ""
     assert program_key("user.name") is None
+    for key in (
+        "imap.tunnel",
+        "instaweb.httpd",
+        "guitool.Lint.cmd",
+        "gpg.openpgp.program",
+        "gpg.ssh.defaultKeyCommand",
+        "Core.FSMonitor",
+        "credential.https://h.example.helper",
+        "sendemail.work.smtpServer",
+        "hook.lint.command",
+    ):
+        assert program_key(key) is not None, key
 
 
 class _Counting:

@@ -84,9 +84,9 @@ PROGRAM_KEYS: Final[tuple[tuple[str, str], ...]] = (
     (r"(?:diff|merge)tool\..+\.(?:cmd|path)", ""),
     (r"credential\.(?:.+\.)?helper", ""),
     (r"gpg\.program", "gpg"),
-    (r"gpg\.(?:openpgp)\.program", "gpg"),
     (r"gpg\.x509\.program", "gpgsm"),
     (r"gpg\.ssh\.program", "ssh-keygen"),
+    (r"gpg\..+\.program", "gpg"),
     (r"gpg\.ssh\.defaultkeycommand", ""),
     (r"remote\..+\.(?:uploadpack|receivepack)", ""),
     (r"remote\..+\.vcs", ""),
@@ -98,12 +98,19 @@ PROGRAM_KEYS: Final[tuple[tuple[str, str], ...]] = (
     (r"man\.viewer", ""),
     (r"(?:browser|man)\..+\.(?:cmd|path)", ""),
     (r"hook\..+\.command", ":"),
+    (r"imap\.tunnel", ""),
+    (r"instaweb\.(?:httpd|browser)", ""),
+    (r"guitool\..+\.cmd", ""),
     (r"core\.gitproxy", ""),
     (r"alias\..+", ""),
     (r"submodule\..+\.update", "none"),
 )
-"""Keys whose value git runs as a program, or which make git run one, from git-config(1)
-(git 2.39 to 2.5x), each with the value that runs nothing of the project's. ``alias.*`` and
+"""Keys whose value git runs as a program, or which make git run one, each with the value that
+runs nothing of the project's: from git-config(1) of git 2.39 (every entry whose text says it
+runs a command, program, helper, tool, tunnel or shell), git-interpret-trailers(1)
+(``trailer.<token>.command``/``cmd``), git-send-email(1) and git 2.5x's config hooks
+(``hook.<name>.command``). ``uploadpack.packObjectsHook`` is left out: git reads it from the
+user's (protected) configuration only. ``alias.*`` and
 ``submodule.*.update`` only when the value starts with ``!`` (a shell command)."""
 
 ALWAYS: Final[tuple[tuple[str, str], ...]] = (
