@@ -56,10 +56,10 @@ def project_with(tmp_path: Path, command: str) -> Path:
     return project
 
 
-async def run_hook_twice(project: Path, change: Any) -> Any:
+async def run_hook_twice(project: Path, change: Any, **config: Any) -> Any:
     coordinator = create_test_coordinator()
     coordinator.register_capability("session.working_dir", str(project))
-    cleanup = await mount(coordinator, {"include_user": False})
+    cleanup = await mount(coordinator, {"include_user": False, **config})
     event = {"tool_name": "Bash", "tool_input": {"command": "ls"}, "session_id": "s"}
     try:
         first = await coordinator.hooks.emit("tool:pre", event)
@@ -129,3 +129,22 @@ async def test_a_changed_pre_commit_under_hooks_path_does_not_run_on_auto_commit
     (project / "a.txt").write_text("again\n")
     git(project, "add", "-A")
     route_is_real(project, marker, "commit", "-qm", "by hand")
+
+
+@pytest.mark.skipif(shutil.which("bwrap") is None, reason="bubblewrap is not installed")
+async def test_a_sandboxed_guard_gets_the_same_overrides(tmp_path: Path) -> None:
+    """Under ``sandbox: project`` the hook's git runs inside bubblewrap with the overrides in
+    its environment: the fsmonitor a tracked ``.gitconfig`` gained does not run there either
+    (the marker is in the project, which the sandbox can write)."""
+    project = project_with(tmp_path, "git status >/dev/null 2>&1; exit 0")
+    trust_project(project)
+    marker = project / "marker"
+
+    def change() -> None:
+        with (project / ".gitconfig").open("a") as stream:
+            stream.write(f'[core]\n\tfsmonitor = "touch {marker}; true"\n')
+
+    result = await run_hook_twice(project, change, sandbox="project")
+    assert not marker.exists(), "the sandboxed hook's git ran the repository's fsmonitor"
+    assert result.action == "continue", result
+    route_is_real(project, marker, "status")
