@@ -35,11 +35,14 @@ import json
 import os
 import shutil
 import statistics
+import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
 from typing import Any
+
+from amplifier_hooks_util.git_config import RACY_NS
 
 try:
     from amplifier_module_hooks_declarative.protocols import PROTOCOL_MODULES, command_protocol
@@ -126,9 +129,23 @@ def _p90(values: list[float]) -> float:
     return statistics.quantiles(values, n=10)[-1]
 
 
-async def measure(protocol: str, runs: int, warmup: int) -> dict[str, Any]:
-    """Both sides, ``runs`` times each, for one protocol."""
+def _repository(workdir: str) -> None:
+    """``workdir`` as a git repository with a tracked ``.gitconfig`` its config includes: the
+    hook's git overrides (``amplifier_hooks_util.git_config``) list it, then reuse the listing
+    once its files are older than the racy window."""
+    subprocess.run(["git", "init", "-q", workdir], check=True)
+    Path(workdir, ".gitconfig").write_text("[user]\n\tname = bench\n")
+    subprocess.run(["git", "-C", workdir, "config", "include.path", "../.gitconfig"], check=True)
+    time.sleep(RACY_NS / 1e9 + 0.1)
+
+
+async def measure(
+    protocol: str, runs: int, warmup: int, *, repository: bool = False
+) -> dict[str, Any]:
+    """Both sides, ``runs`` times each, for one protocol; ``repository``: in a git repository."""
     with tempfile.TemporaryDirectory(prefix="command-hook-bench-") as workdir:
+        if repository:
+            _repository(workdir)
         script = Path(workdir) / "allow.sh"
         script.write_text(_script(ALLOW_ANSWERS[protocol]))
         script.chmod(0o755)
@@ -276,11 +293,19 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("--json", type=Path, help="also write the figures and samples here")
     parser.add_argument("--check", action="store_true", help="exit 1 unless under the target")
+    parser.add_argument(
+        "--repository",
+        action="store_true",
+        help="run the hooks in a git repository (its configuration is listed for the overrides)",
+    )
     options = parser.parse_args(argv)
     if options.runs < 2:
         parser.error("--runs must be at least 2")
     protocols = options.protocol or [p for p in ALLOW_ANSWERS if p in PROTOCOL_MODULES]
-    results = [asyncio.run(measure(p, options.runs, options.warmup)) for p in protocols]
+    results = [
+        asyncio.run(measure(p, options.runs, options.warmup, repository=options.repository))
+        for p in protocols
+    ]
     print(report(results))
     contained: dict[str, Any] | None = None
     if options.sandbox_runs >= 2 and shutil.which("bwrap") is not None:

@@ -72,3 +72,31 @@ def test_without_hooks_declarative_trust_names_the_package_to_install(tmp_path: 
     no_traceback(done.stdout + done.stderr)
     assert "project trust is kept by hooks-declarative, which is not installed" in done.stderr
     assert "pip install amplifier-module-hooks-declarative" in done.stderr
+
+
+def test_check_names_a_changed_interpreter_and_a_new_pth_file(tmp_path: Path) -> None:
+    """``trust --check`` fails naming a changed in-project interpreter (``#!tools/runner``)
+    and a ``.pth`` file that appeared in the project's virtual environment."""
+    project = tmp_path / "repo"
+    hook = '{"hooks": {"PreToolUse": [{"hooks": [{"type": "command", "command": "scripts/g"}]}]}}'
+    write(project / ".claude" / "settings.json", hook)
+    write(project / "scripts" / "g", "#!tools/runner\nimport sys\n")
+    write(project / "tools" / "runner", '#!/bin/sh\nexec python3 "$@"\n')
+    write(project / ".venv" / "pyvenv.cfg", "home = /usr/bin\n")
+    site = project / ".venv" / "lib" / "python3.11" / "site-packages"
+    site.mkdir(parents=True)
+    done = installed("trust", str(project), cwd=tmp_path)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "tools/runner" in done.stdout
+    assert installed("trust", "--check", str(project), cwd=tmp_path).returncode == 0
+    write(site / "zz.pth", "import os\n")
+    checked = installed("trust", "--check", str(project), cwd=tmp_path)
+    output = " ".join((checked.stdout + checked.stderr).split())
+    assert checked.returncode == 1, output
+    assert ".venv/lib/python3.11/site-packages/zz.pth" in output, output
+    assert installed("trust", str(project), cwd=tmp_path).returncode == 0
+    write(project / "tools" / "runner", '#!/bin/sh\nexec python3 -I "$@"\n')
+    checked = installed("trust", "--check", str(project), cwd=tmp_path)
+    output = " ".join((checked.stdout + checked.stderr).split())
+    assert checked.returncode == 1, output
+    assert "tools/runner" in output, output

@@ -49,6 +49,7 @@ from pathlib import Path
 from typing import Final
 
 from amplifier_hooks_bundle import Bundle, load_bundle
+from amplifier_hooks_util.git_config import git_environment
 from amplifier_hooks_util.state import render_template
 from rich.console import Console
 from rich.markup import escape
@@ -108,6 +109,8 @@ def _git(git: str, workspace: Path, verb: str, args: tuple[str, ...]) -> str | N
     """Run one git command in ``workspace``: None when it worked, else what went wrong."""
     env = {k: v for k, v in os.environ.items() if k not in _GIT_LOCATION_VARS}
     env.update(_GIT_ISOLATION)  # the user's git config (hooks, signing) stays out of it
+    # and a configuration the workspace already holds runs no program (fsmonitor, hooks...)
+    env, _ = git_environment(env, workspace, git=git)
     try:
         done = subprocess.run(
             [git, *args],

@@ -86,7 +86,10 @@ def script(path: Path, body: str) -> Path:
 
 
 class CountingGit:
-    """A ``git`` wrapper that appends each invocation to a log, then runs the real git."""
+    """A ``git`` wrapper that appends each invocation to a log, then runs the real git.
+
+    ``calls`` leaves out the configuration listed before a call
+    (:mod:`amplifier_hooks_util.git_config`), which reads files only; ``listings`` counts it."""
 
     def __init__(self, folder: Path) -> None:
         self.log = folder / "git-calls.log"
@@ -96,9 +99,19 @@ class CountingGit:
 
     @property
     def calls(self) -> list[str]:
+        return [c for c in self._all() if not c.startswith(_LISTING)]
+
+    @property
+    def listings(self) -> int:
+        return sum(1 for c in self._all() if c.startswith(_LISTING))
+
+    def _all(self) -> list[str]:
         if not self.log.exists():
             return []
         return self.log.read_text().splitlines()
+
+
+_LISTING = "config --list --show-scope"
 
 
 @pytest.fixture

@@ -1,7 +1,9 @@
 """The ``tool:pre`` handler: decide by rule, deny, or ask the human through the kernel.
 
 * ``allow`` -> ``continue``; but a shell command that would run with session variables that
-  can change what it runs (:mod:`.environment`) is asked instead;
+  can change what it runs (:mod:`.environment`), or a git command in a repository whose own
+  configuration or hooks would make git run a program of the project's (:mod:`.repository`),
+  is asked instead;
 * ``deny`` -> ``HookResult(action="deny", reason=...)`` naming the rule (or the default that
   denied), which the model sees as the tool call's error;
 * ``ask`` -> ``HookResult(action="ask_user", approval_prompt=..., approval_options=...,
@@ -27,6 +29,7 @@ from .audit import AuditLog
 from .config import MODULE_ID, ApprovalConfig
 from .environment import environment_risks
 from .prompt import PromptStyle, build_prompt, summary_of
+from .repository import git_risks, runs_git
 from .rules import Decision, RuleSet
 from .subject import Subject, subject_of, tool_of
 from .tracker import Pending, Tracker, call_key
@@ -86,10 +89,15 @@ class ApprovalHook:
         subject = subject_of(data, self.workspace)
         decision = self.rules.decide(subject)
         risks: list[str] = []
+        repository: list[str] = []
         if decision.action == "allow" and subject.command is not None:
             risks = environment_risks(self.environment, self.workspace)
             if risks:  # the command would run in an environment no rule judged
                 decision = dataclasses.replace(decision, action="ask")
+            elif runs_git(subject.runs):
+                repository = await git_risks(self.workspace)
+                if repository:  # git would run a program the repository names
+                    decision = dataclasses.replace(decision, action="ask")
         session_id = str(data.get("session_id") or self.session_id)
         call_id = data.get("tool_call_id")
         tool_call_id = call_id if isinstance(call_id, str) else None
@@ -106,6 +114,12 @@ class ApprovalHook:
             note = (
                 "The session runs its commands with variables that can change what this "
                 "command runs: " + "; ".join(risks)
+            )
+            prompt += "\n" + note
+            reason = f"{self.name}: {note}"
+        if repository:
+            note = "git would run programs this repository's own configuration names: " + "; ".join(
+                repository
             )
             prompt += "\n" + note
             reason = f"{self.name}: {note}"

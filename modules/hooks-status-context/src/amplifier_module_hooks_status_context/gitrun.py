@@ -3,8 +3,12 @@
 Every call runs ``git --no-optional-locks -c core.fsmonitor=false -c color.ui=never ...``:
 status never rewrites ``.git/index`` (so looking does not change what the change detection
 watches), a repository's own config cannot start an fsmonitor program, and nothing is
-coloured. ``GIT_DIR``-style variables of the host process are dropped so that the working
-directory alone decides the repository, and ``LC_ALL=C`` keeps git's messages stable.
+coloured. Nor any other program the repository's configuration names (filters, diff drivers,
+hooks, a pager...): the environment carries the overrides of
+:func:`amplifier_hooks_util.git_config.git_environment` (one ``git config --list`` before the
+call), except for ``rev-parse`` and ``for-each-ref``, which read refs and paths only.
+``GIT_DIR``-style variables of the host process are dropped so that the working directory
+alone decides the repository, and ``LC_ALL=C`` keeps git's messages stable.
 The process starts in a session of its own (:mod:`amplifier_hooks_util.process`), so a timeout
 or a cancelled request stops the whole group (a wrapper script and whatever it started), not
 just the first process.
@@ -17,6 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Final, Literal
 
+from amplifier_hooks_util.git_config import git_environment_async
 from amplifier_hooks_util.process import run_process
 
 __all__ = ["GitResult", "GitRunner"]
@@ -41,6 +46,8 @@ _FIXED_ENV = {
 }
 _BASE_ARGS = ("--no-optional-locks", "-c", "core.fsmonitor=false", "-c", "color.ui=never")
 _MESSAGE_CHARS = 200
+# read refs and paths only: no index refresh, filter, driver, hook or pager
+_REFS_ONLY: Final = frozenset({"rev-parse", "for-each-ref"})
 #: Seconds git gets to exit after ``SIGTERM`` before it is killed.
 _GRACE: Final = 0.2
 
@@ -90,11 +97,14 @@ class GitRunner:
     async def run(self, cwd: Path, *args: str) -> GitResult:
         """Run ``git args...`` in ``cwd``; never raises for a git failure (only on cancel)."""
         command = f"git {args[0]}" if args else "git"
+        env = _environment()
+        if not args or args[0] not in _REFS_ONLY:
+            env, _ = await git_environment_async(env, cwd, git=self.executable)
         try:
             result = await run_process(
                 [self.executable, *_BASE_ARGS, *args],
                 cwd=cwd,
-                env=_environment(),
+                env=env,
                 timeout=self.timeout,
                 grace=_GRACE,
             )

@@ -64,6 +64,11 @@ the command's own programs need from the directories the sandbox hides (``/tmp``
 read-only (:func:`amplifier_hooks_util.program_files.program_files`).
 A sandbox that cannot start blocks, whatever ``on_failure`` says.
 
+Git under a hook: the environment carries ``GIT_CONFIG_COUNT`` overrides
+(:func:`amplifier_hooks_util.git_config.git_environment`), so a ``git status`` or ``git commit``
+the hook runs in the project never starts a program the repository's configuration names
+(``core.fsmonitor``, hooks, filters, diff and merge drivers, credential helpers...).
+
 After a hook that was given ``CLAUDE_ENV_FILE`` ran, what it appended is attributed to it and
 judged at once (:func:`..session_env.review_written`): a refused variable is named in a warning
 with the hook.
@@ -84,6 +89,7 @@ from fnmatch import fnmatchcase
 from pathlib import Path, PurePath
 from typing import Any, Final
 
+from amplifier_hooks_util.git_config import git_environment_async
 from amplifier_hooks_util.minimal_env import fits
 from amplifier_hooks_util.process import ProcessResult, run_process, signal_name
 from amplifier_hooks_util.process_tree import contain_session
@@ -398,6 +404,8 @@ class CommandRunner:
                 f"{type(err).__name__}: {err}"
             )
         env, session = self._environment(ctx, project_dir)
+        # git the hook runs obeys none of the project's git configuration that runs programs
+        env, _ = await git_environment_async(env, project_dir)
         # The env file is the session's to give (SessionStart), never the hook's own `env`:
         # what it names is judged afterwards and, contained, bound writable.
         env_file = session.get("CLAUDE_ENV_FILE") or session.get("AMPLIFIER_ENV_FILE")

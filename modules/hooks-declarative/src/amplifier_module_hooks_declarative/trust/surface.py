@@ -20,7 +20,16 @@ The surface of a project (see ``docs/security.md``, "What trust covers") is:
    libraries: ``source lib/common.sh``, ``require('../lib/x')``, a Makefile's recipe, a
    ``package.json`` script), until nothing new is found;
 6. for a link anywhere in the surface, the link's own text and what it leads to, so a
-   re-pointed link or a changed target outside the project is a change.
+   re-pointed link or a changed target outside the project is a change;
+7. interpreters inside the project: a ``#!`` line naming a program in the project (absolute,
+   or relative, which the kernel resolves from the working directory: the project) makes that
+   program part of the surface like a script; when anything of the surface runs Python
+   (``python``, ``python3.12``, a ``#!`` line naming python) and the project holds a virtual
+   environment (a ``pyvenv.cfg`` at its top level or one directory down), the files that
+   environment's python runs before any script are surface too: ``pyvenv.cfg``, its
+   ``bin/python*`` links with their targets, every ``*.pth`` file, ``sitecustomize`` and
+   ``usercustomize`` of its ``site-packages`` and the modules the ``.pth`` lines import; and
+   any such name that appears there later (:attr:`Surface.patterns`).
 
 Each file is recorded by its SHA-256, a link as its target text with the target's digest,
 anything else (FIFO, device, socket) by its kind, never read. A file *holds code* when it is a
@@ -40,6 +49,7 @@ import re
 import stat
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
+from fnmatch import fnmatchcase
 from pathlib import Path
 from typing import Final
 
@@ -132,6 +142,45 @@ _VARIABLE: Final = re.compile(r"\$\{?\w+\}?|\$\(")
 _TOKEN: Final = re.compile(r"[^\s\"'`;&|()<>=,\[\]{}\\:]+")
 _PY_IMPORT: Final = re.compile(r"(?:^|[\s;'\"])(?:from|import)\s+([A-Za-z_][\w.]*)", re.MULTILINE)
 _DOTTED: Final = re.compile(r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+")
+_DUNDER_IMPORT: Final = re.compile(r"__import__\(\s*['\"]([A-Za-z_][\w.]*)['\"]")
+_PYTHON: Final = re.compile(r"python[0-9.]*[mw]?(?:\.exe)?")
+_STARTUP_GLOBS: Final = ("*.pth", "sitecustomize*", "usercustomize*")
+"""What a python run in a virtual environment executes from its ``site-packages`` first."""
+
+
+def _virtual_environments(project: Path) -> list[Path]:
+    """The virtual environments a project holds: directories with a ``pyvenv.cfg`` at its
+    top level or one directory down (``.venv``, ``venv``, ``tools/.venv``)."""
+    found: list[Path] = []
+    try:
+        tops = sorted(p for p in project.iterdir() if p.is_dir())
+    except OSError:
+        return found
+    for top in tops:
+        if (top / "pyvenv.cfg").is_file():
+            found.append(top)
+            continue
+        try:
+            found += sorted(p for p in top.iterdir() if (p / "pyvenv.cfg").is_file())
+        except OSError:
+            continue
+    return found
+
+
+def _site_packages(venv: Path) -> list[Path]:
+    sites: list[Path] = []
+    for lib in ("lib", "lib64"):
+        if (venv / lib).is_dir():
+            sites += sorted(p / "site-packages" for p in (venv / lib).glob("python*"))
+    sites.append(venv / "Lib" / "site-packages")
+    seen: set[str] = set()
+    unique: list[Path] = []
+    for site in sites:
+        real = os.path.realpath(site)
+        if site.is_dir() and real not in seen:
+            seen.add(real)
+            unique.append(site)
+    return unique
 
 
 class TooManyFiles(ValueError):
@@ -174,6 +223,11 @@ class Surface:
     """What each directory of ``dirs`` held when it was walked."""
     absent: set[Path] = field(default_factory=set)
     """Watched names that did not exist (a module ``import guard`` would find if it came)."""
+    patterns: dict[Path, tuple[str, ...]] = field(default_factory=dict)
+    """Directories where any entry whose name matches one of the globs is surface, present or
+    not yet (a virtual environment's ``site-packages``: ``*.pth``, ``sitecustomize.py``)."""
+    matched: dict[Path, frozenset[str]] = field(default_factory=dict)
+    """What each directory of ``patterns`` held that matched, when it was scanned."""
 
     def digests(self) -> dict[str, str]:
         """``{name: digest}`` of every file, as a record keeps them."""
@@ -255,6 +309,7 @@ class _Scan:
         self.walked: set[str] = set()
         self.bases: list[Path] = [project]
         self._prefix = str(project).rstrip("/") + "/"
+        self._python = False
 
     # -- adding files
 
@@ -371,12 +426,90 @@ class _Scan:
         ] or [text]
         first = text.split("\n", 1)[0]
         python = path.suffix in (".py", ".pyw") or (first.startswith("#!") and "python" in first)
+        if first.startswith("#!"):
+            self._interpreter(path, first[2:])
         for each in texts:
             tokens = _TOKEN.findall(_PROJECT_VARIABLES.sub("", each))
+            if not self._python and any(_PYTHON.fullmatch(Path(t).name) for t in tokens):
+                self._runs_python()
             self._named(path, tokens, hooks=hooks, python=python or hooks)
             if python or hooks:  # cwd is on sys.path for -c and -m: top-level modules
                 for module in _PY_IMPORT.findall(each):
                     self._top_level(module.split(".")[0])
+        if python and not self._python:
+            self._runs_python()
+
+    def _interpreter(self, script: Path, line: str) -> None:
+        """A ``#!`` line: the program it names, when it lies in the project, is code of the
+        surface. A relative one is found from the working directory (the project, or a ``cwd``
+        a hook named) and, to be safe, from the script's own directory."""
+        words = line.strip().split(None, 1)
+        if not words:
+            return
+        program = words[0]
+        if _PYTHON.fullmatch(Path(program).name) or (
+            Path(program).name == "env" and len(words) > 1 and "python" in words[1]
+        ):
+            self._runs_python()
+        if program.startswith("/"):
+            candidates = [Path(program)]
+        else:
+            candidates = [base / program for base in (*self.bases, script.parent)]
+        for candidate in candidates:
+            text = os.path.normpath(candidate)
+            if text.startswith(self._prefix) and os.path.lexists(text):
+                self.add_file(Path(text), named=True)
+            elif text.startswith(self._prefix):  # a relative interpreter that may come later
+                self.surface.absent.add(Path(text))
+                self._watch_name(Path(text))
+
+    def _runs_python(self) -> None:
+        """Something of the surface runs Python: a virtual environment of the project is
+        what ``python`` may resolve to, so what its interpreter runs at start-up is code of
+        the surface (module docstring, item 7)."""
+        self._python = True
+        for venv in _virtual_environments(self.project):
+            self.add_file(venv / "pyvenv.cfg", named=True)
+            for directory in ("bin", "Scripts"):
+                if (venv / directory).is_dir():
+                    for entry in sorted((venv / directory).iterdir()):
+                        if _PYTHON.fullmatch(entry.name) or entry.name.startswith("python"):
+                            self.add_file(entry, named=True)
+            for site in _site_packages(venv):
+                self._site_startup(site)
+
+    def _site_startup(self, site: Path) -> None:
+        self.surface.patterns[site] = _STARTUP_GLOBS
+        matched: set[str] = set()
+        for entry in sorted(site.iterdir()):
+            if not any(fnmatchcase(entry.name, glob) for glob in _STARTUP_GLOBS):
+                continue
+            matched.add(entry.name)
+            if entry.is_dir():
+                self.cover_dir(entry)
+                continue
+            self.add_file(entry, named=True)
+            if entry.suffix == ".pth":
+                self._pth_imports(site, entry)
+        self.surface.matched[site] = frozenset(matched)
+
+    def _pth_imports(self, site: Path, pth: Path) -> None:
+        """A ``.pth`` line that starts with ``import`` runs; the modules it names (from the
+        ``site-packages`` it lies in) are code of the surface."""
+        try:
+            text = read_regular(pth, _MAX_SCANNED).decode("utf-8", errors="replace")
+        except OSError:
+            return
+        for line in text.splitlines():
+            if not line.startswith(("import ", "import\t")):
+                continue
+            for module in {*_PY_IMPORT.findall(line), *_DUNDER_IMPORT.findall(line)}:
+                top = module.split(".")[0]
+                for entry in (site / top, site / f"{top}.py"):
+                    if entry.is_dir():
+                        self.cover_dir(entry)
+                    elif entry.is_file():
+                        self.add_file(entry, named=True)
 
     def _named(self, source: Path, tokens: Sequence[str], *, hooks: bool, python: bool) -> None:
         bases = [source.parent, *self.bases]

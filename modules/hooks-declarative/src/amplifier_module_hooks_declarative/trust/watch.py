@@ -2,13 +2,18 @@
 
 At session start the whole hook surface is hashed and compared with the record
 (:func:`~.projects.trust_status`). :class:`TrustGuard` then keeps that answer true: it watches
-every directory of the surface (Linux inotify, through ``ctypes``: no thread, no debounce;
-elsewhere, or when the watches run out, a ``stat`` of the surface) and, before each run,
-asks the kernel whether anything happened there. Nothing: the run goes ahead (a few
-microseconds). Something: the files named in the events are hashed again and compared with
-the record; a change to one that holds code (or any change the hooks' own runs cannot
-explain) revokes the project's trust for the rest of the session, and every hook of the
-project refuses from then on, naming the changed files and the ``trust`` command.
+every directory of the surface and every file of it through its inode (Linux inotify, through
+``ctypes``: no thread, no debounce) and, before each run, asks the kernel whether anything
+happened there. A watch on a file is a watch on its inode: a write through any path or hard
+link to it (in a directory nobody watches) is reported all the same, and so is a new link
+made to it. Elsewhere, or when the watches run out, the ``stat`` of every file and directory
+of the surface is compared instead: a file's inode, size, modification and change times must
+be those it had when it was hashed (the change time cannot be set back by a writer). Nothing:
+the run goes ahead (a few microseconds). Something: the files named are hashed again and
+compared with the record; a change to one that holds code (or any change
+the hooks' own runs cannot explain) revokes the project's trust for the rest of the session,
+and every hook of the project refuses from then on, naming the changed files and the
+``trust`` command.
 
 The hooks' own data: :meth:`TrustGuard.after_run` is called when one of the project's own
 foreground hooks has finished. A file of the surface that changed by then and holds no code
@@ -17,9 +22,10 @@ foreground hooks has finished. A file of the surface that changed by then and ho
 holds code. A Python bytecode cache the run wrote is recorded with its new digest. A file
 that holds code and changed is never taken as the hook's own: it revokes trust.
 
-Inotify events are queued by the kernel before the write that causes them returns, so a
-change finished before a check is always seen by it; the window left is between the check
-and the moment the hook's process opens the file (the next check sees such a change).
+Inotify events are queued by the kernel before the write that causes them returns, and the
+``stat`` of a file reflects a write once it returned, so a change finished before a check is
+always seen by it; the window left is between the check and the moment the hook's process
+opens the file (the next check sees such a change).
 """
 
 from __future__ import annotations
@@ -32,6 +38,7 @@ import struct
 import sys
 import weakref
 from collections.abc import Iterable, Mapping
+from fnmatch import fnmatchcase
 from pathlib import Path
 from typing import Final
 
@@ -65,6 +72,7 @@ _MASK: Final = (
     | _IN_DELETE_SELF
     | _IN_MOVE_SELF
 )
+_FILE_MASK: Final = _IN_MODIFY | _IN_ATTRIB | _IN_CLOSE_WRITE | _IN_DELETE_SELF | _IN_MOVE_SELF
 _EVENT: Final = struct.Struct("iIII")
 _EVERYTHING: Final = "*"  # a change the events cannot locate: hash the whole surface again
 
@@ -88,6 +96,7 @@ class _Inotify:
             raise OSError(code, f"inotify_init1: {os.strerror(code)}")
         self.fd = fd
         self.dirs: dict[int, Path] = {}
+        self.files: dict[int, Path] = {}
         self._closer = weakref.finalize(self, os.close, fd)
 
     def watch(self, directory: Path) -> None:
@@ -97,9 +106,18 @@ class _Inotify:
             raise OSError(code, f"inotify_add_watch {directory}: {os.strerror(code)}")
         self.dirs[wd] = directory
 
+    def watch_file(self, path: Path) -> None:
+        """Watch the inode ``path`` leads to: a write through any link to it is an event."""
+        wd = self._add(self.fd, os.fsencode(path), _FILE_MASK)
+        if wd < 0:
+            code = ctypes.get_errno()
+            raise OSError(code, f"inotify_add_watch {path}: {os.strerror(code)}")
+        self.files[wd] = path
+
     def changes(self) -> tuple[list[tuple[Path, str, bool]], bool]:
-        """``([(directory, name, is_dir)], lost)``: what the events name; ``lost`` when the
-        queue overflowed or a watched directory went away (then nothing can be located)."""
+        """``([(directory, name, is_dir)], lost)``: what the events name (a watched file's own
+        events as ``(file, "", False)``); ``lost`` when the queue overflowed or a watched
+        directory went away (then nothing can be located)."""
         found: list[tuple[Path, str, bool]] = []
         lost = False
         while True:
@@ -113,6 +131,11 @@ class _Inotify:
                 offset += _EVENT.size
                 name = buffer[offset : offset + size].rstrip(b"\0")
                 offset += size
+                if wd in self.files:  # its inode changed, lost a link, or went away
+                    found.append((self.files[wd], "", False))
+                    if mask & _IN_IGNORED:
+                        del self.files[wd]
+                    continue
                 if mask & (_IN_Q_OVERFLOW | _IN_IGNORED | _IN_DELETE_SELF | _IN_MOVE_SELF):
                     lost = True
                     continue
@@ -156,6 +179,9 @@ class TrustGuard:
                 self._inotify = _Inotify()
                 for directory in self._directories(self._surface):
                     self._inotify.watch(directory)
+                for path in self._surface.paths.values():
+                    if os.path.isfile(path):
+                        self._inotify.watch_file(path)
             except OSError as err:
                 logger.info("trust: %s; checking by stat instead", err)
                 if self._inotify is not None:
@@ -192,6 +218,9 @@ class TrustGuard:
                 path = directory / name
                 if os.path.lexists(path) == (path in surface.absent):
                     return False
+        for directory, globs in surface.patterns.items():
+            if _matching(directory, globs) != surface.matched.get(directory, frozenset()):
+                return False
         return True
 
     @property
@@ -236,14 +265,19 @@ class TrustGuard:
         names: set[str] = set()
         surface = self._surface
         for directory, name, is_dir in events:
-            if not name:  # the directory itself (its mode): what it holds comes named
+            if not name:  # a watched file's inode (its path), or a directory's own mode
+                if directory in surface.dirs or directory in surface.names:
+                    continue  # a directory: what it holds comes named
+                names.add(self._name(directory))
                 continue
             path = directory / name
             if directory in surface.dirs:
                 if is_dir and os.path.isdir(path):  # a new directory: watch it, read it
                     return {_EVERYTHING}
                 names.add(self._name(path))
-            elif name in surface.names.get(directory, ()):
+            elif name in surface.names.get(directory, ()) or any(
+                fnmatchcase(name, g) for g in surface.patterns.get(directory, ())
+            ):
                 if is_dir:
                     return {_EVERYTHING}
                 names.add(self._name(path))
@@ -260,6 +294,7 @@ class TrustGuard:
             self._rescan(absorb=absorb)
             return
         now: dict[str, FileState | None] = {}
+        self._watch_again(pending)
         for name in pending:
             path = Path(name) if name.startswith("/") else self.project / name
             if not os.path.lexists(path):
@@ -330,10 +365,30 @@ class TrustGuard:
             self._stats = self._snapshot()
             return
         known = set(self._inotify.dirs.values())
+        files = set(self._inotify.files.values())
         try:
             for directory in self._directories(surface):
                 if directory not in known:
                     self._inotify.watch(directory)
+            for path in surface.paths.values():
+                if path not in files and os.path.isfile(path):
+                    self._inotify.watch_file(path)
+        except OSError as err:
+            logger.info("trust: %s; checking by stat instead", err)
+            self._inotify.close()
+            self._inotify = None
+            self._stats = self._snapshot()
+
+    def _watch_again(self, names: Iterable[str]) -> None:
+        """A file replaced at its path (renamed over, deleted and made again) is a new inode:
+        watch it, so a write through a link to it is seen too."""
+        if self._inotify is None:
+            return
+        try:
+            for name in names:
+                path = Path(name) if name.startswith("/") else self.project / name
+                if name in self._surface.paths and os.path.isfile(path):
+                    self._inotify.watch_file(path)
         except OSError as err:
             logger.info("trust: %s; checking by stat instead", err)
             self._inotify.close()
@@ -349,9 +404,11 @@ class TrustGuard:
 
     @staticmethod
     def _directories(surface: Surface) -> list[Path]:
-        return sorted({*surface.dirs, *surface.names})
+        return sorted({*surface.dirs, *surface.names, *surface.patterns})
 
     def _snapshot(self) -> dict[str, tuple[int, int, int, int]]:
+        """``{path: (mtime, ctime, size, inode)}`` of every file of the surface (its inode as
+        reached through the path: a hard link elsewhere shares it) and every directory."""
         marks: dict[str, tuple[int, int, int, int]] = {}
         for path in [*self._surface.paths.values(), *self._directories(self._surface)]:
             try:
@@ -376,3 +433,13 @@ class TrustGuard:
                     return {_EVERYTHING}
                 changed.add(self._name(Path(key)))
         return changed
+
+
+def _matching(directory: Path, globs: Iterable[str]) -> frozenset[str]:
+    """The entries of ``directory`` whose names match one of ``globs``."""
+    patterns = tuple(globs)
+    try:
+        names = os.listdir(directory)
+    except OSError:
+        return frozenset()
+    return frozenset(n for n in names if any(fnmatchcase(n, g) for g in patterns))

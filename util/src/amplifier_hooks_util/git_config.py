@@ -1,0 +1,457 @@
+"""Git that the product runs, or that runs under a hook it starts, never runs a program the
+project's own git configuration names.
+
+A repository's configuration (``.git/config``, ``config.worktree`` and every file they pull in
+through ``include.path`` / ``includeIf``, a tracked ``.gitconfig`` among them) can make an
+ordinary ``git status`` or ``git commit`` run a program of the project's choosing:
+``core.fsmonitor``, the hooks of ``core.hooksPath`` (or of ``.git/hooks``), ``core.sshCommand``,
+``core.pager`` and ``pager.<command>``, ``diff.external``, the diff, merge and filter drivers
+the attributes name, credential helpers, ``gpg.program`` and more (:data:`PROGRAM_KEYS`). The
+project may be a clone nobody vetted, and a sandboxed hook may write ``.git/config``; so none
+of it is obeyed.
+
+The mechanism is git's own highest-precedence configuration: ``GIT_CONFIG_COUNT`` /
+``GIT_CONFIG_KEY_<n>`` / ``GIT_CONFIG_VALUE_<n>`` in the environment, which every git
+process (and every git it starts) reads after the system, global, repository and included
+files, as if each pair were given with ``-c``. :func:`git_environment` reads the repository's
+effective configuration once (``git config --list --show-scope --includes``: the same files,
+includes followed, that the git commands after it will read) and, for every key that names a
+program (:func:`program_key`), sets the value the *user's* configuration gives it (system,
+global, or the user's own ``GIT_CONFIG_*`` variables) or, when the user set none, a neutral
+value (:data:`PROGRAM_KEYS`: ``core.fsmonitor=false``, an empty filter, ``core.hooksPath=
+/dev/null``...). Three keys are set whatever the repository holds: ``core.fsmonitor``,
+``core.hooksPath`` (the repository's ``.git/hooks`` is the project's too) and
+``protocol.ext.allow=never``. A driver the project configured and the user did not is empty:
+an empty filter does nothing, an empty ``textconv``, diff or merge command makes git fail
+("cannot run"), never run the project's program.
+
+The listing is kept per working directory and reused while the files it came from are the
+same: every file an entry came from, every ``include.path`` / ``includeIf`` target (present
+or not yet), the user's global and system files and the ``.git`` of the working directory and
+each directory above it (whether it is there), each file by its ``stat`` (inode, size,
+modification and change time). A listing is not kept when one of those files changed within
+the last :data:`RACY_NS` (a write in the same clock tick could leave its ``stat`` unchanged),
+nor one with an ``includeIf "onbranch:..."`` (it follows ``HEAD``), nor one under
+``GIT_DIR``-style variables or in a linked worktree.
+
+Limits: a key set by the project *after* the environment was built (a hook that pulls a new
+``.gitconfig`` and then runs ``git diff`` in the same run) is covered only if it is one of the
+three always set; git run in another repository than the working directory the environment
+was built for is covered the same way; environment variables (``GIT_SSH_COMMAND``,
+``GIT_EXTERNAL_DIFF``...) are the user's and are left alone.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import re
+import subprocess
+import time
+from collections import OrderedDict
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Final
+
+__all__ = [
+    "ALWAYS",
+    "PROGRAM_KEYS",
+    "USER_SCOPES",
+    "GitOverrides",
+    "git_environment",
+    "git_environment_async",
+    "overrides_from_listing",
+    "program_key",
+    "with_overrides",
+]
+
+PROGRAM_KEYS: Final[tuple[tuple[str, str], ...]] = (
+    # (regular expression on the lower-cased key, neutral value)
+    (r"core\.fsmonitor", "false"),
+    (r"core\.hookspath", "/dev/null"),
+    (r"core\.sshcommand", "ssh"),
+    (r"core\.pager", "cat"),
+    (r"pager\..+", "false"),
+    (r"core\.editor", ":"),
+    (r"sequence\.editor", ":"),
+    (r"core\.askpass", ""),
+    (r"core\.alternaterefscommand", ""),
+    (r"diff\.external", ""),
+    (r"diff\..+\.(?:command|textconv)", ""),
+    (r"merge\..+\.driver", ""),
+    (r"filter\..+\.(?:clean|smudge|process)", ""),
+    (r"(?:diff|merge)tool\..+\.(?:cmd|path)", ""),
+    (r"credential\.(?:.+\.)?helper", ""),
+    (r"gpg\.program", "gpg"),
+    (r"gpg\.x509\.program", "gpgsm"),
+    (r"gpg\.ssh\.program", "ssh-keygen"),
+    (r"gpg\..+\.program", "gpg"),
+    (r"gpg\.ssh\.defaultkeycommand", ""),
+    (r"remote\..+\.(?:uploadpack|receivepack)", ""),
+    (r"remote\..+\.vcs", ""),
+    (r"interactive\.difffilter", ""),
+    (r"trailer\..+\.(?:command|cmd)", ""),
+    (r"sendemail\.(?:.+\.)?(?:smtpserver|tocmd|cccmd|headercmd|sendmailcmd)", ""),
+    (r"web\.browser", ""),
+    (r"help\.browser", ""),
+    (r"man\.viewer", ""),
+    (r"(?:browser|man)\..+\.(?:cmd|path)", ""),
+    (r"hook\..+\.command", ":"),
+    (r"imap\.tunnel", ""),
+    (r"instaweb\.(?:httpd|browser)", ""),
+    (r"guitool\..+\.cmd", ""),
+    (r"core\.gitproxy", ""),
+    (r"alias\..+", ""),
+    (r"submodule\..+\.update", "none"),
+)
+"""Keys whose value git runs as a program, or which make git run one, each with the value that
+runs nothing of the project's: from git-config(1) of git 2.39 (every entry whose text says it
+runs a command, program, helper, tool, tunnel or shell), git-interpret-trailers(1)
+(``trailer.<token>.command``/``cmd``), git-send-email(1) and git 2.5x's config hooks
+(``hook.<name>.command``). ``uploadpack.packObjectsHook`` is left out: git reads it from the
+user's (protected) configuration only. ``alias.*`` and
+``submodule.*.update`` only when the value starts with ``!`` (a shell command)."""
+
+ALWAYS: Final[tuple[tuple[str, str], ...]] = (
+    ("core.fsmonitor", "false"),
+    ("core.hooksPath", "/dev/null"),
+    ("protocol.ext.allow", "never"),
+)
+"""Set whatever the repository's configuration holds (or the user's value when it has one):
+the repository's ``.git/hooks``, an fsmonitor or an ``ext::`` URL can run a program without
+any key of the project's being listed first."""
+
+USER_SCOPES: Final = frozenset({"system", "global", "command"})
+"""Scopes of configuration the user controls; ``local`` and ``worktree`` (and what they
+include) are the project's."""
+
+_MULTI: Final = re.compile(r"credential\.(?:.+\.)?helper")  # a list, reset by an empty value
+_FIRST_WINS: Final = re.compile(r"remote\..+\.(?:uploadpack|receivepack)")
+_SHELL_ONLY: Final = re.compile(r"(?:alias\..+|submodule\..+\.update)")
+_COMPILED: Final = tuple((re.compile(p), neutral) for p, neutral in PROGRAM_KEYS)
+_TIMEOUT: Final = 5.0
+RACY_NS: Final = 2_000_000_000
+"""A file changed this recently (nanoseconds) keeps its listing out of the cache."""
+_CACHE_SIZE: Final = 64
+_Stamp = tuple[int, int, int, int] | None
+_CACHE: OrderedDict[tuple[object, ...], tuple[tuple[str, ...], tuple[_Stamp, ...], bytes]] = (
+    OrderedDict()
+)
+_PRESENCE: Final = "\0"  # a watched path whose presence and kind only count
+_LOCATION_VARIABLES: Final = ("GIT_DIR", "GIT_WORK_TREE", "GIT_COMMON_DIR", "GIT_INDEX_FILE")
+
+
+def program_key(key: str, value: str = "!") -> str | None:
+    """The neutral value of ``key`` when it names a program git runs (:data:`PROGRAM_KEYS`),
+    else ``None``. ``value``: the key's value, for the keys that run a program only when it
+    starts with ``!``."""
+    lowered = _lower_key(key)
+    for pattern, neutral in _COMPILED:
+        if pattern.fullmatch(lowered):
+            if _SHELL_ONLY.fullmatch(lowered) and not value.startswith("!"):
+                return None
+            return neutral
+    return None
+
+
+def _lower_key(key: str) -> str:
+    """Section and variable names are case-insensitive, a subsection is not: for matching
+    patterns the whole key is lower-cased (no pattern tells subsections apart by case)."""
+    return key.lower()
+
+
+@dataclass(frozen=True, slots=True)
+class GitOverrides:
+    """What :func:`git_environment` sets: ``pairs`` (key, value) in order, and ``neutralised``:
+    the project's keys that named a program (``key`` and the file it came from, where git
+    said)."""
+
+    pairs: tuple[tuple[str, str], ...]
+    neutralised: tuple[tuple[str, str], ...] = ()
+
+
+def overrides_from_listing(raw: bytes, *, origins: bool = False) -> GitOverrides:
+    """The overrides for one repository from ``git config --list --show-scope --includes -z``
+    (with ``origins``: ``--show-origin`` too), as :func:`git_environment` sets them."""
+    user: dict[str, list[tuple[str, str]]] = {}  # lower-cased key -> [(key, value)] in order
+    project: dict[str, tuple[str, str, str]] = {}  # lower-cased key -> (key, value, origin)
+    fields = raw.split(b"\0")
+    step = 3 if origins else 2
+    for index in range(0, len(fields) - step + 1, step):
+        scope = fields[index].decode("utf-8", "replace")
+        origin = fields[index + 1].decode("utf-8", "replace") if origins else ""
+        entry = fields[index + step - 1].decode("utf-8", "surrogateescape")
+        key, _, value = entry.partition("\n")
+        if not key:
+            continue
+        lowered = _lower_key(key)
+        if scope in USER_SCOPES:
+            user.setdefault(lowered, []).append((key, value))
+        elif program_key(key, value) is not None or _MULTI.fullmatch(lowered):
+            project[lowered] = (key, value, origin)
+    pairs: list[tuple[str, str]] = []
+    neutralised: list[tuple[str, str]] = []
+    done: set[str] = set()
+    for key, neutral in ALWAYS:
+        lowered = _lower_key(key)
+        done.add(lowered)
+        pairs.append((key, _user_value(user.get(lowered), neutral, lowered)))
+        if lowered in project:
+            neutralised.append((project[lowered][0], project[lowered][2]))
+    for lowered, (key, value, origin) in project.items():
+        found = program_key(key, value)
+        if lowered in done or found is None:
+            continue
+        neutral = found
+        neutralised.append((key, origin))
+        if _FIRST_WINS.fullmatch(lowered) or lowered == "core.gitproxy":
+            pass  # a later value is ignored; the transport that would run it is refused below
+        elif _MULTI.fullmatch(lowered):  # an empty value empties the list; the user's come back
+            pairs.append((key, ""))
+            pairs += [(key, v) for _, v in user.get(lowered, []) if v]
+        else:
+            pairs.append((key, _user_value(user.get(lowered), neutral, lowered)))
+        if lowered == "core.gitproxy":  # a list whose first match wins: no git:// at all
+            pairs.append(("protocol.git.allow", "never"))
+        elif _FIRST_WINS.fullmatch(lowered):  # the first value wins: run on the remote side
+            pairs.append(("protocol.file.allow", "never"))  # only; no local repository
+    return GitOverrides(tuple(pairs), tuple(neutralised))
+
+
+def _user_value(values: Sequence[tuple[str, str]] | None, neutral: str, lowered: str) -> str:
+    if not values:
+        return neutral
+    value = values[-1][1]
+    if lowered == "core.hookspath" and not os.path.isabs(os.path.expanduser(value)):
+        return neutral  # relative: resolved inside the repository, the project's
+    return value
+
+
+def with_overrides(env: Mapping[str, str], pairs: Iterable[tuple[str, str]]) -> dict[str, str]:
+    """``env`` with ``pairs`` appended to its ``GIT_CONFIG_COUNT`` entries (the user's own, if
+    any, are kept before them; git applies them in order, so the later ones win)."""
+    out = dict(env)
+    try:
+        count = int(out.get("GIT_CONFIG_COUNT", "0") or "0")
+    except ValueError:
+        count = 0
+    count = max(count, 0)
+    for key, value in pairs:
+        out[f"GIT_CONFIG_KEY_{count}"] = key
+        out[f"GIT_CONFIG_VALUE_{count}"] = value
+        count += 1
+    out["GIT_CONFIG_COUNT"] = str(count)
+    return out
+
+
+def _listing_command(git: str) -> list[str]:
+    return [git, "config", "--list", "--show-scope", "--show-origin", "--includes", "-z"]
+
+
+def _listing_env(env: Mapping[str, str]) -> dict[str, str]:
+    # ``git config`` runs no program of the configuration; it reads what the commands after
+    # it will read (the user's own ``GIT_CONFIG_*`` entries show as the ``command`` scope)
+    return {**env, "GIT_OPTIONAL_LOCKS": "0"}
+
+
+def _cache_key(
+    git: str, cwd: str | os.PathLike[str], env: Mapping[str, str]
+) -> tuple[object, ...] | None:
+    if any(env.get(name) for name in _LOCATION_VARIABLES):
+        return None
+    names = sorted(
+        k
+        for k in env
+        if k.startswith("GIT_") or k in ("HOME", "XDG_CONFIG_HOME", "PATH", "USERPROFILE")
+    )
+    return (git, os.path.realpath(cwd), tuple((k, env[k]) for k in names))
+
+
+def _entries(raw: bytes) -> list[tuple[str, str, str, str]]:
+    fields = raw.split(b"\0")
+    out: list[tuple[str, str, str, str]] = []
+    for index in range(0, len(fields) - 2, 3):
+        key, _, value = fields[index + 2].decode("utf-8", "surrogateescape").partition("\n")
+        out.append(
+            (fields[index].decode("utf-8", "replace"), fields[index + 1].decode(), key, value)
+        )
+    return out
+
+
+def _watched(
+    cwd: str | os.PathLike[str], env: Mapping[str, str], raw: bytes
+) -> tuple[str, ...] | None:
+    """The files a listing depends on (module docstring), or ``None`` when it cannot be kept."""
+    here = Path(os.path.realpath(cwd))  # git discovers from the physical directory
+    ancestors = [here, *here.parents]
+    top = next((d for d in ancestors if os.path.lexists(d / ".git")), None)
+    if top is not None and not (top / ".git").is_dir():
+        return None  # a linked worktree or a gitfile: its configuration lives elsewhere
+    paths = {_PRESENCE + str(d / ".git") for d in ancestors}  # which repository: presence only
+    if top is not None:
+        paths |= {str(top / ".git" / "config"), str(top / ".git" / "config.worktree")}
+    home = env.get("HOME", "")
+    paths.add(env.get("GIT_CONFIG_GLOBAL") or os.path.join(home, ".gitconfig"))
+    xdg = env.get("XDG_CONFIG_HOME") or os.path.join(home, ".config")
+    paths.add(os.path.join(xdg, "git", "config"))
+    paths.add(env.get("GIT_CONFIG_SYSTEM") or "/etc/gitconfig")
+    for _scope, origin, key, value in _entries(raw):
+        if not origin.startswith("file:"):
+            if origin.startswith("blob:"):
+                return None
+            continue
+        source = origin[len("file:") :]
+        if not os.path.isabs(source):  # git reads from the top of the work tree
+            if top is None:
+                return None
+            source = str(top / source)
+        source = os.path.normpath(source)
+        paths.add(source)
+        lowered = key.lower()
+        if lowered == "include.path" or (
+            lowered.startswith("includeif.") and lowered.endswith(".path")
+        ):
+            if "onbranch:" in lowered:
+                return None
+            target = os.path.expanduser(value)
+            if not os.path.isabs(target):
+                target = os.path.join(os.path.dirname(source), target)
+            paths.add(os.path.normpath(target))
+    return tuple(sorted(paths))
+
+
+def _stamps(paths: Iterable[str]) -> tuple[_Stamp, ...] | None:
+    """Each path's ``stat`` (through links), ``None`` for a missing one; ``None`` in all when
+    one changed within :data:`RACY_NS`."""
+    now = time.time_ns()
+    out: list[_Stamp] = []
+    for path in paths:
+        if path.startswith(_PRESENCE):
+            where = path[len(_PRESENCE) :]
+            out.append((0, 0, int(os.path.isdir(where)), 0) if os.path.lexists(where) else None)
+            continue
+        try:
+            info = os.stat(path)
+        except OSError:
+            out.append(None)
+            continue
+        if now - max(info.st_mtime_ns, info.st_ctime_ns) < RACY_NS:
+            return None
+        out.append((info.st_mtime_ns, info.st_ctime_ns, info.st_size, info.st_ino))
+    return tuple(out)
+
+
+def _cached(key: tuple[object, ...] | None) -> bytes | None:
+    if key is None:
+        return None
+    try:
+        paths, stamps, raw = _CACHE[key]
+        if _stamps(paths) != stamps:
+            del _CACHE[key]
+            return None
+        _CACHE.move_to_end(key)
+    except KeyError:  # another thread dropped it meanwhile
+        return None
+    return raw
+
+
+def _keep(
+    key: tuple[object, ...] | None,
+    cwd: str | os.PathLike[str],
+    env: Mapping[str, str],
+    raw: bytes,
+) -> None:
+    if key is None:
+        return
+    paths = _watched(cwd, env, raw)
+    stamps = _stamps(paths) if paths is not None else None
+    if paths is None or stamps is None:
+        return
+    _CACHE[key] = (paths, stamps, raw)
+    while len(_CACHE) > _CACHE_SIZE:
+        _CACHE.popitem(last=False)
+
+
+def _finish(env: Mapping[str, str], raw: bytes | None) -> tuple[dict[str, str], GitOverrides]:
+    overrides = (
+        overrides_from_listing(raw, origins=True) if raw is not None else GitOverrides(ALWAYS)
+    )
+    return with_overrides(env, overrides.pairs), overrides
+
+
+def _in_repository(cwd: str | os.PathLike[str], env: Mapping[str, str]) -> bool:
+    """Whether git in ``cwd`` may find a repository (a ``.git`` in it or above, or
+    ``GIT_DIR``): without one there is no repository configuration to list."""
+    if env.get("GIT_DIR"):
+        return True
+    here = Path(os.path.realpath(cwd))
+    return any(os.path.lexists(d / ".git") for d in (here, *here.parents))
+
+
+def git_environment(
+    env: Mapping[str, str],
+    cwd: str | os.PathLike[str],
+    *,
+    git: str = "git",
+) -> tuple[dict[str, str], GitOverrides]:
+    """``env`` for a process that may run git in ``cwd``: the overrides of the module docstring
+    added. When git cannot list the configuration (not installed, a broken config file), only
+    :data:`ALWAYS` is set (git commands then fail on the broken file the same way); outside
+    any repository, too (nothing of a project's to list)."""
+    if not _in_repository(cwd, env):
+        return _finish(env, None)
+    key = _cache_key(git, cwd, env)
+    if (raw := _cached(key)) is not None:
+        return _finish(env, raw)
+    try:
+        done = subprocess.run(
+            _listing_command(git),
+            cwd=Path(cwd),
+            env=_listing_env(env),
+            stdin=subprocess.DEVNULL,
+            capture_output=True,
+            timeout=_TIMEOUT,
+            check=False,
+        )
+    except (OSError, subprocess.SubprocessError):
+        return _finish(env, None)
+    if done.returncode != 0:
+        return _finish(env, None)
+    _keep(key, cwd, env, done.stdout)
+    return _finish(env, done.stdout)
+
+
+async def git_environment_async(
+    env: Mapping[str, str],
+    cwd: str | os.PathLike[str],
+    *,
+    git: str = "git",
+) -> tuple[dict[str, str], GitOverrides]:
+    """:func:`git_environment` without blocking the event loop."""
+    if not _in_repository(cwd, env):
+        return _finish(env, None)
+    key = _cache_key(git, cwd, env)
+    if (raw := _cached(key)) is not None:
+        return _finish(env, raw)
+    try:
+        process = await asyncio.create_subprocess_exec(
+            *_listing_command(git),
+            cwd=Path(cwd),
+            env=_listing_env(env),
+            stdin=asyncio.subprocess.DEVNULL,
+            stdout=asyncio.subprocess.PIPE,
+            stderr=asyncio.subprocess.DEVNULL,
+        )
+    except OSError:
+        return _finish(env, None)
+    try:
+        stdout, _ = await asyncio.wait_for(process.communicate(), _TIMEOUT)
+    except TimeoutError:
+        process.kill()
+        await process.wait()
+        return _finish(env, None)
+    if process.returncode != 0:
+        return _finish(env, None)
+    _keep(key, cwd, env, stdout)
+    return _finish(env, stdout)
