@@ -15,24 +15,18 @@ from __future__ import annotations
 import logging
 import os
 import threading
-from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any
-
-from opentelemetry.sdk.metrics import MeterProvider
-from opentelemetry.sdk.metrics.export import MetricReader, PeriodicExportingMetricReader
-from opentelemetry.sdk.resources import Resource
-from opentelemetry.sdk.trace import ReadableSpan, TracerProvider
-from opentelemetry.sdk.trace.export import BatchSpanProcessor, SpanExporter, SpanExportResult
-from opentelemetry.sdk.trace.sampling import (
-    ALWAYS_OFF,
-    ALWAYS_ON,
-    ParentBased,
-    Sampler,
-    TraceIdRatioBased,
-)
+from typing import TYPE_CHECKING, Any
 
 from .config import MODULE_ID, OtelConfig
+
+if TYPE_CHECKING:  # the SDK is imported where a provider or an exporter is built
+    from opentelemetry.sdk.metrics import MeterProvider
+    from opentelemetry.sdk.metrics.export import MetricReader
+    from opentelemetry.sdk.resources import Resource
+    from opentelemetry.sdk.trace import TracerProvider
+    from opentelemetry.sdk.trace.export import SpanExporter
+    from opentelemetry.sdk.trace.sampling import Sampler
 
 __all__ = ["EXPORTER_LOGGER", "Pipeline", "build_pipeline", "route_exporter_logs"]
 
@@ -106,32 +100,6 @@ class DropCounter:
                 why,
                 count,
             )
-
-
-class CountingSpanExporter(SpanExporter):
-    """Wraps an exporter: a failed or raising export is a counted drop, never an exception."""
-
-    def __init__(self, inner: SpanExporter, counter: DropCounter) -> None:
-        self.inner = inner
-        self.counter = counter
-
-    def export(self, spans: Sequence[ReadableSpan]) -> SpanExportResult:
-        try:
-            result = self.inner.export(spans)
-        except Exception as err:  # an exporter bug must not kill the export thread
-            self.counter.drop(len(spans), f"{type(err).__name__}: {err}")
-            return SpanExportResult.FAILURE
-        if result is not SpanExportResult.SUCCESS:
-            self.counter.drop(len(spans), "the exporter reported a failure")
-        else:
-            self.counter.exported += len(spans)
-        return result
-
-    def shutdown(self) -> None:
-        self.inner.shutdown()
-
-    def force_flush(self, timeout_millis: int = 30000) -> bool:
-        return self.inner.force_flush(timeout_millis)
 
 
 @dataclass
@@ -209,6 +177,8 @@ def protocol(config: OtelConfig, signal: str) -> str:
 def resource(config: OtelConfig) -> Resource:
     """Service name and resource attributes; ``OTEL_RESOURCE_ATTRIBUTES`` and
     ``OTEL_SERVICE_NAME`` apply where the config does not set a key."""
+    from opentelemetry.sdk.resources import Resource
+
     attributes: dict[str, str | int | float | bool] = dict(config.resource_attributes)
     if config.service_name:
         attributes["service.name"] = config.service_name
@@ -223,6 +193,13 @@ def sampler(config: OtelConfig) -> Sampler | None:
     """The configured sampler, or ``None`` for the SDK's (``OTEL_TRACES_SAMPLER``)."""
     if config.sampler is None:
         return None
+    from opentelemetry.sdk.trace.sampling import (
+        ALWAYS_OFF,
+        ALWAYS_ON,
+        ParentBased,
+        TraceIdRatioBased,
+    )
+
     ratio = 1.0 if config.sampler_arg is None else config.sampler_arg
     chosen: dict[str, Sampler] = {
         "always_on": ALWAYS_ON,
@@ -275,6 +252,8 @@ def metric_reader(config: OtelConfig) -> MetricReader | None:
     kind = signal_exporter(config, "metrics")
     if kind == "none":
         return None
+    from opentelemetry.sdk.metrics.export import PeriodicExportingMetricReader
+
     interval = config.metric_interval_ms
     if kind == "console":
         from opentelemetry.sdk.metrics.export import ConsoleMetricExporter
@@ -339,8 +318,14 @@ def build_pipeline(
     log_processor_override: Any = None,
 ) -> Pipeline:
     """Providers for ``config``; the overrides replace the exporters (tests, benches)."""
-    res = resource(config)
     route_exporter_logs()
+    made: list[Resource] = []
+
+    def res() -> Resource:  # one resource for every provider, made with the first
+        if not made:
+            made.append(resource(config))
+        return made[0]
+
     counters: list[DropCounter] = []
     tracer_provider: TracerProvider | None = None
     if config.traces:
@@ -350,11 +335,16 @@ def build_pipeline(
             else span_exporter(config)
         )
         if built is not None:
+            from opentelemetry.sdk.trace import TracerProvider
+            from opentelemetry.sdk.trace.export import BatchSpanProcessor
+
+            from .counting import CountingSpanExporter
+
             inner, target = built
             counter = DropCounter("span", target)
             counters.append(counter)
             tracer_provider = TracerProvider(
-                resource=res, sampler=sampler(config), shutdown_on_exit=False
+                resource=res(), sampler=sampler(config), shutdown_on_exit=False
             )
             tracer_provider.add_span_processor(
                 BatchSpanProcessor(
@@ -367,8 +357,10 @@ def build_pipeline(
     if config.metrics:
         reader = metric_reader_override or metric_reader(config)
         if reader is not None:
+            from opentelemetry.sdk.metrics import MeterProvider
+
             meter_provider = MeterProvider(
-                metric_readers=[reader], resource=res, shutdown_on_exit=False
+                metric_readers=[reader], resource=res(), shutdown_on_exit=False
             )
     logger_provider: Any = None
     if config.logs:
@@ -376,6 +368,6 @@ def build_pipeline(
         if processor is not None:
             from opentelemetry.sdk._logs import LoggerProvider
 
-            logger_provider = LoggerProvider(resource=res, shutdown_on_exit=False)
+            logger_provider = LoggerProvider(resource=res(), shutdown_on_exit=False)
             logger_provider.add_log_record_processor(processor)
     return Pipeline(tracer_provider, meter_provider, logger_provider, counters)

@@ -15,19 +15,33 @@ import json
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Final
+from typing import TYPE_CHECKING, Any, Final
 
 from opentelemetry import trace
 from opentelemetry.context import Context
 from opentelemetry.trace import Span, SpanKind, Status, StatusCode, Tracer
-from opentelemetry.trace.propagation.tracecontext import TraceContextTextMapPropagator
 
 from .config import MODULE_ID, OtelConfig
-from .instruments import Instruments
+
+if TYPE_CHECKING:
+    from opentelemetry.trace.propagation.tracecontext import TraceContextTextMapPropagator
+
+    from .instruments import Instruments
 
 __all__ = ["ENDS", "STARTS", "SessionTracer", "current_traceparent", "parent_of"]
 
-_propagator: Final = TraceContextTextMapPropagator()
+_propagators: list[TraceContextTextMapPropagator] = []
+
+
+def _propagator() -> TraceContextTextMapPropagator:
+    """The W3C trace-context propagator, made (and its module imported) at first use."""
+    if not _propagators:
+        from opentelemetry.trace.propagation.tracecontext import TraceContextTextMapPropagator
+
+        _propagators.append(TraceContextTextMapPropagator())
+    return _propagators[0]
+
+
 _ns = time.time_ns
 
 # session id -> how to read the context a child session of it starts in (process-wide:
@@ -48,7 +62,7 @@ def current_traceparent(context: Context | None) -> str | None:
     if context is None:
         return None
     carrier: dict[str, str] = {}
-    _propagator.inject(carrier, context=context)
+    _propagator().inject(carrier, context=context)
     return carrier.get("traceparent")
 
 
@@ -161,7 +175,7 @@ class SessionTracer:
 
             header = os.environ.get("TRACEPARENT")
             if header:
-                context = _propagator.extract({"traceparent": header})
+                context = _propagator().extract({"traceparent": header})
         attributes: dict[str, Any] = {
             "gen_ai.operation.name": "invoke_agent",
             "gen_ai.provider.name": "amplifier",

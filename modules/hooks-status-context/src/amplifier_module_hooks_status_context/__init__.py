@@ -21,6 +21,8 @@ or in code::
 README.md documents every config key and how the snapshot is kept current.
 """
 
+from typing import TYPE_CHECKING, Any
+
 from .config import (
     DEFAULT_CAPPED_PATHS,
     DEFAULT_HIDDEN_PATHS,
@@ -36,8 +38,10 @@ from .listing import StatusListing, StatusPolicy
 from .mount import mount
 from .paths import PathMatcher
 from .porcelain import BranchInfo, StatusEntry, main_branch, parse_status
-from .render import CLOSE_TAG, OPEN_TAG, Environment, render_block
-from .snapshot import GitFacts, RepoLayout, find_dot_git, take_git_facts
+
+if TYPE_CHECKING:
+    from .render import CLOSE_TAG, OPEN_TAG, Environment, render_block
+    from .snapshot import GitFacts, RepoLayout, find_dot_git, take_git_facts
 
 __all__ = [
     "CLOSE_TAG",
@@ -74,3 +78,28 @@ __all__ = [
 
 config_schema = StatusContextConfig
 """The config model ``validate`` checks this module's bundle config against, unmounted."""
+
+
+_LATER: dict[str, str] = {
+    "CLOSE_TAG": "render",
+    "OPEN_TAG": "render",
+    "Environment": "render",
+    "render_block": "render",
+    "GitFacts": "snapshot",
+    "RepoLayout": "snapshot",
+    "find_dot_git": "snapshot",
+    "take_git_facts": "snapshot",
+}
+
+
+def __getattr__(name: str) -> Any:
+    """What the first snapshot uses (reading git's state, rendering the block), imported when
+    first asked for: a mount does not need it."""
+    where = _LATER.get(name)
+    if where is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    import importlib
+
+    value = getattr(importlib.import_module(f".{where}", __name__), name)
+    globals()[name] = value
+    return value

@@ -26,7 +26,7 @@ from datetime import datetime, timedelta
 from datetime import time as dt_time
 from fnmatch import fnmatchcase
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from amplifier_core.models import HookResult
 
@@ -34,8 +34,10 @@ from .config import MODULE_ID, StatusContextConfig
 from .fingerprint import Fingerprint, fingerprint, is_dir
 from .gitrun import GitRunner
 from .listing import StatusPolicy
-from .render import Environment, render_block
-from .snapshot import GitFacts, take_git_facts
+
+if TYPE_CHECKING:  # imported with the first snapshot: git's state and the block's text
+    from .render import Environment
+    from .snapshot import GitFacts
 
 __all__ = ["HANDLER_NAME", "StatusContextHook", "describe_platform"]
 
@@ -164,6 +166,9 @@ class StatusContextHook:
         started = self.clock()
         watched = self._watch(previous) if previous and previous.working_dir == key else None
         before = fingerprint(watched) if watched is not None else None
+        from .render import Environment
+        from .snapshot import GitFacts, take_git_facts
+
         facts: GitFacts | None = None
         if self.config.include_git:
             try:
@@ -224,6 +229,8 @@ class StatusContextHook:
         rendered = self._rendered
         if rendered is not None and rendered[0] is snapshot and rendered[1] == today:
             return rendered[2]
+        from .render import render_block
+
         text = render_block(snapshot.env, today, snapshot.facts, self.config, self._max_bytes)
         if rendered is not None and rendered[2] == text:
             text = rendered[2]  # the very same string object: nothing changed

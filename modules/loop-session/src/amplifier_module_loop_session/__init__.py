@@ -8,13 +8,15 @@ amplifier-hooks and on amplifier-core 2.0.2. See the README for its config and
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from .checkpoint import Checkpoint, CheckpointError, read_checkpoint
 from .config import LoopConfig, LoopConfigError, parse_config
+from .names import ORCHESTRATOR_NAME
 from .orchestrator import SessionLoop
 from .results import TurnOutcome, TurnStatus, render_tool_result
-from .turn import ORCHESTRATOR_NAME
+
+if TYPE_CHECKING:
+    from .checkpoint import Checkpoint, CheckpointError, read_checkpoint
 
 __all__ = [
     "ORCHESTRATOR_NAME",
@@ -41,3 +43,23 @@ async def mount(coordinator: Any, config: Mapping[str, Any] | None = None) -> No
     """Mount the orchestrator at ``"orchestrator"``; a config mistake raises, naming the key."""
     loop = SessionLoop(parse_config(config), coordinator)
     await coordinator.mount("orchestrator", loop)
+
+
+_LATER: dict[str, str] = {
+    "Checkpoint": "checkpoint",
+    "CheckpointError": "checkpoint",
+    "read_checkpoint": "checkpoint",
+}
+
+
+def __getattr__(name: str) -> Any:
+    """The checkpoint model and its reader, imported when first asked for (a mount does not
+    need them: a turn's checkpoint imports them)."""
+    where = _LATER.get(name)
+    if where is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    import importlib
+
+    value = getattr(importlib.import_module(f".{where}", __name__), name)
+    globals()[name] = value
+    return value

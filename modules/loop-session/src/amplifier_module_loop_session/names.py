@@ -17,6 +17,7 @@ __all__ = [
     "LLM_RESPONSE",
     "MEMORY_UPDATE",
     "ORCHESTRATOR_COMPLETE",
+    "ORCHESTRATOR_NAME",
     "POLICY_VIOLATION",
     "PROMPT_COMPLETE",
     "PROMPT_SUBMIT",
@@ -64,3 +65,6 @@ TOOL_ERROR: Final = "tool:error"
 TOOL_POST: Final = "tool:post"
 TOOL_PRE: Final = "tool:pre"
 USER_NOTIFICATION: Final = "user:notification"
+
+ORCHESTRATOR_NAME: Final = "loop-session"
+"""The name this loop gives itself in the events it fires (``orchestrator``)."""

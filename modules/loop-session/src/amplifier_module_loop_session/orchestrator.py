@@ -15,18 +15,20 @@ import logging
 import uuid
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from amplifier_hooks_util.state import render_template
 
-from amplifier_core.message_models import ToolSpec
-
 from . import names as ev
-from .checkpoint import Checkpoint
 from .config import LoopConfig
 from .memory import MemoryWatcher
 from .results import TurnOutcome
-from .turn import TurnRunner
+
+if TYPE_CHECKING:  # imported at first use: the turn machinery and the models come with a turn
+    from amplifier_core.message_models import ToolSpec
+
+    from .checkpoint import Checkpoint
+    from .turn import TurnRunner
 
 __all__ = ["SessionLoop"]
 
@@ -56,8 +58,18 @@ class SessionLoop:
         self._model: str | None = config.model
         self._resolved = False
         self._instructions_included = False
-        self._runner = TurnRunner(self)
+        self._turn_runner: TurnRunner | None = None
         self._context: Any = None
+
+    @property
+    def _runner(self) -> TurnRunner:
+        """The turn machinery, made (and its modules imported) when first needed."""
+        runner = self._turn_runner
+        if runner is None:
+            from .turn import TurnRunner
+
+            runner = self._turn_runner = TurnRunner(self)
+        return runner
 
     @staticmethod
     def _working_dir(config: LoopConfig, coordinator: Any) -> Path:
@@ -102,6 +114,8 @@ class SessionLoop:
 
     def tool_specs(self) -> list[ToolSpec]:
         """What the model is told about the mounted tools (by the names they are called by)."""
+        from amplifier_core.message_models import ToolSpec
+
         specs: list[ToolSpec] = []
         for name, tool in self.tools.items():
             description = getattr(tool, "description", "")
@@ -280,6 +294,8 @@ class SessionLoop:
         todo = getattr(self.coordinator, "todo_state", None)
         if not self.providers:
             self.providers = dict(self.coordinator.get("providers") or {})
+        from .checkpoint import Checkpoint
+
         Checkpoint(
             checkpoint_id=checkpoint_id,
             session_id=str(self.coordinator.session_id),

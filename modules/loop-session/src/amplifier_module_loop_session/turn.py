@@ -24,6 +24,7 @@ from amplifier_core.message_models import ChatResponse
 
 from . import names as ev
 from .effects import HookEffects
+from .names import ORCHESTRATOR_NAME
 from .provider_call import ProviderCall
 from .results import TurnOutcome, hook_source
 from .tool_call import ToolCalls
@@ -33,7 +34,6 @@ __all__ = ["ORCHESTRATOR_NAME", "TurnRunner"]
 
 logger = logging.getLogger(__name__)
 
-ORCHESTRATOR_NAME = "loop-session"
 _MENTION = re.compile(r"(?<![\w/])@([\w./-]+)")
 _MAX_MENTION_BYTES = 100_000
 
