@@ -23,7 +23,10 @@ from hypothesis import strategies as st
 
 from amplifier_core.testing import create_test_coordinator
 from amplifier_module_hooks_declarative import mount
+from amplifier_module_hooks_declarative.formats.hook_shell.protocol import hook_shell_decision
+from amplifier_module_hooks_declarative.mapping import Outcome
 from amplifier_module_hooks_declarative.trust import trust_project
+from amplifier_module_hooks_declarative.types import Decision, HookContext
 
 ANSWERS: dict[str, tuple[str, tuple[str, str] | None]] = {
     # kind: (what the command does after recording itself, hook-shell's answer or None)
@@ -36,6 +39,8 @@ ANSWERS: dict[str, tuple[str, tuple[str, str] | None]] = {
     "exit2-silent": ("""echo '{"decision": "block"}'; exit 2""", ("deny", "")),
     "block": ("""echo '{"decision": "block", "reason": "no dd"}'""", ("deny", "no dd")),
     "inject": ("""echo '{"contextInjection": "lint: 2 issues"}'""", ("inject", "lint: 2 issues")),
+    "inject-empty": ("""echo '{"contextInjection": ""}'""", ("inject", "")),
+    "inject-blank": ("""echo '{"contextInjection": "   "}'""", ("inject", "")),
     "exit1-inject": ("""echo '{"contextInjection": "late"}'; exit 1""", ("inject", "late")),
 }
 
@@ -104,6 +109,52 @@ def test_an_install_runs_and_answers_as_hook_shells_bridge(
     elif answer[0] == "deny":
         assert result.action == "deny"
         assert (answer[1] or "Hook blocked operation") in (result.reason or "")
+    elif not answer[1]:  # hook-shell's bridge returns it, with nothing for the agent
+        assert result is None or result.action == "continue"
     else:
         assert result.action == "inject_context"
         assert result.context_injection.strip() == answer[1]
+
+
+def _ctx() -> HookContext:
+    return HookContext(
+        event="tool:post",
+        alias="PostToolUse",
+        data={"tool_name": "Write"},
+        session_id="s",
+        project_dir="/p",
+        tool="Write",
+        args={},
+        timestamp="t",
+    )
+
+
+@given(
+    injection=st.text(alphabet=" \t\nab", max_size=6),
+    message=st.none() | st.text(alphabet="ok", min_size=1, max_size=3),
+)
+def test_a_context_injection_is_an_answer_and_is_injected_only_with_content(
+    injection: str, message: str | None
+) -> None:
+    """Every string ``contextInjection`` answers (hook-shell's bridge returns it: the later
+    hooks do not run); one without content injects nothing."""
+    answer: dict[str, Any] = {"decision": "approve", "contextInjection": injection}
+    if message is not None:
+        answer["systemMessage"] = message
+    decision = hook_shell_decision(_ctx(), json.dumps(answer), label="h")
+    assert isinstance(decision, Decision)
+    assert decision.context is not None  # an answer: ends the event's later hook-shell hooks
+    assert decision.context == (injection if injection.strip() else "")
+    assert decision.message == message
+    outcome = Outcome()
+    outcome.add(decision)
+    assert outcome.answers == 1
+    assert [d.context for d in outcome.contexts] == ([injection] if injection.strip() else [])
+
+
+@given(stdout=st.text(alphabet=" \t\r\n", max_size=8))
+def test_an_empty_or_blank_stdout_is_no_answer(stdout: str) -> None:
+    decision = hook_shell_decision(_ctx(), stdout, label="h")
+    assert isinstance(decision, Decision)
+    assert decision.context is None
+    assert decision.action == "continue"
