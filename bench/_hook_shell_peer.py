@@ -7,9 +7,8 @@ the current directory becomes the project (hook-shell reads ``.amplifier/hooks``
 directory), a fresh ``ShellHookBridge({})`` is built and each event goes to its handler.
 ``OUT.json``: per job, per event, the ``HookResult`` fields hook-shell returned.
 
-hook-shell reads ``.amplifier/hooks/<name>/`` in the file system's order (``Path.iterdir``);
-while the bridge loads, that order is pinned to name order, the order hooks-declarative
-documents, so both sides read the files in the same order on every file system.
+hook-shell reads ``.amplifier/hooks/<name>/`` in the file system's order (``Path.iterdir``),
+as hooks-declarative does: both sides read the same directories in the same order.
 """
 
 from __future__ import annotations
@@ -18,7 +17,6 @@ import asyncio
 import json
 import os
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -29,16 +27,7 @@ FIELDS = ("action", "reason", "context_injection", "user_message")
 
 
 def _bridge() -> ShellHookBridge:
-    plain = Path.iterdir
-
-    def by_name(self: Path) -> Iterator[Path]:
-        return iter(sorted(plain(self), key=lambda p: p.name))
-
-    Path.iterdir = by_name  # type: ignore[method-assign,assignment,unused-ignore]
-    try:
-        return ShellHookBridge({})
-    finally:
-        Path.iterdir = plain  # type: ignore[method-assign,assignment,unused-ignore]
+    return ShellHookBridge({})
 
 
 async def _run(jobs: list[dict[str, Any]]) -> list[list[dict[str, Any]]]:

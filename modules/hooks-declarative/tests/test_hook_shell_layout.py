@@ -87,7 +87,7 @@ async def mounted(project: Path, config: dict[str, Any] | None = None) -> Any:
     return coordinator, cleanup
 
 
-def test_the_root_file_comes_first_then_each_directory_by_name(
+def test_the_root_file_comes_first_then_each_directory_in_the_file_systems_order(
     project: Path, user_dir: Path
 ) -> None:
     hooks_dir = install(project)
@@ -100,10 +100,10 @@ def test_the_root_file_comes_first_then_each_directory_by_name(
         for s in find_sources(settings, project_dir=project, user_dir=user_dir)
         if s.kind == "hook-shell"
     ]
+    listed = [p.name for p in hooks_dir.iterdir() if (p / "hooks.json").exists()]
     assert [s.label for s in sources] == [
         ".amplifier/hooks/hooks.json",
-        ".amplifier/hooks/auto-formatter/hooks.json",
-        ".amplifier/hooks/bash-logger/hooks.json",
+        *(f".amplifier/hooks/{name}/hooks.json" for name in listed),
     ]
     assert {dict(s.variables)["AMPLIFIER_HOOKS_DIR"] for s in sources} == {str(hooks_dir)}
 

@@ -547,14 +547,14 @@ class Dispatcher:
                     break
                 if changed:
                     context = self._modified(base, outcome, step.alias)
-            injected = len(outcome.contexts)
+            answers = outcome.answers
             if step.parallel:
                 changed = await self._parallel(step, context, outcome)
             else:
                 changed = await self._sequential(step, context, outcome, base)
             if outcome.blocked:
                 break
-            if step.ends_on_answer and (changed or len(outcome.contexts) > injected):
+            if step.ends_on_answer and (changed or outcome.answers > answers):
                 answered = True
             if changed:
                 context = self._modified(base, outcome, step.alias)
@@ -593,8 +593,8 @@ class Dispatcher:
                 context = self._modified(base, outcome, step.alias)
             if outcome.blocked:
                 break
-            if step.ends_on_answer and (changed or decision.context):
-                break  # hook-shell returns the first injection or change
+            if step.ends_on_answer and (changed or decision.context is not None):
+                break  # hook-shell returns the first injection (even an empty one) or change
         return changed
 
     async def _parallel(self, step: PlannedStep, context: HookContext, outcome: Outcome) -> bool:

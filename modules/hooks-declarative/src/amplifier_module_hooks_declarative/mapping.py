@@ -278,6 +278,9 @@ class Outcome:
     messages: list[Decision] = field(default_factory=list)
     contexts: list[Decision] = field(default_factory=list)
     replaced: dict[str, Any] | None = None  # event data keys replaced whole (tool output)
+    answers: int = 0
+    """Decisions that answered with a context, even an empty one (``context`` not ``None``):
+    hook-shell's bridge returns at the first, whatever its text (:mod:`.dispatch`)."""
 
     @property
     def blocked(self) -> bool:
@@ -303,6 +306,8 @@ class Outcome:
                     self.allowed = True
                 if decision.message:
                     self.messages.append(decision)
+        if decision.context is not None:
+            self.answers += 1
         if decision.context:
             self.contexts.append(decision)
         if decision.replaced_data is not None and action != "block" and not decision.stop:

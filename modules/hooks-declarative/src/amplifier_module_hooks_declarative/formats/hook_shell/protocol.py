@@ -13,7 +13,9 @@ section hook-shell):
   non-zero exit is still read.
 * Stdout is read as one JSON object: ``decision: block`` denies with ``reason`` (default
   ``Hook blocked operation``) and shows ``systemMessage`` to the user; else
-  ``contextInjection`` (a string) is context, with ``systemMessage`` shown beside it; else
+  ``contextInjection`` (a string) is context, with ``systemMessage`` shown beside it (an
+  empty or blank one injects nothing, but still ends the event's later hook-shell hooks, as
+  the bridge returns it, and its ``systemMessage`` is still shown); else
   nothing happens, and a ``systemMessage`` is not shown. Other keys (Claude Code's
   ``hookSpecificOutput``, ``continue``, ``additionalContext``) mean nothing to hook-shell and
   nothing here. Plain text, invalid JSON and JSON that is not an object are ignored.
@@ -94,6 +96,15 @@ def hook_shell_decision(ctx: HookContext, stdout: str, *, label: str) -> Decisio
                 f"stdout JSON: contextInjection is {type(injection).__name__} {injection!r}, "
                 "not a string"
             )
+        if not injection.strip():  # ends the later hooks, as hook-shell's, and adds nothing
+            logger.info(
+                "hook %s: contextInjection %r is empty: nothing injected, later hooks of %s "
+                "do not run (hook-shell returns it)",
+                label,
+                injection,
+                ctx.event,
+            )
+            return Decision(context="", message=system_message, source=label)
         return Decision(context=injection, message=system_message, source=label)
     if system_message:
         logger.info(

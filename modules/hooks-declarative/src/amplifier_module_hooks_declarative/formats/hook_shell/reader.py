@@ -12,8 +12,12 @@ hooks run one after the other unless the group says ``parallel: true`` (Claude C
 in parallel). As hook-shell's bridge, the first deny, injected context or change of the
 arguments ends the event's later hook-shell groups (a deny ends every later hook).
 
-Here the root file comes first, then the directories' files in name order (hook-shell takes
-the directories in the file system's order, which is not stable). The project's are read, and
+Here, as in hook-shell, the root file comes first, then the directories' files in the order
+the file system lists the directories (``Path.iterdir``, the call hook-shell makes; on ext4 a
+hash order, not the names' order). That order decides which hooks run: hook-shell runs an
+event's hooks one after the other and stops at the first deny, so a logger listed before a
+validator records a command the validator then denies, and one listed after it never runs.
+Reading the directories in another order would change what runs. The project's are read, and
 the user's ``<user_dir>/hooks/`` too (``~/.amplifier/hooks/``, which hook-shell's behavior
 bundle names). ``AMPLIFIER_HOOKS_DIR`` is set in each command's environment and written into
 its command (:mod:`...variables`), so a project path with spaces works as well.
@@ -57,14 +61,15 @@ DEFAULT_TIMEOUT_S: Final = 30
 
 
 def hook_shell_files(hooks_dir: Path) -> list[Path]:
-    """``hooks_dir/hooks.json``, then ``hooks_dir/<name>/hooks.json`` in name order; only the
-    files that exist. A ``<name>`` that is a symbolic link is skipped with a warning: what it
-    points to is outside what trusting the project covers."""
+    """``hooks_dir/hooks.json``, then ``hooks_dir/<name>/hooks.json`` in the order the file
+    system lists the directories, as hook-shell reads them; only the files that exist. A
+    ``<name>`` that is a symbolic link is skipped with a warning: what it points to is outside
+    what trusting the project covers."""
     found: list[Path] = []
     if os.path.lexists(hooks_dir / HOOKS_FILE_NAME):  # a FIFO there is refused when read
         found.append(hooks_dir / HOOKS_FILE_NAME)
     try:
-        children = sorted(p for p in hooks_dir.iterdir() if p.is_dir())
+        children = [p for p in hooks_dir.iterdir() if p.is_dir()]  # hook-shell's order
     except OSError:  # no such directory, or not a directory
         return found
     for child in children:
