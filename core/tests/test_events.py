@@ -7,7 +7,7 @@ import pytest
 from amplifier_core import event_aliases, events
 from amplifier_core.hooks import HookRegistry
 
-#: amplifier-core 2.0.2's ALL_EVENTS, written out from DESIGN.md section 4.
+#: amplifier-core 2.0.2's ALL_EVENTS, written out (docs/events.md).
 UPSTREAM_43: frozenset[str] = frozenset(
     {
         "session:start",
@@ -60,7 +60,7 @@ NEW_EVENTS: frozenset[str] = frozenset(
     {"session:config", "session:checkpoint", "provider:switch", "memory:update", "hook:observed"}
 )
 
-#: DESIGN.md section 4's alias table.
+#: amplifier-core 2.0.2's alias table (docs/events.md).
 ALIAS_TABLE: dict[str, str] = {
     "PreToolUse": "tool:pre",
     "PostToolUse": "tool:post",
