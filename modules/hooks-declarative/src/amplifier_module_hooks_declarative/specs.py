@@ -7,17 +7,24 @@ handful of keys a Claude Code ``hooks`` block adds. Unknown keys are errors, so 
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field
 
-from .protocols import PROTOCOL_NAMES
+from .protocols import protocol_names
 from .types import OnFailure
 
-if TYPE_CHECKING:
-    ProtocolName = str
-else:  # validated as a Literal of the registry's protocols (its error lists them)
-    ProtocolName = Literal[PROTOCOL_NAMES]
+
+def _known_protocol(name: str) -> str:
+    """``name`` when it is a protocol of the registry (read the first time a command hook is)."""
+    known = protocol_names()
+    if name not in known:
+        raise ValueError(f"unknown protocol {name!r}; expected one of: {', '.join(known)}")
+    return name
+
+
+ProtocolName = Annotated[str, AfterValidator(_known_protocol)]
+"""The module's own protocol or a format's (:func:`~.protocols.protocol_names`)."""
 
 __all__ = [
     "AgentHookSpec",
