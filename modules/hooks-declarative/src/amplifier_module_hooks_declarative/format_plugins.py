@@ -23,7 +23,6 @@ BASE_PROJECT_KINDS: Final[frozenset[SourceKind]] = frozenset(
 )
 """The module's own kinds of sources that come with the project."""
 
-_formats: dict[str, HookFormat] = {}
 _project_kinds: set[SourceKind] = set(BASE_PROJECT_KINDS)
 
 
@@ -41,16 +40,16 @@ def hook_format(plugin: Plugin) -> HookFormat:
     :raises ~.registry.PluginError: it cannot be imported, defines no ``HookFormat`` or one of
         another name.
     """
-    found = _formats.get(plugin.name)
-    if found is not None:
-        return found
+    known = plugin.memo.get("format")
+    if isinstance(known, HookFormat):
+        return known
     declared = getattr(plugin.load(), "FORMAT", None)
     if not isinstance(declared, HookFormat):
         raise plugin.fail("defines no FORMAT (a HookFormat)")
     if declared.name != plugin.name:
         raise plugin.fail(f"defines the format {declared.name!r} under the name {plugin.name!r}")
     _project_kinds.update(declared.project_kinds)
-    _formats[plugin.name] = declared
+    plugin.memo["format"] = declared
     return declared
 
 

@@ -69,8 +69,6 @@ class CommandProtocol:
 AMPLIFIER_PROTOCOL: Final = "amplifier"
 """The module's own protocol (:mod:`.runners.command`); every other is a format's."""
 
-_loaded: dict[str, CommandProtocol] = {}
-
 
 def protocol_names() -> tuple[str, ...]:
     """The values a command hook's ``protocol`` may take: ``amplifier``, then the name of each
@@ -81,6 +79,9 @@ def protocol_names() -> tuple[str, ...]:
 def _format_protocol(plugin: Plugin) -> CommandProtocol:
     """The ``PROTOCOL`` of a format's module, or of its ``protocol`` submodule (imported now,
     the first time a hook speaks it)."""
+    known = plugin.memo.get("protocol")
+    if isinstance(known, CommandProtocol):
+        return known
     module = plugin.load()
     found = getattr(module, "PROTOCOL", None)
     if found is None and isinstance(module, ModuleType) and hasattr(module, "__path__"):
@@ -92,6 +93,7 @@ def _format_protocol(plugin: Plugin) -> CommandProtocol:
         raise plugin.fail(
             "defines no PROTOCOL (a CommandProtocol), neither itself nor in its protocol module"
         )
+    plugin.memo["protocol"] = found
     return found
 
 
@@ -101,18 +103,13 @@ def command_protocol(name: str) -> CommandProtocol:
     :raises KeyError: no such protocol.
     :raises ~.registry.PluginError: its format cannot be loaded or defines no protocol.
     """
-    known = _loaded.get(name)
-    if known is not None:
-        return known
     if name == AMPLIFIER_PROTOCOL:  # the command runner's own, below which this module lies
         found: CommandProtocol = import_module(".runners.command", __package__).PROTOCOL
-    else:
-        plugin = find_plugin(FORMATS_GROUP, name)
-        if plugin is None:
-            raise KeyError(name)
-        found = _format_protocol(plugin)
-    _loaded[name] = found
-    return found
+        return found
+    plugin = find_plugin(FORMATS_GROUP, name)
+    if plugin is None:
+        raise KeyError(name)
+    return _format_protocol(plugin)
 
 
 def configured_protocol(name: str, options: Mapping[str, Any]) -> CommandProtocol:

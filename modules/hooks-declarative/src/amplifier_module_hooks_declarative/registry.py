@@ -94,6 +94,9 @@ class Plugin:
     value: str
     distribution: str
     _loaded: list[object] = field(default_factory=list, compare=False, repr=False)
+    memo: dict[str, object] = field(default_factory=dict, compare=False, repr=False)
+    """What its group's readers found in it (its format's protocol), kept with it: a plugin
+    read again (:func:`refresh_plugins`) is looked at afresh."""
 
     @property
     def origin(self) -> str:

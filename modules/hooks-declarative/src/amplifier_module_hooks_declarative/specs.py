@@ -35,6 +35,7 @@ __all__ = [
     "MatchSpec",
     "MatcherHookSpec",
     "McpToolHookSpec",
+    "PluginHookSpec",
     "PromptHookSpec",
     "UnreadableHookSpec",
 ]
@@ -201,6 +202,15 @@ class UnreadableHookSpec(_Spec):
     on_failure: OnFailure = "block"
 
 
+class PluginHookSpec(_Spec):
+    """The base of a hook type of another distribution (:mod:`.runner_plugins`): its model
+    narrows ``type`` to its name (``type: Literal["notify"]``) and adds its own keys."""
+
+    type: str
+    timeout_ms: int = Field(default=60_000, gt=0)
+    on_failure: OnFailure = "warn"
+
+
 HookSpec = (
     CommandHookSpec
     | MatcherHookSpec
@@ -210,4 +220,5 @@ HookSpec = (
     | HttpHookSpec
     | McpToolHookSpec
     | UnreadableHookSpec
+    | PluginHookSpec
 )
