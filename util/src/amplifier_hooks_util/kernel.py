@@ -13,7 +13,10 @@ at mount (:meth:`Kernel.of`) and asks it, never the registry or the coordinator:
   a ``modify`` result carries; 2.0.2 drops it, so a module hands it to the coordinator
   (:meth:`Kernel.inject_aside`);
 * **ending the turn** (:meth:`Kernel.interrupt`): the orchestrator's ``cancel()`` where it has
-  one, else the coordinator's cancellation token.
+  one, else the coordinator's cancellation token (:attr:`Kernel.cancellation`);
+* **ephemeral injections** (:attr:`Kernel.take_ephemeral`): ours queues them on the
+  coordinator, to be taken by the next model request; on 2.0.2 the orchestrator keeps them;
+* **a new turn** (:meth:`Kernel.reset_turn`): ours counts some things per turn.
 
 It imports no kernel: the result objects it passes on are built by the module.
 """
@@ -51,6 +54,10 @@ class Kernel:
     """The hook registry, or ``None`` (a bare coordinator, a test without one)."""
     rich: bool
     """This repository's kernel: handler timeouts, fail-closed handlers, wildcard events."""
+    take_ephemeral: Callable[[], list[Any]] | None = None
+    """Takes the ephemeral injections the kernel queued for the next request (ours);
+    ``None``: the kernel does not queue them, the orchestrator keeps them (2.0.2)."""
+    _reset_turn: Callable[[], Any] | None = None
 
     @classmethod
     def of(cls, coordinator: Any, registry: Any = None) -> Kernel:
@@ -58,7 +65,21 @@ class Kernel:
         caller found it otherwise. Without a registry, the kernel is taken for ours."""
         found = registry if registry is not None else hook_registry(coordinator)
         rich = found is None or callable(getattr(found, "handlers_for", None))
-        return cls(coordinator, found, rich)
+        take = getattr(getattr(coordinator, "injections", None), "take_ephemeral", None)
+        reset = getattr(coordinator, "reset_turn", None)
+        return cls(
+            coordinator,
+            found,
+            rich,
+            take if callable(take) else None,
+            reset if callable(reset) else None,
+        )
+
+    @property
+    def cancellation(self) -> Any:
+        """The coordinator's cancellation token (``is_cancelled``, ``request_graceful()``,
+        ``request_immediate()``, ``reset()``), or ``None`` (ours makes it on first use)."""
+        return getattr(self.coordinator, "cancellation", None)
 
     @property
     def none_is_continue(self) -> bool:
@@ -125,12 +146,16 @@ class Kernel:
         if callable(cancel):
             await cancel(immediate=False)
             return "cancel"
-        token = getattr(self.coordinator, "cancellation", None)
-        request = getattr(token, "request_graceful", None)
+        request = getattr(self.cancellation, "request_graceful", None)
         if not callable(request):
             return None
         request()
         return "token"
+
+    def reset_turn(self) -> None:
+        """Tell the kernel a new turn begins (where it counts per turn)."""
+        if self._reset_turn is not None:
+            self._reset_turn()
 
     def capability(self, name: str) -> Any:
         """The coordinator's capability ``name``, or ``None`` (none, or no capabilities)."""
