@@ -92,7 +92,7 @@ from __future__ import annotations
 
 import logging
 import os
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, Final
 
@@ -277,58 +277,90 @@ def _agent_type(data: Mapping[str, Any]) -> str:
     return _text(data, "agent_type") or (found if isinstance(found, str) else "")
 
 
-def _event_fields(name: str, ctx: HookContext, transcript: str) -> dict[str, Any]:
-    """The fields Claude Code adds for event ``name`` (the module docstring's table)."""
+Fields = dict[str, Any]
+FieldsOf = Callable[[HookContext, str, str], Fields]
+"""The fields of one event: ``fields(ctx, name, transcript)``."""
+
+
+def _post_tool_fields(ctx: HookContext, name: str, transcript: str) -> Fields:
+    result = ctx.data.get("tool_result")
+    # tool_result: hook-shell's key, our result as is
+    return {"tool_response": _tool_response(ctx.tool, result), "tool_result": result}
+
+
+def _failure_fields(ctx: HookContext, name: str, transcript: str) -> Fields:
+    error = ctx.data.get("error")
+    message = error.get("message", "") if isinstance(error, Mapping) else str(error)
+    return {"error": message, "is_interrupt": False}
+
+
+def _stop_fields(ctx: HookContext, name: str, transcript: str) -> Fields:
     data = ctx.data
-    if name == "PostToolUse":
-        return {
-            "tool_response": _tool_response(ctx.tool, data.get("tool_result")),
-            "tool_result": data.get("tool_result"),  # hook-shell's key, our result as is
-        }
-    if name == "PostToolUseFailure":
-        error = data.get("error")
-        message = error.get("message", "") if isinstance(error, Mapping) else str(error)
-        return {"error": message, "is_interrupt": False}
-    if name == "PermissionRequest":
-        return {"permission_suggestions": []}
-    if name == "PermissionDenied":
-        return {"reason": _text(data, "reason")}
-    if name == "UserPromptSubmit":
-        return {"prompt": data.get("prompt", "")}
-    if name in _KEEPS_WORKING:
-        fields: dict[str, Any] = {
-            "stop_hook_active": data.get("stop_hook_active") is True,
-            "last_assistant_message": _text(data, "response"),
-        }
-        if name == "SubagentStop":
-            fields.update(
-                agent_id=ctx.session_id,
-                agent_type=_agent_type(data),
-                agent_transcript_path=transcript,
-            )
-        return fields
-    if name == "SubagentStart":
-        return {"agent_id": ctx.session_id, "agent_type": _agent_type(data)}
-    if name == "SessionStart":
-        default = "resume" if ctx.event == "session:resume" else "startup"
-        source = _text(data, "source", default) or default
-        return {"source": source, "trigger": source}  # trigger: hook-shell's name for it
-    if name == "SessionEnd":
-        return {"reason": _text(data, "reason", "other") or "other"}
-    if name == "Notification":
-        return {"message": data.get("message", ""), "notification_type": notification_type(data)}
-    if name in ("PreCompact", "PostCompact"):
-        trigger = _text(data, "trigger", "auto") or "auto"
-        if name == "PostCompact":
-            return {"trigger": trigger}
-        return {"trigger": trigger, "custom_instructions": _text(data, "custom_instructions")}
-    if name == "InstructionsLoaded":
-        return instructions_fields(data, ctx.project_dir)
-    if name == "ConfigChange":
-        return {"source": _text(data, "source"), "file_path": _text(data, "file_path")}
-    if ctx.event not in CLAUDE_EVENTS:
-        return {"data": data}
-    return {}
+    fields: Fields = {
+        "stop_hook_active": data.get("stop_hook_active") is True,
+        "last_assistant_message": _text(data, "response"),
+    }
+    if name == "SubagentStop":
+        fields.update(
+            agent_id=ctx.session_id,
+            agent_type=_agent_type(data),
+            agent_transcript_path=transcript,
+        )
+    return fields
+
+
+def _session_start_fields(ctx: HookContext, name: str, transcript: str) -> Fields:
+    default = "resume" if ctx.event == "session:resume" else "startup"
+    source = _text(ctx.data, "source", default) or default
+    return {"source": source, "trigger": source}  # trigger: hook-shell's name for it
+
+
+def _compact_fields(ctx: HookContext, name: str, transcript: str) -> Fields:
+    trigger = _text(ctx.data, "trigger", "auto") or "auto"
+    if name == "PostCompact":
+        return {"trigger": trigger}
+    return {"trigger": trigger, "custom_instructions": _text(ctx.data, "custom_instructions")}
+
+
+_EVENT_FIELDS: Final[dict[str, FieldsOf]] = {
+    "PostToolUse": _post_tool_fields,
+    "PostToolUseFailure": _failure_fields,
+    "PermissionRequest": lambda ctx, name, transcript: {"permission_suggestions": []},
+    "PermissionDenied": lambda ctx, name, transcript: {"reason": _text(ctx.data, "reason")},
+    "UserPromptSubmit": lambda ctx, name, transcript: {"prompt": ctx.data.get("prompt", "")},
+    **dict.fromkeys(_KEEPS_WORKING, _stop_fields),
+    "SubagentStart": lambda ctx, name, transcript: {
+        "agent_id": ctx.session_id,
+        "agent_type": _agent_type(ctx.data),
+    },
+    "SessionStart": _session_start_fields,
+    "SessionEnd": lambda ctx, name, transcript: {
+        "reason": _text(ctx.data, "reason", "other") or "other"
+    },
+    "Notification": lambda ctx, name, transcript: {
+        "message": ctx.data.get("message", ""),
+        "notification_type": notification_type(ctx.data),
+    },
+    "PreCompact": _compact_fields,
+    "PostCompact": _compact_fields,
+    "InstructionsLoaded": lambda ctx, name, transcript: instructions_fields(
+        ctx.data, ctx.project_dir
+    ),
+    "ConfigChange": lambda ctx, name, transcript: {
+        "source": _text(ctx.data, "source"),
+        "file_path": _text(ctx.data, "file_path"),
+    },
+}
+"""The fields Claude Code adds for each event (the module docstring's table)."""
+
+
+def _event_fields(name: str, ctx: HookContext, transcript: str) -> dict[str, Any]:
+    """The fields Claude Code adds for event ``name``; an event Claude Code does not have
+    gets its data as ``data``."""
+    fields = _EVENT_FIELDS.get(name)
+    if fields is not None:
+        return fields(ctx, name, transcript)
+    return {"data": ctx.data} if ctx.event not in CLAUDE_EVENTS else {}
 
 
 def claude_input(ctx: HookContext, project_dir: str) -> dict[str, Any]:
