@@ -11,6 +11,8 @@ entry points again (:func:`refresh_plugins`) once it is there and once it is gon
 from __future__ import annotations
 
 import json
+import os
+import subprocess
 import sys
 import textwrap
 import tomllib
@@ -40,6 +42,8 @@ WINDSURF = '''
 """Windsurf's hooks: ``.windsurf/hooks.json`` in the home directory and the project."""
 
 import json
+import os
+import subprocess
 
 from amplifier_module_hooks_declarative.parsing import parse_hooks_data
 from amplifier_module_hooks_declarative.protocols import CommandProtocol
@@ -261,3 +265,45 @@ def test_the_pyproject_declares_the_builtin_plugins_in_their_order() -> None:
     declared = tomllib.loads(PYPROJECT.read_text(encoding="utf-8"))["project"]["entry-points"]
     for group, builtin in BUILTIN.items():
         assert list(declared[group].items()) == list(builtin)
+
+
+IMPORTS = """
+import asyncio, json, sys
+from amplifier_core.testing import create_test_coordinator
+from amplifier_module_hooks_declarative import mount
+
+async def main():
+    coordinator = create_test_coordinator()
+    config = {"project_dir": sys.argv[1], "user_dir": sys.argv[1]}
+    cleanup = await mount(coordinator, config)
+    await cleanup()
+
+asyncio.run(main())
+print(json.dumps(sorted(n for n in sys.modules if n.startswith(sys.argv[2]))))
+"""
+
+
+def test_a_mount_imports_only_the_formats_whose_files_it_reads(tmp_path: Path) -> None:
+    package = "amplifier_module_hooks_declarative."
+    home = tmp_path / "home"
+    (home / ".cursor").mkdir(parents=True)
+    (home / ".cursor" / "hooks.json").write_text('{"version": 1, "hooks": {}}')
+    env = {**os.environ, "HOME": str(home)}
+    env.pop("AMPLIFIER_HOME", None)
+    done = subprocess.run(
+        [sys.executable, "-c", IMPORTS, str(tmp_path), package],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=120,
+        check=True,
+    )
+    loaded = set(json.loads(done.stdout.splitlines()[-1]))
+    assert f"{package}formats.cursor.reader" in loaded  # its file is there
+    for absent in (
+        "formats.gemini.reader",
+        "formats.gemini.extensions",
+        "formats.gemini.protocol",
+        "runners.command",
+    ):
+        assert package + absent not in loaded
