@@ -1,6 +1,6 @@
 """The kernel adapter (``amplifier_hooks_util.kernel.Kernel``) on both kernels, from one
-scenario: registering with a timeout and fail-closed, what ``None`` means, context handed
-aside, ending the turn.
+scenario: registering with a timeout and fail-closed, who listens, what ``None`` means,
+context handed aside, ending the turn.
 
 The scenario runs here on our kernel, and on amplifier-core 2.0.2 in that kernel's own
 environment (``AMPLIFIER_CORE_202_PYTHON``, as the ``compat`` nox session sets it); each
@@ -45,7 +45,9 @@ SCENARIO: Final = textwrap.dedent(
         )
         quiet_result = await coordinator.hooks.emit("tool:pre", {"tool_name": "bash"})
         broken_result = await coordinator.hooks.emit("tool:post", {"tool_name": "bash"})
+        listened = [kernel.listened("tool:pre")]
         off()
+        listened += [kernel.listened("tool:pre"), kernel.listened("llm:request")]
         await coordinator.hooks.emit("tool:pre", {"tool_name": "bash"})
         aside = HookResult(action="inject_context", context_injection="note from a hook")
         taken = await kernel.inject_aside(aside, "tool:pre", "probe:aside")
@@ -56,6 +58,7 @@ SCENARIO: Final = textwrap.dedent(
             "keeps_modify_injections": kernel.keeps_modify_injections,
             "wildcards": kernel.wildcards,
             "seen": seen,
+            "listened": listened,
             "quiet": quiet_result.action,
             "broken": broken_result.action,
             "taken": taken,
@@ -77,6 +80,7 @@ RUN: Final = SCENARIO + textwrap.dedent(
 COMMON: Final[dict[str, Any]] = {
     "seen": [["quiet", "tool:pre"], ["broken", "tool:post"]],
     "quiet": "continue",
+    "listened": [True, False, False],
     "taken": True,
     "interrupted": "token",  # no orchestrator mounted: the cancellation token
     "cancelled": True,

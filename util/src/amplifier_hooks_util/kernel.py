@@ -16,7 +16,9 @@ at mount (:meth:`Kernel.of`) and asks it, never the registry or the coordinator:
   one, else the coordinator's cancellation token (:attr:`Kernel.cancellation`);
 * **ephemeral injections** (:attr:`Kernel.take_ephemeral`): ours queues them on the
   coordinator, to be taken by the next model request; on 2.0.2 the orchestrator keeps them;
-* **a new turn** (:meth:`Kernel.reset_turn`): ours counts some things per turn.
+* **a new turn** (:meth:`Kernel.reset_turn`): ours counts some things per turn;
+* **who listens** (:meth:`Kernel.listened`): whether any handler runs for an event, so that a
+  costly payload is built only for someone.
 
 It imports no kernel: the result objects it passes on are built by the module.
 """
@@ -151,6 +153,19 @@ class Kernel:
             return None
         request()
         return "token"
+
+    def listened(self, event: str) -> bool:
+        """Whether a handler runs for ``event`` (a registry that cannot say: assume so)."""
+        lister = getattr(self.registry, "list_handlers", None)
+        if not callable(lister):
+            return True
+        try:
+            found = lister(event)
+        except Exception:
+            return True
+        if isinstance(found, dict):
+            return any(found.values())
+        return bool(found)
 
     def reset_turn(self) -> None:
         """Tell the kernel a new turn begins (where it counts per turn)."""
