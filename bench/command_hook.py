@@ -45,7 +45,7 @@ from typing import Any
 from amplifier_hooks_util.git_config import RACY_NS
 
 try:
-    from amplifier_module_hooks_declarative.protocols import PROTOCOL_MODULES, command_protocol
+    from amplifier_module_hooks_declarative.protocols import command_protocol, protocol_names
     from amplifier_module_hooks_declarative.runners.command import CommandRunner, encode
     from amplifier_module_hooks_declarative.specs import CommandHookSpec
     from amplifier_module_hooks_declarative.types import HookContext
@@ -157,7 +157,7 @@ async def measure(
             type="command",
             command=command,
             timeout_ms=10_000,
-            protocol=protocol,  # one of PROTOCOL_MODULES
+            protocol=protocol,  # one of protocol_names()
         )
         runner = CommandRunner(spec, label="bench PreToolUse[0]", project_dir=workdir)
 
@@ -301,7 +301,7 @@ def main(argv: list[str] | None = None) -> int:
     options = parser.parse_args(argv)
     if options.runs < 2:
         parser.error("--runs must be at least 2")
-    protocols = options.protocol or [p for p in ALLOW_ANSWERS if p in PROTOCOL_MODULES]
+    protocols = options.protocol or [p for p in ALLOW_ANSWERS if p in protocol_names()]
     results = [
         asyncio.run(measure(p, options.runs, options.warmup, repository=options.repository))
         for p in protocols

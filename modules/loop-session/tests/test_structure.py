@@ -8,6 +8,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from amplifier_hooks_util.kernel import Kernel
+
 import amplifier_module_loop_session as package
 from amplifier_core import ModuleCoordinator
 from amplifier_core.message_models import ToolSpec
@@ -98,6 +100,10 @@ class MinimalLoop:
     config: LoopConfig = field(default_factory=lambda: parse_config({}))
     current_request_id: str | None = None
     memory_checks: list[str | None] = field(default_factory=list)
+
+    @property
+    def kernel(self) -> Kernel:
+        return Kernel.of(self.coordinator)
 
     @property
     def provider_name(self) -> str:

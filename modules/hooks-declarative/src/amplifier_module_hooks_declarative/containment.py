@@ -10,7 +10,7 @@ no unix socket, the filesystem read-only except the project directory and
   the project brings), or ``sandbox_sources`` patterns matching the source's label.
 
 Which hooks the project brings is decided by where they were read, never by what a hook
-declares: a source of a project kind (:data:`~.sources.PROJECT_KINDS`: the project's hooks
+declares: a source of a project kind (:func:`~.sources.is_project_kind`: the project's hooks
 files, hook-shell's directory, a plugin whose directory lies in the project), or a file of
 ``files`` that lies in the project. A hook's ``env`` (``CLAUDE_PLUGIN_ROOT: /usr``) changes
 nothing here.
@@ -39,7 +39,7 @@ from amplifier_hooks_util.sandbox import SandboxUnavailable, bwrap_path
 from .config import MODULE_ID, DeclarativeConfig
 from .document import HookEntry, HookGroup, HooksDocument, Step
 from .source import Source
-from .sources import PROJECT_KINDS
+from .sources import is_project_kind
 from .specs import CommandHookSpec, HookSpec, HttpHookSpec
 
 __all__ = ["contain_documents", "from_project"]
@@ -60,7 +60,7 @@ def _inside(path: Path, project_dir: Path) -> bool:
 def from_project(source: Source, project_dir: Path) -> bool:
     """Whether the hooks of ``source`` come with the project (see the module docstring): a
     project kind, or a file other than the user's own that lies in the project."""
-    if source.kind in PROJECT_KINDS:
+    if is_project_kind(source.kind):
         return True
     if source.kind in _THE_USERS or source.kind.startswith("user") or source.path is None:
         return False

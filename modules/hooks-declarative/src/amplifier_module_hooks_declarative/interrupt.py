@@ -13,7 +13,8 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Sequence
-from typing import Any
+
+from amplifier_hooks_util.kernel import Kernel
 
 from .types import Decision
 
@@ -22,30 +23,13 @@ __all__ = ["interrupt_turn"]
 logger = logging.getLogger(__name__)
 
 
-async def interrupt_turn(coordinator: Any, blocks: Sequence[Decision], event: str) -> bool:
+async def interrupt_turn(kernel: Kernel, blocks: Sequence[Decision], event: str) -> bool:
     """Ask the running turn to stop for the interrupting decisions among ``blocks``; True
     when a cancel was requested."""
     who = ", ".join(d.source for d in blocks if d.interrupt) or "a hook"
     reason = next((d.message for d in blocks if d.interrupt and d.message), "") or "no reason"
-    get = getattr(coordinator, "get", None)
-    orchestrator = get("orchestrator") if callable(get) else None
-    cancel = getattr(orchestrator, "cancel", None)
     try:
-        if callable(cancel):
-            await cancel(immediate=False)
-        else:
-            token = getattr(coordinator, "cancellation", None)
-            request = getattr(token, "request_graceful", None)
-            if not callable(request):
-                logger.warning(
-                    "hook %s asked to interrupt on %s (%s), but the session has no way to "
-                    "end the turn; the denial stands and the turn goes on",
-                    who,
-                    event,
-                    reason,
-                )
-                return False
-            request()
+        how = await kernel.interrupt()
     except Exception as err:
         logger.warning(
             "hook %s asked to interrupt on %s; ending the turn failed (%s: %s); the denial stands",
@@ -53,6 +37,15 @@ async def interrupt_turn(coordinator: Any, blocks: Sequence[Decision], event: st
             event,
             type(err).__name__,
             err,
+        )
+        return False
+    if how is None:
+        logger.warning(
+            "hook %s asked to interrupt on %s (%s), but the session has no way to "
+            "end the turn; the denial stands and the turn goes on",
+            who,
+            event,
+            reason,
         )
         return False
     logger.warning("hook %s interrupted the turn on %s: %s", who, event, reason)

@@ -4,11 +4,14 @@ registers one handler per event and returns the async cleanup."""
 from __future__ import annotations
 
 import logging
-from collections.abc import Awaitable, Callable, Mapping
-from dataclasses import replace
+from collections.abc import Awaitable, Callable, Mapping, Sequence
+from dataclasses import dataclass, replace
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from .config import MINIMAL_ENVIRONMENT, MODULE_ID, parse_config
+from amplifier_hooks_util.kernel import Kernel, hook_registry
+
+from .config import MINIMAL_ENVIRONMENT, MODULE_ID, DeclarativeConfig, parse_config
 from .containment import contain_documents
 from .dispatch import (
     Dispatcher,
@@ -17,12 +20,13 @@ from .dispatch import (
     default_runner_factory,
     plan_steps,
 )
+from .document import HooksDocument
 from .reload import Built, Reloader, watched_roots
 from .session_env import offer_session_environment
 from .sources import (
-    PROJECT_KINDS,
     Loaded,
     find_sources,
+    is_project_kind,
     load_sources,
     resolve_project_dir,
     resolve_user_dir,
@@ -42,19 +46,14 @@ def _nothing() -> None:
     """No trust guard to close."""
 
 
-def _registry_of(coordinator: Any) -> Any:
-    hooks = getattr(coordinator, "hooks", None) or getattr(coordinator, "hook_registry", None)
-    if hooks is None and callable(getattr(coordinator, "get", None)):
-        try:
-            hooks = coordinator.get("hooks")
-        except Exception:
-            hooks = None
-    if hooks is None or not callable(getattr(hooks, "register", None)):
+def _kernel_of(coordinator: Any) -> Kernel:
+    registry = hook_registry(coordinator)
+    if registry is None:
         raise TypeError(
             f"{MODULE_ID}: mount: the coordinator ({type(coordinator).__name__}) has no hook "
             "registry (.hooks with register())"
         )
-    return hooks
+    return Kernel.of(coordinator, registry)
 
 
 def _guarded_steps(
@@ -63,7 +62,7 @@ def _guarded_steps(
     """The steps of every document, in order; the command hooks a project trusted by its
     record brings run behind a guard that re-checks that trust before each run
     (:mod:`.trust_guard`)."""
-    project = [document for document, source in loaded.documents if source.kind in PROJECT_KINDS]
+    project = [document for document, source in loaded.documents if is_project_kind(source.kind)]
     commands = any(
         isinstance(entry.spec, CommandHookSpec)
         for document in project
@@ -83,8 +82,85 @@ def _guarded_steps(
 
     steps: list[PlannedStep] = []
     for document, source in loaded.documents:
-        steps += plan_steps([document], guarded if source.kind in PROJECT_KINDS else factory)
+        steps += plan_steps([document], guarded if is_project_kind(source.kind) else factory)
     return guard, steps
+
+
+def _speaks_claude_code(documents: Sequence[HooksDocument]) -> bool:
+    """Whether a command hook speaks Claude Code's protocol (or hook-shell's)."""
+    return any(
+        isinstance(entry.spec, CommandHookSpec)
+        and entry.spec.protocol in ("claude-code", "hook-shell")
+        for document in documents
+        for entry in document.entries()
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class _Mount:
+    """What one mount plans its configurations from, at mount and at each reload."""
+
+    settings: DeclarativeConfig
+    coordinator: Any
+    kernel: Kernel
+    project_dir: Path
+    user_dir: Path
+    factory: RunnerFactory
+
+    def load(self) -> Loaded:
+        """Every source's documents, contained as the config asks."""
+        settings, project_dir = self.settings, self.project_dir
+        loaded = load_sources(settings, project_dir=project_dir, user_dir=self.user_dir)
+        documents = contain_documents(loaded.documents, settings, project_dir=project_dir)
+        pairs = zip(documents, loaded.documents, strict=True)
+        return replace(loaded, documents=[(doc, source) for doc, (_, source) in pairs])
+
+    def build(self) -> Built:
+        """The configuration of the files as they are now (see :mod:`.reload`)."""
+        loaded = self.load()
+        documents = [document for document, _ in loaded.documents]
+        guard, steps = _guarded_steps(loaded, self.factory)
+        if _speaks_claude_code(documents):  # CLAUDE_ENV_FILE reaches the session's bash commands
+            offer_session_environment(self.coordinator, str(self.project_dir))
+        dispatcher = Dispatcher(
+            steps,
+            project_dir=str(self.project_dir),
+            coordinator=self.coordinator,
+            observe_sources=self.settings.observe_sources,
+            kernel=self.kernel,
+        )
+        logger.info(
+            "%s: %d hook step(s) on %s from %s",
+            MODULE_ID,
+            len(steps),
+            ", ".join(dispatcher.keys) or "no events",
+            ", ".join(d.source for d in documents) or "no source",
+        )
+        sources = find_sources(self.settings, project_dir=self.project_dir, user_dir=self.user_dir)
+        return dispatcher, (guard.close if guard is not None else _nothing), sources
+
+    def reloader(self) -> Reloader:
+        """The reloader of this mount's hook files (hook-shell's directories watched too)."""
+        settings = self.settings
+        return Reloader(
+            self.build,
+            self.kernel,
+            priority=settings.priority,
+            extra=watched_roots(
+                self.project_dir,
+                self.user_dir,
+                project=settings.include_project and settings.hook_shell,
+                user=settings.include_user and settings.hook_shell,
+            ),
+        )
+
+
+def _pass_env(settings: DeclarativeConfig) -> list[str] | None:
+    """The variables command hooks get: the minimal names and ``pass_env`` in a minimal
+    environment (the minimal names pass only with fitting values), else all (``None``)."""
+    if settings.environment != "minimal":
+        return None
+    return [*MINIMAL_ENVIRONMENT, *settings.pass_env]
 
 
 async def mount(
@@ -95,12 +171,14 @@ async def mount(
 ) -> Callable[[], Awaitable[None]]:
     """Register the declared hooks on ``coordinator.hooks``; return the async cleanup.
 
-    :param runner_factory: builds each hook's runner (default: the command, matcher and llm
-        runners of this package); tests pass their own.
+    :param runner_factory: builds each hook's runner (default: the hook types of the registry,
+        :mod:`.runner_plugins`); tests pass their own.
     :raises ValueError: a bad config key (``hooks-declarative: config ...``) or an invalid
         hooks file (:class:`~.document.HooksConfigError`, naming file, line and key path), also
         a trusted project's, or a trusted project whose hooks changed since it was trusted
-        (naming the files and the ``trust`` command), unless ``strict: false``.
+        (naming the files and the ``trust`` command), unless ``strict: false``; a format or
+        hook type of the registry that cannot be loaded (:class:`~.registry.PluginError`,
+        naming its entry point and distribution).
     :raises TypeError: the coordinator has no hook registry.
 
     The cleanup unregisters every handler, then lets running ``async: true`` hooks finish for
@@ -108,62 +186,21 @@ async def mount(
     runner's HTTP connections). Calling it twice is harmless.
     """
     settings = parse_config(config)
-    registry = _registry_of(coordinator)
+    kernel = _kernel_of(coordinator)
     project_dir = resolve_project_dir(coordinator, settings)
-    user_dir = resolve_user_dir(settings)
-    pass_env = None
-    if settings.environment == "minimal":  # the minimal names pass only with fitting values
-        pass_env = [*MINIMAL_ENVIRONMENT, *settings.pass_env]
     factory = runner_factory or default_runner_factory(
-        str(project_dir), coordinator, pass_env=pass_env, settings=settings
+        str(project_dir), coordinator, pass_env=_pass_env(settings), settings=settings
     )
-
-    def build() -> Built:  # at mount, and again when the hook files change (.reload)
-        loaded = load_sources(settings, project_dir=project_dir, user_dir=user_dir)
-        documents = contain_documents(loaded.documents, settings, project_dir=project_dir)
-        loaded = replace(
-            loaded,
-            documents=[
-                (doc, source) for doc, (_, source) in zip(documents, loaded.documents, strict=True)
-            ],
-        )
-        guard, steps = _guarded_steps(loaded, factory)
-        if any(
-            isinstance(entry.spec, CommandHookSpec)
-            and entry.spec.protocol in ("claude-code", "hook-shell")
-            for document in documents
-            for entry in document.entries()
-        ):  # CLAUDE_ENV_FILE reaches the session's bash commands
-            offer_session_environment(coordinator, str(project_dir))
-        dispatcher = Dispatcher(
-            steps,
-            project_dir=str(project_dir),
-            coordinator=coordinator,
-            observe_sources=settings.observe_sources,
-        )
-        logger.info(
-            "%s: %d hook step(s) on %s from %s",
-            MODULE_ID,
-            len(steps),
-            ", ".join(dispatcher.keys) or "no events",
-            ", ".join(d.source for d in documents) or "no source",
-        )
-        sources = find_sources(settings, project_dir=project_dir, user_dir=user_dir)
-        return dispatcher, (guard.close if guard is not None else _nothing), sources
-
-    reloader = Reloader(
-        build,
-        registry,
-        priority=settings.priority,
-        coordinator=coordinator,
-        extra=watched_roots(
-            project_dir,
-            user_dir,
-            project=settings.include_project and settings.hook_shell,
-            user=settings.include_user and settings.hook_shell,
-        ),
+    planned = _Mount(
+        settings, coordinator, kernel, project_dir, resolve_user_dir(settings), factory
     )
-    reloader.start(build())
+    reloader = planned.reloader()
+    reloader.start(planned.build())
+    return _cleanup(reloader, settings.async_grace_s)
+
+
+def _cleanup(reloader: Reloader, grace_s: float) -> Callable[[], Awaitable[None]]:
+    """The mount's cleanup: closes ``reloader`` once, however often it is called."""
     done = False
 
     async def cleanup() -> None:
@@ -171,6 +208,6 @@ async def mount(
         if done:
             return
         done = True
-        await reloader.close(settings.async_grace_s)
+        await reloader.close(grace_s)
 
     return cleanup

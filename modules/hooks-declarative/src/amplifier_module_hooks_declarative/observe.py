@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any, Final
 from .types import Decision, HookContext
 
 if TYPE_CHECKING:
-    from .dispatch import PlannedStep, _Hook
+    from .plan import PlannedHook, PlannedStep
 
 __all__ = ["OBSERVED_EVENT", "ObservedRunner", "observed_payload", "observed_steps"]
 
@@ -121,7 +121,7 @@ def observing(observe_sources: Sequence[str]) -> Callable[[str], bool]:
 def observed_steps(
     steps: Sequence[PlannedStep],
     observe_sources: Sequence[str],
-    run: Callable[[_Hook, HookContext], Awaitable[Decision]],
+    run: Callable[[PlannedHook, HookContext], Awaitable[Decision]],
     coordinator: Any,
 ) -> tuple[PlannedStep, ...]:
     """``steps`` with every hook of a source in observe mode behind an :class:`ObservedRunner`

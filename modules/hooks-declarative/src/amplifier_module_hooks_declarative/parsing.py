@@ -112,6 +112,24 @@ _SPEC_MODELS: Final[dict[str, type[BaseModel]]] = {
     "matcher": MatcherHookSpec,
     "llm": LlmHookSpec,
 }
+
+
+def _plugin_spec(kind: str) -> type[BaseModel] | None:
+    """The spec model of the hook type ``kind`` of another distribution that the module's own
+    hooks files accept (:mod:`.runner_plugins`), or ``None``."""
+    from .runner_plugins import runner_plugin
+
+    plugin = runner_plugin(kind)
+    return plugin.spec if plugin is not None and plugin.in_hooks_files else None
+
+
+def _plugin_type_names() -> list[str]:
+    """The hook types of other distributions (not loaded: for an error message)."""
+    from .registry import DISTRIBUTION, RUNNERS_GROUP, plugins
+
+    return [p.name for p in plugins(RUNNERS_GROUP) if p.distribution != DISTRIBUTION]
+
+
 _DOCUMENT_KEYS: Final = ("hooks", "claude_code")
 _GROUP_KEYS: Final = ("hooks", "parallel", "matcher")
 _CLAUDE_GROUP_KEYS: Final = ("matcher", "hooks", "parallel")
@@ -504,18 +522,23 @@ class Parser:
 
     def hook(self, item: dict[str, Any], loc: Loc) -> HookEntry | None:
         kind = item.get("type")
-        if not isinstance(kind, str) or kind not in _SPEC_MODELS:
+        model: Any = _SPEC_TYPE
+        if isinstance(kind, str) and kind not in _SPEC_MODELS:
+            model = _plugin_spec(kind)
+        if not isinstance(kind, str) or model is None:
             shown = repr(kind) if isinstance(kind, str) else _describe(kind)
-            self.fail(
-                (*loc, "type"),
-                f"unknown hook type {shown}; expected one of: {', '.join(_SPEC_MODELS)}",
-            )
+            known = ", ".join([*_SPEC_MODELS, *_plugin_type_names()])
+            self.fail((*loc, "type"), f"unknown hook type {shown}; expected one of: {known}")
             return None
         try:
-            spec = _SPEC_ADAPTER.validate_python(item)
+            spec = (
+                _SPEC_ADAPTER.validate_python(item)
+                if model is _SPEC_TYPE
+                else model.model_validate(item)
+            )
         except ValidationError as err:
             for problem in validation_problems(
-                err, schema=_SPEC_TYPE, base=loc, document=self.positions
+                err, schema=model, base=loc, document=self.positions
             ):
                 self.problems.append(
                     Problem(problem.message, problem.key_path, problem.line, tuple(problem.loc))

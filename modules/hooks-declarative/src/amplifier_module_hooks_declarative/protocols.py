@@ -1,11 +1,12 @@
 """What a command hook's process reads and writes: one :class:`CommandProtocol` per
-``protocol`` value of a command hook; and the registry of the other tools' hook formats,
-:data:`FORMAT_PACKAGES`, from which the protocols and the formats' hooks files both derive.
+``protocol`` value of a command hook: the module's own (``amplifier``), and one per format of
+the registry (:data:`~.registry.FORMATS_GROUP`), defined by the format's module.
 
 A protocol says what the process gets on stdin for an event, which variables it gets beside the
 session's environment, what exit code 2 means and how its stdout on exit code 0 becomes a
 :class:`~.types.Decision`. :mod:`.runners.command` runs the process; each protocol lives in its
-own module and is imported the first time a hook asks for it.
+own module and is imported the first time a hook asks for it: a format's ``PROTOCOL`` in its
+module, or in the ``protocol`` module of its package.
 
 The process inherits the session's environment without the variables any tool sets for its
 hooks (:mod:`.tool_identity`), so a script that branches on its caller sees only its own
@@ -15,21 +16,22 @@ the module config: :func:`configured_protocol`.
 
 from __future__ import annotations
 
-import importlib
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from importlib import import_module
+from types import ModuleType
 from typing import Any, Final
 
+from .registry import FORMATS_GROUP, Plugin, find_plugin, plugins
 from .tool_identity import inherited_environment
 from .types import Decision, HookContext
 
 __all__ = [
-    "FORMAT_PACKAGES",
-    "PROTOCOL_MODULES",
-    "PROTOCOL_NAMES",
+    "AMPLIFIER_PROTOCOL",
     "CommandProtocol",
     "command_protocol",
     "configured_protocol",
+    "protocol_names",
 ]
 
 
@@ -64,39 +66,50 @@ class CommandProtocol:
         return inherited_environment(environ)
 
 
-FORMAT_PACKAGES: Final[Mapping[str, str]] = {
-    "claude-code": ".formats.claude_code",
-    "gemini": ".formats.gemini",
-    "cursor": ".formats.cursor",
-}
-"""The registry of the other tools' hook formats, one line each: protocol name -> package.
-A format's package defines ``FORMAT`` (:class:`~.source.HookFormat`: the hooks files it reads,
-which :mod:`.sources` adds to every session's) and has a ``protocol`` module defining
-``PROTOCOL``, imported the first time a hook speaks it."""
+AMPLIFIER_PROTOCOL: Final = "amplifier"
+"""The module's own protocol (:mod:`.runners.command`); every other is a format's."""
 
-PROTOCOL_MODULES: Final[Mapping[str, str]] = {
-    "amplifier": ".runners.command",
-    **{name: f"{package}.protocol" for name, package in FORMAT_PACKAGES.items()},
-    "hook-shell": ".formats.hook_shell.protocol",  # its files are read by .sources
-}
-"""The module of each protocol; it defines ``PROTOCOL``."""
 
-PROTOCOL_NAMES: Final = tuple(PROTOCOL_MODULES)
-"""The values a command hook's ``protocol`` may take."""
+def protocol_names() -> tuple[str, ...]:
+    """The values a command hook's ``protocol`` may take: ``amplifier``, then the name of each
+    format of the registry (:data:`~.registry.FORMATS_GROUP`), in its order."""
+    return (AMPLIFIER_PROTOCOL, *(plugin.name for plugin in plugins(FORMATS_GROUP)))
 
-_loaded: dict[str, CommandProtocol] = {}
+
+def _format_protocol(plugin: Plugin) -> CommandProtocol:
+    """The ``PROTOCOL`` of a format's module, or of its ``protocol`` submodule (imported now,
+    the first time a hook speaks it)."""
+    known = plugin.memo.get("protocol")
+    if isinstance(known, CommandProtocol):
+        return known
+    module = plugin.load()
+    found = getattr(module, "PROTOCOL", None)
+    if found is None and isinstance(module, ModuleType) and hasattr(module, "__path__"):
+        try:
+            found = getattr(import_module(f"{module.__name__}.protocol"), "PROTOCOL", None)
+        except ImportError as err:
+            raise plugin.fail(f"has no protocol module: {err}") from err
+    if not isinstance(found, CommandProtocol):
+        raise plugin.fail(
+            "defines no PROTOCOL (a CommandProtocol), neither itself nor in its protocol module"
+        )
+    plugin.memo["protocol"] = found
+    return found
 
 
 def command_protocol(name: str) -> CommandProtocol:
     """The protocol called ``name``, its module imported on first use.
 
     :raises KeyError: no such protocol.
+    :raises ~.registry.PluginError: its format cannot be loaded or defines no protocol.
     """
-    found = _loaded.get(name)
-    if found is None:
-        module = importlib.import_module(PROTOCOL_MODULES[name], __package__)
-        found = _loaded[name] = module.PROTOCOL
-    return found
+    if name == AMPLIFIER_PROTOCOL:  # the command runner's own, below which this module lies
+        found: CommandProtocol = import_module(".runners.command", __package__).PROTOCOL
+        return found
+    plugin = find_plugin(FORMATS_GROUP, name)
+    if plugin is None:
+        raise KeyError(name)
+    return _format_protocol(plugin)
 
 
 def configured_protocol(name: str, options: Mapping[str, Any]) -> CommandProtocol:

@@ -30,6 +30,8 @@ from collections.abc import Awaitable, Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final
 
+from amplifier_hooks_util.kernel import Kernel
+
 from .config import MODULE_ID
 from .formats.hook_shell.reader import HOOKS_FILE_NAME, PROJECT_HOOKS_DIR
 
@@ -126,19 +128,17 @@ class Reloader:
     def __init__(
         self,
         build: Callable[[], Built],
-        registry: Any,
+        kernel: Kernel,
         *,
         priority: int,
-        coordinator: Any,
         extra: Callable[[], Sequence[Path]] = tuple,
     ) -> None:
         self._build = build
         self._find_extra = extra
         self._extra: tuple[Path, ...] = ()
         self._keys: tuple[str, ...] = ()
-        self._registry = registry
+        self._kernel = kernel
         self._priority = priority
-        self._coordinator = coordinator
         self.current: Dispatcher | None = None
         self._close_guard: Callable[[], None] = lambda: None
         self._unregisters: list[Callable[[], Any]] = []
@@ -159,7 +159,7 @@ class Reloader:
         async def watch(event: str, data: dict[str, Any]) -> None:
             await self.check(event)
 
-        self._watch = self._registry.register(
+        self._watch = self._kernel.register(
             WATCH_EVENT, watch, priority=self._priority - 1, name=f"{MODULE_ID}:reload"
         )
 
@@ -178,11 +178,10 @@ class Reloader:
                 logger.warning("%s: unregistering a handler failed", MODULE_ID, exc_info=True)
         if self.current is not None:
             self._retired.append((self.current, self._close_guard))
-        dispatcher.reloader = self
         self.current, self._close_guard, self._sources = dispatcher, close_guard, sources
         self._extra = tuple(self._find_extra())
         self._keys = watched_keys(self._paths())
-        self._unregisters = dispatcher.register(self._registry, priority=self._priority)
+        self._unregisters = dispatcher.register(priority=self._priority, route=self.check)
 
     async def check(self, event: str) -> Dispatcher | None:
         """Reload when the watched files changed; the dispatcher in force afterwards."""
@@ -240,8 +239,9 @@ class Reloader:
 
     async def _notify(self, message: str, level: str) -> None:
         logger.log(logging.ERROR if level == "error" else logging.WARNING, "%s", message)
-        hooks = getattr(self._coordinator, "hooks", None)
-        emit: Callable[[str, dict[str, Any]], Awaitable[Any]] | None = getattr(hooks, "emit", None)
+        emit: Callable[[str, dict[str, Any]], Awaitable[Any]] | None = getattr(
+            self._kernel.registry, "emit", None
+        )
         if emit is None:
             return
         try:

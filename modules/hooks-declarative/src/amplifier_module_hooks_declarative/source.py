@@ -80,7 +80,7 @@ class MoreSources(Protocol):
 class HookFormat:
     """What another tool's hook format brings to a session: its hooks files, read after the
     user's own files (home directory) and after Claude Code's settings (project), in the order
-    of the registry (:data:`~.protocols.FORMAT_PACKAGES`). Its hooks' processes speak the
+    of the registry (:func:`~.format_plugins.hook_formats`). Its hooks' processes speak the
     protocol named ``name`` (the package's ``protocol`` module)."""
 
     name: str

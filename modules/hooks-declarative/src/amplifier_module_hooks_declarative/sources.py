@@ -14,7 +14,7 @@ Sources, in the order their hooks run for one event:
    (:mod:`.formats.claude_code.plugins`; in order, a marketplace's in its order), each file
    in ``files`` (in order), then the config's own ``hooks``.
 
-The other tools' hook formats of the registry (:data:`~.protocols.FORMAT_PACKAGES`, each a
+The other tools' hook formats of the registry (:func:`~.format_plugins.hook_formats`, each a
 :class:`~.source.HookFormat`) add their files: Claude Code's settings first in the project;
 then Gemini CLI's ``settings.json`` and Cursor's ``hooks.json`` (:mod:`.formats.gemini`,
 :mod:`.formats.cursor`; unless ``gemini: false`` / ``cursor: false``), read in ``~/.gemini`` and
@@ -48,7 +48,6 @@ every other hook found or skipped.
 from __future__ import annotations
 
 import dataclasses
-import importlib
 import logging
 import os
 import shlex
@@ -64,6 +63,7 @@ from amplifier_module_hooks_declarative.trust import Surface, TrustStatus, trust
 
 from .config import MODULE_ID, DeclarativeConfig
 from .document import HooksConfigError, HooksDocument, Problem
+from .format_plugins import hook_formats, is_project_kind
 from .formats.claude_code.plugins import (
     PLUGIN_DATA_VARIABLE,
     PLUGIN_ROOT_VARIABLE,
@@ -79,18 +79,16 @@ from .formats.hook_shell.reader import (
     parse_hook_shell_file,
 )
 from .parsing import parse_hooks_data, parse_hooks_text
-from .protocols import FORMAT_PACKAGES, command_protocol
+from .protocols import command_protocol
 from .scripts import script_problem
-from .source import HookFormat, Reader, Source, SourceKind
+from .source import Reader, Source, SourceKind
 from .specs import CommandHookSpec
 from .types import HookContext
 from .variables import with_variables
 
 __all__ = [
-    "FORMATS",
     "HOOKS_FILE",
     "PROJECT_HOOKS_FILE",
-    "PROJECT_KINDS",
     "SOURCE_READERS",
     "Loaded",
     "RefusedPluginsError",
@@ -101,6 +99,7 @@ __all__ = [
     "decide_trust",
     "display_path",
     "find_sources",
+    "is_project_kind",
     "load_documents",
     "load_source",
     "load_sources",
@@ -118,11 +117,6 @@ HOOKS_FILE: Final = "hooks.yaml"
 PROJECT_HOOKS_FILE: Final = ".amplifier/hooks.yaml"
 """The project's hooks file, relative to the project directory."""
 
-FORMATS: Final[tuple[HookFormat, ...]] = tuple(
-    importlib.import_module(package, __package__).FORMAT for package in FORMAT_PACKAGES.values()
-)
-"""The other tools' hook formats, in the registry's order (:data:`~.protocols.FORMAT_PACKAGES`)."""
-
 SOURCE_READERS: Final[dict[SourceKind, Reader]] = {
     "user-hook-shell": parse_hook_shell_file,
     "hook-shell": parse_hook_shell_file,
@@ -131,12 +125,6 @@ SOURCE_READERS: Final[dict[SourceKind, Reader]] = {
 }
 """The parser of each kind of file that is neither a hooks file nor a format's (whose
 :class:`~.source.Source` names its own ``reader``): ``reader(text, label)``."""
-
-PROJECT_KINDS: Final[frozenset[SourceKind]] = frozenset(
-    {"project", "hook-shell", "project-plugin"}.union(*(f.project_kinds for f in FORMATS))
-)
-"""Sources that come with the project rather than from the user or the bundle (a plugin the
-bundle names is one when its directory lies inside the project: a checkout brings it)."""
 
 logger = logging.getLogger("amplifier_module_hooks_declarative")
 
@@ -176,7 +164,7 @@ def _format_sources(
     """The hooks files of every format of the registry under ``root`` (the home directory,
     ``user``, or the project's), then each format's further sources, as their config keys
     allow."""
-    formats = [f for f in FORMATS if f.switch is None or getattr(settings, f.switch)]
+    formats = hook_formats(settings)
     found: list[Source] = []
     for hook_format in formats:
         for hooks in hook_format.files:
@@ -302,7 +290,7 @@ def _raw_bytes(source: Source, snapshot: Surface | None) -> bytes | None:
     """The bytes of ``source``'s file, read once; for a project's file, the bytes its trust
     check hashed (``snapshot``). ``None``: an optional file that does not exist."""
     assert source.path is not None
-    if snapshot is not None and source.kind in PROJECT_KINDS:
+    if snapshot is not None and is_project_kind(source.kind):
         real = os.path.realpath(source.path)
         if real in snapshot.contents:
             return snapshot.contents[real]
@@ -432,7 +420,7 @@ def decide_trust(sources: list[Source], project_dir: Path) -> TrustDecision:
     brought = [
         s
         for s in sources
-        if s.kind in PROJECT_KINDS and s.path is not None and os.path.lexists(s.path)
+        if is_project_kind(s.kind) and s.path is not None and os.path.lexists(s.path)
     ]
     if not brought:
         return TrustDecision(sources, [], None)
@@ -441,7 +429,7 @@ def decide_trust(sources: list[Source], project_dir: Path) -> TrustDecision:
     status = trust_status(project_dir, include=covers, keep=keep)
     if status.trusted:
         return TrustDecision(sources, [], None, status)
-    kept = [s for s in sources if s.kind not in PROJECT_KINDS]
+    kept = [s for s in sources if not is_project_kind(s.kind)]
     stop = status.known and bool(status.changed or status.problem)
     return TrustDecision(kept, brought, status.why_not(), status, stop)
 
@@ -543,7 +531,7 @@ def load_sources(settings: DeclarativeConfig, *, project_dir: Path, user_dir: Pa
         try:
             document = load_source(source, settings, project_dir=project_dir, snapshot=snapshot)
         except HooksConfigError as err:
-            if source.kind not in PROJECT_KINDS:
+            if not is_project_kind(source.kind):
                 if source.kind != "plugin" or err.source == "config":
                     raise
                 refused.append((source, err))

@@ -7,17 +7,24 @@ handful of keys a Claude Code ``hooks`` block adds. Unknown keys are errors, so 
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field
 
-from .protocols import PROTOCOL_NAMES
+from .protocols import protocol_names
 from .types import OnFailure
 
-if TYPE_CHECKING:
-    ProtocolName = str
-else:  # validated as a Literal of the registry's protocols (its error lists them)
-    ProtocolName = Literal[PROTOCOL_NAMES]
+
+def _known_protocol(name: str) -> str:
+    """``name`` when it is a protocol of the registry (read the first time a command hook is)."""
+    known = protocol_names()
+    if name not in known:
+        raise ValueError(f"unknown protocol {name!r}; expected one of: {', '.join(known)}")
+    return name
+
+
+ProtocolName = Annotated[str, AfterValidator(_known_protocol)]
+"""The module's own protocol or a format's (:func:`~.protocols.protocol_names`)."""
 
 __all__ = [
     "AgentHookSpec",
@@ -28,6 +35,7 @@ __all__ = [
     "MatchSpec",
     "MatcherHookSpec",
     "McpToolHookSpec",
+    "PluginHookSpec",
     "PromptHookSpec",
     "UnreadableHookSpec",
 ]
@@ -194,6 +202,15 @@ class UnreadableHookSpec(_Spec):
     on_failure: OnFailure = "block"
 
 
+class PluginHookSpec(_Spec):
+    """The base of a hook type of another distribution (:mod:`.runner_plugins`): its model
+    narrows ``type`` to its name (``type: Literal["notify"]``) and adds its own keys."""
+
+    type: str
+    timeout_ms: int = Field(default=60_000, gt=0)
+    on_failure: OnFailure = "warn"
+
+
 HookSpec = (
     CommandHookSpec
     | MatcherHookSpec
@@ -203,4 +220,5 @@ HookSpec = (
     | HttpHookSpec
     | McpToolHookSpec
     | UnreadableHookSpec
+    | PluginHookSpec
 )

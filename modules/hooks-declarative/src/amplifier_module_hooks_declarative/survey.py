@@ -21,7 +21,7 @@ from .config import MODULE_ID, DeclarativeConfig
 from .document import HookGroup, HooksConfigError
 from .formats.claude_code.plugins import discover_plugins
 from .source import SourceKind
-from .sources import PROJECT_KINDS, decide_trust, display_path, find_sources, load_source
+from .sources import decide_trust, display_path, find_sources, is_project_kind, load_source
 from .specs import (
     CommandHookSpec,
     HookSpec,
@@ -156,7 +156,7 @@ def survey_sources(settings: DeclarativeConfig, *, project_dir: Path, user_dir: 
             try:
                 document = load_source(source, settings, project_dir=project_dir, snapshot=snapshot)
             except HooksConfigError as err:
-                fatal = source.kind not in PROJECT_KINDS or settings.strict
+                fatal = not is_project_kind(source.kind) or settings.strict
                 reason = str(err).removeprefix(f"{MODULE_ID}: ")
                 skipped.append(SkippedItem(source.label, reason, fatal))
                 continue

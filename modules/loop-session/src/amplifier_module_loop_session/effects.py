@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Callable
 from typing import Any, Literal
 
 from amplifier_core import HookResult
@@ -50,7 +49,7 @@ class HookEffects:
             )
             result = result.model_copy(update={"action": "continue"})
         coordinator = self.loop.coordinator
-        queues = _kernel_queue(coordinator) is not None
+        queues = self.loop.kernel.take_ephemeral is not None
         try:
             handled = await coordinator.process_hook_result(result, event, "hooks")
         except Exception as err:
@@ -91,7 +90,7 @@ class HookEffects:
 
     def take_ephemeral(self) -> list[dict[str, Any]]:
         """The ephemeral injections waiting for the next request (the queue empties)."""
-        take = _kernel_queue(self.loop.coordinator)
+        take = self.loop.kernel.take_ephemeral
         if take is None:
             taken, self._ephemeral = self._ephemeral, []
             return taken
@@ -174,10 +173,3 @@ class HookEffects:
         outcome.status = "denied"
         outcome.reason = reason
         outcome.response = ""
-
-
-def _kernel_queue(coordinator: Any) -> Callable[[], list[Any]] | None:
-    """Where our kernel queues ephemeral injections (``coordinator.injections.take_ephemeral``);
-    ``None`` on a kernel that does not queue them (amplifier-core 2.0.2)."""
-    take = getattr(getattr(coordinator, "injections", None), "take_ephemeral", None)
-    return take if callable(take) else None

@@ -17,6 +17,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
+from amplifier_hooks_util.kernel import Kernel
 from amplifier_hooks_util.state import render_template
 
 from . import names as ev
@@ -45,6 +46,7 @@ class SessionLoop:
     def __init__(self, config: LoopConfig, coordinator: Any) -> None:
         self.config = config
         self.coordinator = coordinator
+        self.kernel = Kernel.of(coordinator)
         self.working_dir = self._working_dir(config, coordinator)
         self.memory = MemoryWatcher(
             self.working_dir, config.memory_files, where="loop-session config memory_files"
@@ -109,7 +111,7 @@ class SessionLoop:
 
     @property
     def cancelled(self) -> bool:
-        cancellation = getattr(self.coordinator, "cancellation", None)
+        cancellation = self.kernel.cancellation
         return bool(cancellation is not None and cancellation.is_cancelled)
 
     def tool_specs(self) -> list[ToolSpec]:
@@ -142,19 +144,18 @@ class SessionLoop:
         **kwargs: Any,
     ) -> str:
         """Run one turn for ``prompt`` and return the final assistant text."""
-        if coordinator is not None:
+        if coordinator is not None and coordinator is not self.coordinator:
             self.coordinator = coordinator
+            self.kernel = Kernel.of(coordinator)
         self.providers = providers
         self.tools = tools
         self._context = context
         if self._model and self._provider_name in providers:
             self._adopt_model(self._model)  # a model restored before the providers were known
-        cancellation = getattr(self.coordinator, "cancellation", None)
+        cancellation = self.kernel.cancellation
         if cancellation is not None and cancellation.is_cancelled:
             cancellation.reset()  # a cancel between turns does nothing
-        reset_turn = getattr(self.coordinator, "reset_turn", None)
-        if callable(reset_turn):
-            reset_turn()
+        self.kernel.reset_turn()
         if not self._resolved:
             self._resolved = True
             await self._resolve(None)
@@ -189,7 +190,7 @@ class SessionLoop:
             ev.CANCEL_REQUESTED,
             {"immediate": immediate, "running_tools": self.running_tools},
         )
-        cancellation = getattr(self.coordinator, "cancellation", None)
+        cancellation = self.kernel.cancellation
         if cancellation is not None:
             if immediate:
                 cancellation.request_immediate()

@@ -40,20 +40,6 @@ class SentRequest:
     duration: float
 
 
-def _listened(hooks: Any, event: str) -> bool:
-    """Whether a handler runs for ``event`` (a hook registry that cannot say: assume so)."""
-    lister = getattr(hooks, "list_handlers", None)
-    if not callable(lister):
-        return True
-    try:
-        found = lister(event)
-    except Exception:
-        return True
-    if isinstance(found, dict):
-        return any(found.values())
-    return bool(found)
-
-
 def _response_text(response: ChatResponse) -> tuple[str, str]:
     """The response's text and its thinking, each joined from its blocks."""
     text: list[str] = []
@@ -164,7 +150,7 @@ class ProviderCall:
             "messages": len(prepared.messages),
             "tools": len(prepared.specs),
         }
-        if _listened(hooks, ev.LLM_REQUEST):  # the body costs a copy of the request
+        if self.loop.kernel.listened(ev.LLM_REQUEST):  # the body costs a copy of the request
             rest = request.model_dump(
                 mode="json", exclude_none=True, warnings=False, exclude={"messages"}
             )
@@ -251,7 +237,7 @@ class ProviderCall:
             "finish_reason": sent.response.finish_reason,
             "duration": sent.duration,
         }
-        if _listened(hooks, ev.LLM_RESPONSE):
+        if self.loop.kernel.listened(ev.LLM_RESPONSE):
             received["response"] = sent.response.model_dump(
                 mode="json", exclude_none=True, warnings=False
             )

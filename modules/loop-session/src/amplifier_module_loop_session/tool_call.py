@@ -162,7 +162,7 @@ class ToolCalls:
     ) -> dict[str, Any] | Answered:
         """The tool's result as a result dict, or the error the model sees when it failed."""
         tool = self.loop.tools.get(name)
-        cancellation = getattr(self.loop.coordinator, "cancellation", None)
+        cancellation = self.loop.kernel.cancellation
         self.running.append(name)
         if cancellation is not None:
             cancellation.register_tool_start(call_id, name)

@@ -10,6 +10,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, Protocol
 
+from amplifier_hooks_util.kernel import Kernel
+
 from amplifier_core.message_models import ToolSpec
 
 from .config import LoopConfig
@@ -23,6 +25,8 @@ class LoopView(Protocol):
 
     config: LoopConfig
     coordinator: Any
+    kernel: Kernel
+    """The kernel the session runs on, asked once (:class:`~amplifier_hooks_util.kernel.Kernel`)."""
     working_dir: Path
     tools: dict[str, Any]
     current_request_id: str | None

@@ -92,7 +92,8 @@ from __future__ import annotations
 
 import logging
 import os
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
 from typing import Any, Final
 
 from amplifier_hooks_util.state import session_dir
@@ -276,58 +277,90 @@ def _agent_type(data: Mapping[str, Any]) -> str:
     return _text(data, "agent_type") or (found if isinstance(found, str) else "")
 
 
-def _event_fields(name: str, ctx: HookContext, transcript: str) -> dict[str, Any]:
-    """The fields Claude Code adds for event ``name`` (the module docstring's table)."""
+Fields = dict[str, Any]
+FieldsOf = Callable[[HookContext, str, str], Fields]
+"""The fields of one event: ``fields(ctx, name, transcript)``."""
+
+
+def _post_tool_fields(ctx: HookContext, name: str, transcript: str) -> Fields:
+    result = ctx.data.get("tool_result")
+    # tool_result: hook-shell's key, our result as is
+    return {"tool_response": _tool_response(ctx.tool, result), "tool_result": result}
+
+
+def _failure_fields(ctx: HookContext, name: str, transcript: str) -> Fields:
+    error = ctx.data.get("error")
+    message = error.get("message", "") if isinstance(error, Mapping) else str(error)
+    return {"error": message, "is_interrupt": False}
+
+
+def _stop_fields(ctx: HookContext, name: str, transcript: str) -> Fields:
     data = ctx.data
-    if name == "PostToolUse":
-        return {
-            "tool_response": _tool_response(ctx.tool, data.get("tool_result")),
-            "tool_result": data.get("tool_result"),  # hook-shell's key, our result as is
-        }
-    if name == "PostToolUseFailure":
-        error = data.get("error")
-        message = error.get("message", "") if isinstance(error, Mapping) else str(error)
-        return {"error": message, "is_interrupt": False}
-    if name == "PermissionRequest":
-        return {"permission_suggestions": []}
-    if name == "PermissionDenied":
-        return {"reason": _text(data, "reason")}
-    if name == "UserPromptSubmit":
-        return {"prompt": data.get("prompt", "")}
-    if name in _KEEPS_WORKING:
-        fields: dict[str, Any] = {
-            "stop_hook_active": data.get("stop_hook_active") is True,
-            "last_assistant_message": _text(data, "response"),
-        }
-        if name == "SubagentStop":
-            fields.update(
-                agent_id=ctx.session_id,
-                agent_type=_agent_type(data),
-                agent_transcript_path=transcript,
-            )
-        return fields
-    if name == "SubagentStart":
-        return {"agent_id": ctx.session_id, "agent_type": _agent_type(data)}
-    if name == "SessionStart":
-        default = "resume" if ctx.event == "session:resume" else "startup"
-        source = _text(data, "source", default) or default
-        return {"source": source, "trigger": source}  # trigger: hook-shell's name for it
-    if name == "SessionEnd":
-        return {"reason": _text(data, "reason", "other") or "other"}
-    if name == "Notification":
-        return {"message": data.get("message", ""), "notification_type": notification_type(data)}
-    if name in ("PreCompact", "PostCompact"):
-        trigger = _text(data, "trigger", "auto") or "auto"
-        if name == "PostCompact":
-            return {"trigger": trigger}
-        return {"trigger": trigger, "custom_instructions": _text(data, "custom_instructions")}
-    if name == "InstructionsLoaded":
-        return instructions_fields(data, ctx.project_dir)
-    if name == "ConfigChange":
-        return {"source": _text(data, "source"), "file_path": _text(data, "file_path")}
-    if ctx.event not in CLAUDE_EVENTS:
-        return {"data": data}
-    return {}
+    fields: Fields = {
+        "stop_hook_active": data.get("stop_hook_active") is True,
+        "last_assistant_message": _text(data, "response"),
+    }
+    if name == "SubagentStop":
+        fields.update(
+            agent_id=ctx.session_id,
+            agent_type=_agent_type(data),
+            agent_transcript_path=transcript,
+        )
+    return fields
+
+
+def _session_start_fields(ctx: HookContext, name: str, transcript: str) -> Fields:
+    default = "resume" if ctx.event == "session:resume" else "startup"
+    source = _text(ctx.data, "source", default) or default
+    return {"source": source, "trigger": source}  # trigger: hook-shell's name for it
+
+
+def _compact_fields(ctx: HookContext, name: str, transcript: str) -> Fields:
+    trigger = _text(ctx.data, "trigger", "auto") or "auto"
+    if name == "PostCompact":
+        return {"trigger": trigger}
+    return {"trigger": trigger, "custom_instructions": _text(ctx.data, "custom_instructions")}
+
+
+_EVENT_FIELDS: Final[dict[str, FieldsOf]] = {
+    "PostToolUse": _post_tool_fields,
+    "PostToolUseFailure": _failure_fields,
+    "PermissionRequest": lambda ctx, name, transcript: {"permission_suggestions": []},
+    "PermissionDenied": lambda ctx, name, transcript: {"reason": _text(ctx.data, "reason")},
+    "UserPromptSubmit": lambda ctx, name, transcript: {"prompt": ctx.data.get("prompt", "")},
+    **dict.fromkeys(_KEEPS_WORKING, _stop_fields),
+    "SubagentStart": lambda ctx, name, transcript: {
+        "agent_id": ctx.session_id,
+        "agent_type": _agent_type(ctx.data),
+    },
+    "SessionStart": _session_start_fields,
+    "SessionEnd": lambda ctx, name, transcript: {
+        "reason": _text(ctx.data, "reason", "other") or "other"
+    },
+    "Notification": lambda ctx, name, transcript: {
+        "message": ctx.data.get("message", ""),
+        "notification_type": notification_type(ctx.data),
+    },
+    "PreCompact": _compact_fields,
+    "PostCompact": _compact_fields,
+    "InstructionsLoaded": lambda ctx, name, transcript: instructions_fields(
+        ctx.data, ctx.project_dir
+    ),
+    "ConfigChange": lambda ctx, name, transcript: {
+        "source": _text(ctx.data, "source"),
+        "file_path": _text(ctx.data, "file_path"),
+    },
+}
+"""The fields Claude Code adds for each event (the module docstring's table)."""
+
+
+def _event_fields(name: str, ctx: HookContext, transcript: str) -> dict[str, Any]:
+    """The fields Claude Code adds for event ``name``; an event Claude Code does not have
+    gets its data as ``data``."""
+    fields = _EVENT_FIELDS.get(name)
+    if fields is not None:
+        return fields(ctx, name, transcript)
+    return {"data": ctx.data} if ctx.event not in CLAUDE_EVENTS else {}
 
 
 def claude_input(ctx: HookContext, project_dir: str) -> dict[str, Any]:
@@ -455,12 +488,29 @@ def _permission_request(
     )
 
 
-def _interpret(
-    ctx: HookContext, name: str, answer: dict[str, Any], label: str, project_dir: str
-) -> Decision:
+@dataclass(frozen=True, slots=True)
+class _Answer:
+    """A hook's stdout object as Claude Code reads it, every field checked."""
+
+    go_on: bool | None
+    stop_reason: str | None
+    system_message: str | None
+    decision: str | None
+    reason: str | None
+    specific: dict[str, Any]
+    permission: str | None
+    permission_reason: str | None
+    updated: dict[str, Any] | None
+    context: str | None
+
+
+def _read_answer(name: str, answer: dict[str, Any]) -> _Answer:
+    """The fields of ``answer`` on a ``name`` event, checked in the order Claude Code reads
+    them.
+
+    :raises BadAnswer: a field has the wrong type or a value the event does not take.
+    """
     common = common_fields(answer)
-    go_on, stop_reason, system_message = common.go_on, common.stop_reason, common.system_message
-    decision, reason = common.decision, common.reason
     injection = answer_field(answer, "contextInjection", str, "a string", "")  # hook-shell's key
     specific = answer_field(answer, "hookSpecificOutput", dict, "an object", "") or {}
     where = "hookSpecificOutput."
@@ -479,70 +529,93 @@ def _interpret(
         )
     if permission is not None and name != "PreToolUse":
         raise BadAnswer(f"{where}permissionDecision is for PreToolUse, not {name}")
-    if decision is not None and decision not in ("block", "approve"):
-        raise BadAnswer(f"decision is {decision!r}, expected block or approve")
+    if common.decision is not None and common.decision not in ("block", "approve"):
+        raise BadAnswer(f"decision is {common.decision!r}, expected block or approve")
+    return _Answer(
+        common.go_on,
+        common.stop_reason,
+        common.system_message,
+        common.decision,
+        common.reason,
+        specific,
+        permission,
+        permission_reason,
+        updated,
+        context,
+    )
 
-    if go_on is False:
-        return Decision(
-            action="block" if name in _BLOCKS else "continue",
-            message=join_lines(stop_reason or f"stopped by hook {label}", system_message),
-            level="warning",
-            context=context,
-            stop=name not in _KEEPS_WORKING,  # on Stop, continue: false just lets it stop
-            source=label,
-        )
-    if name == "PermissionRequest":
-        extra = Decision(
-            message=system_message, level="warning" if system_message else "info", context=context
-        )
-        verdict = _permission_request(ctx, specific, label, project_dir, extra)
-        if verdict is not None:
-            return verdict
-    if name == "PreToolUse" and permission is None and decision is not None:
-        permission = "allow" if decision == "approve" else "deny"
-        permission_reason = reason
-    elif decision == "block":
-        blocked = claude_blocked(ctx, reason or default_reason(label), label=label)
-        return with_system_message(blocked, system_message, context, label)
 
+def _stopped(name: str, read: _Answer, label: str) -> Decision:
+    """``continue: false``: the agent stops (on ``Stop``, it is just let stop)."""
+    return Decision(
+        action="block" if name in _BLOCKS else "continue",
+        message=join_lines(read.stop_reason or f"stopped by hook {label}", read.system_message),
+        level="warning",
+        context=read.context,
+        stop=name not in _KEEPS_WORKING,
+        source=label,
+    )
+
+
+def _permitted(
+    ctx: HookContext, name: str, read: _Answer, label: str, project_dir: str
+) -> Decision:
+    """The decision of ``permissionDecision`` (or the older ``decision`` on ``PreToolUse``),
+    with ``updatedInput`` as the changed arguments."""
+    permission, permission_reason = read.permission, read.permission_reason
+    if name == "PreToolUse" and permission is None and read.decision is not None:
+        permission = "allow" if read.decision == "approve" else "deny"
+        permission_reason = read.reason
     modified = None
-    if updated is not None and name == "PreToolUse":
-        modified = our_tool_input(ctx.tool, updated, ctx.args, project_dir)
+    if read.updated is not None and name == "PreToolUse":
+        modified = our_tool_input(ctx.tool, read.updated, ctx.args, project_dir)
     if permission == "deny":
-        if system_message:
-            logger.warning("hook %s: %s", label, system_message)
-        return Decision(
-            action="block",
-            message=permission_reason or default_reason(label),
-            level="warning",
-            context=context,
-            source=label,
-        )
+        if read.system_message:
+            logger.warning("hook %s: %s", label, read.system_message)
+        message = permission_reason or default_reason(label)
+        return Decision("block", message, "warning", context=read.context, source=label)
     if permission == "ask":
         tool = CLAUDE_TOOLS.get(ctx.tool or "", ctx.tool)
         return Decision(
             action="ask",
             message=join_lines(permission_reason or f"Allow {tool or name}? (hook {label})"),
             modified_args=modified,
-            context=context,
-            source=label,
-        )
-    if modified is not None:
-        return Decision(
-            action="modify",
-            message=join_lines(system_message, permission_reason),
-            level="warning" if system_message else "info",
-            modified_args=modified,
-            context=context,
+            context=read.context,
             source=label,
         )
     return Decision(
-        action="allow" if permission == "allow" else "continue",
-        message=join_lines(system_message, permission_reason),
-        level="warning" if system_message else "info",
-        context=context,
+        action="modify"
+        if modified is not None
+        else "allow"
+        if permission == "allow"
+        else "continue",
+        message=join_lines(read.system_message, permission_reason),
+        level="warning" if read.system_message else "info",
+        modified_args=modified,
+        context=read.context,
         source=label,
     )
+
+
+def _interpret(
+    ctx: HookContext, name: str, answer: dict[str, Any], label: str, project_dir: str
+) -> Decision:
+    read = _read_answer(name, answer)
+    if read.go_on is False:
+        return _stopped(name, read, label)
+    if name == "PermissionRequest":
+        extra = Decision(
+            message=read.system_message,
+            level="warning" if read.system_message else "info",
+            context=read.context,
+        )
+        verdict = _permission_request(ctx, read.specific, label, project_dir, extra)
+        if verdict is not None:
+            return verdict
+    if read.decision == "block" and not (name == "PreToolUse" and read.permission is None):
+        blocked = claude_blocked(ctx, read.reason or default_reason(label), label=label)
+        return with_system_message(blocked, read.system_message, read.context, label)
+    return _permitted(ctx, name, read, label, project_dir)
 
 
 PROTOCOL: Final = CommandProtocol(

@@ -68,7 +68,8 @@ import json
 import logging
 import os
 import stat
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final
 
@@ -233,6 +234,103 @@ def _compaction(data: Mapping[str, Any]) -> dict[str, Any]:
     }
 
 
+Fields = dict[str, Any]
+
+
+def _shell_fields(ctx: HookContext, name: str, project_dir: str) -> Fields:
+    fields: Fields = {"command": ctx.args.get("command", ""), "cwd": project_dir}
+    if name == "afterShellExecution":
+        fields |= {"output": _output(ctx.data.get("tool_result")), "duration": 0}
+    return fields
+
+
+def _mcp_fields(ctx: HookContext, name: str, project_dir: str) -> Fields:
+    tool = ctx.tool or ""
+    fields: Fields = {
+        "tool_name": tool.rsplit("__", 1)[-1],
+        "server": tool[len(MCP_PREFIX) :].split("__", 1)[0],
+        "tool_input": json.dumps(ctx.args, default=str),
+    }
+    if name == "afterMCPExecution":
+        result = json.dumps(ctx.data.get("tool_result"), default=str)
+        fields |= {"result_json": result, "duration": 0}
+    return fields
+
+
+def _read_file_fields(ctx: HookContext, name: str, project_dir: str) -> Fields:
+    path = _absolute(ctx.args.get("file_path") or ctx.args.get("path"), project_dir)
+    return {"file_path": path, "content": _file_content(path), "attachments": []}
+
+
+def _edit_fields(ctx: HookContext, name: str, project_dir: str) -> Fields:
+    args = ctx.args
+    if ctx.tool == "write_file":
+        edit = {"old_string": "", "new_string": args.get("content", "")}
+    else:
+        edit = {"old_string": args.get("old_string", ""), "new_string": args.get("new_string", "")}
+    path = _absolute(args.get("file_path") or args.get("path"), project_dir)
+    return {"file_path": path, "edits": [edit]}
+
+
+def _tool_fields(ctx: HookContext, name: str, project_dir: str) -> Fields:
+    data = ctx.data
+    fields: Fields = {
+        "tool_name": cursor_tool(ctx.tool or ""),
+        "tool_input": dict(ctx.args),
+        "tool_use_id": data.get("tool_call_id"),
+        "cwd": project_dir,
+    }
+    if name == "postToolUse":
+        fields |= {"tool_output": _output(data.get("tool_result")), "duration": 0}
+    elif name == "postToolUseFailure":
+        error = data.get("error")
+        message = error.get("message", "") if isinstance(error, Mapping) else str(error)
+        fields |= {
+            "error_message": message,
+            "failure_type": "error",
+            "duration": 0,
+            "is_interrupt": False,
+        }
+    return fields
+
+
+def _session_fields(ctx: HookContext, name: str, project_dir: str) -> Fields:
+    fields: Fields = {
+        "session_id": ctx.session_id,
+        "is_background_agent": False,
+        "composer_mode": "agent",
+    }
+    if name == "sessionEnd":
+        status = str(ctx.data.get("status"))
+        fields["reason"] = {"failed": "error", "cancelled": "aborted"}.get(status, "completed")
+        fields["duration_ms"] = round(float(ctx.data.get("duration") or 0) * 1000)
+    return fields
+
+
+_EVENT_FIELDS: Final[dict[str, Callable[[HookContext, str, str], Fields]]] = {
+    "beforeShellExecution": _shell_fields,
+    "afterShellExecution": _shell_fields,
+    "beforeMCPExecution": _mcp_fields,
+    "afterMCPExecution": _mcp_fields,
+    "beforeReadFile": _read_file_fields,
+    "afterFileEdit": _edit_fields,
+    "preToolUse": _tool_fields,
+    "postToolUse": _tool_fields,
+    "postToolUseFailure": _tool_fields,
+    "beforeSubmitPrompt": lambda ctx, name, project_dir: {
+        "prompt": ctx.data.get("prompt", ""),
+        "attachments": [],
+    },
+    "stop": lambda ctx, name, project_dir: {"status": "completed", "loop_count": 0},
+    "afterAgentResponse": lambda ctx, name, project_dir: {"text": ctx.data.get("response", "")},
+    "sessionStart": _session_fields,
+    "sessionEnd": _session_fields,
+    "preCompact": lambda ctx, name, project_dir: _compaction(ctx.data),
+}
+"""The fields of each Cursor event beside the common ones: ``fields(ctx, name, project_dir)``;
+an event not listed gets the event's data as ``data``."""
+
+
 def cursor_input(
     ctx: HookContext, project_dir: str, *, version: str = DEFAULT_CURSOR_VERSION
 ) -> dict[str, Any]:
@@ -252,73 +350,8 @@ def cursor_input(
         "user_email": None,
         "transcript_path": _transcript(data),
     }
-    args = ctx.args
-    if name in ("beforeShellExecution", "afterShellExecution"):
-        payload["command"] = args.get("command", "")
-        payload["cwd"] = project_dir
-        if name == "afterShellExecution":
-            payload["output"] = _output(data.get("tool_result"))
-            payload["duration"] = 0
-    elif name in ("beforeMCPExecution", "afterMCPExecution"):
-        tool = ctx.tool or ""
-        payload["tool_name"] = tool.rsplit("__", 1)[-1]
-        payload["server"] = tool[len(MCP_PREFIX) :].split("__", 1)[0]
-        payload["tool_input"] = json.dumps(args, default=str)
-        if name == "afterMCPExecution":
-            payload["result_json"] = json.dumps(data.get("tool_result"), default=str)
-            payload["duration"] = 0
-    elif name == "beforeReadFile":
-        path = _absolute(args.get("file_path") or args.get("path"), project_dir)
-        payload["file_path"] = path
-        payload["content"] = _file_content(path)
-        payload["attachments"] = []
-    elif name == "afterFileEdit":
-        payload["file_path"] = _absolute(args.get("file_path") or args.get("path"), project_dir)
-        if ctx.tool == "write_file":
-            edits = [{"old_string": "", "new_string": args.get("content", "")}]
-        else:
-            edits = [
-                {"old_string": args.get("old_string", ""), "new_string": args.get("new_string", "")}
-            ]
-        payload["edits"] = edits
-    elif name in ("preToolUse", "postToolUse", "postToolUseFailure"):
-        payload["tool_name"] = cursor_tool(ctx.tool or "")
-        payload["tool_input"] = dict(args)
-        payload["tool_use_id"] = data.get("tool_call_id")
-        payload["cwd"] = project_dir
-        if name == "postToolUse":
-            payload["tool_output"] = _output(data.get("tool_result"))
-            payload["duration"] = 0
-        elif name == "postToolUseFailure":
-            error = data.get("error")
-            payload["error_message"] = (
-                error.get("message", "") if isinstance(error, Mapping) else str(error)
-            )
-            payload["failure_type"] = "error"
-            payload["duration"] = 0
-            payload["is_interrupt"] = False
-    elif name == "beforeSubmitPrompt":
-        payload["prompt"] = data.get("prompt", "")
-        payload["attachments"] = []
-    elif name == "stop":
-        payload["status"] = "completed"
-        payload["loop_count"] = 0
-    elif name == "afterAgentResponse":
-        payload["text"] = data.get("response", "")
-    elif name in ("sessionStart", "sessionEnd"):
-        payload["session_id"] = ctx.session_id
-        payload["is_background_agent"] = False
-        payload["composer_mode"] = "agent"
-        if name == "sessionEnd":
-            status = data.get("status")
-            payload["reason"] = {"failed": "error", "cancelled": "aborted"}.get(
-                str(status), "completed"
-            )
-            payload["duration_ms"] = round(float(data.get("duration") or 0) * 1000)
-    elif name == "preCompact":
-        payload.update(_compaction(data))
-    else:
-        payload["data"] = data
+    fields = _EVENT_FIELDS.get(name)
+    payload.update(fields(ctx, name, project_dir) if fields is not None else {"data": data})
     return payload
 
 
@@ -349,12 +382,22 @@ def cursor_blocked(ctx: HookContext, reason: str, *, label: str) -> Decision:
     return Decision(message=text, level="warning", source=label)
 
 
-def cursor_decision(ctx: HookContext, stdout: str, *, label: str) -> Decision | str:
-    """The decision in a Cursor hook's stdout (exit code 0), or what is wrong with it."""
-    text = stdout.strip()
-    if not text:
-        return Decision(source=label)
-    name = cursor_event(ctx)
+@dataclass(frozen=True, slots=True)
+class _Answer:
+    """A Cursor hook's stdout object, every field checked."""
+
+    user: str | None
+    agent: str | None
+    permission: str | None
+    context: str | None
+    followup: str | None
+    go_on: bool | None
+    updated: object
+
+
+def _answer_object(text: str, name: str, label: str) -> dict[str, Any] | Decision | str:
+    """The JSON object in ``text``; a decision to let the event be when Cursor does not read
+    the event's output; or what is wrong with it."""
     try:
         answer = loads_unique(text)
     except DuplicateKeyError as err:
@@ -368,56 +411,81 @@ def cursor_decision(ctx: HookContext, stdout: str, *, label: str) -> Decision | 
         return f"stdout is not JSON ({answer}): {text[:200]!r}"
     if not isinstance(answer, dict):
         return f"stdout is a JSON {type(answer).__name__}, expected an object"
+    return answer
+
+
+def _read_answer(answer: dict[str, Any]) -> _Answer | str:
+    """The fields of ``answer``, or what is wrong with one."""
     try:
-        user = answer_field(answer, "user_message", str, "a string", "")
-        agent = answer_field(answer, "agent_message", str, "a string", "")
-        permission = answer_field(answer, "permission", str, "a string", "")
-        context = answer_field(answer, "additional_context", str, "a string", "")
-        followup = answer_field(answer, "followup_message", str, "a string", "")
-        go_on = answer_field(answer, "continue", bool, "true or false", "")
+        read = _Answer(
+            user=answer_field(answer, "user_message", str, "a string", ""),
+            agent=answer_field(answer, "agent_message", str, "a string", ""),
+            permission=answer_field(answer, "permission", str, "a string", ""),
+            context=answer_field(answer, "additional_context", str, "a string", ""),
+            followup=answer_field(answer, "followup_message", str, "a string", ""),
+            go_on=answer_field(answer, "continue", bool, "true or false", ""),
+            updated=answer.get("updated_input"),
+        )
     except BadAnswer as err:
         return f"stdout JSON: {err}"
-    if permission is not None and permission not in _PERMISSIONS:
-        return f"stdout JSON: permission is {permission!r}, expected allow, deny or ask"
-    if name not in ("sessionStart", "postToolUse"):
-        context = None
-    if name == "stop" and followup:  # Cursor submits it as the next user message
-        return Decision(
-            action="block", message=followup, context=followup, source=label, keep_working=True
-        )
-    if name in _PERMISSION_EVENTS and permission == "deny":
-        return Decision(
-            action="block",
-            message=agent or user or default_reason(label),
-            level="warning",
-            source=label,
-        )
-    if name == "beforeSubmitPrompt" and go_on is False:
-        return Decision(
-            action="block",
-            message=user or default_reason(label),
-            level="warning",
-            source=label,
-        )
-    updated = answer.get("updated_input")
+    if read.permission is not None and read.permission not in _PERMISSIONS:
+        return f"stdout JSON: permission is {read.permission!r}, expected allow, deny or ask"
+    return read
+
+
+def _blocking(name: str, read: _Answer, label: str) -> Decision | None:
+    """The block the answer asks for on ``name``, if any: a stop's follow-up, a denied
+    permission, a prompt not to submit."""
+    if name == "stop" and read.followup:  # Cursor submits it as the next user message
+        message = read.followup
+        return Decision("block", message, context=message, source=label, keep_working=True)
+    if name in _PERMISSION_EVENTS and read.permission == "deny":
+        message = read.agent or read.user or default_reason(label)
+        return Decision("block", message, "warning", source=label)
+    if name == "beforeSubmitPrompt" and read.go_on is False:
+        return Decision("block", read.user or default_reason(label), "warning", source=label)
+    return None
+
+
+def _decided(ctx: HookContext, name: str, read: _Answer, label: str) -> Decision:
+    """What an answer that blocks nothing decides: ask, change the input, allow or go on."""
+    updated = read.updated
     modified = updated if name == "preToolUse" and isinstance(updated, dict) and updated else None
-    if name in _PERMISSION_EVENTS and permission == "ask":
+    if name in _PERMISSION_EVENTS and read.permission == "ask":
         return Decision(
             action="ask",
-            message=user or agent or f"Allow {cursor_tool(ctx.tool or '')}? (hook {label})",
+            message=read.user
+            or read.agent
+            or f"Allow {cursor_tool(ctx.tool or '')}? (hook {label})",
             modified_args=modified,
             source=label,
         )
-    if name in _PERMISSION_EVENTS and agent:
-        context = agent
-    action: Action = "modify" if modified else "allow" if permission == "allow" else "continue"
+    context = read.context if name in ("sessionStart", "postToolUse") else None
+    if name in _PERMISSION_EVENTS and read.agent:
+        context = read.agent
+    action: Action = "modify" if modified else "allow" if read.permission == "allow" else "continue"
     return Decision(
         action=action,
-        message=user if name in _BLOCKS or name == "sessionStart" else None,
+        message=read.user if name in _BLOCKS or name == "sessionStart" else None,
         modified_args=modified,
         context=context,
         source=label,
     )
+
+
+def cursor_decision(ctx: HookContext, stdout: str, *, label: str) -> Decision | str:
+    """The decision in a Cursor hook's stdout (exit code 0), or what is wrong with it."""
+    text = stdout.strip()
+    if not text:
+        return Decision(source=label)
+    name = cursor_event(ctx)
+    answer = _answer_object(text, name, label)
+    if not isinstance(answer, dict):
+        return answer
+    read = _read_answer(answer)
+    if isinstance(read, str):
+        return read
+    return _blocking(name, read, label) or _decided(ctx, name, read, label)
 
 
 def user_hooks_dir() -> Path:

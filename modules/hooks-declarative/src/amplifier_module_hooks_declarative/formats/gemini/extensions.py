@@ -48,6 +48,7 @@ from typing import Any, Final, Literal
 from ...config import DeclarativeConfig
 from ...document import HooksDocument
 from ...source import Source
+from .places import EXTENSIONS_DIR
 from .reader import parse_gemini_settings, strip_json_comments
 
 __all__ = [
@@ -68,8 +69,6 @@ __all__ = [
 
 logger = logging.getLogger("amplifier_module_hooks_declarative")
 
-EXTENSIONS_DIR: Final = ".gemini/extensions"
-"""Where extensions are installed, under the home directory (and the project's)."""
 CONFIG_FILE: Final = "gemini-extension.json"
 INSTALL_METADATA_FILE: Final = ".gemini-extension-install.json"
 ENABLEMENT_FILE: Final = "extension-enablement.json"

@@ -1,0 +1,183 @@
+"""The kernel a module is mounted on, asked once at mount: :class:`Kernel`.
+
+A module runs on this repository's kernel and on amplifier-core 2.0.2. They differ in what a
+hook registry offers and in what a handler's result means; a module resolves a :class:`Kernel`
+at mount (:meth:`Kernel.of`) and asks it, never the registry or the coordinator:
+
+* **registering** (:meth:`Kernel.register`): ours takes a handler's own ``timeout`` and
+  ``fail_closed`` and wildcard events (``*:error``); 2.0.2 takes the event, the handler, a
+  priority and a name only;
+* **what ``None`` means** (:attr:`Kernel.none_is_continue`): ours takes a handler's ``None``
+  as *continue* (the cheapest answer); 2.0.2 wants a result object;
+* **context beside a change** (:attr:`Kernel.keeps_modify_injections`): ours keeps the context
+  a ``modify`` result carries; 2.0.2 drops it, so a module hands it to the coordinator
+  (:meth:`Kernel.inject_aside`);
+* **ending the turn** (:meth:`Kernel.interrupt`): the orchestrator's ``cancel()`` where it has
+  one, else the coordinator's cancellation token (:attr:`Kernel.cancellation`);
+* **ephemeral injections** (:attr:`Kernel.take_ephemeral`): ours queues them on the
+  coordinator, to be taken by the next model request; on 2.0.2 the orchestrator keeps them;
+* **a new turn** (:meth:`Kernel.reset_turn`): ours counts some things per turn;
+* **who listens** (:meth:`Kernel.listened`): whether any handler runs for an event, so that a
+  costly payload is built only for someone.
+
+It imports no kernel: the result objects it passes on are built by the module.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from typing import Any, Literal
+
+__all__ = ["Interrupted", "Kernel", "hook_registry"]
+
+Interrupted = Literal["cancel", "token"]
+"""How a turn was asked to end: the orchestrator's ``cancel()`` or the cancellation token."""
+
+
+def hook_registry(coordinator: Any) -> Any:
+    """The coordinator's hook registry (``.hooks``, ``.hook_registry`` or ``get("hooks")``),
+    or ``None`` when it has none with ``register()``."""
+    hooks = getattr(coordinator, "hooks", None) or getattr(coordinator, "hook_registry", None)
+    if hooks is None and callable(getattr(coordinator, "get", None)):
+        try:
+            hooks = coordinator.get("hooks")
+        except Exception:
+            hooks = None
+    return hooks if callable(getattr(hooks, "register", None)) else None
+
+
+@dataclass(frozen=True, slots=True)
+class Kernel:
+    """What a module needs of the kernel it is mounted on (see the module docstring)."""
+
+    coordinator: Any
+    registry: Any
+    """The hook registry, or ``None`` (a bare coordinator, a test without one)."""
+    rich: bool
+    """This repository's kernel: handler timeouts, fail-closed handlers, wildcard events."""
+    take_ephemeral: Callable[[], list[Any]] | None = None
+    """Takes the ephemeral injections the kernel queued for the next request (ours);
+    ``None``: the kernel does not queue them, the orchestrator keeps them (2.0.2)."""
+    _reset_turn: Callable[[], Any] | None = None
+
+    @classmethod
+    def of(cls, coordinator: Any, registry: Any = None) -> Kernel:
+        """The kernel ``coordinator`` belongs to; ``registry``: its hook registry when the
+        caller found it otherwise. Without a registry, the kernel is taken for ours."""
+        found = registry if registry is not None else hook_registry(coordinator)
+        rich = found is None or callable(getattr(found, "handlers_for", None))
+        take = getattr(getattr(coordinator, "injections", None), "take_ephemeral", None)
+        reset = getattr(coordinator, "reset_turn", None)
+        return cls(
+            coordinator,
+            found,
+            rich,
+            take if callable(take) else None,
+            reset if callable(reset) else None,
+        )
+
+    @property
+    def cancellation(self) -> Any:
+        """The coordinator's cancellation token (``is_cancelled``, ``request_graceful()``,
+        ``request_immediate()``, ``reset()``), or ``None`` (ours makes it on first use)."""
+        return getattr(self.coordinator, "cancellation", None)
+
+    @property
+    def none_is_continue(self) -> bool:
+        """A handler's ``None`` is *continue*; otherwise a handler returns a result object."""
+        return self.rich
+
+    @property
+    def keeps_modify_injections(self) -> bool:
+        """The context a ``modify`` result carries reaches the session."""
+        return self.rich
+
+    @property
+    def wildcards(self) -> bool:
+        """Handlers may subscribe to patterns (``*:error``)."""
+        return self.rich
+
+    def register(
+        self,
+        event: str,
+        handler: Callable[[str, dict[str, Any]], Awaitable[Any]],
+        *,
+        priority: int,
+        name: str,
+        timeout: float | None = None,
+        fail_closed: bool = False,
+    ) -> Callable[[], Any]:
+        """Subscribe ``handler``; return its unregister function. ``timeout`` and
+        ``fail_closed`` are the handler's own where the kernel has them (ours), else left out.
+
+        :raises TypeError: the coordinator has no hook registry.
+        """
+        if self.registry is None:
+            raise TypeError(
+                f"the coordinator ({type(self.coordinator).__name__}) has no hook registry "
+                "(.hooks with register())"
+            )
+        if not self.rich:
+            return self.registry.register(event, handler, priority=priority, name=name)  # type: ignore[no-any-return]
+        return self.registry.register(  # type: ignore[no-any-return]
+            event, handler, priority=priority, name=name, timeout=timeout, fail_closed=fail_closed
+        )
+
+    async def inject_aside(self, result: Any, event: str, source: str) -> bool:
+        """Hand ``result`` (an ``inject_context`` result) to the coordinator beside the
+        handler's own; False when the coordinator cannot take it.
+
+        :raises Exception: what the coordinator raised.
+        """
+        process = getattr(self.coordinator, "process_hook_result", None)
+        if not callable(process):
+            return False
+        await process(result, event, source)
+        return True
+
+    async def interrupt(self) -> Interrupted | None:
+        """Ask the running turn to stop as a user's cancel does; how, or ``None`` when the
+        session has no way to.
+
+        :raises Exception: what the orchestrator or the token raised.
+        """
+        get = getattr(self.coordinator, "get", None)
+        orchestrator = get("orchestrator") if callable(get) else None
+        cancel = getattr(orchestrator, "cancel", None)
+        if callable(cancel):
+            await cancel(immediate=False)
+            return "cancel"
+        request = getattr(self.cancellation, "request_graceful", None)
+        if not callable(request):
+            return None
+        request()
+        return "token"
+
+    def listened(self, event: str) -> bool:
+        """Whether a handler runs for ``event`` (a registry that cannot say: assume so)."""
+        lister = getattr(self.registry, "list_handlers", None)
+        if not callable(lister):
+            return True
+        try:
+            found = lister(event)
+        except Exception:
+            return True
+        if isinstance(found, dict):
+            return any(found.values())
+        return bool(found)
+
+    def reset_turn(self) -> None:
+        """Tell the kernel a new turn begins (where it counts per turn)."""
+        if self._reset_turn is not None:
+            self._reset_turn()
+
+    def capability(self, name: str) -> Any:
+        """The coordinator's capability ``name``, or ``None`` (none, or no capabilities)."""
+        get = getattr(self.coordinator, "get_capability", None)
+        if not callable(get):
+            return None
+        try:
+            return get(name)
+        except Exception:
+            return None
