@@ -68,6 +68,9 @@ FORMAT_PACKAGES: Final[Mapping[str, str]] = {
     "claude-code": ".formats.claude_code",
     "gemini": ".formats.gemini",
     "cursor": ".formats.cursor",
+    "codex": ".formats.codex",
+    "factory": ".formats.factory",
+    "copilot": ".formats.copilot",
 }
 """The registry of the other tools' hook formats, one line each: protocol name -> package.
 A format's package defines ``FORMAT`` (:class:`~.source.HookFormat`: the hooks files it reads,
