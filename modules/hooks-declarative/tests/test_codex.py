@@ -15,7 +15,7 @@ import pytest
 
 from amplifier_core.testing import create_test_coordinator
 from amplifier_module_hooks_declarative import mount
-from amplifier_module_hooks_declarative.document import HookGroup
+from amplifier_module_hooks_declarative.document import HookGroup, HooksConfigError
 from amplifier_module_hooks_declarative.formats.codex.reader import parse_codex_hooks
 from amplifier_module_hooks_declarative.patterns import compile_claude_matcher
 from amplifier_module_hooks_declarative.specs import CommandHookSpec
@@ -365,7 +365,7 @@ async def test_a_changed_file_after_trust_stops_the_mount(project: Path) -> None
     write_hooks(project, {"PreToolUse": [{"hooks": [{"type": "command", "command": "exit 0"}]}]})
     trust_project(project)
     write_hooks(project, {"PreToolUse": [{"hooks": [{"type": "command", "command": "exit 2"}]}]})
-    with pytest.raises(Exception, match=r"\.codex/hooks\.json"):
+    with pytest.raises(HooksConfigError, match=r"\.codex/hooks\.json"):
         await mounted(project)
 
 

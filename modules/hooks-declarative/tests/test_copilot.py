@@ -304,5 +304,5 @@ async def test_every_json_file_in_github_hooks_runs_once_trusted(
         await cleanup()
     # the script the file names is covered by the trust
     guard.write_text("#!/bin/bash\nexit 0\n")
-    with pytest.raises(Exception, match="guard.sh"):
+    with pytest.raises(HooksConfigError, match=r"guard\.sh"):
         await mount(create_test_coordinator(), {"include_user": False, "project_dir": str(project)})

@@ -13,7 +13,7 @@ import pytest
 
 from amplifier_core.testing import create_test_coordinator
 from amplifier_module_hooks_declarative import mount
-from amplifier_module_hooks_declarative.document import HookGroup
+from amplifier_module_hooks_declarative.document import HookGroup, HooksConfigError
 from amplifier_module_hooks_declarative.formats.factory.reader import parse_factory_hooks
 from amplifier_module_hooks_declarative.patterns import compile_claude_matcher
 from amplifier_module_hooks_declarative.specs import CommandHookSpec
@@ -166,5 +166,15 @@ async def test_a_project_guard_script_under_factory_project_dir_blocks(
         await cleanup()
     # the guard script is part of what the trust covers: changing it untrusts the project
     guard.write_text("#!/bin/sh\nexit 0\n")
-    with pytest.raises(Exception, match="guard.sh"):
+    with pytest.raises(HooksConfigError, match=r"guard\.sh"):
         await mount(create_test_coordinator(), {"include_user": False, "project_dir": str(project)})
+
+
+def test_events_at_the_top_level_are_read_as_droid_writes_them() -> None:
+    hooks = [{"type": "command", "command": '"$FACTORY_PROJECT_DIR"/.factory/hooks/inject.cjs'}]
+    text = json.dumps({"SessionStart": [{"matcher": "startup", "hooks": hooks}]}, indent=2)
+    [start] = parse_factory_hooks(text, SOURCE).events
+    assert start.event == "session:start"
+    [group] = start.steps
+    assert isinstance(group, HookGroup)
+    assert group.label == f"{SOURCE}:SessionStart[0]"

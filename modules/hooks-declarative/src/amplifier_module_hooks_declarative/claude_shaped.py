@@ -1,9 +1,9 @@
 """Hooks files in Claude Code's settings shape that another tool reads by its own rules
 (Codex's ``.codex/hooks.json``, Factory Droid's ``.factory/hooks.json``).
 
-:func:`read_claude_shaped` reads the file as Claude Code's (:func:`~.parsing.read_claude_hooks`:
-same keys, same problems with file, line and key path, one unknown key costing only its own
-hook), then makes it the other tool's: its command hooks speak that tool's ``protocol``, get
+:func:`read_claude_shaped` reads the file as Claude Code's settings are read (the same keys,
+the same problems with file, line and key path, one unknown key costing only its own hook),
+then makes it the other tool's: its command hooks speak that tool's ``protocol``, get
 its default timeout when they give none, and its tool matchers are translated from its tool
 names to ours (:func:`~.tool_matchers.translated_matcher`); on the events where the tool
 ignores a matcher, the matcher is dropped.
@@ -12,12 +12,12 @@ ignores a matcher, the matcher is dropped.
 from __future__ import annotations
 
 import dataclasses
-import json
 from collections.abc import Collection, Mapping
 from typing import Any
 
 from .document import EventHooks, HookEntry, HookGroup, HooksDocument, Step
-from .parsing import read_claude_hooks
+from .mapping import CLAUDE_EVENTS
+from .parsing import json_object
 from .specs import CommandHookSpec
 from .tool_matchers import translated_matcher
 
@@ -38,6 +38,9 @@ class ClaudeShape:
     """A command hook's timeout when it gives none."""
     matcherless: Collection[str] = ()
     """Events whose matcher the tool ignores (the hooks run for every occurrence)."""
+    bare_events: bool = False
+    """The file may key its events at the top level, without ``hooks`` (Droid's
+    ``hooks.json``): read so when it has no ``hooks`` key and a key that is an event."""
 
 
 def _raw_at(data: Any, loc: tuple[str | int, ...]) -> Any:
@@ -80,12 +83,18 @@ def read_claude_shaped(text: str, source: str, what: str, shape: ClaudeShape) ->
 
     :raises HooksConfigError: invalid JSON or hooks, every problem with its line and key path.
     """
-    document = read_claude_hooks(text, source, what)
-    if not document.events:
-        return document
-    raw = json.loads(text)
+    read = json_object(text, source, what)
+    if read is None:
+        return HooksDocument(source, ())
+    parser, raw = read
+    bare = shape.bare_events and "hooks" not in raw and any(k in CLAUDE_EVENTS for k in raw)
+    if bare:
+        blocks = parser.event_map(raw, (), claude=True)
+    else:
+        blocks = parser.event_map(raw.get("hooks"), ("hooks",), claude=True)
+    parser.raise_problems()
     events = tuple(
         dataclasses.replace(block, steps=tuple(_step(s, block, raw, shape) for s in block.steps))
-        for block in document.events
+        for block in blocks
     )
-    return HooksDocument(document.source, events)
+    return HooksDocument(source, events)
