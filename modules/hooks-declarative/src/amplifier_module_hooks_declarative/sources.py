@@ -12,14 +12,19 @@ Sources, in the order their hooks run for one event:
    ``include_project: false``;
 3. the bundle: the hooks files of each Claude Code plugin in the config's ``plugins``
    (:mod:`.formats.claude_code.plugins`; in order, a marketplace's in its order), each file
-   in ``files`` (in order), then the config's own ``hooks``.
+   in ``files`` (in order; a file at a format's place, ``.codex/hooks.json``,
+   ``.github/hooks/guard.json``, is read as that format's: :func:`format_reader`), then the
+   config's own ``hooks``.
 
 The other tools' hook formats of the registry (:data:`~.protocols.FORMAT_PACKAGES`, each a
 :class:`~.source.HookFormat`) add their files: Claude Code's settings first in the project;
-then Gemini CLI's ``settings.json`` and Cursor's ``hooks.json`` (:mod:`.formats.gemini`,
-:mod:`.formats.cursor`; unless ``gemini: false`` / ``cursor: false``), read in ``~/.gemini`` and
-``~/.cursor`` after the user's files, and in the project's ``.gemini`` and ``.cursor`` after its
-Claude Code settings; then Gemini CLI's extensions.
+then Gemini CLI's ``settings.json`` and Cursor's, Codex's and Factory Droid's ``hooks.json``
+(:mod:`.formats.gemini`, :mod:`.formats.cursor`, :mod:`.formats.codex`, :mod:`.formats.factory`;
+unless ``gemini: false``, ``cursor: false``, ...), read in ``~/.gemini``, ``~/.cursor``,
+``~/.codex`` and ``~/.factory`` after the user's files, and in the project's ``.gemini``,
+``.cursor``, ``.codex`` and ``.factory`` after its Claude Code settings; then Gemini CLI's
+extensions and GitHub Copilot's ``*.json`` files (``~/.copilot/hooks``, the project's
+``.github/hooks``; :mod:`.formats.copilot`, unless ``copilot: false``).
 
 The project directory is the session's ``session.working_dir`` capability, else the config's
 ``project_dir``, else the current directory. Missing user and project files are simply absent;
@@ -35,7 +40,8 @@ files are parsed from the very bytes its trust check hashed.
 
 A trusted project whose hook surface changed since it was trusted, or that brings a broken
 hooks file (``.claude/settings*.json``, ``.amplifier/hooks.yaml``,
-``.amplifier/hooks/**/hooks.json``, ``.gemini/settings.json``, ``.cursor/hooks.json``), stops
+``.amplifier/hooks/**/hooks.json``, ``.gemini/settings.json``, ``.cursor/hooks.json``,
+``.codex/hooks.json``, ``.factory/hooks.json``, ``.github/hooks/*.json``), stops
 the mount with one error naming the file (and line) and the ``trust`` command: a guard the user
 trusted never goes quietly. ``strict: false`` is the opt-out: a warning, and the session goes
 on without those hooks (failing open). A command hook whose script file does not exist (see
@@ -54,6 +60,7 @@ import os
 import shlex
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
+from fnmatch import fnmatchcase
 from pathlib import Path
 from typing import Any, Final
 
@@ -101,6 +108,7 @@ __all__ = [
     "decide_trust",
     "display_path",
     "find_sources",
+    "format_reader",
     "load_documents",
     "load_source",
     "load_sources",
@@ -139,6 +147,22 @@ PROJECT_KINDS: Final[frozenset[SourceKind]] = frozenset(
 bundle names is one when its directory lies inside the project: a checkout brings it)."""
 
 logger = logging.getLogger("amplifier_module_hooks_declarative")
+
+
+def format_reader(path: Path) -> Reader | None:
+    """The parser of the format whose file ``path`` is, by where it lies
+    (``.../.codex/hooks.json``, ``.../.github/hooks/guard.json``); ``None``: the module's own
+    hooks file format."""
+    text = path.as_posix()
+    for hook_format in FORMATS:
+        for hooks in hook_format.files:
+            if text.endswith("/" + hooks.path):
+                return hooks.read
+        for pattern, read in hook_format.patterns:
+            depth = pattern.count("/") + 1
+            if fnmatchcase("/".join(path.parts[-depth:]), pattern):
+                return read
+    return None
 
 
 def resolve_user_dir(settings: DeclarativeConfig) -> Path:
@@ -213,7 +237,8 @@ def find_sources(settings: DeclarativeConfig, *, project_dir: Path, user_dir: Pa
     for raw in settings.files:
         path = Path(raw).expanduser()
         path = (path if path.is_absolute() else project_dir / path).resolve()
-        found.append(Source("file", display_path(path, project_dir), path, required=True))
+        label = display_path(path, project_dir)
+        found.append(Source("file", label, path, required=True, reader=format_reader(path)))
     if settings.hooks is not None:
         found.append(Source("config", "config"))
     return _unique(found)

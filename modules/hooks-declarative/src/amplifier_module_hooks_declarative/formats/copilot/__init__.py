@@ -44,5 +44,6 @@ FORMAT: Final = HookFormat(
     switch="copilot",
     more_sources=copilot_sources,
     more_kinds=("copilot-hooks",),
+    patterns=((f"{HOOKS_DIR}/*.json", parse_copilot_hooks),),
 )
 """Copilot's hooks files; every command hook speaks ``protocol: copilot`` (:mod:`.protocol`)."""
