@@ -611,7 +611,8 @@ def test_every_config_key_is_accepted() -> None:
             "hooks-declarative: config: hookz: unknown key 'hookz' (did you mean 'hooks'?); "
             "expected one of: hooks, files, project_dir, user_dir, include_user, "
             "include_project, claude_code, gemini, cursor, codex, factory, copilot, "
-            "cursor_version, plugins, disabled_plugins, hook_shell, priority, async_grace_s, strict, environment, pass_env, "
+            "cursor_version, plugins, disabled_plugins, hook_shell, priority, async_grace_s, "
+            "strict, environment, pass_env, "
             "sandbox, sandbox_sources, observe_sources, sandbox_write_paths, http_env_vars, "
             "prompt_provider, prompt_model, prompt_on_failure, agent_max_turns",
         ),
