@@ -28,6 +28,7 @@ import logging
 import os
 import shlex
 import sys
+from collections.abc import Mapping
 from typing import Any, Final
 
 from amplifier_hooks_util.config_errors import describe_value, key_path
@@ -67,7 +68,7 @@ _CLI_MATCHED: Final = frozenset({"preToolUse", "postToolUse", "permissionRequest
 _DEFAULT_TIMEOUT_S: Final = 30
 
 
-def _names(tools: dict[str, str] | Any) -> dict[str, tuple[str, ...]]:
+def _names(tools: Mapping[str, str]) -> dict[str, tuple[str, ...]]:
     return {ours: (theirs,) for ours, theirs in tools.items()}
 
 
