@@ -382,3 +382,22 @@ async def test_codex_false_turns_the_file_off(project: Path, tmp_path: Path) -> 
         assert not ran.exists()
     finally:
         await cleanup()
+
+
+@pytest.mark.parametrize(
+    ("decision", "action", "failed"),
+    [
+        ({"behavior": "allow"}, "allow", False),
+        ({"behavior": "deny", "message": "not on CI"}, "block", False),
+        ({"behavior": "allow", "updatedInput": {"command": "ls"}}, "continue", True),
+        ({"behavior": "allow", "interrupt": True}, "continue", True),
+    ],
+)
+async def test_permission_request_answers(
+    tmp_path: Path, decision: dict[str, Any], action: str, failed: bool
+) -> None:
+    ctx = context(tmp_path, "PermissionRequest", "approval:required")
+    answer = {"hookSpecificOutput": {"hookEventName": "PermissionRequest", "decision": decision}}
+    found = await runner(answering(answer), tmp_path).run(ctx)
+    assert found.action == action
+    assert ("failed" in (found.message or "")) is failed
