@@ -17,7 +17,7 @@ from .document import HooksConfigError, Problem
 from .formats.claude_code.plugins import discover_plugins
 from .parsing import parse_hooks_data
 from .source import Source
-from .sources import check_scripts, load_source, plugin_sources
+from .sources import check_scripts, format_reader, load_source, plugin_sources
 
 __all__ = ["CheckedConfig", "config_problems"]
 
@@ -45,7 +45,7 @@ def config_problems(
     for index, raw in enumerate(settings.files):
         path = Path(raw).expanduser()
         path = (path if path.is_absolute() else project_dir / path).resolve()
-        source = Source("file", str(path), path, required=True)
+        source = Source("file", str(path), path, required=True, reader=format_reader(path))
         try:
             load_source(source, settings, project_dir=project_dir)
         except HooksConfigError as err:

@@ -62,6 +62,15 @@ class DeclarativeConfig(BaseModel):
     cursor: bool = True
     """Read Cursor's ``.cursor/hooks.json`` (project and ``~``)."""
 
+    codex: bool = True
+    """Read OpenAI Codex CLI's ``.codex/hooks.json`` (project and ``~``)."""
+
+    factory: bool = True
+    """Read Factory Droid's ``.factory/hooks.json`` (project and ``~``)."""
+
+    copilot: bool = True
+    """Read GitHub Copilot's ``.github/hooks/*.json`` (and Copilot CLI's ``~/.copilot/hooks``)."""
+
     cursor_version: str = Field(default=DEFAULT_CURSOR_VERSION, min_length=1)
     """The Cursor version Cursor hooks are told (``cursor_version``, ``CURSOR_VERSION``)."""
 

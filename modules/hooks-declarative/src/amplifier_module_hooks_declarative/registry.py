@@ -63,6 +63,9 @@ BUILTIN: Final[Mapping[str, tuple[tuple[str, str], ...]]] = {
         ("claude-code", f"{_PACKAGE}.formats.claude_code"),
         ("gemini", f"{_PACKAGE}.formats.gemini"),
         ("cursor", f"{_PACKAGE}.formats.cursor"),
+        ("codex", f"{_PACKAGE}.formats.codex"),
+        ("factory", f"{_PACKAGE}.formats.factory"),
+        ("copilot", f"{_PACKAGE}.formats.copilot"),
         ("hook-shell", f"{_PACKAGE}.formats.hook_shell"),
     ),
     RUNNERS_GROUP: (

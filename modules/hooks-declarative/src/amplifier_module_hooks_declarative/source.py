@@ -92,6 +92,10 @@ class HookFormat:
     """Its sources found otherwise, added after every format's files."""
     more_kinds: tuple[SourceKind, ...] = ()
     """The kinds of the project's ``more_sources`` (they come with the project)."""
+    patterns: tuple[tuple[str, Reader], ...] = ()
+    """Its files found otherwise, as path patterns (``.github/hooks/*.json``, matched on the
+    end of a path) with their parser: how a file named in the config's ``files`` is known as
+    the format's."""
 
     @property
     def project_kinds(self) -> frozenset[SourceKind]:

@@ -12,14 +12,19 @@ Sources, in the order their hooks run for one event:
    ``include_project: false``;
 3. the bundle: the hooks files of each Claude Code plugin in the config's ``plugins``
    (:mod:`.formats.claude_code.plugins`; in order, a marketplace's in its order), each file
-   in ``files`` (in order), then the config's own ``hooks``.
+   in ``files`` (in order; a file at a format's place, ``.codex/hooks.json``,
+   ``.github/hooks/guard.json``, is read as that format's: :func:`format_reader`), then the
+   config's own ``hooks``.
 
 The other tools' hook formats of the registry (:func:`~.format_plugins.hook_formats`, each a
 :class:`~.source.HookFormat`) add their files: Claude Code's settings first in the project;
-then Gemini CLI's ``settings.json`` and Cursor's ``hooks.json`` (:mod:`.formats.gemini`,
-:mod:`.formats.cursor`; unless ``gemini: false`` / ``cursor: false``), read in ``~/.gemini`` and
-``~/.cursor`` after the user's files, and in the project's ``.gemini`` and ``.cursor`` after its
-Claude Code settings; then Gemini CLI's extensions.
+then Gemini CLI's ``settings.json`` and Cursor's, Codex's and Factory Droid's ``hooks.json``
+(:mod:`.formats.gemini`, :mod:`.formats.cursor`, :mod:`.formats.codex`, :mod:`.formats.factory`;
+unless ``gemini: false``, ``cursor: false``, ...), read in ``~/.gemini``, ``~/.cursor``,
+``~/.codex`` and ``~/.factory`` after the user's files, and in the project's ``.gemini``,
+``.cursor``, ``.codex`` and ``.factory`` after its Claude Code settings; then Gemini CLI's
+extensions and GitHub Copilot's ``*.json`` files (``~/.copilot/hooks``, the project's
+``.github/hooks``; :mod:`.formats.copilot`, unless ``copilot: false``).
 
 The project directory is the session's ``session.working_dir`` capability, else the config's
 ``project_dir``, else the current directory. Missing user and project files are simply absent;
@@ -35,7 +40,8 @@ files are parsed from the very bytes its trust check hashed.
 
 A trusted project whose hook surface changed since it was trusted, or that brings a broken
 hooks file (``.claude/settings*.json``, ``.amplifier/hooks.yaml``,
-``.amplifier/hooks/**/hooks.json``, ``.gemini/settings.json``, ``.cursor/hooks.json``), stops
+``.amplifier/hooks/**/hooks.json``, ``.gemini/settings.json``, ``.cursor/hooks.json``,
+``.codex/hooks.json``, ``.factory/hooks.json``, ``.github/hooks/*.json``), stops
 the mount with one error naming the file (and line) and the ``trust`` command: a guard the user
 trusted never goes quietly. ``strict: false`` is the opt-out: a warning, and the session goes
 on without those hooks (failing open). A command hook whose script file does not exist (see
@@ -53,6 +59,7 @@ import os
 import shlex
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
+from fnmatch import fnmatchcase
 from pathlib import Path
 from typing import Any, Final
 
@@ -63,6 +70,7 @@ from amplifier_module_hooks_declarative.trust import Surface, TrustStatus, trust
 
 from .config import MODULE_ID, DeclarativeConfig
 from .document import HooksConfigError, HooksDocument, Problem
+from .format_plugins import hook_format as load_format
 from .format_plugins import hook_formats, is_project_kind
 from .formats.claude_code.plugins import (
     PLUGIN_DATA_VARIABLE,
@@ -80,6 +88,7 @@ from .formats.hook_shell.reader import (
 )
 from .parsing import parse_hooks_data, parse_hooks_text
 from .protocols import command_protocol
+from .registry import FORMATS_GROUP, plugins
 from .scripts import script_problem
 from .source import Reader, Source, SourceKind
 from .specs import CommandHookSpec
@@ -99,6 +108,7 @@ __all__ = [
     "decide_trust",
     "display_path",
     "find_sources",
+    "format_reader",
     "is_project_kind",
     "load_documents",
     "load_source",
@@ -127,6 +137,23 @@ SOURCE_READERS: Final[dict[SourceKind, Reader]] = {
 :class:`~.source.Source` names its own ``reader``): ``reader(text, label)``."""
 
 logger = logging.getLogger("amplifier_module_hooks_declarative")
+
+
+def format_reader(path: Path) -> Reader | None:
+    """The parser of the format whose file ``path`` is, by where it lies
+    (``.../.codex/hooks.json``, ``.../.github/hooks/guard.json``); ``None``: the module's own
+    hooks file format."""
+    text = path.as_posix()
+    for plugin in plugins(FORMATS_GROUP):
+        hook_format = load_format(plugin)
+        for hooks in hook_format.files:
+            if text.endswith("/" + hooks.path):
+                return hooks.read
+        for pattern, read in hook_format.patterns:
+            depth = pattern.count("/") + 1
+            if fnmatchcase("/".join(path.parts[-depth:]), pattern):
+                return read
+    return None
 
 
 def resolve_user_dir(settings: DeclarativeConfig) -> Path:
@@ -201,7 +228,8 @@ def find_sources(settings: DeclarativeConfig, *, project_dir: Path, user_dir: Pa
     for raw in settings.files:
         path = Path(raw).expanduser()
         path = (path if path.is_absolute() else project_dir / path).resolve()
-        found.append(Source("file", display_path(path, project_dir), path, required=True))
+        label = display_path(path, project_dir)
+        found.append(Source("file", label, path, required=True, reader=format_reader(path)))
     if settings.hooks is not None:
         found.append(Source("config", "config"))
     return _unique(found)

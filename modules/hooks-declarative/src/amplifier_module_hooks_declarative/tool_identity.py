@@ -16,7 +16,9 @@ Sources: Claude Code ``docs/hooks`` (``CLAUDE_PROJECT_DIR``, ``CLAUDE_ENV_FILE``
 ``CURSOR_TRANSCRIPT_PATH``, ``CURSOR_CODE_REMOTE`` and ``CLAUDE_PROJECT_DIR`` as an alias);
 Gemini CLI ``docs/hooks/index.md`` and ``packages/core/src/hooks/hookRunner.ts``
 (``GEMINI_PROJECT_DIR``, ``GEMINI_PLANS_DIR``, ``GEMINI_CWD``, ``GEMINI_SESSION_ID`` and
-``CLAUDE_PROJECT_DIR`` "for compatibility").
+``CLAUDE_PROJECT_DIR`` "for compatibility"); Codex ``codex-rs/hooks`` (``CODEX_ENV_FILE`` and
+``CLAUDE_ENV_FILE`` on ``SessionStart``); Factory Droid ``reference/hooks-reference``
+(``FACTORY_PROJECT_DIR``, ``DROID_PLUGIN_ROOT`` for plugins); GitHub Copilot sets none.
 """
 
 from __future__ import annotations
@@ -52,6 +54,9 @@ HOOK_VARIABLES: Final[Mapping[str, frozenset[str]]] = {
         }
     ),
     "hook-shell": frozenset({"CLAUDE_PROJECT_DIR", "CLAUDE_ENV_FILE"}),
+    "codex": frozenset({"CODEX_ENV_FILE", "CLAUDE_ENV_FILE"}),
+    "factory": frozenset({"FACTORY_PROJECT_DIR", "DROID_PLUGIN_ROOT"}),
+    "copilot": frozenset(),
     "gemini": frozenset(
         {
             "GEMINI_PROJECT_DIR",

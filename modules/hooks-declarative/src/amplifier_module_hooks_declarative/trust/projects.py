@@ -1,7 +1,8 @@
 """Which projects may run the hooks they bring.
 
 A repository can carry hook files (``.claude/settings.json``, ``.amplifier/hooks.yaml``,
-``.amplifier/hooks/<name>/hooks.json``, ``.gemini/settings.json``, ``.cursor/hooks.json``) whose
+``.amplifier/hooks/<name>/hooks.json``, ``.gemini/settings.json``, ``.cursor/hooks.json``,
+``.codex/hooks.json``, ``.factory/hooks.json``, ``.github/hooks/*.json``) whose
 commands would run with the user's rights the moment a session starts in it. They run only in a
 project the user trusts, the way Claude Code asks before it runs a folder's hooks:
 

@@ -2,8 +2,8 @@
 
 The surface of a project (see ``docs/security.md``, "What trust covers") is:
 
-1. its hooks files (:data:`HOOKS_FILES`, hook-shell's ``hooks.json`` under the hook
-   directories, the included files that hold hooks);
+1. its hooks files (:data:`HOOKS_FILES`, :data:`HOOKS_GLOBS`, hook-shell's ``hooks.json``
+   under the hook directories, the included files that hold hooks);
 2. every file under its hook directories (:data:`HOOK_DIRS`) and under each included
    directory;
 3. every path a hooks file's commands name (``command``, ``args``, ``cwd``, ``env`` values)
@@ -65,6 +65,7 @@ __all__ = [
     "BUILD_FILES",
     "CODE_SUFFIXES",
     "HOOKS_FILES",
+    "HOOKS_GLOBS",
     "HOOK_DIRS",
     "MAX_FILES",
     "FileState",
@@ -82,10 +83,23 @@ HOOKS_FILES: Final = (
     ".amplifier/hooks.yaml",
     ".gemini/settings.json",
     ".cursor/hooks.json",
+    ".codex/hooks.json",
+    ".factory/hooks.json",
 )
 """Files a project brings whose hooks run commands, relative to the project directory."""
 
-HOOK_DIRS: Final = (".claude/hooks", ".amplifier/hooks", ".gemini/hooks", ".cursor/hooks")
+HOOKS_GLOBS: Final = (".github/hooks/*.json",)
+"""Patterns of hooks files a project brings (GitHub Copilot reads every ``.json`` there)."""
+
+HOOK_DIRS: Final = (
+    ".claude/hooks",
+    ".amplifier/hooks",
+    ".gemini/hooks",
+    ".cursor/hooks",
+    ".codex/hooks",
+    ".factory/hooks",
+    ".github/hooks",
+)
 """Directories whose every file is part of what the user trusts."""
 
 MAX_FILES: Final = 2000
@@ -583,7 +597,10 @@ class _Scan:
             self.scan(path, roots)
 
 
-_RUN_KEYS: Final = frozenset({"command", "commands", "cmd", "args", "cwd", "script", "run"})
+_RUN_KEYS: Final = frozenset(
+    {"command", "commands", "cmd", "args", "cwd", "script", "run"}
+    | {"bash", "powershell", "windows", "linux", "osx"}  # GitHub Copilot's and VS Code's
+)
 _ENV_KEYS: Final = frozenset({"env", "environment"})
 
 
@@ -656,6 +673,9 @@ def scan_surface(
     for name in HOOKS_FILES:
         path = project / name
         if os.path.lexists(path):
+            scan.add_file(path, hooks=True)
+    for pattern in HOOKS_GLOBS:
+        for path in sorted(project.glob(pattern)):
             scan.add_file(path, hooks=True)
     hook_dirs = [project / name for name in HOOK_DIRS]
     for path in _hook_shell_files(hook_dirs):
