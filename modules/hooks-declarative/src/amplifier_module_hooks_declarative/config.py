@@ -62,6 +62,14 @@ class DeclarativeConfig(BaseModel):
     cursor: bool = True
     """Read Cursor's ``.cursor/hooks.json`` (project and ``~``)."""
 
+    windsurf: bool = True
+    """Read Windsurf's ``hooks.json``: the system's, ``~/.codeium/windsurf/`` and the
+    project's ``.windsurf/``."""
+
+    cline: bool = True
+    """Run Cline's hook executables: ``~/Documents/Cline/Hooks/`` and the project's
+    ``.clinerules/hooks/``."""
+
     cursor_version: str = Field(default=DEFAULT_CURSOR_VERSION, min_length=1)
     """The Cursor version Cursor hooks are told (``cursor_version``, ``CURSOR_VERSION``)."""
 

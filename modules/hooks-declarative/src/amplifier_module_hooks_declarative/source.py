@@ -49,6 +49,10 @@ class Source:
     reader: Reader | None = None
     """Its own parser (``reader(text, label)``), in place of its kind's
     :data:`~.sources.SOURCE_READERS`."""
+    opaque: bool = False
+    """The file is a hook program itself, not a text to parse (Cline's executables): it is
+    read once, as every source (its bytes are what trust checked), and ``reader`` gets an
+    empty text."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -344,7 +344,7 @@ def read_source(
     if raw is None:
         return None
     try:
-        text = raw.decode("utf-8-sig")
+        text = "" if source.opaque else raw.decode("utf-8-sig")
     except UnicodeDecodeError as err:
         line = err.object[: err.start].count(b"\n") + 1
         problem = Problem(f"not UTF-8 text: byte {err.object[err.start]:#04x}", line=line)

@@ -16,7 +16,8 @@ Sources: Claude Code ``docs/hooks`` (``CLAUDE_PROJECT_DIR``, ``CLAUDE_ENV_FILE``
 ``CURSOR_TRANSCRIPT_PATH``, ``CURSOR_CODE_REMOTE`` and ``CLAUDE_PROJECT_DIR`` as an alias);
 Gemini CLI ``docs/hooks/index.md`` and ``packages/core/src/hooks/hookRunner.ts``
 (``GEMINI_PROJECT_DIR``, ``GEMINI_PLANS_DIR``, ``GEMINI_CWD``, ``GEMINI_SESSION_ID`` and
-``CLAUDE_PROJECT_DIR`` "for compatibility").
+``CLAUDE_PROJECT_DIR`` "for compatibility"); Windsurf ``cascade/hooks`` and Cline (its hooks
+README and ``HookProcess.ts``) set none.
 """
 
 from __future__ import annotations
@@ -52,6 +53,8 @@ HOOK_VARIABLES: Final[Mapping[str, frozenset[str]]] = {
         }
     ),
     "hook-shell": frozenset({"CLAUDE_PROJECT_DIR", "CLAUDE_ENV_FILE"}),
+    "windsurf": frozenset(),
+    "cline": frozenset(),
     "gemini": frozenset(
         {
             "GEMINI_PROJECT_DIR",

@@ -82,10 +82,18 @@ HOOKS_FILES: Final = (
     ".amplifier/hooks.yaml",
     ".gemini/settings.json",
     ".cursor/hooks.json",
+    ".windsurf/hooks.json",
 )
 """Files a project brings whose hooks run commands, relative to the project directory."""
 
-HOOK_DIRS: Final = (".claude/hooks", ".amplifier/hooks", ".gemini/hooks", ".cursor/hooks")
+HOOK_DIRS: Final = (
+    ".claude/hooks",
+    ".amplifier/hooks",
+    ".gemini/hooks",
+    ".cursor/hooks",
+    ".windsurf/hooks",
+    ".clinerules/hooks",
+)
 """Directories whose every file is part of what the user trusts."""
 
 MAX_FILES: Final = 2000
@@ -583,7 +591,12 @@ class _Scan:
             self.scan(path, roots)
 
 
-_RUN_KEYS: Final = frozenset({"command", "commands", "cmd", "args", "cwd", "script", "run"})
+_RUN_KEYS: Final = frozenset(
+    {
+        "command", "commands", "cmd", "args", "cwd", "script", "run", "powershell",
+        "working_directory",
+    }
+)  # fmt: skip
 _ENV_KEYS: Final = frozenset({"env", "environment"})
 
 
