@@ -542,6 +542,8 @@ def test_config_defaults() -> None:
         "claude_code": True,
         "gemini": True,
         "cursor": True,
+        "windsurf": True,
+        "cline": True,
         "cursor_version": "2.4.0",
         "plugins": [],
         "disabled_plugins": [],
@@ -575,6 +577,8 @@ def test_every_config_key_is_accepted() -> None:
         "claude_code": False,
         "gemini": False,
         "cursor": False,
+        "windsurf": False,
+        "cline": False,
         "cursor_version": "1.7.52",
         "plugins": ["plugins/security-guard", "~/marketplaces/acme"],
         "disabled_plugins": ["lint@acme"],
@@ -604,7 +608,8 @@ def test_every_config_key_is_accepted() -> None:
             {"hookz": {}},
             "hooks-declarative: config: hookz: unknown key 'hookz' (did you mean 'hooks'?); "
             "expected one of: hooks, files, project_dir, user_dir, include_user, "
-            "include_project, claude_code, gemini, cursor, cursor_version, plugins, "
+            "include_project, claude_code, gemini, cursor, windsurf, cline, cursor_version, "
+            "plugins, "
             "disabled_plugins, hook_shell, priority, async_grace_s, strict, environment, pass_env, "
             "sandbox, sandbox_sources, observe_sources, sandbox_write_paths, http_env_vars, "
             "prompt_provider, prompt_model, prompt_on_failure, agent_max_turns",

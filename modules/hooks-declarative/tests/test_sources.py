@@ -120,13 +120,28 @@ def test_include_switches(home: Path, project: Path) -> None:
         found = find_sources(settings, project_dir=project, user_dir=resolve_user_dir(settings))
         return [source.kind for source in found]
 
-    user = ["user", "user-gemini-settings", "user-cursor-hooks"]
-    brought = ["claude-settings", "claude-settings", "gemini-settings", "cursor-hooks", "project"]
+    windsurf = ["system-windsurf-hooks", "user-windsurf-hooks"]
+    user = [
+        "user",
+        "user-gemini-settings",
+        "user-cursor-hooks",
+        *windsurf,
+        *["user-cline-hook"] * 9,
+    ]
+    brought = [
+        "claude-settings",
+        "claude-settings",
+        "gemini-settings",
+        "cursor-hooks",
+        "windsurf-hooks",
+        *["cline-hook"] * 9,
+        "project",
+    ]
     assert kinds() == [*user, *brought]
     assert kinds(include_user=False) == brought
     assert kinds(include_project=False) == user
     assert kinds(claude_code=False) == [*user, *brought[2:]]
-    assert kinds(gemini=False, cursor=False) == [
+    assert kinds(gemini=False, cursor=False, windsurf=False, cline=False) == [
         "user",
         "claude-settings",
         "claude-settings",

@@ -234,6 +234,27 @@ def _cursor(project: Path, scratch: Path) -> Written:
     return _declarative({}, ".cursor/hooks.json", project)
 
 
+def _windsurf(project: Path, scratch: Path) -> Written:
+    hooks = {"hooks": {"pre_run_command": [{"command": _BLOCK_SCRIPT, "show_output": True}]}}
+    (project / ".windsurf").mkdir(parents=True, exist_ok=True)
+    (project / ".windsurf" / "hooks.json").write_text(json.dumps(hooks), encoding="utf-8")
+    return _declarative({}, ".windsurf/hooks.json", project)
+
+
+_CLINE_CANCEL: Final = (
+    f"#!/bin/sh\ncat > /dev/null\necho '{json.dumps({'cancel': True, 'errorMessage': REASON})}'\n"
+)
+"""A Cline ``PreToolUse`` executable that cancels every tool call with :data:`REASON`."""
+
+
+def _cline(project: Path, scratch: Path) -> Written:
+    hook = project / ".clinerules" / "hooks" / "PreToolUse"
+    hook.parent.mkdir(parents=True, exist_ok=True)
+    hook.write_text(_CLINE_CANCEL, encoding="utf-8")
+    hook.chmod(0o755)
+    return _declarative({}, ".clinerules/hooks/PreToolUse", project)
+
+
 def _python_module(project: Path, scratch: Path) -> Written:
     config = {
         "rules": [
@@ -268,6 +289,8 @@ DECLARATIONS: Final[tuple[Declaration, ...]] = (
     Declaration("hook-shell/command", _hook_shell),
     Declaration("gemini/command/joint", _gemini),
     Declaration("cursor/command", _cursor),
+    Declaration("windsurf/command", _windsurf),
+    Declaration("cline/command/joint", _cline),
     PYTHON_MODULE,
 )
 """Every way a guard is declared: each format, each hook type, each way hooks run together."""

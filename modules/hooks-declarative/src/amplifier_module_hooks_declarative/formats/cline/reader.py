@@ -72,8 +72,9 @@ def read_cline_hook(path: Path, event: str, label: str) -> HooksDocument:
         timeout_ms=TIMEOUT_S * 1000,
         protocol="cline",
     )
-    entry = HookEntry(spec, label)
-    group = HookGroup((entry,), False, None, label, joint=True)
+    # named as every hook is, <source>:<where in it>: observe_sources and sandbox_sources match
+    entry = HookEntry(spec, f"{label}:{event}")
+    group = HookGroup((entry,), False, None, entry.label, joint=True)
     # the hook's name is the steps' alias, which tells the protocol the Cline hook
     return HooksDocument(
         label,
