@@ -92,6 +92,8 @@ def _event(parser: Parser, name: str, items: Any, loc: Loc) -> list[EventHooks]:
     if not events:
         _warn(parser, loc, f"Windsurf event {name!r} has no counterpart here; its hooks never run")
         return []
+    if not entries:
+        return []
     groups = tuple(
         HookGroup((entry,), False, matcher, entry.label, written=None) for entry in entries
     )
