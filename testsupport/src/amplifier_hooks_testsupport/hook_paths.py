@@ -275,6 +275,8 @@ def _python_module(project: Path, scratch: Path) -> Written:
 JOINT_CLAUDE_SETTINGS: Final = Declaration("claude-settings/command/joint", _claude_settings)
 JOINT_CLAUDE_PLUGIN: Final = Declaration("claude-plugin/command/joint", _claude_plugin)
 PYTHON_MODULE: Final = Declaration("python-module/hooks-approval", _python_module)
+WINDSURF: Final = Declaration("windsurf/command", _windsurf)
+CLINE: Final = Declaration("cline/command/joint", _cline)
 
 DECLARATIONS: Final[tuple[Declaration, ...]] = (
     Declaration("yaml/matcher/sequential", _matcher),
@@ -289,8 +291,8 @@ DECLARATIONS: Final[tuple[Declaration, ...]] = (
     Declaration("hook-shell/command", _hook_shell),
     Declaration("gemini/command/joint", _gemini),
     Declaration("cursor/command", _cursor),
-    Declaration("windsurf/command", _windsurf),
-    Declaration("cline/command/joint", _cline),
+    WINDSURF,
+    CLINE,
     PYTHON_MODULE,
 )
 """Every way a guard is declared: each format, each hook type, each way hooks run together."""
@@ -317,11 +319,17 @@ HOOK_PATHS: Final[tuple[HookPath, ...]] = (
         if driver != "kernel"
     ),
     *(HookPath(JOINT_CLAUDE_SETTINGS, driver) for driver in ("run", "run-trace", "emit")),
+    *(
+        HookPath(declaration, driver)
+        for declaration in (WINDSURF, CLINE)
+        for driver in ("run", "run-trace", "emit")
+    ),
 )
 """Every path: each declaration under the kernel's emit; the joint Claude Code path (a
 plugin's hooks) and a Python module under every driver; a project's Claude Code settings
 under every driver that works in the project (``replay`` works in a scratch directory of its
-own, where a project's hooks files are not read)."""
+own, where a project's hooks files are not read); so do a project's Windsurf ``hooks.json``
+and Cline executables."""
 
 SCRIPT: Final = textwrap.dedent(
     """\
