@@ -20,6 +20,7 @@ from .test_cli import invoke, no_traceback, write
 
 SCRIPT = Path(sys.executable).with_name("amplifier-hooks")
 DENY_RM = "cat > /dev/null; echo 'no recursive deletes' >&2; exit 2"
+WINDSURF_DENY_RM = "case \"$(cat)\" in *'rm -rf'*) echo 'no recursive deletes' >&2; exit 2;; esac"
 CLINE_CANCEL = """#!/bin/sh
 input=$(cat)
 case "$input" in
@@ -134,15 +135,7 @@ def test_replay_decides_a_session_again_with_the_users_hooks(
     tmp_path: Path, home: Path, tool: str
 ) -> None:
     if tool == "windsurf":
-        hooks = {
-            "hooks": {
-                "pre_run_command": [
-                    {
-                        "command": f"case \"$(cat)\" in *'rm -rf'*) echo 'no recursive deletes' >&2; exit 2;; esac"
-                    }
-                ]
-            }
-        }
+        hooks = {"hooks": {"pre_run_command": [{"command": WINDSURF_DENY_RM}]}}
         write(home / ".codeium" / "windsurf" / "hooks.json", json.dumps(hooks))
         reason = "no recursive deletes"
     else:
