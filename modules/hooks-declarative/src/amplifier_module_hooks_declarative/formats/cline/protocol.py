@@ -34,12 +34,13 @@ whose ``parameters`` are Cline's: strings, under Cline's tool names (:data:`CLIN
 before or after are skipped). An object with ``shouldContinue`` (Cline's removed field) or a
 field of the wrong type is no answer. ``cancel: true`` stops the action and the turn with
 ``errorMessage`` as the reason (Cline cancels the task); ``contextModification`` (at most
-50,000 characters) reaches the agent's next request as Cline words it:
-``<hook_context source="PreToolUse" type="general">...``, ``type`` taken from a leading
-``TYPE:`` of its first line. No answer on exit 0 lets the action go on; no answer on another
-exit code, a timeout (30 seconds) or a process that did not start is a failure logged with the
-hook's name, and the action goes on, as in Cline (:attr:`~...protocols.CommandProtocol.
-quiet_failures`). Exit code 2 means nothing more than another non-zero code.
+50,000 characters) reaches the agent's next request as Cline words it
+(:func:`hook_context_text`): ``<hook_context source="PreToolUse" type="general">...``,
+``type`` taken from a leading ``TYPE:`` of its first line. No answer on exit 0 lets the
+action go on; no answer on another exit code, a timeout (30 seconds) or a process that did
+not start is a failure logged with the hook's name, and the action goes on, as in Cline
+(:attr:`~...protocols.CommandProtocol.quiet_failures`). Exit code 2 means nothing more than
+another non-zero code.
 
 **Environment**: Cline sets no variable for its hooks; none is set here beside
 ``AMPLIFIER_*``, and no other tool's (:mod:`...tool_identity`).
@@ -313,10 +314,19 @@ def cline_answer(stdout: str) -> dict[str, Any] | str:
 
 
 def hook_context_text(context: str, hook: str) -> str:
-    """``context`` as Cline adds it to the conversation: a ``<hook_context>`` block naming the
-    hook and the type of a leading ``TYPE:`` (else ``general``), cut at :data:`CONTEXT_LIMIT`."""
+    """``context`` as Cline adds it to the conversation, cut at :data:`CONTEXT_LIMIT`: after a
+    tool, a ``<hook_context>`` block naming the hook and the type of a leading ``TYPE:`` of its
+    first line (else ``general``); on ``TaskStart`` the trimmed text, on ``UserPromptSubmit``
+    the text as given, on ``TaskResume`` with type ``general`` (Cline's ``ToolExecutor`` and
+    ``Task``)."""
     if len(context) > CONTEXT_LIMIT:
         context = context[:CONTEXT_LIMIT] + "\n\n[... context truncated due to size limit ...]"
+    if hook == "TaskStart":
+        return f'<hook_context source="TaskStart">\n{context.strip()}\n</hook_context>'
+    if hook == "UserPromptSubmit":
+        return f'<hook_context source="UserPromptSubmit">\n{context}\n</hook_context>'
+    if hook == "TaskResume":
+        return f'<hook_context source="TaskResume" type="general">\n{context}\n</hook_context>'
     text = context.strip()
     lines = text.split("\n")
     kind, content = "general", text
@@ -348,8 +358,8 @@ def cline_decision(ctx: HookContext, stdout: str, *, label: str) -> Decision | s
                 source=label,
             )
         logger.info("hook %s: cancel on %s is not read (as in Cline)", label, name)
-    context = (answer.get("contextModification") or "").strip()
-    if context and name in _CONTEXTS:
+    context = answer.get("contextModification") or ""
+    if context.strip() and name in _CONTEXTS:
         return Decision(context=hook_context_text(context, name), source=label)
     return Decision(source=label)
 
