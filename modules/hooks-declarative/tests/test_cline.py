@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import json
 import logging
+import os
+import shutil
 import string
 from functools import partial
 from pathlib import Path
@@ -319,3 +321,20 @@ def test_trust_covers_the_hooks_directory(home: Path, project: Path) -> None:
     status = trust_status(project)
     assert not status.trusted
     assert ".clinerules/hooks/TaskStart" in (status.why_not() or "")
+
+
+@pytest.mark.skipif(
+    shutil.which("bwrap") is None and not os.environ.get("AMPLIFIER_HOOKS_REQUIRE_BWRAP"),
+    reason="bubblewrap missing (CI sets AMPLIFIER_HOOKS_REQUIRE_BWRAP: there it must run)",
+)
+async def test_sandbox_project_contains_a_workspace_hook(home: Path, project: Path) -> None:
+    hooks = project / ".clinerules" / "hooks"
+    install(
+        hooks / "PreToolUse",
+        "cat > /dev/null; touch ran; echo x >> .clinerules/hooks/TaskStart; echo '{}'",
+    )
+    trust_project(project)
+    result = await emit(project, "tool:pre", BASH, include_user=False, sandbox="project")
+    assert result.action == "continue"
+    assert (project / "ran").exists()  # the project is writable
+    assert not (hooks / "TaskStart").exists()  # its hooks are not

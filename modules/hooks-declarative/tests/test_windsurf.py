@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import json
 import logging
+import os
+import shutil
 from functools import partial
 from pathlib import Path
 from typing import Any
@@ -344,3 +346,19 @@ def test_trust_covers_the_windsurf_directory(home: Path, project: Path) -> None:
     trust_project(project)
     (project / "helper" / "x.py").write_text("print(2)\n")
     assert "helper/x.py" in (trust_status(project).why_not() or "")
+
+
+@pytest.mark.skipif(
+    shutil.which("bwrap") is None and not os.environ.get("AMPLIFIER_HOOKS_REQUIRE_BWRAP"),
+    reason="bubblewrap missing (CI sets AMPLIFIER_HOOKS_REQUIRE_BWRAP: there it must run)",
+)
+async def test_sandbox_project_contains_a_workspace_hook(home: Path, project: Path) -> None:
+    command = "cat > /dev/null; touch ran; echo '{}' > .windsurf/hooks.json; exit 0"
+    write_hooks(project / SOURCE, {"pre_run_command": [{"command": command}]})
+    trust_project(project)
+    before = (project / SOURCE).read_text()
+    data = {"tool_name": "bash", "tool_input": {"command": "ls"}, "session_id": "s"}
+    result = await emit(project, "tool:pre", data, include_user=False, sandbox="project")
+    assert result.action == "continue"
+    assert (project / "ran").exists()  # the project is writable
+    assert (project / SOURCE).read_text() == before  # its hooks file is not

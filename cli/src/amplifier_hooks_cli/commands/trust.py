@@ -49,8 +49,8 @@ def trust(
     """Let the project at PATH (default: the current directory) run the hooks it brings.
 
     A repository's .claude/settings.json, .amplifier/hooks.yaml, .amplifier/hooks/*/hooks.json,
-    .gemini/settings.json and .cursor/hooks.json run commands with your rights; they run only in
-    projects you trust. Trusting records the SHA-256 of their whole surface: those files, the
+    .gemini/settings.json, .cursor/hooks.json, .windsurf/hooks.json and .clinerules/hooks/*
+    run commands with your rights; they run only in projects you trust. Trusting records the SHA-256 of their whole surface: those files, the
     files in the project's hook directories, every file under each directory they name and
     what that code names in turn, the build files of the tools they run, links with their
     targets. When one that holds code changes, the session stops before its first turn (or the
