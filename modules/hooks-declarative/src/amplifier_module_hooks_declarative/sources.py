@@ -19,7 +19,10 @@ The other tools' hook formats of the registry (:data:`~.protocols.FORMAT_PACKAGE
 then Gemini CLI's ``settings.json`` and Cursor's ``hooks.json`` (:mod:`.formats.gemini`,
 :mod:`.formats.cursor`; unless ``gemini: false`` / ``cursor: false``), read in ``~/.gemini`` and
 ``~/.cursor`` after the user's files, and in the project's ``.gemini`` and ``.cursor`` after its
-Claude Code settings; then Gemini CLI's extensions.
+Claude Code settings, then Windsurf's ``.windsurf/hooks.json`` (:mod:`.formats.windsurf`);
+then Gemini CLI's extensions, Windsurf's system and user ``hooks.json`` (with the user's
+files) and Cline's hook executables (:mod:`.formats.cline`: ``~/Documents/Cline/Hooks``,
+``.clinerules/hooks``).
 
 The project directory is the session's ``session.working_dir`` capability, else the config's
 ``project_dir``, else the current directory. Missing user and project files are simply absent;
@@ -35,7 +38,8 @@ files are parsed from the very bytes its trust check hashed.
 
 A trusted project whose hook surface changed since it was trusted, or that brings a broken
 hooks file (``.claude/settings*.json``, ``.amplifier/hooks.yaml``,
-``.amplifier/hooks/**/hooks.json``, ``.gemini/settings.json``, ``.cursor/hooks.json``), stops
+``.amplifier/hooks/**/hooks.json``, ``.gemini/settings.json``, ``.cursor/hooks.json``,
+``.windsurf/hooks.json``), stops
 the mount with one error naming the file (and line) and the ``trust`` command: a guard the user
 trusted never goes quietly. ``strict: false`` is the opt-out: a warning, and the session goes
 on without those hooks (failing open). A command hook whose script file does not exist (see
