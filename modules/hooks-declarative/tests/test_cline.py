@@ -264,6 +264,7 @@ def test_only_executable_files_named_after_a_hook_are_hooks(
     install(hooks / "PostToolUse", "cat", mode=0o644)
     install(hooks / "PreToolUse.example", "cat")
     (hooks / "README.md").write_text("# hooks\n")
+    (hooks / "TaskCancel").mkdir()
     install(home / "Documents" / "Cline" / "Hooks" / "TaskStart", "cat")
     trust_project(project)
     with caplog.at_level(logging.WARNING):
@@ -274,6 +275,7 @@ def test_only_executable_files_named_after_a_hook_are_hooks(
         (".clinerules/hooks/PreToolUse", [("PreToolUse", "tool:pre")]),
     ]
     assert "PostToolUse: not an executable file" in caplog.text
+    assert "TaskCancel: a directory, not a hook executable" in caplog.text
     assert load_documents(parse_config({"cline": False}), project_dir=project, user_dir=home) == []
 
 

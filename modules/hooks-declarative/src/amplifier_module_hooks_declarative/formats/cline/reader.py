@@ -98,12 +98,16 @@ def _reader(path: Path, event: str) -> Callable[[str, str], HooksDocument]:
 
 def cline_sources(settings: DeclarativeConfig, project_dir: Path, *, user: bool) -> list[Source]:
     """A source for each hook Cline would look for: in ``~/Documents/Cline/Hooks`` (``user``),
-    else in the project's ``.clinerules/hooks``; one that does not exist is read as absent."""
+    else in the project's ``.clinerules/hooks``; one that does not exist is read as absent, a
+    directory of a hook's name is none."""
     directory = Path.home() / USER_HOOKS_DIR if user else project_dir / PROJECT_HOOKS_DIR
     kind = "user-cline-hook" if user else "cline-hook"
     found: list[Source] = []
     for event in CLINE_EVENTS:
         path = directory / event
+        if path.is_dir():  # not a hook (Cline's test is a regular file), nothing to read
+            logger.warning("%s: a directory, not a hook executable; not run", path)
+            continue
         label = _display(path, None if user else project_dir)
         found.append(Source(kind, label, path, reader=_reader(path, event), opaque=True))
     return found
