@@ -14,6 +14,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from amplifier_core.testing import create_test_coordinator
 from amplifier_module_hooks_declarative import mount
@@ -23,6 +25,7 @@ from amplifier_module_hooks_declarative.formats.windsurf import (
     SYSTEM_FILE_VARIABLE,
     system_hooks_file,
 )
+from amplifier_module_hooks_declarative.formats.windsurf.protocol import WINDSURF_EVENTS
 from amplifier_module_hooks_declarative.formats.windsurf.reader import parse_windsurf_hooks
 from amplifier_module_hooks_declarative.patterns import compile_claude_matcher
 from amplifier_module_hooks_declarative.sources import find_sources, resolve_user_dir
@@ -362,3 +365,37 @@ async def test_sandbox_project_contains_a_workspace_hook(home: Path, project: Pa
     assert result.action == "continue"
     assert (project / "ran").exists()  # the project is writable
     assert (project / SOURCE).read_text() == before  # its hooks file is not
+
+
+_EVENTS = st.sampled_from([*WINDSURF_EVENTS, "pre_deploy", "post_anything"])
+_HOOK = st.fixed_dictionaries(
+    {"command": st.text(alphabet="abc ./-", min_size=1, max_size=12).filter(str.strip)},
+    optional={
+        "show_output": st.booleans(),
+        "working_directory": st.sampled_from(["tools", "a b"]),
+        "timeout": st.integers(1, 99),
+    },
+)
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.dictionaries(_EVENTS, st.lists(_HOOK, max_size=3), max_size=8))
+def test_every_known_event_with_hooks_is_read_and_nothing_else(
+    hooks: dict[str, list[dict[str, Any]]],
+) -> None:
+    document = parse_windsurf_hooks(json.dumps({"version": 1, "hooks": hooks}), SOURCE)
+    expected = [
+        (name, event, len(items))
+        for name, items in hooks.items()
+        if items and name in WINDSURF_EVENTS
+        for event in WINDSURF_EVENTS[name][0]
+    ]
+    assert [(b.name, b.event, len(b.steps)) for b in document.events] == expected
+    for block in document.events:
+        for step, item in zip(block.steps, hooks[block.name], strict=True):
+            assert isinstance(step, HookGroup)
+            spec = step.hooks[0].spec
+            assert isinstance(spec, CommandHookSpec)
+            assert spec.protocol == "windsurf"
+            assert spec.command.endswith(item["command"])
+            assert spec.command.startswith("cd ") == ("working_directory" in item)
