@@ -134,22 +134,7 @@ def _codex_outcome(event: str, done: Any) -> tuple[str, str]:
     if specific and "hookEventName" not in specific:
         return ("fail", "")
     if event == "PreToolUse":
-        if answer.get("continue") is False or "stopReason" in answer:
-            return ("fail", "")
-        decision = specific.get("permissionDecision")
-        if decision == "deny":
-            reason = (specific.get("permissionDecisionReason") or "").strip()
-            return ("block", reason) if reason else ("fail", "")
-        if decision == "allow":
-            return ("modify", "") if "updatedInput" in specific else ("fail", "")
-        if decision == "ask":
-            return ("fail", "")
-        if answer.get("decision") == "block":
-            reason = (answer.get("reason") or "").strip()
-            return ("block", reason) if reason else ("fail", "")
-        if answer.get("decision") == "approve":
-            return ("fail", "")
-        return ("none", "")
+        return _codex_pre_tool_use(answer, specific)
     if answer.get("continue") is False:
         return ("stop", "")
     if answer.get("decision") == "block":
@@ -157,6 +142,26 @@ def _codex_outcome(event: str, done: Any) -> tuple[str, str]:
         return ("block", reason) if reason else ("fail", "")
     if specific.get("additionalContext"):
         return ("context", specific["additionalContext"])
+    return ("none", "")
+
+
+def _codex_pre_tool_use(answer: dict[str, Any], specific: dict[str, Any]) -> tuple[str, str]:
+    """A Codex PreToolUse answer's outcome, read as Codex reads it."""
+    if answer.get("continue") is False or "stopReason" in answer:
+        return ("fail", "")
+    decision = specific.get("permissionDecision")
+    if decision == "deny":
+        reason = (specific.get("permissionDecisionReason") or "").strip()
+        return ("block", reason) if reason else ("fail", "")
+    if decision == "allow":
+        return ("modify", "") if "updatedInput" in specific else ("fail", "")
+    if decision == "ask":
+        return ("fail", "")
+    if answer.get("decision") == "block":
+        reason = (answer.get("reason") or "").strip()
+        return ("block", reason) if reason else ("fail", "")
+    if answer.get("decision") == "approve":
+        return ("fail", "")
     return ("none", "")
 
 

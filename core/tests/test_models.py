@@ -9,7 +9,8 @@ from pydantic import ValidationError
 
 from amplifier_core.models import ContextInjection, HookResult, ToolResult, UserMessage
 
-#: Every field of amplifier-core 2.0.2's HookResult with its default (plus the provenance field ``source``).
+#: Every field of amplifier-core 2.0.2's HookResult with its default (plus the provenance
+#: field ``source``).
 EXPECTED_DEFAULTS: dict[str, Any] = {
     "action": "continue",
     "data": None,

@@ -545,6 +545,8 @@ def test_config_defaults() -> None:
         "codex": True,
         "factory": True,
         "copilot": True,
+        "windsurf": True,
+        "cline": True,
         "cursor_version": "2.4.0",
         "plugins": [],
         "disabled_plugins": [],
@@ -581,6 +583,8 @@ def test_every_config_key_is_accepted() -> None:
         "codex": False,
         "factory": False,
         "copilot": False,
+        "windsurf": False,
+        "cline": False,
         "cursor_version": "1.7.52",
         "plugins": ["plugins/security-guard", "~/marketplaces/acme"],
         "disabled_plugins": ["lint@acme"],
@@ -610,9 +614,9 @@ def test_every_config_key_is_accepted() -> None:
             {"hookz": {}},
             "hooks-declarative: config: hookz: unknown key 'hookz' (did you mean 'hooks'?); "
             "expected one of: hooks, files, project_dir, user_dir, include_user, "
-            "include_project, claude_code, gemini, cursor, codex, factory, copilot, "
-            "cursor_version, plugins, disabled_plugins, hook_shell, priority, async_grace_s, "
-            "strict, environment, pass_env, "
+            "include_project, claude_code, gemini, cursor, codex, factory, copilot, windsurf, "
+            "cline, cursor_version, plugins, disabled_plugins, hook_shell, priority, "
+            "async_grace_s, strict, environment, pass_env, "
             "sandbox, sandbox_sources, observe_sources, sandbox_write_paths, http_env_vars, "
             "prompt_provider, prompt_model, prompt_on_failure, agent_max_turns",
         ),

@@ -38,8 +38,8 @@ from amplifier_module_hooks_declarative.survey import survey_sources
 
 PYPROJECT = Path(__file__).resolve().parents[1] / "pyproject.toml"
 
-WINDSURF = '''
-"""Windsurf's hooks: ``.windsurf/hooks.json`` in the home directory and the project."""
+QUILL = '''
+"""Quill's hooks: ``.quill/hooks.json`` in the home directory and the project."""
 
 import json
 import os
@@ -55,7 +55,7 @@ def read(text, label):
     data = json.loads(text)
     for hooks in data.get("hooks", {}).values():
         for hook in hooks:
-            hook.setdefault("protocol", "windsurf")
+            hook.setdefault("protocol", "quill")
     return parse_hooks_data(data, label)
 
 
@@ -71,16 +71,16 @@ def decision(ctx, stdout, label, project_dir, truncated):
 
 
 PROTOCOL = CommandProtocol(
-    name="windsurf",
+    name="quill",
     stdin=stdin,
     blocked=lambda ctx, stderr, label: Decision(action="block", message=stderr, source=label),
     decision=decision,
-    environment=lambda ctx, project_dir: {"WINDSURF_PROJECT": project_dir},
+    environment=lambda ctx, project_dir: {"QUILL_PROJECT": project_dir},
 )
 
 FORMAT = HookFormat(
-    name="windsurf",
-    files=(HooksFile(".windsurf/hooks.json", "windsurf-hooks", read, user_kind="user-windsurf"),),
+    name="quill",
+    files=(HooksFile(".quill/hooks.json", "quill-hooks", read, user_kind="user-quill"),),
 )
 '''
 
@@ -116,23 +116,23 @@ NOTIFY = RunnerType(NotifySpec, lambda spec, label, env: NotifyRunner(spec, labe
 
 ENTRY_POINTS = """
 [amplifier_hooks.formats]
-windsurf = windsurf_hooks
+quill = quill_hooks
 
 [amplifier_hooks.runners]
-notify = windsurf_hooks.notify:NOTIFY
+notify = quill_hooks.notify:NOTIFY
 """
 
 
 def _distribution(root: Path, entry_points: str, package: dict[str, str]) -> Path:
-    """A distribution ``windsurf-hooks`` 1.0 in ``root``, as an installer lays it out."""
-    source = root / "windsurf_hooks"
+    """A distribution ``quill-hooks`` 1.0 in ``root``, as an installer lays it out."""
+    source = root / "quill_hooks"
     source.mkdir(parents=True)
     for name, text in package.items():
         (source / name).write_text(textwrap.dedent(text), encoding="utf-8")
-    info = root / "windsurf_hooks-1.0.dist-info"
+    info = root / "quill_hooks-1.0.dist-info"
     info.mkdir()
     (info / "METADATA").write_text(
-        "Metadata-Version: 2.1\nName: windsurf-hooks\nVersion: 1.0\n", encoding="utf-8"
+        "Metadata-Version: 2.1\nName: quill-hooks\nVersion: 1.0\n", encoding="utf-8"
     )
     (info / "entry_points.txt").write_text(entry_points, encoding="utf-8")
     return root
@@ -140,17 +140,17 @@ def _distribution(root: Path, entry_points: str, package: dict[str, str]) -> Pat
 
 @pytest.fixture
 def installed(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
-    """The ``windsurf-hooks`` distribution installed for the test, its home directory the
+    """The ``quill-hooks`` distribution installed for the test, its home directory the
     test's own."""
     root = _distribution(
-        tmp_path / "site", ENTRY_POINTS, {"__init__.py": WINDSURF, "notify.py": NOTIFY}
+        tmp_path / "site", ENTRY_POINTS, {"__init__.py": QUILL, "notify.py": NOTIFY}
     )
     monkeypatch.syspath_prepend(str(root))
     monkeypatch.setenv("HOME", str(tmp_path / "home"))
     refresh_plugins()
     yield tmp_path
     refresh_plugins()
-    for name in [n for n in sys.modules if n.startswith("windsurf_hooks")]:
+    for name in [n for n in sys.modules if n.startswith("quill_hooks")]:
         del sys.modules[name]
 
 
@@ -158,14 +158,14 @@ async def test_a_sixth_format_and_a_new_hook_type_run_from_another_distribution(
     installed: Path,
 ) -> None:
     home, user_dir, project = installed / "home", installed / "amplifier", installed / "project"
-    for directory in (home / ".windsurf", user_dir, project):
+    for directory in (home / ".quill", user_dir, project):
         directory.mkdir(parents=True)
     seen, notes = installed / "seen.json", installed / "notes.txt"
     script = (
-        f'cat > {seen}; printf \'%s\' "$WINDSURF_PROJECT" > {seen}.env; echo "deny:no force pushes"'
+        f'cat > {seen}; printf \'%s\' "$QUILL_PROJECT" > {seen}.env; echo "deny:no force pushes"'
     )
     hooks = {"hooks": {"PreToolUse": [{"type": "command", "command": script}]}}
-    (home / ".windsurf" / "hooks.json").write_text(json.dumps(hooks), encoding="utf-8")
+    (home / ".quill" / "hooks.json").write_text(json.dumps(hooks), encoding="utf-8")
     (user_dir / "hooks.yaml").write_text(
         "hooks:\n  PreToolUse:\n"
         f"    - {{type: notify, file: {json.dumps(str(notes))}, message: checked}}\n",
@@ -195,17 +195,17 @@ def test_the_registry_lists_the_other_distributions_plugins_after_its_own(
     installed: Path,
 ) -> None:
     formats = plugins(FORMATS_GROUP)
-    assert [p.name for p in formats] == [*(name for name, _ in BUILTIN[FORMATS_GROUP]), "windsurf"]
-    assert formats[-1].distribution == "windsurf-hooks"
-    assert protocol_names()[-1] == "windsurf"
+    assert [p.name for p in formats] == [*(name for name, _ in BUILTIN[FORMATS_GROUP]), "quill"]
+    assert formats[-1].distribution == "quill-hooks"
+    assert protocol_names()[-1] == "quill"
     assert [p.name for p in plugins(RUNNERS_GROUP)][-1] == "notify"
-    (installed / "home" / ".windsurf").mkdir(parents=True)
+    (installed / "home" / ".quill").mkdir(parents=True)
     hooks = {"hooks": {"Stop": [{"type": "command", "command": "true"}]}}
-    (installed / "home" / ".windsurf" / "hooks.json").write_text(json.dumps(hooks))
+    (installed / "home" / ".quill" / "hooks.json").write_text(json.dumps(hooks))
     settings = parse_config({"project_dir": str(installed)})
     survey = survey_sources(settings, project_dir=installed, user_dir=installed / "amplifier")
     assert [(h.source, h.kind, h.event, h.detail) for h in survey.hooks] == [
-        ("~/.windsurf/hooks.json", "user-windsurf", "prompt:complete", "true")
+        ("~/.quill/hooks.json", "user-quill", "prompt:complete", "true")
     ]
 
 
@@ -215,7 +215,7 @@ def test_a_format_switched_off_is_not_imported(installed: Path) -> None:
     sys.modules.pop("amplifier_module_hooks_declarative.formats.cursor", None)
     names = [f.name for f in hook_formats(parse_config({"cursor": False}))]
     assert "cursor" not in names
-    assert "windsurf" in names
+    assert "quill" in names
     assert "amplifier_module_hooks_declarative.formats.cursor" not in sys.modules
 
 
@@ -224,7 +224,7 @@ async def test_a_broken_format_stops_the_mount_naming_its_entry_point_and_distri
 ) -> None:
     root = _distribution(
         tmp_path / "site",
-        "[amplifier_hooks.formats]\nwindsurf = windsurf_hooks\n",
+        "[amplifier_hooks.formats]\nquill = quill_hooks\n",
         {"__init__.py": "raise RuntimeError('half installed')\n"},
     )
     monkeypatch.syspath_prepend(str(root))
@@ -235,9 +235,9 @@ async def test_a_broken_format_stops_the_mount_naming_its_entry_point_and_distri
             await mount(coordinator, {"project_dir": str(tmp_path), "user_dir": str(tmp_path)})
     finally:
         refresh_plugins()
-        sys.modules.pop("windsurf_hooks", None)
+        sys.modules.pop("quill_hooks", None)
     message = str(caught.value)
-    for part in ("'windsurf'", "'windsurf-hooks'", "amplifier_hooks.formats", "half installed"):
+    for part in ("'quill'", "'quill-hooks'", "amplifier_hooks.formats", "half installed"):
         assert part in message
     assert not coordinator.hooks.handlers_for("tool:pre")
 
@@ -247,18 +247,18 @@ async def test_a_hook_type_that_is_not_a_runner_plugin_is_refused_by_name(
 ) -> None:
     root = _distribution(
         tmp_path / "site",
-        "[amplifier_hooks.runners]\nnotify = windsurf_hooks:NOTIFY\n",
+        "[amplifier_hooks.runners]\nnotify = quill_hooks:NOTIFY\n",
         {"__init__.py": "NOTIFY = 'not a plugin'\n"},
     )
     monkeypatch.syspath_prepend(str(root))
     refresh_plugins()
     config = {"hooks": {"PreToolUse": [{"type": "notify"}]}, "project_dir": str(tmp_path)}
     try:
-        with pytest.raises(PluginError, match=r"'notify'.*'windsurf-hooks'.*not a runner plugin"):
+        with pytest.raises(PluginError, match=r"'notify'.*'quill-hooks'.*not a runner plugin"):
             await mount(create_test_coordinator(), {**config, "user_dir": str(tmp_path)})
     finally:
         refresh_plugins()
-        sys.modules.pop("windsurf_hooks", None)
+        sys.modules.pop("quill_hooks", None)
 
 
 def test_the_pyproject_declares_the_builtin_plugins_in_their_order() -> None:

@@ -120,12 +120,15 @@ def test_include_switches(home: Path, project: Path) -> None:
         found = find_sources(settings, project_dir=project, user_dir=resolve_user_dir(settings))
         return [source.kind for source in found]
 
+    windsurf = ["system-windsurf-hooks", "user-windsurf-hooks"]
     user = [
         "user",
         "user-gemini-settings",
         "user-cursor-hooks",
         "user-codex-hooks",
         "user-factory-hooks",
+        *windsurf,
+        *["user-cline-hook"] * 9,
     ]
     brought = [
         "claude-settings",
@@ -134,13 +137,17 @@ def test_include_switches(home: Path, project: Path) -> None:
         "cursor-hooks",
         "codex-hooks",
         "factory-hooks",
+        "windsurf-hooks",
+        *["cline-hook"] * 9,
         "project",
     ]
     assert kinds() == [*user, *brought]
     assert kinds(include_user=False) == brought
     assert kinds(include_project=False) == user
     assert kinds(claude_code=False) == [*user, *brought[2:]]
-    assert kinds(gemini=False, cursor=False, codex=False, factory=False) == [
+    assert kinds(
+        gemini=False, cursor=False, codex=False, factory=False, windsurf=False, cline=False
+    ) == [
         "user",
         "claude-settings",
         "claude-settings",

@@ -234,6 +234,27 @@ def _cursor(project: Path, scratch: Path) -> Written:
     return _declarative({}, ".cursor/hooks.json", project)
 
 
+def _windsurf(project: Path, scratch: Path) -> Written:
+    hooks = {"hooks": {"pre_run_command": [{"command": _BLOCK_SCRIPT, "show_output": True}]}}
+    (project / ".windsurf").mkdir(parents=True, exist_ok=True)
+    (project / ".windsurf" / "hooks.json").write_text(json.dumps(hooks), encoding="utf-8")
+    return _declarative({}, ".windsurf/hooks.json", project)
+
+
+_CLINE_CANCEL: Final = (
+    f"#!/bin/sh\ncat > /dev/null\necho '{json.dumps({'cancel': True, 'errorMessage': REASON})}'\n"
+)
+"""A Cline ``PreToolUse`` executable that cancels every tool call with :data:`REASON`."""
+
+
+def _cline(project: Path, scratch: Path) -> Written:
+    hook = project / ".clinerules" / "hooks" / "PreToolUse"
+    hook.parent.mkdir(parents=True, exist_ok=True)
+    hook.write_text(_CLINE_CANCEL, encoding="utf-8")
+    hook.chmod(0o755)
+    return _declarative({}, ".clinerules/hooks/PreToolUse", project)
+
+
 def _python_module(project: Path, scratch: Path) -> Written:
     config = {
         "rules": [
@@ -254,6 +275,8 @@ def _python_module(project: Path, scratch: Path) -> Written:
 JOINT_CLAUDE_SETTINGS: Final = Declaration("claude-settings/command/joint", _claude_settings)
 JOINT_CLAUDE_PLUGIN: Final = Declaration("claude-plugin/command/joint", _claude_plugin)
 PYTHON_MODULE: Final = Declaration("python-module/hooks-approval", _python_module)
+WINDSURF: Final = Declaration("windsurf/command", _windsurf)
+CLINE: Final = Declaration("cline/command/joint", _cline)
 
 DECLARATIONS: Final[tuple[Declaration, ...]] = (
     Declaration("yaml/matcher/sequential", _matcher),
@@ -268,6 +291,8 @@ DECLARATIONS: Final[tuple[Declaration, ...]] = (
     Declaration("hook-shell/command", _hook_shell),
     Declaration("gemini/command/joint", _gemini),
     Declaration("cursor/command", _cursor),
+    WINDSURF,
+    CLINE,
     PYTHON_MODULE,
 )
 """Every way a guard is declared: each format, each hook type, each way hooks run together."""
@@ -294,11 +319,17 @@ HOOK_PATHS: Final[tuple[HookPath, ...]] = (
         if driver != "kernel"
     ),
     *(HookPath(JOINT_CLAUDE_SETTINGS, driver) for driver in ("run", "run-trace", "emit")),
+    *(
+        HookPath(declaration, driver)
+        for declaration in (WINDSURF, CLINE)
+        for driver in ("run", "run-trace", "emit")
+    ),
 )
 """Every path: each declaration under the kernel's emit; the joint Claude Code path (a
 plugin's hooks) and a Python module under every driver; a project's Claude Code settings
 under every driver that works in the project (``replay`` works in a scratch directory of its
-own, where a project's hooks files are not read)."""
+own, where a project's hooks files are not read); so do a project's Windsurf ``hooks.json``
+and Cline executables."""
 
 SCRIPT: Final = textwrap.dedent(
     """\

@@ -82,6 +82,8 @@ GUARDED: Final = (
     ".claude",
     ".gemini",
     ".cursor",
+    ".windsurf",
+    ".clinerules",
     ".vscode",
     ".envrc",
     ".env",

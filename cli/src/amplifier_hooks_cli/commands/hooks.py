@@ -4,9 +4,9 @@ module entry with ``observe: true``, or of a source its ``observe_sources`` name
 observed: they decide nothing, their would-have decisions are emitted as ``hook:observed``.
 
 The hooks-declarative module reads hooks from the user's and the project's files, Claude Code
-settings, Gemini CLI settings and extensions, Cursor, Codex, Factory Droid and GitHub Copilot
-hooks files, hook-shell directories,
-Claude Code plugins and the bundle's config. This command
+settings, Gemini CLI settings and extensions, Cursor, Codex, Factory Droid, GitHub Copilot and
+Windsurf hooks files, Cline hook executables, hook-shell directories, Claude Code plugins and the
+bundle's config. This command
 asks the module itself (its ``survey.survey_sources``) what each of them holds, so the list
 and a session agree, and shows it as a table (``--json`` for machines).
 """

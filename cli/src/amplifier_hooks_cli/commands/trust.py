@@ -49,15 +49,16 @@ def trust(
     """Let the project at PATH (default: the current directory) run the hooks it brings.
 
     A repository's .claude/settings.json, .amplifier/hooks.yaml, .amplifier/hooks/*/hooks.json,
-    .gemini/settings.json, .cursor/hooks.json, .codex/hooks.json, .factory/hooks.json and
-    .github/hooks/*.json run commands with your rights; they run only in projects you trust.
-    Trusting records the SHA-256 of their whole surface: those files, the files in the
-    project's hook directories, every file under each directory they name and
-    what that code names in turn, the build files of the tools they run, links with their
-    targets. When one that holds code changes, the session stops before its first turn (or the
-    hooks refuse between tool calls) until you review the change and trust it again; what a
-    hook writes for itself (its log) does not count. Set AMPLIFIER_TRUST_PROJECT=1 (or to a
-    path) to trust without a record, as in CI. See docs/security.md.
+    .gemini/settings.json, .cursor/hooks.json, .codex/hooks.json, .factory/hooks.json,
+    .github/hooks/*.json, .windsurf/hooks.json and .clinerules/hooks/* run commands with your
+    rights; they run only in projects you trust. Trusting records the SHA-256 of their whole
+    surface: those files, the files in the project's hook directories, every file under each
+    directory they name and what that code names in turn, the build files of the tools they
+    run, links with their targets. When one that holds code changes, the session stops before
+    its first turn (or the hooks refuse between tool calls) until you review the change and
+    trust it again; what a hook writes for itself (its log) does not count. Set
+    AMPLIFIER_TRUST_PROJECT=1 (or to a path) to trust without a record, as in CI. See
+    docs/security.md.
 
     A plugin kept inside the project is project content too: trust it with --include DIR
     (the session's warning names the directory).

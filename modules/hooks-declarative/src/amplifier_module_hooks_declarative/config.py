@@ -70,6 +70,13 @@ class DeclarativeConfig(BaseModel):
 
     copilot: bool = True
     """Read GitHub Copilot's ``.github/hooks/*.json`` (and Copilot CLI's ``~/.copilot/hooks``)."""
+    windsurf: bool = True
+    """Read Windsurf's ``hooks.json``: the system's, ``~/.codeium/windsurf/`` and the
+    project's ``.windsurf/``."""
+
+    cline: bool = True
+    """Run Cline's hook executables: ``~/Documents/Cline/Hooks/`` and the project's
+    ``.clinerules/hooks/``."""
 
     cursor_version: str = Field(default=DEFAULT_CURSOR_VERSION, min_length=1)
     """The Cursor version Cursor hooks are told (``cursor_version``, ``CURSOR_VERSION``)."""

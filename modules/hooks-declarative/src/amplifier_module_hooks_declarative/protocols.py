@@ -59,6 +59,10 @@ class CommandProtocol:
     ``decision`` cannot read are logged as warnings naming the hook and shown to no one, and
     an exit code other than 0 and 2 is logged and its stdout read as on exit code 0.
     ``on_failure: block`` still blocks."""
+    exit_two_blocks: bool = True
+    """Exit code 2 is the format's block (``blocked``); ``False``: it is an exit code like any
+    other than 0, whose stdout ``decision`` still reads (Cline honours a JSON answer whatever
+    the exit code)."""
 
     def inherit(self, environ: Mapping[str, str]) -> dict[str, str]:
         """What a hook of this protocol inherits of ``environ``: all of it but the variables

@@ -66,6 +66,8 @@ BUILTIN: Final[Mapping[str, tuple[tuple[str, str], ...]]] = {
         ("codex", f"{_PACKAGE}.formats.codex"),
         ("factory", f"{_PACKAGE}.formats.factory"),
         ("copilot", f"{_PACKAGE}.formats.copilot"),
+        ("windsurf", f"{_PACKAGE}.formats.windsurf"),
+        ("cline", f"{_PACKAGE}.formats.cline"),
         ("hook-shell", f"{_PACKAGE}.formats.hook_shell"),
     ),
     RUNNERS_GROUP: (

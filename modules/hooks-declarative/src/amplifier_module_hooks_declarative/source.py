@@ -20,7 +20,8 @@ module's own ``user``, ``project``, ``file`` and ``config``; hook-shell's ``user
 and ``hook-shell``; a Claude Code ``plugin`` or ``project-plugin``; and the kinds each
 :class:`HookFormat` declares (``claude-settings``, ``user-gemini-settings``,
 ``gemini-settings``, ``user-gemini-extension``, ``gemini-extension``, ``user-cursor-hooks``,
-``cursor-hooks``)."""
+``cursor-hooks``, ``system-windsurf-hooks``, ``user-windsurf-hooks``, ``windsurf-hooks``,
+``user-cline-hook``, ``cline-hook``)."""
 
 Reader = Callable[[str, str], HooksDocument]
 """A hooks file's parser: ``reader(text, label)``.
@@ -49,6 +50,10 @@ class Source:
     reader: Reader | None = None
     """Its own parser (``reader(text, label)``), in place of its kind's
     :data:`~.sources.SOURCE_READERS`."""
+    opaque: bool = False
+    """The file is a hook program itself, not a text to parse (Cline's executables): it is
+    read once, as every source (its bytes are what trust checked), and ``reader`` gets an
+    empty text."""
 
 
 @dataclass(frozen=True, slots=True)

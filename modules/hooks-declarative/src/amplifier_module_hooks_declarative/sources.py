@@ -22,9 +22,12 @@ then Gemini CLI's ``settings.json`` and Cursor's, Codex's and Factory Droid's ``
 (:mod:`.formats.gemini`, :mod:`.formats.cursor`, :mod:`.formats.codex`, :mod:`.formats.factory`;
 unless ``gemini: false``, ``cursor: false``, ...), read in ``~/.gemini``, ``~/.cursor``,
 ``~/.codex`` and ``~/.factory`` after the user's files, and in the project's ``.gemini``,
-``.cursor``, ``.codex`` and ``.factory`` after its Claude Code settings; then Gemini CLI's
-extensions and GitHub Copilot's ``*.json`` files (``~/.copilot/hooks``, the project's
-``.github/hooks``; :mod:`.formats.copilot`, unless ``copilot: false``).
+``.cursor``, ``.codex`` and ``.factory`` after its Claude Code settings, then Windsurf's
+``.windsurf/hooks.json`` (:mod:`.formats.windsurf`); then Gemini CLI's extensions, GitHub
+Copilot's ``*.json`` files (``~/.copilot/hooks``, the project's ``.github/hooks``;
+:mod:`.formats.copilot`, unless ``copilot: false``), Windsurf's system and user ``hooks.json``
+(with the user's files) and Cline's hook executables (:mod:`.formats.cline`:
+``~/Documents/Cline/Hooks``, ``.clinerules/hooks``).
 
 The project directory is the session's ``session.working_dir`` capability, else the config's
 ``project_dir``, else the current directory. Missing user and project files are simply absent;
@@ -41,9 +44,9 @@ files are parsed from the very bytes its trust check hashed.
 A trusted project whose hook surface changed since it was trusted, or that brings a broken
 hooks file (``.claude/settings*.json``, ``.amplifier/hooks.yaml``,
 ``.amplifier/hooks/**/hooks.json``, ``.gemini/settings.json``, ``.cursor/hooks.json``,
-``.codex/hooks.json``, ``.factory/hooks.json``, ``.github/hooks/*.json``), stops
-the mount with one error naming the file (and line) and the ``trust`` command: a guard the user
-trusted never goes quietly. ``strict: false`` is the opt-out: a warning, and the session goes
+``.codex/hooks.json``, ``.factory/hooks.json``, ``.github/hooks/*.json``,
+``.windsurf/hooks.json``), stops the mount with one error naming the file (and line) and the
+``trust`` command: a guard the user trusted never goes quietly. ``strict: false`` is the opt-out: a warning, and the session goes
 on without those hooks (failing open). A command hook whose script file does not exist (see
 :mod:`.scripts`) is an error of its source, with the line of its ``command``. The user's own
 files, the plugins, the files in ``files`` and the inline ``hooks`` always fail the mount. A
@@ -360,7 +363,7 @@ def read_source(
     if raw is None:
         return None
     try:
-        text = raw.decode("utf-8-sig")
+        text = "" if source.opaque else raw.decode("utf-8-sig")
     except UnicodeDecodeError as err:
         line = err.object[: err.start].count(b"\n") + 1
         problem = Problem(f"not UTF-8 text: byte {err.object[err.start]:#04x}", line=line)

@@ -18,7 +18,8 @@ Gemini CLI ``docs/hooks/index.md`` and ``packages/core/src/hooks/hookRunner.ts``
 (``GEMINI_PROJECT_DIR``, ``GEMINI_PLANS_DIR``, ``GEMINI_CWD``, ``GEMINI_SESSION_ID`` and
 ``CLAUDE_PROJECT_DIR`` "for compatibility"); Codex ``codex-rs/hooks`` (``CODEX_ENV_FILE`` and
 ``CLAUDE_ENV_FILE`` on ``SessionStart``); Factory Droid ``reference/hooks-reference``
-(``FACTORY_PROJECT_DIR``, ``DROID_PLUGIN_ROOT`` for plugins); GitHub Copilot sets none.
+(``FACTORY_PROJECT_DIR``, ``DROID_PLUGIN_ROOT`` for plugins); GitHub Copilot, Windsurf
+``cascade/hooks`` and Cline (its hooks README and ``HookProcess.ts``) set none.
 """
 
 from __future__ import annotations
@@ -57,6 +58,8 @@ HOOK_VARIABLES: Final[Mapping[str, frozenset[str]]] = {
     "codex": frozenset({"CODEX_ENV_FILE", "CLAUDE_ENV_FILE"}),
     "factory": frozenset({"FACTORY_PROJECT_DIR", "DROID_PLUGIN_ROOT"}),
     "copilot": frozenset(),
+    "windsurf": frozenset(),
+    "cline": frozenset(),
     "gemini": frozenset(
         {
             "GEMINI_PROJECT_DIR",

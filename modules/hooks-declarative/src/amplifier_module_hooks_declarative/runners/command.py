@@ -496,7 +496,7 @@ class CommandRunner:
             stderr = excerpt(result.stderr.decode("utf-8", "replace"))
             return self._fail(problem + (f"; stderr so far: {stderr}" if stderr else ""))
         code = result.returncode
-        if code == 2:
+        if code == 2 and self._protocol.exit_two_blocks:
             stderr = result.stderr.decode("utf-8", "replace")
             if self.spec.rewake and not stderr.strip():  # asyncRewake: stderr, else stdout
                 stderr = result.stdout.decode("utf-8", "replace")

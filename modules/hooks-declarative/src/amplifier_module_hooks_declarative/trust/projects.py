@@ -2,9 +2,10 @@
 
 A repository can carry hook files (``.claude/settings.json``, ``.amplifier/hooks.yaml``,
 ``.amplifier/hooks/<name>/hooks.json``, ``.gemini/settings.json``, ``.cursor/hooks.json``,
-``.codex/hooks.json``, ``.factory/hooks.json``, ``.github/hooks/*.json``) whose
-commands would run with the user's rights the moment a session starts in it. They run only in a
-project the user trusts, the way Claude Code asks before it runs a folder's hooks:
+``.codex/hooks.json``, ``.factory/hooks.json``, ``.github/hooks/*.json``,
+``.windsurf/hooks.json``, the executables of ``.clinerules/hooks/``) whose commands would run
+with the user's rights the moment a session starts in it. They run only in a project the user
+trusts, the way Claude Code asks before it runs a folder's hooks:
 
 * ``amplifier-hooks trust PATH`` (:func:`trust_project`) records the project in
   ``$AMPLIFIER_HOME/trusted-projects.json`` with the fingerprint of its whole hook surface

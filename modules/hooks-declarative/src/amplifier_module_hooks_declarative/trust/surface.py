@@ -85,6 +85,7 @@ HOOKS_FILES: Final = (
     ".cursor/hooks.json",
     ".codex/hooks.json",
     ".factory/hooks.json",
+    ".windsurf/hooks.json",
 )
 """Files a project brings whose hooks run commands, relative to the project directory."""
 
@@ -99,6 +100,8 @@ HOOK_DIRS: Final = (
     ".codex/hooks",
     ".factory/hooks",
     ".github/hooks",
+    ".windsurf/hooks",
+    ".clinerules/hooks",
 )
 """Directories whose every file is part of what the user trusts."""
 
@@ -598,7 +601,7 @@ class _Scan:
 
 
 _RUN_KEYS: Final = frozenset(
-    {"command", "commands", "cmd", "args", "cwd", "script", "run"}
+    {"command", "commands", "cmd", "args", "cwd", "script", "run", "working_directory"}
     | {"bash", "powershell", "windows", "linux", "osx"}  # GitHub Copilot's and VS Code's
 )
 _ENV_KEYS: Final = frozenset({"env", "environment"})
