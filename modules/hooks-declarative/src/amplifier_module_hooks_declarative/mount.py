@@ -17,6 +17,7 @@ from .dispatch import (
     default_runner_factory,
     plan_steps,
 )
+from .managed_mount import mount_managed
 from .reload import Built, Reloader, watched_roots
 from .session_env import offer_session_environment
 from .sources import (
@@ -100,7 +101,9 @@ async def mount(
     :raises ValueError: a bad config key (``hooks-declarative: config ...``) or an invalid
         hooks file (:class:`~.document.HooksConfigError`, naming file, line and key path), also
         a trusted project's, or a trusted project whose hooks changed since it was trusted
-        (naming the files and the ``trust`` command), unless ``strict: false``.
+        (naming the files and the ``trust`` command), unless ``strict: false``; the machine's
+        managed policy file exists and cannot be trusted or read
+        (:class:`~.managed.ManagedPolicyError`, whatever the config says).
     :raises TypeError: the coordinator has no hook registry.
 
     The cleanup unregisters every handler, then lets running ``async: true`` hooks finish for
@@ -109,6 +112,7 @@ async def mount(
     """
     settings = parse_config(config)
     registry = _registry_of(coordinator)
+    managed = await mount_managed(coordinator)  # first, unless the application did (.managed_mount)
     project_dir = resolve_project_dir(coordinator, settings)
     user_dir = resolve_user_dir(settings)
     pass_env = None
@@ -163,7 +167,12 @@ async def mount(
             user=settings.include_user and settings.hook_shell,
         ),
     )
-    reloader.start(build())
+    try:
+        reloader.start(build())
+    except BaseException:
+        if managed is not None:
+            await managed()
+        raise
     done = False
 
     async def cleanup() -> None:
@@ -172,5 +181,7 @@ async def mount(
             return
         done = True
         await reloader.close(settings.async_grace_s)
+        if managed is not None:
+            await managed()
 
     return cleanup

@@ -62,6 +62,7 @@ from amplifier_hooks_util.regular_file import read_regular
 
 from amplifier_module_hooks_declarative.trust import Surface, TrustStatus, trust_status
 
+from . import managed
 from .config import MODULE_ID, DeclarativeConfig
 from .document import HooksConfigError, HooksDocument, Problem
 from .formats.claude_code.plugins import (
@@ -522,9 +523,8 @@ def load_sources(settings: DeclarativeConfig, *, project_dir: Path, user_dir: Pa
         ``strict: false`` a project's broken or changed files are a warning instead, and the
         session goes on without them.
     """
-    decision = decide_trust(
-        find_sources(settings, project_dir=project_dir, user_dir=user_dir), project_dir
-    )
+    found = find_sources(settings, project_dir=project_dir, user_dir=user_dir)
+    decision = decide_trust(managed.policy_sources(found), project_dir)
     if decision.left_out:
         names = ", ".join(s.label for s in decision.left_out)
         status = decision.status
