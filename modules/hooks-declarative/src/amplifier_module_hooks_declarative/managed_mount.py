@@ -19,6 +19,7 @@ registered at a lower priority still); an application refuses such a session.
 from __future__ import annotations
 
 import logging
+from fnmatch import fnmatchcase
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -153,9 +154,9 @@ async def mount_managed(
 
 
 def handlers_ahead(coordinator: Any) -> list[str]:
-    """The handlers ordered before the managed policy's (a lower priority, or the same one
-    and registered earlier), as ``name (event, priority P)``; empty when none is or no policy
-    is mounted."""
+    """The handlers ordered before one of the managed policy's on an event both can handle
+    (a lower priority, or the same one and registered earlier), as ``name (event, priority
+    P)``; empty when none is or no policy is mounted."""
     mounted = _mounted(coordinator)
     registrations = getattr(getattr(coordinator, "hooks", None), "registrations", None)
     if mounted is None or not callable(registrations):
@@ -164,9 +165,19 @@ def handlers_ahead(coordinator: Any) -> list[str]:
     ours = [info for info in infos if info.name in mounted.handlers]
     if not ours:
         return []
-    first = min((info.priority, info.seq) for info in ours)
     return [
         f"{info.name} ({info.event}, priority {info.priority})"
         for info in infos
-        if info.name not in mounted.handlers and (info.priority, info.seq) < first
+        if info.name not in mounted.handlers
+        and any(
+            _shared(info.event, mine.event)
+            and (info.priority, info.seq) < (mine.priority, mine.seq)
+            for mine in ours
+        )
     ]
+
+
+def _shared(event: str, other: str) -> bool:
+    """Whether two registrations (names or patterns such as ``*:error``) can meet on one
+    event."""
+    return event == other or fnmatchcase(event, other) or fnmatchcase(other, event)
