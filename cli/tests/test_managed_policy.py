@@ -172,7 +172,8 @@ def test_a_project_bundle_cannot_order_a_handler_before_the_managed_hooks(
     code, out = _run(tmp_path, bundle, setup)
     assert code != 0, out
     assert "stopped before its first turn" in out
-    assert "must run first" in out and "hooks-declarative:tool:pre" in out
+    assert "must run first" in out
+    assert "hooks-declarative:tool:pre" in out
     assert _intact(tmp_path)
 
 
@@ -210,7 +211,8 @@ def test_policy_settings_choose_which_other_hooks_run(
     bundle = _bundle(tmp_path, "hooks:\n  - module: hooks-declarative\n")
     code, text = _run(tmp_path, bundle, setup, AMPLIFIER_TRUST_PROJECT=str(tmp_path / "work"))
     assert code == 0, text
-    assert DENIED in text and _intact(tmp_path), text
+    assert DENIED in text, text
+    assert _intact(tmp_path), text
     assert (tmp_path / "user-hook-ran").exists() is user_runs, text
     assert (tmp_path / "project-hook-ran").exists() is project_runs, text
     if not (user_runs and project_runs):
@@ -238,7 +240,8 @@ def test_a_policy_file_others_can_change_stops_the_session(
     code, text = _run(tmp_path, bundle, setup)
     assert code != 0, text
     assert "stopped before its first turn" in text
-    assert "the managed policy is refused" in text and why in text, text
+    assert "the managed policy is refused" in text, text
+    assert why in text, text
     assert _intact(tmp_path)
 
 
@@ -260,10 +263,12 @@ def test_the_administrator_named_by_the_variable_may_own_the_policy(
     os.chown(setup, 65534, 65534)
     bundle = _bundle(tmp_path, SWITCHES["none"])
     code, text = _run(tmp_path, bundle, setup)
-    assert code != 0 and "not by an administrator" in text, text
+    assert code != 0, text
+    assert "not by an administrator" in text, text
     code, text = _run(tmp_path, bundle, setup, AMPLIFIER_HOOKS_MANAGED_OWNER="65534")
     assert code == 0, text
-    assert DENIED in text and _intact(tmp_path)
+    assert DENIED in text
+    assert _intact(tmp_path)
 
 
 @pytest.fixture
@@ -310,7 +315,8 @@ def test_a_policy_the_user_owns_is_refused_for_that_user(
     refused = _command(*args, env=env, cwd=place, prefix=prefix)
     flat = " ".join((refused.stdout + refused.stderr).split())
     assert refused.returncode != 0, flat
-    assert "the managed policy is refused" in flat and "you, not by an administrator" in flat
+    assert "the managed policy is refused" in flat
+    assert "you, not by an administrator" in flat
     assert (place / "work" / "victim" / "keep.txt").is_file()
     os.chown(policy, 0, 0)
     held = _command(*args, env=env, cwd=place, prefix=prefix)
@@ -334,18 +340,22 @@ def test_hooks_list_marks_the_managed_hooks(tmp_path: Path, setup: Path) -> None
     listed = _command("hooks", "list", "--bundle", str(bundle), "--json", env=env, cwd=tmp_path)
     assert listed.returncode == 0, listed.stderr
     data = json.loads(listed.stdout)
-    assert data[0]["managed"] is True and data[0]["path"] == str(setup)
+    assert data[0]["managed"] is True
+    assert data[0]["path"] == str(setup)
     assert data[0]["settings"]["allowed_sources"] == ["user"]
     [hook] = data[0]["hooks"]
-    assert hook["managed"] is True and hook["observed"] is False
+    assert hook["managed"] is True
+    assert hook["observed"] is False
     assert hook["label"] == f"managed {setup}:hooks.PreToolUse[0]"
     skipped = " ".join(item["reason"] for item in data[1]["skipped"])
-    assert "left out by the managed policy" in skipped and "allowed_sources" in skipped
+    assert "left out by the managed policy" in skipped
+    assert "allowed_sources" in skipped
     table = _command("hooks", "list", "--bundle", str(bundle), env=env, cwd=tmp_path)
     flat = " ".join(table.stdout.split())
     assert f"managed policy {setup}: its hooks run first" in flat
     rows = [line for line in table.stdout.splitlines() if "block when tool=bash" in line]
-    assert rows and rows[0].rstrip(" │").endswith("managed"), table.stdout
+    assert rows, table.stdout
+    assert rows[0].rstrip(" │").endswith("managed"), table.stdout
 
 
 def test_validate_checks_the_managed_policy(tmp_path: Path, setup: Path) -> None:

@@ -126,13 +126,16 @@ def _uid_of(text: str) -> int:
         raise ValueError(f"{OWNER_VARIABLE}={text!r}: no such user") from None
 
 
-def locate_policy(environ: Mapping[str, str] | None = None) -> PolicyLocation:
+def locate_policy(
+    environ: Mapping[str, str] | None = None, *, system: Path | None = None
+) -> PolicyLocation:
     """Where this session's policy file is (present or not), and who may own it.
 
+    :param system: the system path (default: :func:`system_policy_path`'s for this platform).
     :raises ValueError: :data:`OWNER_VARIABLE` names no user (where it applies).
     """
     env = os.environ if environ is None else environ
-    system = system_policy_path(environ=env)
+    system = system or system_policy_path(environ=env)
     named = env.get(POLICY_VARIABLE, "").strip()
     admins = frozenset({ROOT_UID})
     if os.path.lexists(system):

@@ -19,9 +19,9 @@ registered at a lower priority still); an application refuses such a session.
 from __future__ import annotations
 
 import logging
-from fnmatch import fnmatchcase
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
+from fnmatch import fnmatchcase
 from pathlib import Path
 from typing import Any, Final
 
