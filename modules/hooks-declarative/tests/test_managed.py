@@ -9,6 +9,8 @@ from typing import Any
 
 import pytest
 from amplifier_hooks_util.managed_file import POLICY_VARIABLE
+
+from amplifier_core.testing import create_test_coordinator
 from amplifier_module_hooks_declarative import mount
 from amplifier_module_hooks_declarative.config import parse_config
 from amplifier_module_hooks_declarative.document import HooksConfigError
@@ -28,8 +30,6 @@ from amplifier_module_hooks_declarative.managed_mount import (
 )
 from amplifier_module_hooks_declarative.source import Source
 from amplifier_module_hooks_declarative.sources import find_sources, load_sources
-
-from amplifier_core.testing import create_test_coordinator
 
 DENY_RM = """\
 hooks:
@@ -212,7 +212,7 @@ async def test_a_handler_ordered_before_the_policy_is_named(policy_file: Path) -
 async def test_a_refused_policy_fails_the_mount_even_with_strict_false(
     policy_file: Path,
 ) -> None:
-    policy_file.chmod(0o666)
+    os.chmod(policy_file, 0o666)
     coordinator = create_test_coordinator()
     with pytest.raises(ManagedPolicyError, match="writable by its group and everyone"):
         await mount(coordinator, {"strict": False, "include_user": False})
