@@ -379,3 +379,16 @@ def test_validate_checks_the_managed_policy(tmp_path: Path, setup: Path) -> None
     result = json.loads(checked.stdout)
     assert result["in_force"] is False
     assert f"managed {draft}:2: hooks.PreToolUse" in result["problems"][0]
+
+
+def test_emit_runs_the_managed_hooks_first(tmp_path: Path, setup: Path) -> None:
+    bundle = _bundle(tmp_path, SWITCHES["observe-entry"])
+    data = json.dumps({"tool_name": "bash", "tool_input": {"command": "rm -rf build"}})
+    args = ("emit", "tool:pre", "--bundle", str(bundle), "--data", data, "--json")
+    done = _command(*args, env=_env(tmp_path, setup), cwd=tmp_path)
+    assert done.returncode == 3, done.stdout + done.stderr
+    trace = json.loads(done.stdout)
+    first = trace["handlers"][0]
+    assert first["name"] == "managed-policy:tool:pre"
+    assert first["action"] == "deny"
+    assert trace["result"]["source"] == f"managed {setup}:hooks.PreToolUse[0]"

@@ -1,6 +1,7 @@
 """The machine's managed policy on an application session: mounted before the bundle's modules.
 
-``AgentSession`` calls :func:`mount_policy` before the kernel mounts anything, so the policy's
+``AgentSession`` (and ``emit`` and ``replay``, which mount a bundle's hooks on a bare
+coordinator) call :func:`mount_policy` before the kernel mounts anything, so the policy's
 hooks (hooks-declarative's :mod:`~amplifier_module_hooks_declarative.managed_mount`) are the
 first registrations of the session and no bundle entry, ``observe: true`` included, wraps
 them; :func:`check_first` then refuses a session in which some handler was registered ahead
@@ -28,13 +29,14 @@ class ManagedPolicyRefused(ValueError):
     """The session cannot start under the machine's managed policy; the message says why."""
 
 
-def _stopped(session_id: str, why: str) -> ManagedPolicyRefused:
-    return ManagedPolicyRefused(f"session {session_id} stopped before its first turn: {why}")
+def _stopped(what: str, why: str) -> ManagedPolicyRefused:
+    return ManagedPolicyRefused(f"{what}: {why}")
 
 
-async def mount_policy(coordinator: Any, session_id: str) -> Callable[[], Awaitable[None]] | None:
+async def mount_policy(coordinator: Any, what: str) -> Callable[[], Awaitable[None]] | None:
     """Register the managed policy's hooks on ``coordinator``; their cleanup, or ``None``
-    without a policy.
+    without a policy. ``what`` starts an error (``session ID stopped before its first
+    turn``).
 
     :raises ManagedPolicyRefused: the file exists and cannot be trusted, read or parsed, or
         hooks-declarative is not installed to run it.
@@ -42,14 +44,14 @@ async def mount_policy(coordinator: Any, session_id: str) -> Callable[[], Awaita
     try:
         location = locate_policy()
     except ValueError as err:
-        raise _stopped(session_id, f"managed policy: {err}") from err
+        raise _stopped(what, f"managed policy: {err}") from err
     try:
         managed_mount = importlib.import_module(_PACKAGE)
     except ImportError as err:
         if not location.exists():
             return None
         raise _stopped(
-            session_id,
+            what,
             f"the managed policy {location.path} needs hooks-declarative to run its hooks, and "
             f"it cannot be imported ({err})",
         ) from err
@@ -58,11 +60,11 @@ async def mount_policy(coordinator: Any, session_id: str) -> Callable[[], Awaita
             coordinator
         )
     except ValueError as err:  # ManagedPolicyError: its message names the file and why
-        raise _stopped(session_id, str(err).removeprefix("hooks-declarative: ")) from err
+        raise _stopped(what, str(err).removeprefix("hooks-declarative: ")) from err
     return cleanup
 
 
-def check_first(coordinator: Any, session_id: str) -> None:
+def check_first(coordinator: Any, what: str) -> None:
     """Refuse the session when a handler was registered ahead of the managed policy's.
 
     :raises ManagedPolicyRefused: naming those handlers.
@@ -74,7 +76,7 @@ def check_first(coordinator: Any, session_id: str) -> None:
     ahead: list[str] = managed_mount.handlers_ahead(coordinator)
     if ahead:
         raise _stopped(
-            session_id,
+            what,
             "the managed policy's hooks must run first, and these handlers are ordered "
             f"before them: {', '.join(ahead)}",
         )

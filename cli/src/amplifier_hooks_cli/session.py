@@ -213,9 +213,10 @@ class AgentSession:
 
     async def _mount(self) -> None:
         # the machine's managed policy: registered first, where no bundle entry reaches it
-        self._managed = await mount_policy(self.coordinator, self.session_id)
+        stopped = f"session {self.session_id} stopped before its first turn"
+        self._managed = await mount_policy(self.coordinator, stopped)
         await self._kernel.initialize()
-        check_first(self.coordinator, self.session_id)
+        check_first(self.coordinator, stopped)
         if self._provider is not None:
             await self.coordinator.mount("providers", self._provider, name=self._provider.name)
         for name, tool in (self._tools or {}).items():
