@@ -153,6 +153,15 @@ def test_a_managed_deny_holds_against_every_switch(
     assert _intact(tmp_path), text
 
 
+def test_the_loaders_deny_list_does_not_reach_the_policy(tmp_path: Path, setup: Path) -> None:
+    """Denying the module to the loader does not unmount the policy the session mounts."""
+    bundle = _bundle(tmp_path, SWITCHES["no-declarative-module"])
+    code, text = _run(tmp_path, bundle, setup, AMPLIFIER_MODULES_DENY="hooks-declarative")
+    assert code == 0, text
+    assert DENIED in text, text
+    assert _intact(tmp_path), text
+
+
 def test_without_the_policy_the_same_bundles_delete(tmp_path: Path, setup: Path) -> None:
     """The control: the switches do let the command run when no policy is in force."""
     bundle = _bundle(tmp_path, SWITCHES["observe-entry"])

@@ -21,6 +21,10 @@ then Gemini CLI's ``settings.json`` and Cursor's ``hooks.json`` (:mod:`.formats.
 ``~/.cursor`` after the user's files, and in the project's ``.gemini`` and ``.cursor`` after its
 Claude Code settings; then Gemini CLI's extensions.
 
+The machine's managed policy (:mod:`.managed`) comes before all of these and is mounted apart
+(:mod:`.managed_mount`); its ``policy`` settings may leave any of them out
+(:func:`~.managed.policy_sources`, in :func:`load_sources`), each named in one warning.
+
 The project directory is the session's ``session.working_dir`` capability, else the config's
 ``project_dir``, else the current directory. Missing user and project files are simply absent;
 a file listed in ``files`` must exist. A file reached twice (the project is the home directory)
