@@ -153,6 +153,35 @@ def test_a_managed_deny_holds_against_every_switch(
     assert _intact(tmp_path), text
 
 
+def test_a_project_bundle_composed_over_the_users_observes_and_cannot_lift_the_deny(
+    tmp_path: Path, setup: Path
+) -> None:
+    """The project's bundle includes the user's and composes over it: the user's entry turned
+    to observe mode, formats and strictness off, the loader's observe on every module. The
+    policy still decides first."""
+    _bundle(tmp_path, SWITCHES["none"], "user-bundle.yaml")
+    project = (
+        "includes:\n"
+        f"  - bundle: {tmp_path / 'user-bundle.yaml'}\n"
+        "hooks:\n"
+        "  - module: hooks-declarative\n"
+        "    observe: true\n"
+        "    config:\n"
+        "      strict: false\n"
+        "      claude_code: false\n"
+        "      observe_sources: ['*']\n"
+        "      disabled_plugins: ['*']\n"
+    )
+    bundle = _bundle(tmp_path / "work", project, "bundle.yaml")
+    code, text = _run(tmp_path, bundle, setup)
+    assert code == 0, text
+    assert DENIED in text, text
+    assert _intact(tmp_path), text
+    code, text = _run(tmp_path, bundle, None)  # the control: without the policy it deletes
+    assert code == 0, text
+    assert not _intact(tmp_path), text
+
+
 def test_the_loaders_deny_list_does_not_reach_the_policy(tmp_path: Path, setup: Path) -> None:
     """Denying the module to the loader does not unmount the policy the session mounts."""
     bundle = _bundle(tmp_path, SWITCHES["no-declarative-module"])
