@@ -40,6 +40,7 @@ warning.
 
 from __future__ import annotations
 
+import functools
 import logging
 import os
 from collections.abc import Mapping, Sequence
@@ -215,8 +216,11 @@ def _refused(path: Path, problems: Sequence[str]) -> ManagedPolicyError:
     return ManagedPolicyError(str(path), [Problem(message, key_path=None)])
 
 
+@functools.lru_cache(maxsize=4)
 def parse_policy(text: str, label: str) -> tuple[HooksDocument, PolicySettings]:
-    """The hooks and the ``policy`` settings of a policy file's text.
+    """The hooks and the ``policy`` settings of a policy file's text (the last few texts
+    parsed are kept: a session reads the file at its start and again where its hooks are
+    loaded; every read checks the file's ownership again, only the parse is kept).
 
     :raises HooksConfigError: invalid YAML, hooks or settings, each with line and key path.
     """
