@@ -9,7 +9,11 @@ from typing import Any
 
 import pytest
 from amplifier_hooks_util.managed_file import POLICY_VARIABLE
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
+from amplifier_core.coordinator import ModuleCoordinator
+from amplifier_core.loader import ModuleLoader
 from amplifier_core.testing import create_test_coordinator
 from amplifier_module_hooks_declarative import mount
 from amplifier_module_hooks_declarative.config import parse_config
@@ -27,6 +31,7 @@ from amplifier_module_hooks_declarative.managed_mount import (
     MANAGED_CAPABILITY,
     MANAGED_PRIORITY,
     handlers_ahead,
+    mount_managed,
 )
 from amplifier_module_hooks_declarative.source import Source
 from amplifier_module_hooks_declarative.sources import find_sources, load_sources
@@ -217,3 +222,64 @@ async def test_a_refused_policy_fails_the_mount_even_with_strict_false(
     with pytest.raises(ManagedPolicyError, match="writable by its group and everyone"):
         await mount(coordinator, {"strict": False, "include_user": False})
     assert not list(coordinator.hooks.registrations())
+
+
+# ----------------------------------------------------------------------- generated switches
+
+SWITCHES = st.fixed_dictionaries(
+    {},
+    optional={
+        "strict": st.booleans(),
+        "include_user": st.booleans(),
+        "include_project": st.booleans(),
+        "claude_code": st.booleans(),
+        "gemini": st.booleans(),
+        "cursor": st.booleans(),
+        "hook_shell": st.booleans(),
+        "observe_sources": st.lists(
+            st.sampled_from(["*", "managed*", "config", "/*", "managed /*"]), max_size=3
+        ),
+        "disabled_plugins": st.lists(
+            st.sampled_from(["*", "managed", "managed-policy", "guard@team"]), max_size=2
+        ),
+        "priority": st.integers(min_value=MANAGED_PRIORITY, max_value=2**63),
+        "environment": st.sampled_from(["inherit", "minimal"]),
+    },
+)
+
+
+@settings(
+    max_examples=60,
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture],
+)
+@given(config=SWITCHES, observe=st.booleans())
+async def test_no_combination_of_switches_lifts_a_managed_deny(
+    policy_file: Path, tmp_path: Path, config: dict[str, Any], observe: bool
+) -> None:
+    """The kernel's loader mounts the module (in observe mode or not) with a generated
+    config over an inline hook that allows everything, after the application mounted the
+    policy: ``rm -rf`` is denied by the policy every time, ``ls`` never is."""
+    coordinator = ModuleCoordinator(config={"session": {"working_dir": str(tmp_path)}})
+    coordinator.register_capability("session.working_dir", str(tmp_path))
+    managed = await mount_managed(coordinator)
+    assert managed is not None
+    allow = [{"type": "matcher", "match": {"tool": "bash"}, "action": "allow"}]
+    entry = {
+        "module": "hooks-declarative",
+        "observe": observe,
+        "config": {"user_dir": str(tmp_path / "home"), **config, "hooks": {"PreToolUse": allow}},
+    }
+    loader = ModuleLoader(coordinator)
+    loader.strict = True
+    try:
+        await loader.mount_all([entry])
+        assert handlers_ahead(coordinator) == []
+        denied = await coordinator.hooks.emit("tool:pre", _bash("rm -rf victim"))
+        assert denied.action == "deny"
+        assert denied.source == f"managed {policy_file}:hooks.PreToolUse[0]"
+        allowed = await coordinator.hooks.emit("tool:pre", _bash("ls"))
+        assert allowed.action != "deny"
+    finally:
+        await loader.cleanup()
+        await managed()
