@@ -181,9 +181,9 @@ def list_hooks(bundle_path: Path | None, project: Path | None, as_json: bool) ->
     """List every hook a session of the bundle would run, each with its mode (observed or
     enforced). The machine's managed policy comes first, its hooks marked managed (they run
     before all others and nothing in a bundle reaches them); a policy file a session would
-    refuse is an error. A Python hook module is mounted on a scratch coordinator and its handlers are
-    listed (event, priority, timeout, failure policy); the recorders (hooks-logging,
-    hooks-otel) are named, not mounted. For hooks-declarative: each hook's source (file or
+    refuse is an error. A Python hook module is mounted on a scratch coordinator and its
+    handlers are listed (event, priority, timeout, failure policy); the recorders
+    (hooks-logging, hooks-otel) are named, not mounted. For hooks-declarative: each hook's source (file or
     plugin), event (as written and canonical), matcher, type and command; then every source
     or hook left out and why (untrusted project, disabled plugin or Gemini CLI extension,
     broken file, unsupported hook)."""
