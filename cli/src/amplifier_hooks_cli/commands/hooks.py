@@ -183,10 +183,10 @@ def list_hooks(bundle_path: Path | None, project: Path | None, as_json: bool) ->
     before all others and nothing in a bundle reaches them); a policy file a session would
     refuse is an error. A Python hook module is mounted on a scratch coordinator and its
     handlers are listed (event, priority, timeout, failure policy); the recorders
-    (hooks-logging, hooks-otel) are named, not mounted. For hooks-declarative: each hook's source (file or
-    plugin), event (as written and canonical), matcher, type and command; then every source
-    or hook left out and why (untrusted project, disabled plugin or Gemini CLI extension,
-    broken file, unsupported hook)."""
+    (hooks-logging, hooks-otel) are named, not mounted. For hooks-declarative: each hook's
+    source (file or plugin), event (as written and canonical), matcher, type and command;
+    then every source or hook left out and why (untrusted project, disabled plugin or Gemini
+    CLI extension, broken file, unsupported hook, the managed policy's settings)."""
     entries = _entries(bundle_path)
     managed = check_policy()
     if managed.problem is not None:
