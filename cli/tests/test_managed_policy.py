@@ -9,6 +9,7 @@ import json
 import os
 import shutil
 import subprocess
+import sys
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
@@ -430,3 +431,20 @@ def test_emit_runs_the_managed_hooks_first(tmp_path: Path, setup: Path) -> None:
     assert first["name"] == "managed-policy:tool:pre"
     assert first["action"] == "deny"
     assert trace["result"]["source"] == f"managed {setup}:hooks.PreToolUse[0]"
+
+
+async def test_a_policy_without_hooks_declarative_stops_the_session(
+    tmp_path: Path, setup: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Where the module that runs the policy cannot be imported, a policy file stops the
+    session; without a file nothing is asked of the module."""
+    from amplifier_hooks_cli.managed import ManagedPolicyRefused, mount_policy
+
+    from amplifier_core.testing import create_test_coordinator
+
+    monkeypatch.setitem(sys.modules, "amplifier_module_hooks_declarative.managed_mount", None)
+    monkeypatch.setenv("AMPLIFIER_HOOKS_MANAGED_POLICY", str(setup))
+    with pytest.raises(ManagedPolicyRefused, match="needs hooks-declarative to run its hooks"):
+        await mount_policy(create_test_coordinator(), "session s stopped before its first turn")
+    monkeypatch.setenv("AMPLIFIER_HOOKS_MANAGED_POLICY", str(tmp_path / "none.yaml"))
+    assert await mount_policy(create_test_coordinator(), "session s") is None
