@@ -2,6 +2,7 @@
 
 Only the bundle's hook modules are mounted, on a bare coordinator whose working directory is a
 scratch directory: no orchestrator, provider or tool, so no model is called and no tool runs.
+The machine's managed policy is mounted first, as in a session (:mod:`.managed`).
 Command hooks run for real there, sandboxed where their module's config says. Modules that
 record and never decide (``hooks-logging``, ``hooks-otel``) are left out, and a deciding
 module's own record is turned off (:data:`NO_RECORDS`: hooks-approval's ``audit_log``), so a
@@ -25,6 +26,7 @@ from amplifier_hooks_bundle import Bundle
 from amplifier_core import events as ev
 from amplifier_core.observers import HandlerRun
 
+from .managed import mount_policy
 from .replay_log import LogProblem, RecordedEvent
 
 __all__ = [
@@ -125,6 +127,7 @@ async def replay(
         for e in bundle.hooks
         if e.module not in NOT_REPLAYED
     ]
+    managed = await mount_policy(coordinator, f"replay through {label}")  # first, as a session
     loader = ModuleLoader(coordinator)
     mounted = await loader.mount_all(entries, base_dir=bundle.base_dir)
     await loader.session_ready()
@@ -164,6 +167,8 @@ async def replay(
         forget()
         remove()
         await loader.cleanup()
+        if managed is not None:
+            await managed()
     return BundleRun(label, outcomes, problems, failures, left_out, [m.id for m in mounted])
 
 

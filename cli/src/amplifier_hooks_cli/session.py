@@ -20,7 +20,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import time
-from collections.abc import Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from pathlib import Path
 from types import TracebackType
 from typing import TYPE_CHECKING, Any, Final, Literal, Self
@@ -32,6 +32,7 @@ from amplifier_core.errors import ModuleLoadError
 from amplifier_module_loop_session import Checkpoint, TurnOutcome, read_checkpoint
 
 from .load_advice import load_advice
+from .managed import check_first, mount_policy
 from .missing import missing_modules
 from .plan import mount_plan
 
@@ -119,6 +120,7 @@ class AgentSession:
         self._started_at: float | None = None
         self._closed = False
         self._turn_task: asyncio.Task[str] | None = None
+        self._managed: Callable[[], Awaitable[None]] | None = None
         self.coordinator.register_capability(HOST_HANDLERS_CAPABILITY, HOST_HANDLERS)
         self.coordinator.hooks.register(
             ev.APPROVAL_REQUIRED, self._before_approval, name="session.notify"
@@ -210,7 +212,11 @@ class AgentSession:
             raise
 
     async def _mount(self) -> None:
+        # the machine's managed policy: registered first, where no bundle entry reaches it
+        stopped = f"session {self.session_id} stopped before its first turn"
+        self._managed = await mount_policy(self.coordinator, stopped)
         await self._kernel.initialize()
+        check_first(self.coordinator, stopped)
         if self._provider is not None:
             await self.coordinator.mount("providers", self._provider, name=self._provider.name)
         for name, tool in (self._tools or {}).items():
@@ -311,6 +317,8 @@ class AgentSession:
             if error is not None:
                 kernel_status.last_error = {"type": type(error).__name__, "message": str(error)}
         await self._kernel.cleanup()
+        if self._managed is not None:
+            await self._managed()
 
     # -- turns ---------------------------------------------------------------------------
 

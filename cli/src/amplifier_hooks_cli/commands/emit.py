@@ -21,6 +21,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from .. import output
+from ..managed import check_first, mount_policy
 from ..tracing import Trace, trace_emit
 
 __all__ = ["EXIT_CODES", "decision", "emit", "emit_json", "exit_code"]
@@ -196,12 +197,16 @@ async def _emit_through_bundle(
         config={"session": {**bundle.session.given(), "working_dir": str(workspace)}}
     )
     coordinator.register_capability("session.working_dir", str(workspace))
+    managed = await mount_policy(coordinator, f"emit {event}")  # the machine's policy, first
     loader = ModuleLoader(coordinator)
     await loader.mount_all(bundle.hooks, base_dir=bundle.base_dir)  # failures: one log line
     try:
+        check_first(coordinator, f"emit {event}")
         return await trace_emit(coordinator.hooks, event, data)
     finally:
         await loader.cleanup()
+        if managed is not None:
+            await managed()
 
 
 def _print_trace(trace: Trace) -> None:

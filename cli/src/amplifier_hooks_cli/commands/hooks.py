@@ -28,6 +28,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from .. import output
+from ..managed import check_policy
 from ..module_hooks import ModuleHandlers, module_handlers
 
 __all__ = ["hooks"]
@@ -179,13 +180,18 @@ def _print(where: str, survey: Any, observed: Callable[[str], bool]) -> None:
 @output.friendly
 def list_hooks(bundle_path: Path | None, project: Path | None, as_json: bool) -> None:
     """List every hook a session of the bundle would run, each with its mode (observed or
-    enforced). A Python hook module is mounted on a scratch coordinator and its handlers are
-    listed (event, priority, timeout, failure policy); the recorders (hooks-logging,
-    hooks-otel) are named, not mounted. For hooks-declarative: each hook's source (file or
-    plugin), event (as written and canonical), matcher, type and command; then every source
-    or hook left out and why (untrusted project, disabled plugin or Gemini CLI extension,
-    broken file, unsupported hook)."""
+    enforced). The machine's managed policy comes first, its hooks marked managed (they run
+    before all others and nothing in a bundle reaches them); a policy file a session would
+    refuse is an error. A Python hook module is mounted on a scratch coordinator and its
+    handlers are listed (event, priority, timeout, failure policy); the recorders
+    (hooks-logging, hooks-otel) are named, not mounted. For hooks-declarative: each hook's
+    source (file or plugin), event (as written and canonical), matcher, type and command;
+    then every source or hook left out and why (untrusted project, disabled plugin or Gemini
+    CLI extension, broken file, unsupported hook, the managed policy's settings)."""
     entries = _entries(bundle_path)
+    managed = check_policy()
+    if managed.problem is not None:
+        raise click.ClickException(f"a session would stop before its first turn: {managed.problem}")
     python = [
         (where, entry)
         for where, entry in entries
@@ -209,8 +215,12 @@ def list_hooks(bundle_path: Path | None, project: Path | None, as_json: bool) ->
             item.as_json() if isinstance(item, ModuleHandlers) else _observed_json(where, *item)
             for where, item in listed
         ]
+        if managed.policy is not None:
+            data.insert(0, _managed_json(managed.policy))
         click.echo(json.dumps(data, indent=2))
         return
+    if managed.policy is not None:
+        _print_managed(managed.policy)
     for where, item in listed:
         if isinstance(item, ModuleHandlers):
             _print_module(item)
@@ -256,7 +266,63 @@ def _observed_json(
     """The survey as JSON; the module's ``observe`` flag and each hook's ``observed``."""
     data: dict[str, Any] = {"module": where, **survey.as_json(), "observe": observe}
     data["hooks"] = [
-        {**shown, "observed": observed(hook.source)}
+        {**shown, "observed": observed(hook.source), "managed": False}
         for shown, hook in zip(data.get("hooks") or [], survey.hooks, strict=True)
     ]
     return data
+
+
+def _managed_hooks(policy: Any) -> list[Any]:
+    survey = importlib.import_module(f"{_PACKAGE}.survey")
+    managed = importlib.import_module(f"{_PACKAGE}.managed")
+    source = importlib.import_module(f"{_PACKAGE}.source").Source(
+        managed.MANAGED_KIND, policy.label, policy.path
+    )
+    found: list[Any] = survey.found_hooks(policy.document, source)
+    return found
+
+
+def _print_managed(policy: Any) -> None:
+    """The machine's managed policy: its hooks, which run before every other, and what it
+    lets the other sources do."""
+    console = output.stdout()
+    console.print(
+        f"[bold]managed policy {escape(str(policy.path))}[/]: its hooks run first; no "
+        "bundle, user or project setting disables or observes them"
+    )
+    rules = {k: v for k, v in policy.settings.model_dump().items() if v not in (None, False)}
+    if rules:
+        console.print(
+            "other sources: " + escape("; ".join(f"{k}: {v}" for k, v in rules.items())),
+            highlight=False,
+        )
+    hooks = _managed_hooks(policy)
+    if not hooks:
+        console.print("no hooks")
+        return
+    table = Table(show_lines=False, expand=False)
+    for column in ("source", "event", "matcher", "type", "command", "mode"):
+        table.add_column(column, overflow="fold")
+    for hook in hooks:
+        table.add_row(
+            escape(hook.source),
+            escape(_event(hook.name, hook.event)),
+            escape(hook.matcher or "*"),
+            escape(hook.type),
+            escape(hook.detail),
+            "[bold magenta]managed[/]",
+        )
+    console.print(table)
+
+
+def _managed_json(policy: Any) -> dict[str, Any]:
+    return {
+        "module": f"managed policy {policy.path}",
+        "managed": True,
+        "path": str(policy.path),
+        "settings": policy.settings.model_dump(),
+        "hooks": [
+            {**dataclasses.asdict(hook), "observed": False, "managed": True}
+            for hook in _managed_hooks(policy)
+        ],
+    }

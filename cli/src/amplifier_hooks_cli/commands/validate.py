@@ -32,6 +32,7 @@ from amplifier_core.module_sources import parse_source
 from .. import output
 from ..composed_locator import ComposedLocator, locator_for
 from ..locator import Locator
+from ..managed import check_policy
 from ..plan import PlanError, mount_plan
 
 __all__ = [
@@ -71,8 +72,14 @@ class _Planned:
         return self.kind or self.section[:-1]
 
 
-@click.command(short_help="Check a bundle file.")
-@click.argument("bundle_path", type=click.Path(path_type=Path))
+@click.command(short_help="Check a bundle file, or the managed policy.")
+@click.argument("bundle_path", type=click.Path(path_type=Path), required=False)
+@click.option(
+    "--managed",
+    is_flag=True,
+    help="Check the machine's managed policy file (its ownership and its hooks), or the "
+    "file given in place of a bundle, as a session checks it.",
+)
 @click.option(
     "--mount",
     "try_mount",
@@ -93,7 +100,9 @@ class _Planned:
     help='Print {"bundle", "ok", "problems", "modules"} instead of text (cli/README.md).',
 )
 @output.friendly
-def validate(bundle_path: Path, try_mount: bool, show: bool, as_json: bool) -> None:
+def validate(
+    bundle_path: Path | None, managed: bool, try_mount: bool, show: bool, as_json: bool
+) -> None:
     """Check BUNDLE_PATH: YAML syntax, keys and types, installed modules and their config.
 
     The runtime modules (orchestrator, context, providers, tools) are mounted to check
@@ -109,6 +118,11 @@ def validate(bundle_path: Path, try_mount: bool, show: bool, as_json: bool) -> N
 
     if show and as_json:
         raise click.UsageError("--show and --json: choose one")
+    if managed:
+        _validate_managed(bundle_path, as_json)
+        return
+    if bundle_path is None:
+        raise click.UsageError("give a BUNDLE_PATH to check, or --managed")
     bundle = load_bundle(bundle_path)
     if show:
         click.echo(composed_yaml(bundle))
@@ -165,6 +179,9 @@ def validate(bundle_path: Path, try_mount: bool, show: bool, as_json: bool) -> N
             f"{escape(bundle.session.unexpected_key_message(key))}",
             highlight=False,
         )
+    policy = check_policy()
+    if policy.problem is not None:  # the policy in force: a session of the bundle stops
+        problems.append(policy.problem)
     mounted = [p for p in planned if all(p is not s for s in skipped)]
     if as_json:
         _print_json(bundle_path, problems, _json_modules(mounted, skipped, installed))
@@ -182,6 +199,8 @@ def validate(bundle_path: Path, try_mount: bool, show: bool, as_json: bool) -> N
         f"[green]{escape(str(bundle_path))}: ok[/] ({counts}, as a session mounts them"
         f"{escape(default_note)})"
     )
+    if policy.policy is not None:
+        console.print(f"  [dim]{escape(policy.summary())}: its hooks run first[/]")
     for entry in bundle.hooks:
         spec = installed.get(entry.module)
         origin = (
@@ -202,6 +221,31 @@ def validate(bundle_path: Path, try_mount: bool, show: bool, as_json: bool) -> N
             highlight=False,
             soft_wrap=True,
         )
+
+
+def _validate_managed(path: Path | None, as_json: bool) -> None:
+    """``validate --managed [FILE]``: the policy in force, or FILE, checked as a session
+    checks it (exit status 1 when it would stop a session, or FILE does not exist)."""
+    checked = check_policy(path)
+    if as_json:
+        click.echo(
+            json.dumps(
+                {
+                    "managed": str(checked.path),
+                    "in_force": checked.in_force,
+                    "ok": checked.problem is None,
+                    "exists": checked.policy is not None or checked.problem is not None,
+                    "problems": [] if checked.problem is None else [checked.problem],
+                },
+                indent=2,
+            )
+        )
+        if checked.problem is not None:
+            raise SystemExit(1)
+        return
+    if checked.problem is not None:
+        output.fail(checked.problem)
+    output.stdout().print(escape(checked.summary()), highlight=False, soft_wrap=True)
 
 
 def _json_modules(

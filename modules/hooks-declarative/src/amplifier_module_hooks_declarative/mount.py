@@ -21,6 +21,7 @@ from .dispatch import (
     plan_steps,
 )
 from .document import HooksDocument
+from .managed_mount import mount_managed
 from .reload import Built, Reloader, watched_roots
 from .session_env import offer_session_environment
 from .sources import (
@@ -178,7 +179,9 @@ async def mount(
         a trusted project's, or a trusted project whose hooks changed since it was trusted
         (naming the files and the ``trust`` command), unless ``strict: false``; a format or
         hook type of the registry that cannot be loaded (:class:`~.registry.PluginError`,
-        naming its entry point and distribution).
+        naming its entry point and distribution); the machine's managed policy file exists and
+        cannot be trusted or read (:class:`~.managed.ManagedPolicyError`, whatever the config
+        says).
     :raises TypeError: the coordinator has no hook registry.
 
     The cleanup unregisters every handler, then lets running ``async: true`` hooks finish for
@@ -187,6 +190,7 @@ async def mount(
     """
     settings = parse_config(config)
     kernel = _kernel_of(coordinator)
+    managed = await mount_managed(coordinator)  # first, unless the application did (.managed_mount)
     project_dir = resolve_project_dir(coordinator, settings)
     factory = runner_factory or default_runner_factory(
         str(project_dir), coordinator, pass_env=_pass_env(settings), settings=settings
@@ -195,12 +199,20 @@ async def mount(
         settings, coordinator, kernel, project_dir, resolve_user_dir(settings), factory
     )
     reloader = planned.reloader()
-    reloader.start(planned.build())
-    return _cleanup(reloader, settings.async_grace_s)
+    try:
+        reloader.start(planned.build())
+    except BaseException:
+        if managed is not None:
+            await managed()
+        raise
+    return _cleanup(reloader, settings.async_grace_s, managed)
 
 
-def _cleanup(reloader: Reloader, grace_s: float) -> Callable[[], Awaitable[None]]:
-    """The mount's cleanup: closes ``reloader`` once, however often it is called."""
+def _cleanup(
+    reloader: Reloader, grace_s: float, managed: Callable[[], Awaitable[None]] | None
+) -> Callable[[], Awaitable[None]]:
+    """The mount's cleanup: closes ``reloader``, then unmounts the managed policy's hooks this
+    mount mounted (``managed``), once, however often it is called."""
     done = False
 
     async def cleanup() -> None:
@@ -209,5 +221,7 @@ def _cleanup(reloader: Reloader, grace_s: float) -> Callable[[], Awaitable[None]
             return
         done = True
         await reloader.close(grace_s)
+        if managed is not None:
+            await managed()
 
     return cleanup

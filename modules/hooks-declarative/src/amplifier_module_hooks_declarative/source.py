@@ -97,6 +97,9 @@ class HookFormat:
     """Its sources found otherwise, added after every format's files."""
     more_kinds: tuple[SourceKind, ...] = ()
     """The kinds of the project's ``more_sources`` (they come with the project)."""
+    outside_kinds: tuple[SourceKind, ...] = ()
+    """The kinds of its ``more_sources`` that do not come with the project and are not
+    ``user-`` and a project kind: a tool's user and system-level files (Windsurf's)."""
     patterns: tuple[tuple[str, Reader], ...] = ()
     """Its files found otherwise, as path patterns (``.github/hooks/*.json``, matched on the
     end of a path) with their parser: how a file named in the config's ``files`` is known as

@@ -29,6 +29,10 @@ Copilot's ``*.json`` files (``~/.copilot/hooks``, the project's ``.github/hooks`
 (with the user's files) and Cline's hook executables (:mod:`.formats.cline`:
 ``~/Documents/Cline/Hooks``, ``.clinerules/hooks``).
 
+The machine's managed policy (:mod:`.managed`) comes before all of these and is mounted apart
+(:mod:`.managed_mount`); its ``policy`` settings may leave any of them out
+(:func:`~.managed.policy_sources`, in :func:`load_sources`), each named in one warning.
+
 The project directory is the session's ``session.working_dir`` capability, else the config's
 ``project_dir``, else the current directory. Missing user and project files are simply absent;
 a file listed in ``files`` must exist. A file reached twice (the project is the home directory)
@@ -41,18 +45,16 @@ and skipped. Every hooks file is read once (:func:`~amplifier_hooks_util.regular
 read_regular`: never a FIFO, a device or a socket, never more than 4 MiB), and a project's
 files are parsed from the very bytes its trust check hashed.
 
-A trusted project whose hook surface changed since it was trusted, or that brings a broken
-hooks file (``.claude/settings*.json``, ``.amplifier/hooks.yaml``,
-``.amplifier/hooks/**/hooks.json``, ``.gemini/settings.json``, ``.cursor/hooks.json``,
-``.codex/hooks.json``, ``.factory/hooks.json``, ``.github/hooks/*.json``,
-``.windsurf/hooks.json``), stops the mount with one error naming the file (and line) and the
-``trust`` command: a guard the user trusted never goes quietly. ``strict: false`` is the opt-out: a warning, and the session goes
-on without those hooks (failing open). A command hook whose script file does not exist (see
-:mod:`.scripts`) is an error of its source, with the line of its ``command``. The user's own
-files, the plugins, the files in ``files`` and the inline ``hooks`` always fail the mount. A
-plugin that is disabled is not a source at all; :func:`~.survey.survey_sources` lists it, with
-every other hook found or skipped.
-"""
+A trusted project whose hook surface changed since it was trusted, or that brings a broken hooks
+file (``.claude/settings*.json``, ``.amplifier/hooks.yaml``, ``.amplifier/hooks/**/hooks.json``,
+``.gemini/settings.json``, ``.cursor/hooks.json``, ``.codex/hooks.json``, ``.factory/hooks.json``,
+``.github/hooks/*.json``, ``.windsurf/hooks.json``), stops the mount with one error naming the file
+(and line) and the ``trust`` command: a guard the user trusted never goes quietly. ``strict: false``
+is the opt-out: a warning, and the session goes on without those hooks (failing open). A command
+hook whose script file does not exist (see :mod:`.scripts`) is an error of its source, with the line
+of its ``command``. The user's own files, the plugins, the files in ``files`` and the inline
+``hooks`` always fail the mount. A plugin that is disabled is not a source at all;
+:func:`~.survey.survey_sources` lists it, with every other hook found or skipped."""
 
 from __future__ import annotations
 
@@ -71,6 +73,7 @@ from amplifier_hooks_util.regular_file import read_regular
 
 from amplifier_module_hooks_declarative.trust import Surface, TrustStatus, trust_status
 
+from . import managed
 from .config import MODULE_ID, DeclarativeConfig
 from .document import HooksConfigError, HooksDocument, Problem
 from .format_plugins import hook_format as load_format
@@ -541,9 +544,8 @@ def load_sources(settings: DeclarativeConfig, *, project_dir: Path, user_dir: Pa
         ``strict: false`` a project's broken or changed files are a warning instead, and the
         session goes on without them.
     """
-    decision = decide_trust(
-        find_sources(settings, project_dir=project_dir, user_dir=user_dir), project_dir
-    )
+    found = find_sources(settings, project_dir=project_dir, user_dir=user_dir)
+    decision = decide_trust(managed.policy_sources(found), project_dir)
     if decision.left_out:
         names = ", ".join(s.label for s in decision.left_out)
         status = decision.status

@@ -5,7 +5,8 @@ The sources are :func:`~.sources.find_sources`' and are read the way mounting re
 (:func:`~.sources.load_source`), so the survey and a session agree: a project source of an
 untrusted project, a disabled plugin, a plugin from a remote source, a broken file (with its
 error, and whether it would stop the session) and each hook the reader skips with a warning
-(a Claude Code ``prompt`` hook, an event without a counterpart) are listed as skipped.
+(a Claude Code ``prompt`` hook, an event without a counterpart) are listed as skipped, and so
+is each source the machine's managed policy leaves out (:mod:`.managed`).
 """
 
 from __future__ import annotations
@@ -18,9 +19,10 @@ from pathlib import Path
 from typing import Any
 
 from .config import MODULE_ID, DeclarativeConfig
-from .document import HookGroup, HooksConfigError
+from .document import HookGroup, HooksConfigError, HooksDocument
 from .formats.claude_code.plugins import discover_plugins
-from .source import SourceKind
+from .managed import policy_sources
+from .source import Source, SourceKind
 from .sources import decide_trust, display_path, find_sources, is_project_kind, load_source
 from .specs import (
     CommandHookSpec,
@@ -32,7 +34,14 @@ from .specs import (
     UnreadableHookSpec,
 )
 
-__all__ = ["FoundHook", "SkippedItem", "Survey", "describe_spec", "survey_sources"]
+__all__ = [
+    "FoundHook",
+    "SkippedItem",
+    "Survey",
+    "describe_spec",
+    "found_hooks",
+    "survey_sources",
+]
 
 _LOGGER = "amplifier_module_hooks_declarative"
 
@@ -135,7 +144,8 @@ def _warnings() -> Iterator[list[str]]:
 def survey_sources(settings: DeclarativeConfig, *, project_dir: Path, user_dir: Path) -> Survey:
     """Read every source of ``settings`` as mounting would, without mounting."""
     with _warnings() as finding:
-        sources = find_sources(settings, project_dir=project_dir, user_dir=user_dir)
+        found_sources = find_sources(settings, project_dir=project_dir, user_dir=user_dir)
+        sources = policy_sources(found_sources)  # what the managed policy leaves out: a note
     decision = decide_trust(sources, project_dir)
     kept, left_out, why = decision.kept, decision.left_out, decision.why
     snapshot = decision.status.surface if decision.status is not None else None
@@ -161,24 +171,30 @@ def survey_sources(settings: DeclarativeConfig, *, project_dir: Path, user_dir: 
                 skipped.append(SkippedItem(source.label, reason, fatal))
                 continue
         skipped.extend(SkippedItem(source.label, note) for note in notes)
-        if document is None:
-            continue
-        for block in document.events:
-            for step in block.steps:
-                group = step if isinstance(step, HookGroup) else None
-                for entry in group.hooks if group else (step,):
-                    assert not isinstance(entry, HookGroup)
-                    found.append(
-                        FoundHook(
-                            source=source.label,
-                            kind=source.kind,
-                            name=block.name,
-                            event=block.event,
-                            matcher=(group.written or group.matcher) if group else None,
-                            type=str(getattr(entry.spec, "type", "?")),
-                            detail=describe_spec(entry.spec)
-                            + (f" (if {entry.condition})" if entry.condition else ""),
-                            label=entry.label,
-                        )
-                    )
+        if document is not None:
+            found.extend(found_hooks(document, source))
     return Survey(project_dir, user_dir, tuple(found), tuple(skipped))
+
+
+def found_hooks(document: HooksDocument, source: Source) -> list[FoundHook]:
+    """Every hook of ``document`` (read from ``source``), in order."""
+    found: list[FoundHook] = []
+    for block in document.events:
+        for step in block.steps:
+            group = step if isinstance(step, HookGroup) else None
+            for entry in group.hooks if group else (step,):
+                assert not isinstance(entry, HookGroup)
+                found.append(
+                    FoundHook(
+                        source=source.label,
+                        kind=source.kind,
+                        name=block.name,
+                        event=block.event,
+                        matcher=(group.written or group.matcher) if group else None,
+                        type=str(getattr(entry.spec, "type", "?")),
+                        detail=describe_spec(entry.spec)
+                        + (f" (if {entry.condition})" if entry.condition else ""),
+                        label=entry.label,
+                    )
+                )
+    return found

@@ -78,4 +78,5 @@ FORMAT: Final = HookFormat(
     files=(HooksFile(HOOKS_FILE, "windsurf-hooks", parse_windsurf_hooks),),
     switch="windsurf",
     more_sources=_machine_sources,
+    outside_kinds=("system-windsurf-hooks", "user-windsurf-hooks"),
 )
