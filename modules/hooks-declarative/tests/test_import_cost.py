@@ -1,5 +1,6 @@
-"""Importing and mounting hooks-declarative with no hooks file to read loads no YAML parser:
-PyYAML (about 10 ms of imports) comes with the first YAML or JSON file read."""
+"""Importing and mounting hooks-declarative with no hooks file to read loads no YAML parser
+(PyYAML, about 10 ms of imports, comes with the first YAML or JSON file read), nor the config
+check ``validate`` uses nor the survey of hook sources (each comes with its first use)."""
 
 from __future__ import annotations
 
@@ -59,6 +60,31 @@ def test_a_mount_with_inline_hooks_only_imports_no_yaml(tmp_path: Path) -> None:
     early = [name for name in loaded if name == "yaml" or name.startswith("yaml.")]
     assert early == [], f"imported at mount: {early}"
     assert "amplifier_hooks_util.yaml_locations" not in loaded
+    later = [
+        name
+        for name in ("check", "survey")
+        if f"amplifier_module_hooks_declarative.{name}" in loaded
+    ]
+    assert later == [], f"imported at mount: {later}"
+
+
+def test_the_names_kept_for_later_are_still_there() -> None:
+    code = """
+import amplifier_module_hooks_declarative as hooks
+from amplifier_module_hooks_declarative import CheckedConfig, Survey, survey_sources
+from amplifier_module_hooks_declarative.check import CheckedConfig as Direct
+from amplifier_module_hooks_declarative.survey import survey_sources as direct_survey
+assert hooks.config_schema is Direct is CheckedConfig
+assert survey_sources is direct_survey and Survey.__name__ == "Survey"
+try:
+    hooks.nothing_here
+except AttributeError as err:
+    assert "nothing_here" in str(err)
+else:
+    raise SystemExit("an unknown name was answered")
+"""
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=False)
+    assert done.returncode == 0, done.stderr
 
 
 def test_a_hooks_file_is_still_read_with_its_yaml(tmp_path: Path) -> None:
