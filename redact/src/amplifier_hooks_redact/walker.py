@@ -352,7 +352,7 @@ def plain_strings(
     """What :meth:`Redactor.redact` decides ``data`` by (every string, dict keys too, and
     each credential pair as :mod:`.keyed` writes it), or ``None`` unless ``data`` is plain
     JSON data: built of ``dict`` (with ``str`` keys), ``list``, ``tuple``, ``str``, ``int``,
-    ``float``, ``bool`` and ``None`` only, no subclasses. Such data reads back from its JSON
+    finite ``float``, ``bool`` and ``None`` only, no subclasses. Such data reads back from its JSON
     text as the same data, so it can be decided and, if need be, redacted later from that
     text (hooks-logging does so on its writer thread). The dict keys are added to ``keys``
     too, when given.
@@ -378,7 +378,8 @@ def plain_strings(
         if kind is str:
             append(value)
         elif kind in leaves:
-            continue
+            if kind is float and value - value != 0:  # NaN or an infinity: not JSON
+                return None
         elif kind is dict:
             if id(value) in seen:
                 continue
@@ -395,6 +396,9 @@ def plain_strings(
                     append(item)
                     if (text := probe(key, item)) is not None:
                         append(text)  # the pair, as the assignment the walk reads
+                elif kind is float:
+                    if item - item != 0:
+                        return None
                 elif kind not in leaves:
                     push(item)
         elif kind is list or kind is tuple:

@@ -108,7 +108,7 @@ class DeferredRedaction:
         self._secrets = secrets
         self._encode = make_encoder().encode
         self._later = make_encoder().encode
-        self._strict = plain_encoder()
+        self._strict = plain_encoder(finite=True)  # for data plain_strings answered for
         self._memo = CleanMemo()
         """Items of lists settled clean (added on the writer thread, read on the emitting
         one: each addition is one dict assignment)."""
