@@ -77,6 +77,9 @@ class _Text(str):
         {"raw": b"bytes"},
         {"sub": _Text("text")},
         {"nested": [{"deep": {"set": {1, 2}}}]},
+        {"x": float("nan")},
+        [1.5, float("inf")],
+        {"deep": [{"y": -float("inf")}]},
         _Text("top"),
         object(),
     ],
@@ -108,7 +111,7 @@ _LEAVES = st.one_of(
     st.sampled_from(["DB_PASSWORD", "client_secret", "S3cretP4ssW0rd9"]),
     st.text(max_size=20),
     st.integers(),
-    st.floats(allow_nan=False),
+    st.floats(allow_nan=False, allow_infinity=False),
     st.booleans(),
     st.none(),
 )

@@ -316,3 +316,36 @@ def test_problems_render_with_what_is_known() -> None:
     assert ConfigProblem("bad", "a", line=3).render() == "a: bad"  # no file, no line
     assert ConfigProblem("bad", "a", line=3, column=7).render("f.yaml") == "f.yaml:3:7: a: bad"
     assert ConfigProblem("bad").render("f.yaml") == "f.yaml: bad"
+
+
+def test_checking_a_config_imports_no_yaml_parser() -> None:
+    """A module checks its config at every mount; PyYAML is for whoever reads a document."""
+    import json
+    import subprocess
+    import sys
+
+    code = """
+import json, sys
+from pydantic import BaseModel, ConfigDict
+from amplifier_hooks_util.config_errors import ConfigError, validate_config
+
+class Settings(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    timeout: int = 5
+
+assert validate_config(Settings, {"timeout": 3}, owner="m").timeout == 3
+try:
+    validate_config(Settings, {"timout": 3}, owner="m")
+except ConfigError as err:
+    message = str(err)
+print(json.dumps({"message": message, "loaded": sorted(sys.modules)}))
+"""
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=120
+    )
+    found = json.loads(done.stdout.strip().splitlines()[-1])
+    assert "timout" in found["message"]
+    assert "timeout" in found["message"]
+    yaml = [name for name in found["loaded"] if name == "yaml" or name.startswith("yaml.")]
+    assert yaml == []
+    assert "amplifier_hooks_util.yaml_locations" not in found["loaded"]

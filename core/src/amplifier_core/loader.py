@@ -30,6 +30,7 @@ from . import events
 from ._module_types import MODULES_ENV, module_type_of, validate_at_load
 from ._module_types import discover_directory as _discover_directory
 from ._module_types import module_info as _module_info
+from .collector_pause import collector_paused
 from .errors import LoadStage, ModuleLoadError
 
 if TYPE_CHECKING:
@@ -536,7 +537,8 @@ class ModuleLoader:
         for entry in stdlib_metadata.entry_points(group=self.group):
             if entry.name != module_id:
                 continue
-            mount = entry.load()
+            with collector_paused():
+                mount = entry.load()
             module = sys.modules.get(getattr(mount, "__module__", "") or "")
             return _with_ready(mount, module, module_id)
         return None
@@ -549,7 +551,8 @@ class ModuleLoader:
         refused with a warning)."""
         name = module_name or "amplifier_module_" + module_id.replace("-", "_")
         try:
-            module = importlib.import_module(name)
+            with collector_paused():
+                module = importlib.import_module(name)
         except Exception as err:
             logger.debug("module %r: %s cannot be imported: %s", module_id, name, err)
             return None
@@ -895,7 +898,8 @@ class ModuleLoader:
         if spec.path is not None:
             self._put_on_path(spec)
         try:
-            module = importlib.import_module(spec.module_name)
+            with collector_paused():  # its classes and tables live as long as the process
+                module = importlib.import_module(spec.module_name)
         except Exception as err:
             raise _LoadFailure("import", _describe(err), spec=spec, error=err) from err
         target: Any = module

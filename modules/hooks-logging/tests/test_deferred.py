@@ -87,6 +87,73 @@ def test_a_batch_settled_on_the_writer_writes_what_the_handler_would(batch: list
     assert _written(deferred, records) == [encoder.encode(data) for data in batch]
 
 
+_MESSAGE = st.fixed_dictionaries(
+    {"role": st.sampled_from(["user", "assistant", "tool"]), "content": _LEAVES}
+)
+_STEP = st.one_of(
+    st.tuples(st.just("append"), _MESSAGE),
+    st.tuples(st.just("edit"), st.integers(min_value=0), _LEAVES),  # a value, in place
+    st.tuples(st.just("nest"), st.integers(min_value=0), _PLAIN),  # a nested part, in place
+    st.tuples(st.just("replace"), st.integers(min_value=0), _MESSAGE),  # a new dict there
+    st.tuples(st.just("settle"), st.booleans()),  # the writer's batch: now, or with the next
+)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(_MESSAGE, min_size=1, max_size=4), st.lists(_STEP, max_size=24))
+def test_a_conversation_carried_again_and_edited_in_place_is_written_as_the_handler_would(
+    start: list[dict[str, Any]], steps: list[Any]
+) -> None:
+    """The same message dicts in every event, remembered once settled clean: one edited in
+    place (a secret put in an old message), replaced or extended is decided again."""
+    deferred, encoder = _pair()
+    messages = list(start)
+    pending: list[tuple[str | Unsettled, str]] = []
+
+    def emit() -> None:
+        data = {"request": {"messages": messages, "model": "m"}, "n": len(pending)}
+        pending.append((deferred.record(data), encoder.encode(data)))
+
+    def settle() -> None:
+        written = _written(deferred, [record for record, _ in pending])
+        assert written == [expected for _, expected in pending]
+        pending.clear()
+
+    emit()
+    for step in steps:
+        kind = step[0]
+        if kind == "append":
+            messages.append(dict(step[1]))
+        elif kind == "edit":
+            messages[step[1] % len(messages)]["content"] = step[2]
+        elif kind == "nest":
+            messages[step[1] % len(messages)]["blocks"] = [step[2], {"text": "x"}]
+        elif kind == "replace":
+            messages[step[1] % len(messages)] = dict(step[2])
+        elif step[1]:
+            settle()
+            continue
+        emit()
+    settle()
+
+
+def test_messages_settled_clean_are_not_taken_again() -> None:
+    deferred, encoder = _pair()
+    messages = [{"role": "user", "content": f"note {n}"} for n in range(50)]
+    counts = []
+    for _ in range(4):
+        record = deferred.record({"messages": messages})
+        assert isinstance(record, Unsettled)
+        counts.append(len(record.strings))
+        _written(deferred, [record])
+    assert counts[2] < counts[0] / 10  # met twice, settled clean: remembered
+    messages[3]["content"] = f"token {GH}"
+    record = deferred.record({"messages": messages})
+    (written,) = _written(deferred, [record])
+    assert GH not in written
+    assert written == encoder.encode({"messages": messages})
+
+
 def test_plain_data_waits_for_the_writer_and_other_data_is_encoded_at_once() -> None:
     deferred, encoder = _pair()
     plain = {"tool_input": {"command": f"echo {GH}"}, "n": 1, "ok": [True, None, 1.5]}

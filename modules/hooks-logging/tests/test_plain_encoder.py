@@ -10,6 +10,7 @@ import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
+from amplifier_hooks_redact.walker import plain_strings
 from amplifier_module_hooks_logging.encode import plain_encoder, strict_encoder
 
 _TEXT = st.text(st.characters(codec=None, exclude_categories=()), max_size=12)
@@ -52,6 +53,29 @@ def _outcome(encode: Any, data: Any) -> tuple[str, str]:
 @example({"x": 1e-05, "y": "\udc80", "z": 2**64})
 def test_same_text_or_same_error_as_the_json_module(data: Any) -> None:
     assert _outcome(plain_encoder(), data) == _outcome(strict_encoder(), data)
+
+
+@settings(max_examples=1500, deadline=None)
+@given(_PLAIN)
+@example({"a": [None, 1.5, "null"], "b": None})
+@example({"x": 1e-05, "y": None, "z": 2**64})
+def test_data_plain_strings_accepts_is_written_as_the_json_module_writes_it(data: Any) -> None:
+    """``finite``: for the data ``plain_strings`` answers for (no NaN, no infinity), a text
+    holding ``null`` is orjson's own, byte for byte the json module's."""
+    if plain_strings(data) is None:
+        assert _outcome(strict_encoder(), data)[0] == "error" or _has_non_finite(data)
+        return
+    assert _outcome(plain_encoder(finite=True), data) == _outcome(strict_encoder(), data)
+
+
+def _has_non_finite(data: Any) -> bool:
+    if isinstance(data, float):
+        return not math.isfinite(data)
+    if isinstance(data, dict):
+        return any(_has_non_finite(v) for v in data.values())
+    if isinstance(data, list | tuple):
+        return any(_has_non_finite(v) for v in data)
+    return False
 
 
 def test_a_lone_surrogate_is_written_as_the_json_module_writes_it() -> None:

@@ -2,14 +2,16 @@
 
 Compiling the trigger databases of the built-in rules takes a few hundred milliseconds, and
 reading the literal triggers off their patterns with the regex parser a couple of hundred more;
-loading what a previous process stored takes microseconds. Two kinds are kept:
+loading what a previous process stored takes microseconds. Three kinds are kept:
 
 * ``hyperscan``: :func:`cached_database` looks a database up by a key (SHA-256 of the exact
   expressions, flags, ids and mode, the Hyperscan package version and the platform), and
   compiles and stores it when it is not there;
 * ``triggers``: the literal triggers of a list of patterns (:mod:`.triggers` keys them by the
   patterns, its own code and the Python version), through :func:`read_cached` and
-  :func:`write_cached`.
+  :func:`write_cached`;
+* ``bounded``: the built-in rules' pattern sources with every repeat bounded
+  (:mod:`.bounded_memo`, keyed by the code that bounds them), the same way.
 
 Where: ``$AMPLIFIER_HOOKS_CACHE_DIR`` when set (an empty value turns the disk cache off), else
 ``$XDG_CACHE_HOME/amplifier-hooks`` or ``~/.cache/amplifier-hooks``; each kind in a folder of

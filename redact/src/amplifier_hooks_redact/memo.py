@@ -110,6 +110,15 @@ class CleanMemo:
             seen.clear()
         seen[id(value)] = (value, copied)
 
+    def keep(self, value: Any, copied: Any) -> None:
+        """Remember ``value`` as clean with ``copied``, a :func:`snapshot` of it taken when it
+        was decided clean (on another thread, say: what it holds now may differ, and is then
+        looked at again)."""
+        seen = self._seen
+        if len(seen) >= MAX_ENTRIES:
+            seen.clear()
+        seen[id(value)] = (value, copied)
+
     def forget(self) -> None:
         """Forget every container."""
         self._seen.clear()

@@ -104,7 +104,7 @@ _HIDDEN: Final = f"[{''.join(_INVISIBLE)}]+"
 # ``{'...'}`` (Python f-strings). The ``$`` or ``#`` before it is kept: a token glued to it is
 # found all the same, and a search that starts with a literal ``{`` is fast.
 _INTERPOLATED: Final = r"\{\{?[ \t]*(?P<q>[\"'`])[^\"'`\n{}\\]{0,256}(?P=q)[ \t]*\}\}?"
-MARK: Final = re.compile(f"{_TERMINAL}|{_BACKSLASH}|{_AMPERSAND}|{_HIDDEN}|{_INTERPOLATED}")
+MARK: Final = lazy_compile(f"{_TERMINAL}|{_BACKSLASH}|{_AMPERSAND}|{_HIDDEN}|{_INTERPOLATED}")
 """A spelling a reader sees through."""
 # The same, one pattern per leading character: a pattern that starts with a literal is
 # searched at the speed of a plain string search, an alternation is not (8 ms against under

@@ -33,7 +33,8 @@ from dataclasses import dataclass
 from typing import Final, Literal
 
 from .boundaries import after, glued
-from .bounded import GAP_REACH, TOKEN_REACH, bounded
+from .bounded import GAP_REACH, TOKEN_REACH
+from .bounded_memo import BoundedMemo
 from .checks import (
     beside_hex_group,
     is_card_number,
@@ -108,7 +109,7 @@ def _whole(check: Callable[[str], bool] | None = None) -> Selector:
     return select
 
 
-_MASKED_TAIL: Final = re.compile(r"#{4,}|\*{3,}|…|\.\.\.")
+_MASKED_TAIL: Final = lazy_compile(r"#{4,}|\*{3,}|…|\.\.\.")
 
 
 def _token(check: Callable[[str], bool]) -> Selector:
@@ -128,7 +129,7 @@ def _not_patterned(value: str) -> bool:
     return not is_patterned(value)
 
 
-_KEY_MATERIAL: Final = re.compile(r"[A-Za-z0-9+/]{16}")
+_KEY_MATERIAL: Final = lazy_compile(r"[A-Za-z0-9+/]{16}")
 
 
 def _holds_key_material(block: str) -> bool:
@@ -229,7 +230,7 @@ def _assignment(text: str, match: re.Match[str]) -> Span | None:
 
 # An environment variable's name (DB_PASSWORD, MYSQL_ROOT_PASSWORD), as env files,
 # docker-compose environment blocks and shell exports write it.
-_ENV_NAME: Final = re.compile(r"[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)*")
+_ENV_NAME: Final = lazy_compile(r"[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)*")
 _CODE_WORDS: Final = frozenset(
     {
         *("none", "null", "nil", "true", "false", "undefined", "required", "optional"),
@@ -291,22 +292,22 @@ def _generated(value: str) -> bool:
 
 
 # A URL without a user name or password in it (a query is left to the rules that read it).
-_PLAIN_URL: Final = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*://[^\s@/?#]+(?:[/?#][^\s@]*)?")
+_PLAIN_URL: Final = lazy_compile(r"[A-Za-z][A-Za-z0-9+.-]*://[^\s@/?#]+(?:[/?#][^\s@]*)?")
 # An upper-case constant or environment variable name, quoted as a value.
-_CONSTANT_NAME: Final = re.compile(r"[A-Z][A-Z]*(?:_[A-Z]+)+")
+_CONSTANT_NAME: Final = lazy_compile(r"[A-Z][A-Z]*(?:_[A-Z]+)+")
 # A bare value that is a type or an operator: &str, *mut, &'a, ||, ->.
-_TYPE_OR_SYMBOL: Final = re.compile(r"[*&]+(?:mut|const|'?[A-Za-z_]\w*)?|[^A-Za-z0-9]+")
+_TYPE_OR_SYMBOL: Final = lazy_compile(r"[*&]+(?:mut|const|'?[A-Za-z_]\w*)?|[^A-Za-z0-9]+")
 
 
 # A value that starts like a token is not an identifier of code, whatever follows.
-_TOKEN_PREFIX: Final = re.compile(
+_TOKEN_PREFIX: Final = lazy_compile(
     "(?:gh[pousr]_|github_pat_|glpat-|xox[a-z]-|sk_live_|sk_test_|rk_live_|sk-|AKIA|ASIA|AIza|"
     "hf_|npm_|pypi-|dop_v1_|shp[a-z]{2}_|lin_api_|glc_|glsa_|sntry[su]_|pnu_|rdme_|pplx-)"
 )
 
 
 # A bare value continued on the next line after a backslash (.properties files, shells).
-_CONTINUED: Final = re.compile(r"""\\\r?\n[ \t]*[^\s"'`,;&<>(){}\[\]\\]+""")
+_CONTINUED: Final = lazy_compile(r"""\\\r?\n[ \t]*[^\s"'`,;&<>(){}\[\]\\]+""")
 
 
 def _extend_left(alphabet: str, most: int, least: int, after: str = "") -> Selector:
@@ -374,7 +375,7 @@ _LONG_OPTION_NAMES = (
     *("private-key", "private_key", "client-secret", "client_secret", "credentials"),
     "credential",
 )
-_OPTION_START: Final = re.compile(r"(?:^|(?<=[\s'\"(=\[]))--[a-z0-9]")
+_OPTION_START: Final = lazy_compile(r"(?:^|(?<=[\s'\"(=\[]))--[a-z0-9]")
 _SINGLE_DASH_NAMES = (
     *("storepass", "keypass", "srcstorepass", "deststorepass", "srckeypass", "destkeypass"),
     *("password", "passwd", "passphrase", "pwd", "token", "secret", "apikey", "accesstoken"),
@@ -409,12 +410,12 @@ def _cli_named(text: str, match: re.Match[str]) -> Span | None:
     return span if _generated(value) else None
 
 
-_SLOT: Final = re.compile(r"<[^<>]+>|\[[A-Za-z][A-Za-z0-9 _-]*\]|\$\{?[A-Za-z_]\w*\}?")
+_SLOT: Final = lazy_compile(r"<[^<>]+>|\[[A-Za-z][A-Za-z0-9 _-]*\]|\$\{?[A-Za-z_]\w*\}?")
 
 
 # A vendor's token prefix: a short lower-case word, maybe a second one (tskey-api-,
 # lsv2_pt_), and the separator before the body.
-_TOKEN_HEAD: Final = re.compile(r"[a-z][a-z0-9]{1,9}(?:[_-][a-z0-9]{1,8})?[_-]\Z")
+_TOKEN_HEAD: Final = lazy_compile(r"[a-z][a-z0-9]{1,9}(?:[_-][a-z0-9]{1,8})?[_-]\Z")
 # Prefixes of identifiers that are not secrets: messages, tool calls, requests, customers.
 _ID_HEADS: Final = frozenset(
     {
@@ -475,7 +476,7 @@ def _known_heads() -> tuple[str, ...]:
     return tuple(sorted(heads))
 
 
-_VENDOR_HEAD: Final = re.compile(r"[a-z][a-z0-9]*[_-]")
+_VENDOR_HEAD: Final = lazy_compile(r"[a-z][a-z0-9]*[_-]")
 
 
 def _random_body(body: str) -> bool:
@@ -496,9 +497,9 @@ def _random_body(body: str) -> bool:
     return entropy >= _MIN_ENTROPY
 
 
-_WORD_RUNS: Final = re.compile("[a-z]{4,}")
+_WORD_RUNS: Final = lazy_compile("[a-z]{4,}")
 _MIN_ENTROPY: Final = 4.0  # bits per character; random base62 of 32 characters: about 4.6
-_A_DIGIT: Final = re.compile("[0-9]")
+_A_DIGIT: Final = lazy_compile("[0-9]")
 
 
 def _cli_password(text: str, match: re.Match[str]) -> Span | None:
@@ -528,7 +529,7 @@ def _cli_password(text: str, match: re.Match[str]) -> Span | None:
     return start, end
 
 
-_URL_TOKEN: Final = re.compile(r"[A-Za-z0-9_-]+")
+_URL_TOKEN: Final = lazy_compile(r"[A-Za-z0-9_-]+")
 
 
 def _url_pair(text: str, match: re.Match[str]) -> Span | None:
@@ -588,7 +589,7 @@ def _mixed_case_and_digit(value: str) -> bool:
 # A secret access key after its key id: a run of exactly 40 base64 characters on the same line
 # or the next (within 200 characters of each), or right after a \n escape.
 _KEY_PAIR_REACH: Final = 200
-_SECRET_KEY_RUN: Final = re.compile(
+_SECRET_KEY_RUN: Final = lazy_compile(
     r"(?<![A-Za-z0-9/+])(?:(?<=\\)[nrt])?(?P<k>[A-Za-z0-9/+]{40})(?![A-Za-z0-9/+=])"
 )
 # What may not follow the run, checked past the reach too: the search sees nothing beyond it.
@@ -733,7 +734,7 @@ def _vendor_separators() -> tuple[str, ...]:
     return tuple(sources)
 
 
-_VENDOR_TAIL: Final = re.compile(r"[A-Za-z0-9_.+/=-]*")
+_VENDOR_TAIL: Final = lazy_compile(r"[A-Za-z0-9_.+/=-]*")
 
 
 def _vendor(text: str, match: re.Match[str]) -> Span | None:
@@ -787,12 +788,12 @@ def _vendor(text: str, match: re.Match[str]) -> Span | None:
     return None
 
 
-_HEX_BODY: Final = re.compile(r"[0-9a-f]+")
+_HEX_BODY: Final = lazy_compile(r"[0-9a-f]+")
 
 
 # OpenAI's documented shapes: a project, service-account or admin key, or a key with the
 # T3BlbkFJ marker in it. "sk-" glued to a word (risk-, task-) must have one of them.
-_OPENAI_SHAPE: Final = re.compile(
+_OPENAI_SHAPE: Final = lazy_compile(
     r"sk-(?:(?:proj|svcacct|admin)-[A-Za-z0-9_-]{20,}|[A-Za-z0-9_-]*T3BlbkFJ[A-Za-z0-9_-]*"
     r"|[A-Za-z0-9]{48})"
 )
@@ -824,7 +825,7 @@ def _fixed_left(width: int) -> Selector:
 # Tokens found from a literal in their middle or end: how far they reach left of it.
 _WIDENED: Final = {"azure": 4, "maxmind": 36, "atlas": 14}
 
-_DISCORD_BOT: Final = re.compile(
+_DISCORD_BOT: Final = lazy_compile(
     r"[MNO][A-Za-z0-9_-]{23,25}\.[A-Za-z0-9_-]{6}\.[A-Za-z0-9_-]{27,38}(?![A-Za-z0-9_-])"
 )
 
@@ -843,7 +844,7 @@ def _discord_bot(text: str, dot: int) -> Span | None:
 
 # The local part before "@", read backwards from the "@": runs of letters, digits, _ % +
 # joined by single "." or "-", 64 characters at most.
-_LOCAL_PART_REVERSED: Final = re.compile(r"[A-Za-z0-9_%+]+(?:[.-][A-Za-z0-9_%+]+)*")
+_LOCAL_PART_REVERSED: Final = lazy_compile(r"[A-Za-z0-9_%+]+(?:[.-][A-Za-z0-9_%+]+)*")
 _LOCAL_PART_MOST: Final = 64
 _IMAGE_SUFFIXES: Final = ("png", "jpg", "jpeg", "gif", "svg", "webp", "ico", "bmp")
 _CODE_SUFFIXES: Final = ("css", "js", "jsx", "mjs", "ts", "tsx", "json", "lock", "yaml", "yml")
@@ -872,13 +873,15 @@ def _email(text: str, match: re.Match[str]) -> Span | None:
 
 
 # A command that takes user@host: what follows it on the line is a login, not an address.
-_REMOTE_LOGIN: Final = re.compile(r"(?m)(?:^|[\s;&|(])(?:ssh|scp|sftp|rsync|mosh|ssh-copy-id)[ \t]")
+_REMOTE_LOGIN: Final = lazy_compile(
+    r"(?m)(?:^|[\s;&|(])(?:ssh|scp|sftp|rsync|mosh|ssh-copy-id)[ \t]"
+)
 
 
-_COUNTED: Final = re.compile(
+_COUNTED: Final = lazy_compile(
     r" (?:[a-z]{2,}s|passed|failed|skipped|total|of|ok|per|[nuµm]?s|[kmgt]i?b)\b"
 )
-_TALLIED: Final = re.compile(
+_TALLIED: Final = lazy_compile(
     r" (?:items|files|tests|lines|rows|records|bytes|entries|runs|passed|failed|skipped)\b"
 )
 
@@ -1033,6 +1036,10 @@ _DIGIT_SHAPES = r"""
 """
 
 
+_BOUNDED: Final = BoundedMemo()
+"""The bounded sources of the rules below, read from the disk cache (:mod:`.bounded_memo`)."""
+
+
 def _compile(*sources: str, flags: int = 0, reach: int = TOKEN_REACH) -> tuple[PatternLike, ...]:
     """The patterns, each repeat bounded by ``reach`` (:mod:`.bounded`): one attempt at a
     trigger reads a bounded stretch of text, so a scan is linear in the text's length. Each is
@@ -1040,7 +1047,8 @@ def _compile(*sources: str, flags: int = 0, reach: int = TOKEN_REACH) -> tuple[P
     verbose = bool(flags & re.VERBOSE)
     gap = min(reach, GAP_REACH) if reach == TOKEN_REACH else reach
     return tuple(
-        lazy_compile(bounded(source, reach, gap, verbose=verbose), flags) for source in sources
+        lazy_compile(_BOUNDED.bounded(source, reach, gap, verbose=verbose), flags)
+        for source in sources
     )
 
 
@@ -1508,7 +1516,7 @@ _RULES: Final[tuple[Rule, ...]] = (
 )
 
 # A file name with a hash in it (video_box.ico-7a38...0aab0c.png), not a token.
-_FILE_SUFFIX: Final = re.compile(
+_FILE_SUFFIX: Final = lazy_compile(
     r"\.(?:png|jpe?g|gif|svg|webp|ico|css|js|mjs|map|html?|pdf|woff2?|ttf|eot)\b"
 )
 
@@ -1536,6 +1544,8 @@ BUILTIN_RULES: Final[tuple[Rule, ...]] = tuple(
     else rule
     for rule in _RULES
 )
+
+_BOUNDED.store()  # every built-in pattern is bounded by now
 
 _SECRETS = tuple(rule.name for rule in BUILTIN_RULES if rule.category == "secret")
 _PII = tuple(rule.name for rule in BUILTIN_RULES if rule.category == "pii")

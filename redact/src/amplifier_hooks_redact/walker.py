@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import copy
 import itertools
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import Any, Final
 
 from .clock import TIMEOUT_MARK, RedactionTimeout
@@ -342,16 +342,29 @@ def _strings(
 _PLAIN_LEAVES: Final = frozenset({int, float, bool, type(None)})
 
 
-def plain_strings(data: Any, keys: list[str] | None = None) -> list[str] | None:
+def plain_strings(
+    data: Any,
+    keys: list[str] | None = None,
+    *,
+    memo: CleanMemo | None = None,
+    fresh: list[Any] | None = None,
+) -> list[str] | None:
     """What :meth:`Redactor.redact` decides ``data`` by (every string, dict keys too, and
     each credential pair as :mod:`.keyed` writes it), or ``None`` unless ``data`` is plain
     JSON data: built of ``dict`` (with ``str`` keys), ``list``, ``tuple``, ``str``, ``int``,
-    ``float``, ``bool`` and ``None`` only, no subclasses. Such data reads back from its JSON
+    finite ``float``, ``bool`` and ``None`` only, no subclasses. Such data reads back from its JSON
     text as the same data, so it can be decided and, if need be, redacted later from that
     text (hooks-logging does so on its writer thread). The dict keys are added to ``keys``
-    too, when given."""
+    too, when given.
+
+    Given a ``memo``, the containers among the items of a list that it knows clean (and that
+    still hold what they held) are not looked into: neither their strings nor their keys are
+    in the answer. The other containers among the items of lists are added to ``fresh``,
+    when given: those a caller may remember once it has decided them clean."""
     if keys is None:
         keys = []
+    known = memo.known if memo is not None else None
+    add_fresh = fresh.append if fresh is not None else None
     add_key = keys.append
     found: list[str] = []
     append = found.append
@@ -365,7 +378,8 @@ def plain_strings(data: Any, keys: list[str] | None = None) -> list[str] | None:
         if kind is str:
             append(value)
         elif kind in leaves:
-            continue
+            if kind is float and value - value != 0:  # NaN or an infinity: not JSON
+                return None
         elif kind is dict:
             if id(value) in seen:
                 continue
@@ -382,17 +396,42 @@ def plain_strings(data: Any, keys: list[str] | None = None) -> list[str] | None:
                     append(item)
                     if (text := probe(key, item)) is not None:
                         append(text)  # the pair, as the assignment the walk reads
+                elif kind is float:
+                    if item - item != 0:
+                        return None
                 elif kind not in leaves:
                     push(item)
         elif kind is list or kind is tuple:
             if id(value) in seen:
                 continue
             seen.add(id(value))
-            stack.extend(value)
+            _push_items(value, stack, known, add_fresh)
             found.extend(_arguments(value))
         else:
             return None
     return found
+
+
+def _push_items(
+    items: list[Any] | tuple[Any, ...],
+    stack: list[Any],
+    known: Callable[[Any], bool] | None,
+    add_fresh: Callable[[Any], None] | None,
+) -> None:
+    """Put a list's items on ``stack``, but the containers ``known`` to be clean; the other
+    containers go to ``add_fresh`` too."""
+    if known is None:
+        stack.extend(items)
+        return
+    push = stack.append
+    for item in items:
+        kind = type(item)
+        if kind is dict or kind is list or kind is tuple:
+            if known(item):
+                continue
+            if add_fresh is not None:
+                add_fresh(item)
+        push(item)
 
 
 def _renamed(

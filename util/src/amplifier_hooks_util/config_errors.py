@@ -23,13 +23,14 @@ import types
 import typing
 from collections.abc import Iterable, Mapping, Sequence, Sized
 from dataclasses import dataclass
-from typing import Annotated, Any, Final, TypeVar, Union
+from typing import TYPE_CHECKING, Annotated, Any, Final, TypeVar, Union
 
 from pydantic import BaseModel, ValidationError
 from pydantic.fields import FieldInfo
 from pydantic_core import ErrorDetails
 
-from .yaml_locations import YamlDocument
+if TYPE_CHECKING:  # PyYAML is imported by whoever reads a document, not by a config check
+    from .yaml_locations import YamlDocument
 
 __all__ = [
     "ConfigError",

@@ -20,7 +20,8 @@ plugins the config names. The command, llm,
 prompt and agent runners are imported only when a hook of that type is declared.
 """
 
-from .check import CheckedConfig
+from typing import TYPE_CHECKING, Any
+
 from .config import DeclarativeConfig, parse_config
 from .dispatch import Dispatcher, RunnerFactory, default_runner_factory, plan_steps
 from .document import EventHooks, HookEntry, HookGroup, HooksConfigError, HooksDocument
@@ -41,7 +42,6 @@ from .specs import (
     MatchSpec,
     PromptHookSpec,
 )
-from .survey import Survey, survey_sources
 from .trust import TooManyFiles, forget_project, trust_project, trust_status, trusted_projects
 from .types import Decision, HookContext, Runner, failure_decision
 
@@ -92,5 +92,29 @@ __all__ = [
     "trusted_projects",
 ]
 
-config_schema = CheckedConfig
-"""The config model ``validate`` checks this module's bundle config against, unmounted."""
+if TYPE_CHECKING:
+    from .check import CheckedConfig
+    from .survey import Survey, survey_sources
+
+    config_schema = CheckedConfig
+    """The config model ``validate`` checks this module's bundle config against, unmounted."""
+
+_LATER: dict[str, tuple[str, str]] = {
+    "CheckedConfig": (".check", "CheckedConfig"),
+    "config_schema": (".check", "CheckedConfig"),
+    "Survey": (".survey", "Survey"),
+    "survey_sources": (".survey", "survey_sources"),
+}
+"""Names a mount does not use, imported with their first use: the config check (a model of
+its own) and the survey of hook sources."""
+
+
+def __getattr__(name: str) -> Any:
+    if name not in _LATER:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    import importlib
+
+    where, attr = _LATER[name]
+    value = getattr(importlib.import_module(where, __name__), attr)
+    globals()[name] = value
+    return value

@@ -47,14 +47,15 @@ import logging
 import re
 import shutil
 from collections.abc import Iterator, Mapping, Sequence
-from typing import Annotated, Any, Final
+from typing import TYPE_CHECKING, Annotated, Any, Final
 
-import yaml
 from amplifier_hooks_util.config_errors import describe_value as _describe
 from amplifier_hooks_util.config_errors import key_path, validation_problems
 from amplifier_hooks_util.config_errors import unknown_key_message as _unknown_key
-from amplifier_hooks_util.yaml_locations import YamlDocument, describe_yaml_error
 from pydantic import BaseModel, Field, TypeAdapter, ValidationError
+
+if TYPE_CHECKING:  # PyYAML is imported with the first file read, not by a mount with none
+    from amplifier_hooks_util.yaml_locations import YamlDocument
 
 from .config import MODULE_ID
 from .document import (
@@ -219,6 +220,9 @@ def compose_yaml(text: str, source: str) -> YamlDocument:
 
     :raises HooksConfigError: the text is not YAML, with the line.
     """
+    import yaml
+    from amplifier_hooks_util.yaml_locations import YamlDocument, describe_yaml_error
+
     try:
         return YamlDocument.parse(text)
     except yaml.YAMLError as err:
@@ -246,6 +250,9 @@ def json_object(text: str, source: str, what: str) -> tuple[Parser, dict[Any, An
 def compose_json(text: str, source: str) -> YamlDocument:
     """The JSON data, with the positions of its YAML reading (JSON is YAML once tabs, never
     inside JSON strings, are spaces)."""
+    import yaml
+    from amplifier_hooks_util.yaml_locations import YamlDocument
+
     try:
         data = json.loads(text) if text.strip() else None
     except json.JSONDecodeError as err:

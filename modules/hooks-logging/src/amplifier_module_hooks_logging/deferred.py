@@ -26,6 +26,14 @@ every pending record:
 A record is written only once settled (:attr:`Unsettled.settled`); the writer writes a
 ``{"__redaction_failed__": ...}`` marker for one that never was. Nothing unredacted reaches
 the file, and emit returns before any of this.
+
+A conversation is carried whole by every ``provider:request``: the same messages, event after
+event. The items of lists (the messages) of a record settled clean are remembered
+(:class:`~amplifier_hooks_redact.memo.CleanMemo`), each with a snapshot of what it held when
+its strings were taken (made on the emitting thread, the second time an item is met: data built
+anew for one event is never copied); while an item still equals its snapshot, its strings are
+not taken again, nor decided again on the writer thread. An item edited in place is unequal,
+and is decided again. Only the JSON text is still made of the whole data: it is what is written.
 """
 
 from __future__ import annotations
@@ -37,6 +45,7 @@ from operator import attrgetter
 from typing import Any, Final
 
 from amplifier_hooks_redact import Redactor
+from amplifier_hooks_redact.memo import MAX_ENTRIES, CleanMemo, snapshot
 from amplifier_hooks_redact.walker import plain_strings
 
 from .encode import DataEncoder, plain_encoder
@@ -51,13 +60,18 @@ NOT_SETTLED: Final = '{"__redaction_failed__":"not decided"}'
 class Unsettled:
     """The data of one record, encoded on the emitting thread and not decided yet."""
 
-    __slots__ = ("settled", "strings", "text")
+    __slots__ = ("copies", "settled", "strings", "text")
 
-    def __init__(self, text: str, strings: list[str]) -> None:
+    def __init__(
+        self, text: str, strings: list[str], copies: list[tuple[Any, Any]] | None = None
+    ) -> None:
         self.text = text
         """The data's JSON text, not redacted."""
         self.strings = strings
         """The strings the redaction engine decides the data by."""
+        self.copies = copies or []
+        """Items of lists in the data, each with a snapshot of what it held when
+        :attr:`strings` were taken: remembered clean when the record is settled clean."""
         self.settled: str | None = None
         """The text to write, once decided."""
 
@@ -72,7 +86,16 @@ class DeferredRedaction:
     encoder (one C encoder is not shared between threads) with the same keys and rules.
     """
 
-    __slots__ = ("_encode", "_holding", "_later", "_redactor", "_secrets", "_strict")
+    __slots__ = (
+        "_encode",
+        "_holding",
+        "_later",
+        "_memo",
+        "_once",
+        "_redactor",
+        "_secrets",
+        "_strict",
+    )
 
     def __init__(
         self,
@@ -85,23 +108,46 @@ class DeferredRedaction:
         self._secrets = secrets
         self._encode = make_encoder().encode
         self._later = make_encoder().encode
-        self._strict = plain_encoder()
+        self._strict = plain_encoder(finite=True)  # for data plain_strings answered for
+        self._memo = CleanMemo()
+        """Items of lists settled clean (added on the writer thread, read on the emitting
+        one: each addition is one dict assignment)."""
+        self._once: dict[int, Any] = {}
+        """Items of lists met once and not remembered yet (emitting thread only)."""
 
     def record(self, data: Any) -> str | Unsettled:
         """What the handler queues for ``data``: its final JSON text, or an
         :class:`Unsettled` for plain data. Never raises."""
         try:
             keys: list[str] = []
-            strings = plain_strings(data, keys)
+            fresh: list[Any] = []
+            strings = plain_strings(data, keys, memo=self._memo, fresh=fresh)
             if strings is not None and not self._secrets.any_secret(keys):
                 text = self._strict(data)
                 # Nested as deep as SCAN_DEPTH, the handler's encoder cuts it: its way. Fewer
                 # opening brackets in all (in strings too) than that cannot nest so deep.
                 if text.count("{") + text.count("[") < SCAN_DEPTH or not self._secrets.scan(data):
-                    return Unsettled(text, strings)
+                    return Unsettled(text, strings, self._copies(fresh))
         except Exception:  # a cycle, nesting too deep, a non-finite float: the handler's way
             pass
         return self._encode(data)
+
+    def _copies(self, fresh: list[Any]) -> list[tuple[Any, Any]]:
+        """A snapshot of each item of ``fresh`` met before (met once: noted, not copied)."""
+        once = self._once
+        copies: list[tuple[Any, Any]] = []
+        for item in fresh:
+            ident = id(item)
+            if once.get(ident) is not item:
+                if len(once) >= MAX_ENTRIES:
+                    once.clear()
+                once[ident] = item
+                continue
+            del once[ident]
+            copied = snapshot(item)
+            if copied is not None:
+                copies.append((item, copied))
+        return copies
 
     def settle(self, pending: Sequence[Unsettled]) -> None:
         """Decide every record of ``pending`` (writer thread); never raises."""
@@ -111,11 +157,15 @@ class DeferredRedaction:
             holding = self._holding(chain.from_iterable(map(_STRINGS, pending)))
         except Exception:  # decide each record on its own, string by string
             holding = None
+        keep = self._memo.keep
         for record in pending:
             if holding is not None and holding.isdisjoint(record.strings):
                 record.settled = record.text
+                for item, copied in record.copies:
+                    keep(item, copied)
             else:
                 record.settled = self._redacted(record.text)
+            record.copies = []
 
     def _redacted(self, text: str) -> str:
         try:

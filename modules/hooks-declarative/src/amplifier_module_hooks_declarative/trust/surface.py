@@ -53,7 +53,6 @@ from fnmatch import fnmatchcase
 from pathlib import Path
 from typing import Final
 
-import yaml
 from amplifier_hooks_util.regular_file import (
     MAX_HOOKS_FILE_BYTES,
     NotRegularFile,
@@ -614,6 +613,8 @@ def _commands_of(text: str) -> str:
     try:
         data = json.loads(text)
     except ValueError:
+        import yaml  # a hooks file that is not JSON: rare, and read once per change
+
         try:
             data = yaml.safe_load(text)
         except yaml.YAMLError:

@@ -42,11 +42,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final
 
-import yaml
 from amplifier_hooks_util.config_errors import describe_value, key_path
 from amplifier_hooks_util.regular_file import read_regular
 from amplifier_hooks_util.state import state_home
-from amplifier_hooks_util.yaml_locations import YamlDocument
 
 from amplifier_module_hooks_declarative.trust import trust_status
 
@@ -139,6 +137,9 @@ class _Json:
     """A JSON file's data, with the line of each key path."""
 
     def __init__(self, path: Path, label: str) -> None:
+        import yaml  # with the first plugin read, not by a mount that reads none
+        from amplifier_hooks_util.yaml_locations import YamlDocument
+
         self.label = label
         self.positions = YamlDocument(None)
         try:
