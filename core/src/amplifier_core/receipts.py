@@ -1,0 +1,297 @@
+"""Receipts: every hook run leaves a record in the session's audit log, and so does every
+hook that was due and did not run; required guards that did not run stop the tool call.
+
+A session with an audit log (``session.audit_log``) keeps receipts unless ``session.receipts:
+false``. :class:`Receipts` observes the session's registry
+(:meth:`~amplifier_core.hooks.HookRegistry.add_observer`): each handler run becomes a
+``hook_run`` record (``kind: handler``). Modules that run hooks of their own (hooks-declarative
+runs many per kernel handler) find it as the capability :data:`RECEIPTS_CAPABILITY` and call
+:meth:`Receipts.ran` / :meth:`Receipts.not_run` for each of theirs (``kind: declarative``).
+
+A receipt's fields (``docs/observability.md`` has the table): ``hook``, ``kind``, ``event``,
+``tool`` and ``tool_call_id`` (when the event has them), ``decision``, ``outcome`` (``ok``,
+``error``, ``timeout``, ``invalid_result``, ``not_started``, ``skipped``, ``refused``,
+``unmatched``, ``not_loaded``), ``duration_ms``, and where known ``why``, ``exit_code``,
+``source`` (file and line), ``definition_sha256``, ``code_sha256``, ``observed``,
+``required``. The records are chained with the rest of the trail
+(:mod:`amplifier_core.audit_chain`).
+
+Required guards (``session.require_guards``: handler names or hook labels, ``fnmatch``
+patterns; or a declarative entry's ``required: true``): after every other ``tool:pre``
+handler, :meth:`Receipts.check_required` denies the call when a required guard that was due
+on it did not run to its end (failed, timed out, could not start, was refused, its matcher
+missed the tool's name only by its spelling), or when no loaded hook answers to a required
+name at all. Without required guards nothing is checked and no handler is added.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Mapping
+from fnmatch import fnmatchcase
+from typing import TYPE_CHECKING, Any, Final
+
+from .hooks import _now_iso
+from .models import HookResult
+
+if TYPE_CHECKING:
+    from .audit import AuditTrail
+    from .hooks import HookRegistry, Unregister
+    from .observers import HandlerRun
+
+__all__ = [
+    "NOT_RAN",
+    "RECEIPTS_CAPABILITY",
+    "REQUIRE_HANDLER",
+    "Receipts",
+]
+
+RECEIPTS_CAPABILITY: Final = "audit.receipts"
+"""The coordinator capability under which a session's :class:`Receipts` is offered."""
+
+REQUIRE_HANDLER: Final = "session.require_guards"
+"""The name of the ``tool:pre`` handler that stops calls a required guard did not run on."""
+
+NOT_RAN: Final = frozenset(
+    {"error", "timeout", "invalid_result", "not_started", "skipped", "refused", "unmatched"}
+)
+"""Outcomes of a guard that was due and did not run to its end."""
+
+_LAST: Final = 2**31
+"""The check's priority: after every handler a module registers."""
+_KEPT_CALLS: Final = 256
+
+
+class Receipts:
+    """The receipts of one session (module docstring).
+
+    :param trail: where the records go (the coordinator's audit trail).
+    :param registry: the session's hook registry, whose handler runs are observed.
+    :param required: ``session.require_guards``.
+    """
+
+    def __init__(
+        self, trail: AuditTrail, registry: HookRegistry, *, required: Iterable[str] = ()
+    ) -> None:
+        self.trail = trail
+        self.registry = registry
+        self.required: list[str] = list(dict.fromkeys(required))
+        self._labels: dict[str, str] = {}  # declarative hook label -> its event
+        self._handlers: set[str] = set()  # names of handlers whose receipts come from elsewhere
+        self._calls: dict[str, list[tuple[str, str, str | None]]] = {}
+        self._required_cache: dict[str, bool] = {}
+        self._undo: list[Unregister] = []
+        self._listeners: list[Callable[[dict[str, Any]], None]] = []
+
+    # ------------------------------------------------------------------ set-up
+
+    def start(self) -> None:
+        """Observe the registry's handler runs; add the required-guard check when there are
+        required guards."""
+        self._undo.append(self.registry.add_observer(self._observed, ignore=(REQUIRE_HANDLER,)))
+        if self.required:
+            self._add_check()
+
+    def _add_check(self) -> None:
+        if any(info.name == REQUIRE_HANDLER for info in self.registry.registrations()):
+            return
+        self._undo.append(
+            self.registry.register(
+                "tool:pre", self.check_required, priority=_LAST, name=REQUIRE_HANDLER
+            )
+        )
+
+    def close(self) -> None:
+        """Stop observing; the trail is closed by its owner."""
+        for undo in reversed(self._undo):
+            undo()
+        self._undo.clear()
+
+    def add_listener(self, listener: Callable[[dict[str, Any]], None]) -> Callable[[], None]:
+        """Also hand every receipt to ``listener`` (hooks-otel exports them); returns a
+        function that removes it. A listener that raises is skipped."""
+        self._listeners.append(listener)
+
+        def remove() -> None:
+            if listener in self._listeners:
+                self._listeners.remove(listener)
+
+        return remove
+
+    def declare(self, label: str, event: str, *, required: bool = False) -> None:
+        """A hook that a module runs itself (a declarative hook) is loaded for ``event``;
+        ``required``: its entry says ``required: true``."""
+        self._labels[label] = event
+        if required and label not in self.required:
+            self.required.append(label)
+            self._required_cache.clear()
+            self._add_check()
+
+    def forget(self, labels: Iterable[str]) -> None:
+        """Those hooks are no longer loaded (their files were read again)."""
+        for label in labels:
+            self._labels.pop(label, None)
+
+    def runs_hooks(self, handler: str) -> None:
+        """Handler ``handler`` runs hooks that receipt themselves: its own runs still get
+        receipts, with ``kind: dispatcher``."""
+        self._handlers.add(handler)
+
+    def is_required(self, name: str) -> bool:
+        """Whether the hook or handler ``name`` is a required guard."""
+        known = self._required_cache.get(name)
+        if known is None:
+            known = any(fnmatchcase(name, pattern) for pattern in self.required)
+            self._required_cache[name] = known
+        return known
+
+    # ------------------------------------------------------------------ records
+
+    def ran(
+        self,
+        *,
+        hook: str,
+        event: str,
+        data: Mapping[str, Any],
+        decision: str,
+        outcome: str,
+        duration: float,
+        kind: str = "declarative",
+        **extra: Any,
+    ) -> None:
+        """Record one run of ``hook`` on ``event`` (``data``: the event data; ``duration`` in
+        seconds); ``extra`` fields are added as they are (``None`` ones left out)."""
+        entry: dict[str, Any] = {
+            "ts": _now_iso(),
+            "type": "hook_run",
+            "session_id": self.trail.session_id,
+            "hook": hook,
+            "kind": kind,
+            "event": event,
+        }
+        tool = data.get("tool_name")
+        call = data.get("tool_call_id")
+        if tool is not None:
+            entry["tool"] = tool
+        if call is not None:
+            entry["tool_call_id"] = call
+        entry["decision"] = decision
+        entry["outcome"] = outcome
+        entry["duration_ms"] = round(duration * 1000, 3)
+        for key, value in extra.items():
+            if value is not None:
+                entry[key] = value
+        if self.required and event == "tool:pre":
+            self._remember(call, hook, outcome, extra.get("why"))
+        self.trail.receipt(entry)
+        for listener in self._listeners:
+            try:
+                listener(entry)
+            except Exception:  # an exporter must not break the session
+                import logging
+
+                logging.getLogger(__name__).warning("receipt listener failed", exc_info=True)
+
+    def not_run(
+        self,
+        *,
+        hook: str,
+        event: str,
+        data: Mapping[str, Any],
+        outcome: str,
+        why: str,
+        kind: str = "declarative",
+        **extra: Any,
+    ) -> None:
+        """Record that ``hook`` was due on ``event`` and did not run, and ``why``."""
+        self.ran(
+            hook=hook,
+            event=event,
+            data=data,
+            decision="continue",
+            outcome=outcome,
+            duration=0.0,
+            kind=kind,
+            why=why,
+            **extra,
+        )
+
+    def _observed(self, run: HandlerRun) -> None:
+        data = run.data
+        kind = "dispatcher" if run.handler in self._handlers else "handler"
+        if run.failure is not None:
+            outcome: str = run.failure
+        else:
+            outcome = "ok"
+        info = self._origin(run.handler, run.event)
+        self.ran(
+            hook=run.handler,
+            event=run.event,
+            data=data,
+            decision=run.action,
+            outcome=outcome,
+            duration=run.duration,
+            kind=kind,
+            why=run.error,
+            source=info,
+            fail_closed=run.fail_closed or None,
+        )
+
+    def _origin(self, handler: str, event: str) -> str | None:
+        for info in self.registry.handlers_for(event):
+            if info.name == handler:
+                return info.origin
+        return None
+
+    # ------------------------------------------------------------------ required guards
+
+    def _remember(self, call: object, hook: str, outcome: str, why: object) -> None:
+        key = str(call) if call is not None else ""
+        runs = self._calls.get(key)
+        if runs is None:
+            if len(self._calls) >= _KEPT_CALLS:
+                self._calls.pop(next(iter(self._calls)))
+            runs = self._calls[key] = []
+        runs.append((hook, outcome, why if isinstance(why, str) else None))
+
+    def check_required(self, event: str, data: dict[str, Any]) -> HookResult | None:
+        """The ``tool:pre`` handler that denies a call a required guard did not run on."""
+        call = data.get("tool_call_id")
+        runs = self._calls.pop(str(call) if call is not None else "", [])
+        registered = [info.name for info in self.registry.handlers_for("tool:pre")]
+        missing: list[str] = []
+        for pattern in self.required:
+            mine = [run for run in runs if fnmatchcase(run[0], pattern)]
+            failed = [run for run in mine if run[1] in NOT_RAN]
+            if failed:
+                name, outcome, why = failed[0]
+                missing.append(f"{name} ({outcome}{': ' + why if why else ''})")
+                continue
+            if mine:
+                continue
+            handlers = [n for n in registered if n != REQUIRE_HANDLER and fnmatchcase(n, pattern)]
+            labels = [label for label in self._labels if fnmatchcase(label, pattern)]
+            if handlers and not labels:
+                missing.append(f"{handlers[0]} (registered on tool:pre; it did not run)")
+            elif not handlers and not labels and not self._loaded_elsewhere(pattern):
+                missing.append(f"{pattern} (no hook of that name is loaded)")
+        if not missing:
+            return None
+        tool = data.get("tool_name") or "the tool"
+        reason = (
+            f"required guard(s) did not run on this call of {tool}: {'; '.join(missing)} "
+            "(session.require_guards / required: true; the call is refused)"
+        )
+        import logging
+
+        logging.getLogger(__name__).warning("%s", reason)
+        self.trail.record("deny", hook=REQUIRE_HANDLER, event=event, reason=reason)
+        return HookResult(
+            action="deny", reason=reason, user_message=reason, user_message_level="error"
+        )
+
+    def _loaded_elsewhere(self, pattern: str) -> bool:
+        """A required handler registered for other events only is not due on a tool call."""
+        return any(
+            fnmatchcase(info.name, pattern) and info.event != "tool:pre"
+            for info in self.registry.registrations()
+        )
