@@ -125,9 +125,14 @@ class ModuleCoordinator:
         }
         self._capabilities: dict[str, Any] = {}
         if self._settings.keeps_receipts:
-            from .receipts import RECEIPTS_CAPABILITY, Receipts
+            from .receipts import HOST_HANDLERS, RECEIPTS_CAPABILITY, Receipts
 
-            self.receipts = Receipts(audit, self._hooks, required=self._settings.require_guards)
+            self.receipts = Receipts(
+                audit,
+                self._hooks,
+                required=self._settings.require_guards,
+                host_handlers=lambda: self._capabilities.get(HOST_HANDLERS, ()),
+            )
             self.receipts.start()
             self._capabilities[RECEIPTS_CAPABILITY] = self.receipts
         self._channels: dict[str, list[dict[str, Any]]] = {}

@@ -26,7 +26,8 @@ name at all. Without required guards nothing is checked and no handler is added.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping
+import re
+from collections.abc import Callable, Collection, Iterable, Mapping
 from fnmatch import fnmatchcase
 from typing import TYPE_CHECKING, Any, Final
 
@@ -39,14 +40,19 @@ if TYPE_CHECKING:
     from .observers import HandlerRun
 
 __all__ = [
+    "HOST_HANDLERS",
     "NOT_RAN",
     "RECEIPTS_CAPABILITY",
     "REQUIRE_HANDLER",
     "Receipts",
+    "near_miss",
 ]
 
 RECEIPTS_CAPABILITY: Final = "audit.receipts"
 """The coordinator capability under which a session's :class:`Receipts` is offered."""
+
+HOST_HANDLERS: Final = "session.host_handlers"
+"""The capability naming the application's own handlers (a view): they leave no receipt."""
 
 REQUIRE_HANDLER: Final = "session.require_guards"
 """The name of the ``tool:pre`` handler that stops calls a required guard did not run on."""
@@ -70,10 +76,16 @@ class Receipts:
     """
 
     def __init__(
-        self, trail: AuditTrail, registry: HookRegistry, *, required: Iterable[str] = ()
+        self,
+        trail: AuditTrail,
+        registry: HookRegistry,
+        *,
+        required: Iterable[str] = (),
+        host_handlers: Callable[[], object] | None = None,
     ) -> None:
         self.trail = trail
         self.registry = registry
+        self._host_handlers = host_handlers
         self.required: list[str] = list(dict.fromkeys(required))
         self._labels: dict[str, str] = {}  # declarative hook label -> its event
         self._handlers: set[str] = set()  # names of handlers whose receipts come from elsewhere
@@ -215,7 +227,20 @@ class Receipts:
             **extra,
         )
 
+    def _is_host(self, handler: str) -> bool:
+        """The application's own handler (a view), named in ``session.host_handlers``: not a
+        hook, so no receipt."""
+        if self._host_handlers is None:
+            return False
+        try:
+            names = self._host_handlers()
+            return isinstance(names, Collection) and handler in names
+        except Exception:
+            return False
+
     def _observed(self, run: HandlerRun) -> None:
+        if self._is_host(run.handler):
+            return
         data = run.data
         kind = "dispatcher" if run.handler in self._handlers else "handler"
         if run.failure is not None:
@@ -295,3 +320,17 @@ class Receipts:
             fnmatchcase(info.name, pattern) and info.event != "tool:pre"
             for info in self.registry.registrations()
         )
+
+
+def _plain(name: str) -> str:
+    return re.sub(r"[\s_\-]", "", name).lower()
+
+
+def near_miss(rules: Iterable[str], tool: str) -> str | None:
+    """The rule among ``rules`` (tool names as a matcher was written with) that names
+    ``tool`` but for its spelling (case, ``_``, ``-``, spaces): ``BASH`` for ``bash``."""
+    wanted = _plain(tool)
+    for rule in rules:
+        if rule != tool and _plain(rule) == wanted:
+            return rule
+    return None

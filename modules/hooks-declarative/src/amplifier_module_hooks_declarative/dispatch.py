@@ -45,6 +45,7 @@ from typing import TYPE_CHECKING, Any, Final
 
 from amplifier_core.models import HookResult
 
+from . import receipts as _receipts
 from .document import HookEntry, HookGroup, HooksDocument
 from .fork_context import FORK_EVENT, without_injections
 from .interrupt import interrupt_turn
@@ -251,7 +252,7 @@ def _hook(entry: HookEntry, factory: RunnerFactory) -> _Hook:
     decide = runner.decide if isinstance(runner, MatcherRunner) else None
     spec = getattr(runner, "spec", None)  # a runner may fill keys from the module's config
     spec = spec if isinstance(spec, type(entry.spec)) else entry.spec
-    return _Hook(runner, spec, entry.label, background, decide)
+    return _receipts.receipted(_Hook(runner, spec, entry.label, background, decide))
 
 
 def plan_steps(documents: Sequence[HooksDocument], factory: RunnerFactory) -> list[PlannedStep]:
@@ -532,6 +533,7 @@ class Dispatcher:
             if tool_filter is not None:
                 target = match_target(event, context.tool, data)
                 if target is not None and not tool_filter(target):
+                    _receipts.unmatched(step, context, target)
                     continue
             if not applies_to(step.alias, data):
                 continue
@@ -560,6 +562,8 @@ class Dispatcher:
                 context = self._modified(base, outcome, step.alias)
         if joint and not outcome.blocked:
             await self._joint(joint, outcome)
+        if outcome.blocked:
+            _receipts.skipped_after(steps, base, outcome)
         result = to_hook_result(outcome, event, data)
         if any(d.interrupt for d in outcome.blocks):
             await interrupt_turn(self.coordinator, outcome.blocks, event)

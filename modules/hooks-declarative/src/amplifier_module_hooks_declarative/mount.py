@@ -8,6 +8,7 @@ from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
+from . import receipts
 from .config import MINIMAL_ENVIRONMENT, MODULE_ID, parse_config
 from .containment import contain_documents
 from .dispatch import (
@@ -149,6 +150,13 @@ async def mount(
             ", ".join(d.source for d in documents) or "no source",
         )
         sources = find_sources(settings, project_dir=project_dir, user_dir=user_dir)
+        receipts.bind(
+            coordinator,
+            loaded,
+            project_dir=project_dir,
+            found=sources,
+            observe_sources=settings.observe_sources,
+        )
         return dispatcher, (guard.close if guard is not None else _nothing), sources
 
     reloader = Reloader(
@@ -172,5 +180,6 @@ async def mount(
             return
         done = True
         await reloader.close(settings.async_grace_s)
+        receipts.unbind(coordinator)
 
     return cleanup

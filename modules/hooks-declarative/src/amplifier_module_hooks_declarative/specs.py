@@ -36,6 +36,10 @@ __all__ = [
 class _Spec(BaseModel):
     model_config = ConfigDict(extra="forbid", populate_by_name=True, frozen=True)
 
+    required: bool = False
+    """A required guard: when it was due on a tool call and did not run to its end, the call
+    is refused (``session.require_guards`` names guards the same way; :mod:`.receipts`)."""
+
 
 class CommandHookSpec(_Spec):
     """Run an external command with the event as JSON on stdin.
