@@ -7,10 +7,10 @@ from __future__ import annotations
 import asyncio
 import importlib
 from collections.abc import Callable
-from fnmatch import fnmatchcase
 from pathlib import Path
 from typing import Any, Final
 
+from amplifier_core.receipts import names
 from amplifier_hooks_bundle import load_bundle
 
 from .commands.hooks import _package_of, _survey
@@ -45,7 +45,7 @@ def bundle_guards(
     required = list(bundle.session.require_guards)
 
     def is_required(name: str) -> bool:
-        return any(fnmatchcase(name, pattern) for pattern in required)
+        return any(names(name, pattern) for pattern in required)
 
     guards: list[Guard] = []
     unloaded: list[tuple[str, str]] = []

@@ -45,6 +45,7 @@ __all__ = [
     "RECEIPTS_CAPABILITY",
     "REQUIRE_HANDLER",
     "Receipts",
+    "names",
     "near_miss",
 ]
 
@@ -152,7 +153,7 @@ class Receipts:
         """Whether the hook or handler ``name`` is a required guard."""
         known = self._required_cache.get(name)
         if known is None:
-            known = any(fnmatchcase(name, pattern) for pattern in self.required)
+            known = any(names(name, pattern) for pattern in self.required)
             self._required_cache[name] = known
         return known
 
@@ -285,7 +286,7 @@ class Receipts:
         registered = [info.name for info in self.registry.handlers_for("tool:pre")]
         missing: list[str] = []
         for pattern in self.required:
-            mine = [run for run in runs if fnmatchcase(run[0], pattern)]
+            mine = [run for run in runs if names(run[0], pattern)]
             failed = [run for run in mine if run[1] in NOT_RAN]
             if failed:
                 name, outcome, why = failed[0]
@@ -293,8 +294,8 @@ class Receipts:
                 continue
             if mine:
                 continue
-            handlers = [n for n in registered if n != REQUIRE_HANDLER and fnmatchcase(n, pattern)]
-            labels = [label for label in self._labels if fnmatchcase(label, pattern)]
+            handlers = [n for n in registered if n != REQUIRE_HANDLER and names(n, pattern)]
+            labels = [label for label in self._labels if names(label, pattern)]
             if handlers and not labels:
                 missing.append(f"{handlers[0]} (registered on tool:pre; it did not run)")
             elif not handlers and not labels and not self._loaded_elsewhere(pattern):
@@ -317,9 +318,16 @@ class Receipts:
     def _loaded_elsewhere(self, pattern: str) -> bool:
         """A required handler registered for other events only is not due on a tool call."""
         return any(
-            fnmatchcase(info.name, pattern) and info.event != "tool:pre"
+            names(info.name, pattern) and info.event != "tool:pre"
             for info in self.registry.registrations()
         )
+
+
+def names(name: str, pattern: str) -> bool:
+    """Whether ``pattern`` (a name in ``session.require_guards``) names the hook or handler
+    ``name``: the very name (a label's ``[0]`` is not a character class), or an ``fnmatch``
+    pattern of it."""
+    return name == pattern or fnmatchcase(name, pattern)
 
 
 def _plain(name: str) -> str:
