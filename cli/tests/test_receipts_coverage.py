@@ -258,3 +258,69 @@ def test_session_require_guards_names_a_python_module_that_is_not_loaded(tmp_pat
     shown = " ".join(done.stdout.split())
     assert "hooks-approval* (no hook of that name is loaded)" in shown
     assert not (tmp_path / "ws" / "out.txt").exists()
+
+
+def test_replay_rehearses_coverage_of_an_observed_policy(tmp_path: Path) -> None:
+    """A recorded session replayed through a policy in observe mode: the coverage of its
+    guards, before it is enforced."""
+    events = tmp_path / "events.jsonl"
+    recorded = tmp_path / "recorded.yaml"
+    recorded.write_text(
+        textwrap.dedent(
+            f"""\
+            bundle: {{name: recorded, version: 1.0.0}}
+            hooks:
+              - module: hooks-logging
+                config: {{path: {events}}}
+            """
+        ),
+        encoding="utf-8",
+    )
+    (tmp_path / "script.yaml").write_text(SCRIPTED, encoding="utf-8")
+    done = _cli(
+        "run",
+        "--bundle",
+        recorded,
+        "--script",
+        "script.yaml",
+        "--workspace",
+        "ws",
+        "--deny",
+        cwd=tmp_path,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    policy = tmp_path / "policy.yaml"
+    policy.write_text(
+        textwrap.dedent(
+            """\
+            bundle: {name: policy, version: 1.0.0}
+            hooks:
+              - module: hooks-declarative
+                config:
+                  include_user: false
+                  include_project: false
+                  observe_sources: [config]
+                  hooks:
+                    PreToolUse:
+                      - type: matcher
+                        match: {tool: bash, args: {command: "rm *"}}
+                        action: block
+                      - type: matcher
+                        match: {tool: Shell_Command}
+                        action: block
+            """
+        ),
+        encoding="utf-8",
+    )
+    done = _cli("replay", events, "--bundle", policy, "--coverage", "--json", cwd=tmp_path)
+    assert done.returncode == 0, done.stdout + done.stderr
+    coverage = json.loads(done.stdout)["coverage"]
+    guards = {g["guard"]: g for g in coverage["guards"]}
+    rm = guards["config:hooks.PreToolUse[0]"]
+    assert (rm["due"], rm["ran"], rm["observed"]) == (2, 2, 2)
+    shell = guards["config:hooks.PreToolUse[1]"]
+    assert (shell["due"], shell["never_matched"]) == (0, True)
+    text = _cli("replay", events, "--bundle", policy, "--coverage", cwd=tmp_path).stdout
+    assert "observed config:hooks.PreToolUse[0]: 2 of its runs in observe mode" in " ".join(
+        text.split()
+    )

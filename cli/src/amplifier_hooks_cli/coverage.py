@@ -89,6 +89,8 @@ class GuardCoverage:
     whys: list[str] = field(default_factory=list)
     calls: list[dict[str, Any]] = field(default_factory=list)
     not_matched: int = 0
+    observed: int = 0
+    """Due runs in observe mode: they ran, and decided nothing."""
     event_seen: bool = False
     near_miss: str | None = None
     not_loaded: str | None = None
@@ -114,6 +116,7 @@ class GuardCoverage:
             "due": self.due,
             **{state.replace(" ", "_"): self.states[state] for state in STATES},
             "not_matched": self.not_matched,
+            "observed": self.observed,
             "event_seen": self.event_seen,
             "never_matched": self.never_matched,
             "near_miss": self.near_miss,
@@ -260,6 +263,8 @@ def compute_coverage(
             state = "missing" if found is None else _STATE_OF.get(str(found.get("outcome")))
             state = state or "failed"
             covered.states[state] += 1
+            if found is not None and found.get("observed"):
+                covered.observed += 1
             why: object = found.get("why") if found is not None else None
             if found is None:
                 why = covered.not_loaded or "no receipt: the guard did not run on this call"

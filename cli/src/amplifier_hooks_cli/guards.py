@@ -10,8 +10,9 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any, Final
 
-from amplifier_core.receipts import names
 from amplifier_hooks_bundle import load_bundle
+
+from amplifier_core.receipts import names
 
 from .commands.hooks import _package_of, _survey
 from .coverage import Guard

@@ -111,6 +111,12 @@ def print_coverage(report: Coverage, unloaded: Sequence[tuple[str, str]] = ()) -
             console.print(f"[red]never matched[/] {name}{hint}", highlight=False)
         elif not covered.event_seen:
             console.print(f"[dim]its event never came[/] {name}", highlight=False)
+        if covered.observed:
+            console.print(
+                f"[yellow]observed[/] {name}: {covered.observed} of its runs in observe mode "
+                "(it decided nothing)",
+                highlight=False,
+            )
         for why in sorted(set(covered.whys)):
             console.print(f"[yellow]did not run[/] {name}: {escape(why)}", highlight=False)
     for what, why in unloaded:

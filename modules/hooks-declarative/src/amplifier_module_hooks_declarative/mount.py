@@ -153,6 +153,7 @@ async def mount(
         receipts.bind(
             coordinator,
             loaded,
+            dispatcher.steps,
             project_dir=project_dir,
             found=sources,
             observe_sources=settings.observe_sources,
@@ -180,6 +181,5 @@ async def mount(
             return
         done = True
         await reloader.close(settings.async_grace_s)
-        receipts.unbind(coordinator)
 
     return cleanup

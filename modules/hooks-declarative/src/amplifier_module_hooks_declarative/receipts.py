@@ -25,6 +25,7 @@ import json
 import re
 import shlex
 import time
+import weakref
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from fnmatch import fnmatchcase
@@ -54,7 +55,6 @@ __all__ = [
     "note_process",
     "receipted",
     "skipped_after",
-    "unbind",
     "unmatched",
 ]
 
@@ -135,7 +135,8 @@ class _Binding:
 
 
 _NO_FACTS: Final = HookFacts("", None, "")
-_SESSIONS: dict[str, _Binding] = {}
+_BOUND: weakref.WeakKeyDictionary[Any, _Binding] = weakref.WeakKeyDictionary()
+"""The declarative hooks bound to each session's receipts (the last read of the files)."""
 
 
 def _definition(event: str, matcher: str | None, spec: HookSpec, condition: str | None) -> str:
@@ -233,6 +234,7 @@ def facts_of(
 def bind(
     coordinator: Any,
     loaded: Loaded,
+    steps: Sequence[PlannedStep],
     *,
     project_dir: Path,
     found: Sequence[Source] = (),
@@ -240,11 +242,11 @@ def bind(
 ) -> None:
     """Tell the session's receipts (when its kernel keeps them) which declarative hooks are
     loaded and what they are; the sources in ``found`` that exist and were not loaded leave a
-    ``not_loaded`` receipt. Called at mount and each time the hook files are read again."""
+    ``not_loaded`` receipt; every hook of ``steps`` (the dispatcher's) reports to them. Called
+    at mount and each time the hook files are read again."""
     get = getattr(coordinator, "get_capability", None)
     receipts = get(RECEIPTS_CAPABILITY) if callable(get) else None
-    session_id = getattr(coordinator, "session_id", None)
-    if receipts is None or not session_id:
+    if receipts is None:
         return
     patterns = tuple(f"{pattern}:*" for pattern in observe_sources)
     facts = facts_of(
@@ -253,15 +255,20 @@ def bind(
         project_dir=project_dir,
         observed=lambda label: any(fnmatchcase(label, p) for p in patterns),
     )
-    previous = _SESSIONS.get(str(session_id))
-    if previous is not None:
+    previous = _BOUND.get(receipts)
+    if previous is not None:  # the files were read again: the hooks gone are forgotten
         receipts.forget(label for label in previous.facts if label not in facts)
     binding = _Binding(receipts, facts, {label: f.fields() for label, f in facts.items()})
-    _SESSIONS[str(session_id)] = binding
-    for label, hook in facts.items():
-        receipts.declare(label, hook.event, required=hook.required)
+    _BOUND[receipts] = binding
+    for step in steps:
+        for hook in step.hooks:
+            for part in (hook.runner, getattr(hook.runner, "inner", None), hook.decide):
+                if isinstance(part, _ReceiptedRunner | _Timed):
+                    part.binding = binding
+    for label, fact in facts.items():
+        receipts.declare(label, fact.event, required=fact.required)
     dispatcher = "hooks-declarative:"
-    for key in {hook.event for hook in facts.values()}:
+    for key in {fact.event for fact in facts.values()}:
         receipts.runs_hooks(dispatcher + key)
     loaded_paths = {s.path for _d, s in loaded.documents if s.path is not None}
     for source in found:
@@ -278,26 +285,31 @@ def bind(
         )
 
 
-def unbind(coordinator: Any) -> None:
-    """The module's hooks are unmounted."""
-    _SESSIONS.pop(str(getattr(coordinator, "session_id", "")), None)
+def _binding_of(hook: _Hook) -> _Binding | None:
+    """The receipts a planned hook reports to (its runner's, or its observed runner's)."""
+    for part in (hook.runner, getattr(hook.runner, "inner", None)):
+        if isinstance(part, _ReceiptedRunner):
+            return part.binding
+    return None
 
 
 # --------------------------------------------------------------------------- runs
 
 
 class _ReceiptedRunner:
-    """A hook's runner that leaves a receipt of each run."""
+    """A hook's runner that leaves a receipt of each run (once :func:`bind` gave it the
+    session's receipts)."""
 
-    __slots__ = ("label", "runner", "spec")
+    __slots__ = ("binding", "label", "runner", "spec")
 
     def __init__(self, runner: Any, label: str) -> None:
         self.runner = runner
         self.label = label
         self.spec: Any = getattr(runner, "spec", None)
+        self.binding: _Binding | None = None
 
     async def run(self, context: HookContext) -> Decision:
-        binding = _SESSIONS.get(context.session_id)
+        binding = self.binding
         if binding is None:
             return await self.runner.run(context)  # type: ignore[no-any-return]
         note = _Note()
@@ -322,24 +334,31 @@ class _ReceiptedRunner:
             await close()
 
 
-def _timed(decide: Callable[[HookContext], Decision], label: str) -> Callable[..., Decision]:
-    def timed(context: HookContext) -> Decision:
-        binding = _SESSIONS.get(context.session_id)
-        if binding is None:
-            return decide(context)
-        started = _clock()
-        decision = decide(context)
-        binding.record(label, context, decision, None, _clock() - started)
-        return decision
+class _Timed:
+    """A matcher's synchronous ``decide`` that leaves a receipt of each decision."""
 
-    return timed
+    __slots__ = ("binding", "decide", "label")
+
+    def __init__(self, decide: Callable[[HookContext], Decision], label: str) -> None:
+        self.decide = decide
+        self.label = label
+        self.binding: _Binding | None = None
+
+    def __call__(self, context: HookContext) -> Decision:
+        binding = self.binding
+        if binding is None:
+            return self.decide(context)
+        started = _clock()
+        decision = self.decide(context)
+        binding.record(self.label, context, decision, None, _clock() - started)
+        return decision
 
 
 def receipted(hook: _Hook) -> _Hook:
     """``hook`` with its runner (and its synchronous ``decide``) leaving receipts."""
     import dataclasses
 
-    decide = _timed(hook.decide, hook.label) if hook.decide is not None else None
+    decide = _Timed(hook.decide, hook.label) if hook.decide is not None else None
     return dataclasses.replace(
         hook, runner=_ReceiptedRunner(hook.runner, hook.label), decide=decide
     )
@@ -379,12 +398,10 @@ def _missed_by_matcher(facts: HookFacts, context: HookContext) -> str | None:
 def unmatched(step: PlannedStep, context: HookContext, target: str) -> None:
     """A step's matcher passed ``target`` by: a required hook of it whose matcher names the
     tool but for its spelling was due and did not run."""
-    binding = _SESSIONS.get(context.session_id)
-    if binding is None:
-        return
     for hook in step.hooks:
-        facts = binding.facts.get(hook.label)
-        if facts is None or not facts.required:
+        binding = _binding_of(hook)
+        facts = binding.facts.get(hook.label) if binding is not None else None
+        if binding is None or facts is None or not facts.required:
             continue
         rule = near_miss(facts.tool_rules, target)
         if rule is None:
@@ -403,7 +420,7 @@ def unmatched(step: PlannedStep, context: HookContext, target: str) -> None:
 def skipped_after(steps: Sequence[PlannedStep], context: HookContext, outcome: Outcome) -> None:
     """A block ended the event: the hooks after the blocking one that would have run are
     skipped, and say so (a parallel or joint group's hooks all ran)."""
-    binding = _SESSIONS.get(context.session_id)
+    binding = next((b for step in steps for h in step.hooks if (b := _binding_of(h))), None)
     if binding is None or not outcome.blocks:
         return
     blocker = outcome.blocks[0].source
