@@ -48,6 +48,7 @@ import uuid
 from collections import deque
 from collections.abc import Mapping
 from datetime import UTC, datetime
+from json.encoder import c_make_encoder  # type: ignore[attr-defined]
 from json.encoder import encode_basestring_ascii as _text
 from pathlib import Path
 from typing import Any, Final, Literal, TextIO, TypeAlias
@@ -85,10 +86,24 @@ def _fallback(value: object) -> str:
     return repr(value)
 
 
+_ESCAPED: dict[str, str] = {}
+"""Strings escaped once (keys, hook names, events, decisions); bounded by ``_ESCAPED_MAX``."""
+_ESCAPED_MAX: Final = 4096
+
+
+def _escaped(text: str) -> str:
+    done = _ESCAPED.get(text)
+    if done is None:
+        done = _text(text)
+        if len(_ESCAPED) < _ESCAPED_MAX and len(text) <= 200:
+            _ESCAPED[text] = done
+    return done
+
+
 def _value(value: object) -> str:
     kind = type(value)
     if kind is str:
-        return _text(value)  # type: ignore[arg-type]  # its type is str exactly
+        return _escaped(value)  # type: ignore[arg-type]  # its type is str exactly
     if kind is int:
         return repr(value)
     if value is None:
@@ -100,12 +115,29 @@ def _value(value: object) -> str:
     return json.dumps(value, default=_fallback)
 
 
+_ENCODER: Final = (
+    c_make_encoder(None, _fallback, _text, None, ": ", ", ", False, False, True)
+    if c_make_encoder is not None
+    else None
+)
+
+
+def _encode(entry: Mapping[str, Any]) -> str:
+    """``entry`` as ``json.dumps`` writes it, through the C encoder without its wrapper."""
+    if _ENCODER is None:
+        return json.dumps(entry, default=_fallback)
+    return "".join(_ENCODER(entry, 0))
+
+
+def members(entry: Mapping[str, Any]) -> str:
+    """The members of ``entry`` as a JSON object's text holds them, without the braces."""
+    return ", ".join([_escaped(key) + ": " + _value(value) for key, value in entry.items()])
+
+
 def render(entry: Mapping[str, Any]) -> str:
     """``entry`` as one line of JSON, as ``json.dumps(entry, default=repr)`` writes it (the
     plain values, the most common, without its machinery)."""
-    return (
-        "{" + ", ".join([_text(key) + ": " + _value(value) for key, value in entry.items()]) + "}"
-    )
+    return "{" + members(entry) + "}"
 
 
 class _AppendFile:
@@ -216,27 +248,43 @@ class AuditTrail:
         self._write(entry, batch=False)
         return entry
 
-    def receipt(self, entry: dict[str, Any]) -> None:
-        """Chain and keep ``entry``, a receipt with its ``ts``, ``type`` and ``session_id``
-        set; it is written with the next batch (module docstring). Never raises."""
+    def receipt(self, fixed: Mapping[str, Any], text: str, variable: dict[str, Any]) -> None:
+        """Chain and keep a receipt: the ``fixed`` fields of its hook (``type``,
+        ``session_id``, ``hook`` ... the same for each of its runs), whose JSON members are
+        ``text`` (:func:`members`, rendered once by the caller), then the ``variable`` fields
+        of this run (``ts`` first). It is written with the next batch (module docstring).
+        Never raises."""
+        entry = dict(fixed)
+        entry.update(variable)
         if self._closed or not self.rendering:
             self._ring.append(entry)
             return
-        self._write(entry, batch=True)
+        try:
+            own = _encode(variable)
+        except (ValueError, TypeError):  # a value the fast encoder refuses: the careful way
+            own = json.dumps(variable, default=_fallback, check_circular=False)
+        self._write(entry, batch=True, body="{" + text + ", " + own[1:-1])
 
-    def _write(self, entry: dict[str, Any], *, batch: bool) -> None:
+    def _write(self, entry: dict[str, Any], *, batch: bool, body: str = "") -> None:
+        """``body``: the record's text without its chain fields and closing brace, when the
+        caller rendered it."""
         try:
             with self._lock:
+                seq, prev = self._seq, self._prev
+                chained = f', "chain": "{self.chain_id}", "seq": {seq}, "prev": ' + (
+                    "null}" if prev is None else f'"{prev}"}}'
+                )
+                if not body:
+                    try:
+                        body = "{" + members(entry)
+                    except ValueError:  # a value JSON refuses (a cycle): its text
+                        body = json.dumps(entry, default=_fallback, check_circular=False)[:-1]
+                line, digest = seal(body + chained)
                 entry["chain"] = self.chain_id
-                entry["seq"] = self._seq
-                entry["prev"] = self._prev
-                try:
-                    body = render(entry)
-                except ValueError:  # a value JSON refuses (a cycle): its text
-                    body = json.dumps(entry, default=_fallback, check_circular=False)
-                line, digest = seal(body)
+                entry["seq"] = seq
+                entry["prev"] = prev
                 entry["hash"] = digest
-                self._seq += 1
+                self._seq = seq + 1
                 self._prev = digest
                 self._ring.append(entry)
                 pending = self._pending

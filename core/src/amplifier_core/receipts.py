@@ -31,6 +31,7 @@ from collections.abc import Callable, Collection, Iterable, Mapping
 from fnmatch import fnmatchcase
 from typing import TYPE_CHECKING, Any, Final
 
+from .audit import members
 from .hooks import _now_iso
 from .models import HookResult
 
@@ -94,6 +95,10 @@ class Receipts:
         self._required_cache: dict[str, bool] = {}
         self._undo: list[Unregister] = []
         self._listeners: list[Callable[[dict[str, Any]], None]] = []
+        self._fixed: dict[
+            tuple[str, str, int], tuple[Mapping[str, Any] | None, dict[str, Any], str]
+        ] = {}
+        self._handler_facts: dict[tuple[str, str], dict[str, Any]] = {}
 
     # ------------------------------------------------------------------ set-up
 
@@ -169,40 +174,60 @@ class Receipts:
         outcome: str,
         duration: float,
         kind: str = "declarative",
+        fixed: Mapping[str, Any] | None = None,
         **extra: Any,
     ) -> None:
         """Record one run of ``hook`` on ``event`` (``data``: the event data; ``duration`` in
-        seconds); ``extra`` fields are added as they are (``None`` ones left out)."""
-        entry: dict[str, Any] = {
-            "ts": _now_iso(),
-            "type": "hook_run",
-            "session_id": self.trail.session_id,
-            "hook": hook,
-            "kind": kind,
-            "event": event,
-        }
+        seconds); ``extra`` fields are added as they are (``None`` ones left out); ``fixed``:
+        fields of the hook itself (no ``None`` among them), the very same mapping for each of
+        its runs: rendered once, and kept alive by the caller."""
+        key = (hook, kind, id(fixed))
+        cached = self._fixed.get(key)
+        if cached is None or cached[0] is not fixed:
+            cached = self._fix(key, fixed)
+        variable: dict[str, Any] = {"ts": _now_iso(), "event": event}
         tool = data.get("tool_name")
         call = data.get("tool_call_id")
         if tool is not None:
-            entry["tool"] = tool
+            variable["tool"] = tool
         if call is not None:
-            entry["tool_call_id"] = call
-        entry["decision"] = decision
-        entry["outcome"] = outcome
-        entry["duration_ms"] = round(duration * 1000, 3)
-        for key, value in extra.items():
-            if value is not None:
-                entry[key] = value
+            variable["tool_call_id"] = call
+        variable["decision"] = decision
+        variable["outcome"] = outcome
+        variable["duration_ms"] = round(duration * 1000, 3)
+        if extra:
+            for name, value in extra.items():
+                if value is not None:
+                    variable[name] = value
         if self.required and event == "tool:pre":
             self._remember(call, hook, outcome, extra.get("why"))
-        self.trail.receipt(entry)
-        for listener in self._listeners:
-            try:
-                listener(entry)
-            except Exception:  # an exporter must not break the session
-                import logging
+        self.trail.receipt(cached[1], cached[2], variable)
+        if self._listeners:
+            entry = {**cached[1], **variable}
+            for listener in self._listeners:
+                try:
+                    listener(entry)
+                except Exception:  # an exporter must not break the session
+                    import logging
 
-                logging.getLogger(__name__).warning("receipt listener failed", exc_info=True)
+                    logging.getLogger(__name__).warning("receipt listener failed", exc_info=True)
+
+    def _fix(
+        self, key: tuple[str, str, int], facts: Mapping[str, Any] | None
+    ) -> tuple[Mapping[str, Any] | None, dict[str, Any], str]:
+        """The fields of a hook that are the same on each of its runs, and their text."""
+        fields: dict[str, Any] = {
+            "type": "hook_run",
+            "session_id": self.trail.session_id,
+            "hook": key[0],
+            "kind": key[1],
+        }
+        if facts:
+            fields.update(facts)
+        if len(self._fixed) > 4096:
+            self._fixed.clear()
+        cached = self._fixed[key] = (facts, fields, members(fields))
+        return cached
 
     def not_run(
         self,
@@ -242,31 +267,37 @@ class Receipts:
     def _observed(self, run: HandlerRun) -> None:
         if self._is_host(run.handler):
             return
-        data = run.data
-        kind = "dispatcher" if run.handler in self._handlers else "handler"
-        if run.failure is not None:
-            outcome: str = run.failure
-        else:
-            outcome = "ok"
-        info = self._origin(run.handler, run.event)
+        handler = run.handler
+        fixed = self._handler_facts.get((handler, run.event))
+        if fixed is None:
+            fixed = self._facts_of(handler, run.event)
         self.ran(
-            hook=run.handler,
+            hook=handler,
             event=run.event,
-            data=data,
+            data=run.data,
             decision=run.action,
-            outcome=outcome,
+            outcome="ok" if run.failure is None else run.failure,
             duration=run.duration,
-            kind=kind,
+            kind="dispatcher" if handler in self._handlers else "handler",
+            fixed=fixed,
             why=run.error,
-            source=info,
-            fail_closed=run.fail_closed or None,
         )
 
-    def _origin(self, handler: str, event: str) -> str | None:
+    def _facts_of(self, handler: str, event: str) -> dict[str, Any]:
+        """What a handler's receipts say of it: where it was registered, whether it fails
+        closed (kept for its next runs)."""
+        facts: dict[str, Any] = {}
         for info in self.registry.handlers_for(event):
             if info.name == handler:
-                return info.origin
-        return None
+                if info.origin is not None:
+                    facts["source"] = info.origin
+                if info.fail_closed:
+                    facts["fail_closed"] = True
+                break
+        if len(self._handler_facts) > 4096:
+            self._handler_facts.clear()
+        self._handler_facts[(handler, event)] = facts
+        return facts
 
     # ------------------------------------------------------------------ required guards
 

@@ -81,13 +81,15 @@ class HookFacts:
     """The tool names its matcher (group ``matcher`` or ``match.tool``) was written with."""
 
     def fields(self) -> dict[str, Any]:
-        return {
+        """The receipt's fields about the hook (those unknown left out)."""
+        fields = {
             "source": self.source,
             "definition_sha256": self.definition_sha256,
             "code_sha256": dict(self.code_sha256) if self.code_sha256 else None,
             "required": True if self.required else None,
             "observed": True if self.observed else None,
         }
+        return {key: value for key, value in fields.items() if value is not None}
 
 
 @dataclass(slots=True)
@@ -120,6 +122,17 @@ class _Binding:
             missed = _missed_by_matcher(self.facts[label], context)
             if missed is not None:
                 outcome, why = "unmatched", missed
+        if why is None and exit_code is None and not decision.stop:
+            self.receipts.ran(
+                hook=label,
+                event=context.event,
+                data=context.data,
+                decision=decision.action,
+                outcome=outcome,
+                duration=duration,
+                fixed=extra,
+            )
+            return
         self.receipts.ran(
             hook=label,
             event=context.event,
@@ -127,10 +140,10 @@ class _Binding:
             decision=decision.action,
             outcome=outcome,
             duration=duration,
+            fixed=extra,
             why=why,
             exit_code=exit_code,
             stop=True if decision.stop else None,
-            **extra,
         )
 
 
@@ -413,7 +426,7 @@ def unmatched(step: PlannedStep, context: HookContext, target: str) -> None:
             outcome="unmatched",
             why=f"its matcher {rule!r} does not match the tool's name {target!r} "
             "(it differs only in spelling)",
-            **binding.extra.get(hook.label, {}),
+            fixed=binding.extra.get(hook.label),
         )
 
 
@@ -455,5 +468,5 @@ def _skip(binding: _Binding, hooks: Iterable[_Hook], context: HookContext, block
             data=context.data,
             outcome="skipped",
             why=f"{blocker} blocked the event before it",
-            **binding.extra.get(hook.label, {}),
+            fixed=binding.extra.get(hook.label),
         )
