@@ -248,22 +248,25 @@ class AuditTrail:
         self._write(entry, batch=False)
         return entry
 
-    def receipt(self, fixed: Mapping[str, Any], text: str, variable: dict[str, Any]) -> None:
+    def receipt(
+        self, fixed: Mapping[str, Any], text: str, variable: dict[str, Any]
+    ) -> dict[str, Any]:
         """Chain and keep a receipt: the ``fixed`` fields of its hook (``type``,
         ``session_id``, ``hook`` ... the same for each of its runs), whose JSON members are
         ``text`` (:func:`members`, rendered once by the caller), then the ``variable`` fields
         of this run (``ts`` first). It is written with the next batch (module docstring).
-        Never raises."""
+        Returns the record (with its chain fields once written). Never raises."""
         entry = dict(fixed)
         entry.update(variable)
         if self._closed or not self.rendering:
             self._ring.append(entry)
-            return
+            return entry
         try:
             own = _encode(variable)
         except (ValueError, TypeError):  # a value the fast encoder refuses: the careful way
             own = json.dumps(variable, default=_fallback, check_circular=False)
         self._write(entry, batch=True, body="{" + text + ", " + own[1:-1])
+        return entry
 
     def _write(self, entry: dict[str, Any], *, batch: bool, body: str = "") -> None:
         """``body``: the record's text without its chain fields and closing brace, when the

@@ -27,7 +27,7 @@ name at all. Without required guards nothing is checked and no handler is added.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Collection, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from fnmatch import fnmatchcase
 from typing import TYPE_CHECKING, Any, Final
 
@@ -181,10 +181,6 @@ class Receipts:
         seconds); ``extra`` fields are added as they are (``None`` ones left out); ``fixed``:
         fields of the hook itself (no ``None`` among them), the very same mapping for each of
         its runs: rendered once, and kept alive by the caller."""
-        key = (hook, kind, id(fixed))
-        cached = self._fixed.get(key)
-        if cached is None or cached[0] is not fixed:
-            cached = self._fix(key, fixed)
         variable: dict[str, Any] = {"ts": _now_iso(), "event": event}
         tool = data.get("tool_name")
         call = data.get("tool_call_id")
@@ -199,11 +195,27 @@ class Receipts:
             for name, value in extra.items():
                 if value is not None:
                     variable[name] = value
-        if self.required and event == "tool:pre":
-            self._remember(call, hook, outcome, extra.get("why"))
-        self.trail.receipt(cached[1], cached[2], variable)
+        self._keep(hook, kind, fixed, variable, call, outcome, extra.get("why"))
+
+    def _keep(
+        self,
+        hook: str,
+        kind: str,
+        fixed: Mapping[str, Any] | None,
+        variable: dict[str, Any],
+        call: object,
+        outcome: str,
+        why: object,
+    ) -> None:
+        """Hand one receipt to the trail and the listeners; remember it for the check."""
+        key = (hook, kind, id(fixed))
+        cached = self._fixed.get(key)
+        if cached is None or cached[0] is not fixed:
+            cached = self._fix(key, fixed)
+        if self.required and variable["event"] == "tool:pre":
+            self._remember(call, hook, outcome, why)
+        entry = self.trail.receipt(cached[1], cached[2], variable)
         if self._listeners:
-            entry = {**cached[1], **variable}
             for listener in self._listeners:
                 try:
                     listener(entry)
@@ -260,28 +272,34 @@ class Receipts:
             return False
         try:
             names = self._host_handlers()
-            return isinstance(names, Collection) and handler in names
-        except Exception:
+            return bool(names) and handler in names  # type: ignore[operator]
+        except Exception:  # not a collection of names: nothing is the host's
             return False
 
     def _observed(self, run: HandlerRun) -> None:
-        if self._is_host(run.handler):
-            return
         handler = run.handler
-        fixed = self._handler_facts.get((handler, run.event))
+        if self._host_handlers is not None and self._is_host(handler):
+            return
+        event = run.event
+        fixed = self._handler_facts.get((handler, event))
         if fixed is None:
-            fixed = self._facts_of(handler, run.event)
-        self.ran(
-            hook=handler,
-            event=run.event,
-            data=run.data,
-            decision=run.action,
-            outcome="ok" if run.failure is None else run.failure,
-            duration=run.duration,
-            kind="dispatcher" if handler in self._handlers else "handler",
-            fixed=fixed,
-            why=run.error,
-        )
+            fixed = self._facts_of(handler, event)
+        data = run.data
+        variable: dict[str, Any] = {"ts": _now_iso(), "event": event}
+        tool = data.get("tool_name")
+        call = data.get("tool_call_id")
+        if tool is not None:
+            variable["tool"] = tool
+        if call is not None:
+            variable["tool_call_id"] = call
+        variable["decision"] = run.action
+        outcome = "ok" if run.failure is None else run.failure
+        variable["outcome"] = outcome
+        variable["duration_ms"] = round(run.duration * 1000, 3)
+        if run.error is not None:
+            variable["why"] = run.error
+        kind = "dispatcher" if handler in self._handlers else "handler"
+        self._keep(handler, kind, fixed, variable, call, outcome, run.error)
 
     def _facts_of(self, handler: str, event: str) -> dict[str, Any]:
         """What a handler's receipts say of it: where it was registered, whether it fails
