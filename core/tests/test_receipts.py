@@ -105,8 +105,9 @@ async def test_a_required_handler_that_fails_refuses_the_call(tmp_path: Path) ->
     assert second.action == "deny"
     assert second.source == REQUIRE_HANDLER
     assert "guard.scan (error: RuntimeError: network down)" in (second.reason or "")
-    denies = coordinator.audit.of_type("deny")
-    assert denies[-1]["hook"] == REQUIRE_HANDLER
+    await coordinator.process_hook_result(second, "tool:pre")  # as the session does
+    (denied,) = coordinator.audit.of_type("deny")
+    assert denied["hook"] == REQUIRE_HANDLER
 
 
 async def test_a_required_guard_that_is_not_loaded_refuses_every_call(tmp_path: Path) -> None:

@@ -359,7 +359,6 @@ class Receipts:
         import logging
 
         logging.getLogger(__name__).warning("%s", reason)
-        self.trail.record("deny", hook=REQUIRE_HANDLER, event=event, reason=reason)
         return HookResult(
             action="deny", reason=reason, user_message=reason, user_message_level="error"
         )
