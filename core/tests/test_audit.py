@@ -62,6 +62,7 @@ async def test_every_record_kind_reaches_the_configured_file(tmp_path: Path) -> 
         config={
             "session": {
                 "audit_log": str(log),
+                "receipts": False,  # the receipts are tests/test_receipts.py's
                 "injection_budget_per_turn": 10,
                 "injection_size_limit": 64,
             }

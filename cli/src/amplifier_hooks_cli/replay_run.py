@@ -11,7 +11,9 @@ goes through :meth:`HookRegistry.emit`; what each handler decided and how long i
 from the kernel's handler-run observer
 (:mod:`amplifier_core.observers`). An ``ask_user`` result is recorded as an ask: no approval
 system is asked and nobody sees a prompt. A module in observe mode (``observe: true``) decides
-nothing; its would-have decisions (``hook:observed``) are kept per event.
+nothing; its would-have decisions (``hook:observed``) are kept per event. Every hook run
+leaves a receipt, kept in memory (never in the bundle's ``audit_log``), so ``replay
+--coverage`` says which guard ran on which call before the policy is enforced.
 """
 
 from __future__ import annotations
@@ -90,6 +92,8 @@ class BundleRun:
     mount_failures: list[str]
     left_out: list[str]
     mounted: list[str]
+    receipts: list[dict[str, Any]] = field(default_factory=list)
+    """The receipts of every hook run (``amplifier_core.receipts``), for coverage."""
 
 
 def _gate(result: Any) -> tuple[str, str | None]:
@@ -114,9 +118,9 @@ async def replay(
     from amplifier_core.coordinator import ModuleCoordinator
     from amplifier_core.loader import ModuleLoader
 
-    coordinator = ModuleCoordinator(
-        config={"session": {**bundle.session.given(), "working_dir": str(workspace)}}
-    )
+    session = {**bundle.session.given(), "working_dir": str(workspace)}
+    session.update(audit_log=None, receipts=True)  # receipts kept in memory, for coverage
+    coordinator = ModuleCoordinator(config={"session": session})
     coordinator.register_capability("session.working_dir", str(workspace))
     hooks = coordinator.hooks
     left_out = [e.module for e in bundle.hooks if e.module in NOT_REPLAYED]
@@ -166,10 +170,13 @@ async def replay(
     finally:
         forget()
         remove()
+        receipts = coordinator.audit.of_type("hook_run")
         await loader.cleanup()
         if managed is not None:
             await managed()
-    return BundleRun(label, outcomes, problems, failures, left_out, [m.id for m in mounted])
+    return BundleRun(
+        label, outcomes, problems, failures, left_out, [m.id for m in mounted], receipts
+    )
 
 
 def _outcome(

@@ -214,7 +214,7 @@ __all__ = [
 
 # Names loaded on first use, with the submodule that defines them: ``import amplifier_core``
 # loads only what a hook needs (HookResult, HookRegistry, the events, the models); the
-# coordinator, loader, audit (structlog), the session and the provider-facing
+# coordinator, loader, audit trail, the session and the provider-facing
 # models load when first named.
 _LAZY: dict[str, str] = {
     **dict.fromkeys(

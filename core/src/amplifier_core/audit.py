@@ -17,22 +17,43 @@ hook_failure                kind (error, timeout, invalid_result), error, fail_c
 user_message                level, source, size
 ==========================  ====================================================================
 
-Records are rendered by a dedicated structlog logger (JSON renderer, one object per line) to a
-sink: a file path (each record appended as it happens), any text stream, or by default the
-``amplifier_core.audit`` stdlib logger at DEBUG, so nothing reaches stdout unless logging is
-configured to show it. The newest records are also kept in memory (:attr:`AuditTrail.records`).
+hook_run                    a receipt: one per hook run, and per hook due that did not run
+                            (:mod:`amplifier_core.receipts`)
+chain_end                   the last record of a trail: ``records``, how many it wrote
+==========================  ====================================================================
+
+Records are rendered as JSON, one object per line, to a sink: a file path (appended to), any
+text stream, or by default the ``amplifier_core.audit`` stdlib logger at DEBUG, so nothing
+reaches stdout unless logging is configured to show it. The newest records are also kept in
+memory (:attr:`AuditTrail.records`).
+
+Every rendered record is chained (:mod:`amplifier_core.audit_chain`): it carries ``chain`` (the
+trail's id), ``seq`` (0, 1, 2 ... within the trail), ``prev`` (the previous record's ``hash``,
+``null`` for the first) and, last on its line, ``hash``: the SHA-256 of the line as written
+without it. A removed, reordered or edited record breaks the chain; ``amplifier-hooks receipts
+verify LOG`` says where. Other records are written as they happen; receipts (``hook_run``) are
+gathered and written together, up to 32 of them or a quarter of a second after the first,
+before any other record and when the trail is closed.
 """
 
 from __future__ import annotations
 
+import json
 import logging
+import math
 import os
 import threading
+import time
+import uuid
 from collections import deque
-from collections.abc import Mapping, MutableMapping
+from collections.abc import Mapping
 from datetime import UTC, datetime
+from json.encoder import c_make_encoder  # type: ignore[attr-defined]
+from json.encoder import encode_basestring_ascii as _text
 from pathlib import Path
 from typing import Any, Final, Literal, TextIO, TypeAlias
+
+from .audit_chain import seal
 
 __all__ = ["AuditSink", "AuditTrail", "RecordType"]
 
@@ -46,42 +67,103 @@ RecordType: TypeAlias = Literal[
     "deny",
     "hook_failure",
     "user_message",
+    "hook_run",
+    "chain_end",
 ]
 AuditSink: TypeAlias = "str | os.PathLike[str] | TextIO | None"
 
 logger = logging.getLogger(__name__)
 
 _DEFAULT_RING: Final = 10_000
+_BATCH: Final = 32
+"""Receipts gathered before they are written together."""
+_BATCH_AGE_S: Final = 0.25
+"""How long the first gathered receipt waits, at most, for the next record to write it."""
 
 
-class _LoggingSink:
-    """structlog's output end for the default: the stdlib ``amplifier_core.audit`` logger."""
+def _fallback(value: object) -> str:
+    """What JSON cannot hold, as its ``repr``."""
+    return repr(value)
 
-    def __init__(self, target: logging.Logger) -> None:
-        self.target = target
 
-    def msg(self, message: str) -> None:
-        self.target.debug("%s", message)
+_ESCAPED: dict[str, str] = {}
+"""Strings escaped once (keys, hook names, events, decisions); bounded by ``_ESCAPED_MAX``."""
+_ESCAPED_MAX: Final = 4096
+
+
+def _escaped(text: str) -> str:
+    done = _ESCAPED.get(text)
+    if done is None:
+        done = _text(text)
+        if len(_ESCAPED) < _ESCAPED_MAX and len(text) <= 200:
+            _ESCAPED[text] = done
+    return done
+
+
+def _value(value: object) -> str:
+    kind = type(value)
+    if kind is str:
+        return _escaped(value)  # type: ignore[arg-type]  # its type is str exactly
+    if kind is int:
+        return repr(value)
+    if value is None:
+        return "null"
+    if kind is bool:
+        return "true" if value else "false"
+    if kind is float and math.isfinite(value):  # type: ignore[arg-type]
+        return repr(value)
+    return json.dumps(value, default=_fallback)
+
+
+_ENCODER: Final = (
+    c_make_encoder(None, _fallback, _text, None, ": ", ", ", False, False, True)
+    if c_make_encoder is not None
+    else None
+)
+
+
+def _encode(entry: Mapping[str, Any]) -> str:
+    """``entry`` as ``json.dumps`` writes it, through the C encoder without its wrapper."""
+    if _ENCODER is None:
+        return json.dumps(entry, default=_fallback)
+    return "".join(_ENCODER(entry, 0))
+
+
+def members(entry: Mapping[str, Any]) -> str:
+    """The members of ``entry`` as a JSON object's text holds them, without the braces."""
+    return ", ".join([_escaped(key) + ": " + _value(value) for key, value in entry.items()])
+
+
+def render(entry: Mapping[str, Any]) -> str:
+    """``entry`` as one line of JSON, as ``json.dumps(entry, default=repr)`` writes it (the
+    plain values, the most common, without its machinery)."""
+    return "{" + members(entry) + "}"
 
 
 class _AppendFile:
-    """structlog's output end for a path: each line is appended and the file closed again.
-
-    Nothing stays open between records, so no handle leaks and every line is on disk as soon
-    as it is written.
-    """
+    """A path's output end: the file is opened for appending and kept open; every write is
+    one ``os.write`` of whole lines, so each is on disk (in the page cache) once written."""
 
     def __init__(self, path: Path) -> None:
         self.path = path
-        self._lock = threading.Lock()
+        self._fd: int | None = None
 
-    def msg(self, message: str) -> None:
-        with self._lock, self.path.open("a", encoding="utf-8") as file:
-            file.write(message + "\n")
+    def write(self, text: str) -> None:
+        if self._fd is None:
+            self._fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
+        data = text.encode("utf-8", "surrogatepass")
+        while data:
+            written = os.write(self._fd, data)
+            data = data[written:]
+
+    def close(self) -> None:
+        if self._fd is not None:
+            os.close(self._fd)
+            self._fd = None
 
 
 class AuditTrail:
-    """Writes audit records as JSON lines and keeps the newest ``ring_size`` in memory.
+    """Writes audit records as chained JSON lines and keeps the newest ``ring_size`` in memory.
 
     ``sink`` is a file path (opened for appending, parent directories created), a text stream,
     or ``None`` for the stdlib logger ``amplifier_core.audit`` at DEBUG.
@@ -98,12 +180,20 @@ class AuditTrail:
             raise ValueError(f"AuditTrail: ring_size must be >= 1, got {ring_size}")
         self.session_id = session_id
         self.path: Path | None = None
+        self.chain_id = uuid.uuid4().hex[:16]
+        """This trail's chain in the log (:mod:`amplifier_core.audit_chain`)."""
         self._ring: deque[dict[str, Any]] = deque(maxlen=ring_size)
         self._stdlib: logging.Logger | None = None
-        output: object
+        self._file: _AppendFile | None = None
+        self._stream: TextIO | None = None
+        self._lock = threading.Lock()
+        self._seq = 0
+        self._prev: str | None = None
+        self._pending: list[str] = []  # rendered receipts not written yet
+        self._pending_since = 0.0
+        self._closed = False
         if sink is None:
             self._stdlib = logging.getLogger("amplifier_core.audit")
-            output = _LoggingSink(self._stdlib)
         elif isinstance(sink, str | os.PathLike):
             self.path = Path(sink).expanduser()
             try:
@@ -113,32 +203,13 @@ class AuditTrail:
                 raise ValueError(
                     f"audit log {str(self.path)!r}: cannot open for appending: {err}"
                 ) from err
-            output = _AppendFile(self.path)
+            self._file = _AppendFile(self.path)
         elif hasattr(sink, "write"):
-            output = sink  # a text stream: structlog's WriteLogger wraps it on first use
+            self._stream = sink
         else:
             raise TypeError(
                 f"AuditTrail: sink must be a path, a text stream or None, got {type(sink).__name__}"
             )
-        self._output = output
-        self._log: Any = None  # structlog's logger, made when the first record is rendered
-
-    def _logger(self) -> Any:
-        """structlog's logger for this trail; structlog is imported here, on first use."""
-        if self._log is None:
-            import structlog
-
-            output: object = self._output
-            if not isinstance(output, _LoggingSink | _AppendFile):
-                output = structlog.WriteLogger(self._output)  # type: ignore[arg-type]
-            self._log = structlog.wrap_logger(
-                output,
-                processors=[self._remember, structlog.processors.JSONRenderer()],
-                wrapper_class=structlog.BoundLogger,
-                context_class=dict,
-                cache_logger_on_first_use=True,
-            )
-        return self._log
 
     @classmethod
     def from_config(cls, config: Mapping[str, Any], *, session_id: str | None = None) -> AuditTrail:
@@ -146,12 +217,6 @@ class AuditTrail:
         from .session_settings import SessionSettings
 
         return cls(SessionSettings.from_config(config).audit_log, session_id=session_id)
-
-    def _remember(
-        self, _logger: object, _method: str, event_dict: MutableMapping[str, Any]
-    ) -> MutableMapping[str, Any]:
-        self._ring.append(dict(event_dict))
-        return event_dict
 
     @property
     def records(self) -> list[dict[str, Any]]:
@@ -162,6 +227,13 @@ class AuditTrail:
         """The kept records of one type, oldest first."""
         return [r for r in self._ring if r["type"] == record_type]
 
+    @property
+    def rendering(self) -> bool:
+        """Whether records are written anywhere (a file, a stream, or the stdlib logger with
+        DEBUG enabled); when not, they are only kept in memory."""
+        stdlib = self._stdlib
+        return stdlib is None or stdlib.isEnabledFor(logging.DEBUG)
+
     def record(self, record_type: RecordType, /, **fields: Any) -> dict[str, Any]:
         """Write one record and return it; writing never raises into the session."""
         entry: dict[str, Any] = {
@@ -170,14 +242,99 @@ class AuditTrail:
             "session_id": self.session_id,
             **fields,
         }
-        if self._stdlib is not None and not self._stdlib.isEnabledFor(logging.DEBUG):
+        if self._closed or not self.rendering:
             self._ring.append(entry)  # nobody reads the rendered line: skip rendering it
             return entry
-        try:
-            self._logger().msg(**entry)
-        except Exception:  # a full disk or a closed stream must not break a session
-            logger.warning("audit record %r could not be written", record_type, exc_info=True)
+        self._write(entry, batch=False)
         return entry
+
+    def receipt(
+        self, fixed: Mapping[str, Any], text: str, variable: dict[str, Any]
+    ) -> dict[str, Any]:
+        """Chain and keep a receipt: the ``fixed`` fields of its hook (``type``,
+        ``session_id``, ``hook`` ... the same for each of its runs), whose JSON members are
+        ``text`` (:func:`members`, rendered once by the caller), then the ``variable`` fields
+        of this run (``ts`` first). It is written with the next batch (module docstring).
+        Returns the record (with its chain fields once written). Never raises."""
+        entry = dict(fixed)
+        entry.update(variable)
+        if self._closed or not self.rendering:
+            self._ring.append(entry)
+            return entry
+        try:
+            own = _encode(variable)
+        except (ValueError, TypeError):  # a value the fast encoder refuses: the careful way
+            own = json.dumps(variable, default=_fallback, check_circular=False)
+        self._write(entry, batch=True, body="{" + text + ", " + own[1:-1])
+        return entry
+
+    def _write(self, entry: dict[str, Any], *, batch: bool, body: str = "") -> None:
+        """``body``: the record's text without its chain fields and closing brace, when the
+        caller rendered it."""
+        try:
+            with self._lock:
+                seq, prev = self._seq, self._prev
+                chained = f', "chain": "{self.chain_id}", "seq": {seq}, "prev": ' + (
+                    "null}" if prev is None else f'"{prev}"}}'
+                )
+                if not body:
+                    try:
+                        body = "{" + members(entry)
+                    except ValueError:  # a value JSON refuses (a cycle): its text
+                        body = json.dumps(entry, default=_fallback, check_circular=False)[:-1]
+                line, digest = seal(body + chained)
+                entry["chain"] = self.chain_id
+                entry["seq"] = seq
+                entry["prev"] = prev
+                entry["hash"] = digest
+                self._seq = seq + 1
+                self._prev = digest
+                self._ring.append(entry)
+                pending = self._pending
+                pending.append(line)
+                now = time.monotonic()
+                if len(pending) == 1:
+                    self._pending_since = now
+                if batch and len(pending) < _BATCH and now - self._pending_since < _BATCH_AGE_S:
+                    return
+                self._pending = []
+                self._emit(pending)
+        except Exception:  # a full disk or a closed stream must not break a session
+            logger.warning("audit record %r could not be written", entry.get("type"), exc_info=True)
+
+    def _emit(self, lines: list[str]) -> None:
+        if self._file is not None:
+            self._file.write("\n".join(lines) + "\n")
+        elif self._stream is not None:
+            self._stream.write("\n".join(lines) + "\n")
+            flush = getattr(self._stream, "flush", None)
+            if callable(flush):
+                flush()
+        elif self._stdlib is not None:
+            for line in lines:
+                self._stdlib.debug("%s", line)
+
+    def flush(self) -> None:
+        """Write the receipts gathered so far."""
+        with self._lock:
+            pending, self._pending = self._pending, []
+            if pending:
+                try:
+                    self._emit(pending)
+                except Exception:
+                    logger.warning("audit records could not be written", exc_info=True)
+
+    def close(self) -> None:
+        """End the chain with its ``chain_end`` record, write what is gathered and release
+        the file. Records after it start no new chain: they are kept in memory only."""
+        if self._closed:
+            return
+        if self._seq and self.rendering:
+            self.record("chain_end", records=self._seq)
+        self.flush()
+        self._closed = True
+        if self._file is not None:
+            self._file.close()
 
     def on_hook_failure(
         self, *, event: str, handler: str, kind: str, error: str, fail_closed: bool

@@ -34,6 +34,7 @@ from .session_settings import SessionSettings
 
 if TYPE_CHECKING:
     from .cancellation import CancellationToken
+    from .receipts import Receipts
 
 __all__ = [
     "DEFAULT_INJECTION_BUDGET_PER_TURN",
@@ -104,12 +105,15 @@ class ModuleCoordinator:
         )
         self._hooks = hooks if hooks is not None else HookRegistry()
         self._hooks.set_default_fields(session_id=self._session_id, parent_id=self._parent_id)
+        self._owns_audit = audit is None
         if audit is None:
             audit = AuditTrail(self._settings.audit_log, session_id=self._session_id)
         elif audit.session_id is None:
             audit.session_id = self._session_id
         self.audit = audit
         self._remove_failure_listener = self._hooks.add_failure_listener(audit.on_hook_failure)
+        self.receipts: Receipts | None = None
+        """The session's receipts (:mod:`amplifier_core.receipts`), when it keeps them."""
 
         self._mount_points: dict[str, Any] = {
             "orchestrator": None,
@@ -120,6 +124,17 @@ class ModuleCoordinator:
             "module-source-resolver": None,
         }
         self._capabilities: dict[str, Any] = {}
+        if self._settings.keeps_receipts:
+            from .receipts import HOST_HANDLERS, RECEIPTS_CAPABILITY, Receipts
+
+            self.receipts = Receipts(
+                audit,
+                self._hooks,
+                required=self._settings.require_guards,
+                host_handlers=lambda: self._capabilities.get(HOST_HANDLERS, ()),
+            )
+            self.receipts.start()
+            self._capabilities[RECEIPTS_CAPABILITY] = self.receipts
         self._channels: dict[str, list[dict[str, Any]]] = {}
         self._cleanup_fns: list[Cleanup] = []
         """The registered cleanups (amplifier-core 2.0.2's name; its suites append to it)."""
@@ -357,6 +372,10 @@ class ModuleCoordinator:
                     type(err).__name__,
                 )
                 fatal = fatal or err
+        if self.receipts is not None:
+            self.receipts.close()
+        if self._owns_audit:
+            self.audit.close()  # the chain's end record; records after it stay in memory
         if fatal is not None:
             raise fatal
 

@@ -1,7 +1,8 @@
 """``SessionSettings``: the ``session:`` block of a bundle or a mount plan, typed.
 
 One model for every key a session reads: the kernel's own (``orchestrator``, ``context``,
-``injection_size_limit``, ``injection_budget_per_turn``, ``audit_log``, ``hook_timeout``,
+``injection_size_limit``, ``injection_budget_per_turn``, ``audit_log``, ``receipts``,
+``require_guards``, ``hook_timeout``,
 ``json_event_data``, ``metadata``, ``raw``), the keys an application sets in the mount plan
 (``working_dir``, ``base_dir``, ``orchestrator_source``, ``context_source``) and the bundle
 keys an application routes to the module that owns them (``max_iterations``,
@@ -71,6 +72,12 @@ class SessionSettings(BaseModel):
     """Estimated tokens of context injections per turn before a warning; null is unlimited."""
     audit_log: str | None = _expect("a file path", default=None)
     """The file the audit trail is appended to (JSON lines)."""
+    receipts: bool | None = _expect("true or false", default=None)
+    """Whether every hook run leaves a receipt in the audit trail; default: when
+    ``audit_log`` is set (:mod:`amplifier_core.receipts`)."""
+    require_guards: list[str] = _expect("a list of hook or handler names", default=[])
+    """Guards that must run on every tool call they are due on, else the call is refused
+    (names or ``fnmatch`` patterns of handlers and declarative hook labels)."""
     hook_timeout: float | None = _expect(_SECONDS, default=DEFAULT_HOOK_TIMEOUT)
     """Seconds a hook handler may run before it counts as failed; null: no limit."""
     json_event_data: bool = _expect("true or false", default=True)
@@ -116,6 +123,26 @@ class SessionSettings(BaseModel):
         if isinstance(value, bool) or not isinstance(value, int) or value < 0:
             raise ValueError(f"expected {_WHOLE}, got {value!r}")
         return value
+
+    @field_validator("require_guards", mode="before")
+    @classmethod
+    def _names(cls, value: Any) -> Any:
+        if value is None:
+            return []
+        if isinstance(value, str) or not isinstance(value, list | tuple):
+            raise ValueError(f"expected a list of hook or handler names, got {value!r}")
+        for name in value:
+            if not isinstance(name, str) or not name.strip():
+                raise ValueError(f"expected a list of hook or handler names, got {value!r}")
+        return list(value)
+
+    @property
+    def keeps_receipts(self) -> bool:
+        """Receipts are kept: ``receipts`` says so, or an audit log is set and ``receipts``
+        does not say no, or guards are required (they are checked from the receipts)."""
+        if self.require_guards:
+            return True
+        return self.receipts if self.receipts is not None else self.audit_log is not None
 
     @field_validator("hook_timeout", mode="before")
     @classmethod

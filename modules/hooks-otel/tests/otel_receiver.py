@@ -30,6 +30,9 @@ class Span:
         self.start: int = raw.start_time_unix_nano
         self.end: int = raw.end_time_unix_nano
         self.attributes: dict[str, Any] = {a.key: _value(a.value) for a in raw.attributes}
+        self.events: list[tuple[str, dict[str, Any]]] = [
+            (e.name, {a.key: _value(a.value) for a in e.attributes}) for e in raw.events
+        ]
 
     def __repr__(self) -> str:
         return f"Span({self.name!r}, {self.attributes})"

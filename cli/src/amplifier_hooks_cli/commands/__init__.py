@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import click
 
+from .coverage import coverage
 from .demo import demo
 from .emit import emit
 from .events import events
@@ -11,6 +12,7 @@ from .hooks import hooks
 from .install import install
 from .logs import logs
 from .modules import modules
+from .receipts import receipts
 from .replay import replay
 from .run import run
 from .trust import trust
@@ -18,6 +20,7 @@ from .validate import validate
 
 __all__ = [
     "BUILTIN_COMMANDS",
+    "coverage",
     "demo",
     "emit",
     "events",
@@ -25,6 +28,7 @@ __all__ = [
     "install",
     "logs",
     "modules",
+    "receipts",
     "replay",
     "run",
     "trust",
@@ -41,6 +45,8 @@ BUILTIN_COMMANDS: tuple[click.Command, ...] = (
     hooks,
     emit,
     replay,
+    receipts,
+    coverage,
     events,
     logs,
 )

@@ -7,7 +7,7 @@ import json
 import tempfile
 from contextlib import ExitStack
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import click
 
@@ -16,8 +16,10 @@ from .. import output
 if TYPE_CHECKING:
     from amplifier_hooks_bundle import Bundle
 
+    from ..coverage import Coverage
     from ..replay_log import RecordedLog
     from ..replay_report import ReplayReport
+    from ..replay_run import BundleRun
 
 __all__ = ["replay"]
 
@@ -34,6 +36,13 @@ _PATH = click.Path(exists=True, dir_okay=False, path_type=Path)
     help="Compare with this bundle's decisions instead of the recorded ones.",
 )
 @click.option("--fail-on-diff", is_flag=True, help="Exit with status 1 on any difference.")
+@click.option(
+    "--coverage",
+    "with_coverage",
+    is_flag=True,
+    help="Also report, per guard of --bundle, whether it ran on each call it matched "
+    "(see `amplifier-hooks coverage`); observed guards count, so a policy is rehearsed.",
+)
 @click.option("--json", "as_json", is_flag=True, help="Print the report as JSON.")
 @output.friendly
 def replay(
@@ -41,6 +50,7 @@ def replay(
     bundle_path: Path,
     compare_path: Path | None,
     fail_on_diff: bool,
+    with_coverage: bool,
     as_json: bool,
 ) -> None:
     """Re-emit the events of LOG, in order, through the hooks of --bundle and report each
@@ -67,11 +77,20 @@ def replay(
     other = load_bundle(compare_path) if compare_path is not None else None
     console = output.stdout()
     progress = console.is_terminal and not as_json
-    report = asyncio.run(_replay_all(log, bundle, other, progress=progress))
+    report, run = asyncio.run(_replay_all(log, bundle, other, progress=progress))
+    covered = _coverage(bundle_path, run.receipts) if with_coverage else None
     if as_json:
-        click.echo(json.dumps(report_json(report), indent=2, default=str))
+        data = report_json(report)
+        if covered is not None:
+            data["coverage"] = covered.as_json()
+        click.echo(json.dumps(data, indent=2, default=str))
     else:
         render(report, console)
+        if covered is not None:
+            from .coverage import print_coverage
+
+            console.print("[bold]coverage[/] (the receipts of this replay)")
+            print_coverage(covered)
     if report.mount_failures:
         output.fail(
             "a hook module did not mount, so this replay is not the bundle's policy: "
@@ -81,13 +100,23 @@ def replay(
         raise SystemExit(1)
 
 
+def _coverage(bundle_path: Path, receipts: list[dict[str, Any]]) -> Coverage:
+    from amplifier_core.receipts import near_miss
+
+    from ..coverage import compute_coverage
+    from ..guards import bundle_guards
+
+    guards, _unloaded = bundle_guards(bundle_path, None)
+    return compute_coverage(guards, receipts, near_miss=near_miss)
+
+
 def _label(bundle: Bundle) -> str:
     return bundle.name or bundle.source_name
 
 
 async def _replay_all(
     log: RecordedLog, bundle: Bundle, other: Bundle | None, *, progress: bool
-) -> ReplayReport:
+) -> tuple[ReplayReport, BundleRun]:
     from rich.progress import Progress
 
     from ..replay_report import build_report
@@ -117,4 +146,4 @@ async def _replay_all(
             compared = await run_bundle(
                 other, log.events, second, label=other_label, advance=advance
             )
-    return build_report(log, run, compared)
+    return build_report(log, run, compared), run

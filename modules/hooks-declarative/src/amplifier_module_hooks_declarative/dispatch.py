@@ -47,6 +47,7 @@ from amplifier_hooks_util.kernel import Kernel
 
 from amplifier_core.models import HookResult
 
+from . import receipts as _receipts
 from .background import BackgroundHooks
 from .fork_context import FORK_EVENT, without_injections
 from .interrupt import interrupt_turn
@@ -155,6 +156,7 @@ class _Run:
         if step.tool_filter is not None:
             target = match_target(self.event, self.context.tool, self.data)
             if target is not None and not step.tool_filter(target):
+                _receipts.unmatched(step, self.context, target)
                 return False
         return applies_to(step.alias, self.data)
 
@@ -348,6 +350,7 @@ class Dispatcher:
         for batch in _batches(steps, run):
             run.fold(batch, await self._run_batch(batch, run))
             if run.outcome.blocked:
+                _receipts.skipped_after(steps, base, run.outcome)
                 break
         return await self._result(run)
 

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 from amplifier_hooks_util.kernel import Kernel, hook_registry
 
+from . import receipts
 from .config import MINIMAL_ENVIRONMENT, MODULE_ID, DeclarativeConfig, parse_config
 from .containment import contain_documents
 from .dispatch import (
@@ -138,6 +139,14 @@ class _Mount:
             ", ".join(d.source for d in documents) or "no source",
         )
         sources = find_sources(self.settings, project_dir=self.project_dir, user_dir=self.user_dir)
+        receipts.bind(
+            self.coordinator,
+            loaded,
+            dispatcher.steps,
+            project_dir=self.project_dir,
+            found=sources,
+            observe_sources=self.settings.observe_sources,
+        )
         return dispatcher, (guard.close if guard is not None else _nothing), sources
 
     def reloader(self) -> Reloader:

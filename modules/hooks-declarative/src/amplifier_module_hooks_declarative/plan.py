@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from .document import HookEntry, HookGroup, HooksDocument
 from .mapping import alias_of
 from .patterns import NameMatcher, compile_claude_matcher
+from .receipts import receipted
 from .runner_plugins import RunnerFactory
 from .runners.matcher import MatcherRunner
 from .specs import CommandHookSpec, HookSpec, MatcherHookSpec
@@ -79,7 +80,7 @@ def _hook(entry: HookEntry, factory: RunnerFactory) -> PlannedHook:
     decide = runner.decide if isinstance(runner, MatcherRunner) else None
     spec = getattr(runner, "spec", None)  # a runner may fill keys from the module's config
     spec = spec if isinstance(spec, type(entry.spec)) else entry.spec
-    return PlannedHook(runner, spec, entry.label, background, decide)
+    return receipted(PlannedHook(runner, spec, entry.label, background, decide))
 
 
 def _step(

@@ -74,6 +74,9 @@ class CommandHookSpec(_Spec):
     rewake: bool = False
     """Claude Code's ``asyncRewake``: runs in the background (implies ``async``); an exit code
     2 reaches the agent afterwards as context (its stderr, else its stdout)."""
+    required: bool = False
+    """A required guard (:mod:`.receipts`): due on a tool call and not run to its end, the
+    call is refused."""
 
 
 class MatchSpec(_Spec):
@@ -95,6 +98,9 @@ class MatcherHookSpec(_Spec):
     action: Literal["block", "allow", "ask"]
     message: str | None = None
     on_failure: OnFailure = "warn"
+    required: bool = False
+    """A required guard (:mod:`.receipts`): due on a tool call and not run to its end, the
+    call is refused."""
 
 
 class LlmHookSpec(_Spec):
@@ -117,6 +123,9 @@ class LlmHookSpec(_Spec):
     cache_size: int = Field(default=1024, gt=0)
     on_failure: OnFailure = "warn"
     provider: str | None = Field(default=None, min_length=1)
+    required: bool = False
+    """A required guard (:mod:`.receipts`): due on a tool call and not run to its end, the
+    call is refused."""
 
 
 class PromptHookSpec(_Spec):
@@ -135,6 +144,9 @@ class PromptHookSpec(_Spec):
     timeout_ms: int = Field(default=30_000, gt=0)
     provider: str | None = Field(default=None, min_length=1)
     on_failure: OnFailure = "warn"
+    required: bool = False
+    """A required guard (:mod:`.receipts`): due on a tool call and not run to its end, the
+    call is refused."""
 
 
 class AgentHookSpec(_Spec):
@@ -152,6 +164,9 @@ class AgentHookSpec(_Spec):
     provider: str | None = Field(default=None, min_length=1)
     on_failure: OnFailure = "warn"
     max_turns: int | None = Field(default=None, gt=0)
+    required: bool = False
+    """A required guard (:mod:`.receipts`): due on a tool call and not run to its end, the
+    call is refused."""
 
 
 class HttpHookSpec(_Spec):
@@ -173,6 +188,9 @@ class HttpHookSpec(_Spec):
     """Contained (see :mod:`.containment`): a contained hook has no network, so the request
     is never sent and the hook fails by its ``on_failure``; the module's ``sandbox`` and
     ``sandbox_sources`` keys can require it, never waive it."""
+    required: bool = False
+    """A required guard (:mod:`.receipts`): due on a tool call and not run to its end, the
+    call is refused."""
 
 
 class McpToolHookSpec(_Spec):
@@ -188,6 +206,9 @@ class McpToolHookSpec(_Spec):
     input: dict[str, Any] = Field(default_factory=dict)
     timeout_ms: int = Field(default=60_000, gt=0)
     on_failure: OnFailure = "warn"
+    required: bool = False
+    """A required guard (:mod:`.receipts`): due on a tool call and not run to its end, the
+    call is refused."""
 
 
 class UnreadableHookSpec(_Spec):

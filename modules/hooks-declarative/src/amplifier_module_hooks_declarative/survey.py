@@ -63,6 +63,10 @@ class FoundHook:
     """The command, the matcher rule or the model and prompt."""
     label: str
     """The hook's label, as blocks, messages and logs name it."""
+    tool: str | None = None
+    """A matcher hook's ``match.tool`` rule (its group's ``matcher`` is :attr:`matcher`)."""
+    required: bool = False
+    """The entry says ``required: true``."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -195,6 +199,10 @@ def found_hooks(document: HooksDocument, source: Source) -> list[FoundHook]:
                         detail=describe_spec(entry.spec)
                         + (f" (if {entry.condition})" if entry.condition else ""),
                         label=entry.label,
+                        tool=entry.spec.match.tool
+                        if isinstance(entry.spec, MatcherHookSpec)
+                        else None,
+                        required=bool(getattr(entry.spec, "required", False)),
                     )
                 )
     return found

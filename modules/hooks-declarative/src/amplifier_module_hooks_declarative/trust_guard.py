@@ -17,6 +17,7 @@ from typing import Any
 
 from amplifier_module_hooks_declarative.trust.watch import TrustGuard
 
+from .receipt_notes import note_failure
 from .types import Decision, HookContext, Runner
 
 __all__ = ["GuardedRunner"]
@@ -39,6 +40,7 @@ class GuardedRunner:
         except Exception as err:  # a check that cannot run refuses; it never lets the hook go
             why = f"project {self.guard.project}: its trust cannot be checked: {err}"
         if why is not None:
+            note_failure("refused", why)
             return Decision(
                 action="block",
                 message=f"hook {self.label} did not run: {why}",

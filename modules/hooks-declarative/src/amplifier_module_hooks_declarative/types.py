@@ -13,6 +13,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol
 
+from .receipt_notes import note_failure
+
 __all__ = [
     "Action",
     "Decision",
@@ -89,6 +91,7 @@ def failure_decision(on_failure: OnFailure, source: str, problem: str) -> Decisi
     leaves a log record.
     """
     text = f"hook {source} failed: {problem}"
+    note_failure("error", problem)
     if on_failure == "block":
         logger.warning("%s; blocking (on_failure: block)", text)
         return Decision(action="block", message=text, level="error", source=source)

@@ -4,7 +4,7 @@ into OpenTelemetry, and returns a cleanup that ends open spans and flushes (boun
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any, Final
 
 from .config import MODULE_ID, OtelConfig, parse_config
@@ -18,6 +18,10 @@ logger = logging.getLogger("amplifier_module_hooks_otel")
 
 TRACEPARENT_CAPABILITY: Final = "observability.traceparent"
 """A callable ``() -> str | None``: the W3C ``traceparent`` of the span the session is in."""
+
+RECEIPTS_CAPABILITY: Final = "audit.receipts"
+"""The kernel's receipts (``amplifier_core.receipts``): each one is exported as an
+``amplifier.receipt`` span event."""
 
 HOST_HANDLERS_CAPABILITY: Final = "session.host_handlers"
 """A collection of handler names the application running the session registered for itself (its
@@ -130,6 +134,12 @@ class OtelHooks:
         except Exception:
             logger.exception("%s: failed to record the run of %r", MODULE_ID, run.handler)
 
+    def on_receipt(self, receipt: Mapping[str, Any]) -> None:
+        try:
+            self.tracer.on_receipt(receipt)
+        except Exception:
+            logger.exception("%s: failed to export a receipt of %r", MODULE_ID, receipt.get("hook"))
+
     def traceparent(self) -> str | None:
         return self.tracer.traceparent()
 
@@ -195,6 +205,10 @@ async def mount(
             "no hook spans or hook metrics",
             MODULE_ID,
         )
+    receipts = get_capability(RECEIPTS_CAPABILITY) if callable(get_capability) else None
+    add_listener = getattr(receipts, "add_listener", None)
+    if callable(add_listener):  # every receipt as an event on its span
+        undo.append(add_listener(hooks.on_receipt))
     _offer_traceparent(coordinator, hooks)
     coordinator.otel_hooks = hooks
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Final
 
@@ -527,6 +527,31 @@ class SessionTracer:
             span.set_status(Status(StatusCode.ERROR, self.redact(str(run.error))[:500]))
         span.end(end_time=ended)
 
+    def on_receipt(self, receipt: Mapping[str, Any]) -> None:
+        """A receipt (``amplifier_core.receipts``) as an ``amplifier.receipt`` event on the
+        span of its event (the tool call's span for a tool event), its fields as
+        ``amplifier.receipt.*`` attributes, free text redacted."""
+        if self.tracer is None or receipt.get("hook") == MODULE_ID:
+            return
+        event = str(receipt.get("event") or "")
+        call = receipt.get("tool_call_id")
+        parent = self._parent_for(event, {"tool_call_id": call} if call is not None else {})
+        if parent is None:
+            return
+        attributes: dict[str, Any] = {}
+        for key, value in receipt.items():
+            if key in _RECEIPT_SKIPPED or value is None:
+                continue
+            if isinstance(value, Mapping):
+                for name, digest in value.items():
+                    attributes[f"amplifier.receipt.{key}.{name}"] = str(digest)
+            elif isinstance(value, str):
+                redacted = self.redact(value) if key in _RECEIPT_TEXT else value
+                attributes[f"amplifier.receipt.{key}"] = redacted[:1000]
+            elif isinstance(value, bool | int | float):
+                attributes[f"amplifier.receipt.{key}"] = value
+        parent.span.add_event("amplifier.receipt", attributes)
+
     def _parent_for(self, event: str, data: dict[str, Any]) -> _Open | None:
         if event.startswith("tool:"):
             call_id = data.get("tool_call_id")
@@ -542,6 +567,10 @@ class SessionTracer:
             return self.provider
         return self.innermost()
 
+
+_RECEIPT_SKIPPED: Final = frozenset({"ts", "type", "prev"})
+_RECEIPT_TEXT: Final = frozenset({"why"})
+"""Receipt fields of free text, redacted before they leave."""
 
 _Handler = Callable[[SessionTracer, str, dict[str, Any]], None]
 _STARTS: Final[dict[str, _Handler]] = {

@@ -99,6 +99,7 @@ from amplifier_hooks_util.sandbox import BWRAP, Sandbox, SandboxUnavailable, san
 from ..answers import default_reason, refusal
 from ..config import MINIMAL_ENVIRONMENT
 from ..protocols import CommandProtocol, command_protocol
+from ..receipt_notes import note_failure, note_process
 from ..session_env import file_size, review_written
 from ..specs import CommandHookSpec
 from ..types import Action, Decision, HookContext, failure_decision
@@ -380,7 +381,8 @@ class CommandRunner:
         """A failure is logged and let pass unseen (the protocol's ``quiet_failures``)."""
         return self._protocol.quiet_failures and self.spec.on_failure == "warn"
 
-    def _fail(self, problem: str) -> Decision:
+    def _fail(self, problem: str, kind: str = "error") -> Decision:
+        note_failure(kind, problem)
         if self._quiet:
             logger.warning(
                 "hook %s failed: %s %s; continuing unseen, as %s does",
@@ -401,7 +403,8 @@ class CommandRunner:
         except Exception as err:  # a hook failure, never the session's: say what broke
             return self._fail(
                 f"was not run: the {ctx.event} event could not be written as JSON: "
-                f"{type(err).__name__}: {err}"
+                f"{type(err).__name__}: {err}",
+                "not_started",
             )
         env, session = self._environment(ctx, project_dir)
         # git the hook runs obeys none of the project's git configuration that runs programs
@@ -419,7 +422,8 @@ class CommandRunner:
             if found is None:
                 return self._fail(
                     f"could not be started: shell {spec.shell!r} is not installed "
-                    f"(none of {', '.join(_SHELLS[spec.shell])} on PATH)"
+                    f"(none of {', '.join(_SHELLS[spec.shell])} on PATH)",
+                    "not_started",
                 )
             shell = found
             if spec.shell == "powershell":
@@ -443,7 +447,9 @@ class CommandRunner:
             reason = getattr(err, "strerror", None) or str(err)
             if spec.sandbox:
                 return self._contained_failure(f"{BWRAP} could not be started: {reason}")
-            return self._fail(f"could not be started ({SHELL} in {project_dir}): {reason}")
+            return self._fail(
+                f"could not be started ({SHELL} in {project_dir}): {reason}", "not_started"
+            )
         if spec.sandbox and (why := sandbox_failure(result.returncode, result.stderr)):
             return self._contained_failure(why)
         if env_file:
@@ -474,6 +480,7 @@ class CommandRunner:
 
     def _contained_failure(self, why: str) -> Decision:
         """A hook that must run contained and cannot: blocked, whatever its ``on_failure``."""
+        note_failure("not_started", f"the sandbox did not start: {why}")
         text = (
             f"hook {self.label} failed: {self._shown} must run in a sandbox (sandbox: true) "
             f"and the sandbox did not start: {why}; blocked"
@@ -483,6 +490,7 @@ class CommandRunner:
 
     def decide(self, ctx: HookContext, result: ProcessResult) -> Decision:
         """The decision for what the command did (exit code, stdout, stderr, timeout)."""
+        note_process(result.returncode, result.timed_out)
         if result.timed_out:
             problem = (
                 f"timed out after {self.spec.timeout_ms} ms (timeout_ms); "

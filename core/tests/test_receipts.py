@@ -1,0 +1,215 @@
+"""Receipts and the audit chain: every handler run leaves a chained record in the session's
+audit log file; any removed, reordered or edited record is found; required guards refuse a
+tool call they did not run on."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from amplifier_core.audit import AuditTrail, members, render
+from amplifier_core.audit_chain import verify_lines
+from amplifier_core.coordinator import ModuleCoordinator
+from amplifier_core.models import HookResult
+from amplifier_core.receipts import REQUIRE_HANDLER, near_miss
+
+
+def _lines(path: Path) -> list[str]:
+    return path.read_text(encoding="utf-8").splitlines()
+
+
+def _coordinator(tmp_path: Path, **session: Any) -> ModuleCoordinator:
+    return ModuleCoordinator(
+        config={"session": {"audit_log": str(tmp_path / "audit.jsonl"), **session}},
+        session_id="sess-1",
+    )
+
+
+async def test_every_handler_run_leaves_a_receipt(tmp_path: Path) -> None:
+    coordinator = _coordinator(tmp_path)
+
+    async def guard(_event: str, data: dict[str, Any]) -> HookResult | None:
+        if data["tool_input"]["command"].startswith("rm"):
+            return HookResult(action="deny", reason="no rm")
+        return None
+
+    async def crash(_event: str, _data: dict[str, Any]) -> None:
+        raise RuntimeError("boom")
+
+    async def slow(_event: str, _data: dict[str, Any]) -> None:
+        await asyncio.sleep(10)
+
+    coordinator.hooks.register("tool:pre", crash, name="crash", priority=1)
+    coordinator.hooks.register("tool:pre", slow, name="slow", priority=2, timeout=0.05)
+    coordinator.hooks.register("tool:pre", guard, name="guard", priority=3, fail_closed=True)
+    for call, command in (("c1", "ls"), ("c2", "rm -rf x")):
+        await coordinator.hooks.emit(
+            "tool:pre",
+            {"tool_name": "bash", "tool_call_id": call, "tool_input": {"command": command}},
+        )
+    await coordinator.cleanup()
+
+    records = [json.loads(line) for line in _lines(tmp_path / "audit.jsonl")]
+    runs = {(r["hook"], r["tool_call_id"]): r for r in records if r["type"] == "hook_run"}
+    assert runs[("crash", "c1")]["outcome"] == "error"
+    assert runs[("crash", "c1")]["why"] == "RuntimeError: boom"
+    assert runs[("slow", "c1")]["outcome"] == "timeout"
+    assert runs[("guard", "c1")]["decision"] == "continue"
+    assert runs[("guard", "c2")]["decision"] == "deny"
+    assert runs[("guard", "c2")]["fail_closed"] is True
+    for run in runs.values():
+        assert (run["kind"], run["tool"], run["event"]) == ("handler", "bash", "tool:pre")
+        assert run["source"].startswith(__file__)
+        assert run["session_id"] == "sess-1"
+    assert records[-1] == {**records[-1], "type": "chain_end", "records": len(records) - 1}
+    report = verify_lines(_lines(tmp_path / "audit.jsonl"))
+    assert report.intact
+    assert not report.unsealed
+
+
+async def test_receipts_follow_the_session_settings(tmp_path: Path) -> None:
+    off = _coordinator(tmp_path, receipts=False)
+    assert off.receipts is None
+    plain = ModuleCoordinator(config={})
+    assert plain.receipts is None  # no audit log: no receipts, and emit runs unobserved
+    assert plain.hooks._observed is None
+    on = _coordinator(tmp_path)
+    assert on.receipts is not None
+    assert on.get_capability("audit.receipts") is on.receipts
+    assert REQUIRE_HANDLER not in str(on.hooks.list_handlers())  # nothing required: no check
+
+
+async def test_a_required_handler_that_fails_refuses_the_call(tmp_path: Path) -> None:
+    coordinator = _coordinator(tmp_path, require_guards=["guard.*"])
+
+    async def flaky(_event: str, data: dict[str, Any]) -> None:
+        if data["tool_call_id"] == "c2":
+            raise RuntimeError("network down")
+
+    ran: list[str] = []
+
+    async def audit(_event: str, data: dict[str, Any]) -> None:
+        ran.append(data["tool_call_id"])
+
+    coordinator.hooks.register("tool:pre", flaky, name="guard.scan")
+    coordinator.hooks.register("tool:post", audit, name="guard.after")  # not due on tool:pre
+    first = await coordinator.hooks.emit("tool:pre", {"tool_name": "bash", "tool_call_id": "c1"})
+    second = await coordinator.hooks.emit("tool:pre", {"tool_name": "bash", "tool_call_id": "c2"})
+    assert first.action == "continue"
+    assert second.action == "deny"
+    assert second.source == REQUIRE_HANDLER
+    assert "guard.scan (error: RuntimeError: network down)" in (second.reason or "")
+    await coordinator.process_hook_result(second, "tool:pre")  # as the session does
+    (denied,) = coordinator.audit.of_type("deny")
+    assert denied["hook"] == REQUIRE_HANDLER
+
+
+async def test_a_required_guard_that_is_not_loaded_refuses_every_call(tmp_path: Path) -> None:
+    coordinator = _coordinator(tmp_path, require_guards=["hooks-approval"])
+    result = await coordinator.hooks.emit("tool:pre", {"tool_name": "bash", "tool_call_id": "c1"})
+    assert result.action == "deny"
+    assert "hooks-approval (no hook of that name is loaded)" in (result.reason or "")
+
+
+def test_near_miss_names_a_rule_that_differs_only_in_spelling() -> None:
+    assert near_miss(["BASH"], "bash") == "BASH"
+    assert near_miss(["Write", "web-fetch"], "web_fetch") == "web-fetch"
+    assert near_miss(["bash"], "bash") is None  # it matches: no miss
+    assert near_miss(["Shell"], "bash") is None
+
+
+# ---------------------------------------------------------------------------- the chain
+
+_values = st.one_of(
+    st.none(),
+    st.booleans(),
+    st.integers(-(2**40), 2**40),
+    st.floats(allow_nan=False, allow_infinity=False),
+    st.text(max_size=20),
+    st.lists(st.integers(), max_size=3),
+)
+_fields = st.dictionaries(
+    st.text(st.characters(categories=("L", "N")), min_size=1, max_size=8).filter(
+        lambda k: k not in {"ts", "type", "session_id", "chain", "seq", "prev", "hash"}
+    ),
+    _values,
+    max_size=5,
+)
+
+
+def _write_log(path: Path, batches: list[list[dict[str, Any]]]) -> None:
+    """Several trails (sessions) appending to one file, records and receipts mixed."""
+    trails = [AuditTrail(path, session_id=f"s{n}") for n in range(len(batches))]
+    longest = max(len(batch) for batch in batches)
+    for step in range(longest):
+        for trail, batch in zip(trails, batches, strict=True):
+            if step < len(batch):
+                fields = batch[step]
+                if step % 2:
+                    fixed = {"type": "hook_run", "session_id": "s", "hook": "h"}
+                    trail.receipt(fixed, members(fixed), {"ts": "t", **fields})
+                else:
+                    trail.record("deny", **fields)
+    for trail in trails:
+        trail.close()
+
+
+_logs = st.lists(st.lists(_fields, min_size=1, max_size=6), min_size=1, max_size=3)
+
+
+@settings(
+    max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(batches=_logs, data=st.data())
+def test_any_removed_reordered_or_edited_record_is_found(
+    tmp_path_factory: pytest.TempPathFactory, batches: list[list[dict[str, Any]]], data: Any
+) -> None:
+    path = tmp_path_factory.mktemp("chain") / "audit.jsonl"
+    _write_log(path, batches)
+    lines = _lines(path)
+    clean = verify_lines(lines)
+    assert (clean.intact, clean.unsealed, clean.records) == (True, [], len(lines))
+
+    how = data.draw(st.sampled_from(["remove", "swap", "edit", "rewrite"]))
+    # a record rewritten with a fresh hash is found by the next record of its chain: a chain's
+    # last record has none (what the chain cannot prove: docs/security.md)
+    allowed = [i for i, line in enumerate(lines) if how != "rewrite" or '"chain_end"' not in line]
+    if not allowed:
+        return
+    index = data.draw(st.sampled_from(allowed))
+    tampered = list(lines)
+    if how == "remove":
+        del tampered[index]
+    elif how == "swap":  # two records of one chain (chains in one file interleave freely)
+        chain = json.loads(lines[index])["chain"]
+        same = [i for i, line in enumerate(lines) if json.loads(line)["chain"] == chain]
+        other = data.draw(st.sampled_from(same))
+        if other == index:
+            return
+        tampered[index], tampered[other] = tampered[other], tampered[index]
+    else:
+        record = json.loads(lines[index])
+        key = data.draw(st.sampled_from(sorted(k for k in record if k != "hash")))
+        value = data.draw(
+            _values.filter(lambda v: v != record[key] or type(v) is not type(record[key]))
+        )
+        record[key] = value
+        if how == "edit":  # the line changed, its hash kept
+            del record["hash"]
+            body = render(record)
+            tampered[index] = body[:-1] + f', "hash": "{json.loads(lines[index])["hash"]}"}}'
+        else:  # the line changed and sealed again with a fresh hash
+            from amplifier_core.audit_chain import seal
+
+            del record["hash"]
+            tampered[index] = seal(render(record))[0]
+        if tampered[index] == lines[index]:
+            return
+    report = verify_lines(tampered)
+    assert report.breaks or report.unsealed, (how, index)
