@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from amplifier_core.models import ToolResult
@@ -161,6 +161,7 @@ def _compound(draw: st.DrawFn) -> tuple[str, bool]:
 
 
 @given(_compound())
+@example(("git\npush && ls && ls", False))  # two lines are two commands, not one git push
 @settings(max_examples=300, deadline=None)
 def test_if_matches_a_compound_command_exactly_when_a_subcommand_matches(
     case: tuple[str, bool],

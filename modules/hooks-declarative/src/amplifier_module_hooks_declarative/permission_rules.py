@@ -50,9 +50,10 @@ _PATH_KEYS: Final = ("file_path", "path", "notebook_path")
 
 def bash_subcommands(command: str) -> tuple[str, ...]:
     """The simple commands of ``command`` after quote removal, leading assignments dropped,
-    and the whole command itself (first)."""
+    and the whole command itself (first) unless a new line separates its commands (its words
+    joined by spaces would read two lines, ``git`` and ``push``, as one ``git push``)."""
     scan = scan_command(command)
-    found = [scan.canonical]
+    found = [] if "newline" in scan.operators else [scan.canonical]
     for segment in scan.segments:
         text = canonical(segment)
         while (stripped := _ASSIGNMENT.sub("", text, count=1)) != text:
