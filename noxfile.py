@@ -275,6 +275,12 @@ def compat(session: nox.Session, kernel: str) -> None:
         env = {"AMPLIFIER_MODULES_PYTHON": python}
     session.run("pytest", "-q", "-p", "no:cacheprovider", *files, env=env)
     if kernel == "amplifier-core":
+        # The kernel adapter's scenario on this kernel (its other half runs in ``tests``).
+        adapter = ROOT / "tests" / "integration" / "test_kernel_adapter.py"
+        session.run(
+            "pytest", "-q", "-p", "no:cacheprovider", str(adapter), "-k", "amplifier_core_2_0_2",
+            env=env,
+        )  # fmt: skip
         # Each module's contract tests (amplifier_core.validation's structural and behavioral
         # classes) on 2.0.2's own validation and pytest plugin, told which package to mount.
         for module in MODULES:
