@@ -96,6 +96,11 @@ def test_yaml_blocks_are_valid_bundles_or_hooks_files(text: str, where: str) -> 
                 except ValidationError as err:
                     problems.append(f"{where}: {section}[{index}] ({entry.module}): {err}")
         assert problems == []
+    elif isinstance(data, Mapping) and "policy" in data:  # a managed policy file
+        from amplifier_module_hooks_declarative.managed import parse_policy
+
+        document, _ = parse_policy(text, where)
+        assert document.events, f"{where}: a managed policy with no event"
     elif isinstance(data, Mapping) and isinstance(data.get("hooks"), Mapping):
         from amplifier_module_hooks_declarative.parsing import parse_hooks_text
 
