@@ -450,9 +450,12 @@ class TextRedactor:
             original = text
             text = _SURROGATE.sub("\ufffd", text)
         counts: dict[str, int] = {}
+        found: dict[str, int] = {}  # each value replaced, and the rule that found it
         reading = reading_view(text)
         if reading is not None:  # what a reader sees through: escapes, invisible characters
-            seen = [(*reading.span(s, e), i) for s, e, i in self._spans(reading.text)[0]]
+            chosen = self._spans(reading.text)[0]
+            _note_values(reading.text, chosen, found)
+            seen = [(*reading.span(s, e), i) for s, e, i in chosen]
             if seen:
                 text = self._replace(text, seen, counts)
                 if original is not None:
@@ -461,6 +464,7 @@ class TextRedactor:
             spans, again = self._spans(text)
             if not spans:
                 break
+            _note_values(text, spans, found)
             text = self._replace(text, spans, counts)
             if original is not None:
                 original = self._replace(original, spans, {})
@@ -468,6 +472,12 @@ class TextRedactor:
                 break
             # A match dropped for overlapping a kept one (``ghp_....a@example.com``), or one
             # rejected for its context next to a kept one: the replaced text may hold more.
+        if found:  # the same value written again elsewhere: an echo, replaced too
+            echoes = _echoes(text, found)
+            if echoes:
+                text = self._replace(text, echoes, counts)
+                if original is not None:
+                    original = self._replace(original, echoes, {})
         if not counts:
             return None
         return (original if original is not None else text), counts
@@ -551,6 +561,45 @@ _COMPILED: Final = tuple(
 ``__init__`` (the Hyperscan scratch spaces are per thread, inside the indexes)."""
 _SURROGATE: Final = re.compile("[\ud800-\udfff]")
 _UNKNOWN: Final = object()  # a string the cache holds no verdict for
+
+
+_ECHO_LEAST: Final = 8
+"""Shorter values are not looked for again: a short password may be a common word."""
+_ECHO_MOST: Final = 64
+"""Distinct values looked for again per string, so that the search stays linear."""
+
+
+def _note_values(text: str, spans: list[tuple[int, int, int]], found: dict[str, int]) -> None:
+    """Remember the values ``spans`` replace in ``text`` (see :func:`_echoes`)."""
+    for start, end, index in spans:
+        if len(found) >= _ECHO_MOST:
+            return
+        value = text[start:end]
+        if len(value) >= _ECHO_LEAST and "REDACTED" not in value:
+            found.setdefault(value, index)
+
+
+def _echoes(text: str, found: dict[str, int]) -> list[tuple[int, int, int]]:
+    """Where a value replaced elsewhere in the text occurs again (``token = 'X' | 'X'``, a
+    secret echoed by the command that printed it): a secret is one wherever it is written,
+    though the context that told it apart is only at one place. At most
+    :data:`_ECHO_MOST` values, each found with one ``str.find`` walk: linear in the text."""
+    spans: list[tuple[int, int, int]] = []
+    for value, index in found.items():
+        at = text.find(value)
+        while at >= 0:
+            spans.append((at, at + len(value), index))
+            at = text.find(value, at + len(value))
+    if not spans:
+        return spans
+    spans.sort()
+    kept: list[tuple[int, int, int]] = []
+    covered = -1
+    for span in spans:
+        if span[0] >= covered:
+            kept.append(span)
+            covered = span[1]
+    return kept
 
 
 def _claim(
