@@ -325,11 +325,7 @@ def _random_value(value: str) -> bool:
         worded = sum(len(run) for run in _WORD_RUNS.findall(value))
         if not mixed or size < 16 or 2 * worded > size:
             return False
-    counts: dict[str, int] = {}
-    for char in value:
-        counts[char] = counts.get(char, 0) + 1
-    entropy = -sum(n / size * math.log2(n / size) for n in counts.values())
-    return entropy >= min(3.5, math.log2(size) - 0.7)
+    return _entropy(value) >= min(3.5, math.log2(size) - 0.7)
 
 
 # What a key name ending in "key" is when it is no credential: a public key, a database or
@@ -498,6 +494,7 @@ _ID_HEADS: Final = frozenset(
         *("msg", "toolu", "chatcmpl", "req", "cus", "sess", "run", "step", "file", "asst"),
         *("thread", "call", "evt", "ch", "pi", "sub", "in", "prod", "price", "acct", "resp"),
         *("batch", "job", "cmpl", "item", "id", "uuid", "sha", "sha1", "sha256", "md5"),
+        *("sha384", "sha512"),
     }
 )
 _HEAD_REACH: Final = 20
@@ -535,29 +532,41 @@ def _shaped_token(text: str, match: re.Match[str]) -> Span | None:
     return left, end
 
 
-# Names before a value that make a random-looking run a digest or an address, not a key.
+# Names before a value that make a random-looking run a digest, an address or data, not a
+# key.
 _DIGEST_BEFORE: Final = re.compile(
     r"(?:sha[0-9]*|md5|blake[0-9a-z]*|hash|digest|checksum|integrity|etag|nonce|commit|oid"
-    r"|cid|ipfs|address|wallet|id)[^A-Za-z0-9\n]{1,4}\Z",
+    r"|cid|ipfs|address|wallet|id|base64|b64decode\(b?"
+    # Names of data, not of a key: content, body, payload, a signature, a salt.
+    r"|content|body|data|payload|blob|encoded|ciphertext|signature|salt|iv)"
+    r"[^A-Za-z0-9\n]{1,4}\Z",
     re.IGNORECASE,
 )
 
 
 def _random_token(text: str, match: re.Match[str]) -> Span | None:
-    """A run that reads as a generated key by its shape alone: 24 characters or more with
+    r"""A run that reads as a generated key by its shape alone: 24 characters or more with
     two digits, two upper- and two lower-case letters or more, about four bits of entropy
-    per character (random base62 of 24 characters has about 4.3), not words run together
+    per character (random base62 of 24 characters has about 4.2; 0.9 bit under the most a
+    run of its length can have), not words run together
     or typed out; not a segment of a path or URL (``/``, ``\``), nor a value named as a
-    digest, an address or an id (``sha256:``, ``commit``, ``etag``), nor base64 of text,
+    digest, an address, an id or data (``sha256:``, ``commit``, ``etag``, ``content:``),
+    nor base64 of text,
     nor typed out (``ABCDEF1234567890``)."""
     start, end = match.span()
     body = text[start:end]
     if sum(c.isdigit() for c in body) < 2 or sum(c.isupper() for c in body) < 2:
         return None
-    if sum(c.islower() for c in body) < 2 or not _random_body(body):
+    if sum(c.islower() for c in body) < 2 or is_patterned(body) or is_credential_word(body):
+        return None
+    if 2 * sum(len(run) for run in _WORD_RUNS.findall(body)) > len(body):
+        return None  # words run together: SponsoredProductsRemoteSearch2024
+    if _entropy(body) < min(_MIN_ENTROPY, math.log2(len(body)) - 0.9):
         return None
     if _DIGEST_BEFORE.search(text, max(0, start - 24), start) is not None:
         return None
+    if _DECODED_AFTER.match(text, end) is not None:
+        return None  # echo <run> | base64 -d: encoded data
     if _decodes_to_text(body):
         return None  # base64 of text: eyJhbGciOiJIUzI1NiJ9 is {"alg":"HS256"}
     if _TYPED_RUN.search(body) is not None:
@@ -575,6 +584,9 @@ _TYPED_RUN: Final = re.compile(
     )
     + r"|(.)\1{3}"
 )
+
+
+_DECODED_AFTER: Final = re.compile(r"[ \t]*\|[ \t]*(?:base64|base32|xxd|openssl[ \t]+(?:base64|enc))")
 
 
 def _decodes_to_text(body: str) -> bool:
@@ -622,6 +634,15 @@ def _random_body(body: str) -> bool:
     size = len(body)
     entropy = -sum(n / size * math.log2(n / size) for n in counts.values())
     return entropy >= _MIN_ENTROPY
+
+
+def _entropy(value: str) -> float:
+    """Shannon entropy of the characters of ``value``, in bits per character."""
+    counts: dict[str, int] = {}
+    for char in value:
+        counts[char] = counts.get(char, 0) + 1
+    size = len(value)
+    return -sum(n / size * math.log2(n / size) for n in counts.values())
 
 
 _WORD_RUNS: Final = re.compile("[a-z]{4,}")
@@ -1427,18 +1448,6 @@ _RULES: Final[tuple[Rule, ...]] = (
         select=_shaped_token,
     ),
     Rule(
-        name="random_token",
-        category="secret",
-        summary="a key written with nothing around it to name it: a run of 24 to 256 letters "
-        "and digits, standing alone, that reads as random (digits and both cases, high "
-        "entropy, not words, not in a path or after a hash's name)",
-        patterns=_compile(
-            r"(?<![A-Za-z0-9_+/=.\\-])[A-Za-z0-9]{24,256}+(?![A-Za-z0-9_+/=\-]|\.[A-Za-z0-9])"
-        ),
-        select=_random_token,
-        starts=((r"[^A-Za-z0-9_+/=.\\\-][A-Za-z0-9]{24}", 24),),
-    ),
-    Rule(
         name="telegram_bot_token",
         category="secret",
         summary="Telegram bot tokens (bot id, :AA, 33 characters)",
@@ -1634,6 +1643,18 @@ _RULES: Final[tuple[Rule, ...]] = (
         ),
         _prose,
         lowered=True,
+    ),
+    Rule(
+        name="random_token",
+        category="secret",
+        summary="a key written with nothing around it to name it: a run of 24 to 256 letters "
+        "and digits, standing alone, that reads as random (digits and both cases, high "
+        "entropy, not words, not in a path or after a hash's name)",
+        patterns=_compile(
+            r"(?<![A-Za-z0-9_+/=.\\-])[A-Za-z0-9]{24,256}+(?![A-Za-z0-9_+/=\-]|\.[A-Za-z0-9])"
+        ),
+        select=_random_token,
+        starts=((r"[^A-Za-z0-9_+/=.\\\-][A-Za-z0-9]{24}", 24),),
     ),
     _rule(
         "email",
