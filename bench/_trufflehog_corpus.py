@@ -238,9 +238,12 @@ def _evaluate(source: str) -> list[tuple[str, tuple[str, ...]]]:
                         got = None
                     want = got if isinstance(got, list) else None
                     break
-            if isinstance(value, str) and want is not None:
-                if all(isinstance(item, str) for item in want):
-                    found.append((value, tuple(want)))
+            if (
+                isinstance(value, str)
+                and want is not None
+                and all(isinstance(item, str) for item in want)
+            ):
+                found.append((value, tuple(want)))
         at += 1
     return found
 
@@ -299,9 +302,7 @@ def secrets_of(case: Case) -> list[str]:
                 found.append(secret)
             continue
         parts = [
-            p
-            for p in _PARTS.findall(value)
-            if len(p) >= 8 and p in case.text and _secret(p) == p
+            p for p in _PARTS.findall(value) if len(p) >= 8 and p in case.text and _secret(p) == p
         ]
         if parts:
             found.append(max(parts, key=len))

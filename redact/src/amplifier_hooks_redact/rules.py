@@ -586,7 +586,9 @@ _TYPED_RUN: Final = re.compile(
 )
 
 
-_DECODED_AFTER: Final = re.compile(r"[ \t]*\|[ \t]*(?:base64|base32|xxd|openssl[ \t]+(?:base64|enc))")
+_DECODED_AFTER: Final = re.compile(
+    r"[ \t]*\|[ \t]*(?:base64|base32|xxd|openssl[ \t]+(?:base64|enc))"
+)
 
 
 def _decodes_to_text(body: str) -> bool:
