@@ -61,6 +61,7 @@ __all__ = [
     "Selector",
     "Span",
     "custom_rule",
+    "reads_as_key",
 ]
 
 Span = tuple[int, int]
@@ -188,7 +189,7 @@ def _assignment(text: str, match: re.Match[str]) -> Span | None:
         if _NOT_SECRET_KEY.search(text, max(0, match.start() - 16), match.start()):
             return None  # public_key, primary_key, cache_key: not a credential
         span = _assigned(text, match, loose=False)
-        if span is None or not _random_value(text[span[0] : span[1]]):
+        if span is None or not reads_as_key(text[span[0] : span[1]]):
             return None
         return span
     return _assigned(text, match, loose=weak or match.group("comma") is not None)
@@ -304,7 +305,7 @@ def _between_literals(value: str) -> bool:
     return inner[:1] == "+" or inner[-1:] == "+" or inner[:2] == ". " or inner[-2:] == " ."
 
 
-def _random_value(value: str) -> bool:
+def reads_as_key(value: str) -> bool:
     """A value that reads as a generated key, not a setting, a name or words: 12 to 512
     characters without spaces, not a path, a URL or a dotted name; letters with three digits
     or more, or both cases and not mostly lower-case words run together
@@ -1155,7 +1156,7 @@ _ASSIGNMENT_KEYS = (
     _KEY_WORD,
     # Any other name ending in "key" or "auth" (braintreeKey, commodities_key, Using Key=,
     # beeboleAuth): the value
-    # must read as random (see _random_value), as a key's does and a setting's does not.
+    # must read as random (see reads_as_key), as a key's does and a setting's does not.
     "(?P<generic>key|auth)",
 )
 

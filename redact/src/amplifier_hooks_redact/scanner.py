@@ -32,7 +32,7 @@ from .clock import check_deadline
 from .joined import SEPARATOR, joinable
 from .lazy import PatternLike
 from .reading import mark_positions, reading_view
-from .rules import Rule, Selector
+from .rules import Rule, Selector, reads_as_key
 from .triggers import JointIndex, TriggerIndex, triggers_of
 
 __all__ = ["TextRedactor"]
@@ -563,8 +563,10 @@ _SURROGATE: Final = re.compile("[\ud800-\udfff]")
 _UNKNOWN: Final = object()  # a string the cache holds no verdict for
 
 
-_ECHO_LEAST: Final = 8
-"""Shorter values are not looked for again: a short password may be a common word."""
+_ECHO_LEAST: Final = 12
+"""Shorter values are not looked for again; nor are values that do not read as a generated
+key (:func:`~.rules.reads_as_key`): a password ``password`` or a value ``b64encoded`` is a
+word that occurs elsewhere as itself."""
 _ECHO_MOST: Final = 64
 """Distinct values looked for again per string, so that the search stays linear."""
 
@@ -575,7 +577,7 @@ def _note_values(text: str, spans: list[tuple[int, int, int]], found: dict[str, 
         if len(found) >= _ECHO_MOST:
             return
         value = text[start:end]
-        if len(value) >= _ECHO_LEAST and "REDACTED" not in value:
+        if len(value) >= _ECHO_LEAST and "REDACTED" not in value and reads_as_key(value):
             found.setdefault(value, index)
 
 
