@@ -317,8 +317,8 @@ def reads_as_key(value: str) -> bool:
         return False
     if value[0] in "/.~$%{<[(" or "://" in value or _DOTTED_NAME.fullmatch(value):
         return False
-    letters = sum(char.isalpha() for char in value)
-    digits = sum(char.isdigit() for char in value)
+    letters = sum(map(str.isalpha, value))
+    digits = sum(map(str.isdigit, value))
     mixed = value != value.lower() and value != value.upper()
     if letters == 0 or is_patterned(value) or is_placeholder(value) or _encoded_words(value):
         return False
@@ -556,9 +556,11 @@ def _random_token(text: str, match: re.Match[str]) -> Span | None:
     nor typed out (``ABCDEF1234567890``)."""
     start, end = match.span()
     body = text[start:end]
-    if sum(c.isdigit() for c in body) < 2 or sum(c.isupper() for c in body) < 2:
+    if body.islower() or body.isupper() or body.isalpha():
+        return None  # one case only (hex digests, ids), or no digit: most runs end here
+    if sum(map(str.isdigit, body)) < 2 or sum(map(str.isupper, body)) < 2:
         return None
-    if sum(c.islower() for c in body) < 2 or is_patterned(body) or is_credential_word(body):
+    if sum(map(str.islower, body)) < 2 or is_patterned(body) or is_credential_word(body):
         return None
     if 2 * sum(len(run) for run in _WORD_RUNS.findall(body)) > len(body):
         return None  # words run together: SponsoredProductsRemoteSearch2024
@@ -702,6 +704,26 @@ _NETRC_BEFORE: Final = re.compile(
     r"(?:(?<![a-z0-9_-])(?:machine|login|account|port)[ \t\r\n]+\S+|(?<![a-z0-9_-])default)"
     r"[ \t\r\n]+\Z"
 )
+
+
+_XML_STRONG: Final = re.compile(
+    r"(?:password|passwd|pwd|secret|api[_-]?key|access[_-]?key|token|credentials?)\Z"
+)
+
+
+def _xml_value(text: str, match: re.Match[str]) -> Span | None:
+    """An XML element's text under a secret's tag; under any other tag ending in ``key`` or
+    ``auth`` (``<aa_key>``, ``<primaryKey>``), only a value that reads as a generated key."""
+    span = _group("v")(text, match)
+    if span is None:
+        return None
+    tag = match.group("tag").rstrip("0123456789_-")
+    if _XML_STRONG.search(tag) is None:
+        if _NOT_SECRET_KEY.search(tag[:-4] if tag.endswith("key") else tag):
+            return None
+        if not reads_as_key(text[span[0] : span[1]]):
+            return None
+    return span
 
 
 def _netrc(text: str, match: re.Match[str]) -> Span | None:
@@ -1475,14 +1497,16 @@ _RULES: Final[tuple[Rule, ...]] = (
     _rule(
         "xml_secret",
         "secret",
-        "XML elements that hold secrets: <password>, <secret>, <apiKey>, <token> ...",
+        "XML elements that hold secrets: <password>, <secret>, <apiKey>, <token> ..., and any "
+        "other tag ending in key or auth whose text reads as a generated key",
         (
             r"<(?P<tag>[a-z0-9_.:-]*(?:password|passwd|pwd|secret|api[_-]?key"
             r"|access[_-]?key|secret[_-]?key|token|access[_-]?token|auth[_-]?token"
-            r"|client[_-]?secret|private[_-]?key|credentials?))(?:\s[^<>]*)?>"
+            r"|client[_-]?secret|private[_-]?key|credentials?|key|auth)(?:[_-]?[0-9]{1,2})?)"
+            r"(?:\s[^<>]*)?>"
             r"(?P<v>[^<>]{1,512})</(?P=tag)>",
         ),
-        _group("v"),
+        _xml_value,
         lowered=True,
     ),
     Rule(

@@ -32,7 +32,7 @@ from .clock import check_deadline
 from .joined import SEPARATOR, joinable
 from .lazy import PatternLike
 from .reading import mark_positions, reading_view
-from .rules import Rule, Selector, reads_as_key
+from .rules import Rule, Selector
 from .triggers import JointIndex, TriggerIndex, triggers_of
 
 __all__ = ["TextRedactor"]
@@ -564,9 +564,9 @@ _UNKNOWN: Final = object()  # a string the cache holds no verdict for
 
 
 _ECHO_LEAST: Final = 12
-"""Shorter values are not looked for again; nor are values that do not read as a generated
-key (:func:`~.rules.reads_as_key`): a password ``password`` or a value ``b64encoded`` is a
-word that occurs elsewhere as itself."""
+"""Shorter values are not looked for again; nor are values that read as words or names
+(:func:`_generated`): a password ``password`` or a value ``base64PrivateKey`` is a word that
+occurs elsewhere as itself."""
 _ECHO_MOST: Final = 64
 """Distinct values looked for again per string, so that the search stays linear."""
 
@@ -577,8 +577,25 @@ def _note_values(text: str, spans: list[tuple[int, int, int]], found: dict[str, 
         if len(found) >= _ECHO_MOST:
             return
         value = text[start:end]
-        if len(value) >= _ECHO_LEAST and "REDACTED" not in value and reads_as_key(value):
+        if len(value) >= _ECHO_LEAST and "REDACTED" not in value and _generated(value):
             found.setdefault(value, index)
+
+
+_WORD_RUN: Final = re.compile("[a-z]{4,}")
+
+
+def _generated(value: str) -> bool:
+    """A value that reads as generated, not as a word or a name: no space, letters with
+    three digits or more, or else digits or both cases and not mostly lower-case words
+    (``base64PrivateKey`` and ``password`` are names and words)."""
+    if any(char.isspace() for char in value) or not any(char.isalpha() for char in value):
+        return False
+    digits = sum(map(str.isdigit, value))
+    if digits >= 3:
+        return True
+    if not digits and (value.islower() or value.isupper()):
+        return False
+    return 2 * sum(len(run) for run in _WORD_RUN.findall(value)) <= len(value)
 
 
 def _echoes(text: str, found: dict[str, int]) -> list[tuple[int, int, int]]:
