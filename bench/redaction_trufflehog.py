@@ -42,7 +42,8 @@ def main() -> int:
     parser.add_argument("--misses", type=int, default=0, help="print up to N misses and damage")
     options = parser.parse_args()
     if not options.git:
-        parser.error("give --git DIR (a clone of github.com/trufflesecurity/trufflehog)")
+        print("skipped: give --git DIR or TRUFFLEHOG_GIT (a clone of trufflesecurity/trufflehog)")
+        return 0
     redactor = build_redactor(RedactionConfig(rules=("secrets",)))
     want_held_out = options.half == "held-out"
     found = total = lines = damaged = 0
