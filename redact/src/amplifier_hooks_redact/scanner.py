@@ -29,6 +29,7 @@ from operator import add, is_
 from typing import Final
 
 from .clock import check_deadline
+from .inner import TOKEN_RULES
 from .joined import SEPARATOR, joinable
 from .lazy import PatternLike
 from .reading import mark_positions, reading_view
@@ -222,6 +223,7 @@ class TextRedactor:
         "_allow_values",
         "_cache",
         "_cached_chars",
+        "_echoed",
         "_joint",
         "_lowered_index",
         "_lowered_plan",
@@ -261,6 +263,11 @@ class TextRedactor:
 
     def _compile(self, replacement: str) -> None:
         self._names = tuple(rule.name for rule in self.rules)
+        self._echoed = frozenset(
+            index
+            for index, rule in enumerate(self.rules)
+            if rule.category != "pii" and rule.name not in _SELF_EVIDENT
+        )
         self._replacements = tuple(replacement.format(rule=name) for name in self._names)
         self._passes = _build_passes(self.rules)
         self._text_index = _trigger_index(self._passes, lowered=False)
@@ -454,7 +461,7 @@ class TextRedactor:
         reading = reading_view(text)
         if reading is not None:  # what a reader sees through: escapes, invisible characters
             chosen = self._spans(reading.text)[0]
-            _note_values(reading.text, chosen, found)
+            _note_values(reading.text, chosen, found, self._echoed)
             seen = [(*reading.span(s, e), i) for s, e, i in chosen]
             if seen:
                 text = self._replace(text, seen, counts)
@@ -464,7 +471,7 @@ class TextRedactor:
             spans, again = self._spans(text)
             if not spans:
                 break
-            _note_values(text, spans, found)
+            _note_values(text, spans, found, self._echoed)
             text = self._replace(text, spans, counts)
             if original is not None:
                 original = self._replace(original, spans, {})
@@ -563,6 +570,11 @@ _SURROGATE: Final = re.compile("[\ud800-\udfff]")
 _UNKNOWN: Final = object()  # a string the cache holds no verdict for
 
 
+_SELF_EVIDENT: Final = TOKEN_RULES | {
+    *("shaped_token", "random_token", "telegram_bot_token", "mailchimp_api_key"),
+    "slack_webhook",
+}
+"""Rules whose matches carry their own evidence: each occurrence is found on its own."""
 _ECHO_LEAST: Final = 12
 """Shorter values are not looked for again; nor are values that read as words or names
 (:func:`_generated`): a password ``password`` or a value ``base64PrivateKey`` is a word that
@@ -571,11 +583,17 @@ _ECHO_MOST: Final = 64
 """Distinct values looked for again per string, so that the search stays linear."""
 
 
-def _note_values(text: str, spans: list[tuple[int, int, int]], found: dict[str, int]) -> None:
-    """Remember the values ``spans`` replace in ``text`` (see :func:`_echoes`)."""
+def _note_values(
+    text: str, spans: list[tuple[int, int, int]], found: dict[str, int], echoed: frozenset[int]
+) -> None:
+    """Remember the values ``spans`` replace in ``text`` (see :func:`_echoes`), of the rules
+    in ``echoed``: a token with a shape of its own, an e-mail address or a phone number is
+    found by its rule wherever it is written, a value told apart by its context is not."""
     for start, end, index in spans:
         if len(found) >= _ECHO_MOST:
             return
+        if index not in echoed or end - start < _ECHO_LEAST:
+            continue
         value = text[start:end]
         if len(value) >= _ECHO_LEAST and "REDACTED" not in value and _generated(value):
             found.setdefault(value, index)
