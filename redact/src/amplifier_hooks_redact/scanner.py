@@ -579,7 +579,7 @@ _ECHO_LEAST: Final = 12
 """Shorter values are not looked for again; nor are values that read as words or names
 (:func:`_generated`): a password ``password`` or a value ``base64PrivateKey`` is a word that
 occurs elsewhere as itself."""
-_ECHO_MOST: Final = 64
+_ECHO_MOST: Final = 16
 """Distinct values looked for again per string, so that the search stays linear."""
 
 
