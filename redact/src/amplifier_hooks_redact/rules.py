@@ -698,10 +698,12 @@ def _url_pair(text: str, match: re.Match[str]) -> Span | None:
     return start, end
 
 
-# What comes just before "password" in a .netrc entry: another token and its value
-# (machine HOST, login USER, account A, port N) or the "default" entry.
+# What comes just before "password" in a .netrc entry: another token and its value, a word
+# or two apart at most (machine HOST, login USER, "login with admin / password"), or the
+# "default" entry.
 _NETRC_BEFORE: Final = re.compile(
-    r"(?:(?<![a-z0-9_-])(?:machine|login|account|port)[ \t\r\n]+\S+|(?<![a-z0-9_-])default)"
+    r"(?:(?<![a-z0-9_-])(?:machine|login|account|port)(?:[ \t\r\n]+\S+){1,3}"
+    r"|(?<![a-z0-9_-])default)"
     r"[ \t\r\n]+\Z"
 )
 
