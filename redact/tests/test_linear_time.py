@@ -90,7 +90,8 @@ def _units(rule_name: str) -> list[str]:
 
 
 # Named shapes: a percent escape of the percent sign after a key, a PEM header repeated, a
-# long run of token-shaped text, a base64 run full of encoded secret words.
+# long run of token-shaped text, a base64 run full of encoded secret words, and the shapes
+# the context and shape rules read.
 NAMED: dict[str, str] = {
     "percent-escapes": "token%3D" + "%25" * 64,
     "pem-headers": "-----BEGIN RSA PRIVATE KEY-----\n",
@@ -98,6 +99,10 @@ NAMED: dict[str, str] = {
     "base64-words": "cGFzc3dvcmQ9",
     "split-literals": '"ghp_ab" + ',
     "escapes": "\\u0067hp_",
+    # A random-looking run standing alone, a key-named value, a value echoed after itself.
+    "random-runs": "Zq8Lm2Xv9Rt4Wp7Ks3Nb6Hd ",
+    "key-values": "apiKey=Zq8Lm2Xv9Rt4Wp7Ks3 ",
+    "echoes": "token='Zq8Lm2Xv9Rt4' | 'Zq8Lm2Xv9Rt4' ",
 }
 
 

@@ -517,6 +517,24 @@ def gen_encoded_secret(rng: random.Random) -> tuple[str, str]:
     return blob, blob
 
 
+def gen_random_token(rng: random.Random) -> tuple[str, str]:
+    """A key with nothing around it to name it: base62 at random, each kind twice, and
+    not typed out (no five characters in a row of an alphabet, no character four times)."""
+    walks = [
+        alphabet[i : i + 5]
+        for alphabet in (string.ascii_lowercase, string.ascii_uppercase, string.digits)
+        for i in range(len(alphabet) - 4)
+    ]
+    while True:
+        body = [rng.choice(ALNUM) for _ in range(rng.randint(18, 58))]
+        body += [*rng.sample(string.ascii_uppercase, 2), *rng.sample(string.ascii_lowercase, 2)]
+        body += rng.sample(string.digits, 2)
+        rng.shuffle(body)
+        token = "".join(body)
+        if re.search(r"(.)\1{3}", token) is None and not any(w in token for w in walks):
+            return token, token
+
+
 def gen_split_token(rng: random.Random) -> tuple[str, str]:
     token = rng.choice(["ghp_", "glpat-", "sk-ant-api03-", "xoxb-1234567890-"]) + pick(
         rng, ALNUM, 36
@@ -578,6 +596,7 @@ GENERATORS: dict[str, Callable[[random.Random], tuple[str, str]]] = {
     "cli_credential": gen_cli_credential,
     "encoded_secret": gen_encoded_secret,
     "split_token": gen_split_token,
+    "random_token": gen_random_token,
     "email": gen_email,
     "phone": gen_phone,
     "payment_card": gen_payment_card,

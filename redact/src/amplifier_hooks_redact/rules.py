@@ -28,6 +28,7 @@ import functools
 import json
 import math
 import re
+import string
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Final, Literal
@@ -61,6 +62,7 @@ __all__ = [
     "Selector",
     "Span",
     "custom_rule",
+    "reads_as_key",
 ]
 
 Span = tuple[int, int]
@@ -184,7 +186,18 @@ def _assignment(text: str, match: re.Match[str]) -> Span | None:
     literal (``print("token=" + x)``, ``getpass('Password: ')``) does not start a value.
     """
     weak = "weak" in match.re.groupindex and match.group("weak") is not None
-    loose = weak or match.group("comma") is not None
+    if "generic" in match.re.groupindex:  # any name ending in "key": a random value only
+        if _NOT_SECRET_KEY.search(text, max(0, match.start() - 16), match.start()):
+            return None  # public_key, primary_key, cache_key: not a credential
+        span = _assigned(text, match, loose=False)
+        if span is None or not reads_as_key(text[span[0] : span[1]]):
+            return None
+        return span
+    return _assigned(text, match, loose=weak or match.group("comma") is not None)
+
+
+def _assigned(text: str, match: re.Match[str], *, loose: bool) -> Span | None:
+    """:func:`_assignment`'s value; ``loose``: it must read as generated."""
     if match.group("y") is not None:
         return _yaml_value(text, match, loose=loose)
     for group in ("w", "v", "t"):  # quoted (escapes inside), in escaped quotes, unterminated
@@ -194,6 +207,8 @@ def _assignment(text: str, match: re.Match[str]) -> Span | None:
         value = text[start:end]
         if not value.strip() or is_placeholder(value.strip()) or is_patterned(value):
             return None
+        if _between_literals(value) or _FORMAT_VERB.search(value) is not None:
+            return None  # "token=" + match + "&x": code; "access_token=%s|%s": a template
         if group == "t" and (value[0] == "$" or value[0] == "{"):
             return None
         if text[start - 1 : start] == "`" and (" " in value or is_plain_code_value(value)):
@@ -209,8 +224,8 @@ def _assignment(text: str, match: re.Match[str]) -> Span | None:
     cut = end
     end = _trim_period(text, start, end)
     value = text[start:end]
-    if cut - end >= 2 or is_patterned(value):
-        return None  # abc... or abc..: a value cut short; abcd1234...: one typed out
+    if cut - end >= 2 or is_patterned(value) or _FORMAT_VERB.search(value) is not None:
+        return None  # abc...: a value cut short; abcd1234...: typed out; %s/%s: a template
     if not value or value[0] == "$" or is_placeholder(value) or _TYPE_OR_SYMBOL.fullmatch(value):
         return None  # token: &str, out_token: *mut T, token = || ...: code, not a value
     if (
@@ -278,6 +293,65 @@ def _yaml_value(text: str, match: re.Match[str], *, loose: bool) -> Span | None:
     if block and loose and not _generated(value):
         return None
     return start, end
+
+
+# A printf-style verb (%s, %v, %d, %q, %w, %(name)s): the value is a template to fill.
+_FORMAT_VERB: Final = lazy_compile(r"%[-+# 0]?[sdvqw](?![0-9A-Fa-f])|%\([A-Za-z_]+\)s")
+
+
+def _between_literals(value: str) -> bool:
+    """A "quoted value" that is the code between two string literals: the quote closing one
+    literal and the quote opening the next (``"token=" + match + "&x"``, PHP's ``. $pw .``)."""
+    inner = value.strip(" \t`'\"")
+    return inner[:1] == "+" or inner[-1:] == "+" or inner[:2] == ". " or inner[-2:] == " ."
+
+
+def reads_as_key(value: str) -> bool:
+    """A value that reads as a generated key, not a setting, a name or words: 12 to 512
+    characters without spaces, not a path, a URL or a dotted name; letters with three digits
+    or more, or both cases and not mostly lower-case words run together
+    (``SponsoredProductsSearch``); and an entropy near that of random text of its length
+    (at least 3.5 bits per character, less for values shorter than 32 characters)."""
+    value = value.strip("\"'`")
+    size = len(value)
+    if not 12 <= size <= 512 or any(char.isspace() for char in value):
+        return False
+    if value[0] in "/.~$%{<[(" or "://" in value or _DOTTED_NAME.fullmatch(value):
+        return False
+    letters = sum(map(str.isalpha, value))
+    digits = sum(map(str.isdigit, value))
+    mixed = value != value.lower() and value != value.upper()
+    if letters == 0 or is_patterned(value) or is_placeholder(value) or _encoded_words(value):
+        return False
+    if digits < 3:
+        worded = sum(len(run) for run in _WORD_RUNS.findall(value))
+        if not mixed or size < 16 or 2 * worded > size:
+            return False
+    return _entropy(value) >= min(3.5, math.log2(size) - 0.7)
+
+
+# What a key name ending in "key" is when it is no credential: a public key, a database or
+# cache key, an idempotency key (the words just before "key").
+_NOT_SECRET_KEY: Final = lazy_compile(
+    r"(?:public|publishable|pub|primary|foreign|partition|sort|cache|idempotency|dedup"
+    r"|routing|lookup|hash|object|row|index|map|group|ssh)[_ .-]?\Z",
+    re.IGNORECASE,
+)
+
+
+def _encoded_words(value: str) -> bool:
+    """Base64 of words (``ZHVtbXkgdGV4dA==``): text written encoded, not a key."""
+    if len(value) % 4 or not _BASE64.fullmatch(value):
+        return False
+    try:
+        decoded = base64.b64decode(value, validate=True)
+    except (ValueError, binascii.Error):
+        return False
+    return decoded.isascii() and b" " in decoded and decoded.decode("ascii").isprintable()
+
+
+_BASE64: Final = lazy_compile(r"[A-Za-z0-9+/]+={0,2}")
+_DOTTED_NAME: Final = lazy_compile(r"[A-Za-z_][A-Za-z0-9_-]*(?:\.[A-Za-z_][A-Za-z0-9_-]*)+")
 
 
 def _generated(value: str) -> bool:
@@ -422,6 +496,7 @@ _ID_HEADS: Final = frozenset(
         *("msg", "toolu", "chatcmpl", "req", "cus", "sess", "run", "step", "file", "asst"),
         *("thread", "call", "evt", "ch", "pi", "sub", "in", "prod", "price", "acct", "resp"),
         *("batch", "job", "cmpl", "item", "id", "uuid", "sha", "sha1", "sha256", "md5"),
+        *("sha384", "sha512"),
     }
 )
 _HEAD_REACH: Final = 20
@@ -457,6 +532,76 @@ def _shaped_token(text: str, match: re.Match[str]) -> Span | None:
     if not _random_body(body):
         return None
     return left, end
+
+
+# Names before a value that make a random-looking run a digest, an address or data, not a
+# key.
+_DIGEST_BEFORE: Final = lazy_compile(
+    r"(?:sha[0-9]*|md5|blake[0-9a-z]*|hash|digest|checksum|integrity|etag|nonce|commit|oid"
+    r"|cid|ipfs|address|wallet|id|base64|b64decode\(b?"
+    # Names of data, not of a key: content, body, payload, a signature, a salt.
+    r"|content|body|data|payload|blob|encoded|ciphertext|signature|salt|iv)"
+    r"[^A-Za-z0-9\n]{1,4}\Z",
+    re.IGNORECASE,
+)
+
+
+def _random_token(text: str, match: re.Match[str]) -> Span | None:
+    r"""A run that reads as a generated key by its shape alone: 24 characters or more with
+    two digits, two upper- and two lower-case letters or more, about four bits of entropy
+    per character (random base62 of 24 characters has about 4.2; 0.9 bit under the most a
+    run of its length can have), not words run together
+    or typed out; not a segment of a path or URL (``/``, ``\``), nor a value named as a
+    digest, an address, an id or data (``sha256:``, ``commit``, ``etag``, ``content:``),
+    nor base64 of text,
+    nor typed out (``ABCDEF1234567890``)."""
+    start, end = match.span()
+    body = text[start:end]
+    if body.islower() or body.isupper() or body.isalpha():
+        return None  # one case only (hex digests, ids), or no digit: most runs end here
+    if sum(map(str.isdigit, body)) < 2 or sum(map(str.isupper, body)) < 2:
+        return None
+    if sum(map(str.islower, body)) < 2 or is_patterned(body) or is_credential_word(body):
+        return None
+    if 2 * sum(len(run) for run in _WORD_RUNS.findall(body)) > len(body):
+        return None  # words run together: SponsoredProductsRemoteSearch2024
+    if _entropy(body) < min(_MIN_ENTROPY, math.log2(len(body)) - 0.9):
+        return None
+    if _DIGEST_BEFORE.search(text, max(0, start - 24), start) is not None:
+        return None
+    if _DECODED_AFTER.match(text, end) is not None:
+        return None  # echo <run> | base64 -d: encoded data
+    if _decodes_to_text(body):
+        return None  # base64 of text: eyJhbGciOiJIUzI1NiJ9 is {"alg":"HS256"}
+    if _TYPED_RUN.search(body) is not None:
+        return None  # ABCDEF1234567890: typed out
+    return start, end
+
+
+# Five characters in a row of the alphabet or the digits, or one character four times: a
+# random run of 24 holds one by chance about once in a million.
+_TYPED_RUN: Final = lazy_compile(
+    "|".join(
+        alphabet[i : i + 5]
+        for alphabet in (string.ascii_lowercase, string.ascii_uppercase, "0123456789")
+        for i in range(len(alphabet) - 4)
+    )
+    + r"|(.)\1{3}"
+)
+
+
+_DECODED_AFTER: Final = lazy_compile(
+    r"[ \t]*\|[ \t]*(?:base64|base32|xxd|openssl[ \t]+(?:base64|enc))"
+)
+
+
+def _decodes_to_text(body: str) -> bool:
+    """Whether ``body`` is base64 of printable ASCII text (random bytes almost never are)."""
+    try:
+        decoded = base64.b64decode(body[: len(body) - len(body) % 4], validate=True)
+    except (ValueError, binascii.Error):
+        return False
+    return decoded.isascii() and decoded.decode("ascii").isprintable()
 
 
 @functools.cache
@@ -495,6 +640,15 @@ def _random_body(body: str) -> bool:
     size = len(body)
     entropy = -sum(n / size * math.log2(n / size) for n in counts.values())
     return entropy >= _MIN_ENTROPY
+
+
+def _entropy(value: str) -> float:
+    """Shannon entropy of the characters of ``value``, in bits per character."""
+    counts: dict[str, int] = {}
+    for char in value:
+        counts[char] = counts.get(char, 0) + 1
+    size = len(value)
+    return -sum(n / size * math.log2(n / size) for n in counts.values())
 
 
 _WORD_RUNS: Final = lazy_compile("[a-z]{4,}")
@@ -545,12 +699,43 @@ def _url_pair(text: str, match: re.Match[str]) -> Span | None:
     return start, end
 
 
-def _netrc(text: str, match: re.Match[str]) -> Span | None:
-    """A ``password`` word in a ``.netrc`` entry (``machine`` or ``login`` shortly before)."""
-    start, end = match.span("v")
-    before = text[max(0, start - 300) : start].lower()
-    if "machine" not in before and "login" not in before and "default" not in before:
+# What comes just before "password" in a .netrc entry: another token and its value, a word
+# or two apart at most (machine HOST, login USER, "login with admin / password"), or the
+# "default" entry.
+_NETRC_BEFORE: Final = lazy_compile(
+    r"(?:(?<![a-z0-9_-])(?:machine|login|account|port)(?:[ \t\r\n]+\S+){1,3}"
+    r"|(?<![a-z0-9_-])default)"
+    r"[ \t\r\n]+\Z"
+)
+
+
+_XML_STRONG: Final = lazy_compile(
+    r"(?:password|passwd|pwd|secret|api[_-]?key|access[_-]?key|token|credentials?)\Z"
+)
+
+
+def _xml_value(text: str, match: re.Match[str]) -> Span | None:
+    """An XML element's text under a secret's tag; under any other tag ending in ``key`` or
+    ``auth`` (``<aa_key>``, ``<primaryKey>``), only a value that reads as a generated key."""
+    span = _group("v")(text, match)
+    if span is None:
         return None
+    tag = match.group("tag").rstrip("0123456789_-")
+    if _XML_STRONG.search(tag) is None:
+        if _NOT_SECRET_KEY.search(tag[:-4] if tag.endswith("key") else tag):
+            return None
+        if not reads_as_key(text[span[0] : span[1]]):
+            return None
+    return span
+
+
+def _netrc(text: str, match: re.Match[str]) -> Span | None:
+    """A ``password`` word in a ``.netrc`` entry: right after another token of the entry
+    and its value (``login USER password PASS``), or after ``default``."""
+    before = text[max(0, match.start() - 300) : match.start()].lower()
+    if _NETRC_BEFORE.search(before) is None:
+        return None
+    start, end = match.span("v")
     while end > start + 1 and text[end - 1] in ")]>,.;":
         end -= 1
     value = text[start:end]
@@ -938,12 +1123,15 @@ _WD = r"[A-Za-z0-9_\]-]"
 # Assignment grammar, on lower-cased text: key end (a closing quote, and "]" only after a
 # quote as in data["api_key"]), separator, quoted or bare value.
 _KEY_END = (
-    r"""(?:(?:\\{0,8}["']\]?|%22)?"""
+    # A numbered name: token1 =, password_2:, secret-3=.
+    r"""(?:(?:[_-]?[0-9]{1,2})?(?:\\{0,8}["']\]?|%22)?"""
     # A typed declaration of a string: var token string = "...", token: String = "...",
     # token: &str = "..." (a space before "=", a quote after it).
     r"""(?:(?:[ \t]*:[ \t]*|[ \t]+)&?[a-z_][a-z0-9_.]*(?:<[a-z0-9_, ]*>|\[\])?"""
     r"""(?=[ \t]+:?=[ \t]*["'`]))?"""
-    r"""[ \t]*(?:=>|:{1,3}=|[.?]=|\?\?=|=(?![=~])|:(?!:)|%3d|%3a)"""
+    r"""[ \t]*(?:=>|:{1,3}=|[.?]=|\?\?=|=(?![=~])|:(?!:)|%3d|%3a"""
+    # Prose and notes: token - 'value' (a quote must follow: not a list or a subtraction).
+    r"""|[ \t]+-(?=[ \t]+["'`]))"""
     # A quoted key and a quoted value as two arguments: setProperty("API_TOKEN", "...").
     r"""|(?<=[a-z0-9_])\\{0,8}["'](?P<comma>[ \t]*,)(?=[ \t]*\\{0,8}["']))[ \t]*"""
 )
@@ -993,6 +1181,10 @@ _ASSIGNMENT_KEYS = (
     + _after("cred", 4, "[a-z0-9]")
     + ")",
     _KEY_WORD,
+    # Any other name ending in "key" or "auth" (braintreeKey, commodities_key, Using Key=,
+    # beeboleAuth): the value
+    # must read as random (see reads_as_key), as a key's does and a setting's does not.
+    "(?P<generic>key|auth)",
 )
 
 ASSIGNMENT_KEY: Final = "(?:" + "|".join(_ASSIGNMENT_KEYS) + ")"
@@ -1315,14 +1507,16 @@ _RULES: Final[tuple[Rule, ...]] = (
     _rule(
         "xml_secret",
         "secret",
-        "XML elements that hold secrets: <password>, <secret>, <apiKey>, <token> ...",
+        "XML elements that hold secrets: <password>, <secret>, <apiKey>, <token> ..., and any "
+        "other tag ending in key or auth whose text reads as a generated key",
         (
             r"<(?P<tag>[a-z0-9_.:-]*(?:password|passwd|pwd|secret|api[_-]?key"
             r"|access[_-]?key|secret[_-]?key|token|access[_-]?token|auth[_-]?token"
-            r"|client[_-]?secret|private[_-]?key|credentials?))(?:\s[^<>]*)?>"
+            r"|client[_-]?secret|private[_-]?key|credentials?|key|auth)(?:[_-]?[0-9]{1,2})?)"
+            r"(?:\s[^<>]*)?>"
             r"(?P<v>[^<>]{1,512})</(?P=tag)>",
         ),
-        _group("v"),
+        _xml_value,
         lowered=True,
     ),
     Rule(
@@ -1486,6 +1680,18 @@ _RULES: Final[tuple[Rule, ...]] = (
         ),
         _prose,
         lowered=True,
+    ),
+    Rule(
+        name="random_token",
+        category="secret",
+        summary="a key written with nothing around it to name it: a run of 24 to 256 letters "
+        "and digits, standing alone, that reads as random (digits and both cases, high "
+        "entropy, not words, not in a path or after a hash's name)",
+        patterns=_compile(
+            r"(?<![A-Za-z0-9_+/=.\\-])[A-Za-z0-9]{24,256}+(?![A-Za-z0-9_+/=\-]|\.[A-Za-z0-9])"
+        ),
+        select=_random_token,
+        starts=((r"[^A-Za-z0-9_+/=.\\\-][A-Za-z0-9]{24}", 24),),
     ),
     _rule(
         "email",

@@ -29,6 +29,7 @@ from operator import add, is_
 from typing import Final
 
 from .clock import check_deadline
+from .inner import TOKEN_RULES
 from .joined import SEPARATOR, joinable
 from .lazy import PatternLike
 from .reading import mark_positions, reading_view
@@ -222,6 +223,7 @@ class TextRedactor:
         "_allow_values",
         "_cache",
         "_cached_chars",
+        "_echoed",
         "_joint",
         "_lowered_index",
         "_lowered_plan",
@@ -261,6 +263,11 @@ class TextRedactor:
 
     def _compile(self, replacement: str) -> None:
         self._names = tuple(rule.name for rule in self.rules)
+        self._echoed = frozenset(
+            index
+            for index, rule in enumerate(self.rules)
+            if rule.category != "pii" and rule.name not in _SELF_EVIDENT
+        )
         self._replacements = tuple(replacement.format(rule=name) for name in self._names)
         self._passes = _build_passes(self.rules)
         self._text_index = _trigger_index(self._passes, lowered=False)
@@ -450,9 +457,12 @@ class TextRedactor:
             original = text
             text = _SURROGATE.sub("\ufffd", text)
         counts: dict[str, int] = {}
+        found: dict[str, int] = {}  # each value replaced, and the rule that found it
         reading = reading_view(text)
         if reading is not None:  # what a reader sees through: escapes, invisible characters
-            seen = [(*reading.span(s, e), i) for s, e, i in self._spans(reading.text)[0]]
+            chosen = self._spans(reading.text)[0]
+            _note_values(reading.text, chosen, found, self._echoed)
+            seen = [(*reading.span(s, e), i) for s, e, i in chosen]
             if seen:
                 text = self._replace(text, seen, counts)
                 if original is not None:
@@ -461,6 +471,7 @@ class TextRedactor:
             spans, again = self._spans(text)
             if not spans:
                 break
+            _note_values(text, spans, found, self._echoed)
             text = self._replace(text, spans, counts)
             if original is not None:
                 original = self._replace(original, spans, {})
@@ -468,6 +479,12 @@ class TextRedactor:
                 break
             # A match dropped for overlapping a kept one (``ghp_....a@example.com``), or one
             # rejected for its context next to a kept one: the replaced text may hold more.
+        if found:  # the same value written again elsewhere: an echo, replaced too
+            echoes = _echoes(text, found)
+            if echoes:
+                text = self._replace(text, echoes, counts)
+                if original is not None:
+                    original = self._replace(original, echoes, {})
         if not counts:
             return None
         return (original if original is not None else text), counts
@@ -551,6 +568,75 @@ _COMPILED: Final = tuple(
 ``__init__`` (the Hyperscan scratch spaces are per thread, inside the indexes)."""
 _SURROGATE: Final = re.compile("[\ud800-\udfff]")
 _UNKNOWN: Final = object()  # a string the cache holds no verdict for
+
+
+_SELF_EVIDENT: Final = TOKEN_RULES | {
+    *("shaped_token", "random_token", "telegram_bot_token", "mailchimp_api_key"),
+    "slack_webhook",
+}
+"""Rules whose matches carry their own evidence: each occurrence is found on its own."""
+_ECHO_LEAST: Final = 12
+"""Shorter values are not looked for again; nor are values that read as words or names
+(:func:`_generated`): a password ``password`` or a value ``base64PrivateKey`` is a word that
+occurs elsewhere as itself."""
+_ECHO_MOST: Final = 16
+"""Distinct values looked for again per string, so that the search stays linear."""
+
+
+def _note_values(
+    text: str, spans: list[tuple[int, int, int]], found: dict[str, int], echoed: frozenset[int]
+) -> None:
+    """Remember the values ``spans`` replace in ``text`` (see :func:`_echoes`), of the rules
+    in ``echoed``: a token with a shape of its own, an e-mail address or a phone number is
+    found by its rule wherever it is written, a value told apart by its context is not."""
+    for start, end, index in spans:
+        if len(found) >= _ECHO_MOST:
+            return
+        if index not in echoed or end - start < _ECHO_LEAST:
+            continue
+        value = text[start:end]
+        if len(value) >= _ECHO_LEAST and "REDACTED" not in value and _generated(value):
+            found.setdefault(value, index)
+
+
+_WORD_RUN: Final = re.compile("[a-z]{4,}")
+
+
+def _generated(value: str) -> bool:
+    """A value that reads as generated, not as a word or a name: no space, letters with
+    three digits or more, or else digits or both cases and not mostly lower-case words
+    (``base64PrivateKey`` and ``password`` are names and words)."""
+    if any(char.isspace() for char in value) or not any(char.isalpha() for char in value):
+        return False
+    digits = sum(map(str.isdigit, value))
+    if digits >= 3:
+        return True
+    if not digits and (value.islower() or value.isupper()):
+        return False
+    return 2 * sum(len(run) for run in _WORD_RUN.findall(value)) <= len(value)
+
+
+def _echoes(text: str, found: dict[str, int]) -> list[tuple[int, int, int]]:
+    """Where a value replaced elsewhere in the text occurs again (``token = 'X' | 'X'``, a
+    secret echoed by the command that printed it): a secret is one wherever it is written,
+    though the context that told it apart is only at one place. At most
+    :data:`_ECHO_MOST` values, each found with one ``str.find`` walk: linear in the text."""
+    spans: list[tuple[int, int, int]] = []
+    for value, index in found.items():
+        at = text.find(value)
+        while at >= 0:
+            spans.append((at, at + len(value), index))
+            at = text.find(value, at + len(value))
+    if not spans:
+        return spans
+    spans.sort()
+    kept: list[tuple[int, int, int]] = []
+    covered = -1
+    for span in spans:
+        if span[0] >= covered:
+            kept.append(span)
+            covered = span[1]
+    return kept
 
 
 def _claim(
