@@ -46,7 +46,7 @@ import json
 import logging
 import re
 import shutil
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Annotated, Any, Final
 
 from amplifier_hooks_util.config_errors import describe_value as _describe
@@ -330,6 +330,29 @@ class Parser:
         """A problem at ``loc`` (``key``: the key there itself is wrong), with its line."""
         line = self.positions.line_of(loc, key=key) if self.positions else None
         self.problems.append(Problem(message, key_path(loc) or None, line, tuple(loc), key))
+
+    def warn(self, loc: Loc, message: str) -> None:
+        """Log what at ``loc`` is ignored or skipped (a warning, not a problem): the file and
+        line of the key there, and its key path."""
+        line = self.positions.line_of(loc, key=True) if self.positions else None
+        where = self.source + (f":{line}" if line else "")
+        logger.warning("%s: %s: %s", where, key_path(loc), message)
+
+    def tool_events(
+        self, hooks: Any, read_event: Callable[[str, Any, Loc], list[EventHooks]]
+    ) -> list[EventHooks]:
+        """The events of another tool's ``hooks`` object (event name -> its hooks), each read
+        by ``read_event(name, items, loc)``; anything but an object is a problem."""
+        if hooks is not None and not isinstance(hooks, dict):
+            self.fail(
+                ("hooks",),
+                f"expected an object of event -> list of hooks, got {_describe(hooks)}",
+            )
+            return []
+        events: list[EventHooks] = []
+        for name, items in (hooks or {}).items():
+            events.extend(read_event(str(name), items, ("hooks", str(name))))
+        return events
 
     def raise_problems(self) -> None:
         """Raise every problem collected so far as one :class:`HooksConfigError`."""

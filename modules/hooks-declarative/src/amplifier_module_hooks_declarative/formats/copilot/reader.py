@@ -29,9 +29,10 @@ import os
 import shlex
 import sys
 from collections.abc import Mapping
+from functools import partial
 from typing import Any, Final
 
-from amplifier_hooks_util.config_errors import describe_value, key_path
+from amplifier_hooks_util.config_errors import describe_value
 
 from ...document import EventHooks, HookEntry, HookGroup, HooksDocument, Step
 from ...mapping import CLAUDE_EVENTS
@@ -84,23 +85,9 @@ def parse_copilot_hooks(text: str, source: str) -> HooksDocument:
     version = data.get("version", 1)
     if version != 1:
         parser.fail(("version",), f"expected 1, got {describe_value(version)}")
-    hooks = data.get("hooks")
-    events: list[EventHooks] = []
-    if hooks is not None and not isinstance(hooks, dict):
-        parser.fail(
-            ("hooks",), f"expected an object of event -> list of hooks, got {describe_value(hooks)}"
-        )
-    elif hooks:
-        for name, items in hooks.items():
-            events.extend(_event(parser, str(name), items, ("hooks", str(name))))
+    events = parser.tool_events(data.get("hooks"), partial(_event, parser))
     parser.raise_problems()
     return HooksDocument(source, tuple(events))
-
-
-def _warn(parser: Parser, loc: Loc, message: str) -> None:
-    line = parser.positions.line_of(loc, key=True) if parser.positions else None
-    where = parser.source + (f":{line}" if line else "")
-    logger.warning("%s: %s: %s", where, key_path(loc), message)
 
 
 def _event(parser: Parser, name: str, items: Any, loc: Loc) -> list[EventHooks]:
@@ -222,14 +209,14 @@ def _entry(parser: Parser, item: Any, loc: Loc, *, cli: bool) -> HookEntry | Non
         return None
     kind = item.get("type", "command")
     if kind == "prompt" and cli:
-        _warn(parser, loc, "prompt hooks have no counterpart here; skipped")
+        parser.warn(loc, "prompt hooks have no counterpart here; skipped")
         return None
     if kind != "command":
         parser.fail((*loc, "type"), f"expected 'command', got {describe_value(kind)}")
         return None
     for key in item:
         if key not in (_CLI_KEYS if cli else _VSCODE_KEYS):
-            _warn(parser, (*loc, str(key)), f"unknown key {key!r} ignored")
+            parser.warn((*loc, str(key)), f"unknown key {key!r} ignored")
     found = _command(parser, item, loc, cli=cli)
     timeout = _timeout(parser, item, "timeoutSec" if cli else "timeout", loc)
     env = _env(parser, item, loc, expand=cli)

@@ -22,7 +22,7 @@ import logging
 import shlex
 from typing import Any, Final
 
-from amplifier_hooks_util.config_errors import describe_value, key_path
+from amplifier_hooks_util.config_errors import describe_value
 
 from ...document import EventHooks, HookEntry, HookGroup, HooksDocument
 from ...parsing import Parser, foreign_tool_matcher, json_object
@@ -59,23 +59,11 @@ def _parse(text: str, source: str, *, cd: str | None) -> HooksDocument:
         parser.fail(
             ("version",), f"expected 1 (the only hooks.json version), got {describe_value(version)}"
         )
-    hooks = data.get("hooks")
-    events: list[EventHooks] = []
-    if hooks is not None and not isinstance(hooks, dict):
-        parser.fail(
-            ("hooks",), f"expected an object of event -> list of hooks, got {describe_value(hooks)}"
-        )
-    elif hooks:
-        for name, items in hooks.items():
-            events.extend(_event(parser, str(name), items, ("hooks", str(name)), cd))
+    events = parser.tool_events(
+        data.get("hooks"), lambda name, items, loc: _event(parser, name, items, loc, cd)
+    )
     parser.raise_problems()
     return HooksDocument(source, tuple(events))
-
-
-def _warn(parser: Parser, loc: Loc, message: str) -> None:
-    line = parser.positions.line_of(loc, key=True) if parser.positions else None
-    where = parser.source + (f":{line}" if line else "")
-    logger.warning("%s: %s: %s", where, key_path(loc), message)
 
 
 def _event(parser: Parser, name: str, items: Any, loc: Loc, cd: str | None) -> list[EventHooks]:
@@ -99,7 +87,7 @@ def _event(parser: Parser, name: str, items: Any, loc: Loc, cd: str | None) -> l
         if (group := _group(parser, name, item, (*loc, index), fixed, cd)) is not None
     ]
     if not events:
-        _warn(parser, loc, f"Cursor event {name!r} has no counterpart here; its hooks are skipped")
+        parser.warn(loc, f"Cursor event {name!r} has no counterpart here; its hooks are skipped")
         return []
     # the name is the steps' alias, which tells the protocol the Cursor event
     return [EventHooks(name, event, tuple(groups), parser.source) for event in events]
@@ -134,7 +122,7 @@ def _hook(parser: Parser, item: Any, loc: Loc, cd: str | None) -> HookEntry | No
         return None
     for key in item:
         if key not in _HOOK_KEYS:
-            _warn(parser, (*loc, str(key)), f"unknown key {key!r} ignored")
+            parser.warn((*loc, str(key)), f"unknown key {key!r} ignored")
     command = item.get("command")
     if not isinstance(command, str) or not command.strip():
         parser.fail(

@@ -21,9 +21,10 @@ from __future__ import annotations
 
 import logging
 import shlex
+from functools import partial
 from typing import Any, Final
 
-from amplifier_hooks_util.config_errors import describe_value, key_path
+from amplifier_hooks_util.config_errors import describe_value
 
 from ...document import EventHooks, HookEntry, HookGroup, HooksDocument
 from ...parsing import Parser, json_object
@@ -51,30 +52,15 @@ def parse_windsurf_hooks(text: str, source: str) -> HooksDocument:
     parser, data = read
     for key in data:
         if key != "hooks":
-            _warn(parser, (str(key),), f"key {key!r} is not read by Windsurf's hooks; ignored")
-    hooks = data.get("hooks")
-    events: list[EventHooks] = []
-    if hooks is not None and not isinstance(hooks, dict):
-        parser.fail(
-            ("hooks",), f"expected an object of event -> list of hooks, got {describe_value(hooks)}"
-        )
-    elif hooks:
-        for name, items in hooks.items():
-            events.extend(_event(parser, str(name), items, ("hooks", str(name))))
+            parser.warn((str(key),), f"key {key!r} is not read by Windsurf's hooks; ignored")
+    events = parser.tool_events(data.get("hooks"), partial(_event, parser))
     parser.raise_problems()
     return HooksDocument(source, tuple(events))
 
 
-def _warn(parser: Parser, loc: Loc, message: str) -> None:
-    line = parser.positions.line_of(loc, key=True) if parser.positions else None
-    where = parser.source + (f":{line}" if line else "")
-    logger.warning("%s: %s: %s", where, key_path(loc), message)
-
-
 def _event(parser: Parser, name: str, items: Any, loc: Loc) -> list[EventHooks]:
     if name not in WINDSURF_EVENTS:
-        _warn(
-            parser,
+        parser.warn(
             loc,
             f"unknown Windsurf hook event {name!r}; its hooks are skipped (known: "
             f"{', '.join(WINDSURF_EVENTS)})",
@@ -90,7 +76,7 @@ def _event(parser: Parser, name: str, items: Any, loc: Loc) -> list[EventHooks]:
         if (entry := _hook(parser, item, (*loc, index))) is not None
     ]
     if not events:
-        _warn(parser, loc, f"Windsurf event {name!r} has no counterpart here; its hooks never run")
+        parser.warn(loc, f"Windsurf event {name!r} has no counterpart here; its hooks never run")
         return []
     if not entries:
         return []
@@ -107,7 +93,7 @@ def _hook(parser: Parser, item: Any, loc: Loc) -> HookEntry | None:
         return None
     for key in item:
         if key not in _HOOK_KEYS:
-            _warn(parser, (*loc, str(key)), f"unknown key {key!r} ignored")
+            parser.warn((*loc, str(key)), f"unknown key {key!r} ignored")
     for key in ("command", "powershell", "working_directory"):
         value = item.get(key)
         if value is not None and not isinstance(value, str):
@@ -120,7 +106,7 @@ def _hook(parser: Parser, item: Any, loc: Loc) -> HookEntry | None:
     command = item.get("command")
     if not command or not command.strip():
         if item.get("powershell"):
-            _warn(parser, loc, "only a powershell command (Windows): not run on this system")
+            parser.warn(loc, "only a powershell command (Windows): not run on this system")
             return None
         parser.fail(
             (*loc, "command"), f"expected a non-empty command string, got {describe_value(command)}"
