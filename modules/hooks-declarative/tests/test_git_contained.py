@@ -103,6 +103,9 @@ async def test_a_tracked_included_gitconfig_that_gains_a_program_does_not_run_it
     result = await run_hook_twice(project, change)
     assert not marker.exists(), f"{name}: the hook's git ran the repository's program"
     assert result.action == "continue"
+    # New content, so that git must read the file again: the hook's own `git add` may have
+    # left an index entry that git trusts without running the clean filter.
+    (project / "a.txt").write_text("three\n")
     route_is_real(project, marker, *command.split())
 
 
