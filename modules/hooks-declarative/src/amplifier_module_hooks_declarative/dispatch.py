@@ -112,7 +112,7 @@ def default_runner_factory(
     hooks get the variables ``pass_env`` names (``None``: all). ``settings`` gives prompt and
     agent hooks the module's ``prompt_*`` and ``agent_max_turns`` keys, and command hooks what
     their protocol tells them about its tool (``cursor_version``)."""
-    from .guard import Guards
+    from .model_hook_guards import Guards
 
     guards = Guards.of(coordinator)
     return runner_factory(

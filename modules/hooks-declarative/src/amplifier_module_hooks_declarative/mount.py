@@ -63,7 +63,7 @@ def _guarded_steps(
 ) -> tuple[TrustGuard | None, list[PlannedStep]]:
     """The steps of every document, in order; the command hooks a project trusted by its
     record brings run behind a guard that re-checks that trust before each run
-    (:mod:`.trust_guard`)."""
+    (:mod:`.trust_checked_runner`)."""
     project = [document for document, source in loaded.documents if is_project_kind(source.kind)]
     commands = any(
         isinstance(entry.spec, CommandHookSpec)
@@ -74,7 +74,7 @@ def _guarded_steps(
         return None, plan_steps([document for document, _ in loaded.documents], factory)
     from amplifier_module_hooks_declarative.trust.watch import TrustGuard
 
-    from .trust_guard import GuardedRunner
+    from .trust_checked_runner import GuardedRunner
 
     guard = TrustGuard(loaded.status)
 

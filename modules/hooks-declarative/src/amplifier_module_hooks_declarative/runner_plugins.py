@@ -23,7 +23,7 @@ from .types import Runner
 
 if TYPE_CHECKING:
     from .config import DeclarativeConfig
-    from .guard import Guards
+    from .model_hook_guards import Guards
     from .specs import HookSpec
 
 __all__ = [

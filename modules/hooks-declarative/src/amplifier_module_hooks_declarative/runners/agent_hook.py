@@ -31,7 +31,7 @@ import logging
 from collections.abc import Callable, Mapping
 from typing import Any, Final
 
-from ..guard import Guards, guarded_tool_post, guarded_tool_pre
+from ..model_hook_guards import Guards, guarded_tool_post, guarded_tool_pre
 from ..specs import AgentHookSpec
 from ..template import to_json
 from .llm import AnswerError, Providers, describe_error, response_text, verdict_request

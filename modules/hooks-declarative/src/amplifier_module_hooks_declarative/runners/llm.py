@@ -56,7 +56,7 @@ from functools import partial
 from typing import TYPE_CHECKING, Any, Final, Literal
 
 from ..answers import DuplicateKeyError, loads_unique
-from ..guard import Guards, guarded_complete, inside_model_hook
+from ..model_hook_guards import Guards, guarded_complete, inside_model_hook
 from ..specs import LlmHookSpec
 from ..template import ARGS_LIMIT, DATA_LIMIT, DATA_TAG, DEPTH_CUT, Template, to_json
 from ..types import Decision, HookContext, failure_decision

@@ -46,7 +46,7 @@ import os
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Final
 
-from ..guard import Guards, guarded_complete, inside_model_hook
+from ..model_hook_guards import Guards, guarded_complete, inside_model_hook
 from ..protocols import command_protocol
 from ..specs import AgentHookSpec, PromptHookSpec
 from ..template import DATA_TAG, DEPTH_CUT, delimited, to_json
