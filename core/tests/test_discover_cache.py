@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 import shutil
 import sys
+import sysconfig
 import time
 import uuid
 from pathlib import Path
@@ -36,6 +37,11 @@ def _settle(site: Path) -> None:
     os.utime(site, ns=(past, past))
 
 
+def _dynload() -> list[str]:
+    """The directories of the standard library's extension modules on ``sys.path``."""
+    return [entry for entry in sys.path if entry.endswith("lib-dynload")]
+
+
 @pytest.fixture
 def site(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     directory = tmp_path / "site"
@@ -44,10 +50,15 @@ def site(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     return directory
 
 
-def test_a_second_reading_is_the_kept_one(site: Path) -> None:
+def test_a_second_reading_is_the_kept_one(site: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     group = f"amplifier.modules.test-{uuid.uuid4().hex[:8]}"
     _install(site, group, "dist_a", "hooks-a", "pkg_a")
     _settle(site)
+    # Only directories nothing else writes to: a test running beside this one may write
+    # bytecode or files into a directory of the real sys.path at any moment, and a directory
+    # changed in the last seconds is read every time (the next test).
+    stdlib = {sysconfig.get_path(name) for name in ("stdlib", "platstdlib")}
+    monkeypatch.setattr(sys, "path", [str(site), *sorted(stdlib), *_dynload()])
     first = discover_modules(group)
     kept = loader._DISCOVERED[group][1]
     assert discover_modules(group) == first == kept
