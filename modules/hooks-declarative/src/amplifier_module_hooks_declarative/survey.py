@@ -21,7 +21,7 @@ from typing import Any
 from .config import MODULE_ID, DeclarativeConfig
 from .document import HookGroup, HooksConfigError, HooksDocument
 from .formats.claude_code.plugins import discover_plugins
-from .managed import policy_sources
+from .managed import MANAGED_KIND, ManagedPolicy, policy_sources
 from .source import Source, SourceKind
 from .sources import decide_trust, display_path, find_sources, is_project_kind, load_source
 from .specs import (
@@ -40,6 +40,7 @@ __all__ = [
     "Survey",
     "describe_spec",
     "found_hooks",
+    "managed_hooks",
     "survey_sources",
 ]
 
@@ -206,3 +207,9 @@ def found_hooks(document: HooksDocument, source: Source) -> list[FoundHook]:
                     )
                 )
     return found
+
+
+def managed_hooks(policy: ManagedPolicy) -> list[FoundHook]:
+    """Every hook of the machine's managed ``policy``, in order, its source named as the
+    policy's handlers name it."""
+    return found_hooks(policy.document, Source(MANAGED_KIND, policy.label, policy.path))
