@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING, Any, Final, Literal, Protocol, TypeVar
 import importlib_metadata
 
 from . import events
-from ._module_types import MODULES_ENV, module_type_of, validate_at_load
+from ._module_types import MODULES_ENV, ModuleValidationError, module_type_of, validate_at_load
 from ._module_types import discover_directory as _discover_directory
 from ._module_types import module_info as _module_info
 from .collector_pause import collector_paused
@@ -201,15 +201,6 @@ class MountedModule:
     def id(self) -> str:
         """The module id."""
         return self.spec.id
-
-
-class ModuleValidationError(Exception):
-    """A module that loaded but does not keep the module contract; ``reason_code`` says how
-    (``validation_failed`` unless the raiser says more)."""
-
-    def __init__(self, message: str, *, reason_code: str = "validation_failed") -> None:
-        super().__init__(message)
-        self.reason_code = reason_code
 
 
 class _LoadFailure(Exception):
