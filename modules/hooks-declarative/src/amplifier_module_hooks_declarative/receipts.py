@@ -42,10 +42,10 @@ from .types import Decision, HookContext
 
 if TYPE_CHECKING:
     from .mapping import Outcome
-    from .plan import PlannedHook as _Hook
-    from .plan import PlannedStep
     from .source import Source
     from .sources import Loaded
+    from .steps import PlannedHook as _Hook
+    from .steps import PlannedStep
 
 __all__ = [
     "RECEIPTS_CAPABILITY",
