@@ -936,7 +936,7 @@ class ModuleLoader:
 
     async def _observed(self, spec: ModuleSpec, mount: Callable[[], Awaitable[_T]]) -> _T:
         """``mount()`` with the handlers it registers put in observe mode."""
-        from .observe import ObserveError, observed_mount
+        from .observe_mode import ObserveError, observed_mount
 
         try:
             return await observed_mount(self.coordinator.hooks, spec.id, mount)  # type: ignore[arg-type]
