@@ -23,6 +23,7 @@ prompt and agent runners are imported only when a hook of that type is declared.
 from typing import TYPE_CHECKING, Any
 
 from .config import DeclarativeConfig, parse_config
+from .discovery import find_sources, load_documents, resolve_user_dir
 from .dispatch import Dispatcher, RunnerFactory, default_runner_factory, plan_steps
 from .document import EventHooks, HookEntry, HookGroup, HooksConfigError, HooksDocument
 from .formats.claude_code.plugins import Plugin, discover_plugins
@@ -34,7 +35,6 @@ from .mount import mount
 from .parsing import parse_hooks_data, parse_hooks_text
 from .patterns import CLAUDE_TOOL_NAMES, compile_claude_matcher, compile_tool_pattern
 from .runners.matcher import MatcherRunner
-from .sources import find_sources, load_documents, resolve_user_dir
 from .specs import (
     AgentHookSpec,
     CommandHookSpec,

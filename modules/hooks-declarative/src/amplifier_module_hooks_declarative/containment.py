@@ -37,9 +37,9 @@ from pathlib import Path
 from amplifier_hooks_util.sandbox import SandboxUnavailable, bwrap_path
 
 from .config import MODULE_ID, DeclarativeConfig
+from .discovery import is_project_kind
 from .document import HookEntry, HookGroup, HooksDocument, Step
 from .source import Source
-from .sources import is_project_kind
 from .specs import CommandHookSpec, HookSpec, HttpHookSpec
 
 __all__ = ["contain_documents", "from_project"]

@@ -41,9 +41,9 @@ from .specs import CommandHookSpec, HookSpec, MatcherHookSpec
 from .types import Decision, HookContext
 
 if TYPE_CHECKING:
+    from .discovery import Loaded
     from .mapping import Outcome
     from .source import Source
-    from .sources import Loaded
     from .steps import PlannedHook as _Hook
     from .steps import PlannedStep
 

@@ -36,8 +36,8 @@ from .config import MODULE_ID
 from .formats.hook_shell.reader import HOOKS_FILE_NAME, PROJECT_HOOKS_DIR
 
 if TYPE_CHECKING:
+    from .discovery import Source
     from .dispatch import Dispatcher
-    from .sources import Source
 
 __all__ = [
     "CONFIG_CHANGE_EVENT",

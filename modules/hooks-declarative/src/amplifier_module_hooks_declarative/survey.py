@@ -19,11 +19,11 @@ from pathlib import Path
 from typing import Any
 
 from .config import MODULE_ID, DeclarativeConfig
+from .discovery import decide_trust, display_path, find_sources, is_project_kind, load_source
 from .document import HookGroup, HooksConfigError, HooksDocument
 from .formats.claude_code.plugins import discover_plugins
 from .managed import MANAGED_KIND, ManagedPolicy, policy_sources
 from .source import Source, SourceKind
-from .sources import decide_trust, display_path, find_sources, is_project_kind, load_source
 from .specs import (
     CommandHookSpec,
     HookSpec,
