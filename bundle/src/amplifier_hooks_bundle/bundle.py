@@ -118,7 +118,7 @@ class ModuleEntry(BaseModel):
     default such a failure stops a session of the bundle before its first turn."""
     observe: bool = False
     """Observe mode: the module's hook decisions (deny, ask_user, modify, inject_context) are
-    emitted as ``hook:observed`` events, not applied (see :mod:`amplifier_core.observe`)."""
+    emitted as ``hook:observed`` events, not applied (see :mod:`amplifier_core.observe_mode`)."""
 
     @field_validator("module")
     @classmethod

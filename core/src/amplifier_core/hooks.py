@@ -798,7 +798,7 @@ class HookRegistry:
 
     def replace_handler(self, info: HandlerInfo, handler: Handler, *, fail_closed: bool) -> None:
         """Run ``handler`` in place of registration ``info``'s handler: same event, name,
-        priority, order and timeout (see :mod:`amplifier_core.observe`)."""
+        priority, order and timeout (see :mod:`amplifier_core.observe_mode`)."""
         info.handler = handler
         info.is_async = is_async_handler(handler)
         info.plain_async = info.is_async and info.timeout is None

@@ -663,7 +663,7 @@ class ModuleLoader:
             ``package.module:attr`` reference; ``None`` uses the entry point.
         :param base_dir: the directory a relative ``source`` path is relative to (the
             bundle's directory); the working directory by default.
-        :param observe: mount it in observe mode (:mod:`amplifier_core.observe`): its hook
+        :param observe: mount it in observe mode (:mod:`amplifier_core.observe_mode`): its hook
             handlers' decisions are emitted as ``hook:observed`` and not applied.
         """
         settings = dict(config or {})

@@ -6,7 +6,7 @@ directories that hold them are fingerprinted (modification time, size, inode; a 
 counts too, so one created later is seen). Before each event the loaded hooks handle, and at
 every ``prompt:submit`` (so that hooks of events nothing handled before are in place before
 the turn's other events), the fingerprint is taken again: a few ``stat`` calls. When it
-differs, the sources are found and read again exactly as at mount (:func:`.sources.load_sources`:
+differs, the sources are found and read again exactly as at mount (:func:`.discovery.load_sources`:
 the project's trust is checked again, and a project whose hooks changed since it was trusted
 is refused as at mount), the new hooks are planned, and, before they take over, Claude Code's
 ``ConfigChange`` hooks of the configuration in force run on ``config:change`` (``source``,

@@ -1,8 +1,8 @@
 """What a config's sources hold, read without mounting: every hook found, and every source or
 hook left out with the reason. ``amplifier-hooks hooks list`` shows it.
 
-The sources are :func:`~.sources.find_sources`' and are read the way mounting reads them
-(:func:`~.sources.load_source`), so the survey and a session agree: a project source of an
+The sources are :func:`~.discovery.find_sources`' and are read the way mounting reads them
+(:func:`~.discovery.load_source`), so the survey and a session agree: a project source of an
 untrusted project, a disabled plugin, a plugin from a remote source, a broken file (with its
 error, and whether it would stop the session) and each hook the reader skips with a warning
 (a Claude Code ``prompt`` hook, an event without a counterpart) are listed as skipped, and so
