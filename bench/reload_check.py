@@ -19,8 +19,8 @@ import time
 from pathlib import Path
 
 from amplifier_module_hooks_declarative import parse_config
+from amplifier_module_hooks_declarative.discovery import find_sources
 from amplifier_module_hooks_declarative.reload import fingerprint, watched_keys
-from amplifier_module_hooks_declarative.sources import find_sources
 
 
 def marketplace(root: Path, plugins: int) -> Path:

@@ -457,7 +457,7 @@ async def test_a_policy_without_hooks_declarative_stops_the_session(
 
     from amplifier_core.testing import create_test_coordinator
 
-    monkeypatch.setitem(sys.modules, "amplifier_module_hooks_declarative.managed_mount", None)
+    monkeypatch.setitem(sys.modules, "amplifier_module_hooks_declarative", None)
     monkeypatch.setenv("AMPLIFIER_HOOKS_MANAGED_POLICY", str(setup))
     with pytest.raises(ManagedPolicyRefused, match="needs hooks-declarative to run its hooks"):
         await mount_policy(create_test_coordinator(), "session s stopped before its first turn")

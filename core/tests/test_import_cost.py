@@ -18,8 +18,10 @@ import pytest
 NEVER = ("structlog", "yaml", "httpx", "click", "rich", "pluggy", "amplifier_hooks_util")
 HOOK_PARTS = [
     "amplifier_core",
+    "amplifier_core._version",
     "amplifier_core.errors",
     "amplifier_core.events",
+    "amplifier_core.handlers",
     "amplifier_core.hooks",
     "amplifier_core.models",
 ]

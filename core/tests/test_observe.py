@@ -13,7 +13,7 @@ from amplifier_core.coordinator import ModuleCoordinator
 from amplifier_core.hooks import HookRegistry
 from amplifier_core.loader import ModuleLoader
 from amplifier_core.models import HookResult
-from amplifier_core.observe import observed_mount
+from amplifier_core.observe_mode import observed_mount
 
 _GUARD = """
 import threading

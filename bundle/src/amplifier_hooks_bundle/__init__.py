@@ -19,11 +19,11 @@ from .bundle import (
     Bundle,
     BundleInfo,
     ModuleEntry,
-    load_bundle,
     parse_bundle,
     read_bundle_file,
 )
 from .includes import CACHE_ENV, compose_bundle, include_cache_dir
+from .load import load_bundle
 
 __all__ = [
     "BUNDLE_FILE_NAMES",

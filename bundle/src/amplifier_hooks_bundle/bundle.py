@@ -28,6 +28,9 @@ the key path and what was expected, never a bare traceback::
 Beyond the schema, a bundle must not list one module twice (the loader mounts each module
 once), must not repeat a key inside one mapping (YAML would silently keep the last), and
 must not misspell a known top-level key (``hoks:`` would otherwise mount nothing).
+
+This module reads one file; :func:`~amplifier_hooks_bundle.load.load_bundle` reads a bundle
+with its includes.
 """
 
 from __future__ import annotations
@@ -61,7 +64,6 @@ __all__ = [
     "Bundle",
     "BundleInfo",
     "ModuleEntry",
-    "load_bundle",
     "parse_bundle",
     "read_bundle_file",
 ]
@@ -116,7 +118,7 @@ class ModuleEntry(BaseModel):
     default such a failure stops a session of the bundle before its first turn."""
     observe: bool = False
     """Observe mode: the module's hook decisions (deny, ask_user, modify, inject_context) are
-    emitted as ``hook:observed`` events, not applied (see :mod:`amplifier_core.observe`)."""
+    emitted as ``hook:observed`` events, not applied (see :mod:`amplifier_core.observe_mode`)."""
 
     @field_validator("module")
     @classmethod
@@ -207,25 +209,6 @@ class Bundle(BaseModel):
 
 
 # -- public functions ------------------------------------------------------------------
-
-
-def load_bundle(path: str | os.PathLike[str], *, includes: bool = True) -> Bundle:
-    """Read and validate a bundle file (or a directory holding ``bundle.yaml``/``.md``).
-
-    A bundle with ``includes:`` comes back composed with every bundle it includes, nested,
-    by Amplifier's merge rules (see :mod:`amplifier_hooks_bundle.includes`); ``includes=False``
-    reads the one file and keeps ``includes`` as written.
-
-    :raises BundleError: the file is missing or unreadable, is not valid YAML, or does not
-        match the schema; an include cannot be found or includes its includer back. The error
-        names the file, line and key path.
-    """
-    bundle, document = read_bundle_file(path)
-    if includes and bundle.model_extra and bundle.model_extra.get("includes"):
-        from .includes import compose_bundle
-
-        return compose_bundle(bundle, document)
-    return bundle
 
 
 def read_bundle_file(path: str | os.PathLike[str]) -> tuple[Bundle, YamlDocument]:

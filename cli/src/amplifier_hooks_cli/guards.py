@@ -5,16 +5,16 @@ the hook sources that would not be loaded, with why."""
 from __future__ import annotations
 
 import asyncio
-import importlib
 from collections.abc import Callable
 from pathlib import Path
+from types import ModuleType
 from typing import Any, Final
 
 from amplifier_hooks_bundle import load_bundle
 
 from amplifier_core.receipts import names
 
-from .commands.hooks import _package_of, _survey
+from .commands.hooks import _survey, declarative_module
 from .coverage import Guard
 from .module_hooks import module_handlers
 
@@ -24,17 +24,18 @@ MODULE_ID: Final = "hooks-declarative"
 _TOOL_EVENTS: Final = frozenset({"tool:pre", "tool:post", "tool:error"})
 
 
-def _accepts(package: str, matcher: str | None, tool: str | None) -> Callable[[str], bool] | None:
+def _accepts(
+    declarative: ModuleType, matcher: str | None, tool: str | None
+) -> Callable[[str], bool] | None:
     """Whether a hook with group ``matcher`` and ``match.tool`` rule ``tool`` is due for a
     tool name, as hooks-declarative decides it."""
     if matcher is None and tool is None:
         return None
-    patterns = importlib.import_module(f"{package}.patterns")
     checks: list[Callable[[str], bool]] = []
     if matcher is not None:
-        checks.append(patterns.compile_claude_matcher(matcher))
+        checks.append(declarative.compile_claude_matcher(matcher))
     if tool is not None:
-        checks.append(patterns.compile_tool_pattern(tool))
+        checks.append(declarative.compile_tool_pattern(tool))
     return lambda name: all(check(name) for check in checks)
 
 
@@ -56,7 +57,7 @@ def bundle_guards(
         if entry.module != MODULE_ID:
             python.append((where, entry))
             continue
-        package = _package_of(entry)
+        declarative = declarative_module(entry)
         survey = _survey(entry, project)
         for hook in survey.hooks:
             tool_event = hook.event in _TOOL_EVENTS
@@ -69,7 +70,7 @@ def bundle_guards(
                     matcher=hook.matcher,
                     tool=hook.tool,
                     required=bool(getattr(hook, "required", False)) or is_required(hook.label),
-                    accepts=_accepts(package, hook.matcher, hook.tool) if tool_event else None,
+                    accepts=_accepts(declarative, hook.matcher, hook.tool) if tool_event else None,
                 )
             )
         unloaded.extend((item.what, item.reason) for item in survey.skipped)

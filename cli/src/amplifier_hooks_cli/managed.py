@@ -2,7 +2,7 @@
 
 ``AgentSession`` (and ``emit`` and ``replay``, which mount a bundle's hooks on a bare
 coordinator) call :func:`mount_policy` before the kernel mounts anything, so the policy's
-hooks (hooks-declarative's :mod:`~amplifier_module_hooks_declarative.managed_mount`) are the
+hooks (hooks-declarative's ``mount_managed``) are the
 first registrations of the session and no bundle entry, ``observe: true`` included, wraps
 them; :func:`check_first` then refuses a session in which some handler was registered ahead
 of them. A policy file on a machine without hooks-declarative, which runs it, stops the
@@ -11,18 +11,26 @@ session too: a guard that cannot load never fails open.
 
 from __future__ import annotations
 
-import importlib
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from pathlib import Path
+from types import ModuleType
 from typing import Any
 
 from amplifier_hooks_util.managed_file import ROOT_UID, PolicyLocation, locate_policy
 
 __all__ = ["CheckedPolicy", "ManagedPolicyRefused", "check_first", "check_policy", "mount_policy"]
 
-_PACKAGE = "amplifier_module_hooks_declarative.managed_mount"
-_POLICY = "amplifier_module_hooks_declarative.managed"
+
+def _declarative() -> ModuleType:
+    """hooks-declarative, which runs a managed policy (its ``mount_managed``,
+    ``handlers_ahead`` and ``read_policy``).
+
+    :raises ImportError: it is not installed.
+    """
+    import amplifier_module_hooks_declarative
+
+    return amplifier_module_hooks_declarative
 
 
 class ManagedPolicyRefused(ValueError):
@@ -46,7 +54,7 @@ async def mount_policy(coordinator: Any, what: str) -> Callable[[], Awaitable[No
     except ValueError as err:
         raise _stopped(what, f"managed policy: {err}") from err
     try:
-        managed_mount = importlib.import_module(_PACKAGE)
+        declarative = _declarative()
     except ImportError as err:
         if not location.exists():
             return None
@@ -56,9 +64,7 @@ async def mount_policy(coordinator: Any, what: str) -> Callable[[], Awaitable[No
             f"it cannot be imported ({err})",
         ) from err
     try:
-        cleanup: Callable[[], Awaitable[None]] | None = await managed_mount.mount_managed(
-            coordinator
-        )
+        cleanup: Callable[[], Awaitable[None]] | None = await declarative.mount_managed(coordinator)
     except ValueError as err:  # ManagedPolicyError: its message names the file and why
         raise _stopped(what, str(err).removeprefix("hooks-declarative: ")) from err
     return cleanup
@@ -70,10 +76,10 @@ def check_first(coordinator: Any, what: str) -> None:
     :raises ManagedPolicyRefused: naming those handlers.
     """
     try:
-        managed_mount = importlib.import_module(_PACKAGE)
+        declarative = _declarative()
     except ImportError:
         return
-    ahead: list[str] = managed_mount.handlers_ahead(coordinator)
+    ahead: list[str] = declarative.handlers_ahead(coordinator)
     if ahead:
         raise _stopped(
             what,
@@ -125,7 +131,7 @@ def check_policy(path: Path | None = None) -> CheckedPolicy:
         problem = None if path is None else f"{location.path}: no such file"
         return CheckedPolicy(location.path, problem=problem, in_force=in_force)
     try:
-        managed = importlib.import_module(_POLICY)
+        declarative = _declarative()
     except ImportError as err:
         problem = (
             f"{location.path}: hooks-declarative, which runs a managed policy, cannot be "
@@ -133,7 +139,7 @@ def check_policy(path: Path | None = None) -> CheckedPolicy:
         )
         return CheckedPolicy(location.path, problem=problem, in_force=in_force)
     try:
-        policy = managed.read_policy(location)
+        policy = declarative.read_policy(location)
     except ValueError as err:
         text = str(err).removeprefix("hooks-declarative: ")
         return CheckedPolicy(location.path, problem=text, in_force=in_force)

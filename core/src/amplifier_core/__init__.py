@@ -28,6 +28,7 @@ from importlib import import_module
 from typing import TYPE_CHECKING, Any
 
 from . import events
+from ._version import __version__
 from .errors import AmplifierError, BundleError, ModuleLoadError
 from .hooks import HookRegistry
 from .models import ContextInjection, HookResult, ToolResult, UserMessage
@@ -112,7 +113,6 @@ if TYPE_CHECKING:
         wait_for,
     )
 
-__version__ = "0.1.0"
 
 __all__ = [
     "RUST_AVAILABLE",

@@ -26,8 +26,8 @@ from __future__ import annotations
 from importlib import import_module
 from typing import TYPE_CHECKING, Any, Final
 
-from . import __version__
 from ._provider_errors import ProviderError, classify_error_message
+from ._version import __version__
 from .capabilities import (
     ALL_WELL_KNOWN_CAPABILITIES,
     AUDIO,

@@ -6,7 +6,8 @@ directory passes before it mounts: amplifier-core 2.0.2's rules, kept in one pla
   ``hook``, ``context``, the first that occurs in the id; ``tool`` when none does.
 - A module the coordinator's ``module-source-resolver`` maps to a directory is validated with
   its type's validator (:mod:`amplifier_core.validation`) before it mounts; one that fails is
-  refused with :class:`~amplifier_core.loader.ModuleValidationError`, worded as 2.0.2 words it.
+  refused with :class:`ModuleValidationError` (``amplifier_core.loader`` exports it, as
+  2.0.2's does), worded as 2.0.2 words it.
 
 See docs/module-loading.md.
 """
@@ -26,6 +27,7 @@ __all__ = [
     "MODULES_ENV",
     "TYPE_TO_MOUNT_POINT",
     "ModuleType",
+    "ModuleValidationError",
     "declared_type",
     "discover_directory",
     "module_info",
@@ -61,6 +63,15 @@ _BY_ID: Final[tuple[tuple[str, ModuleType], ...]] = (
 )
 _DIRECTORY_PREFIX: Final = "amplifier-module-"
 _FAILED_AT_ENTRY: Final = frozenset({"mount_exists", "mount_signature", "on_session_ready_async"})
+
+
+class ModuleValidationError(Exception):
+    """A module that loaded but does not keep the module contract; ``reason_code`` says how
+    (``validation_failed`` unless the raiser says more)."""
+
+    def __init__(self, message: str, *, reason_code: str = "validation_failed") -> None:
+        super().__init__(message)
+        self.reason_code = reason_code
 
 
 def module_type_of(module_id: str) -> ModuleType:
@@ -131,8 +142,6 @@ def declared_type(module_id: str, path: Path) -> ModuleType:
 
     :raises ModuleValidationError: the declared type is not one of :data:`TYPE_TO_MOUNT_POINT`.
     """
-    from .loader import ModuleValidationError
-
     package = package_dir(module_id, path)
     if package is None:
         return module_type_of(module_id)
@@ -195,8 +204,6 @@ async def validate_at_load(
         raise _no_package(module_id, path)
     result = await validator().validate(package, config=config)
     if not result.passed:
-        from .loader import ModuleValidationError
-
         details = "; ".join(f"{check.name}: {check.message}" for check in result.errors)
         entry = any(check.name in _FAILED_AT_ENTRY for check in result.errors)
         raise ModuleValidationError(
@@ -208,8 +215,6 @@ async def validate_at_load(
 
 
 def _no_package(module_id: str, path: Path) -> Exception:
-    from .loader import ModuleValidationError
-
     return ModuleValidationError(
         f"Module '{module_id}' has no valid Python package at {path}",
         reason_code="invalid_package_layout" if path.exists() else "missing_source",

@@ -240,7 +240,7 @@ EMITTERS: Final[Mapping[str, str]] = MappingProxyType(
         _LOADER: "The module loader, while it mounts the bundle's modules.",
         _TODO: "The `todo` tool (`tool-todo`), when its list of items changes.",
         _MEMORY: "The orchestrator's check of memory files after tool calls and turns.",
-        _OBSERVE: "A hook module mounted with `observe: true` (`amplifier_core.observe`): "
+        _OBSERVE: "A hook module mounted with `observe: true` (`amplifier_core.observe_mode`): "
         "its deny, ask_user, modify and inject_context results are recorded, not applied.",
     }
 )

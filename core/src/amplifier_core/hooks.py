@@ -49,15 +49,26 @@ import copy
 import inspect
 import os
 import sys
-from collections.abc import Awaitable, Callable, Iterable, Mapping
+from collections.abc import Awaitable, Iterable, Mapping
 from datetime import UTC, datetime
 from fnmatch import fnmatchcase
 from functools import lru_cache
 from time import time_ns as _time_ns
 from types import CoroutineType, FrameType
-from typing import TYPE_CHECKING, Any, Final, Literal, Protocol, TypeAlias
+from typing import TYPE_CHECKING, Any, Final
 
 from . import events as _events
+from .handlers import (
+    FailureKind,
+    FailureListener,
+    Handler,
+    HandlerFailure,
+    HandlerInfo,
+    Unregister,
+    handler_name,
+    is_async_handler,
+    read_result,
+)
 from .models import ContextInjection, HookResult, ToolResult, UserMessage
 
 if TYPE_CHECKING:
@@ -75,21 +86,6 @@ __all__ = [
     "Unregister",
     "read_result",
 ]
-
-Handler: TypeAlias = Callable[
-    [str, dict[str, Any]], "Awaitable[HookResult | None] | HookResult | None"
-]
-Unregister: TypeAlias = Callable[[], None]
-FailureKind = Literal["error", "timeout", "invalid_result"]
-
-
-class FailureListener(Protocol):
-    """Told about every handler failure (the coordinator's audit trail is one)."""
-
-    def __call__(
-        self, *, event: str, handler: str, kind: FailureKind, error: str, fail_closed: bool
-    ) -> None: ...
-
 
 _CONTINUE: Final = HookResult()
 """What a combined result is a copy of, unless a handler's deny or ask_user is."""
@@ -353,63 +349,6 @@ def _tool_result_text(result: ToolResult) -> str:
     return "Failed"
 
 
-def _handler_name(handler: Callable[..., Any]) -> str:
-    name = getattr(handler, "__qualname__", None) or getattr(handler, "__name__", None)
-    return str(name) if name else type(handler).__name__
-
-
-def _is_async(handler: Callable[..., Any]) -> bool:
-    if inspect.iscoroutinefunction(handler):
-        return True
-    call = getattr(handler, "__call__", None)  # noqa: B004 - async __call__ on an instance
-    return call is not None and inspect.iscoroutinefunction(call)
-
-
-class HandlerInfo:
-    """One registration: what runs, for which event or pattern, in which order."""
-
-    __slots__ = (
-        "event",
-        "fail_closed",
-        "handler",
-        "is_async",
-        "name",
-        "origin",
-        "pattern",
-        "plain_async",
-        "priority",
-        "seq",
-        "timeout",
-    )
-
-    def __init__(
-        self,
-        event: str,
-        handler: Handler,
-        priority: int,
-        name: str,
-        seq: int,
-        timeout: float | None,
-        fail_closed: bool,
-    ) -> None:
-        self.event = event
-        self.handler = handler
-        self.priority = priority
-        self.name = name
-        self.seq = seq
-        self.timeout = timeout
-        self.fail_closed = fail_closed
-        self.is_async = _is_async(handler)
-        # async, without a timeout of its own: emit awaits it in place (no default timeout)
-        self.plain_async = self.is_async and timeout is None
-        self.pattern = _events.is_pattern(event)
-        self.origin: str | None = None
-        """``file:line`` of the ``register`` call (the first frame outside the kernel)."""
-
-    def __repr__(self) -> str:
-        return f"HandlerInfo({self.name!r}, event={self.event!r}, priority={self.priority})"
-
-
 _KERNEL_DIR: Final = os.path.dirname(__file__) + os.sep
 
 
@@ -423,9 +362,11 @@ def _caller() -> str | None:
 
 def _watch_loop() -> None:
     """Have the running event loop watched for handlers that hold it
-    (:mod:`amplifier_core.slow_handlers`); nothing outside a loop."""
-    from .slow_handlers import watch_running_loop
+    (:mod:`amplifier_core.slow_handlers`, imported with the first registration in a loop);
+    nothing outside a loop."""
+    from .slow_handlers import mark_handler_frames, watch_running_loop
 
+    mark_handler_frames((HookRegistry.emit.__code__, HookRegistry.emit_and_collect.__code__))
     watch_running_loop()
 
 
@@ -436,47 +377,9 @@ def _order(info: HandlerInfo) -> tuple[int, int]:
 # ---------------------------------------------------------------------- running one handler
 
 
-class _Failure(Exception):
-    """A handler failure that is not the handler's own exception: a timeout, a bad result."""
-
-    def __init__(self, kind: FailureKind, error: str) -> None:
-        super().__init__(error)
-        self.kind: FailureKind = kind
-        self.error = error
-
-
-def read_result(result: object) -> HookResult | None:
-    """What a handler returned, as emit takes it: a :class:`HookResult` as it is, ``None``
-    (continue), and, as amplifier-core 2.0.2 reads them, a mapping of HookResult fields
-    (``{"action": "deny", "reason": "..."}``) as that HookResult.
-
-    :raises _Failure: ``invalid_result``: anything else, or a mapping that is not a
-        HookResult's fields; the message says what was returned and what a HookResult is.
-    """
-    if result is None or isinstance(result, HookResult):
-        return result
-    detail = ""
-    if isinstance(result, Mapping):
-        from pydantic import ValidationError
-
-        try:
-            return HookResult.model_validate(dict(result))
-        except ValidationError as err:
-            first = err.errors()[0]
-            where = ".".join(str(part) for part in first["loc"]) or "the mapping"
-            detail = f" ({where}: {first['msg']})"
-    raise _Failure(
-        "invalid_result",
-        f"returned {type(result).__name__} {result!r:.200}, which is not a HookResult{detail}; "
-        "return amplifier_core.models.HookResult(action='deny', reason='...') (or its fields "
-        "as a dict: action continue|deny|modify|inject_context|ask_user, reason, data, ...), "
-        "or None to continue",
-    )
-
-
 def _failure(error: BaseException) -> tuple[FailureKind, str]:
     """The kind and text of a handler's failure (see :func:`_handler_error`)."""
-    if isinstance(error, _Failure):
+    if isinstance(error, HandlerFailure):
         return error.kind, error.error
     return "error", _handler_error(error)
 
@@ -534,7 +437,7 @@ async def _in_thread(info: HandlerInfo, event: str, data: dict[str, Any]) -> obj
             return await in_thread(info.handler, event, _private(data), name=info.name)
     except TimeoutError:
         if scope.expired():
-            raise _Failure(
+            raise HandlerFailure(
                 "timeout",
                 f"timed out after {info.timeout:g}s (its thread is left to finish; "
                 "what it returns is dropped)",
@@ -558,13 +461,13 @@ async def _bounded(awaitable: Awaitable[object], limit: float, grace: float) -> 
             return await deadlines.bounded(coro, grace)
     except TimeoutError:
         if scope.expired():
-            raise _Failure("timeout", f"timed out after {limit:g}s") from None
+            raise HandlerFailure("timeout", f"timed out after {limit:g}s") from None
         raise  # the handler's own TimeoutError is an ordinary error
     except deadlines.HandlerStopped as stopped:
         emit_cancelled = task is not None and task.cancelling() > cancelling
         if emit_cancelled or not scope.expired():
             raise asyncio.CancelledError from None
-        raise _Failure(
+        raise HandlerFailure(
             "timeout", f"timed out after {limit:g}s; cancelled, {stopped}, so it was closed"
         ) from None
 
@@ -844,7 +747,7 @@ class HookRegistry:
             resolved,
             handler,
             priority,
-            name or _handler_name(handler),
+            name or handler_name(handler),
             self._seq,
             timeout,
             fail_closed,
@@ -895,9 +798,9 @@ class HookRegistry:
 
     def replace_handler(self, info: HandlerInfo, handler: Handler, *, fail_closed: bool) -> None:
         """Run ``handler`` in place of registration ``info``'s handler: same event, name,
-        priority, order and timeout (see :mod:`amplifier_core.observe`)."""
+        priority, order and timeout (see :mod:`amplifier_core.observe_mode`)."""
         info.handler = handler
-        info.is_async = _is_async(handler)
+        info.is_async = is_async_handler(handler)
         info.plain_async = info.is_async and info.timeout is None
         info.fail_closed = fail_closed
         self._changed()
@@ -948,7 +851,7 @@ class HookRegistry:
         :mod:`amplifier_core.observers`. Returns a function that removes it. With no observer,
         emit runs the handlers unwrapped."""
         if self._observed is None:
-            from .observers import ObservedChains
+            from .observers import ObservedChains  # imported with the first observer
 
             self._observed = ObservedChains(self)
         return self._observed.add(observer, ignore)
@@ -1098,7 +1001,7 @@ class HookRegistry:
                 continue
             try:
                 read = read_result(result)
-            except _Failure as failure:
+            except HandlerFailure as failure:
                 self._fail(info, event, failure.kind, failure.error, collecting=True)
                 continue
             if read is not None and read.data is not None:

@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING, Any, Final, Literal, Protocol, TypeVar
 import importlib_metadata
 
 from . import events
-from ._module_types import MODULES_ENV, module_type_of, validate_at_load
+from ._module_types import MODULES_ENV, ModuleValidationError, module_type_of, validate_at_load
 from ._module_types import discover_directory as _discover_directory
 from ._module_types import module_info as _module_info
 from .collector_pause import collector_paused
@@ -201,15 +201,6 @@ class MountedModule:
     def id(self) -> str:
         """The module id."""
         return self.spec.id
-
-
-class ModuleValidationError(Exception):
-    """A module that loaded but does not keep the module contract; ``reason_code`` says how
-    (``validation_failed`` unless the raiser says more)."""
-
-    def __init__(self, message: str, *, reason_code: str = "validation_failed") -> None:
-        super().__init__(message)
-        self.reason_code = reason_code
 
 
 class _LoadFailure(Exception):
@@ -672,7 +663,7 @@ class ModuleLoader:
             ``package.module:attr`` reference; ``None`` uses the entry point.
         :param base_dir: the directory a relative ``source`` path is relative to (the
             bundle's directory); the working directory by default.
-        :param observe: mount it in observe mode (:mod:`amplifier_core.observe`): its hook
+        :param observe: mount it in observe mode (:mod:`amplifier_core.observe_mode`): its hook
             handlers' decisions are emitted as ``hook:observed`` and not applied.
         """
         settings = dict(config or {})
@@ -945,7 +936,7 @@ class ModuleLoader:
 
     async def _observed(self, spec: ModuleSpec, mount: Callable[[], Awaitable[_T]]) -> _T:
         """``mount()`` with the handlers it registers put in observe mode."""
-        from .observe import ObserveError, observed_mount
+        from .observe_mode import ObserveError, observed_mount
 
         try:
             return await observed_mount(self.coordinator.hooks, spec.id, mount)  # type: ignore[arg-type]

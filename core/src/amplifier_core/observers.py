@@ -25,16 +25,14 @@ from __future__ import annotations
 
 import inspect
 import time
-from collections.abc import Awaitable, Callable, Iterable
+from collections.abc import Awaitable, Callable, Iterable, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import Any, Protocol
 
+from .handlers import FailureKind, FailureListener, HandlerInfo, Unregister, read_result
 from .models import HookResult
 
-if TYPE_CHECKING:
-    from .hooks import FailureKind, HandlerInfo, HookRegistry, Unregister
-
-__all__ = ["HandlerObserver", "HandlerRun", "ObservedChains"]
+__all__ = ["HandlerObserver", "HandlerRun", "ObservedChains", "ObservedRegistry"]
 
 _clock = time.perf_counter
 
@@ -88,12 +86,23 @@ def _logger() -> Any:
     return logging.getLogger("amplifier_core.hooks")
 
 
+class ObservedRegistry(Protocol):
+    """What the observers read of the registry (:class:`~amplifier_core.hooks.HookRegistry`)."""
+
+    @property
+    def default_timeout(self) -> float | None: ...
+
+    def handlers_for(self, event: str) -> Sequence[HandlerInfo]: ...
+
+    def add_failure_listener(self, listener: FailureListener) -> Unregister: ...
+
+
 class ObservedChains:
     """The observers of one registry and the wrapped chains emit runs while there are any."""
 
     __slots__ = ("_observers", "_pending", "_registry", "_remove_listener", "_wrapped")
 
-    def __init__(self, registry: HookRegistry) -> None:
+    def __init__(self, registry: ObservedRegistry) -> None:
         self._registry = registry
         self._observers: tuple[tuple[HandlerObserver, frozenset[str]], ...] = ()
         self._wrapped: dict[str, tuple[tuple[HandlerInfo, ...], tuple[HandlerInfo, ...]]] = {}
@@ -171,8 +180,6 @@ class ObservedChains:
     ) -> None:
         ended = _clock()
         if result is not None and not isinstance(result, HookResult):
-            from .hooks import read_result
-
             try:  # a mapping of HookResult fields is that result, as emit reads it
                 result = read_result(result)
             except Exception:  # the registry reports it as invalid_result
@@ -225,8 +232,6 @@ class ObservedChains:
     # ------------------------------------------------------------------ wrapping
 
     def _wrap(self, info: HandlerInfo) -> HandlerInfo:
-        from .hooks import HandlerInfo
-
         if all(info.name in ignore for _, ignore in self._observers):
             return info  # nobody listens to this one: it runs as registered
         handler = info.handler

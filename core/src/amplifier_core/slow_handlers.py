@@ -29,10 +29,17 @@ import sys
 import threading
 import time
 import weakref
+from collections.abc import Iterable
 from types import CodeType, FrameType
 from typing import Final
 
-__all__ = ["SLOW_HANDLER_ENV", "LoopWatch", "threshold_from_env", "watch_running_loop"]
+__all__ = [
+    "SLOW_HANDLER_ENV",
+    "LoopWatch",
+    "mark_handler_frames",
+    "threshold_from_env",
+    "watch_running_loop",
+]
 
 logger = logging.getLogger("amplifier_core.hooks")
 
@@ -59,17 +66,23 @@ def threshold_from_env() -> float:
         return DEFAULT_THRESHOLD_S
 
 
-def _emit_codes() -> frozenset[CodeType]:
-    from .hooks import HookRegistry
+_HANDLER_FRAMES: Final[set[CodeType]] = set()
+"""The code of the functions whose frames name the handler they run (``info``) and the event
+(``event``): the registry's emit and emit_and_collect (:func:`mark_handler_frames`)."""
 
-    return frozenset({HookRegistry.emit.__code__, HookRegistry.emit_and_collect.__code__})
+
+def mark_handler_frames(codes: Iterable[CodeType]) -> None:
+    """Have the watch look for a held loop's handler in the frames of ``codes``: functions
+    whose frame, while it runs a handler, holds its registration in the local ``info`` and the
+    event in ``event`` (the registry marks its emit before it starts the watch)."""
+    _HANDLER_FRAMES.update(codes)
 
 
 def running_handler(thread_id: int) -> tuple[str, str] | None:
     """(handler name, event) of the innermost handler an emit is running on thread
     ``thread_id`` right now, or ``None``."""
     frame: FrameType | None = sys._current_frames().get(thread_id)
-    codes = _emit_codes()
+    codes = _HANDLER_FRAMES
     while frame is not None:
         if frame.f_code in codes:
             local = frame.f_locals

@@ -21,12 +21,12 @@ from hypothesis import strategies as st
 from amplifier_core.testing import create_test_coordinator
 from amplifier_module_hooks_declarative import mount
 from amplifier_module_hooks_declarative.config import parse_config
+from amplifier_module_hooks_declarative.discovery import load_documents
 from amplifier_module_hooks_declarative.formats.cline.protocol import (
     CONTEXT_LIMIT,
     cline_answer,
     hook_context_text,
 )
-from amplifier_module_hooks_declarative.sources import load_documents
 from amplifier_module_hooks_declarative.trust import trust_project, trust_status
 from amplifier_module_hooks_declarative.types import HookContext
 

@@ -16,8 +16,8 @@ import pytest
 from amplifier_core.testing import create_test_coordinator
 from amplifier_module_hooks_declarative import mount
 from amplifier_module_hooks_declarative.config import parse_config
+from amplifier_module_hooks_declarative.discovery import find_sources, load_documents
 from amplifier_module_hooks_declarative.document import HooksConfigError
-from amplifier_module_hooks_declarative.sources import find_sources, load_documents
 from amplifier_module_hooks_declarative.specs import CommandHookSpec
 from amplifier_module_hooks_declarative.trust import trust_project
 

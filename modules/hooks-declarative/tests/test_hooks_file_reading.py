@@ -22,7 +22,7 @@ from amplifier_hooks_util.regular_file import (
 
 from amplifier_core.testing import create_test_coordinator
 from amplifier_module_hooks_declarative import HooksConfigError, mount, parse_config
-from amplifier_module_hooks_declarative.sources import decide_trust, find_sources, load_source
+from amplifier_module_hooks_declarative.discovery import decide_trust, find_sources, load_source
 from amplifier_module_hooks_declarative.trust import trust_project
 
 HOOKS_FILES = (

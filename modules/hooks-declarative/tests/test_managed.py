@@ -17,6 +17,7 @@ from amplifier_core.loader import ModuleLoader
 from amplifier_core.testing import create_test_coordinator
 from amplifier_module_hooks_declarative import mount
 from amplifier_module_hooks_declarative.config import parse_config
+from amplifier_module_hooks_declarative.discovery import find_sources, load_sources
 from amplifier_module_hooks_declarative.document import HooksConfigError
 from amplifier_module_hooks_declarative.managed import (
     ManagedPolicy,
@@ -34,7 +35,6 @@ from amplifier_module_hooks_declarative.managed_mount import (
     mount_managed,
 )
 from amplifier_module_hooks_declarative.source import Source
-from amplifier_module_hooks_declarative.sources import find_sources, load_sources
 
 DENY_RM = """\
 hooks:

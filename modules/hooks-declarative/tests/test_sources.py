@@ -17,7 +17,7 @@ from amplifier_module_hooks_declarative import (
     load_documents,
     parse_config,
 )
-from amplifier_module_hooks_declarative.sources import (
+from amplifier_module_hooks_declarative.discovery import (
     display_path,
     resolve_project_dir,
     resolve_user_dir,

@@ -20,6 +20,7 @@ from hypothesis import strategies as st
 from amplifier_core.testing import create_test_coordinator
 from amplifier_module_hooks_declarative import mount
 from amplifier_module_hooks_declarative.config import parse_config
+from amplifier_module_hooks_declarative.discovery import find_sources, resolve_user_dir
 from amplifier_module_hooks_declarative.document import HookGroup, HooksConfigError
 from amplifier_module_hooks_declarative.formats.windsurf import (
     SYSTEM_FILE_VARIABLE,
@@ -28,7 +29,6 @@ from amplifier_module_hooks_declarative.formats.windsurf import (
 from amplifier_module_hooks_declarative.formats.windsurf.protocol import WINDSURF_EVENTS
 from amplifier_module_hooks_declarative.formats.windsurf.reader import parse_windsurf_hooks
 from amplifier_module_hooks_declarative.patterns import compile_claude_matcher
-from amplifier_module_hooks_declarative.sources import find_sources, resolve_user_dir
 from amplifier_module_hooks_declarative.specs import CommandHookSpec
 from amplifier_module_hooks_declarative.trust import trust_project, trust_status
 from amplifier_module_hooks_declarative.types import Decision, HookContext

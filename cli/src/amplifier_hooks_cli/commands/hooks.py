@@ -7,7 +7,7 @@ The hooks-declarative module reads hooks from the user's and the project's files
 settings, Gemini CLI settings and extensions, Cursor, Codex, Factory Droid, GitHub Copilot and
 Windsurf hooks files, Cline hook executables, hook-shell directories, Claude Code plugins and the
 bundle's config. This command
-asks the module itself (its ``survey.survey_sources``) what each of them holds, so the list
+asks the module itself (its ``survey_sources``) what each of them holds, so the list
 and a session agree, and shows it as a table (``--json`` for machines).
 """
 
@@ -20,6 +20,7 @@ import json
 from collections.abc import Callable
 from fnmatch import fnmatchcase
 from pathlib import Path
+from types import ModuleType
 from typing import Any, Final
 
 import click
@@ -31,7 +32,7 @@ from .. import output
 from ..managed import check_policy
 from ..module_hooks import ModuleHandlers, module_handlers
 
-__all__ = ["hooks"]
+__all__ = ["declarative_module", "hooks"]
 
 MODULE_ID: Final = "hooks-declarative"
 _PACKAGE: Final = "amplifier_module_hooks_declarative"
@@ -50,39 +51,49 @@ def _package_of(entry: ModuleEntry | None) -> str:
     return _PACKAGE
 
 
-def _survey(entry: ModuleEntry | None, project: Path | None) -> Any:
+def declarative_module(entry: ModuleEntry | None) -> ModuleType:
+    """The hooks-declarative package ``entry`` mounts: the installed one, or the package its
+    ``source`` (``package:mount``) names, imported by that name. Only the names of its
+    ``__all__`` are used.
+
+    :raises click.ClickException: it cannot be imported.
+    """
     package = _package_of(entry)
     try:
-        module = importlib.import_module(f"{package}.survey")
-        config = importlib.import_module(f"{package}.config")
-        sources = importlib.import_module(f"{package}.sources")
+        if package == _PACKAGE:
+            import amplifier_module_hooks_declarative as declarative
+        else:  # the bundle names the package: known only when the bundle is read
+            declarative = importlib.import_module(package)
     except ImportError as err:
         raise click.ClickException(
             f"{MODULE_ID} is not installed ({package}: {err}); install it to list its hooks"
         ) from err
-    settings = config.parse_config(entry.config if entry is not None else {})
+    return declarative
+
+
+def _survey(entry: ModuleEntry | None, project: Path | None) -> Any:
+    declarative = declarative_module(entry)
+    settings = declarative.parse_config(entry.config if entry is not None else {})
     raw = project or Path(settings.project_dir or Path.cwd())
     project_dir = raw.expanduser().resolve()
-    user_dir = sources.resolve_user_dir(settings)
-    survey = module.survey_sources(settings, project_dir=project_dir, user_dir=user_dir)
-    return _with_disabled_extensions(package, module, settings, project_dir, survey)
+    user_dir = declarative.resolve_user_dir(settings)
+    survey = declarative.survey_sources(settings, project_dir=project_dir, user_dir=user_dir)
+    return _with_disabled_extensions(declarative, settings, project_dir, survey)
 
 
 def _with_disabled_extensions(
-    package: str, module: Any, settings: Any, project_dir: Path, survey: Any
+    declarative: ModuleType, settings: Any, project_dir: Path, survey: Any
 ) -> Any:
     """``survey`` with each installed Gemini CLI extension whose hooks are switched off (by
     ``extension-enablement.json`` or ``hooksConfig.enabled``) listed as skipped."""
     if not getattr(settings, "gemini", False):
         return survey
-    try:
-        extensions = importlib.import_module(f"{package}.formats.gemini.extensions")
-    except ImportError:  # a release of the module without Gemini CLI extensions
+    if "discover_extensions" not in getattr(declarative, "__all__", ()):  # none in this release
         return survey
     scopes = {"user": settings.include_user, "workspace": settings.include_project}
     skipped = [
-        module.SkippedItem(what=extension.label, reason=extension.disabled)
-        for extension in extensions.discover_extensions(project_dir)
+        declarative.SkippedItem(what=extension.label, reason=extension.disabled)
+        for extension in declarative.discover_extensions(project_dir)
         if extension.disabled is not None
         and scopes[extension.scope]
         and extension.hooks_file.is_file()
@@ -273,12 +284,9 @@ def _observed_json(
 
 
 def _managed_hooks(policy: Any) -> list[Any]:
-    survey = importlib.import_module(f"{_PACKAGE}.survey")
-    managed = importlib.import_module(f"{_PACKAGE}.managed")
-    source = importlib.import_module(f"{_PACKAGE}.source").Source(
-        managed.MANAGED_KIND, policy.label, policy.path
-    )
-    found: list[Any] = survey.found_hooks(policy.document, source)
+    import amplifier_module_hooks_declarative as declarative
+
+    found: list[Any] = declarative.managed_hooks(policy)
     return found
 
 

@@ -23,16 +23,18 @@ prompt and agent runners are imported only when a hook of that type is declared.
 from typing import TYPE_CHECKING, Any
 
 from .config import DeclarativeConfig, parse_config
+from .discovery import find_sources, load_documents, resolve_user_dir
 from .dispatch import Dispatcher, RunnerFactory, default_runner_factory, plan_steps
 from .document import EventHooks, HookEntry, HookGroup, HooksConfigError, HooksDocument
 from .formats.claude_code.plugins import Plugin, discover_plugins
 from .formats.claude_code.reader import parse_claude_settings
+from .managed import read_policy
+from .managed_mount import handlers_ahead, mount_managed
 from .mapping import CLAUDE_EVENTS, PASCAL_EVENTS, Outcome, to_hook_result
 from .mount import mount
 from .parsing import parse_hooks_data, parse_hooks_text
-from .patterns import CLAUDE_TOOL_NAMES
+from .patterns import CLAUDE_TOOL_NAMES, compile_claude_matcher, compile_tool_pattern
 from .runners.matcher import MatcherRunner
-from .sources import find_sources, load_documents
 from .specs import (
     AgentHookSpec,
     CommandHookSpec,
@@ -70,21 +72,30 @@ __all__ = [
     "PromptHookSpec",
     "Runner",
     "RunnerFactory",
+    "SkippedItem",
     "Survey",
     "TooManyFiles",
+    "compile_claude_matcher",
+    "compile_tool_pattern",
     "config_schema",
     "default_runner_factory",
+    "discover_extensions",
     "discover_plugins",
     "failure_decision",
     "find_sources",
     "forget_project",
+    "handlers_ahead",
     "load_documents",
+    "managed_hooks",
     "mount",
+    "mount_managed",
     "parse_claude_settings",
     "parse_config",
     "parse_hooks_data",
     "parse_hooks_text",
     "plan_steps",
+    "read_policy",
+    "resolve_user_dir",
     "survey_sources",
     "to_hook_result",
     "trust_project",
@@ -94,7 +105,8 @@ __all__ = [
 
 if TYPE_CHECKING:
     from .check import CheckedConfig
-    from .survey import Survey, survey_sources
+    from .formats.gemini.extensions import discover_extensions
+    from .survey import SkippedItem, Survey, managed_hooks, survey_sources
 
     config_schema = CheckedConfig
     """The config model ``validate`` checks this module's bundle config against, unmounted."""
@@ -102,11 +114,15 @@ if TYPE_CHECKING:
 _LATER: dict[str, tuple[str, str]] = {
     "CheckedConfig": (".check", "CheckedConfig"),
     "config_schema": (".check", "CheckedConfig"),
+    "SkippedItem": (".survey", "SkippedItem"),
     "Survey": (".survey", "Survey"),
+    "managed_hooks": (".survey", "managed_hooks"),
     "survey_sources": (".survey", "survey_sources"),
+    "discover_extensions": (".formats.gemini.extensions", "discover_extensions"),
 }
 """Names a mount does not use, imported with their first use: the config check (a model of
-its own) and the survey of hook sources."""
+its own), the survey of hook sources and the Gemini CLI extensions installed (what
+``amplifier-hooks hooks list`` shows)."""
 
 
 def __getattr__(name: str) -> Any:

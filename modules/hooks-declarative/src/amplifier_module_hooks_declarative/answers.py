@@ -11,9 +11,12 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Final
 
 from .types import Decision
+
+_EXCERPT_LINES: Final = 5
+_EXCERPT_CHARS: Final = 300
 
 __all__ = [
     "BadAnswer",
@@ -22,6 +25,7 @@ __all__ = [
     "answer_field",
     "common_fields",
     "default_reason",
+    "excerpt",
     "join_lines",
     "keep_working",
     "loads_unique",
@@ -149,3 +153,14 @@ def with_system_message(
         source=label,
         keep_working=blocked.keep_working,
     )
+
+
+def excerpt(text: str, *, lines: int = _EXCERPT_LINES) -> str:
+    """The first ``lines`` non-empty lines of ``text``, each cut at a readable width."""
+    kept = [line.rstrip() for line in text.strip().splitlines() if line.strip()]
+    shown = [
+        line if len(line) <= _EXCERPT_CHARS else line[:_EXCERPT_CHARS] + "..."
+        for line in kept[:lines]
+    ]
+    more = len(kept) - len(shown)
+    return " | ".join(shown) + (f" (+{more} more lines)" if more > 0 else "")

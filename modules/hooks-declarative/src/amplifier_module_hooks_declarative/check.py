@@ -13,11 +13,11 @@ from amplifier_hooks_util.config_errors import ConfigProblem, key_path
 from pydantic import ConfigDict
 
 from .config import DeclarativeConfig
+from .discovery import check_scripts, format_reader, load_source, plugin_sources
 from .document import HooksConfigError, Problem
 from .formats.claude_code.plugins import discover_plugins
 from .parsing import parse_hooks_data
 from .source import Source
-from .sources import check_scripts, format_reader, load_source, plugin_sources
 
 __all__ = ["CheckedConfig", "config_problems"]
 

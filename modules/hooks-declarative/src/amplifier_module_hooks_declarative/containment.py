@@ -10,7 +10,7 @@ no unix socket, the filesystem read-only except the project directory and
   the project brings), or ``sandbox_sources`` patterns matching the source's label.
 
 Which hooks the project brings is decided by where they were read, never by what a hook
-declares: a source of a project kind (:func:`~.sources.is_project_kind`: the project's hooks
+declares: a source of a project kind (:func:`~.discovery.is_project_kind`: the project's hooks
 files, hook-shell's directory, a plugin whose directory lies in the project), or a file of
 ``files`` that lies in the project. A hook's ``env`` (``CLAUDE_PLUGIN_ROOT: /usr``) changes
 nothing here.
@@ -37,9 +37,9 @@ from pathlib import Path
 from amplifier_hooks_util.sandbox import SandboxUnavailable, bwrap_path
 
 from .config import MODULE_ID, DeclarativeConfig
+from .discovery import is_project_kind
 from .document import HookEntry, HookGroup, HooksDocument, Step
 from .source import Source
-from .sources import is_project_kind
 from .specs import CommandHookSpec, HookSpec, HttpHookSpec
 
 __all__ = ["contain_documents", "from_project"]

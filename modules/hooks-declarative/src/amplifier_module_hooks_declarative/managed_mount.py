@@ -29,10 +29,10 @@ from amplifier_hooks_util.kernel import Kernel
 
 from .config import DeclarativeConfig
 from .containment import contain_documents
+from .discovery import resolve_project_dir
 from .dispatch import Dispatcher, default_runner_factory, plan_steps
 from .managed import MANAGED_KIND, ManagedPolicy, load_managed_policy
 from .source import Source
-from .sources import resolve_project_dir
 
 __all__ = [
     "HANDLER_PREFIX",

@@ -14,6 +14,14 @@ from amplifier_hooks_util.kernel import Kernel, hook_registry
 from . import receipts
 from .config import MINIMAL_ENVIRONMENT, MODULE_ID, DeclarativeConfig, parse_config
 from .containment import contain_documents
+from .discovery import (
+    Loaded,
+    find_sources,
+    is_project_kind,
+    load_sources,
+    resolve_project_dir,
+    resolve_user_dir,
+)
 from .dispatch import (
     Dispatcher,
     PlannedStep,
@@ -25,14 +33,6 @@ from .document import HooksDocument
 from .managed_mount import mount_managed
 from .reload import Built, Reloader, watched_roots
 from .session_env import offer_session_environment
-from .sources import (
-    Loaded,
-    find_sources,
-    is_project_kind,
-    load_sources,
-    resolve_project_dir,
-    resolve_user_dir,
-)
 from .specs import CommandHookSpec, HookSpec
 from .types import Runner
 

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any, Final
 from .types import Decision, HookContext
 
 if TYPE_CHECKING:
-    from .plan import PlannedHook, PlannedStep
+    from .steps import PlannedHook, PlannedStep
 
 __all__ = ["OBSERVED_EVENT", "ObservedRunner", "observed_payload", "observed_steps"]
 

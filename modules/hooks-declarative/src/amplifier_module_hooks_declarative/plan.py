@@ -1,73 +1,25 @@
-"""The plan of a mount: each event's steps (:class:`PlannedStep`), their hooks
-(:class:`PlannedHook`) with their runners built, in declaration order (:func:`plan_steps`); and
+"""The plan of a mount: each event's steps (:class:`~.steps.PlannedStep`), their hooks
+(:class:`~.steps.PlannedHook`) with their runners built, in declaration order
+(:func:`plan_steps`); and
 how one hook runs (:func:`run_hook`: a failure becomes its ``on_failure`` decision)."""
 
 from __future__ import annotations
 
 import asyncio
 import dataclasses
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from collections.abc import Sequence
 
 from .document import HookEntry, HookGroup, HooksDocument
 from .mapping import alias_of
-from .patterns import NameMatcher, compile_claude_matcher
+from .patterns import compile_claude_matcher
 from .receipts import receipted
 from .runner_plugins import RunnerFactory
 from .runners.matcher import MatcherRunner
-from .specs import CommandHookSpec, HookSpec, MatcherHookSpec
-from .types import Decision, HookContext, Runner, failure_decision
+from .specs import CommandHookSpec
+from .steps import PlannedHook, PlannedStep
+from .types import Decision, HookContext, failure_decision
 
 __all__ = ["PlannedHook", "PlannedStep", "plan_steps", "run_hook"]
-
-
-@dataclass(frozen=True, slots=True)
-class PlannedHook:
-    """One hook of a step: its runner, its spec and how it runs."""
-
-    runner: Runner
-    spec: HookSpec
-    label: str
-    background: bool
-    decide: Callable[[HookContext], Decision] | None = None
-    """A synchronous shortcut (a matcher's ``decide``): no coroutine on the hot path."""
-    observed: bool = False
-    """In observe mode (:mod:`.observe`): its runner records, never decides."""
-
-    @property
-    def budget_s(self) -> float:
-        """How long this hook may take in the foreground (its own timeout)."""
-        if self.background or isinstance(self.spec, MatcherHookSpec):
-            return 0.0
-        return self.spec.timeout_ms / 1000
-
-
-@dataclass(frozen=True, slots=True)
-class PlannedStep:
-    """One step of one event key: its hooks, how they run, and the name the event was declared
-    under (``alias``, passed to hooks as :attr:`HookContext.alias`)."""
-
-    key: str
-    alias: str
-    hooks: tuple[PlannedHook, ...]
-    parallel: bool
-    tool_filter: NameMatcher | None
-    label: str
-    joint: bool = False
-    """Runs at once with the adjacent joint steps that match (:class:`~.config.HookGroup`)."""
-    ends_on_answer: bool = False
-    """hook-shell's rule (:attr:`~.document.HookGroup.ends_on_answer`)."""
-
-    @property
-    def budget_s(self) -> float:
-        budgets = [hook.budget_s for hook in self.hooks] or [0.0]
-        return max(budgets) if self.parallel else sum(budgets)
-
-    @property
-    def fail_closed(self) -> bool:
-        return any(
-            h.spec.on_failure == "block" and not h.background and not h.observed for h in self.hooks
-        )
 
 
 def _hook(entry: HookEntry, factory: RunnerFactory) -> PlannedHook:

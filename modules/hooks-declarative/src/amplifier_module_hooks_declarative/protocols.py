@@ -4,9 +4,10 @@ the registry (:data:`~.registry.FORMATS_GROUP`), defined by the format's module.
 
 A protocol says what the process gets on stdin for an event, which variables it gets beside the
 session's environment, what exit code 2 means and how its stdout on exit code 0 becomes a
-:class:`~.types.Decision`. :mod:`.runners.command` runs the process; each protocol lives in its
-own module and is imported the first time a hook asks for it: a format's ``PROTOCOL`` in its
-module, or in the ``protocol`` module of its package.
+:class:`~.types.Decision`. :mod:`.runners.command` runs the process. The module's own
+(:data:`AMPLIFIER`) is read in :mod:`.amplifier_protocol`; a format's is imported the first
+time a hook asks for it: the ``PROTOCOL`` of the format's module, or of the ``protocol`` module
+of its package (whose name only the installed entry point tells).
 
 The process inherits the session's environment without the variables any tool sets for its
 hooks (:mod:`.tool_identity`), so a script that branches on its caller sees only its own
@@ -22,11 +23,13 @@ from importlib import import_module
 from types import ModuleType
 from typing import Any, Final
 
+from .amplifier_protocol import amplifier_blocked, amplifier_decision, amplifier_input
 from .registry import FORMATS_GROUP, Plugin, find_plugin, plugins
 from .tool_identity import inherited_environment
 from .types import Decision, HookContext
 
 __all__ = [
+    "AMPLIFIER",
     "AMPLIFIER_PROTOCOL",
     "CommandProtocol",
     "command_protocol",
@@ -71,7 +74,17 @@ class CommandProtocol:
 
 
 AMPLIFIER_PROTOCOL: Final = "amplifier"
-"""The module's own protocol (:mod:`.runners.command`); every other is a format's."""
+"""The module's own protocol's name (:mod:`.amplifier_protocol`); every other is a format's."""
+
+AMPLIFIER: Final = CommandProtocol(
+    name=AMPLIFIER_PROTOCOL,
+    stdin=lambda ctx, project_dir: amplifier_input(ctx),
+    blocked=amplifier_blocked,
+    decision=lambda ctx, stdout, label, project_dir, truncated: amplifier_decision(
+        stdout, label=label
+    ),
+)
+"""The module's own protocol, ``amplifier`` (:mod:`.amplifier_protocol`)."""
 
 
 def protocol_names() -> tuple[str, ...]:
@@ -107,9 +120,8 @@ def command_protocol(name: str) -> CommandProtocol:
     :raises KeyError: no such protocol.
     :raises ~.registry.PluginError: its format cannot be loaded or defines no protocol.
     """
-    if name == AMPLIFIER_PROTOCOL:  # the command runner's own, below which this module lies
-        found: CommandProtocol = import_module(".runners.command", __package__).PROTOCOL
-        return found
+    if name == AMPLIFIER_PROTOCOL:
+        return AMPLIFIER
     plugin = find_plugin(FORMATS_GROUP, name)
     if plugin is None:
         raise KeyError(name)

@@ -41,11 +41,11 @@ from .specs import CommandHookSpec, HookSpec, MatcherHookSpec
 from .types import Decision, HookContext
 
 if TYPE_CHECKING:
+    from .discovery import Loaded
     from .mapping import Outcome
-    from .plan import PlannedHook as _Hook
-    from .plan import PlannedStep
     from .source import Source
-    from .sources import Loaded
+    from .steps import PlannedHook as _Hook
+    from .steps import PlannedStep
 
 __all__ = [
     "RECEIPTS_CAPABILITY",

@@ -6,7 +6,7 @@ directories that hold them are fingerprinted (modification time, size, inode; a 
 counts too, so one created later is seen). Before each event the loaded hooks handle, and at
 every ``prompt:submit`` (so that hooks of events nothing handled before are in place before
 the turn's other events), the fingerprint is taken again: a few ``stat`` calls. When it
-differs, the sources are found and read again exactly as at mount (:func:`.sources.load_sources`:
+differs, the sources are found and read again exactly as at mount (:func:`.discovery.load_sources`:
 the project's trust is checked again, and a project whose hooks changed since it was trusted
 is refused as at mount), the new hooks are planned, and, before they take over, Claude Code's
 ``ConfigChange`` hooks of the configuration in force run on ``config:change`` (``source``,
@@ -36,8 +36,8 @@ from .config import MODULE_ID
 from .formats.hook_shell.reader import HOOKS_FILE_NAME, PROJECT_HOOKS_DIR
 
 if TYPE_CHECKING:
+    from .discovery import Source
     from .dispatch import Dispatcher
-    from .sources import Source
 
 __all__ = [
     "CONFIG_CHANGE_EVENT",

@@ -1,6 +1,6 @@
 """Where a document of hooks is read from: :class:`Source`, one place hooks may come from, and
 its :data:`SourceKind`; and :class:`HookFormat`, what another tool's hook format declares about
-its files. :mod:`.sources` finds the sources of a config, in order."""
+its files. :mod:`.discovery` finds the sources of a config, in order."""
 
 from __future__ import annotations
 
@@ -49,7 +49,7 @@ class Source:
     file or directory the project's trust record must cover before it runs."""
     reader: Reader | None = None
     """Its own parser (``reader(text, label)``), in place of its kind's
-    :data:`~.sources.SOURCE_READERS`."""
+    :data:`~.discovery.SOURCE_READERS`."""
     opaque: bool = False
     """The file is a hook program itself, not a text to parse (Cline's executables): it is
     read once, as every source (its bytes are what trust checked), and ``reader`` gets an

@@ -1,8 +1,8 @@
 """What a config's sources hold, read without mounting: every hook found, and every source or
 hook left out with the reason. ``amplifier-hooks hooks list`` shows it.
 
-The sources are :func:`~.sources.find_sources`' and are read the way mounting reads them
-(:func:`~.sources.load_source`), so the survey and a session agree: a project source of an
+The sources are :func:`~.discovery.find_sources`' and are read the way mounting reads them
+(:func:`~.discovery.load_source`), so the survey and a session agree: a project source of an
 untrusted project, a disabled plugin, a plugin from a remote source, a broken file (with its
 error, and whether it would stop the session) and each hook the reader skips with a warning
 (a Claude Code ``prompt`` hook, an event without a counterpart) are listed as skipped, and so
@@ -19,11 +19,11 @@ from pathlib import Path
 from typing import Any
 
 from .config import MODULE_ID, DeclarativeConfig
+from .discovery import decide_trust, display_path, find_sources, is_project_kind, load_source
 from .document import HookGroup, HooksConfigError, HooksDocument
 from .formats.claude_code.plugins import discover_plugins
-from .managed import policy_sources
+from .managed import MANAGED_KIND, ManagedPolicy, policy_sources
 from .source import Source, SourceKind
-from .sources import decide_trust, display_path, find_sources, is_project_kind, load_source
 from .specs import (
     CommandHookSpec,
     HookSpec,
@@ -40,6 +40,7 @@ __all__ = [
     "Survey",
     "describe_spec",
     "found_hooks",
+    "managed_hooks",
     "survey_sources",
 ]
 
@@ -206,3 +207,9 @@ def found_hooks(document: HooksDocument, source: Source) -> list[FoundHook]:
                     )
                 )
     return found
+
+
+def managed_hooks(policy: ManagedPolicy) -> list[FoundHook]:
+    """Every hook of the machine's managed ``policy``, in order, its source named as the
+    policy's handlers name it."""
+    return found_hooks(policy.document, Source(MANAGED_KIND, policy.label, policy.path))

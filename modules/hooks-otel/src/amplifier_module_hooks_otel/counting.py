@@ -7,22 +7,28 @@ Apart from :mod:`.pipeline` because it subclasses the SDK's ``SpanExporter``: it
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 from opentelemetry.sdk.trace.export import SpanExporter, SpanExportResult
 
 if TYPE_CHECKING:
     from opentelemetry.sdk.trace import ReadableSpan
 
-    from .pipeline import DropCounter
+__all__ = ["CountingSpanExporter", "Drops"]
 
-__all__ = ["CountingSpanExporter"]
+
+class Drops(Protocol):
+    """Where the counts go (:class:`~.pipeline.DropCounter`)."""
+
+    exported: int
+
+    def drop(self, count: int, why: str) -> None: ...
 
 
 class CountingSpanExporter(SpanExporter):
     """Wraps an exporter: a failed or raising export is a counted drop, never an exception."""
 
-    def __init__(self, inner: SpanExporter, counter: DropCounter) -> None:
+    def __init__(self, inner: SpanExporter, counter: Drops) -> None:
         self.inner = inner
         self.counter = counter
 

@@ -96,13 +96,14 @@ from amplifier_hooks_util.process_tree import contain_session
 from amplifier_hooks_util.program_files import program_files
 from amplifier_hooks_util.sandbox import BWRAP, Sandbox, SandboxUnavailable, sandbox_failure
 
-from ..answers import default_reason, refusal
+from ..amplifier_protocol import amplifier_decision, amplifier_input
+from ..answers import excerpt
 from ..config import MINIMAL_ENVIRONMENT
-from ..protocols import CommandProtocol, command_protocol
+from ..protocols import AMPLIFIER, CommandProtocol, command_protocol
 from ..receipt_notes import note_failure, note_process
 from ..session_env import file_size, review_written
 from ..specs import CommandHookSpec
-from ..types import Action, Decision, HookContext, failure_decision
+from ..types import Decision, HookContext, failure_decision
 
 __all__ = [
     "KILL_GRACE_S",
@@ -122,31 +123,9 @@ logger = logging.getLogger(__name__)
 SHELL: Final = "/bin/sh"
 #: Seconds between ``SIGTERM`` and ``SIGKILL`` when a hook runs past its timeout.
 KILL_GRACE_S: Final = 0.5
-_EXCERPT_LINES: Final = 5
-_EXCERPT_CHARS: Final = 300
-
-_ACTIONS: Final[dict[str, Action]] = {
-    "allow": "allow",
-    "continue": "continue",
-    "block": "block",
-    "deny": "block",
-    "modify": "modify",
-    "ask": "ask",
-}
 
 
 # ----------------------------------------------------------------------------- messages
-
-
-def excerpt(text: str, *, lines: int = _EXCERPT_LINES) -> str:
-    """The first ``lines`` non-empty lines of ``text``, each cut at a readable width."""
-    kept = [line.rstrip() for line in text.strip().splitlines() if line.strip()]
-    shown = [
-        line if len(line) <= _EXCERPT_CHARS else line[:_EXCERPT_CHARS] + "..."
-        for line in kept[:lines]
-    ]
-    more = len(kept) - len(shown)
-    return " | ".join(shown) + (f" (+{more} more lines)" if more > 0 else "")
 
 
 def _stderr_note(result: ProcessResult) -> str:
@@ -191,96 +170,8 @@ def encode(payload: Mapping[str, Any]) -> bytes:
     return json.dumps(payload, default=_jsonable, ensure_ascii=False).encode("utf-8")
 
 
-# ----------------------------------------------------------------------------- amplifier
-
-
-def amplifier_input(ctx: HookContext) -> dict[str, Any]:
-    """The ``amplifier`` protocol's stdin object for ``ctx``."""
-    return {
-        "event": ctx.alias,
-        "tool": ctx.tool,
-        "args": ctx.args,
-        "session_id": ctx.session_id,
-        "timestamp": ctx.timestamp,
-        "data": ctx.data,
-        "event_name": ctx.event,
-    }
-
-
-def _optional_text(answer: Mapping[str, Any], *keys: str) -> str | None:
-    """The first of ``keys`` present in ``answer``, which must be a string or null."""
-    for key in keys:
-        value = answer.get(key)
-        if value is None:
-            continue
-        if not isinstance(value, str):
-            raise ValueError(f"`{key}` is {type(value).__name__} {value!r}, expected a string")
-        return value
-    return None
-
-
-def amplifier_decision(stdout: str, *, label: str) -> Decision | str:
-    """The decision in an ``amplifier`` hook's stdout (exit code 0), or what is wrong with it."""
-    text = stdout.strip()
-    if not text:
-        return Decision(source=label)
-    try:
-        answer = json.loads(text)
-    except ValueError as err:
-        return f"stdout is not JSON ({err}): {excerpt(text, lines=2)}"
-    if not isinstance(answer, dict):
-        return (
-            f"stdout is a JSON {type(answer).__name__}, expected an object such as "
-            f'{{"action": "allow"}}: {excerpt(text, lines=2)}'
-        )
-    raw_action = answer.get("action", "continue")
-    action = _ACTIONS.get(raw_action) if isinstance(raw_action, str) else None
-    if action is None:
-        return (
-            f"stdout JSON has unknown action {raw_action!r}; "
-            "expected allow, block, modify, ask or continue"
-        )
-    try:
-        message = _optional_text(answer, "message")
-        context = _optional_text(answer, "context", "additionalContext")
-    except ValueError as err:
-        return f"stdout JSON: {err}"
-    modified = answer.get("modified_args")
-    if action == "modify" and not isinstance(modified, dict):
-        return (
-            "stdout JSON has action modify but modified_args is "
-            f"{type(modified).__name__} {modified!r}, expected an object"
-        )
-    if action == "block":
-        return Decision(
-            action="block",
-            message=message or default_reason(label),
-            level="warning",
-            context=context,
-            source=label,
-        )
-    return Decision(
-        action=action,
-        message=message,
-        modified_args=modified if action == "modify" else None,
-        context=context,
-        source=label,
-    )
-
-
-def _amplifier_blocked(ctx: HookContext, stderr: str, label: str) -> Decision:
-    return refusal(stderr.strip(), label)
-
-
-PROTOCOL: Final = CommandProtocol(
-    name="amplifier",
-    stdin=lambda ctx, project_dir: amplifier_input(ctx),
-    blocked=_amplifier_blocked,
-    decision=lambda ctx, stdout, label, project_dir, truncated: amplifier_decision(
-        stdout, label=label
-    ),
-)
-"""The ``amplifier`` protocol (the module docstring)."""
+PROTOCOL: Final = AMPLIFIER
+"""The ``amplifier`` protocol (the module docstring; :data:`~..protocols.AMPLIFIER`)."""
 
 
 # ----------------------------------------------------------------------------- shells

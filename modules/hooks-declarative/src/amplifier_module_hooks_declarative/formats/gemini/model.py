@@ -36,6 +36,7 @@ from typing import Any, Final
 
 from ...answers import BadAnswer
 from ...types import Decision, HookContext
+from .tools import TOOLS_FROM_GEMINI
 
 __all__ = ["MODEL_EVENTS", "with_model_changes"]
 
@@ -107,8 +108,6 @@ def _messages(data: Mapping[str, Any], value: object, label: str) -> list[dict[s
 
 
 def _tool_selection(data: Mapping[str, Any], value: object, where: str) -> dict[str, Any]:
-    from .protocol import TOOLS_FROM_GEMINI  # the Gemini tool names (no import cycle at load)
-
     config = _object(value, where)
     mode = config.get("mode")
     if mode is not None and mode not in _MODES:

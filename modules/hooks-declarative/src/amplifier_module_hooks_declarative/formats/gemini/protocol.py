@@ -85,6 +85,7 @@ from ...answers import (
 from ...protocols import CommandProtocol
 from ...types import Decision, HookContext
 from .model import with_model_changes
+from .tools import GEMINI_TOOLS, TOOLS_FROM_GEMINI
 
 __all__ = [
     "EVENTS_FROM_GEMINI",
@@ -132,25 +133,6 @@ EVENTS_FROM_GEMINI: Final[Mapping[str, str | None]] = {
     "Notification": "user:notification",
     "PreCompress": "context:pre_compact",
     "BeforeToolSelection": "provider:request",  # toolConfig: .model
-}
-
-#: Our tool name -> Gemini CLI's.
-GEMINI_TOOLS: Final[Mapping[str, str]] = {
-    "bash": "run_shell_command",
-    "write_file": "write_file",
-    "edit_file": "replace",
-    "read_file": "read_file",
-    "glob": "glob",
-    "grep": "grep_search",
-    "web_fetch": "web_fetch",
-    "web_search": "google_web_search",
-    "todo": "write_todos",
-}
-
-#: Gemini CLI's tool name -> ours (with Gemini's legacy ``search_file_content``).
-TOOLS_FROM_GEMINI: Final[Mapping[str, str]] = {
-    **{theirs: ours for ours, theirs in GEMINI_TOOLS.items()},
-    "search_file_content": "grep",
 }
 
 #: Gemini CLI's reference gives ``BeforeToolSelection`` no ``decision``; a guard that says "deny"

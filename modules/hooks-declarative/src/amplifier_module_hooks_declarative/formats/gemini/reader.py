@@ -35,7 +35,8 @@ from amplifier_hooks_util.config_errors import describe_value, key_path
 from ...document import EventHooks, HookEntry, HookGroup, HooksDocument
 from ...parsing import Parser, foreign_tool_matcher, json_object
 from ...specs import CommandHookSpec
-from .protocol import EVENTS_FROM_GEMINI, GEMINI_TOOLS
+from .protocol import EVENTS_FROM_GEMINI
+from .tools import GEMINI_TOOLS
 
 __all__ = [
     "parse_gemini_settings",

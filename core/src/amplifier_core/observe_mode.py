@@ -22,10 +22,11 @@ from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any, Final, TypeVar
 
 from . import events as _events
+from .handlers import HandlerInfo, read_result
 from .models import HookResult
 
 if TYPE_CHECKING:
-    from .hooks import HandlerInfo, HookRegistry
+    from .hooks import HookRegistry
 
 
 __all__ = ["OBSERVED_DECISIONS", "ObserveError", "observed_mount", "observed_payload"]
@@ -76,8 +77,6 @@ def observed_payload(
 
 def _observing(registry: HookRegistry, module_id: str, info: HandlerInfo) -> Callable[..., Any]:
     """An async handler that runs ``info``'s handler and records, not returns, its decision."""
-    from .hooks import read_result  # the registry's module is loaded: it called us
-
     original = info.handler
     is_async = info.is_async
     threaded = not is_async and info.timeout is not None
