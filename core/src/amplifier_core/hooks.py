@@ -110,6 +110,7 @@ _PLAIN_BUDGET: Final = 100_000
 _MEMO_ENTRIES: Final = 65_536
 _MEMO_DEPTH: Final = 64
 _MEMO_SHARED: Final = frozenset({str, int, float, bool, type(None)})
+_MEMO_RUNS: Final = 256
 
 
 class _NotPlain(Exception):
@@ -153,11 +154,44 @@ class PlainMemo:
     One memo belongs to one registry; it forgets everything once it holds ``_MEMO_ENTRIES``.
     """
 
-    __slots__ = ("_once", "_seen")
+    __slots__ = ("_once", "_runs", "_seen")
 
     def __init__(self) -> None:
         self._seen: dict[int, tuple[Any, Any]] = {}
         self._once: dict[int, Any] = {}  # met once: copied only when met again
+        self._runs: dict[tuple[str, ...], list[Any]] = {}  # copies of lists found plain
+
+    def plain_list(self, place: tuple[str, ...], items: list[Any]) -> bool:
+        """:func:`_plain_items` for the list at ``place`` in event data (a key, or a key and
+        one under it), its leading items that equal, in place, the copies of those of the
+        last list found plain there not looked at one by one: one comparison of lists in C
+        recognises them (a conversation only grows; its last item may be for one request)."""
+        runs = self._runs
+        copies = runs.get(place)
+        start = 0
+        if copies:
+            length = min(len(items), len(copies))
+            try:
+                head = items[:length]
+                if head == copies[:length]:
+                    start = length
+                elif length > 1 and head[:-1] == copies[: length - 1]:
+                    start = length - 1
+            except Exception:  # an item that cannot be compared: every item is looked at
+                start = 0
+        if not _plain_items(items[start:] if start else items, self):
+            runs.pop(place, None)
+            return False
+        kept = copies[:start] if copies else []
+        for item in items[start:]:
+            try:
+                kept.append(_memo_copy(item, 0))
+            except (_NotPlain, RecursionError):
+                break
+        if place not in runs and len(runs) >= _MEMO_RUNS:
+            runs.clear()
+        runs[place] = kept
+        return True
 
     def known(self, value: Any) -> bool:
         """Whether ``value`` was remembered plain and still equals what it held then."""
@@ -213,14 +247,34 @@ def _as_json(data: dict[str, Any], memo: PlainMemo | None = None) -> dict[str, A
                     break
             else:
                 continue
-        if not (
-            _plain_items(value, memo) if memo is not None and kind is list else _plain(value, memo)
-        ):
+        if memo is None:
+            plain = _plain(value)
+        elif kind is list:
+            plain = memo.plain_list((key,), value)
+        elif kind is dict:
+            plain = _plain_fields(key, value, memo)
+        else:
+            plain = _plain(value, memo)
+        if not plain:
             break
     else:
         return data
     active: set[int] = set()
     return {_json_key(k): _json(v, active) for k, v in data.items()}
+
+
+def _plain_fields(key: str, value: dict[Any, Any], memo: PlainMemo) -> bool:
+    """:func:`_plain` for the dict under ``key`` of event data, its lists by
+    :meth:`PlainMemo.plain_list` (a request's messages under ``request``, say)."""
+    for inner, item in value.items():
+        if type(inner) is not str:
+            return False
+        kind = type(item)
+        if kind in _NATIVE:
+            continue
+        if not (memo.plain_list((key, inner), item) if kind is list else _plain(item, memo)):
+            return False
+    return True
 
 
 def _plain_items(items: list[Any], memo: PlainMemo) -> bool:

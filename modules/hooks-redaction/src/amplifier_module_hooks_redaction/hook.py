@@ -26,6 +26,7 @@ from amplifier_hooks_redact import (
     shared_redactor,
 )
 from amplifier_hooks_redact.memo import CleanMemo
+from amplifier_hooks_util.clean_run import CleanRuns
 
 from .outbound import OutboundGuard
 
@@ -66,6 +67,7 @@ class RedactionHook:
         self.config = config
         self.redactor = shared_redactor(config)  # compiled once per process per config
         self.memo = CleanMemo()  # the messages found clean, for every event and guard
+        self.runs = CleanRuns()  # the leading items of the data's lists decided clean
         self.outbound: OutboundGuard | None = None
         if coordinator is not None and (config.guard_context or config.guard_providers):
             self.outbound = OutboundGuard(
@@ -90,7 +92,10 @@ class RedactionHook:
         stored: dict[str, int] = {}
         try:
             try:  # large data off the event loop; what passes the deadline is replaced
-                redacted, counts = await redact_within(self.redactor, data, memo=self.memo)
+                if self._clean(data):
+                    redacted, counts = data, {}
+                else:
+                    redacted, counts = await redact_within(self.redactor, data, memo=self.memo)
             except RecursionError:  # nested too deep to walk: what is deeper is cut away
                 cut = _cut_depth(data, _DEPTH, _DEEP)
                 redacted, counts = self.redactor.redact(cut)
@@ -116,6 +121,16 @@ class RedactionHook:
                 )
             return HookResult()
         return self._modified(event, redacted, _merge_counts(stored, counts))
+
+    def _clean(self, data: Any) -> bool:
+        """Whether ``data`` holds nothing to redact, decided without the leading items of its
+        lists that equal those last decided clean (:class:`CleanRuns`)."""
+        view, marks = self.runs.view(data)
+        if not self.redactor.is_clean(view, self.memo):
+            self.runs.forget(marks)
+            return False
+        self.runs.decided(marks)
+        return True
 
     async def _guard_outbound(self) -> dict[str, int]:
         """Guard providers mounted since, and redact the context's stored messages."""
