@@ -14,12 +14,14 @@ identity. An item edited in place since, replaced, or moved is unequal, and the 
 before it; so whatever the answer skips holds the very text and shape of something decided.
 An item that is not plain data (an object, a subclass, nesting deeper than 64 levels) ends the
 run too, and so does a lone string or number (a check may read two neighbouring strings
-together, as an option and its value). Equality does not see a value replaced by an equal one of another type (``1`` by
-``True``, a string by an equal ``str`` subclass): checks that decide by text and shape are
-not affected.
+together, as an option and its value). Equality does not see a value replaced by an equal one
+of another type (``1`` by ``True``, a string by an equal ``str`` subclass): checks that decide
+by text and shape are not affected.
 
 A ``read`` function may stand for each item in the comparison (a model's class, fields and
-extra fields, say), as long as it returns plain data made of what the item holds.
+extra fields, say), and a ``copy`` function for :func:`plain_copy` (one that copies models
+too, whose equality compares their fields), as long as an item that equals its copy holds the
+very text and shape it held when copied.
 """
 
 from __future__ import annotations
@@ -81,10 +83,15 @@ class CleanRun:
     different threads: each replaces the copies in one assignment.
     """
 
-    __slots__ = ("_copies", "_read")
+    __slots__ = ("_copies", "_copy", "_read")
 
-    def __init__(self, read: Callable[[Any], Any] | None = None) -> None:
+    def __init__(
+        self,
+        read: Callable[[Any], Any] | None = None,
+        copy: Callable[[Any], Any | None] = plain_copy,
+    ) -> None:
         self._read = read
+        self._copy = copy
         self._copies: list[Any] = []
 
     def __len__(self) -> int:
@@ -114,10 +121,13 @@ class CleanRun:
     def copies(self, items: Sequence[Any], start: int) -> list[Any]:
         """Copies of ``items[start:]`` as they are now, up to the first one that is not plain
         data: what :meth:`extend` takes once they are decided."""
-        read = self._read
+        read, copy = self._read, self._copy
         tail: list[Any] = []
         for item in items[start:]:
-            copied = plain_copy(read(item) if read is not None else item)
+            try:
+                copied = copy(read(item) if read is not None else item)
+            except Exception:  # what cannot be copied ends the run
+                break
             if type(copied) not in _CONTAINERS:  # not plain, or a lone string or number
                 break
             tail.append(copied)

@@ -44,10 +44,11 @@ from itertools import chain
 from operator import attrgetter
 from typing import Any, Final
 
+from amplifier_hooks_util.clean_run import CleanRun, CleanRuns
+
 from amplifier_hooks_redact import Redactor
 from amplifier_hooks_redact.memo import MAX_ENTRIES, CleanMemo, snapshot
 from amplifier_hooks_redact.walker import plain_strings
-from amplifier_hooks_util.clean_run import CleanRun, CleanRuns
 
 from .encode import DataEncoder, plain_encoder
 from .redact import SCAN_DEPTH, SecretKeys

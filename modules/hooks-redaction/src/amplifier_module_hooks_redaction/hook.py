@@ -16,6 +16,8 @@ from __future__ import annotations
 import logging
 from typing import Any
 
+from amplifier_hooks_util.clean_run import CleanRuns
+
 from amplifier_core.models import HookResult
 from amplifier_hooks_redact import (
     DEFAULT_DEADLINE,
@@ -26,7 +28,6 @@ from amplifier_hooks_redact import (
     shared_redactor,
 )
 from amplifier_hooks_redact.memo import CleanMemo
-from amplifier_hooks_util.clean_run import CleanRuns
 
 from .outbound import OutboundGuard
 
@@ -92,6 +93,7 @@ class RedactionHook:
         stored: dict[str, int] = {}
         try:
             try:  # large data off the event loop; what passes the deadline is replaced
+                counts: dict[str, int]
                 if self._clean(data):
                     redacted, counts = data, {}
                 else:

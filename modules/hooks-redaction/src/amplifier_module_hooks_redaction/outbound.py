@@ -27,15 +27,17 @@ A guard that cannot do its work says so (a warning naming the provider or the co
 
 from __future__ import annotations
 
+import copy
 import inspect
 import logging
 from collections.abc import Awaitable, Callable
 from operator import attrgetter
 from typing import Any, Final
 
+from amplifier_hooks_util.clean_run import CleanRun
+
 from amplifier_hooks_redact import MODULE_ID, Redactor
 from amplifier_hooks_redact.memo import CleanMemo
-from amplifier_hooks_util.clean_run import CleanRun
 
 from .views import CleanModels, plain_view
 
@@ -46,6 +48,12 @@ logger = logging.getLogger(__name__)
 _WRAPPED: Final = "__hooks_redaction_original__"
 _MODEL_PARTS: Final = attrgetter("__class__", "__dict__", "__pydantic_extra__")
 """What a message model is compared by: its class, its fields and its extra fields."""
+
+
+def _model_parts_copy(parts: Any) -> Any:
+    """A deep copy of a model's parts (:data:`_MODEL_PARTS`): content blocks are models too,
+    copied, and compared by their fields."""
+    return copy.deepcopy(parts)
 
 
 class RedactionFailedError(RuntimeError):
@@ -73,7 +81,7 @@ class OutboundGuard:
         self.memo = memo if memo is not None else CleanMemo()
         self.models = CleanModels()
         self._context_run = CleanRun()
-        self._request_run = CleanRun(_MODEL_PARTS)
+        self._request_run = CleanRun(_MODEL_PARTS, _model_parts_copy)
         self._wrapped: list[Any] = []
 
     # ------------------------------------------------------------------ the context
