@@ -151,6 +151,11 @@ class PlainMemo:
     was replaced in place by ``Decimal(1)``, or whose string by an equal ``str`` subclass, is
     still taken as plain and handed over as it is. Nothing in the kernel or its modules does that.
 
+    A list met at the same place of event data (``messages``, or ``request.messages`` one dict
+    down) is first compared as a whole with copies of the items of the last one found plain
+    there (:meth:`plain_list`): the leading items that equal them in place are taken as plain
+    in one comparison made in C, and only the items after them are looked up one by one.
+
     One memo belongs to one registry; it forgets everything once it holds ``_MEMO_ENTRIES``.
     """
 
@@ -172,11 +177,9 @@ class PlainMemo:
         if copies:
             length = min(len(items), len(copies))
             try:
-                head = items[:length]
-                if head == copies[:length]:
-                    start = length
-                elif length > 1 and head[:-1] == copies[: length - 1]:
-                    start = length - 1
+                last = length - 1  # often for one event only: compared first
+                if items[:last] == copies[:last]:
+                    start = length if items[last] == copies[last] else last
             except Exception:  # an item that cannot be compared: every item is looked at
                 start = 0
         if not _plain_items(items[start:] if start else items, self):
@@ -232,8 +235,9 @@ def _as_json(data: dict[str, Any], memo: PlainMemo | None = None) -> dict[str, A
     kept, the very objects: plain data costs one look at each value and no copy. Never
     raises: a container that contains itself, or nesting past ``_JSON_DEPTH``, is kept as it
     is from there on; an object whose ``str()`` fails reads ``<unprintable TypeName>``. With
-    ``memo``, the items of a top-level list found plain before and unchanged are not looked
-    at again (a conversation carried by every request: see :class:`PlainMemo`)."""
+    ``memo``, the items of a list (at the top of the data or one dict down) found plain before
+    and unchanged are not looked at again (a conversation carried by every request: see
+    :class:`PlainMemo`)."""
     native = _NATIVE
     for key, value in data.items():
         if type(key) is not str:

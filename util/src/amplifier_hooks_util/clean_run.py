@@ -109,10 +109,12 @@ class CleanRun:
             return 0
         try:
             current = self._current(items, length)
-            if current == copies[:length]:
-                return length
-            if length > 1 and current[: length - 1] == copies[: length - 1]:
-                return length - 1  # the usual case: the last item was for one request only
+            last = length - 1  # the last item is often for one request only: compared first
+            if current[last] == copies[last]:
+                if current[:last] == copies[:last]:
+                    return length
+            elif current[:last] == copies[:last]:
+                return last
             same = list(map(eq, current, copies))
         except Exception:  # an item that cannot be compared: nothing is skipped
             return 0

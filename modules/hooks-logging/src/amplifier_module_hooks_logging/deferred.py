@@ -33,7 +33,10 @@ event. The items of lists (the messages) of a record settled clean are remembere
 its strings were taken (made on the emitting thread, the second time an item is met: data built
 anew for one event is never copied); while an item still equals its snapshot, its strings are
 not taken again, nor decided again on the writer thread. An item edited in place is unequal,
-and is decided again. Only the JSON text is still made of the whole data: it is what is written.
+and is decided again. Before that, the leading items of each list of the data (at its top or
+one dict down) that equal, in place, those of the last record settled clean are recognised in
+one comparison (:class:`~amplifier_hooks_util.clean_run.CleanRuns`) and not looked at one by
+one. Only the JSON text is still made of the whole data: it is what is written.
 """
 
 from __future__ import annotations

@@ -6,6 +6,11 @@ with a redacted copy of the data, counts per rule under ``counts_key`` in that c
 fails, the handler logs it and continues, or, with ``fail_closed``, denies the event so that
 unredacted data never goes on.
 
+Data that carries a conversation again is decided by what is new in it: the leading items of
+its lists that equal, in place, those of the last data decided clean are recognised in one
+comparison (:class:`~amplifier_hooks_util.clean_run.CleanRuns`), the rest through the memo of
+messages found clean; only when that finds something is the whole data redacted.
+
 Mounted on a coordinator, the hook also guards what leaves for the model where no event
 carries it (``outbound.py``): at ``provider:request`` it redacts the mounted context's stored
 messages and wraps the mounted providers so that every request is redacted before it is sent.
