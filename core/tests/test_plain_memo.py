@@ -66,6 +66,52 @@ async def test_a_handler_sees_the_data_as_normalised_afresh(
         assert seen[-1] == (expected, _types(expected))
 
 
+@settings(max_examples=150, deadline=None)
+@given(
+    payloads=st.lists(plain, min_size=1, max_size=5),
+    edits=st.lists(st.tuples(st.integers(0, 20), st.integers(0, 3), odd), max_size=8),
+    nested=st.booleans(),
+)
+async def test_a_conversation_carried_again_is_seen_as_normalised_afresh(
+    payloads: list[Any], edits: list[tuple[int, int, Any]], nested: bool
+) -> None:
+    """The same dicts carried by every event, at the top of the data or one dict down, with a
+    last message for one event only: edited in place, replaced or appended to between emits,
+    each is handed over exactly as normalising the data afresh gives it."""
+    seen: list[Any] = []
+
+    def carried(data: dict[str, Any]) -> Any:
+        return data["request"]["messages"] if nested else data["messages"]
+
+    async def handler(event: str, data: dict[str, Any]) -> None:
+        seen.append((copy.deepcopy(carried(data)), _types(carried(data))))
+
+    def event(messages: list[Any], number: int) -> dict[str, Any]:
+        items = [*messages, {"role": "system", "content": f"for this event only {number}"}]
+        return {"request": {"messages": items, "stream": True}} if nested else {"messages": items}
+
+    registry = HookRegistry()
+    registry.register("llm:request", handler)
+    messages = [_message(n, payload) for n, payload in enumerate(payloads)]
+    for number in range(2):  # met twice: remembered
+        await registry.emit("llm:request", event(messages, number))
+    for number, (index, where, value) in enumerate(edits):
+        message = messages[index % len(messages)]
+        if where == 0:
+            message["content"] = value
+        elif where == 1:
+            message["meta"]["payload"].append(value)
+        elif where == 2:
+            messages[index % len(messages)] = _message(index, value)
+        else:
+            messages.append(_message(index, value))
+        for _ in range(2):  # and again unchanged
+            data = event(messages, number)
+            expected = carried(_as_json(data))  # a new dict: data is not changed
+            await registry.emit("llm:request", data)
+            assert seen[-1] == (expected, _types(expected))
+
+
 def _types(value: Any) -> Any:
     if type(value) is dict:
         return {key: _types(item) for key, item in value.items()}

@@ -106,6 +106,7 @@ _PLAIN_BUDGET: Final = 100_000
 _MEMO_ENTRIES: Final = 65_536
 _MEMO_DEPTH: Final = 64
 _MEMO_SHARED: Final = frozenset({str, int, float, bool, type(None)})
+_MEMO_RUNS: Final = 256
 
 
 class _NotPlain(Exception):
@@ -146,14 +147,50 @@ class PlainMemo:
     was replaced in place by ``Decimal(1)``, or whose string by an equal ``str`` subclass, is
     still taken as plain and handed over as it is. Nothing in the kernel or its modules does that.
 
+    A list met at the same place of event data (``messages``, or ``request.messages`` one dict
+    down) is first compared as a whole with copies of the items of the last one found plain
+    there (:meth:`plain_list`): the leading items that equal them in place are taken as plain
+    in one comparison made in C, and only the items after them are looked up one by one.
+
     One memo belongs to one registry; it forgets everything once it holds ``_MEMO_ENTRIES``.
     """
 
-    __slots__ = ("_once", "_seen")
+    __slots__ = ("_once", "_runs", "_seen")
 
     def __init__(self) -> None:
         self._seen: dict[int, tuple[Any, Any]] = {}
         self._once: dict[int, Any] = {}  # met once: copied only when met again
+        self._runs: dict[tuple[str, ...], list[Any]] = {}  # copies of lists found plain
+
+    def plain_list(self, place: tuple[str, ...], items: list[Any]) -> bool:
+        """:func:`_plain_items` for the list at ``place`` in event data (a key, or a key and
+        one under it), its leading items that equal, in place, the copies of those of the
+        last list found plain there not looked at one by one: one comparison of lists in C
+        recognises them (a conversation only grows; its last item may be for one request)."""
+        runs = self._runs
+        copies = runs.get(place)
+        start = 0
+        if copies:
+            length = min(len(items), len(copies))
+            try:
+                last = length - 1  # often for one event only: compared first
+                if items[:last] == copies[:last]:
+                    start = length if items[last] == copies[last] else last
+            except Exception:  # an item that cannot be compared: every item is looked at
+                start = 0
+        if not _plain_items(items[start:] if start else items, self):
+            runs.pop(place, None)
+            return False
+        kept = copies[:start] if copies else []
+        for item in items[start:]:
+            try:
+                kept.append(_memo_copy(item, 0))
+            except (_NotPlain, RecursionError):
+                break
+        if place not in runs and len(runs) >= _MEMO_RUNS:
+            runs.clear()
+        runs[place] = kept
+        return True
 
     def known(self, value: Any) -> bool:
         """Whether ``value`` was remembered plain and still equals what it held then."""
@@ -194,8 +231,9 @@ def _as_json(data: dict[str, Any], memo: PlainMemo | None = None) -> dict[str, A
     kept, the very objects: plain data costs one look at each value and no copy. Never
     raises: a container that contains itself, or nesting past ``_JSON_DEPTH``, is kept as it
     is from there on; an object whose ``str()`` fails reads ``<unprintable TypeName>``. With
-    ``memo``, the items of a top-level list found plain before and unchanged are not looked
-    at again (a conversation carried by every request: see :class:`PlainMemo`)."""
+    ``memo``, the items of a list (at the top of the data or one dict down) found plain before
+    and unchanged are not looked at again (a conversation carried by every request: see
+    :class:`PlainMemo`)."""
     native = _NATIVE
     for key, value in data.items():
         if type(key) is not str:
@@ -209,14 +247,34 @@ def _as_json(data: dict[str, Any], memo: PlainMemo | None = None) -> dict[str, A
                     break
             else:
                 continue
-        if not (
-            _plain_items(value, memo) if memo is not None and kind is list else _plain(value, memo)
-        ):
+        if memo is None:
+            plain = _plain(value)
+        elif kind is list:
+            plain = memo.plain_list((key,), value)
+        elif kind is dict:
+            plain = _plain_fields(key, value, memo)
+        else:
+            plain = _plain(value, memo)
+        if not plain:
             break
     else:
         return data
     active: set[int] = set()
     return {_json_key(k): _json(v, active) for k, v in data.items()}
+
+
+def _plain_fields(key: str, value: dict[Any, Any], memo: PlainMemo) -> bool:
+    """:func:`_plain` for the dict under ``key`` of event data, its lists by
+    :meth:`PlainMemo.plain_list` (a request's messages under ``request``, say)."""
+    for inner, item in value.items():
+        if type(inner) is not str:
+            return False
+        kind = type(item)
+        if kind in _NATIVE:
+            continue
+        if not (memo.plain_list((key, inner), item) if kind is list else _plain(item, memo)):
+            return False
+    return True
 
 
 def _plain_items(items: list[Any], memo: PlainMemo) -> bool:

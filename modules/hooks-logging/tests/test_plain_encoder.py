@@ -103,3 +103,16 @@ def test_orjson_is_installed() -> None:
     from amplifier_module_hooks_logging import encode
 
     assert encode._orjson is not None
+
+
+@settings(max_examples=500, deadline=None)
+@given(
+    st.lists(
+        st.one_of(st.sampled_from([b"e-", b"0.0000", b"3", b"e", b"-", b".", b"0"]), st.binary()),
+        max_size=12,
+    ).map(b"".join)
+)
+def test_the_suspect_check_finds_what_the_expression_finds(out: bytes) -> None:
+    from amplifier_module_hooks_logging.encode import _ORJSON_SUSPECT, orjson_suspect
+
+    assert orjson_suspect(out) == (_ORJSON_SUSPECT.search(out) is not None)

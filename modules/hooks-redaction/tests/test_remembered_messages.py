@@ -201,3 +201,95 @@ async def test_no_secret_passes_a_request_built_anew_from_edited_messages(
             assert not _holds_secret(provider.received[-1].model_dump())
     finally:
         cleanup()
+
+
+def _edit_model(models: list[Message], op: int, index: int, text: str) -> None:
+    """One edit in place of a message model kept from one request to the next (as
+    loop-session keeps them), or a new or replaced model."""
+    if not models or op == 0:
+        models.append(Message(**_message(len(models), text)))
+        return
+    model = models[index % len(models)]
+    extra = model.__pydantic_extra__ or {}
+    if op == 1:
+        model.content = f"rewritten: {text}"
+    elif op == 2 and isinstance(model.content, list):
+        model.content.append(TextBlock(text=text))
+    elif op == 2:
+        model.content = f"{model.content} then {text}"
+    elif op == 3 and isinstance(extra.get("tool_calls"), list):
+        extra["tool_calls"][0]["arguments"]["command"] = f"echo {text}"
+    elif op == 3:
+        model.metadata = {"note": [text]}
+    else:
+        models[index % len(models)] = Message(**_message(index, text))
+
+
+@settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(rounds=edits, reminder=st.sampled_from(["all fine", *SECRETS]))
+async def test_no_secret_passes_a_request_of_kept_models_edited_in_place(
+    rounds: list[list[tuple[int, int, str]]], reminder: str
+) -> None:
+    """The same message models from one request to the next, edited in place, replaced and
+    appended to, and a last message for one request only: the provider never gets a secret,
+    though the leading messages of each request are recognised in one comparison."""
+    context = Context()
+    provider = Provider()
+    coordinator = Coordinator(context, provider)
+    cleanup = await mount(coordinator, {"notify": False, "guard_context": False})
+    await coordinator.hooks.emit("provider:request", {})  # the guard wraps the provider
+    models = [Message(**_message(n, "all fine")) for n in range(6)]
+    try:
+        for number, changes in enumerate(rounds):
+            for op, index, text in changes:
+                _edit_model(models, op, index, text)
+            last = Message(role="system", content=f"reminder {number}: {reminder}")
+            await provider.complete(ChatRequest(messages=[*models, last]))
+            assert not _holds_secret(provider.received[-1].model_dump())
+            for op, index, text in changes:  # the same edits again, after the request
+                _edit_model(models, op, index + 1, text)
+            await provider.complete(ChatRequest(messages=models))
+            assert not _holds_secret(provider.received[-1].model_dump())
+    finally:
+        cleanup()
+
+
+@pytest.mark.parametrize("place", ["messages", "request.messages"])
+@settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(rounds=edits, reminder=st.sampled_from(["all fine", *SECRETS]))
+async def test_no_secret_passes_a_conversation_carried_by_event_data(
+    place: str,
+    rounds: list[list[tuple[int, int, str]]],
+    reminder: str,
+    tmp_path_factory: Any,
+) -> None:
+    """A conversation carried by every event, at the top of the data or one dict down (as
+    ``llm:request`` carries its body), the same dicts each time, edited in place, with a last
+    message for one event only: neither the data handlers return nor the log holds a secret."""
+    log = Path(tmp_path_factory.mktemp("log")) / "events.jsonl"
+    context = Context()
+    provider = Provider()
+    coordinator = Coordinator(context, provider)
+    config = {"notify": False, "guard_context": False, "events": ["llm:request"]}
+    cleanup = await mount(coordinator, config)
+    cleanup_log = await mount_logging(coordinator, {"path": str(log)})
+    conversation: list[dict[str, Any]] = [_message(n, "all fine") for n in range(6)]
+    try:
+        for number, changes in enumerate(rounds):
+            for _ in range(2):  # met again unchanged: recognised
+                for op, index, text in changes:
+                    _edit(conversation, op, index, text)
+                last = {"role": "system", "content": f"reminder {number}: {reminder}"}
+                carried = [*conversation, last]
+                data: dict[str, Any] = (
+                    {"messages": carried}
+                    if place == "messages"
+                    else {"request": {"messages": carried, "stream": False}}
+                )
+                result = await coordinator.hooks.emit("llm:request", data)
+                assert not _holds_secret(result.data)
+                changes = [(op, index + 1, text) for op, index, text in changes]
+    finally:
+        cleanup()
+        await cleanup_log()
+    assert not any(secret in log.read_text() for secret in SECRETS)

@@ -33,7 +33,10 @@ event. The items of lists (the messages) of a record settled clean are remembere
 its strings were taken (made on the emitting thread, the second time an item is met: data built
 anew for one event is never copied); while an item still equals its snapshot, its strings are
 not taken again, nor decided again on the writer thread. An item edited in place is unequal,
-and is decided again. Only the JSON text is still made of the whole data: it is what is written.
+and is decided again. Before that, the leading items of each list of the data (at its top or
+one dict down) that equal, in place, those of the last record settled clean are recognised in
+one comparison (:class:`~amplifier_hooks_util.clean_run.CleanRuns`) and not looked at one by
+one. Only the JSON text is still made of the whole data: it is what is written.
 """
 
 from __future__ import annotations
@@ -43,6 +46,8 @@ from collections.abc import Callable, Sequence
 from itertools import chain
 from operator import attrgetter
 from typing import Any, Final
+
+from amplifier_hooks_util.clean_run import CleanRun, CleanRuns
 
 from amplifier_hooks_redact import Redactor
 from amplifier_hooks_redact.memo import MAX_ENTRIES, CleanMemo, snapshot
@@ -60,10 +65,14 @@ NOT_SETTLED: Final = '{"__redaction_failed__":"not decided"}'
 class Unsettled:
     """The data of one record, encoded on the emitting thread and not decided yet."""
 
-    __slots__ = ("copies", "settled", "strings", "text")
+    __slots__ = ("copies", "runs", "settled", "strings", "text")
 
     def __init__(
-        self, text: str, strings: list[str], copies: list[tuple[Any, Any]] | None = None
+        self,
+        text: str,
+        strings: list[str],
+        copies: list[tuple[Any, Any]] | None = None,
+        runs: list[tuple[CleanRun, int, list[Any]]] | None = None,
     ) -> None:
         self.text = text
         """The data's JSON text, not redacted."""
@@ -72,6 +81,9 @@ class Unsettled:
         self.copies = copies or []
         """Items of lists in the data, each with a snapshot of what it held when
         :attr:`strings` were taken: remembered clean when the record is settled clean."""
+        self.runs = runs or []
+        """Copies of what was new in each list of the data when :attr:`strings` were taken
+        (:meth:`CleanRuns.copies`): its runs are extended when the record is settled clean."""
         self.settled: str | None = None
         """The text to write, once decided."""
 
@@ -93,6 +105,7 @@ class DeferredRedaction:
         "_memo",
         "_once",
         "_redactor",
+        "_runs",
         "_secrets",
         "_strict",
     )
@@ -114,6 +127,9 @@ class DeferredRedaction:
         one: each addition is one dict assignment)."""
         self._once: dict[int, Any] = {}
         """Items of lists met once and not remembered yet (emitting thread only)."""
+        self._runs = CleanRuns()
+        """The leading items of the data's lists settled clean, recognised in one comparison
+        (read on the emitting thread, extended on the writer thread)."""
 
     def record(self, data: Any) -> str | Unsettled:
         """What the handler queues for ``data``: its final JSON text, or an
@@ -121,13 +137,16 @@ class DeferredRedaction:
         try:
             keys: list[str] = []
             fresh: list[Any] = []
-            strings = plain_strings(data, keys, memo=self._memo, fresh=fresh)
+            view, marks = self._runs.view(data)  # what is new in the data's lists
+            strings = plain_strings(view, keys, memo=self._memo, fresh=fresh)
             if strings is not None and not self._secrets.any_secret(keys):
                 text = self._strict(data)
                 # Nested as deep as SCAN_DEPTH, the handler's encoder cuts it: its way. Fewer
                 # opening brackets in all (in strings too) than that cannot nest so deep.
-                if text.count("{") + text.count("[") < SCAN_DEPTH or not self._secrets.scan(data):
-                    return Unsettled(text, strings, self._copies(fresh))
+                if text.count("{") + text.count("[") < SCAN_DEPTH or not self._secrets.scan(view):
+                    runs = self._runs.copies(marks)
+                    return Unsettled(text, strings, self._copies(fresh), runs)
+            self._runs.forget(marks)
         except Exception:  # a cycle, nesting too deep, a non-finite float: the handler's way
             pass
         return self._encode(data)
@@ -163,9 +182,13 @@ class DeferredRedaction:
                 record.settled = record.text
                 for item, copied in record.copies:
                     keep(item, copied)
+                CleanRuns.extend(record.runs)
             else:
                 record.settled = self._redacted(record.text)
+                for run, _, _ in record.runs:
+                    run.forget()
             record.copies = []
+            record.runs = []
 
     def _redacted(self, text: str) -> str:
         try:

@@ -63,7 +63,14 @@ from pydantic import BaseModel
 
 from .redact import MASK, SecretKeys
 
-__all__ = ["MAX_DEPTH", "REPR_LIMIT", "DataEncoder", "plain_encoder", "strict_encoder"]
+__all__ = [
+    "MAX_DEPTH",
+    "REPR_LIMIT",
+    "DataEncoder",
+    "orjson_suspect",
+    "plain_encoder",
+    "strict_encoder",
+]
 
 _orjson: Any
 try:
@@ -178,6 +185,19 @@ def strict_encoder() -> Callable[[Any], str]:
 _ORJSON_SUSPECT: Final = re.compile(rb"[0-9]e-|0\.0000")
 
 
+def orjson_suspect(out: bytes) -> bool:
+    """Whether ``out`` holds what :data:`_ORJSON_SUSPECT` finds, found with ``bytes.find``
+    (in C, a few times faster than the expression over the long text of a conversation)."""
+    if b"0.0000" in out:
+        return True
+    at = out.find(b"e-", 1)
+    while at != -1:
+        if 48 <= out[at - 1] <= 57:  # a digit before it
+            return True
+        at = out.find(b"e-", at + 2)
+    return False
+
+
 def plain_encoder(*, finite: bool = False) -> Callable[[Any], str]:
     """:func:`strict_encoder` for *plain* JSON data (``dict`` with ``str`` keys, ``list``,
     ``tuple``, ``str``, ``int``, ``float``, ``bool``, ``None``, no subclasses: what
@@ -194,14 +214,14 @@ def plain_encoder(*, finite: bool = False) -> Callable[[Any], str]:
         return strict
     dumps = _orjson.dumps
     refused = _orjson.JSONEncodeError
-    suspect = _ORJSON_SUSPECT.search
+    suspect = orjson_suspect
 
     def encode(value: Any) -> str:
         try:
             out = dumps(value)
         except refused:  # a lone surrogate, an int past 64 bits, deep nesting, a cycle
             return strict(value)
-        if (not finite and b"null" in out) or ((b"e-" in out or b".0000" in out) and suspect(out)):
+        if (not finite and b"null" in out) or suspect(out):
             return strict(value)
         text: str = out.decode()
         return text

@@ -6,6 +6,11 @@ with a redacted copy of the data, counts per rule under ``counts_key`` in that c
 fails, the handler logs it and continues, or, with ``fail_closed``, denies the event so that
 unredacted data never goes on.
 
+Data that carries a conversation again is decided by what is new in it: the leading items of
+its lists that equal, in place, those of the last data decided clean are recognised in one
+comparison (:class:`~amplifier_hooks_util.clean_run.CleanRuns`), the rest through the memo of
+messages found clean; only when that finds something is the whole data redacted.
+
 Mounted on a coordinator, the hook also guards what leaves for the model where no event
 carries it (``outbound.py``): at ``provider:request`` it redacts the mounted context's stored
 messages and wraps the mounted providers so that every request is redacted before it is sent.
@@ -15,6 +20,8 @@ from __future__ import annotations
 
 import logging
 from typing import Any
+
+from amplifier_hooks_util.clean_run import CleanRuns
 
 from amplifier_core.models import HookResult
 from amplifier_hooks_redact import (
@@ -66,6 +73,7 @@ class RedactionHook:
         self.config = config
         self.redactor = shared_redactor(config)  # compiled once per process per config
         self.memo = CleanMemo()  # the messages found clean, for every event and guard
+        self.runs = CleanRuns()  # the leading items of the data's lists decided clean
         self.outbound: OutboundGuard | None = None
         if coordinator is not None and (config.guard_context or config.guard_providers):
             self.outbound = OutboundGuard(
@@ -90,7 +98,11 @@ class RedactionHook:
         stored: dict[str, int] = {}
         try:
             try:  # large data off the event loop; what passes the deadline is replaced
-                redacted, counts = await redact_within(self.redactor, data, memo=self.memo)
+                counts: dict[str, int]
+                if self._clean(data):
+                    redacted, counts = data, {}
+                else:
+                    redacted, counts = await redact_within(self.redactor, data, memo=self.memo)
             except RecursionError:  # nested too deep to walk: what is deeper is cut away
                 cut = _cut_depth(data, _DEPTH, _DEEP)
                 redacted, counts = self.redactor.redact(cut)
@@ -116,6 +128,16 @@ class RedactionHook:
                 )
             return HookResult()
         return self._modified(event, redacted, _merge_counts(stored, counts))
+
+    def _clean(self, data: Any) -> bool:
+        """Whether ``data`` holds nothing to redact, decided without the leading items of its
+        lists that equal those last decided clean (:class:`CleanRuns`)."""
+        view, marks = self.runs.view(data)
+        if not self.redactor.is_clean(view, self.memo):
+            self.runs.forget(marks)
+            return False
+        self.runs.decided(marks)
+        return True
 
     async def _guard_outbound(self) -> dict[str, int]:
         """Guard providers mounted since, and redact the context's stored messages."""

@@ -17,7 +17,9 @@ Both guards touch only what is new: the messages found clean are remembered with
 what they held (:class:`~amplifier_hooks_redact.memo.CleanMemo`, shared with the event handler),
 so a message carried again unchanged is not walked again, and one changed in place since is;
 a request is read through its models' own fields (:mod:`.views`), not dumped, unless something
-in it needs the dump.
+in it needs the dump. The leading messages of a request or of the context that equal, in
+place, those of the last one decided clean are not looked at one by one either: one
+comparison of lists recognises them (:class:`~amplifier_hooks_util.clean_run.CleanRun`).
 
 A guard that cannot do its work says so (a warning naming the provider or the context); with
 ``fail_closed`` the request is refused instead of sent.
@@ -25,10 +27,14 @@ A guard that cannot do its work says so (a warning naming the provider or the co
 
 from __future__ import annotations
 
+import copy
 import inspect
 import logging
 from collections.abc import Awaitable, Callable
+from operator import attrgetter
 from typing import Any, Final
+
+from amplifier_hooks_util.clean_run import CleanRun
 
 from amplifier_hooks_redact import MODULE_ID, Redactor
 from amplifier_hooks_redact.memo import CleanMemo
@@ -40,6 +46,14 @@ __all__ = ["OutboundGuard", "RedactionFailedError"]
 logger = logging.getLogger(__name__)
 
 _WRAPPED: Final = "__hooks_redaction_original__"
+_MODEL_PARTS: Final = attrgetter("__class__", "__dict__", "__pydantic_extra__")
+"""What a message model is compared by: its class, its fields and its extra fields."""
+
+
+def _model_parts_copy(parts: Any) -> Any:
+    """A deep copy of a model's parts (:data:`_MODEL_PARTS`): content blocks are models too,
+    copied, and compared by their fields."""
+    return copy.deepcopy(parts)
 
 
 class RedactionFailedError(RuntimeError):
@@ -66,6 +80,8 @@ class OutboundGuard:
         self.fail_closed = fail_closed
         self.memo = memo if memo is not None else CleanMemo()
         self.models = CleanModels()
+        self._context_run = CleanRun()
+        self._request_run = CleanRun(_MODEL_PARTS, _model_parts_copy)
         self._wrapped: list[Any] = []
 
     # ------------------------------------------------------------------ the context
@@ -79,8 +95,12 @@ class OutboundGuard:
             return {}
         messages = list(await _resolved(get()))
         memo = self.memo
-        if self.redactor.is_clean(messages, memo):  # the usual case: only new ones looked at
+        run = self._context_run
+        start = run.start(messages)
+        if self.redactor.is_clean(messages[start:], memo):  # the usual case: only the new ones
+            run.decided(messages, start)
             return {}
+        run.forget()
         counts: dict[str, int] = {}
         changed = False
         for index, message in enumerate(messages):
@@ -139,12 +159,18 @@ class OutboundGuard:
             dump = getattr(request, "model_dump", None)
             if not callable(dump):
                 return self.redactor.redact(request, self.memo)[0]
-            view = plain_view(request, self.memo, self.models)
+            messages = getattr(request, "messages", None)
+            run = self._request_run
+            start = run.start(messages) if type(messages) is list else 0
+            view = plain_view(request, self.memo, self.models, leading=start)
             if view is not None:
                 clean = self.redactor.is_clean(view, self.memo)
                 self.models.decided(clean)
                 if clean:
+                    if type(messages) is list:
+                        run.decided(messages, start)
                     return request  # nothing in it to redact, decided without a dump
+            run.forget()
             redacted, counts = self.redactor.redact(dump(), self.memo)
             if not counts:
                 return request

@@ -57,8 +57,13 @@ def _keyed(value: Any, memo: CleanMemo | None, depth: int = 0) -> Any:
         return _KNOWN
     kind = type(value)
     if kind is list:
-        items = tuple(_keyed(item, memo, depth + 1) for item in value)
-        return _UNKEYED if any(item is _UNKEYED for item in items) else items
+        items: list[Any] = []
+        for item in value:
+            keyed = _keyed(item, memo, depth + 1)
+            if keyed is _UNKEYED:
+                return _UNKEYED
+            items.append(keyed)
+        return tuple(items)
     if kind is dict:
         pairs: list[Any] = [_DICT]
         for name, item in value.items():
@@ -151,7 +156,9 @@ def _plain_class(cls: type) -> bool:
     return plain
 
 
-def _view(value: Any, depth: int, memo: CleanMemo | None, models: CleanModels | None) -> Any:
+def _view(
+    value: Any, depth: int, memo: CleanMemo | None, models: CleanModels | None, skip: int = 0
+) -> Any:
     kind = type(value)
     if kind in _LEAVES:
         return value
@@ -180,6 +187,8 @@ def _view(value: Any, depth: int, memo: CleanMemo | None, models: CleanModels | 
             models.pending(key)
         fields: dict[str, Any] = {}
         for key, item in value.__dict__.items():
+            if skip and key == "messages" and type(item) is list:
+                item = item[skip:]  # the leading messages were decided clean
             fields[key] = _view(item, depth + 1, memo, models)
         extra = value.__pydantic_extra__
         if extra:
@@ -192,18 +201,23 @@ def _view(value: Any, depth: int, memo: CleanMemo | None, models: CleanModels | 
 
 
 def plain_view(
-    request: Any, memo: CleanMemo | None = None, models: CleanModels | None = None
+    request: Any,
+    memo: CleanMemo | None = None,
+    models: CleanModels | None = None,
+    *,
+    leading: int = 0,
 ) -> Any | None:
     """``request`` (a kernel ``ChatRequest``) as the plain data of its ``model_dump()``, made
     of the objects it holds, or ``None`` when that cannot be read without dumping it. A
     container ``memo`` remembers clean and unchanged is plain data: it is not looked into; a
     model ``models`` remembers clean stands as an empty dict (call ``models.decided`` once the
-    view is decided)."""
+    view is decided). The first ``leading`` messages are left out of the view: the caller
+    knows them clean (:class:`~amplifier_hooks_util.clean_run.CleanRun`)."""
     if not _is_model(request) or not _plain_class(type(request)):
         return None
     if models is not None:
         models.begin()
     try:
-        return _view(request, 0, memo, models)
+        return _view(request, 0, memo, models, leading)
     except (_Unreadable, RecursionError):
         return None
