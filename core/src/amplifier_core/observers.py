@@ -26,8 +26,7 @@ from __future__ import annotations
 import inspect
 import time
 from collections.abc import Awaitable, Callable, Iterable
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any, NamedTuple, Protocol
 
 from .models import HookResult
 
@@ -37,11 +36,12 @@ if TYPE_CHECKING:
 __all__ = ["HandlerObserver", "HandlerRun", "ObservedChains"]
 
 _clock = time.perf_counter
+_wall = time.time
 
 
-@dataclass(frozen=True, slots=True)
-class HandlerRun:
-    """How one handler ran on one event.
+class HandlerRun(NamedTuple):
+    """How one handler ran on one event (an immutable record: a named tuple, the cheapest
+    to build on every run).
 
     :ivar handler: the name it was registered under.
     :ivar event: the canonical event name.
@@ -227,9 +227,12 @@ class ObservedChains:
     def _wrap(self, info: HandlerInfo) -> HandlerInfo:
         from .hooks import HandlerInfo
 
-        if all(info.name in ignore for _, ignore in self._observers):
+        name = info.name
+        listening = tuple(obs for obs, ignore in self._observers if name not in ignore)
+        if not listening:
             return info  # nobody listens to this one: it runs as registered
         handler = info.handler
+        fail_closed = info.fail_closed
         if info.is_async:
 
             async def run_async(event: str, data: dict[str, Any]) -> object:
@@ -239,6 +242,27 @@ class ObservedChains:
                 except BaseException:
                     self._failed(info, event, data, started)
                     raise
+                if result is None or result.__class__ is HookResult:  # the usual: told here
+                    run = HandlerRun(
+                        name,
+                        event,
+                        "continue" if result is None else result.action,  # type: ignore[attr-defined]
+                        _clock() - started,
+                        _wall(),
+                        data,
+                        result,  # type: ignore[arg-type]
+                        None,
+                        None,
+                        fail_closed,
+                    )
+                    for observer in listening:
+                        try:
+                            observer(run)
+                        except Exception:  # a broken observer must not break emit
+                            _logger().exception(
+                                "handler-run observer %r raised on %r (%s)", observer, name, event
+                            )
+                    return result
                 self._done(info, event, data, started, result)
                 return result
 
