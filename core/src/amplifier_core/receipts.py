@@ -112,7 +112,7 @@ class Receipts:
         self.listening = False
         """Whether a listener wants each receipt as it happens (it is chained at once)."""
         self._last_ts: tuple[int, str] = (-1, "")  # a run's time in ms, and its text
-        self._texts: dict[tuple[Any, Any, Any, Any], tuple[str, str]] = {}
+        self._heads: dict[tuple[str, Any, Any, Any, Any], str] = {}
 
     # ------------------------------------------------------------------ set-up
 
@@ -181,6 +181,38 @@ class Receipts:
 
     # ------------------------------------------------------------------ records
 
+    def ran_ok(
+        self,
+        hook: str,
+        fixed: Mapping[str, Any] | None,
+        event: str,
+        data: Mapping[str, Any],
+        decision: str,
+        duration: float,
+    ) -> None:
+        """:meth:`ran` of a declarative hook that ran to its end (``outcome: ok``) with nothing
+        more to say: the hot path, positional."""
+        call = data.get("tool_call_id")
+        if self.required and event == "tool:pre":
+            self._remember(call, hook, "ok", None)
+        cached = self._fixed.get((hook, "declarative", id(fixed)))
+        if cached is None or cached[0] is not fixed:
+            cached = self._fixed_of(hook, "declarative", fixed)
+        self.trail.defer(
+            (
+                self,
+                cached,
+                time.time(),
+                event,
+                data.get("tool_name"),
+                call,
+                decision,
+                "ok",
+                duration,
+                None,
+            )
+        )
+
     def ran(
         self,
         *,
@@ -226,21 +258,17 @@ class Receipts:
         return cached
 
     def _variable(self, item: tuple[Any, ...]) -> dict[str, Any]:
-        """The fields of one run: ``ts`` (the run's clock reading, to the millisecond),
-        ``event``, ``tool``, ``tool_call_id``, ``decision``, ``outcome``, ``duration_ms``,
-        then the run's other fields (``None`` ones left out)."""
-        millis = int(item[2] * 1000)
-        last = self._last_ts
-        if last[0] != millis:
-            second, part = divmod(millis, 1000)
-            last = self._last_ts = (millis, _utc_second(second) + _MILLIS[part])
-        variable: dict[str, Any] = {"ts": last[1], "event": item[3]}
+        """The fields of one run: ``event``, ``tool``, ``decision``, ``outcome``, ``ts`` (the
+        run's clock reading, to the millisecond), ``tool_call_id``, ``duration_ms``, then the
+        run's other fields (``None`` ones left out)."""
+        variable: dict[str, Any] = {"event": item[3]}
         if item[4] is not None:
             variable["tool"] = item[4]
-        if item[5] is not None:
-            variable["tool_call_id"] = item[5]
         variable["decision"] = item[6]
         variable["outcome"] = item[7]
+        variable["ts"] = self._ts(item[2])
+        if item[5] is not None:
+            variable["tool_call_id"] = item[5]
         variable["duration_ms"] = _millis(item[8])
         extra = item[9]
         if extra:
@@ -249,39 +277,49 @@ class Receipts:
                     variable[name] = value
         return variable
 
-    def body(self, item: tuple[Any, ...]) -> str:
-        """A queued receipt's text, without its closing brace
-        (:class:`~amplifier_core.audit.Deferred`): the hook's fields rendered once, then the
-        run's (:meth:`_variable`, in its order; the text of each event, tool, decision and
-        outcome seen together is rendered once too)."""
-        _, fixed, ended, event, tool, call, decision, outcome, duration, extra = item
-        if extra:
-            return self._careful(fixed[2], self._variable(item))
+    def _ts(self, ended: float) -> str:
+        """``ended`` (Unix time) in UTC ISO 8601 to the millisecond, formatted once per
+        millisecond."""
         millis = int(ended * 1000)
         last = self._last_ts
         if last[0] != millis:
             second, part = divmod(millis, 1000)
             last = self._last_ts = (millis, _utc_second(second) + _MILLIS[part])
-        key = (event, tool, decision, outcome)
-        texts = self._texts.get(key)
-        if texts is None:
-            texts = self._texts_of(key)
+        return last[1]
+
+    def body(self, item: tuple[Any, ...]) -> str:
+        """A queued receipt's text, without its closing brace
+        (:class:`~amplifier_core.audit.Deferred`), its fields in :meth:`_variable`'s order.
+        The text up to ``ts`` is rendered once for each hook, event, tool, decision and
+        outcome seen together."""
+        _, fixed, ended, event, tool, call, decision, outcome, duration, extra = item
+        if extra:
+            return self._careful(fixed[2], self._variable(item))
+        key = (fixed[2], event, tool, decision, outcome)
+        head = self._heads.get(key)
+        if head is None:
+            head = self._head_of(key)
+        millis = int(ended * 1000)
+        last = self._last_ts
+        if last[0] != millis:
+            last = (millis, self._ts(ended))
+        if call is None:
+            return f'{head}"{last[1]}", "duration_ms": {_millis_text(duration)}'
         return (
-            f'{{{fixed[2]}, "ts": "{last[1]}", {texts[0]}'
-            + ("" if call is None else ', "tool_call_id": ' + _value(call))
-            + f'{texts[1]}, "duration_ms": {_millis_text(duration)}'
+            f'{head}"{last[1]}", "tool_call_id": {_value(call)}, '
+            f'"duration_ms": {_millis_text(duration)}'
         )
 
-    def _texts_of(self, key: tuple[Any, Any, Any, Any]) -> tuple[str, str]:
-        event, tool, decision, outcome = key
-        head = '"event": ' + _value(event)
+    def _head_of(self, key: tuple[str, Any, Any, Any, Any]) -> str:
+        fixed, event, tool, decision, outcome = key
+        head = "{" + fixed + ', "event": ' + _value(event)
         if tool is not None:
             head += ', "tool": ' + _value(tool)
-        tail = f', "decision": {_value(decision)}, "outcome": {_value(outcome)}'
-        if len(self._texts) > 4096:
-            self._texts.clear()
-        texts = self._texts[key] = (head, tail)
-        return texts
+        head += f', "decision": {_value(decision)}, "outcome": {_value(outcome)}, "ts": '
+        if len(self._heads) > 4096:
+            self._heads.clear()
+        self._heads[key] = head
+        return head
 
     @staticmethod
     def _careful(fixed: str, variable: dict[str, Any]) -> str:
