@@ -203,11 +203,15 @@ def facts_of(
     loaded: Loaded | None = None,
     project_dir: Path | None = None,
     observed: Callable[[str], bool] = lambda label: False,
+    inline_file: str | None = None,
 ) -> dict[str, HookFacts]:
-    """Every hook of ``documents`` by label, with what its receipts say about it."""
+    """Every hook of ``documents`` by label, with what its receipts say about it;
+    ``inline_file``: where the inline hooks (the ``config`` source) were written."""
     facts: dict[str, HookFacts] = {}
     for document, source in documents:
         where = str(source.path) if source.path is not None else source.label
+        if source.kind == "config" and inline_file is not None:
+            where = inline_file
         for block in document.events:
             for step in block.steps:
                 group = step if isinstance(step, HookGroup) else None
@@ -254,6 +258,7 @@ def bind(
     project_dir: Path,
     found: Sequence[Source] = (),
     observe_sources: Sequence[str] = (),
+    inline_file: str | None = None,
 ) -> None:
     """Tell the session's receipts (when its kernel keeps them) which declarative hooks are
     loaded and what they are; the sources in ``found`` that exist and were not loaded leave a
@@ -269,6 +274,7 @@ def bind(
         loaded=loaded,
         project_dir=project_dir,
         observed=lambda label: any(fnmatchcase(label, p) for p in patterns),
+        inline_file=inline_file,
     )
     previous = _BOUND.get(receipts)
     if previous is not None:  # the files were read again: the hooks gone are forgotten
