@@ -139,9 +139,9 @@ def test_inline_bundle_hooks_name_the_bundle_file_and_line(session_log: Path) ->
     pre = line_of("PreToolUse:")
     expected = {  # an entry's line, or its command's
         "config:hooks.PreToolUse[0]": line_of("- type: matcher", pre),
-        "config:hooks.PreToolUse[1].hooks[0]": line_of("command: \"echo", pre),
+        "config:hooks.PreToolUse[1].hooks[0]": line_of('command: "echo', pre),
         "config:hooks.PreToolUse[2]": line_of('command: "exit 3"', pre),
-        "config:hooks.PostToolUse[0]": line_of("command: \"echo", line_of("PostToolUse:")),
+        "config:hooks.PostToolUse[0]": line_of('command: "echo', line_of("PostToolUse:")),
     }
     sources = {
         r["hook"]: r.get("source")

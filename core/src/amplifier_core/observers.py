@@ -246,11 +246,11 @@ class ObservedChains:
                     run = HandlerRun(
                         name,
                         event,
-                        "continue" if result is None else result.action,  # type: ignore[attr-defined]
+                        "continue" if result is None else result.action,
                         _clock() - started,
                         _wall(),
                         data,
-                        result,  # type: ignore[arg-type]
+                        result,
                         None,
                         None,
                         fail_closed,

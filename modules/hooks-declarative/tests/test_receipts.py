@@ -234,13 +234,17 @@ async def test_a_session_with_an_audit_log_wraps_each_hook(tmp_path: Path) -> No
     config = {
         "include_user": False,
         "include_project": False,
-        "hooks": {"PreToolUse": [{"type": "matcher", "match": {"tool": "bash"}, "action": "block"}]},
+        "hooks": {
+            "PreToolUse": [{"type": "matcher", "match": {"tool": "bash"}, "action": "block"}]
+        },
     }
     cleanup = await mount(coordinator, config)
     (hook,) = _planned_hooks(coordinator)
     assert isinstance(hook.runner, _ReceiptedRunner)
     assert isinstance(hook.decide, _Timed)
-    assert coordinator.hooks._observed is not None and coordinator.hooks._observed.active
+    observed = coordinator.hooks._observed
+    assert observed is not None
+    assert observed.active
     await _call(coordinator, "c1")
     await cleanup()
     await coordinator.cleanup()

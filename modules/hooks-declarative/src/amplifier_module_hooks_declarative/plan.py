@@ -115,9 +115,7 @@ def plan_steps(
         for block in document.events:
             # a name of its own (PreToolUse, beforeShellExecution), else the event's alias
             alias = alias_of(block.event) if block.name == block.event else block.name
-            planned = (
-                _step(block.event, alias, step, factory, receipts) for step in block.steps
-            )
+            planned = (_step(block.event, alias, step, factory, receipts) for step in block.steps)
             steps.extend(step for step in planned if step.hooks)
     return steps
 
