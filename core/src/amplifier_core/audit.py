@@ -343,14 +343,15 @@ class AuditTrail:
             return
         queued = self._queued
         queued.append(item)
+        now = time.monotonic()
         if len(queued) == 1:
-            self._queued_since = time.monotonic()
+            self._queued_since = now
             _LIVE.add(self)
-        if item[0].listening:
+        if item[0].listening:  # chained at once; written with its batch
             self._chain_queued()
-            if len(self._pending) >= _BATCH:
+            if len(self._pending) >= _BATCH or now - self._pending_since >= _BATCH_AGE_S:
                 self.flush()
-        elif len(queued) >= _BATCH or time.monotonic() - self._queued_since >= _BATCH_AGE_S:
+        elif len(queued) >= _BATCH or now - self._queued_since >= _BATCH_AGE_S:
             self.flush()
 
     def _chain_queued(self) -> None:
