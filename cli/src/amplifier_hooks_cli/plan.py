@@ -21,7 +21,9 @@ everything else             the plan's ``session`` (the kernel reads it)
 
 A module's own config in the bundle wins over a routed setting. Relative ``source`` paths
 are resolved against the bundle's directory, so is the scripted provider's ``script`` (its
-``base_dir``), and ``session.working_dir`` is the workspace.
+``base_dir``), and ``session.working_dir`` is the workspace. hooks-declarative's inline
+``hooks`` in a bundle read from one file are told where they were written (config
+``hooks_origin``: the bundle file and the line of each entry), for their receipts.
 """
 
 from __future__ import annotations

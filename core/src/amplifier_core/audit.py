@@ -375,9 +375,9 @@ class AuditTrail:
             owner = item[0]
             try:
                 body = owner.body(item)
-            except Exception:  # a value JSON refuses (a cycle): its text
+            except Exception:  # a value JSON refuses (a cycle): the receipt's repr
                 logger.warning("a receipt could not be rendered", exc_info=True)
-                body = json.dumps(owner.entry(item), default=_fallback, check_circular=False)[:-1]
+                body = "{" + members({"type": "hook_run", "unrenderable": repr(item[1:])})
             body += f', "chain": "{chain_id}", "seq": {seq}, "prev": ' + (
                 "null}" if prev is None else f'"{prev}"}}'
             )
@@ -395,7 +395,7 @@ class AuditTrail:
                 )
                 owner.sealed(entry)
             seq, prev = seq + 1, digest
-        self._seq, self._prev = seq, prev
+            self._seq, self._prev = seq, prev
 
     def _write(self, entry: dict[str, Any], *, batch: bool, body: str = "") -> None:
         """``body``: the record's text without its chain fields and closing brace, when the

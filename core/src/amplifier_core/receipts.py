@@ -37,8 +37,6 @@ from collections.abc import Callable, Iterable, Mapping
 from fnmatch import fnmatchcase
 from typing import TYPE_CHECKING, Any, Final
 
-import orjson
-
 from .audit import members
 from .audit import value_text as _value
 from .hooks import _MILLIS, _utc_second
@@ -293,8 +291,6 @@ class Receipts:
         The text up to ``ts`` is rendered once for each hook, event, tool, decision and
         outcome seen together."""
         _, fixed, ended, event, tool, call, decision, outcome, duration, extra = item
-        if extra:
-            return self._careful(fixed[2], self._variable(item))
         key = (fixed[2], event, tool, decision, outcome)
         head = self._heads.get(key)
         if head is None:
@@ -304,11 +300,17 @@ class Receipts:
         if last[0] != millis:
             last = (millis, self._ts(ended))
         if call is None:
-            return f'{head}"{last[1]}", "duration_ms": {_millis_text(duration)}'
-        return (
-            f'{head}"{last[1]}", "tool_call_id": {_value(call)}, '
-            f'"duration_ms": {_millis_text(duration)}'
-        )
+            text = f'{head}"{last[1]}", "duration_ms": {_millis_text(duration)}'
+        else:
+            text = (
+                f'{head}"{last[1]}", "tool_call_id": {_value(call)}, '
+                f'"duration_ms": {_millis_text(duration)}'
+            )
+        if extra:  # why, exit_code ...: as json.dumps writes them
+            for name, value in extra.items():
+                if value is not None:
+                    text += f", {_value(name)}: {_value(value)}"
+        return text
 
     def _head_of(self, key: tuple[str, Any, Any, Any, Any]) -> str:
         fixed, event, tool, decision, outcome = key
@@ -320,15 +322,6 @@ class Receipts:
             self._heads.clear()
         self._heads[key] = head
         return head
-
-    @staticmethod
-    def _careful(fixed: str, variable: dict[str, Any]) -> str:
-        """A receipt with fields beyond the usual (``why``, ``exit_code`` ...)."""
-        try:
-            own = orjson.dumps(variable, default=repr).decode()[1:-1]
-        except (TypeError, orjson.JSONEncodeError):  # a lone surrogate, an int past 64 bits
-            own = members(variable)
-        return "{" + fixed + ", " + own
 
     def entry(self, item: tuple[Any, ...]) -> dict[str, Any]:
         """A queued receipt as its record (:class:`~amplifier_core.audit.Deferred`)."""
