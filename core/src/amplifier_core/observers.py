@@ -33,7 +33,7 @@ from .models import HookResult
 if TYPE_CHECKING:
     from .hooks import FailureKind, HandlerInfo, HookRegistry, Unregister
 
-__all__ = ["HandlerObserver", "HandlerRun", "ObservedChains"]
+__all__ = ["HandlerObserver", "HandlerRun", "ObservedChains", "PlainObserver"]
 
 _clock = time.perf_counter
 _wall = time.time
@@ -80,6 +80,17 @@ class HandlerObserver(Protocol):
     """Told about every handler run of an emit (see the module docstring)."""
 
     def __call__(self, run: HandlerRun) -> None: ...
+
+
+class PlainObserver(Protocol):
+    """An observer's ``plain`` attribute, when it has one: told the figures of an async
+    handler's run that ended without failure (name, event, action, duration, the wall-clock
+    time it ended, the event data) instead of a :class:`HandlerRun` built for it (the
+    cheapest report, for an observer on every run: receipts)."""
+
+    def __call__(
+        self, handler: str, event: str, action: str, duration: float, ended: float, data: Any
+    ) -> None: ...
 
 
 def _logger() -> Any:
@@ -231,6 +242,8 @@ class ObservedChains:
         listening = tuple(obs for obs, ignore in self._observers if name not in ignore)
         if not listening:
             return info  # nobody listens to this one: it runs as registered
+        told = tuple(getattr(obs, "plain", None) for obs in listening)
+        plain: tuple[PlainObserver, ...] | None = told if all(told) else None  # type: ignore[assignment]
         handler = info.handler
         fail_closed = info.fail_closed
         if info.is_async:
@@ -243,11 +256,22 @@ class ObservedChains:
                     self._failed(info, event, data, started)
                     raise
                 if result is None or result.__class__ is HookResult:  # the usual: told here
+                    action = "continue" if result is None else result.action
+                    duration = _clock() - started
+                    if plain is not None:  # every observer takes the plain figures
+                        for tell in plain:
+                            try:
+                                tell(name, event, action, duration, _wall(), data)
+                            except Exception:  # a broken observer must not break emit
+                                _logger().exception(
+                                    "handler-run observer %r raised on %r (%s)", tell, name, event
+                                )
+                        return result
                     run = HandlerRun(
                         name,
                         event,
-                        "continue" if result is None else result.action,
-                        _clock() - started,
+                        action,
+                        duration,
                         _wall(),
                         data,
                         result,

@@ -117,7 +117,8 @@ class Receipts:
     def start(self) -> None:
         """Observe the registry's handler runs; add the required-guard check when there are
         required guards."""
-        self._undo.append(self.registry.add_observer(self._observed, ignore=(REQUIRE_HANDLER,)))
+        observer = _Observer(self._observed, self._plain)
+        self._undo.append(self.registry.add_observer(observer, ignore=(REQUIRE_HANDLER,)))
         if self.required:
             self._add_check()
 
@@ -420,6 +421,22 @@ class Receipts:
             )
         )
 
+    def _plain(
+        self, handler: str, event: str, action: str, duration: float, ended: float, data: Any
+    ) -> None:
+        """:meth:`_observed` of a run that ended without failure, told its figures."""
+        if self._host_handlers is not None and self._is_host(handler):
+            return
+        fixed = self._handler_facts.get((handler, event))
+        if fixed is None:
+            fixed = self._facts_of(handler, event)
+        call = data.get("tool_call_id")
+        if self.required and event == "tool:pre":
+            self._remember(call, handler, "ok", None)
+        self.trail.defer(
+            (self, fixed, ended, event, data.get("tool_name"), call, action, "ok", duration, None)
+        )
+
     def _facts_of(self, handler: str, event: str) -> tuple[Any, ...]:
         """What a handler's receipts say of it: where it was registered, whether it fails
         closed (kept for its next runs, rendered)."""
@@ -507,6 +524,20 @@ def _millis_text(seconds: float) -> str:
     if 0 <= micros < 1000:
         return _SHORT[micros]
     return repr(micros / 1000)
+
+
+class _Observer:
+    """The registry observer of a session's receipts: every run as a ``HandlerRun``, or
+    (``plain``) the figures of one that ended without failure."""
+
+    __slots__ = ("observe", "plain")
+
+    def __init__(self, observe: Callable[[HandlerRun], None], plain: Any) -> None:
+        self.observe = observe
+        self.plain = plain
+
+    def __call__(self, run: HandlerRun) -> None:
+        self.observe(run)
 
 
 def names(name: str, pattern: str) -> bool:
