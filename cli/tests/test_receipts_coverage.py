@@ -129,6 +129,30 @@ def test_every_hook_run_of_a_session_leaves_a_receipt(session_log: Path) -> None
     assert _records(session_log)[-1]["type"] == "chain_end"
 
 
+def test_inline_bundle_hooks_name_the_bundle_file_and_line(session_log: Path) -> None:
+    bundle = (session_log.parent / "bundle.yaml").resolve()
+    text = bundle.read_text(encoding="utf-8").splitlines()
+
+    def line_of(fragment: str, start: int = 0) -> int:
+        return next(n for n, line in enumerate(text, 1) if n > start and fragment in line)
+
+    pre = line_of("PreToolUse:")
+    expected = {  # an entry's line, or its command's
+        "config:hooks.PreToolUse[0]": line_of("- type: matcher", pre),
+        "config:hooks.PreToolUse[1].hooks[0]": line_of('command: "echo', pre),
+        "config:hooks.PreToolUse[2]": line_of('command: "exit 3"', pre),
+        "config:hooks.PostToolUse[0]": line_of('command: "echo', line_of("PostToolUse:")),
+    }
+    sources = {
+        r["hook"]: r.get("source")
+        for r in _records(session_log)
+        if r["type"] == "hook_run" and r["kind"] == "declarative"
+    }
+    assert {hook: sources.get(hook) for hook in expected} == {
+        hook: f"{bundle}:{line}" for hook, line in expected.items()
+    }
+
+
 def test_receipts_verify_passes_an_untouched_log(session_log: Path, tmp_path: Path) -> None:
     done = _cli("receipts", "verify", session_log, cwd=tmp_path)
     assert done.returncode == 0, done.stdout + done.stderr

@@ -16,8 +16,9 @@ from hypothesis import strategies as st
 from amplifier_core.audit import AuditTrail, members, render
 from amplifier_core.audit_chain import verify_lines
 from amplifier_core.coordinator import ModuleCoordinator
+from amplifier_core.hooks import HookRegistry
 from amplifier_core.models import HookResult
-from amplifier_core.receipts import REQUIRE_HANDLER, near_miss
+from amplifier_core.receipts import REQUIRE_HANDLER, Receipts, near_miss
 
 
 def _lines(path: Path) -> list[str]:
@@ -136,7 +137,11 @@ _values = st.one_of(
 )
 _fields = st.dictionaries(
     st.text(st.characters(categories=("L", "N")), min_size=1, max_size=8).filter(
-        lambda k: k not in {"ts", "type", "session_id", "chain", "seq", "prev", "hash"}
+        lambda k: (
+            k
+            not in {"ts", "type", "session_id", "chain", "seq", "prev", "hash"}
+            | {"hook", "event", "data", "decision", "outcome", "duration", "kind", "fixed"}
+        )
     ),
     _values,
     max_size=5,
@@ -144,23 +149,36 @@ _fields = st.dictionaries(
 
 
 def _write_log(path: Path, batches: list[list[dict[str, Any]]]) -> None:
-    """Several trails (sessions) appending to one file, records and receipts mixed."""
+    """Several trails (sessions) appending to one file, records and receipts mixed: receipts
+    rendered by the caller, and receipts queued by a session's :class:`Receipts` (rendered
+    when their batch is written)."""
     trails = [AuditTrail(path, session_id=f"s{n}") for n in range(len(batches))]
+    receipts = [Receipts(trail, HookRegistry()) for trail in trails]
     longest = max(len(batch) for batch in batches)
     for step in range(longest):
-        for trail, batch in zip(trails, batches, strict=True):
+        for trail, keeper, batch in zip(trails, receipts, batches, strict=True):
             if step < len(batch):
                 fields = batch[step]
-                if step % 2:
+                if step % 3 == 1:
                     fixed = {"type": "hook_run", "session_id": "s", "hook": "h"}
                     trail.receipt(fixed, members(fixed), {"ts": "t", **fields})
+                elif step % 3 == 2:
+                    keeper.ran(
+                        hook=f"h{step}",
+                        event="tool:pre",
+                        data={"tool_name": "bash", "tool_call_id": f"c{step}"},
+                        decision="continue",
+                        outcome="ok",
+                        duration=0.001,
+                        **fields,
+                    )
                 else:
                     trail.record("deny", **fields)
     for trail in trails:
         trail.close()
 
 
-_logs = st.lists(st.lists(_fields, min_size=1, max_size=6), min_size=1, max_size=3)
+_logs = st.lists(st.lists(_fields, min_size=1, max_size=7), min_size=1, max_size=3)
 
 
 @settings(
@@ -213,3 +231,113 @@ def test_any_removed_reordered_or_edited_record_is_found(
             return
     report = verify_lines(tampered)
     assert report.breaks or report.unsealed, (how, index)
+
+
+# ---------------------------------------------------------------------------- deferred writing
+
+
+def _ran(receipts: Receipts, call: str, **extra: Any) -> None:
+    receipts.ran(
+        hook="guard",
+        event="tool:pre",
+        data={"tool_name": "bash", "tool_call_id": call},
+        decision="continue",
+        outcome="ok",
+        duration=0.0021,
+        **extra,
+    )
+
+
+def test_queued_receipts_are_written_before_the_next_record(tmp_path: Path) -> None:
+    path = tmp_path / "audit.jsonl"
+    trail = AuditTrail(path, session_id="s")
+    receipts = Receipts(trail, HookRegistry())
+    _ran(receipts, "c1")
+    _ran(receipts, "c2", why="a reason", exit_code=3)
+    assert _lines(path) == []  # queued: nothing rendered yet
+    trail.record("deny", reason="no")
+    written = [json.loads(line) for line in _lines(path)]
+    assert [(r["type"], r["seq"], r.get("tool_call_id")) for r in written] == [
+        ("hook_run", 0, "c1"),
+        ("hook_run", 1, "c2"),
+        ("deny", 2, None),
+    ]
+    assert (written[0]["duration_ms"], written[1]["exit_code"]) == (2.1, 3)
+    trail.close()
+    report = verify_lines(_lines(path))
+    assert (report.intact, report.unsealed, report.records) == (True, [], 4)
+
+
+def test_reading_the_trail_chains_the_queued_receipts_as_the_file_has_them(
+    tmp_path: Path,
+) -> None:
+    path = tmp_path / "audit.jsonl"
+    trail = AuditTrail(path, session_id="s")
+    receipts = Receipts(trail, HookRegistry())
+    for call in ("c1", "c2", "c3"):
+        _ran(receipts, call)
+    kept = trail.of_type("hook_run")
+    trail.flush()
+    written = [json.loads(line) for line in _lines(path)]
+    assert kept == written  # the same fields, values and chain, in the same order
+    trail.close()
+
+
+def test_exported_receipts_carry_the_chain_fields_of_their_line(tmp_path: Path) -> None:
+    path = tmp_path / "audit.jsonl"
+    trail = AuditTrail(path, session_id="s")
+    receipts = Receipts(trail, HookRegistry())
+    exported: list[dict[str, Any]] = []
+    receipts.add_listener(exported.append)
+    _ran(receipts, "c1")
+    assert [r["seq"] for r in exported] == [0]  # handed over as it happens, chained
+    trail.close()
+    assert exported[0] == json.loads(_lines(path)[0])
+
+
+def test_queued_receipts_are_written_at_interpreter_exit(tmp_path: Path) -> None:
+    import subprocess
+    import sys
+    import textwrap
+
+    path = tmp_path / "audit.jsonl"
+    script = textwrap.dedent(
+        f"""
+        from amplifier_core.audit import AuditTrail
+        from amplifier_core.hooks import HookRegistry
+        from amplifier_core.receipts import Receipts
+
+        trail = AuditTrail({str(path)!r}, session_id="s")
+        receipts = Receipts(trail, HookRegistry())
+        for n in range(5):
+            receipts.ran(hook="guard", event="tool:pre", data={{"tool_call_id": f"c{{n}}"}},
+                         decision="continue", outcome="ok", duration=0.0)
+        """
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, timeout=120, check=False
+    )
+    assert done.returncode == 0, done.stderr
+    lines = _lines(path)
+    assert [json.loads(line)["tool_call_id"] for line in lines] == [f"c{n}" for n in range(5)]
+    report = verify_lines(lines)
+    assert report.intact
+    assert report.unsealed == [json.loads(lines[0])["chain"]]  # never closed: no chain_end
+
+
+async def test_a_session_writes_every_receipt_by_its_end(tmp_path: Path) -> None:
+    coordinator = _coordinator(tmp_path)
+
+    async def guard(_event: str, _data: dict[str, Any]) -> None:
+        return None
+
+    coordinator.hooks.register("tool:pre", guard, name="guard")
+    for call in range(300):  # more than a batch, and a batch left over at the end
+        await coordinator.hooks.emit("tool:pre", {"tool_name": "bash", "tool_call_id": f"{call}"})
+    await coordinator.cleanup()
+    lines = _lines(tmp_path / "audit.jsonl")
+    runs = [json.loads(line) for line in lines if '"hook_run"' in line]
+    assert [r["tool_call_id"] for r in runs] == [str(call) for call in range(300)]
+    assert json.loads(lines[-1])["type"] == "chain_end"
+    report = verify_lines(lines)
+    assert (report.intact, report.unsealed) == (True, [])

@@ -151,6 +151,7 @@ class Bundle(BaseModel):
     _origins: dict[str, list[str]] = PrivateAttr(default_factory=dict)
     _included: list[str] = PrivateAttr(default_factory=list)
     _layers: list[tuple[str, dict[str, Any]]] = PrivateAttr(default_factory=list)
+    _inline_lines: dict[int, dict[str, int]] = PrivateAttr(default_factory=dict)
 
     @field_validator("session", "providers", "tools", "hooks", mode="before")
     @classmethod
@@ -202,6 +203,13 @@ class Bundle(BaseModel):
         (relative sources made absolute), in composition order, its own file last; empty for
         a bundle read from one file."""
         return list(self._layers)
+
+    @property
+    def inline_hook_lines(self) -> dict[int, dict[str, int]]:
+        """For a bundle read from one file: for each ``hooks`` entry (by index) whose config
+        declares ``hooks`` inline, the line of each key path under it in :attr:`source_name`
+        (``hooks.PreToolUse[0]``: 12); a composed bundle has none."""
+        return {index: dict(lines) for index, lines in self._inline_lines.items()}
 
     def module_entries(self) -> list[tuple[str, ModuleEntry]]:
         """Every ``(section, entry)`` in mount order: providers, then tools, then hooks."""
@@ -298,7 +306,39 @@ def _parse(
         problems.sort(key=lambda p: (p.line or 0, p.column or 0))
         raise BundleError(source_name, problems)
     bundle._source_name = source_name
+    bundle._inline_lines = _inline_hook_lines(bundle, document)
     return bundle, document
+
+
+_MAX_INLINE_LINES: Final = 10_000
+"""Key paths of inline hooks whose lines are kept, at most, per module entry."""
+
+
+def _inline_hook_lines(bundle: Bundle, document: YamlDocument) -> dict[int, dict[str, int]]:
+    """The line of each key path of the inline ``hooks`` of each ``hooks`` entry's config."""
+    found: dict[int, dict[str, int]] = {}
+    for index, entry in enumerate(bundle.hooks):
+        hooks = entry.config.get("hooks")
+        if not isinstance(hooks, dict | list):
+            continue
+        lines: dict[str, int] = {}
+        stack: list[tuple[tuple[str | int, ...], Any]] = [(("hooks",), hooks)]
+        seen: set[int] = set()  # an alias may repeat a collection: walk it once
+        while stack and len(lines) < _MAX_INLINE_LINES:
+            loc, value = stack.pop()
+            line = document.line_of(("hooks", index, "config", *loc))
+            if line is not None:
+                lines[key_path(loc)] = line
+            if isinstance(value, dict | list):
+                if id(value) in seen:
+                    continue
+                seen.add(id(value))
+            if isinstance(value, dict):
+                stack.extend(((*loc, str(key)), item) for key, item in value.items())
+            elif isinstance(value, list):
+                stack.extend(((*loc, number), item) for number, item in enumerate(value))
+        found[index] = lines
+    return found
 
 
 # -- YAML with positions ---------------------------------------------------------------

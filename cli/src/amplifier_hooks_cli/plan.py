@@ -21,7 +21,9 @@ everything else             the plan's ``session`` (the kernel reads it)
 
 A module's own config in the bundle wins over a routed setting. Relative ``source`` paths
 are resolved against the bundle's directory, so is the scripted provider's ``script`` (its
-``base_dir``), and ``session.working_dir`` is the workspace.
+``base_dir``), and ``session.working_dir`` is the workspace. hooks-declarative's inline
+``hooks`` in a bundle read from one file are told where they were written (config
+``hooks_origin``: the bundle file and the line of each entry), for their receipts.
 """
 
 from __future__ import annotations
@@ -212,5 +214,22 @@ def mount_plan(bundle: Bundle, *, workspace: Path) -> dict[str, Any]:
         "session": settings,
         "providers": providers,
         "tools": tools,
-        "hooks": _module_entries(bundle.hooks, base_dir),
+        "hooks": _located(_module_entries(bundle.hooks, base_dir), bundle),
     }
+
+
+_LOCATED_MODULES: Final = frozenset({"hooks-declarative"})
+"""Modules whose inline ``hooks`` are told where they were written (``hooks_origin``)."""
+
+
+def _located(entries: list[dict[str, Any]], bundle: Bundle) -> list[dict[str, Any]]:
+    """``entries`` (the bundle's hooks, in order), hooks-declarative's inline hooks told the
+    bundle file and the line of each entry: their receipts name them."""
+    found = bundle.inline_hook_lines
+    for index, entry in enumerate(entries):
+        lines = found.get(index)
+        config = entry["config"]
+        if not lines or entry["module"] not in _LOCATED_MODULES or "hooks_origin" in config:
+            continue
+        config["hooks_origin"] = {"file": str(Path(bundle.source_name).resolve()), "lines": lines}
+    return entries

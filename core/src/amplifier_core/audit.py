@@ -31,13 +31,18 @@ Every rendered record is chained (:mod:`amplifier_core.audit_chain`): it carries
 trail's id), ``seq`` (0, 1, 2 ... within the trail), ``prev`` (the previous record's ``hash``,
 ``null`` for the first) and, last on its line, ``hash``: the SHA-256 of the line as written
 without it. A removed, reordered or edited record breaks the chain; ``amplifier-hooks receipts
-verify LOG`` says where. Other records are written as they happen; receipts (``hook_run``) are
-gathered and written together, up to 32 of them or a quarter of a second after the first,
-before any other record and when the trail is closed.
+verify LOG`` says where. Other records are written as they happen. Receipts (``hook_run``) are
+queued as they happen (:meth:`AuditTrail.defer`: a tuple of the run's facts, nothing rendered)
+and rendered, chained and written together: up to 128 of them or a quarter of a second after
+the first, before any other record, when something reads :attr:`AuditTrail.records`, at
+:meth:`AuditTrail.flush`, when the trail is closed, and at interpreter exit. A receipt whose
+owner has listeners (an exporter needs its chain fields at once) is chained when it is queued.
 """
 
 from __future__ import annotations
 
+import atexit
+import hashlib
 import json
 import logging
 import math
@@ -45,17 +50,28 @@ import os
 import threading
 import time
 import uuid
+import weakref
 from collections import deque
 from collections.abc import Mapping
 from datetime import UTC, datetime
 from json.encoder import c_make_encoder  # type: ignore[attr-defined]
 from json.encoder import encode_basestring_ascii as _text
 from pathlib import Path
-from typing import Any, Final, Literal, TextIO, TypeAlias
+from typing import Any, Final, Literal, Protocol, TextIO, TypeAlias
 
 from .audit_chain import seal
 
-__all__ = ["AuditSink", "AuditTrail", "RecordType"]
+_sha256: Final = hashlib.sha256
+
+__all__ = [
+    "AuditSink",
+    "AuditTrail",
+    "Deferred",
+    "RecordType",
+    "members",
+    "render",
+    "value_text",
+]
 
 RecordType: TypeAlias = Literal[
     "injection",
@@ -75,10 +91,42 @@ AuditSink: TypeAlias = "str | os.PathLike[str] | TextIO | None"
 logger = logging.getLogger(__name__)
 
 _DEFAULT_RING: Final = 10_000
-_BATCH: Final = 32
+_BATCH: Final = 128
 """Receipts gathered before they are written together."""
 _BATCH_AGE_S: Final = 0.25
 """How long the first gathered receipt waits, at most, for the next record to write it."""
+
+
+class Deferred(Protocol):
+    """The owner of queued receipts (:meth:`AuditTrail.defer`): each queued item is a tuple
+    whose first member is its owner, which renders it when the trail writes it."""
+
+    listening: bool
+    """Whether each item is to be chained (and :meth:`sealed` called) as it is queued."""
+
+    def body(self, item: tuple[Any, ...]) -> str:
+        """The item's record as a JSON object's text without its closing brace."""
+        ...
+
+    def entry(self, item: tuple[Any, ...]) -> dict[str, Any]:
+        """The item's record as a mapping (without its chain fields)."""
+        ...
+
+    def sealed(self, entry: dict[str, Any]) -> None:
+        """The item was chained: ``entry`` is its record with its chain fields."""
+        ...
+
+
+_LIVE: weakref.WeakSet[AuditTrail] = weakref.WeakSet()
+"""The trails holding queued receipts, written at interpreter exit if still queued."""
+
+
+def _write_live() -> None:
+    for trail in list(_LIVE):
+        trail.flush()
+
+
+atexit.register(_write_live)
 
 
 def _fallback(value: object) -> str:
@@ -100,7 +148,9 @@ def _escaped(text: str) -> str:
     return done
 
 
-def _value(value: object) -> str:
+def value_text(value: object) -> str:
+    """``value`` as JSON text, as ``json.dumps(value, default=repr)`` writes it (a plain
+    string, number, ``None`` or boolean without its machinery)."""
     kind = type(value)
     if kind is str:
         return _escaped(value)  # type: ignore[arg-type]  # its type is str exactly
@@ -131,13 +181,23 @@ def _encode(entry: Mapping[str, Any]) -> str:
 
 def members(entry: Mapping[str, Any]) -> str:
     """The members of ``entry`` as a JSON object's text holds them, without the braces."""
-    return ", ".join([_escaped(key) + ": " + _value(value) for key, value in entry.items()])
+    return ", ".join([_escaped(key) + ": " + value_text(value) for key, value in entry.items()])
 
 
 def render(entry: Mapping[str, Any]) -> str:
     """``entry`` as one line of JSON, as ``json.dumps(entry, default=repr)`` writes it (the
     plain values, the most common, without its machinery)."""
     return "{" + members(entry) + "}"
+
+
+def _entry_of(kept: tuple[Any, ...], chain_id: str) -> dict[str, Any]:
+    """A queued receipt kept in the ring, as its record (with its chain fields once
+    chained)."""
+    item, seq, prev, digest = kept
+    entry: dict[str, Any] = item[0].entry(item)
+    if seq is not None:
+        entry["chain"], entry["seq"], entry["prev"], entry["hash"] = chain_id, seq, prev, digest
+    return entry
 
 
 class _AppendFile:
@@ -182,7 +242,8 @@ class AuditTrail:
         self.path: Path | None = None
         self.chain_id = uuid.uuid4().hex[:16]
         """This trail's chain in the log (:mod:`amplifier_core.audit_chain`)."""
-        self._ring: deque[dict[str, Any]] = deque(maxlen=ring_size)
+        # records, and queued receipts chained as (item, seq, prev, hash); seq None: unchained
+        self._ring: deque[dict[str, Any] | tuple[Any, ...]] = deque(maxlen=ring_size)
         self._stdlib: logging.Logger | None = None
         self._file: _AppendFile | None = None
         self._stream: TextIO | None = None
@@ -191,6 +252,8 @@ class AuditTrail:
         self._prev: str | None = None
         self._pending: list[str] = []  # rendered receipts not written yet
         self._pending_since = 0.0
+        self._queued: list[tuple[Any, ...]] = []  # receipts not rendered yet (defer)
+        self._queued_since = 0.0
         self._closed = False
         if sink is None:
             self._stdlib = logging.getLogger("amplifier_core.audit")
@@ -220,12 +283,15 @@ class AuditTrail:
 
     @property
     def records(self) -> list[dict[str, Any]]:
-        """The newest records, oldest first."""
-        return list(self._ring)
+        """The newest records, oldest first (the queued receipts chained first)."""
+        if self._queued:
+            self._chain_queued()
+        chain_id = self.chain_id
+        return [r if isinstance(r, dict) else _entry_of(r, chain_id) for r in self._ring]
 
     def of_type(self, record_type: RecordType) -> list[dict[str, Any]]:
         """The kept records of one type, oldest first."""
-        return [r for r in self._ring if r["type"] == record_type]
+        return [r for r in self.records if r["type"] == record_type]
 
     @property
     def rendering(self) -> bool:
@@ -268,11 +334,76 @@ class AuditTrail:
         self._write(entry, batch=True, body="{" + text + ", " + own[1:-1])
         return entry
 
+    def defer(self, item: tuple[Any, ...]) -> None:
+        """Queue a receipt: ``item[0]`` is its :class:`Deferred` owner, which renders it when
+        it is written (module docstring). Never raises."""
+        stdlib = self._stdlib
+        if self._closed or (stdlib is not None and not stdlib.isEnabledFor(logging.DEBUG)):
+            self._ring.append((item, None, None, None))  # nobody reads the rendered line
+            return
+        queued = self._queued
+        queued.append(item)
+        now = time.monotonic()
+        if len(queued) == 1:
+            self._queued_since = now
+            _LIVE.add(self)
+        if item[0].listening:  # chained at once; written with its batch
+            self._chain_queued()
+            if len(self._pending) >= _BATCH or now - self._pending_since >= _BATCH_AGE_S:
+                self.flush()
+        elif len(queued) >= _BATCH or now - self._queued_since >= _BATCH_AGE_S:
+            self.flush()
+
+    def _chain_queued(self) -> None:
+        with self._lock:
+            self._chain_queued_locked()
+
+    def _chain_queued_locked(self) -> None:
+        """Render and chain the queued receipts (the lock held): their lines join the
+        pending ones."""
+        queued = self._queued
+        if not queued:
+            return
+        self._queued = []
+        pending = self._pending
+        if not pending:
+            self._pending_since = self._queued_since
+        ring = self._ring
+        chain_id = self.chain_id
+        seq, prev = self._seq, self._prev
+        for item in queued:
+            owner = item[0]
+            try:
+                body = owner.body(item)
+            except Exception:  # a value JSON refuses (a cycle): the receipt's repr
+                logger.warning("a receipt could not be rendered", exc_info=True)
+                body = "{" + members({"type": "hook_run", "unrenderable": repr(item[1:])})
+            body += f', "chain": "{chain_id}", "seq": {seq}, "prev": ' + (
+                "null}" if prev is None else f'"{prev}"}}'
+            )
+            digest = _sha256(body.encode("utf-8", "surrogatepass")).hexdigest()
+            line = f'{body[:-1]}, "hash": "{digest}"}}'  # as audit_chain.seal writes it
+            ring.append((item, seq, prev, digest))
+            pending.append(line)
+            if owner.listening:
+                entry = owner.entry(item)
+                entry["chain"], entry["seq"], entry["prev"], entry["hash"] = (
+                    chain_id,
+                    seq,
+                    prev,
+                    digest,
+                )
+                owner.sealed(entry)
+            seq, prev = seq + 1, digest
+            self._seq, self._prev = seq, prev
+
     def _write(self, entry: dict[str, Any], *, batch: bool, body: str = "") -> None:
         """``body``: the record's text without its chain fields and closing brace, when the
         caller rendered it."""
         try:
             with self._lock:
+                if self._queued:
+                    self._chain_queued_locked()
                 seq, prev = self._seq, self._prev
                 chained = f', "chain": "{self.chain_id}", "seq": {seq}, "prev": ' + (
                     "null}" if prev is None else f'"{prev}"}}'
@@ -315,8 +446,12 @@ class AuditTrail:
                 self._stdlib.debug("%s", line)
 
     def flush(self) -> None:
-        """Write the receipts gathered so far."""
+        """Render, chain and write the receipts gathered so far."""
         with self._lock:
+            try:
+                self._chain_queued_locked()
+            except Exception:
+                logger.warning("audit records could not be chained", exc_info=True)
             pending, self._pending = self._pending, []
             if pending:
                 try:
@@ -329,10 +464,13 @@ class AuditTrail:
         the file. Records after it start no new chain: they are kept in memory only."""
         if self._closed:
             return
+        if self._queued:
+            self._chain_queued()
         if self._seq and self.rendering:
             self.record("chain_end", records=self._seq)
         self.flush()
         self._closed = True
+        _LIVE.discard(self)
         if self._file is not None:
             self._file.close()
 

@@ -26,20 +26,26 @@ from __future__ import annotations
 import inspect
 import time
 from collections.abc import Awaitable, Callable, Iterable, Sequence
-from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Any, NamedTuple, Protocol
 
 from .handlers import FailureKind, FailureListener, HandlerInfo, Unregister, read_result
 from .models import HookResult
 
-__all__ = ["HandlerObserver", "HandlerRun", "ObservedChains", "ObservedRegistry"]
+__all__ = [
+    "HandlerObserver",
+    "HandlerRun",
+    "ObservedChains",
+    "ObservedRegistry",
+    "PlainObserver",
+]
 
 _clock = time.perf_counter
+_wall = time.time
 
 
-@dataclass(frozen=True, slots=True)
-class HandlerRun:
-    """How one handler ran on one event.
+class HandlerRun(NamedTuple):
+    """How one handler ran on one event (an immutable record: a named tuple, the cheapest
+    to build on every run).
 
     :ivar handler: the name it was registered under.
     :ivar event: the canonical event name.
@@ -78,6 +84,17 @@ class HandlerObserver(Protocol):
     """Told about every handler run of an emit (see the module docstring)."""
 
     def __call__(self, run: HandlerRun) -> None: ...
+
+
+class PlainObserver(Protocol):
+    """An observer's ``plain`` attribute, when it has one: told the figures of an async
+    handler's run that ended without failure (name, event, action, duration, the wall-clock
+    time it ended, the event data) instead of a :class:`HandlerRun` built for it (the
+    cheapest report, for an observer on every run: receipts)."""
+
+    def __call__(
+        self, handler: str, event: str, action: str, duration: float, ended: float, data: Any
+    ) -> None: ...
 
 
 def _logger() -> Any:
@@ -232,9 +249,14 @@ class ObservedChains:
     # ------------------------------------------------------------------ wrapping
 
     def _wrap(self, info: HandlerInfo) -> HandlerInfo:
-        if all(info.name in ignore for _, ignore in self._observers):
+        name = info.name
+        listening = tuple(obs for obs, ignore in self._observers if name not in ignore)
+        if not listening:
             return info  # nobody listens to this one: it runs as registered
+        told = tuple(getattr(obs, "plain", None) for obs in listening)
+        plain: tuple[PlainObserver, ...] | None = told if all(told) else None  # type: ignore[assignment]
         handler = info.handler
+        fail_closed = info.fail_closed
         if info.is_async:
 
             async def run_async(event: str, data: dict[str, Any]) -> object:
@@ -244,6 +266,38 @@ class ObservedChains:
                 except BaseException:
                     self._failed(info, event, data, started)
                     raise
+                if result is None or result.__class__ is HookResult:  # the usual: told here
+                    action = "continue" if result is None else result.action
+                    duration = _clock() - started
+                    if plain is not None:  # every observer takes the plain figures
+                        for tell in plain:
+                            try:
+                                tell(name, event, action, duration, _wall(), data)
+                            except Exception:  # a broken observer must not break emit
+                                _logger().exception(
+                                    "handler-run observer %r raised on %r (%s)", tell, name, event
+                                )
+                        return result
+                    run = HandlerRun(
+                        name,
+                        event,
+                        action,
+                        duration,
+                        _wall(),
+                        data,
+                        result,
+                        None,
+                        None,
+                        fail_closed,
+                    )
+                    for observer in listening:
+                        try:
+                            observer(run)
+                        except Exception:  # a broken observer must not break emit
+                            _logger().exception(
+                                "handler-run observer %r raised on %r (%s)", observer, name, event
+                            )
+                    return result
                 self._done(info, event, data, started, result)
                 return result
 

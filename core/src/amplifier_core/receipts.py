@@ -16,6 +16,11 @@ A receipt's fields (``docs/observability.md`` has the table): ``hook``, ``kind``
 ``required``. The records are chained with the rest of the trail
 (:mod:`amplifier_core.audit_chain`).
 
+What a run costs: the observer (and :meth:`Receipts.ran`) only queues a tuple of the run's
+facts on the trail (:meth:`~amplifier_core.audit.AuditTrail.defer`); the record is rendered
+(its time from the run's clock reading), chained, hashed and written with its batch. The
+fields of a hook that are the same on each of its runs are rendered once.
+
 Required guards (``session.require_guards``: handler names or hook labels, ``fnmatch``
 patterns; or a declarative entry's ``required: true``): after every other ``tool:pre``
 handler, :meth:`Receipts.check_required` denies the call when a required guard that was due
@@ -27,12 +32,14 @@ name at all. Without required guards nothing is checked and no handler is added.
 from __future__ import annotations
 
 import re
+import time
 from collections.abc import Callable, Iterable, Mapping
 from fnmatch import fnmatchcase
 from typing import TYPE_CHECKING, Any, Final
 
 from .audit import members
-from .hooks import _now_iso
+from .audit import value_text as _value
+from .hooks import _MILLIS, _utc_second
 from .models import HookResult
 
 if TYPE_CHECKING:
@@ -98,14 +105,20 @@ class Receipts:
         self._fixed: dict[
             tuple[str, str, int], tuple[Mapping[str, Any] | None, dict[str, Any], str]
         ] = {}
-        self._handler_facts: dict[tuple[str, str], dict[str, Any]] = {}
+        # (handler, event) -> its fixed fields, rendered (as _fixed holds them)
+        self._handler_facts: dict[tuple[str, str], tuple[Any, ...]] = {}
+        self.listening = False
+        """Whether a listener wants each receipt as it happens (it is chained at once)."""
+        self._last_ts: tuple[int, str] = (-1, "")  # a run's time in ms, and its text
+        self._heads: dict[tuple[str, Any, Any, Any, Any], str] = {}
 
     # ------------------------------------------------------------------ set-up
 
     def start(self) -> None:
         """Observe the registry's handler runs; add the required-guard check when there are
         required guards."""
-        self._undo.append(self.registry.add_observer(self._observed, ignore=(REQUIRE_HANDLER,)))
+        observer = _Observer(self._observed, self._plain)
+        self._undo.append(self.registry.add_observer(observer, ignore=(REQUIRE_HANDLER,)))
         if self.required:
             self._add_check()
 
@@ -128,10 +141,12 @@ class Receipts:
         """Also hand every receipt to ``listener`` (hooks-otel exports them); returns a
         function that removes it. A listener that raises is skipped."""
         self._listeners.append(listener)
+        self.listening = True
 
         def remove() -> None:
             if listener in self._listeners:
                 self._listeners.remove(listener)
+            self.listening = bool(self._listeners)
 
         return remove
 
@@ -153,6 +168,7 @@ class Receipts:
         """Handler ``handler`` runs hooks that receipt themselves: its own runs still get
         receipts, with ``kind: dispatcher``."""
         self._handlers.add(handler)
+        self._handler_facts.clear()  # their kind changed
 
     def is_required(self, name: str) -> bool:
         """Whether the hook or handler ``name`` is a required guard."""
@@ -163,6 +179,38 @@ class Receipts:
         return known
 
     # ------------------------------------------------------------------ records
+
+    def ran_ok(
+        self,
+        hook: str,
+        fixed: Mapping[str, Any] | None,
+        event: str,
+        data: Mapping[str, Any],
+        decision: str,
+        duration: float,
+    ) -> None:
+        """:meth:`ran` of a declarative hook that ran to its end (``outcome: ok``) with nothing
+        more to say: the hot path, positional."""
+        call = data.get("tool_call_id")
+        if self.required and event == "tool:pre":
+            self._remember(call, hook, "ok", None)
+        cached = self._fixed.get((hook, "declarative", id(fixed)))
+        if cached is None or cached[0] is not fixed:
+            cached = self._fixed_of(hook, "declarative", fixed)
+        self.trail.defer(
+            (
+                self,
+                cached,
+                time.time(),
+                event,
+                data.get("tool_name"),
+                call,
+                decision,
+                "ok",
+                duration,
+                None,
+            )
+        )
 
     def ran(
         self,
@@ -181,48 +229,116 @@ class Receipts:
         seconds); ``extra`` fields are added as they are (``None`` ones left out); ``fixed``:
         fields of the hook itself (no ``None`` among them), the very same mapping for each of
         its runs: rendered once, and kept alive by the caller."""
-        variable: dict[str, Any] = {"ts": _now_iso(), "event": event}
-        tool = data.get("tool_name")
         call = data.get("tool_call_id")
-        if tool is not None:
-            variable["tool"] = tool
-        if call is not None:
-            variable["tool_call_id"] = call
-        variable["decision"] = decision
-        variable["outcome"] = outcome
-        variable["duration_ms"] = round(duration * 1000, 3)
-        if extra:
-            for name, value in extra.items():
-                if value is not None:
-                    variable[name] = value
-        self._keep(hook, kind, fixed, variable, call, outcome, extra.get("why"))
+        if self.required and event == "tool:pre":
+            self._remember(call, hook, outcome, extra.get("why"))
+        self.trail.defer(
+            (
+                self,
+                self._fixed_of(hook, kind, fixed),
+                time.time(),
+                event,
+                data.get("tool_name"),
+                call,
+                decision,
+                outcome,
+                duration,
+                extra or None,
+            )
+        )
 
-    def _keep(
-        self,
-        hook: str,
-        kind: str,
-        fixed: Mapping[str, Any] | None,
-        variable: dict[str, Any],
-        call: object,
-        outcome: str,
-        why: object,
-    ) -> None:
-        """Hand one receipt to the trail and the listeners; remember it for the check."""
+    # ------------------------------------------------------------------ rendering (deferred)
+
+    def _fixed_of(self, hook: str, kind: str, fixed: Mapping[str, Any] | None) -> tuple[Any, ...]:
         key = (hook, kind, id(fixed))
         cached = self._fixed.get(key)
         if cached is None or cached[0] is not fixed:
             cached = self._fix(key, fixed)
-        if self.required and variable["event"] == "tool:pre":
-            self._remember(call, hook, outcome, why)
-        entry = self.trail.receipt(cached[1], cached[2], variable)
-        if self._listeners:
-            for listener in self._listeners:
-                try:
-                    listener(entry)
-                except Exception:  # an exporter must not break the session
-                    import logging
+        return cached
 
-                    logging.getLogger(__name__).warning("receipt listener failed", exc_info=True)
+    def _variable(self, item: tuple[Any, ...]) -> dict[str, Any]:
+        """The fields of one run: ``event``, ``tool``, ``decision``, ``outcome``, ``ts`` (the
+        run's clock reading, to the millisecond), ``tool_call_id``, ``duration_ms``, then the
+        run's other fields (``None`` ones left out)."""
+        variable: dict[str, Any] = {"event": item[3]}
+        if item[4] is not None:
+            variable["tool"] = item[4]
+        variable["decision"] = item[6]
+        variable["outcome"] = item[7]
+        variable["ts"] = self._ts(item[2])
+        if item[5] is not None:
+            variable["tool_call_id"] = item[5]
+        variable["duration_ms"] = _millis(item[8])
+        extra = item[9]
+        if extra:
+            for name, value in extra.items():
+                if value is not None:
+                    variable[name] = value
+        return variable
+
+    def _ts(self, ended: float) -> str:
+        """``ended`` (Unix time) in UTC ISO 8601 to the millisecond, formatted once per
+        millisecond."""
+        millis = int(ended * 1000)
+        last = self._last_ts
+        if last[0] != millis:
+            second, part = divmod(millis, 1000)
+            last = self._last_ts = (millis, _utc_second(second) + _MILLIS[part])
+        return last[1]
+
+    def body(self, item: tuple[Any, ...]) -> str:
+        """A queued receipt's text, without its closing brace
+        (:class:`~amplifier_core.audit.Deferred`), its fields in :meth:`_variable`'s order.
+        The text up to ``ts`` is rendered once for each hook, event, tool, decision and
+        outcome seen together."""
+        _, fixed, ended, event, tool, call, decision, outcome, duration, extra = item
+        key = (fixed[2], event, tool, decision, outcome)
+        head = self._heads.get(key)
+        if head is None:
+            head = self._head_of(key)
+        millis = int(ended * 1000)
+        last = self._last_ts
+        if last[0] != millis:
+            last = (millis, self._ts(ended))
+        if call is None:
+            text = f'{head}"{last[1]}", "duration_ms": {_millis_text(duration)}'
+        else:
+            text = (
+                f'{head}"{last[1]}", "tool_call_id": {_value(call)}, '
+                f'"duration_ms": {_millis_text(duration)}'
+            )
+        if extra:  # why, exit_code ...: as json.dumps writes them
+            for name, value in extra.items():
+                if value is not None:
+                    text += f", {_value(name)}: {_value(value)}"
+        return text
+
+    def _head_of(self, key: tuple[str, Any, Any, Any, Any]) -> str:
+        fixed, event, tool, decision, outcome = key
+        head = "{" + fixed + ', "event": ' + _value(event)
+        if tool is not None:
+            head += ', "tool": ' + _value(tool)
+        head += f', "decision": {_value(decision)}, "outcome": {_value(outcome)}, "ts": '
+        if len(self._heads) > 4096:
+            self._heads.clear()
+        self._heads[key] = head
+        return head
+
+    def entry(self, item: tuple[Any, ...]) -> dict[str, Any]:
+        """A queued receipt as its record (:class:`~amplifier_core.audit.Deferred`)."""
+        entry = dict(item[1][1])
+        entry.update(self._variable(item))
+        return entry
+
+    def sealed(self, entry: dict[str, Any]) -> None:
+        """A receipt was chained: hand it to the listeners."""
+        for listener in list(self._listeners):
+            try:
+                listener(entry)
+            except Exception:  # an exporter must not break the session
+                import logging
+
+                logging.getLogger(__name__).warning("receipt listener failed", exc_info=True)
 
     def _fix(
         self, key: tuple[str, str, int], facts: Mapping[str, Any] | None
@@ -270,40 +386,60 @@ class Receipts:
         hook, so no receipt."""
         if self._host_handlers is None:
             return False
+        names = self._host_handlers()
+        if not names:
+            return False
         try:
-            names = self._host_handlers()
-            return bool(names) and handler in names  # type: ignore[operator]
+            return handler in names  # type: ignore[operator]
         except Exception:  # not a collection of names: nothing is the host's
             return False
 
     def _observed(self, run: HandlerRun) -> None:
-        handler = run.handler
+        handler, event = run.handler, run.event
         if self._host_handlers is not None and self._is_host(handler):
             return
-        event = run.event
         fixed = self._handler_facts.get((handler, event))
         if fixed is None:
             fixed = self._facts_of(handler, event)
         data = run.data
-        variable: dict[str, Any] = {"ts": _now_iso(), "event": event}
-        tool = data.get("tool_name")
         call = data.get("tool_call_id")
-        if tool is not None:
-            variable["tool"] = tool
-        if call is not None:
-            variable["tool_call_id"] = call
-        variable["decision"] = run.action
         outcome = "ok" if run.failure is None else run.failure
-        variable["outcome"] = outcome
-        variable["duration_ms"] = round(run.duration * 1000, 3)
-        if run.error is not None:
-            variable["why"] = run.error
-        kind = "dispatcher" if handler in self._handlers else "handler"
-        self._keep(handler, kind, fixed, variable, call, outcome, run.error)
+        if self.required and event == "tool:pre":
+            self._remember(call, handler, outcome, run.error)
+        self.trail.defer(
+            (
+                self,
+                fixed,
+                run.ended,
+                event,
+                data.get("tool_name"),
+                call,
+                run.action,
+                outcome,
+                run.duration,
+                None if run.error is None else {"why": run.error},
+            )
+        )
 
-    def _facts_of(self, handler: str, event: str) -> dict[str, Any]:
+    def _plain(
+        self, handler: str, event: str, action: str, duration: float, ended: float, data: Any
+    ) -> None:
+        """:meth:`_observed` of a run that ended without failure, told its figures."""
+        if self._host_handlers is not None and self._is_host(handler):
+            return
+        fixed = self._handler_facts.get((handler, event))
+        if fixed is None:
+            fixed = self._facts_of(handler, event)
+        call = data.get("tool_call_id")
+        if self.required and event == "tool:pre":
+            self._remember(call, handler, "ok", None)
+        self.trail.defer(
+            (self, fixed, ended, event, data.get("tool_name"), call, action, "ok", duration, None)
+        )
+
+    def _facts_of(self, handler: str, event: str) -> tuple[Any, ...]:
         """What a handler's receipts say of it: where it was registered, whether it fails
-        closed (kept for its next runs)."""
+        closed (kept for its next runs, rendered)."""
         facts: dict[str, Any] = {}
         for info in self.registry.handlers_for(event):
             if info.name == handler:
@@ -314,8 +450,9 @@ class Receipts:
                 break
         if len(self._handler_facts) > 4096:
             self._handler_facts.clear()
-        self._handler_facts[(handler, event)] = facts
-        return facts
+        kind = "dispatcher" if handler in self._handlers else "handler"
+        fixed = self._handler_facts[(handler, event)] = self._fixed_of(handler, kind, facts)
+        return fixed
 
     # ------------------------------------------------------------------ required guards
 
@@ -369,6 +506,38 @@ class Receipts:
             names(info.name, pattern) and info.event != "tool:pre"
             for info in self.registry.registrations()
         )
+
+
+_SHORT: Final = tuple(f"0.{micros:03d}" for micros in range(1000))
+"""The text of each duration under a millisecond, in ms to the microsecond."""
+
+
+def _millis(seconds: float) -> float:
+    """``seconds`` in milliseconds, to the microsecond (the number :func:`_millis_text`
+    writes: the float nearest to it)."""
+    return int(seconds * 1_000_000 + 0.5) / 1000
+
+
+def _millis_text(seconds: float) -> str:
+    """``seconds`` in milliseconds to the microsecond, as JSON text (``0.004``)."""
+    micros = int(seconds * 1_000_000 + 0.5)
+    if 0 <= micros < 1000:
+        return _SHORT[micros]
+    return repr(micros / 1000)
+
+
+class _Observer:
+    """The registry observer of a session's receipts: every run as a ``HandlerRun``, or
+    (``plain``) the figures of one that ended without failure."""
+
+    __slots__ = ("observe", "plain")
+
+    def __init__(self, observe: Callable[[HandlerRun], None], plain: Any) -> None:
+        self.observe = observe
+        self.plain = plain
+
+    def __call__(self, run: HandlerRun) -> None:
+        self.observe(run)
 
 
 def names(name: str, pattern: str) -> bool:

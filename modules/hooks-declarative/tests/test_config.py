@@ -534,6 +534,7 @@ def test_config_defaults() -> None:
     config = parse_config(None)
     assert config.model_dump() == {
         "hooks": None,
+        "hooks_origin": None,
         "files": [],
         "project_dir": None,
         "user_dir": None,
@@ -572,6 +573,7 @@ def test_config_defaults() -> None:
 def test_every_config_key_is_accepted() -> None:
     raw: dict[str, Any] = {
         "hooks": {"PreToolUse": []},
+        "hooks_origin": {"file": "/p/bundle.yaml", "lines": {"hooks.PreToolUse": 9}},
         "files": ["extra.yaml"],
         "project_dir": "/p",
         "user_dir": "/u",
@@ -613,7 +615,7 @@ def test_every_config_key_is_accepted() -> None:
         (
             {"hookz": {}},
             "hooks-declarative: config: hookz: unknown key 'hookz' (did you mean 'hooks'?); "
-            "expected one of: hooks, files, project_dir, user_dir, include_user, "
+            "expected one of: hooks, hooks_origin, files, project_dir, user_dir, include_user, "
             "include_project, claude_code, gemini, cursor, codex, factory, copilot, windsurf, "
             "cline, cursor_version, plugins, disabled_plugins, hook_shell, priority, "
             "async_grace_s, strict, environment, pass_env, "

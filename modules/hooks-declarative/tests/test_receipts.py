@@ -175,3 +175,78 @@ async def test_without_receipts_the_hooks_run_as_before(tmp_path: Path) -> None:
     await cleanup()
     assert result.action == "deny"
     assert coordinator.audit.of_type("hook_run") == []
+
+
+def _planned_hooks(coordinator: ModuleCoordinator) -> list[Any]:
+    """The planned hooks of the dispatcher hooks-declarative registered on ``tool:pre``."""
+    import inspect
+
+    from amplifier_module_hooks_declarative.dispatch import Dispatcher
+
+    (info,) = [i for i in coordinator.hooks.registrations() if i.event == "tool:pre"]
+    nonlocals = inspect.getclosurevars(info.handler).nonlocals
+    (dispatcher,) = [v for v in nonlocals.values() if isinstance(v, Dispatcher)]
+    return [hook for step in dispatcher.steps for hook in step.hooks]
+
+
+@pytest.mark.parametrize(
+    "session",
+    [{}, {"receipts": False}],
+    ids=["no audit log", "receipts false"],
+)
+async def test_a_session_without_receipts_wraps_nothing(
+    tmp_path: Path, session: dict[str, Any]
+) -> None:
+    from amplifier_module_hooks_declarative.receipts import _ReceiptedRunner, _Timed
+
+    if session:
+        session = {**session, "audit_log": str(tmp_path / "audit.jsonl")}
+    coordinator = ModuleCoordinator(config={"session": session}, session_id="s3")
+    config = {
+        "include_user": False,
+        "include_project": False,
+        "hooks": {
+            "PreToolUse": [
+                {"type": "matcher", "match": {"tool": "bash"}, "action": "block"},
+                {"type": "command", "command": "exit 0"},
+            ]
+        },
+    }
+    cleanup = await mount(coordinator, config)
+    hooks = _planned_hooks(coordinator)
+    assert coordinator.receipts is None
+    assert coordinator.get_capability("audit.receipts") is None
+    assert coordinator.hooks._observed is None  # emit runs its handlers unobserved
+    assert len(hooks) == 2
+    for hook in hooks:
+        assert not isinstance(hook.runner, _ReceiptedRunner), hook.label
+        assert not isinstance(hook.decide, _Timed), hook.label
+    result = await _call(coordinator, "c1")
+    await cleanup()
+    assert result.action == "deny"
+    assert coordinator.audit.of_type("hook_run") == []
+
+
+async def test_a_session_with_an_audit_log_wraps_each_hook(tmp_path: Path) -> None:
+    from amplifier_module_hooks_declarative.receipts import _ReceiptedRunner, _Timed
+
+    coordinator = _coordinator(tmp_path, tmp_path)
+    config = {
+        "include_user": False,
+        "include_project": False,
+        "hooks": {
+            "PreToolUse": [{"type": "matcher", "match": {"tool": "bash"}, "action": "block"}]
+        },
+    }
+    cleanup = await mount(coordinator, config)
+    (hook,) = _planned_hooks(coordinator)
+    assert isinstance(hook.runner, _ReceiptedRunner)
+    assert isinstance(hook.decide, _Timed)
+    observed = coordinator.hooks._observed
+    assert observed is not None
+    assert observed.active
+    await _call(coordinator, "c1")
+    await cleanup()
+    await coordinator.cleanup()
+    (run,) = [r for r in _receipts(tmp_path) if r["kind"] == "declarative"]
+    assert (run["decision"], run["tool_call_id"]) == ("block", "c1")

@@ -16,7 +16,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from .tool_identity import DEFAULT_CURSOR_VERSION
 
-__all__ = ["MINIMAL_ENVIRONMENT", "MODULE_ID", "DeclarativeConfig", "parse_config"]
+__all__ = ["MINIMAL_ENVIRONMENT", "MODULE_ID", "DeclarativeConfig", "HooksOrigin", "parse_config"]
 
 MODULE_ID: Final = "hooks-declarative"
 
@@ -30,6 +30,16 @@ with a value of its shape (:mod:`amplifier_hooks_util.minimal_env`: ``LC_DEPLOY_
 ``LC_ALL`` only as a locale)."""
 
 
+class HooksOrigin(BaseModel):
+    """The file the inline ``hooks`` were written in, and the line of each of their key paths
+    (``hooks.PreToolUse[0].command``: 12)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True, strict=True)
+
+    file: str = Field(min_length=1)
+    lines: dict[str, int] = Field(default_factory=dict)
+
+
 class DeclarativeConfig(BaseModel):
     """The module's config keys (the README's config table documents each one)."""
 
@@ -37,6 +47,10 @@ class DeclarativeConfig(BaseModel):
 
     hooks: Any = None
     """Hooks declared inline: an event-keyed mapping, as in a hooks file's ``hooks:``."""
+
+    hooks_origin: HooksOrigin | None = None
+    """Where the inline ``hooks`` were written (a bundle sets it): their receipts name that
+    file and the line of each entry."""
 
     files: list[str] = Field(default_factory=list)
     """More hooks files, read after the project's (relative paths: from the project dir)."""

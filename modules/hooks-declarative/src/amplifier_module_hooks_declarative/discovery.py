@@ -360,7 +360,9 @@ def read_source(
     if source.error is not None:
         raise source.error
     if source.kind == "config":
-        return parse_hooks_data({"hooks": settings.hooks}, source.label)
+        origin = settings.hooks_origin
+        lines = origin.lines if origin is not None else None
+        return parse_hooks_data({"hooks": settings.hooks}, source.label, lines=lines)
     assert source.path is not None
     raw = _raw_bytes(source, snapshot)
     if raw is None:

@@ -59,7 +59,7 @@ def _kernel_of(coordinator: Any) -> Kernel:
 
 
 def _guarded_steps(
-    loaded: Loaded, factory: RunnerFactory
+    loaded: Loaded, factory: RunnerFactory, *, receipts: bool
 ) -> tuple[TrustGuard | None, list[PlannedStep]]:
     """The steps of every document, in order; the command hooks a project trusted by its
     record brings run behind a guard that re-checks that trust before each run
@@ -71,7 +71,8 @@ def _guarded_steps(
         for entry in document.entries()
     )
     if loaded.status is None or not commands:
-        return None, plan_steps([document for document, _ in loaded.documents], factory)
+        documents = [document for document, _ in loaded.documents]
+        return None, plan_steps(documents, factory, receipts=receipts)
     from amplifier_module_hooks_declarative.trust.watch import TrustGuard
 
     from .trust_checked_runner import GuardedRunner
@@ -84,7 +85,8 @@ def _guarded_steps(
 
     steps: list[PlannedStep] = []
     for document, source in loaded.documents:
-        steps += plan_steps([document], guarded if is_project_kind(source.kind) else factory)
+        planner = guarded if is_project_kind(source.kind) else factory
+        steps += plan_steps([document], planner, receipts=receipts)
     return guard, steps
 
 
@@ -121,7 +123,8 @@ class _Mount:
         """The configuration of the files as they are now (see :mod:`.reload`)."""
         loaded = self.load()
         documents = [document for document, _ in loaded.documents]
-        guard, steps = _guarded_steps(loaded, self.factory)
+        kept = receipts.kept(self.coordinator)
+        guard, steps = _guarded_steps(loaded, self.factory, receipts=kept)
         if _speaks_claude_code(documents):  # CLAUDE_ENV_FILE reaches the session's bash commands
             offer_session_environment(self.coordinator, str(self.project_dir))
         dispatcher = Dispatcher(
@@ -146,6 +149,7 @@ class _Mount:
             project_dir=self.project_dir,
             found=sources,
             observe_sources=self.settings.observe_sources,
+            inline_file=origin.file if (origin := self.settings.hooks_origin) else None,
         )
         return dispatcher, (guard.close if guard is not None else _nothing), sources
 

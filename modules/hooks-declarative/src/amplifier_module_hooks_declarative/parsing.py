@@ -192,10 +192,32 @@ def parse_hooks_text(text: str, source: str, *, json_text: bool = False) -> Hook
     return parser.document(document.data)
 
 
-def parse_hooks_data(data: Any, source: str) -> HooksDocument:
+def parse_hooks_data(
+    data: Any, source: str, *, lines: Mapping[str, int] | None = None
+) -> HooksDocument:
     """Parse an already-loaded hooks document (a mapping with ``hooks`` / ``claude_code``),
-    such as the module config's inline ``hooks`` (``source`` is then ``config``)."""
-    return Parser(source, None).document(data)
+    such as the module config's inline ``hooks`` (``source`` is then ``config``); ``lines``:
+    the line of each key path in the file it was written in (``hooks_origin``), for the
+    line of each entry."""
+    parser = Parser(source, None)
+    if lines:
+        parser.entry_lines = _KeyLines(lines)
+    return parser.document(data)
+
+
+class _KeyLines:
+    """The lines of key paths (``hooks.PreToolUse[0]``), read as a document's positions: a
+    path not listed has the line of the nearest enclosing one."""
+
+    def __init__(self, lines: Mapping[str, int]) -> None:
+        self.lines = lines
+
+    def line_of(self, path: Loc, *, key: bool = False) -> int | None:
+        for end in range(len(path), 0, -1):
+            found = self.lines.get(key_path(path[:end]))
+            if found is not None:
+                return found
+        return None
 
 
 def read_claude_hooks(text: str, source: str, what: str) -> HooksDocument:
@@ -312,6 +334,8 @@ class Parser:
     def __init__(self, source: str, document: YamlDocument | None) -> None:
         self.source = source
         self.positions = document
+        self.entry_lines: _KeyLines | None = None
+        """The lines of an inline document's entries (it has no positions of its own)."""
         self.problems: list[Problem] = []
 
     # -- problems
@@ -366,9 +390,10 @@ class Parser:
     def entry(self, spec: HookSpec, loc: Loc) -> HookEntry:
         """The :class:`HookEntry` of ``spec`` at ``loc``, with its label and line."""
         line = None
-        if self.positions is not None:
+        positions = self.positions if self.positions is not None else self.entry_lines
+        if positions is not None:
             field = (*loc, "command") if isinstance(spec, CommandHookSpec) else loc
-            line = self.positions.line_of(field) or self.positions.line_of(loc)
+            line = positions.line_of(field) or positions.line_of(loc)
         return HookEntry(spec, self.label(loc), loc, line)
 
     # -- structure

@@ -22,7 +22,7 @@ from .types import Decision, HookContext, failure_decision
 __all__ = ["PlannedHook", "PlannedStep", "plan_steps", "run_hook"]
 
 
-def _hook(entry: HookEntry, factory: RunnerFactory) -> PlannedHook:
+def _hook(entry: HookEntry, factory: RunnerFactory, receipts: bool) -> PlannedHook:
     background = isinstance(entry.spec, CommandHookSpec) and entry.spec.async_
     runner = factory(entry.spec, entry.label)
     if entry.condition is not None:  # Claude Code's ``if``: started only when it matches
@@ -32,20 +32,22 @@ def _hook(entry: HookEntry, factory: RunnerFactory) -> PlannedHook:
     decide = runner.decide if isinstance(runner, MatcherRunner) else None
     spec = getattr(runner, "spec", None)  # a runner may fill keys from the module's config
     spec = spec if isinstance(spec, type(entry.spec)) else entry.spec
-    return receipted(PlannedHook(runner, spec, entry.label, background, decide))
+    hook = PlannedHook(runner, spec, entry.label, background, decide)
+    return receipted(hook) if receipts else hook
 
 
 def _step(
-    event: str, alias: str, step: HookEntry | HookGroup, factory: RunnerFactory
+    event: str, alias: str, step: HookEntry | HookGroup, factory: RunnerFactory, receipts: bool
 ) -> PlannedStep:
     """One declared step (a hook, or a group of hooks) with its runners built."""
     if not isinstance(step, HookGroup):
-        return PlannedStep(event, alias, (_hook(step, factory),), False, None, step.label)
+        hook = _hook(step, factory, receipts)
+        return PlannedStep(event, alias, (hook,), False, None, step.label)
     matcher = step.matcher
     return PlannedStep(
         event,
         alias,
-        tuple(_hook(entry, factory) for entry in step.hooks),
+        tuple(_hook(entry, factory, receipts) for entry in step.hooks),
         step.parallel,
         compile_claude_matcher(matcher) if matcher is not None else None,
         step.label,
@@ -54,14 +56,18 @@ def _step(
     )
 
 
-def plan_steps(documents: Sequence[HooksDocument], factory: RunnerFactory) -> list[PlannedStep]:
-    """Every step of every document, in declaration order, with its runners built."""
+def plan_steps(
+    documents: Sequence[HooksDocument], factory: RunnerFactory, *, receipts: bool = False
+) -> list[PlannedStep]:
+    """Every step of every document, in declaration order, with its runners built;
+    ``receipts``: each hook's runner leaves receipts (:func:`~.receipts.receipted`; only on a
+    kernel that keeps them: else nothing wraps the runners)."""
     steps: list[PlannedStep] = []
     for document in documents:
         for block in document.events:
             # a name of its own (PreToolUse, beforeShellExecution), else the event's alias
             alias = alias_of(block.event) if block.name == block.event else block.name
-            planned = (_step(block.event, alias, step, factory) for step in block.steps)
+            planned = (_step(block.event, alias, step, factory, receipts) for step in block.steps)
             steps.extend(step for step in planned if step.hooks)
     return steps
 

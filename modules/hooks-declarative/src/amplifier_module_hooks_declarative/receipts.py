@@ -15,7 +15,8 @@ synchronous ``decide``); the command runner and the failure policy note what the
 (:func:`note_process`, :func:`note_failure`) in a context variable the wrapper reads; the
 dispatcher calls :func:`skipped_after` when a block ended an event and :func:`unmatched`
 when a step's matcher passes a tool by; :func:`bind` (at mount) tells the session's receipts
-what each hook is. On a kernel without receipts every wrapper calls straight through.
+what each hook is. A session that keeps no receipts (no audit log, ``session.receipts:
+false``, or a kernel without them: :func:`kept`) gets no wrapper at all.
 """
 
 from __future__ import annotations
@@ -51,6 +52,7 @@ __all__ = [
     "RECEIPTS_CAPABILITY",
     "HookFacts",
     "bind",
+    "kept",
     "near_miss",
     "note_failure",
     "note_process",
@@ -107,9 +109,7 @@ class _Binding:
         note: _Note | None,
         duration: float,
     ) -> None:
-        extra = self.extra.get(label)
-        if extra is None:
-            extra = {}
+        extra = self.extra.get(label, _NO_FIELDS)
         outcome = "ok"
         why = None
         exit_code = None
@@ -123,15 +123,9 @@ class _Binding:
             missed = _missed_by_matcher(self.facts[label], context)
             if missed is not None:
                 outcome, why = "unmatched", missed
-        if why is None and exit_code is None and not decision.stop:
-            self.receipts.ran(
-                hook=label,
-                event=context.event,
-                data=context.data,
-                decision=decision.action,
-                outcome=outcome,
-                duration=duration,
-                fixed=extra,
+        if outcome == "ok" and why is None and exit_code is None and not decision.stop:
+            self.receipts.ran_ok(
+                label, extra, context.event, context.data, decision.action, duration
             )
             return
         self.receipts.ran(
@@ -149,6 +143,7 @@ class _Binding:
 
 
 _NO_FACTS: Final = HookFacts("", None, "")
+_NO_FIELDS: Final[Mapping[str, Any]] = {}
 _BOUND: weakref.WeakKeyDictionary[Any, _Binding] = weakref.WeakKeyDictionary()
 """The declarative hooks bound to each session's receipts (the last read of the files)."""
 
@@ -208,11 +203,15 @@ def facts_of(
     loaded: Loaded | None = None,
     project_dir: Path | None = None,
     observed: Callable[[str], bool] = lambda label: False,
+    inline_file: str | None = None,
 ) -> dict[str, HookFacts]:
-    """Every hook of ``documents`` by label, with what its receipts say about it."""
+    """Every hook of ``documents`` by label, with what its receipts say about it;
+    ``inline_file``: where the inline hooks (the ``config`` source) were written."""
     facts: dict[str, HookFacts] = {}
     for document, source in documents:
         where = str(source.path) if source.path is not None else source.label
+        if source.kind == "config" and inline_file is not None:
+            where = inline_file
         for block in document.events:
             for step in block.steps:
                 group = step if isinstance(step, HookGroup) else None
@@ -245,6 +244,12 @@ def facts_of(
 # --------------------------------------------------------------------------- binding
 
 
+def kept(coordinator: Any) -> bool:
+    """Whether ``coordinator``'s session keeps receipts (its kernel offers them)."""
+    get = getattr(coordinator, "get_capability", None)
+    return callable(get) and get(RECEIPTS_CAPABILITY) is not None
+
+
 def bind(
     coordinator: Any,
     loaded: Loaded,
@@ -253,6 +258,7 @@ def bind(
     project_dir: Path,
     found: Sequence[Source] = (),
     observe_sources: Sequence[str] = (),
+    inline_file: str | None = None,
 ) -> None:
     """Tell the session's receipts (when its kernel keeps them) which declarative hooks are
     loaded and what they are; the sources in ``found`` that exist and were not loaded leave a
@@ -268,6 +274,7 @@ def bind(
         loaded=loaded,
         project_dir=project_dir,
         observed=lambda label: any(fnmatchcase(label, p) for p in patterns),
+        inline_file=inline_file,
     )
     previous = _BOUND.get(receipts)
     if previous is not None:  # the files were read again: the hooks gone are forgotten
