@@ -26,12 +26,11 @@ import functools
 import re
 import threading
 import zlib
-from typing import Final
+from collections.abc import Callable, Sequence
+from typing import Final, TypeAlias
 from urllib.parse import unquote
 
-from .inner import secret_scanner
-
-__all__ = ["MAX_RUN", "MIN_ESCAPES", "MIN_RUN", "encoded_patterns", "select_encoded"]
+__all__ = ["MAX_RUN", "MIN_ESCAPES", "MIN_RUN", "encoded_patterns", "encoded_selector"]
 
 MIN_RUN: Final = 16
 MAX_RUN: Final = 8192
@@ -156,36 +155,46 @@ def _run_start(text: str, start: int, chars: re.Pattern[str]) -> int:
 _FIRST_WINDOW: Final = 256
 
 
-def select_encoded(text: str, match: re.Match[str]) -> tuple[int, int] | None:
-    """The whole encoded run around ``match`` when its decoded text holds a secret."""
-    start, end = match.span()
-    if match.lastgroup == "percent":
-        seen = getattr(_DECIDED, "percent", None)
-        if seen is not None and seen[0] is text and seen[1] <= start and end <= seen[2]:
-            return None  # an escape inside a run already decoded: its answer stands
-        left, right = _run(text, start, end, _PCT_RUN)
-        _DECIDED.percent = (text, left, right)
-        while right > left and text[right - 1] == ".":  # the full stop of a sentence
-            right -= 1
-        while right < len(text) and text[right] == "=":
-            right += 1
-        run = text[left:right]
-        if run.count("%") < MIN_ESCAPES or right - left < MIN_RUN:
+Find: TypeAlias = Callable[[str], Sequence[object]]
+"""The secrets a scanner finds in a text (:class:`.inner.Finder`): any means the text holds one."""
+
+
+def encoded_selector(find: Find) -> Callable[[str, re.Match[str]], tuple[int, int] | None]:
+    """The selector of the encoded-secret rule: the whole encoded run around a match when
+    its decoded text holds a secret that ``find`` finds."""
+
+    def select(text: str, match: re.Match[str]) -> tuple[int, int] | None:
+        """The whole encoded run around ``match`` when its decoded text holds a secret."""
+        start, end = match.span()
+        if match.lastgroup == "percent":
+            seen = getattr(_DECIDED, "percent", None)
+            if seen is not None and seen[0] is text and seen[1] <= start and end <= seen[2]:
+                return None  # an escape inside a run already decoded: its answer stands
+            left, right = _run(text, start, end, _PCT_RUN)
+            _DECIDED.percent = (text, left, right)
+            while right > left and text[right - 1] == ".":  # the full stop of a sentence
+                right -= 1
+            while right < len(text) and text[right] == "=":
+                right += 1
+            run = text[left:right]
+            if run.count("%") < MIN_ESCAPES or right - left < MIN_RUN:
+                return None
+            return (left, right) if _holds_secret_percent(run, find) else None
+        decided = getattr(_DECIDED, "run", None)
+        if decided is not None and decided[0] is text and decided[1] <= start and end <= decided[2]:
+            return None  # another trigger in a run already decoded: its answer stands
+        # A compressed stream is read whole (what follows its start means nothing without it).
+        compressed = text.startswith(_GZIP_BASE64, start) or match.group() in _GZIP_TWICE
+        left, right = _run(text, start, end, _B64_RUN, _LONGEST if compressed else MAX_RUN)
+        padded = right
+        while padded < len(text) and padded - right < 2 and text[padded] == "=":
+            padded += 1
+        if right - left < MIN_RUN:
             return None
-        return (left, right) if _holds_secret_percent(run) else None
-    decided = getattr(_DECIDED, "run", None)
-    if decided is not None and decided[0] is text and decided[1] <= start and end <= decided[2]:
-        return None  # another trigger in a run already decoded: its answer stands
-    # A compressed stream is read whole (what follows its start means nothing without it).
-    compressed = text.startswith(_GZIP_BASE64, start) or match.group() in _GZIP_TWICE
-    left, right = _run(text, start, end, _B64_RUN, _LONGEST if compressed else MAX_RUN)
-    padded = right
-    while padded < len(text) and padded - right < 2 and text[padded] == "=":
-        padded += 1
-    if right - left < MIN_RUN:
-        return None
-    _DECIDED.run = (text, left, right)
-    return (left, padded) if _holds_secret(text[left:right]) else None
+        _DECIDED.run = (text, left, right)
+        return (left, padded) if _holds_secret(text[left:right], find) else None
+
+    return select
 
 
 # The last run decoded, in which text: every other trigger inside it would give the same
@@ -196,27 +205,27 @@ _DECIDED: Final = threading.local()
 
 
 @functools.lru_cache(maxsize=512)
-def _holds_secret(run: str) -> bool:
-    return any(_read_through(decoded, _DEPTH) for decoded in _decodings(run))
+def _holds_secret(run: str, find: Find) -> bool:
+    return any(_read_through(decoded, _DEPTH, find) for decoded in _decodings(run))
 
 
 _B64_BYTES: Final = re.compile(rb"[A-Za-z0-9+/_-]{16,}={0,2}")
 
 
-def _read_through(decoded: bytes, depth: int) -> bool:
+def _read_through(decoded: bytes, depth: int, find: Find) -> bool:
     """Whether ``decoded`` holds a secret, read through up to ``depth`` more layers of
     gzip or zlib compression and base64 (a gzip stream in base64 in base64)."""
-    if _scan(decoded):
+    if _scan(decoded, find):
         return True
     if depth <= 0:
         return False
     if decoded[:2] == b"\x1f\x8b" or (decoded[:1] == b"\x78" and decoded[1:2] in _ZLIB):
         inflated = _inflate(decoded)
-        return inflated is not None and _read_through(inflated, depth - 1)
+        return inflated is not None and _read_through(inflated, depth - 1, find)
     body = decoded.strip()
     if _B64_BYTES.fullmatch(body) is not None:
         inner = body.decode("ascii")
-        return any(_read_through(layer, depth - 1) for layer in _decodings(inner))
+        return any(_read_through(layer, depth - 1, find) for layer in _decodings(inner))
     return False
 
 
@@ -234,8 +243,8 @@ def _inflate(data: bytes) -> bytes | None:
 
 
 @functools.lru_cache(maxsize=512)
-def _holds_secret_percent(run: str) -> bool:
-    return _scan(unquote(run, errors="surrogateescape").encode("utf-8", "surrogateescape"))
+def _holds_secret_percent(run: str, find: Find) -> bool:
+    return _scan(unquote(run, errors="surrogateescape").encode("utf-8", "surrogateescape"), find)
 
 
 def _decodings(run: str) -> list[bytes]:
@@ -268,9 +277,9 @@ def _decodings(run: str) -> list[bytes]:
 _UNPRINTABLE: Final = re.compile("[\x00-\x08\x0b-\x0c\x0e-\x1f\x7f-\x9f\ufffd]")
 
 
-def _scan(decoded: bytes) -> bool:
+def _scan(decoded: bytes, find: Find) -> bool:
     text = decoded.decode("utf-8", "replace")
     printable = len(text) - len(_UNPRINTABLE.findall(text))
     if printable < 0.8 * len(text) or printable < 8:
         return False
-    return bool(secret_scanner().find(text))
+    return bool(find(text))

@@ -1,47 +1,40 @@
-"""The rules that scan text recovered from inside a match: decoded blobs, joined fragments.
+"""Finders of secrets in text recovered from inside a match: decoded blobs, joined fragments.
 
-Built once, on first use, from the built-in rules without the rules that decode or join
-(so recovered text is decoded once, never again).
+A :class:`Finder` scans with the rules it is given, compiled into a scanner when first used:
+the rules that recover text hand one to their selectors (:func:`.encoded.encoded_selector`,
+:func:`.split.split_selector`), so those modules never import the rules or the scanner.
 """
 
 from __future__ import annotations
 
-import functools
-from typing import TYPE_CHECKING, Final
+import threading
+from collections.abc import Callable, Sequence
 
-if TYPE_CHECKING:
-    from .scanner import TextRedactor
+from .rule import Rule
+from .scanner import TextRedactor
 
-__all__ = ["RECOVERING_RULES", "TOKEN_RULES", "secret_scanner", "token_scanner"]
-
-RECOVERING_RULES: Final = frozenset({"encoded_secret", "split_token"})
-"""Rules that recover text from a match and scan it again."""
-
-TOKEN_RULES: Final = frozenset(
-    {
-        *("jwt", "aws_access_key_id", "github_token", "gitlab_token", "slack_token"),
-        *("google_api_key", "stripe_key", "anthropic_api_key", "openai_api_key"),
-        *("vendor_token", "private_key"),
-    }
-)
-"""Rules whose matches are whole tokens with a shape of their own."""
+__all__ = ["Finder"]
 
 
-@functools.cache
-def secret_scanner() -> TextRedactor:
-    """Every built-in secret rule except the recovering ones."""
-    from .rules import BUILTIN_RULES
-    from .scanner import TextRedactor
+class Finder:
+    """``find(text)``: the spans the chosen rules would replace in ``text``, in text order.
 
-    return TextRedactor(
-        [r for r in BUILTIN_RULES if r.category == "secret" and r.name not in RECOVERING_RULES]
-    )
+    :param chosen: the rules, asked for when the first text is scanned (the rule table that
+        holds the recovering rules is complete by then).
+    """
 
+    __slots__ = ("_chosen", "_lock", "_scanner")
 
-@functools.cache
-def token_scanner() -> TextRedactor:
-    """The rules for tokens with a shape of their own (:data:`TOKEN_RULES`)."""
-    from .rules import BUILTIN_RULES
-    from .scanner import TextRedactor
+    def __init__(self, chosen: Callable[[], Sequence[Rule]]) -> None:
+        self._chosen = chosen
+        self._lock = threading.Lock()
+        self._scanner: TextRedactor | None = None
 
-    return TextRedactor([r for r in BUILTIN_RULES if r.name in TOKEN_RULES])
+    def __call__(self, text: str) -> list[tuple[int, int, str]]:
+        scanner = self._scanner
+        if scanner is None:
+            with self._lock:
+                if self._scanner is None:
+                    self._scanner = TextRedactor(list(self._chosen()))
+                scanner = self._scanner
+        return scanner.find(text)

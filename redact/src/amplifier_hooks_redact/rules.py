@@ -30,8 +30,7 @@ import math
 import re
 import string
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
-from typing import Final, Literal
+from typing import Final
 
 from .boundaries import after, glued
 from .bounded import GAP_REACH, TOKEN_REACH
@@ -46,11 +45,12 @@ from .checks import (
     looks_random,
     phone_digit_count_ok,
 )
-from .encoded import encoded_patterns, select_encoded
-from .inner import TOKEN_RULES
+from .encoded import encoded_patterns, encoded_selector
+from .inner import Finder
 from .lazy import PatternLike, lazy_compile
 from .paired import paired_patterns, select_paired
-from .split import select_split, split_patterns
+from .rule import RECOVERING_RULES, TOKEN_RULES, Category, Rule, Selector, Span
+from .split import split_patterns, split_selector
 from .triggers import literal_triggers
 
 __all__ = [
@@ -64,37 +64,6 @@ __all__ = [
     "custom_rule",
     "reads_as_key",
 ]
-
-Span = tuple[int, int]
-Selector = Callable[[str, "re.Match[str]"], "Span | None"]
-Category = Literal["secret", "pii", "custom"]
-
-
-@dataclass(frozen=True, slots=True)
-class Rule:
-    """One kind of secret or PII: how to find it and which part of a match to replace.
-
-    ``patterns`` run on the text, or on ``text.lower()`` when ``lowered`` is set (so that
-    ``PASSWORD=`` and ``password=`` are one literal; ``ignorecase`` holds the same patterns
-    compiled case-insensitively for the rare text whose lower-case form changes length).
-    ``select`` returns the span to replace, in the original text, or ``None`` to reject the
-    match.
-
-    ``starts`` (optional, for a rule of one pattern without a literal trigger): Hyperscan
-    expressions, each with a width, such that the pattern can only match at position 0 or at
-    ``end - width`` for some match of one of them ending at ``end``. Where Hyperscan runs, the
-    pattern is then tried only there instead of being searched through the whole text.
-    """
-
-    name: str
-    category: Category
-    summary: str
-    patterns: tuple[PatternLike, ...]
-    select: Selector
-    lowered: bool = False
-    ignorecase: tuple[PatternLike, ...] = ()
-    starts: tuple[tuple[str, int], ...] = ()
-
 
 # ---------------------------------------------------------------------------------- selectors
 
@@ -559,6 +528,12 @@ def _random_token(text: str, match: re.Match[str]) -> Span | None:
     body = text[start:end]
     if body.islower() or body.isupper() or body.isalpha():
         return None  # one case only (hex digests, ids), or no digit: most runs end here
+    if (
+        start
+        and text[start - 1] == "="
+        and _ASSIGNED.search(text, max(0, start - 65), start) is None
+    ):
+        return None  # base64 padding, a comparison (==), a URL's query: not a value of its own
     if sum(map(str.isdigit, body)) < 2 or sum(map(str.isupper, body)) < 2:
         return None
     if sum(map(str.islower, body)) < 2 or is_patterned(body) or is_credential_word(body):
@@ -588,6 +563,12 @@ _TYPED_RUN: Final = lazy_compile(
     )
     + r"|(.)\1{3}"
 )
+
+
+# ``NAME=`` before a run, the name standing on its own (a line's start, a blank, a quote,
+# a brace, a comma or semicolon before it): an assignment whose name says nothing, as in an
+# env file (confluence_b=<key>). Not a URL's query (?id=, &sig=) nor base64 (a=, ==).
+_ASSIGNED: Final = lazy_compile(r"""(?:^|(?<=[\s"'`{(,;]))[A-Za-z_][A-Za-z0-9_.-]{0,63}=\Z""", re.M)
 
 
 _DECODED_AFTER: Final = lazy_compile(
@@ -1291,6 +1272,14 @@ _DIGIT_STARTS: Final = tuple(
     )
 )
 
+# The scanners of text recovered from inside a match (decoded blobs, joined fragments), built
+# from the rules below when first used: every secret rule but the recovering ones (so
+# recovered text is decoded once, never again), and the rules of whole tokens.
+_SECRETS_FOUND: Final = Finder(
+    lambda: [r for r in BUILTIN_RULES if r.category == "secret" and r.name not in RECOVERING_RULES]
+)
+_TOKENS_FOUND: Final = Finder(lambda: [r for r in BUILTIN_RULES if r.name in TOKEN_RULES])
+
 _RULES: Final[tuple[Rule, ...]] = (
     _rule(
         "private_key",
@@ -1318,7 +1307,7 @@ _RULES: Final[tuple[Rule, ...]] = (
         summary='tokens split by string concatenation ("ghp_ab" + "cd...", adjacent '
         "literals) or a line break",
         patterns=_compile(*split_patterns()),
-        select=select_split,
+        select=split_selector(_TOKENS_FOUND),
     ),
     _rule(
         "jwt",
@@ -1597,8 +1586,9 @@ _RULES: Final[tuple[Rule, ...]] = (
             r"""|"[^"\n]*:[^"\n]*"|[^\s'"-][^\s:]*:[^\s]*)""",
             r"""--user(?<![^\s;&|(]--user)(?:=|[ \t]+)(?P<pair>'[^'\n]*:[^'\n]*'"""
             r"""|"[^"\n]*:[^"\n]*"|[^\s'"-][^\s:]*:[^\s]*)""",
-            # httpie's and xh's -a / --auth user:password, the pair whole.
-            r"(?:http|https|httpie|xh|xhs)\b[^\n|;&]*?[ \t](?:-a|--auth)(?:=|[ \t]+)"
+            # httpie's and xh's -a / --auth user:password, the pair whole. The program's
+            # name is followed by a blank: a URL's scheme (http://) fails at once.
+            r"(?:http|https|httpie|xh|xhs)(?=[ \t])[^\n|;&]*?[ \t](?:-a|--auth)(?:=|[ \t]+)"
             r"""(?P<pair>'[^'\n]*:[^'\n]*'|"[^"\n]*:[^"\n]*"|[^\s'"-][^\s:]*:[^\s]*)""",
             # user:password@host given to ssh and its kin, as a URL without its scheme.
             r"(?:ssh|scp|sftp|sshfs|rsync|telnet|ftp|lftp)\b[^\n|;&]*?[ \t]['\"]?"
@@ -1667,7 +1657,7 @@ _RULES: Final[tuple[Rule, ...]] = (
         summary="base64, base64url, hex and percent-encoded runs whose decoded text holds a "
         "secret (decoded once, runs of 16 to 8192 characters), replaced whole",
         patterns=_compile(*encoded_patterns()),
-        select=select_encoded,
+        select=encoded_selector(_SECRETS_FOUND),
     ),
     _rule(
         "prose_password",
@@ -1688,10 +1678,10 @@ _RULES: Final[tuple[Rule, ...]] = (
         "and digits, standing alone, that reads as random (digits and both cases, high "
         "entropy, not words, not in a path or after a hash's name)",
         patterns=_compile(
-            r"(?<![A-Za-z0-9_+/=.\\-])[A-Za-z0-9]{24,256}+(?![A-Za-z0-9_+/=\-]|\.[A-Za-z0-9])"
+            r"(?<![A-Za-z0-9_+/.\\-])[A-Za-z0-9]{24,256}+(?![A-Za-z0-9_+/=\-]|\.[A-Za-z0-9])"
         ),
         select=_random_token,
-        starts=((r"[^A-Za-z0-9_+/=.\\\-][A-Za-z0-9]{24}", 24),),
+        starts=((r"[^A-Za-z0-9_+/.\\\-][A-Za-z0-9]{24}", 24),),
     ),
     _rule(
         "email",

@@ -28,12 +28,13 @@ from itertools import accumulate, compress, repeat
 from operator import add, is_
 from typing import Final
 
+import ahocorasick_rs
+
 from .clock import check_deadline
-from .inner import TOKEN_RULES
 from .joined import SEPARATOR, joinable
 from .lazy import PatternLike
 from .reading import mark_positions, reading_view
-from .rules import Rule, Selector
+from .rule import TOKEN_RULES, Rule, Selector
 from .triggers import JointIndex, TriggerIndex, triggers_of
 
 __all__ = ["TextRedactor"]
@@ -620,7 +621,23 @@ def _echoes(text: str, found: dict[str, int]) -> list[tuple[int, int, int]]:
     """Where a value replaced elsewhere in the text occurs again (``token = 'X' | 'X'``, a
     secret echoed by the command that printed it): a secret is one wherever it is written,
     though the context that told it apart is only at one place. At most
-    :data:`_ECHO_MOST` values, each found with one ``str.find`` walk: linear in the text."""
+    :data:`_ECHO_MOST` values; in a long text one automaton of them (at most
+    :data:`_ECHO_AUTOMATON_CHARS` characters) walks it once (the longest value where two
+    start at one place), else a ``str.find`` walk per value, which costs less than building
+    the automaton for a short text or long values: linear in the text either way."""
+    if (
+        len(text) >= _ECHO_AUTOMATON_FROM
+        and len(found) > 1
+        and sum(map(len, found)) <= _ECHO_AUTOMATON_CHARS
+    ):
+        values = list(found)
+        automaton = ahocorasick_rs.AhoCorasick(
+            values, matchkind=ahocorasick_rs.MatchKind.LeftmostLongest
+        )
+        return [
+            (start, end, found[values[which]])
+            for which, start, end in automaton.find_matches_as_indexes(text)
+        ]
     spans: list[tuple[int, int, int]] = []
     for value, index in found.items():
         at = text.find(value)
@@ -637,6 +654,13 @@ def _echoes(text: str, found: dict[str, int]) -> list[tuple[int, int, int]]:
             kept.append(span)
             covered = span[1]
     return kept
+
+
+_ECHO_AUTOMATON_FROM: Final = 16_384
+"""Text length from which :func:`_echoes` walks the text once with an automaton."""
+_ECHO_AUTOMATON_CHARS: Final = 4_096
+"""The most characters of values an automaton is built for (its cost grows with them; a few
+tokens are a few hundred); longer values are looked for one by one."""
 
 
 def _claim(

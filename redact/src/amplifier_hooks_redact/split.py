@@ -12,12 +12,12 @@ replaced.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable, Sequence
 from typing import Final
 
-from .inner import token_scanner
 from .lazy import lazy_compile
 
-__all__ = ["MAX_FRAGMENT", "MAX_PIECES", "select_split", "split_patterns"]
+__all__ = ["MAX_FRAGMENT", "MAX_PIECES", "split_patterns", "split_selector"]
 
 MAX_PIECES: Final = 8
 MAX_FRAGMENT: Final = 1024
@@ -123,36 +123,44 @@ def split_patterns() -> tuple[str, ...]:
 _ALTERNATIVES: Final = 60  # literal triggers per pattern (the trigger reader takes 64)
 
 
-def select_split(text: str, match: re.Match[str]) -> tuple[int, int] | None:
-    start, end = match.span()
-    pieces: list[tuple[int, int]] = []
-    position = start
-    for joiner in _JOINER.finditer(text, start, end):
-        pieces.append((position, joiner.start()))
-        position = joiner.end()
-        if any(quote in joiner.group() for quote in "\"'`"):
-            continue
-        # A bare line break joins only a token cut short, and only with a line that does not
-        # start a token of its own.
-        if _STARTS_TOKEN.match(text, position) or _LONG_ENOUGH.match(
-            "".join(text[a:b] for a, b in pieces)
-        ):
-            position = -1
-            break
-    if position >= 0:
-        pieces.append((position, end))
-    if len(pieces) < 2:
+def split_selector(
+    find_tokens: Callable[[str], Sequence[tuple[int, int, str]]],
+) -> Callable[[str, re.Match[str]], tuple[int, int] | None]:
+    """The selector of the split-token rule: the fragments of a match joined, and scanned by
+    ``find_tokens`` (the whole-token rules, :class:`.inner.Finder`)."""
+
+    def select(text: str, match: re.Match[str]) -> tuple[int, int] | None:
+        start, end = match.span()
+        pieces: list[tuple[int, int]] = []
+        position = start
+        for joiner in _JOINER.finditer(text, start, end):
+            pieces.append((position, joiner.start()))
+            position = joiner.end()
+            if any(quote in joiner.group() for quote in "\"'`"):
+                continue
+            # A bare line break joins only a token cut short, and only with a line that does not
+            # start a token of its own.
+            if _STARTS_TOKEN.match(text, position) or _LONG_ENOUGH.match(
+                "".join(text[a:b] for a, b in pieces)
+            ):
+                position = -1
+                break
+        if position >= 0:
+            pieces.append((position, end))
+        if len(pieces) < 2:
+            return None
+        joined = "".join(text[a:b] for a, b in pieces)
+        first = pieces[0][1] - pieces[0][0]
+        for hit_start, hit_end, _ in find_tokens(joined):
+            if hit_start != 0:
+                break
+            if hit_end <= first:
+                return None  # whole in the first fragment: the token rules take it
+            offset = 0
+            for a, b in pieces:
+                if hit_end <= offset + (b - a):
+                    return start, a + hit_end - offset
+                offset += b - a
         return None
-    joined = "".join(text[a:b] for a, b in pieces)
-    first = pieces[0][1] - pieces[0][0]
-    for hit_start, hit_end, _ in token_scanner().find(joined):
-        if hit_start != 0:
-            break
-        if hit_end <= first:
-            return None  # whole in the first fragment: the token rules take it
-        offset = 0
-        for a, b in pieces:
-            if hit_end <= offset + (b - a):
-                return start, a + hit_end - offset
-            offset += b - a
-    return None
+
+    return select

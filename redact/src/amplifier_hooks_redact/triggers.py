@@ -163,6 +163,17 @@ def _prefixes(items: Sequence[Any], start: tuple[str, ...]) -> tuple[tuple[str, 
     return current, True
 
 
+def _shortest(triggers: Sequence[str]) -> tuple[str, ...]:
+    """``triggers`` without those that start with another of them: where ``https`` occurs,
+    ``http`` occurs at the same place, so the longer one would only report that place twice
+    (and the pattern would be tried there twice)."""
+    return tuple(
+        word
+        for word in triggers
+        if not any(other != word and word.startswith(other) for other in triggers)
+    )
+
+
 class TriggerIndex:
     """Where the triggers of several patterns occur in one text.
 
@@ -194,7 +205,7 @@ class TriggerIndex:
     ) -> None:
         owners: dict[str, list[int]] = {}
         for index, found in enumerate(triggers):
-            for text in found or ():
+            for text in _shortest(found or ()):
                 owners.setdefault(text, []).append(index)
         self.indexed = frozenset(i for i, found in enumerate(triggers) if found)
         words = sorted(owners, key=lambda word: (len(word), word))
