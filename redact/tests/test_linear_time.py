@@ -37,7 +37,7 @@ GROWTH = 2.2
 FLOOR = 0.04  # seconds of CPU the smaller size must take at least
 SMALLEST = 32_768  # characters
 LARGEST = 2_097_152
-RUNS = 5
+RUNS = 9  # rounds at most; a linear scan stops at the first within GROWTH
 
 # What follows a trigger: nothing (triggers glued into one run), value characters, the
 # characters that end a value, an escape the reading view decodes, a percent escape.
