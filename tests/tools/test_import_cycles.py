@@ -3,8 +3,8 @@
 import-linter holds the arrows between packages (the layers); this test holds the arrows
 inside each package: every ``*/src/<package>`` of the repository is parsed (``ast``, nothing is
 imported) and its modules' imports make a graph whose strongly connected components of more
-than one module are the circles. A circle that is not in :data:`ALLOWANCE` fails, naming its
-modules and the import lines that close it.
+than one module are the circles. Any circle fails, naming its modules and the import lines
+that close it.
 
 What counts as an arrow, the strict reading:
 
@@ -21,9 +21,6 @@ What counts as an arrow, the strict reading:
 
 Imports by string (``importlib.import_module``) are not seen here; ``test_no_import_by_string``
 refuses those.
-
-:data:`ALLOWANCE` lists the circles that existed before this gate, as sets of modules; it may
-only shrink: a listed circle that is gone, or smaller, fails until the list says so.
 """
 
 from __future__ import annotations
@@ -37,21 +34,6 @@ from typing import Final
 import pytest
 
 ROOT: Final = Path(__file__).resolve().parents[2]
-
-ALLOWANCE: Final[dict[str, tuple[frozenset[str], ...]]] = {
-    "amplifier_hooks_redact": (
-        frozenset(
-            {
-                "amplifier_hooks_redact.encoded",
-                "amplifier_hooks_redact.inner",
-                "amplifier_hooks_redact.rules",
-                "amplifier_hooks_redact.scanner",
-                "amplifier_hooks_redact.split",
-            }
-        ),
-    ),
-}
-"""Package -> the circles it may still have (each as its set of modules); may only shrink."""
 
 
 @dataclass
@@ -177,7 +159,6 @@ def test_every_package_is_read() -> None:
     names = {graph.package for graph in GRAPHS}
     assert {"amplifier_core", "amplifier_hooks_bundle", "amplifier_hooks_cli"} <= names
     assert "amplifier_module_hooks_declarative" in names
-    assert set(ALLOWANCE) <= names
 
 
 def test_the_graph_sees_each_kind_of_arrow(tmp_path: Path) -> None:
@@ -208,20 +189,5 @@ def test_the_graph_sees_each_kind_of_arrow(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize("graph", GRAPHS, ids=lambda graph: graph.package)
 def test_no_import_circle_inside_a_package(graph: Graph) -> None:
-    allowed = set(ALLOWANCE.get(graph.package, ()))
-    new = [_describe(graph, c) for c in circles(graph) if c not in allowed]
-    assert new == [], "break each circle: a smaller shared module, or a Protocol for a type"
-
-
-@pytest.mark.parametrize(
-    ("package", "circle"),
-    [(package, circle) for package, listed in ALLOWANCE.items() for circle in listed],
-    ids=lambda item: item if isinstance(item, str) else f"{len(item)} modules",
-)
-def test_each_allowed_circle_is_still_there(package: str, circle: frozenset[str]) -> None:
-    graph = next(graph for graph in GRAPHS if graph.package == package)
-    now = circles(graph)
-    assert circle in now, (
-        f"{package}: the allowed circle {sorted(circle)} is gone or changed; "
-        f"its circles now: {[sorted(c) for c in now]}; shrink ALLOWANCE to them"
-    )
+    found = [_describe(graph, c) for c in circles(graph)]
+    assert found == [], "break each circle: a smaller shared module, or a Protocol for a type"
