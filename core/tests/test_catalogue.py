@@ -264,3 +264,54 @@ def test_specs_refuse_inconsistent_definitions() -> None:
         EventSpec(**{**base, "emitter": "someone"})
     with pytest.raises(ValueError, match=r"x:y: duplicate field\(s\) \['session_id'\]"):
         EventSpec(**{**base, "fields": (FieldSpec("session_id", "str", True, "S."),)})
+
+
+# ------------------------------------------------------------------ the data file
+
+
+def test_importing_the_catalogue_reads_no_file_and_the_first_use_reads_it_once() -> None:
+    import subprocess
+    import sys
+
+    script = (
+        "import amplifier_core.catalogue as c\n"
+        "assert c._document.cache_info().currsize == 0, 'read at import'\n"
+        "from amplifier_core.catalogue import CATALOGUE, EMITTERS\n"
+        "c.spec_for('PreToolUse'); len(CATALOGUE); len(EMITTERS)\n"
+        "info = c._document.cache_info()\n"
+        "assert (info.misses, info.currsize) == (1, 1), info\n"
+    )
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+
+
+def test_a_broken_entry_is_named_by_file_event_and_key_path() -> None:
+    import copy
+
+    from amplifier_core import catalogue
+
+    document = copy.deepcopy(catalogue._document().value)
+    assert isinstance(document, dict)
+    pre = next(i for i, e in enumerate(document["events"]) if e["name"] == "tool:pre")
+    sets = {k: catalogue._Reader(v, k).fields({}) for k, v in document["field_sets"].items()}
+
+    def error(change: dict[str, Any]) -> str:
+        entry = {**document["events"][pre], **change}
+        reader = catalogue._Reader(entry, f"['events'][{pre}]")
+        with pytest.raises(ValueError) as raised:
+            catalogue._spec(reader, sets)
+        return str(raised.value)
+
+    where = f"amplifier_core/catalogue.json: ['events'][{pre}] (tool:pre)"
+    assert error({"fields": ["@nope"]}).startswith(f"{where}['fields'][0]: '@nope' names no")
+    assert error({"effects": [{"action": "halt", "effect": "x"}]}) == (
+        f"{where}['effects'][0]['action']: unknown action 'halt' "
+        "(known: ['continue', 'deny', 'modify', 'inject_context', 'ask_user'])"
+    )
+    assert error({"emitter": "someone"}) == (
+        f"{where}: catalogue: tool:pre: unknown emitter 'someone'"
+    )
+    assert error({"summary": 3}) == f"{where}['summary']: expected a string, found int"
+    missing = {k: v for k, v in document["events"][pre].items() if k != "when"}
+    with pytest.raises(ValueError, match=r"\(tool:pre\): missing key 'when'"):
+        catalogue._spec(catalogue._Reader(missing, f"['events'][{pre}]"), sets)

@@ -6,7 +6,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from amplifier_hooks_util.deep import dumps, tree_copy
+from amplifier_hooks_util.deep import cut_depth, dumps, tree_copy
 
 DEPTH = 10_000
 
@@ -56,3 +56,14 @@ def test_tree_copy_copies_a_container_that_contains_itself_once() -> None:
     copied = tree_copy(looped)
     assert copied is not looped
     assert copied["self"] is copied
+
+
+def test_cut_depth_replaces_only_the_containers_below_the_limit() -> None:
+    value = {"a": [1, {"b": (2, [3])}], "s": "text"}
+    assert cut_depth(value, 0, "CUT") == "CUT"
+    assert cut_depth("leaf", 0, "CUT") == "leaf"
+    assert cut_depth(value, 1, "CUT") == {"a": "CUT", "s": "text"}
+    assert cut_depth(value, 3, "CUT") == {"a": [1, {"b": "CUT"}], "s": "text"}
+    assert cut_depth(value, 5, "CUT") == {"a": [1, {"b": [2, [3]]}], "s": "text"}
+    copied = cut_depth(value, 9, "CUT")
+    assert copied["a"] is not value["a"]

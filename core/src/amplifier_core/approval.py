@@ -741,6 +741,8 @@ def _detached(value: dict[str, Any]) -> dict[str, Any]:
         return dict(value)
 
 
+# A copy of amplifier_hooks_util.deep.tree_copy (the kernel imports nothing of this
+# repository); tests/copies/test_held_copies.py holds the two equal.
 def _tree_copy(value: Any) -> Any:
     """A deep copy of dicts, lists and tuples (tuples come back as lists, as JSON carries
     them), made with a stack instead of recursion, so any depth is copied; a container that

@@ -8,21 +8,20 @@ tool spans are exported, hook spans are not.
 
 from __future__ import annotations
 
-import os
-import subprocess
 import textwrap
 from pathlib import Path
 
 import pytest
-
-UPSTREAM_PYTHON = os.environ.get("AMPLIFIER_CORE_202_PYTHON", "")
-
-SOURCE = Path(__file__).resolve().parents[1] / "src"
+from amplifier_hooks_testsupport.upstream import (
+    SKIP_REASON,
+    module_source,
+    run_upstream,
+    upstream_python,
+)
 
 SCRIPT = textwrap.dedent(
     """
-    import asyncio, sys
-    sys.path.insert(0, sys.argv[1])  # this module from source; nothing installed there
+    import asyncio
     from amplifier_core.testing import MockCoordinator
     from amplifier_core.models import HookResult
     from opentelemetry.sdk.trace import TracerProvider
@@ -65,23 +64,14 @@ SCRIPT = textwrap.dedent(
         print("ok")
 
     asyncio.run(main())
-    import os as _os, sys as _sys
-    _sys.stdout.flush()
-    _os._exit(0)  # amplifier-core 2.0.2's engine may crash while the interpreter shuts down
+    import os, sys
+    sys.stdout.flush()
+    os._exit(0)  # amplifier-core 2.0.2's engine may crash while the interpreter shuts down
     """
 )
 
 
-@pytest.mark.skipif(
-    not UPSTREAM_PYTHON, reason="set AMPLIFIER_CORE_202_PYTHON to run on amplifier-core 2.0.2"
-)
-def test_mounts_and_traces_on_amplifier_core_2_0_2() -> None:
-    result = subprocess.run(
-        [UPSTREAM_PYTHON, "-c", SCRIPT, str(SOURCE)],
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-    )
-    assert result.returncode == 0, result.stderr
-    assert result.stdout.strip().endswith("ok")
+@pytest.mark.skipif(not upstream_python(), reason=SKIP_REASON)
+def test_mounts_and_traces_on_amplifier_core_2_0_2(tmp_path: Path) -> None:
+    out = run_upstream(SCRIPT, tmp_path, sources=[module_source(__file__)], timeout=120)
+    assert out.strip().endswith("ok"), out

@@ -1,8 +1,9 @@
 """Event data of any depth: JSON text and copies made with a stack instead of recursion.
 
 A tool input or output nested deeper than Python's recursion limit (a parser's AST, a JSON
-document 10,000 levels deep) must not break the modules that show, match or copy it. These two
-functions give what ``json.dumps`` and a deep copy give, at any depth.
+document 10,000 levels deep) must not break the modules that show, match or copy it.
+:func:`dumps` and :func:`tree_copy` give what ``json.dumps`` and a deep copy give, at any
+depth; :func:`cut_depth` cuts what lies below a depth away, for a reader that stops there.
 """
 
 from __future__ import annotations
@@ -11,7 +12,7 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
-__all__ = ["dumps", "tree_copy"]
+__all__ = ["cut_depth", "dumps", "tree_copy"]
 
 
 class _Raw:
@@ -81,3 +82,15 @@ def tree_copy(value: Any) -> Any:
         else:
             parent[key] = item
     return holder[0]
+
+
+def cut_depth(value: Any, limit: int, marker: str) -> Any:
+    """``value`` with containers deeper than ``limit`` levels replaced by ``marker`` (a copy
+    of the dicts, lists and tuples above that depth; tuples come back as lists)."""
+    if limit <= 0:
+        return marker if isinstance(value, dict | list | tuple) else value
+    if isinstance(value, dict):
+        return {k: cut_depth(v, limit - 1, marker) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [cut_depth(v, limit - 1, marker) for v in value]
+    return value

@@ -22,6 +22,7 @@ import logging
 from typing import Any
 
 from amplifier_hooks_util.clean_run import CleanRuns
+from amplifier_hooks_util.deep import cut_depth
 
 from amplifier_core.models import HookResult
 from amplifier_hooks_redact import (
@@ -104,7 +105,7 @@ class RedactionHook:
                 else:
                     redacted, counts = await redact_within(self.redactor, data, memo=self.memo)
             except RecursionError:  # nested too deep to walk: what is deeper is cut away
-                cut = _cut_depth(data, _DEPTH, _DEEP)
+                cut = cut_depth(data, _DEPTH, _DEEP)
                 redacted, counts = self.redactor.redact(cut)
                 counts = {**counts, "nested_too_deep": counts.get("nested_too_deep", 0) + 1}
             if event == "provider:request" and self.outbound is not None:
@@ -162,14 +163,3 @@ class RedactionHook:
             user_message_level=self.config.notify_level,
             user_message_source=MODULE_ID,
         )
-
-
-def _cut_depth(value: Any, limit: int, marker: str) -> Any:
-    """``value`` with containers deeper than ``limit`` levels replaced by ``marker``."""
-    if limit <= 0:
-        return marker if isinstance(value, dict | list | tuple) else value
-    if isinstance(value, dict):
-        return {k: _cut_depth(v, limit - 1, marker) for k, v in value.items()}
-    if isinstance(value, list | tuple):
-        return [_cut_depth(v, limit - 1, marker) for v in value]
-    return value

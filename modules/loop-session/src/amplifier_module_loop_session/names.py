@@ -1,5 +1,6 @@
 """The events this loop fires, by name (the strings are the contract; some are not in
-amplifier-core 2.0.2's catalogue, so they are spelled here rather than imported)."""
+amplifier-core 2.0.2's catalogue, so they are spelled here rather than imported; the strings
+are ``amplifier_core.events``'s, held equal by tests/copies/test_held_copies.py)."""
 
 from typing import Final
 

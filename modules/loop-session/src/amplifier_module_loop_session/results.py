@@ -6,6 +6,8 @@ import json
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from amplifier_hooks_util.deep import cut_depth
+
 __all__ = [
     "TurnOutcome",
     "TurnStatus",
@@ -55,7 +57,7 @@ def render_tool_result(result: dict[str, Any]) -> str:
         try:
             text = json.dumps(output, default=str)
         except RecursionError:  # nested too deep to encode: cut, and say so
-            text = json.dumps(_cut_depth(output, _DEPTH, _DEEP), default=str)
+            text = json.dumps(cut_depth(output, _DEPTH, _DEEP), default=str)
     if result.get("success", True):
         return "" if output is None else text
     error = result.get("error") or {}
@@ -107,14 +109,3 @@ def tool_message(call_id: str, name: str, content: str, *, error: bool) -> dict[
         "content": content,
         "is_error": error,
     }
-
-
-def _cut_depth(value: Any, limit: int, marker: str) -> Any:
-    """``value`` with containers deeper than ``limit`` levels replaced by ``marker``."""
-    if limit <= 0:
-        return marker if isinstance(value, dict | list | tuple) else value
-    if isinstance(value, dict):
-        return {k: _cut_depth(v, limit - 1, marker) for k, v in value.items()}
-    if isinstance(value, list | tuple):
-        return [_cut_depth(v, limit - 1, marker) for v in value]
-    return value

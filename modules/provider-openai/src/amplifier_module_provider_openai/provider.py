@@ -29,7 +29,8 @@ KERNEL = HostKernel(
     chat_response=ChatResponse.model_validate,
 )
 """The types of the kernel this module runs on (ours or amplifier-core 2.0.2), handed to the
-provider base, which imports no kernel."""
+provider base, which imports no kernel (the other HTTP provider builds the same, held equal by
+tests/copies/test_held_copies.py)."""
 
 
 class OpenAIProvider(HttpProvider):

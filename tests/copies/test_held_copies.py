@@ -1,0 +1,114 @@
+"""Code kept in two places because the layer rules forbid one to import the other, held equal.
+
+Each copy below has one owner, named first; the other place may not import it (see
+``[tool.importlinter]`` in pyproject.toml): the kernel imports nothing of this repository, the
+shared packages import no kernel, and no module imports another. Each test fails when the two
+drift apart, and says which copy follows which.
+"""
+
+from __future__ import annotations
+
+import inspect
+import re
+from typing import Any
+
+from amplifier_hooks_util import deep
+from hypothesis import given
+from hypothesis import strategies as st
+
+from amplifier_core import approval, events
+from amplifier_core import hooks as core_hooks
+from amplifier_hooks_redact import memo
+from amplifier_module_loop_session import names
+from amplifier_module_provider_anthropic import provider as anthropic
+from amplifier_module_provider_openai import provider as openai
+
+_SCALARS = st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text()
+_JSON = st.recursive(
+    _SCALARS,
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(), inner, max_size=4),
+    max_leaves=30,
+)
+_TREES = st.recursive(
+    _SCALARS,
+    lambda inner: (
+        st.lists(inner, max_size=4)
+        | st.tuples(inner, inner)
+        | st.dictionaries(st.text() | st.integers(), inner, max_size=4)
+    ),
+    max_leaves=30,
+)
+
+
+def _body(function: Any, name: str) -> str:
+    """The source of ``function`` with its own name written as ``name``."""
+    return re.sub(rf"\b{function.__name__}\b", name, inspect.getsource(function))
+
+
+# ------------------------------------------------ util's tree_copy, copied into the kernel
+
+
+def test_the_kernels_tree_copy_is_utils_to_the_letter() -> None:
+    assert _body(approval._tree_copy, "tree_copy") == _body(deep.tree_copy, "tree_copy"), (
+        "amplifier_core/approval.py's _tree_copy must stay a copy of "
+        "amplifier_hooks_util/deep.py's tree_copy (the owner): change both"
+    )
+
+
+@given(_TREES)
+def test_the_two_tree_copies_copy_alike(value: Any) -> None:
+    ours, theirs = approval._tree_copy(value), deep.tree_copy(value)
+    assert ours == theirs
+    assert type(ours) is type(theirs)
+
+
+# ------------------------------------- the kernel's plain-data copy, and redact's snapshot
+
+
+def test_the_memo_limits_are_the_same() -> None:
+    assert core_hooks._MEMO_DEPTH == memo.MAX_DEPTH
+    assert core_hooks._MEMO_ENTRIES == memo.MAX_ENTRIES
+    assert memo._SHARED - {bytes} == core_hooks._MEMO_SHARED
+
+
+@given(_JSON)
+def test_on_json_data_the_kernels_memo_copy_is_redacts_snapshot(value: Any) -> None:
+    # redact's snapshot also copies tuples and shares bytes, which JSON data never holds
+    assert core_hooks._memo_copy(value, 0) == memo.snapshot(value)
+
+
+def test_both_refuse_what_is_not_plain_and_what_nests_too_deep() -> None:
+    deep_value: Any = "leaf"
+    for _ in range(memo.MAX_DEPTH + 1):
+        deep_value = [deep_value]
+    for refused in ({1: "int key"}, [object()], {"a": {"b": {2}}}, deep_value):
+        assert memo.snapshot(refused) is None
+        try:
+            core_hooks._memo_copy(refused, 0)
+        except core_hooks._NotPlain:
+            continue
+        raise AssertionError(f"the kernel's memo copied {refused!r}")
+
+
+# --------------------------------------- the kernel's event names, spelled in loop-session
+
+
+def test_loop_sessions_event_names_are_the_kernels() -> None:
+    spelled = {n: getattr(names, n) for n in names.__all__ if n != "ORCHESTRATOR_NAME"}
+    kernel = {n: getattr(events, n, None) for n in spelled}
+    assert spelled == kernel, (
+        "amplifier_module_loop_session/names.py spells amplifier_core/events.py's names "
+        "(the owner), for kernels that lack some of them: keep the strings equal"
+    )
+    assert set(spelled.values()) <= set(events.ALL_EVENTS)
+
+
+# ----------------------------------------- the kernel's types, handed to the provider base
+
+
+def test_both_http_providers_hand_the_base_the_same_kernel() -> None:
+    assert anthropic.KERNEL == openai.KERNEL
+    block = re.compile(r"^KERNEL = HostKernel\(.*?^\)\n", re.MULTILINE | re.DOTALL)
+    texts = [block.search(inspect.getsource(m)) for m in (anthropic, openai)]
+    assert all(texts), "each provider module builds KERNEL = HostKernel(...) at the top level"
+    assert texts[0].group() == texts[1].group()  # type: ignore[union-attr]
