@@ -12,7 +12,7 @@ import inspect
 import re
 from typing import Any
 
-from amplifier_hooks_util import deep
+from amplifier_hooks_util import clean_run, deep
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -60,6 +60,31 @@ def test_the_two_tree_copies_copy_alike(value: Any) -> None:
     ours, theirs = approval._tree_copy(value), deep.tree_copy(value)
     assert ours == theirs
     assert type(ours) is type(theirs)
+
+
+# ------------------------------ util's copy for a list's leading items, and redact's snapshot
+# redact may import util, but the two copies differ by one rule: clean_run keeps a class as
+# itself directly inside the outer container (what ``attrgetter("__class__", ...)`` reads from
+# a model), which a snapshot of event data refuses. On everything else they are the same code.
+
+
+def test_the_two_plain_copies_have_the_same_limits() -> None:
+    assert clean_run.MAX_DEPTH == memo.MAX_DEPTH
+    assert clean_run._SHARED == memo._SHARED
+
+
+@given(_TREES)
+def test_utils_plain_copy_is_redacts_snapshot(value: Any) -> None:
+    assert clean_run.plain_copy(value) == memo.snapshot(value)
+
+
+def test_only_a_class_one_level_down_tells_them_apart() -> None:
+    read = (dict, "role", "content")
+    assert clean_run.plain_copy(read) == read
+    assert memo.snapshot(read) is None
+    for refused in ({1: "int key"}, [object()], [[dict]], dict, {"a": {"b": {2}}}):
+        assert clean_run.plain_copy(refused) is None
+        assert memo.snapshot(refused) is None
 
 
 # ------------------------------------- the kernel's plain-data copy, and redact's snapshot
