@@ -51,7 +51,7 @@ from .lazy import PatternLike, lazy_compile
 from .paired import paired_patterns, select_paired
 from .rule import RECOVERING_RULES, TOKEN_RULES, Category, Rule, Selector, Span
 from .split import split_patterns, split_selector
-from .triggers import literal_triggers
+from .triggers import triggers_of
 
 __all__ = [
     "ASSIGNMENT_KEY",
@@ -588,17 +588,18 @@ def _decodes_to_text(body: str) -> bool:
 @functools.cache
 def _known_heads() -> tuple[str, ...]:
     """The literal starts of every other secret rule that reads the text as written (the
-    vendors' prefixes): a token with one of them is theirs to take or leave."""
+    vendors' prefixes): a token with one of them is theirs to take or leave. Read off the
+    patterns once per process, through the disk cache of triggers (:func:`.triggers_of`)."""
+    patterns = [
+        pattern
+        for rule in _RULES
+        if rule.category == "secret" and not rule.lowered and rule.name != "shaped_token"
+        for pattern in rule.patterns
+    ]
     heads: set[str] = set()
-    for rule in _RULES:
-        if rule.category != "secret" or rule.lowered or rule.name == "shaped_token":
-            continue
-        for pattern in rule.patterns:
-            heads.update(
-                head
-                for head in literal_triggers(pattern) or ()
-                if _VENDOR_HEAD.match(head) is not None  # glpat-, sk-ant-: not a program
-            )
+    for found in triggers_of(patterns):
+        # glpat-, sk-ant-: a vendor's prefix, not a program's name
+        heads.update(head for head in found or () if _VENDOR_HEAD.match(head) is not None)
     return tuple(sorted(heads))
 
 
