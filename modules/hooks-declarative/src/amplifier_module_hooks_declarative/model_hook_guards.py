@@ -124,6 +124,22 @@ async def guarded_complete(
     return await provider.complete(request)
 
 
+def _tool_data(
+    name: str, tool_input: dict[str, Any], call_id: str, label: str, **more: Any
+) -> dict[str, Any]:
+    """The event data of one of an agent hook's tool calls, under its names and their legacy
+    copies, as the orchestrator emits them (``more`` before the hook's label)."""
+    return {
+        "tool_name": name,
+        "tool": name,
+        "tool_input": tool_input,
+        "input": tool_input,
+        "tool_call_id": call_id,
+        **more,
+        "hook": label,
+    }
+
+
 async def guarded_tool_pre(
     tool_input: dict[str, Any], name: str, call_id: str, *, guards: Guards | None, label: str
 ) -> tuple[dict[str, Any] | None, str | None]:
@@ -132,16 +148,8 @@ async def guarded_tool_pre(
     hooks = guards.registry() if guards is not None else None
     if hooks is None:
         return tool_input, None
-    data = {
-        "tool_name": name,
-        "tool": name,
-        "tool_input": tool_input,
-        "input": tool_input,
-        "tool_call_id": call_id,
-        "hook": label,
-    }
     with inside(label):
-        result = await hooks.emit("tool:pre", data)
+        result = await hooks.emit("tool:pre", _tool_data(name, tool_input, call_id, label))
         process = guards.process if guards is not None else None
         if process is not None:
             result = await process(result, "tool:pre", label)
@@ -165,16 +173,7 @@ async def guarded_tool_post(
     hooks = guards.registry() if guards is not None else None
     if hooks is None:
         return result
-    data = {
-        "tool_name": name,
-        "tool": name,
-        "tool_input": tool_input,
-        "input": tool_input,
-        "tool_call_id": call_id,
-        "tool_result": result,
-        "result": result,
-        "hook": label,
-    }
+    data = _tool_data(name, tool_input, call_id, label, tool_result=result, result=result)
     with inside(label):
         post = await hooks.emit("tool:post", data)
     if getattr(post, "action", None) == "deny":
