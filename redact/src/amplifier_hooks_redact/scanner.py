@@ -35,6 +35,7 @@ from .joined import SEPARATOR, joinable
 from .lazy import PatternLike
 from .reading import mark_positions, reading_view
 from .rule import TOKEN_RULES, Rule, Selector
+from .runs import RunFinder, RunShape, run_shape
 from .triggers import JointIndex, TriggerIndex, triggers_of
 
 __all__ = ["TextRedactor"]
@@ -46,6 +47,9 @@ _CACHE_CHARS: Final = 4_000_000
 _CACHE_ENTRIES: Final = 16_384
 _CHECK_EVERY: Final = 256  # attempts of a pattern between two looks at the deadline
 _SMALL_BATCH: Final = 16  # fewer strings are decided with plain loops, more with built-ins
+_RUNS_FROM: Final = 16_384
+"""ASCII text from which patterns without triggers are tried only where their leading run
+occurs (:mod:`.runs`); shorter text is searched, or tried at its Hyperscan shapes' starts."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -83,6 +87,9 @@ class _Plan:
     patterns: int
     joinable: tuple[bool, ...]
     """Per ``scanned`` pattern: whether one search of joined strings answers for each."""
+    runs: list[RunFinder]
+    """The finder of the leading runs of the ``scanned`` patterns that have one
+    (:func:`.run_shape`), made when a long text first needs it (:meth:`run_finder`)."""
 
     @classmethod
     def of(cls, passes: Sequence[_Pass], index: TriggerIndex, *, lowered: bool) -> _Plan:
@@ -103,7 +110,25 @@ class _Plan:
                 ignorecase += [(folded, scan.members) for folded in scan.ignorecase]
         count = len(scanned) + len(indexed)
         joins = tuple(joinable(pattern) for pattern, _ in scanned)
-        return cls(tuple(scanned), tuple(scanned_keys), indexed, tuple(ignorecase), count, joins)
+        return cls(
+            tuple(scanned), tuple(scanned_keys), indexed, tuple(ignorecase), count, joins, []
+        )
+
+    def run_finder(self) -> RunFinder:
+        """The finder of the ``scanned`` patterns' leading runs (made once, on first need;
+        two threads may both make one, and either serves)."""
+        if not self.runs:
+            shapes: dict[int, RunShape] = {}
+            for (pattern, _), key in zip(self.scanned, self.scanned_keys, strict=True):
+                shape = run_shape(pattern)
+                if shape is not None:
+                    shapes[key] = shape
+            self.runs.append(RunFinder(shapes))
+        return self.runs[0]
+
+    def with_runs(self) -> frozenset[int]:
+        """The numbers of the ``scanned`` patterns that have a leading run."""
+        return self.run_finder().keys
 
     def suspects(
         self,
@@ -155,15 +180,22 @@ class _Plan:
         hits: list[tuple[int, int, int]],
         rejected: list[tuple[int, int]],
         located: dict[int, list[int]] | None = None,
+        data: bytes | None = None,
     ) -> None:
+        """Offer every match in ``haystack`` to the rules (``data``: the haystack as ASCII
+        bytes, when the patterns with a leading run are to be tried only where it occurs)."""
         if located is None:
             located = index.positions(haystack) if self.indexed or index.shaped else {}
         shaped = index.shaped
+        runs = self.run_finder().starts(data) if data is not None else {}
         for (pattern, members), key in zip(self.scanned, self.scanned_keys, strict=True):
             candidates = located.get(key) if key in shaped else None
             if candidates is None:
-                _scan(pattern, haystack, text, members, hits, rejected)
-            elif candidates:
+                candidates = runs.get(key)
+                if candidates is None:
+                    _scan(pattern, haystack, text, members, hits, rejected)
+                    continue
+            if candidates:
                 _try(pattern, candidates, haystack, text, members, hits, rejected)
         if not self.indexed:
             return
@@ -512,15 +544,22 @@ class TextRedactor:
         """
         hits: list[tuple[int, int, int]] = []
         rejected: list[tuple[int, int]] = []
-        located = self._joint.positions(text)  # None unless ASCII
-        first = None if located is None else located[0]
-        self._text_plan.run(text, text, self._text_index, hits, rejected, first)
         plan = self._lowered_plan
+        long = len(text) >= _RUNS_FROM and text.isascii()
+        if long:  # the patterns with a leading run: tried where it occurs, not at shapes
+            without = (self._text_plan.with_runs(), plan.with_runs())
+            located = self._joint.positions(text, without)
+        else:
+            located = self._joint.positions(text)  # None unless ASCII
+        first = None if located is None else located[0]
+        data = text.encode("ascii") if long else None
+        self._text_plan.run(text, text, self._text_index, hits, rejected, first, data)
         if plan.patterns:
             lowered = text.lower()
             if len(lowered) == len(text):
                 second = None if located is None else located[1]
-                plan.run(lowered, text, self._lowered_index, hits, rejected, second)
+                folded = lowered.encode("ascii") if long else None
+                plan.run(lowered, text, self._lowered_index, hits, rejected, second, folded)
             else:  # lower() changed the length: scan the original case-insensitively
                 for pattern, members in plan.ignorecase:
                     _scan(pattern, text, text, members, hits, rejected)
@@ -714,16 +753,31 @@ def _try(
     rejected: list[tuple[int, int]],
 ) -> None:
     """:func:`_scan` for a pattern whose matches can only start at ``starts`` (sorted): the
-    same matches, found by trying each candidate position in turn."""
+    same matches, found by trying each candidate position in turn. What :func:`_claim` does
+    is written out for a pass of one rule (most passes): a call per candidate saved."""
+    match_at = pattern.match
     resume = 0
-    for tried, start in enumerate(starts, 1):
-        if start < resume:
-            continue
-        if not tried % _CHECK_EVERY:
+    sole = members[0] if len(members) == 1 else None
+    for low in range(0, len(starts), _CHECK_EVERY):
+        if low:
             check_deadline()
-        match = pattern.match(haystack, start)
-        if match is not None:
-            resume = _claim(match, text, members, hits, rejected)
+        for start in starts[low : low + _CHECK_EVERY]:
+            if start < resume:
+                continue
+            match = match_at(haystack, start)
+            if match is None:
+                continue
+            if sole is None:
+                resume = _claim(match, text, members, hits, rejected)
+                continue
+            span = sole[1](text, match)
+            end = match.end()
+            if span is not None and span[0] < span[1]:
+                hits.append((span[0], sole[0], span[1]))
+                resume = end if end > start else start + 1
+            else:
+                rejected.append((start, end))
+                resume = start + 1
 
 
 def _near(rejected: list[tuple[int, int]], chosen: list[tuple[int, int, int]]) -> bool:

@@ -20,7 +20,8 @@ import json
 import re
 import sys
 import threading
-from collections.abc import Sequence
+from collections import defaultdict
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, Final
 
@@ -190,6 +191,7 @@ class TriggerIndex:
         "_hs_expressions",
         "_hs_lock",
         "_hs_owners",
+        "_hs_shapes",
         "_hs_widths",
         "_local",
         "_owners",
@@ -226,6 +228,10 @@ class TriggerIndex:
             (index,) for _, _, index in shapes
         )
         self._hs_widths = tuple(len(word) for word in words) + tuple(w for _, w, _ in shapes)
+        # Per expression, the pattern whose shape it is (None for a trigger).
+        self._hs_shapes: tuple[int | None, ...] = (None,) * len(words) + tuple(
+            index for _, _, index in shapes
+        )
         self._local = threading.local()
         self._hs_lock = threading.Lock()
         self.shaped: frozenset[int] = frozenset()
@@ -271,9 +277,16 @@ class TriggerIndex:
                 )
             return self._groups
 
-    def _finish(self, found: dict[int, list[int]], *, scanned: bool) -> dict[int, list[int]]:
-        """Sort the positions; give each shaped pattern its list when Hyperscan ``scanned``."""
-        shaped = self.shaped if scanned else frozenset()
+    def _finish(
+        self,
+        found: dict[int, list[int]],
+        *,
+        scanned: bool,
+        without: frozenset[int] = frozenset(),
+    ) -> dict[int, list[int]]:
+        """Sort the positions; give each shaped pattern its list when Hyperscan ``scanned``
+        (each but those ``without``, whose shapes were not scanned for)."""
+        shaped = self.shaped - without if scanned else frozenset()
         for index in shaped:
             starts = found.get(index)
             # Position 0 has no character before it for an expression to read.
@@ -291,15 +304,9 @@ class TriggerIndex:
         scratch = getattr(self._local, "scratch", None)
         if scratch is None:  # a scratch space per thread: a scan may not share one
             scratch = self._local.scratch = _hyperscan.Scratch(database)
-        owners = self._hs_owners
-        widths = self._hs_widths
-
-        def report(word: int, _start: int, end: int, _flags: int, _context: object) -> None:
-            start = end - widths[word]
-            for owner in owners[word]:
-                found.setdefault(owner, []).append(start)
-
-        database.scan(data, match_event_handler=report, scratch=scratch)
+        ends: defaultdict[int, list[int]] = defaultdict(list)
+        database.scan(data, match_event_handler=_collector(ends), scratch=scratch)
+        _spread(ends, self._hs_owners, self._hs_widths, found)
 
     def _database(self) -> Any:
         """The Hyperscan database of this index's expressions, compiled once (as
@@ -317,9 +324,26 @@ class JointIndex:
     copy, found in one Hyperscan pass over ASCII text: the second index's expressions match
     case-insensitively (ASCII), which finds in the text exactly where its lower-case triggers
     occur in ``text.lower()`` (the same offsets, for ASCII text), and, for an expression that
-    is not all lower case, only more candidates."""
+    is not all lower case, only more candidates.
 
-    __slots__ = ("_boundary", "_hs", "_local", "_lowered", "_owners", "_text", "_widths")
+    A pass may leave out the shapes of some patterns (``without``: the scanner finds where
+    those can start by their leading run, :mod:`.runs`): a database of the other expressions
+    is compiled for it when first needed, with the same ids."""
+
+    __slots__ = (
+        "_boundary",
+        "_expressions",
+        "_flags",
+        "_hs",
+        "_local",
+        "_lock",
+        "_lowered",
+        "_owners",
+        "_partial",
+        "_shapes",
+        "_text",
+        "_widths",
+    )
 
     def __init__(self, text: TriggerIndex, lowered: TriggerIndex) -> None:
         self._text = text
@@ -327,46 +351,118 @@ class JointIndex:
         self._boundary = len(text._hs_expressions)
         self._owners = text._hs_owners + lowered._hs_owners
         self._widths = text._hs_widths + lowered._hs_widths
+        self._shapes = (text._hs_shapes, lowered._hs_shapes)
         self._local = threading.local()
+        self._lock = threading.Lock()
+        self._partial: dict[tuple[frozenset[int], frozenset[int]], Any] = {}
         self._hs: Any = None
+        self._expressions: tuple[bytes, ...] = ()
+        self._flags: tuple[int, ...] = ()
         if text._hs is not None and lowered._hs is not None:
-            expressions = text._hs_expressions + lowered._hs_expressions
-            flags = [0] * self._boundary + [_hyperscan.HS_FLAG_CASELESS] * (
-                len(expressions) - self._boundary
+            self._expressions = text._hs_expressions + lowered._hs_expressions
+            self._flags = (0,) * self._boundary + (_hyperscan.HS_FLAG_CASELESS,) * (
+                len(self._expressions) - self._boundary
             )
-            self._hs = _hyperscan_database(expressions, flags)
+            self._hs = _hyperscan_database(self._expressions, self._flags)
 
-    def positions(self, text: str) -> tuple[dict[int, list[int]], dict[int, list[int]]] | None:
+    def positions(
+        self,
+        text: str,
+        without: tuple[frozenset[int], frozenset[int]] = (frozenset(), frozenset()),
+    ) -> tuple[dict[int, list[int]], dict[int, list[int]]] | None:
         """What each index's :meth:`TriggerIndex.positions` answers for ``text`` and for
         ``text.lower()``, or ``None`` when one pass cannot tell (non-ASCII text, no
-        Hyperscan)."""
+        Hyperscan). The shapes of the patterns in ``without`` (of the text's index, of the
+        lower-cased one) are not scanned for: those patterns are absent from the answer."""
         if self._hs is None or not text.isascii():
             return None
-        scratch = getattr(self._local, "scratch", None)
-        if scratch is None:  # a scratch space per thread: a scan may not share one
-            scratch = self._local.scratch = _hyperscan.Scratch(self._hs)
+        database = self._database(without)
+        scratches = getattr(self._local, "scratches", None)
+        if scratches is None:
+            scratches = self._local.scratches = {}
+        scratch = scratches.get(id(database))
+        if scratch is None:  # a scratch space per thread and database: a scan may not share one
+            scratch = scratches[id(database)] = _hyperscan.Scratch(database)
+        ends: defaultdict[int, list[int]] = defaultdict(list)
+        database.scan(text.encode("ascii"), match_event_handler=_collector(ends), scratch=scratch)
         first: dict[int, list[int]] = {}
         second: dict[int, list[int]] = {}
+        boundary = self._boundary
         owners = self._owners
         widths = self._widths
-        boundary = self._boundary
-
-        def report(word: int, _start: int, end: int, _flags: int, _context: object) -> None:
-            found = first if word < boundary else second
-            start = end - widths[word]
-            for owner in owners[word]:
-                found.setdefault(owner, []).append(start)
-
-        self._hs.scan(text.encode("ascii"), match_event_handler=report, scratch=scratch)
+        _spread({w: e for w, e in ends.items() if w < boundary}, owners, widths, first)
+        _spread({w: e for w, e in ends.items() if w >= boundary}, owners, widths, second)
         return (
-            self._text._finish(first, scanned=True),
-            self._lowered._finish(second, scanned=True),
+            self._text._finish(first, scanned=True, without=without[0]),
+            self._lowered._finish(second, scanned=True, without=without[1]),
         )
 
+    def _database(self, without: tuple[frozenset[int], frozenset[int]]) -> Any:
+        """The database without the shapes of the patterns ``without`` names (compiled once
+        per such pair, by the first thread that needs it)."""
+        if not without[0] and not without[1]:
+            return self._hs
+        database = self._partial.get(without)
+        if database is not None:
+            return database
+        with self._lock:
+            database = self._partial.get(without)
+            if database is None:
+                text_shapes, lowered_shapes = self._shapes
+                kept = [
+                    number
+                    for number, owner in enumerate(text_shapes)
+                    if owner is None or owner not in without[0]
+                ]
+                kept += [
+                    self._boundary + number
+                    for number, owner in enumerate(lowered_shapes)
+                    if owner is None or owner not in without[1]
+                ]
+                database = _hyperscan_database(
+                    [self._expressions[number] for number in kept],
+                    [self._flags[number] for number in kept],
+                    kept,
+                )
+                self._partial[without] = database
+            return database
 
-def _hyperscan_database(expressions: Sequence[bytes], flags: Sequence[int]) -> Any:
-    """A block-mode Hyperscan database of ``expressions`` (ids = their indexes)."""
-    ids = list(range(len(expressions)))
+
+def _collector(ends: defaultdict[int, list[int]]) -> Callable[[int, int, int, int, object], None]:
+    """A Hyperscan match handler that notes where each expression matched, and nothing else:
+    the work per match is what a scan of many matches costs."""
+
+    def report(word: int, _start: int, end: int, _flags: int, _context: object) -> None:
+        ends[word].append(end)
+
+    return report
+
+
+def _spread(
+    ends: dict[int, list[int]],
+    owners: Sequence[tuple[int, ...]],
+    widths: Sequence[int],
+    found: dict[int, list[int]],
+) -> None:
+    """Add the start of each match noted in ``ends`` to the lists of the expression's owners
+    (one list per expression and width: the starts are not sorted here)."""
+    for word, noted in ends.items():
+        width = widths[word]
+        starts = [end - width for end in noted]
+        for owner in owners[word]:
+            known = found.get(owner)
+            if known is None:
+                found[owner] = starts if len(owners[word]) == 1 else list(starts)
+            else:
+                known.extend(starts)
+
+
+def _hyperscan_database(
+    expressions: Sequence[bytes], flags: Sequence[int], ids: Sequence[int] | None = None
+) -> Any:
+    """A block-mode Hyperscan database of ``expressions`` (ids = their indexes, unless
+    given)."""
+    ids = list(range(len(expressions))) if ids is None else list(ids)
 
     def compile_database() -> Any:
         database = _hyperscan.Database(mode=_hyperscan.HS_MODE_BLOCK)
