@@ -6,7 +6,9 @@ once for the passes that need it. Most patterns start with literal text (``ghp_`
 ``password``): their literal triggers (:mod:`.triggers`) are found for all of them in a few passes
 over the text, and each such pattern is tried only where one of its triggers occurs. The few
 patterns that start with a character class or a single character (phone and card digits,
-``@`` of an e-mail address) are searched in the whole text. Matches from all passes are
+``@`` of an e-mail address) are searched in the whole text, or, in long ASCII text, tried
+only where the run of character classes their matches start with occurs (:mod:`.runs`).
+Matches from all passes are
 merged: where two overlap, the one that starts first wins, and at the same start the rule
 listed first wins. The result is built with one join.
 
