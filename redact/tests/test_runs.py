@@ -12,7 +12,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from amplifier_hooks_redact import RedactionConfig, build_redactor, scanner
+from amplifier_hooks_redact import RedactionConfig, build_redactor, scanner, triggers
 from amplifier_hooks_redact.runs import MIN_RUN, RunFinder, run_shape
 
 from .corpus import ordinary, secrets
@@ -200,3 +200,28 @@ def test_the_benchmark_mix_is_redacted_as_by_searching() -> None:
     assert found is not None
     assert found == searched
     assert found[1].get("random_token") or found[1].get("shaped_token")
+
+
+def test_without_hyperscan_long_texts_are_redacted_as_by_searching() -> None:
+    """Where Hyperscan is not installed the triggers come from the automata and no pattern
+    has shapes: the runs serve there too, and agree with the search."""
+    rules = _ENGINE.rules
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(triggers, "_hyperscan", None)
+        # A replacement of its own: this engine is not shared with the other tests.
+        engine = scanner.TextRedactor(rules, replacement="[plain:{rule}]")
+    assert engine._joint.positions("ascii") is None
+    rng = random.Random("no-hyperscan")
+    text = (
+        "\n".join(
+            rng.choice([_log_line, _token, lambda r: r.choice(_SAMPLES)])(rng) for _ in range(1500)
+        )
+        .encode("ascii", "ignore")
+        .decode()
+    )
+    found = engine.copy().redact(text)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(scanner, "_RUNS_FROM", len(text) + 1)
+        searched = engine.copy().redact(text)
+    assert found is not None
+    assert found == searched
