@@ -86,6 +86,7 @@ from .specs import (
     PromptHookSpec,
     UnreadableHookSpec,
 )
+from .tool_matchers import composed_matcher
 from .types import OnFailure
 
 __all__ = [
@@ -315,14 +316,7 @@ def foreign_tool_matcher(pattern: str, theirs: Mapping[str, str]) -> str | None:
         compiled = re.compile(pattern)
     accepted = [ours for ours, name in theirs.items() if compiled.search(name)]
     known = sorted({alias for ours in theirs for alias in tool_names(ours)})
-    others = f"(?!(?:{'|'.join(map(re.escape, known))})$).*?(?:{pattern})"
-    branches = [f"(?:{'|'.join(map(re.escape, accepted))})$"] if accepted else []
-    composed = "^(?:" + "|".join([*branches, others]) + ")"
-    try:
-        re.compile(composed)
-    except re.error:  # an expression that cannot be nested (inline global flags)
-        return "^(?:" + "|".join(branches or ["(?!)"]) + ")"
-    return composed
+    return composed_matcher(accepted, known, f".*?(?:{pattern})")
 
 
 # --------------------------------------------------------------------------- the parser
