@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import os
 import shlex
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -61,6 +62,44 @@ def hook_context(
         args=args if tool is not None else {},
         timestamp=timestamp,
     )
+
+
+@dataclass(frozen=True, slots=True)
+class FormatContext:
+    """The hook contexts of one format's tests: ``context(project_dir, alias, event, *, tool,
+    args, data)`` with this session, timestamp, event fields and call id; ``alias`` defaults
+    to the format's tool-call event, ``args`` to ``git status`` for ``bash``."""
+
+    alias: str
+    session_id: str
+    timestamp: str
+    call_id: str
+    fields: dict[str, Any] = field(default_factory=dict)
+
+    def __call__(
+        self,
+        project_dir: Path,
+        alias: str | None = None,
+        event: str = "tool:pre",
+        *,
+        tool: str | None = "bash",
+        args: dict[str, Any] | None = None,
+        data: dict[str, Any] | None = None,
+    ) -> HookContext:
+        if args is None:
+            args = {"command": "git status"} if tool == "bash" else {}
+        return hook_context(
+            project_dir,
+            event,
+            self.alias if alias is None else alias,
+            session_id=self.session_id,
+            timestamp=self.timestamp,
+            fields=self.fields,
+            tool=tool,
+            args=args,
+            call_id=self.call_id,
+            data=data,
+        )
 
 
 def command_runner(

@@ -28,9 +28,8 @@ from amplifier_module_hooks_declarative.formats.cline.protocol import (
     hook_context_text,
 )
 from amplifier_module_hooks_declarative.trust import trust_project, trust_status
-from amplifier_module_hooks_declarative.types import HookContext
 
-from .support import command_runner, hook_context
+from .support import FormatContext, command_runner
 from .support import recorded as recorded_by
 
 LABEL = ".clinerules/hooks/PreToolUse:PreToolUse"
@@ -39,29 +38,13 @@ runner = partial(command_runner, label=LABEL, protocol="cline")
 recorded = partial(recorded_by, label=LABEL, protocol="cline")
 
 
-def context(
-    project_dir: Path,
-    alias: str = "PreToolUse",
-    event: str = "tool:pre",
-    *,
-    tool: str | None = "bash",
-    args: dict[str, Any] | None = None,
-    data: dict[str, Any] | None = None,
-) -> HookContext:
-    if args is None:
-        args = {"command": "git status"} if tool == "bash" else {}
-    return hook_context(
-        project_dir,
-        event,
-        alias,
-        session_id="task-1",
-        timestamp=STAMP,
-        fields={"session_id": "task-1", "model": "claude-sonnet", "provider": "anthropic"},
-        tool=tool,
-        args=args,
-        call_id="call_3",
-        data=data,
-    )
+context = FormatContext(
+    alias="PreToolUse",
+    session_id="task-1",
+    timestamp=STAMP,
+    call_id="call_3",
+    fields={"session_id": "task-1", "model": "claude-sonnet", "provider": "anthropic"},
+)
 
 
 def printing(answer: str, *, code: int = 0, before: str = "") -> str:
