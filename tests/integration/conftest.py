@@ -6,6 +6,8 @@ here gets an empty home, so nothing of the machine's changes what a session does
 
 from __future__ import annotations
 
+import os
+import sys
 from pathlib import Path
 
 import pytest
@@ -27,3 +29,21 @@ def workspace(tmp_path: Path) -> Path:
     path = tmp_path / "ws"
     path.mkdir()
     return path.resolve()
+
+
+@pytest.fixture
+def python3_on_path(monkeypatch: pytest.MonkeyPatch) -> None:
+    """``python3`` in a hook command is the test interpreter (the packages it imports are
+    there): its directory first on ``PATH``."""
+    bin_dir = str(Path(sys.executable).parent)
+    monkeypatch.setenv("PATH", f"{bin_dir}{os.pathsep}{os.environ.get('PATH', '')}")
+
+
+@pytest.fixture
+def victim_file(workspace: Path) -> Path:
+    """``victim/data.txt`` in the workspace, holding ``keep me``: what a denied command would
+    have deleted."""
+    path = workspace / "victim" / "data.txt"
+    path.parent.mkdir()
+    path.write_text("keep me")
+    return path

@@ -7,8 +7,6 @@ are written."""
 from __future__ import annotations
 
 import json
-import os
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -64,20 +62,8 @@ with open("cursor-edits.log", "a") as log:
 """
 
 
-@pytest.fixture(autouse=True)
-def _python3(monkeypatch: pytest.MonkeyPatch) -> None:
-    """`python3` is the test interpreter (the home is the test's own: see conftest, so the
-    machine's ~/.gemini and ~/.cursor are never read)."""
-    bin_dir = str(Path(sys.executable).parent)
-    monkeypatch.setenv("PATH", f"{bin_dir}{os.pathsep}{os.environ.get('PATH', '')}")
-
-
-@pytest.fixture
-def workspace(tmp_path: Path) -> Path:
-    path = tmp_path / "workspace"
-    (path / "victim").mkdir(parents=True)
-    (path / "victim" / "data.txt").write_text("keep me")
-    return path
+# the home is the test's own (conftest): the machine's ~/.gemini and ~/.cursor are never read
+pytestmark = pytest.mark.usefixtures("python3_on_path", "victim_file")
 
 
 def install(path: Path, text: str) -> None:

@@ -7,8 +7,6 @@ written. In a project never trusted they run nothing."""
 from __future__ import annotations
 
 import json
-import os
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -53,19 +51,7 @@ esac
 """
 
 
-@pytest.fixture(autouse=True)
-def _python3(monkeypatch: pytest.MonkeyPatch) -> None:
-    """`python3` is the test interpreter (the home is the test's own: see conftest)."""
-    bin_dir = str(Path(sys.executable).parent)
-    monkeypatch.setenv("PATH", f"{bin_dir}{os.pathsep}{os.environ.get('PATH', '')}")
-
-
-@pytest.fixture
-def workspace(tmp_path: Path) -> Path:
-    path = tmp_path / "workspace"
-    (path / "victim").mkdir(parents=True)
-    (path / "victim" / "data.txt").write_text("keep me")
-    return path
+pytestmark = pytest.mark.usefixtures("python3_on_path", "victim_file")
 
 
 def install(path: Path, text: str) -> None:
