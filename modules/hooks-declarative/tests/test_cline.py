@@ -52,22 +52,6 @@ def printing(answer: str, *, code: int = 0, before: str = "") -> str:
     return f"cat > /dev/null; printf '%s' {json.dumps(before + answer)}; exit {code}"
 
 
-@pytest.fixture
-def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    path = tmp_path / "home"
-    path.mkdir()
-    monkeypatch.setenv("HOME", str(path))
-    monkeypatch.delenv("AMPLIFIER_HOME", raising=False)
-    return path
-
-
-@pytest.fixture
-def project(tmp_path: Path) -> Path:
-    path = tmp_path / "project"
-    path.mkdir()
-    return path.resolve()
-
-
 def install(path: Path, body: str, *, mode: int = 0o755) -> Path:
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(f"#!/bin/sh\n{body}\n")

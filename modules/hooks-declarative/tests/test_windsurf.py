@@ -53,20 +53,10 @@ context = FormatContext(
 
 
 @pytest.fixture
-def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    path = tmp_path / "home"
-    path.mkdir()
-    monkeypatch.setenv("HOME", str(path))
-    monkeypatch.delenv("AMPLIFIER_HOME", raising=False)
+def home(home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """conftest's home, and a system hooks file of the test's own."""
     monkeypatch.setenv(SYSTEM_FILE_VARIABLE, str(tmp_path / "etc" / "windsurf" / "hooks.json"))
-    return path
-
-
-@pytest.fixture
-def project(tmp_path: Path) -> Path:
-    path = tmp_path / "project"
-    path.mkdir()
-    return path.resolve()
+    return home
 
 
 def write_hooks(path: Path, hooks: dict[str, Any]) -> None:
