@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 from amplifier_hooks_util.state import session_dir
 
-from amplifier_module_hooks_declarative.formats.claude_code.protocol import (
+from amplifier_module_hooks_declarative.formats.shared.claude_protocol import (
     CLAUDE_EVENTS,
     CLAUDE_TOOLS,
     EVENTS_FROM_CLAUDE,

@@ -8,33 +8,13 @@ from typing import Final
 
 from ...protocols import CommandProtocol
 from ..shared.claude_protocol import (
-    CLAUDE_EVENTS,
-    CLAUDE_TOOLS,
-    EVENTS_FROM_CLAUDE,
-    TOOLS_FROM_CLAUDE,
     claude_blocked,
     claude_decision,
     claude_environment,
-    claude_event,
     claude_input,
-    claude_tool_input,
-    our_tool_input,
 )
 
-__all__ = [
-    "CLAUDE_EVENTS",
-    "CLAUDE_TOOLS",
-    "EVENTS_FROM_CLAUDE",
-    "PROTOCOL",
-    "TOOLS_FROM_CLAUDE",
-    "claude_blocked",
-    "claude_decision",
-    "claude_environment",
-    "claude_event",
-    "claude_input",
-    "claude_tool_input",
-    "our_tool_input",
-]
+__all__ = ["PROTOCOL"]
 
 PROTOCOL: Final = CommandProtocol(
     name="claude-code",
