@@ -6,21 +6,16 @@ here gets an empty home, so nothing of the machine's changes what a session does
 
 from __future__ import annotations
 
-import os
-import sys
 from pathlib import Path
 
 import pytest
+from amplifier_hooks_testsupport.environment import own_home, python_first_on_path
 
 
 @pytest.fixture(autouse=True)
 def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     """An empty ``$HOME`` (no ``AMPLIFIER_HOME``)."""
-    path = tmp_path / "home"
-    path.mkdir()
-    monkeypatch.setenv("HOME", str(path))
-    monkeypatch.delenv("AMPLIFIER_HOME", raising=False)
-    return path
+    return own_home(tmp_path, monkeypatch)
 
 
 @pytest.fixture
@@ -35,8 +30,7 @@ def workspace(tmp_path: Path) -> Path:
 def python3_on_path(monkeypatch: pytest.MonkeyPatch) -> None:
     """``python3`` in a hook command is the test interpreter (the packages it imports are
     there): its directory first on ``PATH``."""
-    bin_dir = str(Path(sys.executable).parent)
-    monkeypatch.setenv("PATH", f"{bin_dir}{os.pathsep}{os.environ.get('PATH', '')}")
+    python_first_on_path(monkeypatch)
 
 
 @pytest.fixture
