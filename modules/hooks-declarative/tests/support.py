@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import os
 import shlex
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -129,3 +130,17 @@ async def recorded(
     seen: dict[str, Any] = json.loads(record.read_text())
     record.unlink()
     return seen
+
+
+Check = Callable[[str], None]
+"""A check of a message: raises ``AssertionError`` when it is not as expected."""
+
+
+def contains(*parts: str) -> Check:
+    """A check that the message holds every one of ``parts``."""
+
+    def check(message: str) -> None:
+        for part in parts:
+            assert part in message, (part, message)
+
+    return check
