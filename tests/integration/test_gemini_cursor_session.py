@@ -8,14 +8,13 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any
 
 import pytest
 
 from amplifier_module_hooks_declarative.trust import trust_project
 
 from . import support
-from .support import call, make_bundle, module, tool_results
+from .support import call, tool_results
 
 GEMINI_GUARD = """#!/usr/bin/env bash
 # Gemini CLI BeforeTool hook: block recursive deletes (exit 2, stderr is the reason).
@@ -66,15 +65,8 @@ with open("cursor-edits.log", "a") as log:
 pytestmark = pytest.mark.usefixtures("python3_on_path", "victim_file")
 
 
-def install(path: Path, text: str) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(text)
-    path.chmod(0o755)
-
-
-def session(workspace: Path, script: list[Any]) -> Any:
-    bundle = make_bundle(hooks=[module("hooks-declarative")])
-    return support.session_for(workspace, script, bundle, strict=True)
+install = support.install_executable
+session = support.declarative_session
 
 
 async def test_gemini_settings_hooks_guard_a_session(workspace: Path) -> None:

@@ -15,7 +15,7 @@ import pytest
 from amplifier_module_hooks_declarative.trust import trust_project
 
 from . import support
-from .support import make_bundle, module, sent
+from .support import sent
 
 HOOK = """#!/usr/bin/env python3
 # Gemini CLI hook: records its stdin, then answers with what the answer file holds, where
@@ -50,8 +50,7 @@ def session(workspace: Path, hooks: dict[str, dict[str, Any]], script: list[Any]
     (workspace / ".gemini").mkdir()
     (workspace / ".gemini" / "settings.json").write_text(json.dumps({"hooks": events}))
     trust_project(workspace)
-    bundle = make_bundle(hooks=[module("hooks-declarative")])
-    return support.session_for(workspace, script, bundle, strict=True)
+    return support.declarative_session(workspace, script)
 
 
 def logged(workspace: Path, event: str) -> list[dict[str, Any]]:

@@ -8,14 +8,13 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any
 
 import pytest
 
 from amplifier_module_hooks_declarative.trust import trust_project
 
 from . import support
-from .support import call, make_bundle, module, tool_results
+from .support import call, tool_results
 
 WINDSURF_GUARD = """#!/usr/bin/env python3
 # Cascade pre_run_command hook: exit 2 blocks, stderr is what the agent reads.
@@ -54,15 +53,8 @@ esac
 pytestmark = pytest.mark.usefixtures("python3_on_path", "victim_file")
 
 
-def install(path: Path, text: str) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(text)
-    path.chmod(0o755)
-
-
-def session(workspace: Path, script: list[Any]) -> Any:
-    bundle = make_bundle(hooks=[module("hooks-declarative")])
-    return support.session_for(workspace, script, bundle, strict=True)
+install = support.install_executable
+session = support.declarative_session
 
 
 def windsurf_project(workspace: Path) -> None:
