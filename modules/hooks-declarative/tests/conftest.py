@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 from amplifier_hooks_testsupport.environment import own_home, python_first_on_path
+
+from .support import HttpEndpoint
 
 
 @pytest.fixture(autouse=True)
@@ -28,3 +31,11 @@ def project(tmp_path: Path) -> Path:
     path = tmp_path / "project"
     path.mkdir()
     return path.resolve()
+
+
+@pytest.fixture
+def endpoint() -> Iterator[HttpEndpoint]:
+    """A loopback HTTP hook endpoint, closed after the test."""
+    found = HttpEndpoint()
+    yield found
+    found.close()

@@ -6,8 +6,10 @@ from __future__ import annotations
 import json
 import os
 import shlex
+import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
@@ -144,3 +146,39 @@ def contains(*parts: str) -> Check:
             assert part in message, (part, message)
 
     return check
+
+
+class HttpEndpoint:
+    """A loopback server answering each POST with ``status`` and ``answer``; it keeps what it
+    received."""
+
+    def __init__(self) -> None:
+        self.status = 200
+        self.answer: dict[str, Any] = {}
+        self.received: list[tuple[dict[str, str], dict[str, Any]]] = []
+        endpoint = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def do_POST(self) -> None:
+                length = int(self.headers.get("Content-Length", "0"))
+                body = json.loads(self.rfile.read(length))
+                endpoint.received.append((dict(self.headers.items()), body))
+                text = json.dumps(endpoint.answer).encode()
+                self.send_response(endpoint.status)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(text)))
+                self.end_headers()
+                self.wfile.write(text)
+
+            def log_message(self, *args: Any) -> None:
+                return
+
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.url = f"http://127.0.0.1:{self.server.server_address[1]}/hooks"
+        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
+        self.thread.start()
+
+    def close(self) -> None:
+        self.server.shutdown()
+        self.server.server_close()
+        self.thread.join(timeout=30)
