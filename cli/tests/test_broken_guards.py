@@ -9,14 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from .test_cli import installed, no_traceback, write
-
-SCRIPT = """\
-- tool_calls:
-    - name: bash
-      input: {command: rm -rf victim}
-- text: done
-"""
+from .test_cli import DELETING_SCRIPT, installed, no_traceback, write
 
 GUARD = """\
 hooks:
@@ -36,7 +29,7 @@ def _workspace(tmp_path: Path) -> Path:
     workspace = tmp_path / "work"
     (workspace / "victim").mkdir(parents=True)
     (workspace / "victim" / "keep.txt").write_text("precious\n")
-    write(tmp_path / "script.yaml", SCRIPT)
+    write(tmp_path / "script.yaml", DELETING_SCRIPT)
     return workspace
 
 

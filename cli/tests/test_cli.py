@@ -22,6 +22,14 @@ SCRIPT = Path(sys.executable).with_name("amplifier-hooks")
 LOADER_ENV = ("AMPLIFIER_MODULES_ALLOW", "AMPLIFIER_MODULES_DENY", "AMPLIFIER_MODULES_STRICT")
 WIDE: dict[str, str | None] = {"COLUMNS": "200", **dict.fromkeys(LOADER_ENV)}
 
+DELETING_SCRIPT = """\
+- tool_calls:
+    - name: bash
+      input: {command: rm -rf victim}
+- text: done
+"""
+"""A scripted model (provider-scripted's YAML) that asks to delete ``victim``, then is done."""
+
 GOOD_BUNDLE = """\
 bundle:
   name: cli-test

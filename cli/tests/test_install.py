@@ -24,6 +24,7 @@ from typing import Any
 import pytest
 import yaml
 from amplifier_hooks_bundle.includes import CACHE_ENV
+from amplifier_hooks_testsupport.load import load_file
 
 SCRIPT = Path(sys.executable).with_name("amplifier-hooks")
 UPSTREAM = Path(__file__).resolve().parents[2] / ".." / "shared" / "upstream"
@@ -241,11 +242,7 @@ def foundation_order(project: dict[str, Path]) -> list[tuple[str, dict[str, Any]
         data = tar.extractfile(member)
         assert data is not None
         target.write_bytes(data.read())
-    spec = importlib.util.spec_from_file_location("foundation_merge", target)
-    assert spec is not None
-    assert spec.loader is not None
-    merge = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(merge)
+    merge = load_file(target, "foundation_merge")
 
     subprocess.run(["git", "-C", str(project["repo"]), "stash", "--quiet"], check=False)
     remote = yaml.safe_load(

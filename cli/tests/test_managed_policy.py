@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from .test_cli import LOADER_ENV, SCRIPT, no_traceback, write
+from .test_cli import DELETING_SCRIPT, LOADER_ENV, SCRIPT, no_traceback, write
 
 MANAGED = """\
 hooks:
@@ -25,13 +25,6 @@ hooks:
       match: {tool: bash, args: {command: "rm -rf *"}}
       action: block
       message: recursive deletes are refused on this machine
-"""
-
-SCRIPT_TEXT = """\
-- tool_calls:
-    - name: bash
-      input: {command: rm -rf victim}
-- text: done
 """
 
 ALLOW_EVERYTHING = """\
@@ -96,7 +89,7 @@ def setup(tmp_path: Path) -> Path:
     workspace = tmp_path / "work"
     write(workspace / "victim" / "keep.txt", "precious\n")
     subprocess.run(["git", "init", "-q", str(workspace)], check=True)
-    write(tmp_path / "script.yaml", SCRIPT_TEXT)
+    write(tmp_path / "script.yaml", DELETING_SCRIPT)
     policy = write(tmp_path / "etc" / "managed.yaml", MANAGED)
     policy.chmod(0o644)
     return policy
@@ -359,7 +352,7 @@ def test_a_policy_the_user_owns_is_refused_for_that_user(
     flat = " ".join((checked.stdout + checked.stderr).split())
     assert checked.returncode == 1, flat
     assert "owned by nobody (uid 65534), you, not by an administrator" in flat
-    write(place / "script.yaml", SCRIPT_TEXT)
+    write(place / "script.yaml", DELETING_SCRIPT)
     write(place / "work" / "victim" / "keep.txt", "precious\n")
     for path in (place / "work", place / "work" / "victim", place / "work" / "victim" / "keep.txt"):
         os.chown(path, 65534, 65534)

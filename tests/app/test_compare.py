@@ -3,27 +3,15 @@ having printed what it printed before the crash report, and nothing else as an e
 
 from __future__ import annotations
 
-import importlib.util
-import sys
 from pathlib import Path
-from types import ModuleType
 
+from amplifier_hooks_testsupport.load import load_file
 from hypothesis import given
 from hypothesis import strategies as st
 
-
-def _load() -> ModuleType:
-    path = Path(__file__).with_name("exit_crash.py")
-    spec = importlib.util.spec_from_file_location("app_exit_crash", path)
-    assert spec is not None
-    assert spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module
-    spec.loader.exec_module(module)
-    return module
-
-
-before_exit_crash = _load().before_exit_crash
+before_exit_crash = load_file(
+    Path(__file__).with_name("exit_crash.py"), "app_exit_crash"
+).before_exit_crash
 
 EXIT_CRASH = """\
 Fatal Python error: PyGILState_Release: thread state 0x7f132c001b30 must be current when releasing

@@ -4,30 +4,16 @@ directory's slug) rendered by Rich itself, at generated widths, with generated r
 
 from __future__ import annotations
 
-import importlib.util
 import io
-import sys
 from pathlib import Path
-from types import ModuleType
 
+from amplifier_hooks_testsupport.load import load_file
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from rich.console import Console
 from rich.table import Table
 
-
-def _load() -> ModuleType:
-    path = Path(__file__).with_name("tables.py")
-    spec = importlib.util.spec_from_file_location("app_tables", path)
-    assert spec is not None
-    assert spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module
-    spec.loader.exec_module(module)
-    return module
-
-
-unwrap_titles = _load().unwrap_titles
+unwrap_titles = load_file(Path(__file__).with_name("tables.py"), "app_tables").unwrap_titles
 
 WORDS = st.lists(st.text("abcdefgh", min_size=1, max_size=12), min_size=1, max_size=6)
 PATH = st.lists(st.text("abcdefghij0123456789.-", min_size=1, max_size=20), min_size=1, max_size=12)

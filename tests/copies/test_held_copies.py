@@ -8,6 +8,7 @@ drift apart, and says which copy follows which.
 
 from __future__ import annotations
 
+import importlib
 import inspect
 import re
 from typing import Any
@@ -137,3 +138,36 @@ def test_both_http_providers_hand_the_base_the_same_kernel() -> None:
     texts = [block.search(inspect.getsource(m)) for m in (anthropic, openai)]
     assert all(texts), "each provider module builds KERNEL = HostKernel(...) at the top level"
     assert texts[0].group() == texts[1].group()  # type: ignore[union-attr]
+
+
+# ---------------------------- the lazy attributes of two modules, which may not import each other
+
+
+def _code_of(function: Any) -> list[str]:
+    """The lines of ``function`` below its docstring (what it does, not what it says)."""
+    lines = inspect.getsource(function).splitlines()
+    body = lines[1:]
+    quotes = [i for i, line in enumerate(body) if '"""' in line]
+    end = quotes[1] if len(quotes) > 1 and '"""' not in body[0].strip()[3:] else quotes[0]
+    return body[end + 1 :]
+
+
+def test_the_lazy_attribute_loaders_are_the_same_code() -> None:
+    import amplifier_module_hooks_status_context as status_context
+    import amplifier_module_loop_session as loop_session
+
+    assert _code_of(status_context.__getattr__) == _code_of(loop_session.__getattr__), (
+        "amplifier_module_loop_session/__init__.py's __getattr__ (the owner) and "
+        "amplifier_module_hooks_status_context/__init__.py's (PEP 562 loaders of their own "
+        "_LATER names; no module imports another): change both"
+    )
+
+
+def test_each_lazy_name_is_found_where_its_loader_looks() -> None:
+    import amplifier_module_hooks_status_context as status_context
+    import amplifier_module_loop_session as loop_session
+
+    for module in (status_context, loop_session):
+        for name, where in module._LATER.items():
+            found = getattr(module, name)
+            assert found is getattr(importlib.import_module(f"{module.__name__}.{where}"), name)

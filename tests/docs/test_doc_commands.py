@@ -12,29 +12,21 @@
 from __future__ import annotations
 
 import glob
-import importlib.util
 import re
 import shlex
-import sys
 import tomllib
 from pathlib import Path
 from types import ModuleType
 from typing import Any
 
 import pytest
+from amplifier_hooks_testsupport.load import load_file
 
 ROOT = Path(__file__).resolve().parents[2]
 
 
 def _load() -> ModuleType:
-    path = ROOT / "tests" / "packaging" / "doc_commands.py"
-    spec = importlib.util.spec_from_file_location("doc_commands", path)
-    assert spec is not None
-    assert spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module
-    spec.loader.exec_module(module)
-    return module
+    return load_file(ROOT / "tests" / "packaging" / "doc_commands.py", "doc_commands")
 
 
 doc_commands = _load()

@@ -9,16 +9,13 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from amplifier_hooks_testsupport.environment import own_home, python_first_on_path
 
 
 @pytest.fixture(autouse=True)
 def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     """An empty ``$HOME`` (no ``AMPLIFIER_HOME``)."""
-    path = tmp_path / "home"
-    path.mkdir()
-    monkeypatch.setenv("HOME", str(path))
-    monkeypatch.delenv("AMPLIFIER_HOME", raising=False)
-    return path
+    return own_home(tmp_path, monkeypatch)
 
 
 @pytest.fixture
@@ -27,3 +24,20 @@ def workspace(tmp_path: Path) -> Path:
     path = tmp_path / "ws"
     path.mkdir()
     return path.resolve()
+
+
+@pytest.fixture
+def python3_on_path(monkeypatch: pytest.MonkeyPatch) -> None:
+    """``python3`` in a hook command is the test interpreter (the packages it imports are
+    there): its directory first on ``PATH``."""
+    python_first_on_path(monkeypatch)
+
+
+@pytest.fixture
+def victim_file(workspace: Path) -> Path:
+    """``victim/data.txt`` in the workspace, holding ``keep me``: what a denied command would
+    have deleted."""
+    path = workspace / "victim" / "data.txt"
+    path.parent.mkdir()
+    path.write_text("keep me")
+    return path

@@ -103,6 +103,22 @@ def session_for(
     return session, recorder, provider
 
 
+def declarative_session(
+    workspace: Path, script: Any
+) -> tuple[AgentSession, EventRecorder, ScriptedProvider]:
+    """:func:`session_for` with hooks-declarative mounted (its defaults: the project's and the
+    user's hooks files of every format), strict about every hook's problems."""
+    bundle = make_bundle(hooks=[module("hooks-declarative")])
+    return session_for(workspace, script, bundle, strict=True)
+
+
+def install_executable(path: Path, text: str) -> None:
+    """Write the hook script ``text`` at ``path`` (its folders made), executable."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text)
+    path.chmod(0o755)
+
+
 def call(name: str, **tool_input: Any) -> dict[str, Any]:
     """A script entry asking for one tool call."""
     return {"tool_calls": [{"name": name, "input": tool_input}]}

@@ -6,9 +6,7 @@ mounted from a bundle, real hook processes, real tools, the scripted model."""
 from __future__ import annotations
 
 import json
-import os
 import shlex
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -22,18 +20,7 @@ from . import support
 from .support import DECLARATIVE_SCRIPTS as SCRIPTS
 from .support import make_bundle, module, sent, tool_results
 
-
-@pytest.fixture(autouse=True)
-def _python3(monkeypatch: pytest.MonkeyPatch) -> None:
-    bin_dir = str(Path(sys.executable).parent)
-    monkeypatch.setenv("PATH", f"{bin_dir}{os.pathsep}{os.environ.get('PATH', '')}")
-
-
-@pytest.fixture
-def workspace(tmp_path: Path) -> Path:
-    path = tmp_path / "workspace"
-    path.mkdir()
-    return path
+pytestmark = pytest.mark.usefixtures("python3_on_path")
 
 
 def hook(command: str) -> dict[str, Any]:

@@ -9,9 +9,7 @@ a group's hooks in order."""
 from __future__ import annotations
 
 import json
-import os
 import shlex
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -28,18 +26,7 @@ from .support import call, make_bundle, module, sent, tool_results
 STOP_REASON = "Tests are failing: run pytest and fix them"
 
 
-@pytest.fixture(autouse=True)
-def _python3(monkeypatch: pytest.MonkeyPatch) -> None:
-    """`python3` is the test interpreter (the home is the test's own: see conftest)."""
-    bin_dir = str(Path(sys.executable).parent)
-    monkeypatch.setenv("PATH", f"{bin_dir}{os.pathsep}{os.environ.get('PATH', '')}")
-
-
-@pytest.fixture
-def workspace(tmp_path: Path) -> Path:
-    path = tmp_path / "workspace"
-    path.mkdir()
-    return path
+pytestmark = pytest.mark.usefixtures("python3_on_path")
 
 
 def hook(command: str, **extra: Any) -> dict[str, Any]:

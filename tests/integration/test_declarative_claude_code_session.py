@@ -5,10 +5,8 @@ never runs and the model reads the script's message."""
 from __future__ import annotations
 
 import json
-import os
 import shlex
 import shutil
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -26,19 +24,7 @@ from .support import call, make_bundle, module, tool_results
 VALIDATOR_MESSAGE = "• rm -rf is destructive; delete specific files instead"
 
 
-@pytest.fixture(autouse=True)
-def _python3(monkeypatch: pytest.MonkeyPatch) -> None:
-    """`python3` is the test interpreter (the home is the test's own: see conftest)."""
-    bin_dir = str(Path(sys.executable).parent)
-    monkeypatch.setenv("PATH", f"{bin_dir}{os.pathsep}{os.environ.get('PATH', '')}")
-
-
-@pytest.fixture
-def workspace(tmp_path: Path) -> Path:
-    path = tmp_path / "workspace"
-    (path / "victim").mkdir(parents=True)
-    (path / "victim" / "data.txt").write_text("keep me")
-    return path
+pytestmark = pytest.mark.usefixtures("python3_on_path", "victim_file")
 
 
 def bundle(hooks: dict[str, Any] | None = None) -> Any:

@@ -41,19 +41,15 @@ def session_for(
 
 
 @pytest.fixture
-def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    """A home of its own (no test reads the machine's ~/.amplifier), and ``python`` on PATH."""
-    path = tmp_path / "home"
-    path.mkdir()
-    monkeypatch.setenv("HOME", str(path))
-    monkeypatch.delenv("AMPLIFIER_HOME", raising=False)
+def home(home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """conftest's home (no test reads the machine's ~/.amplifier), and ``python`` on PATH."""
     bin_dir = tmp_path / "bin"
     bin_dir.mkdir()
     shim = bin_dir / "python"
     shim.write_text(f'#!/bin/sh\nexec "{sys.executable}" "$@"\n')
     shim.chmod(0o755)
     monkeypatch.setenv("PATH", f"{bin_dir}{os.pathsep}{os.environ.get('PATH', '')}")
-    return path
+    return home
 
 
 @pytest.fixture

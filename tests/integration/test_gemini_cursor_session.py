@@ -7,17 +7,14 @@ are written."""
 from __future__ import annotations
 
 import json
-import os
-import sys
 from pathlib import Path
-from typing import Any
 
 import pytest
 
 from amplifier_module_hooks_declarative.trust import trust_project
 
 from . import support
-from .support import call, make_bundle, module, tool_results
+from .support import call, tool_results
 
 GEMINI_GUARD = """#!/usr/bin/env bash
 # Gemini CLI BeforeTool hook: block recursive deletes (exit 2, stderr is the reason).
@@ -64,31 +61,12 @@ with open("cursor-edits.log", "a") as log:
 """
 
 
-@pytest.fixture(autouse=True)
-def _python3(monkeypatch: pytest.MonkeyPatch) -> None:
-    """`python3` is the test interpreter (the home is the test's own: see conftest, so the
-    machine's ~/.gemini and ~/.cursor are never read)."""
-    bin_dir = str(Path(sys.executable).parent)
-    monkeypatch.setenv("PATH", f"{bin_dir}{os.pathsep}{os.environ.get('PATH', '')}")
+# the home is the test's own (conftest): the machine's ~/.gemini and ~/.cursor are never read
+pytestmark = pytest.mark.usefixtures("python3_on_path", "victim_file")
 
 
-@pytest.fixture
-def workspace(tmp_path: Path) -> Path:
-    path = tmp_path / "workspace"
-    (path / "victim").mkdir(parents=True)
-    (path / "victim" / "data.txt").write_text("keep me")
-    return path
-
-
-def install(path: Path, text: str) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(text)
-    path.chmod(0o755)
-
-
-def session(workspace: Path, script: list[Any]) -> Any:
-    bundle = make_bundle(hooks=[module("hooks-declarative")])
-    return support.session_for(workspace, script, bundle, strict=True)
+install = support.install_executable
+session = support.declarative_session
 
 
 async def test_gemini_settings_hooks_guard_a_session(workspace: Path) -> None:

@@ -6,9 +6,7 @@ tools offered, and a deny on either model event ends the turn. The project's
 from __future__ import annotations
 
 import json
-import os
 import shlex
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -17,7 +15,7 @@ import pytest
 from amplifier_module_hooks_declarative.trust import trust_project
 
 from . import support
-from .support import make_bundle, module, sent
+from .support import sent
 
 HOOK = """#!/usr/bin/env python3
 # Gemini CLI hook: records its stdin, then answers with what the answer file holds, where
@@ -34,17 +32,7 @@ print(answer)
 """
 
 
-@pytest.fixture(autouse=True)
-def _python3(monkeypatch: pytest.MonkeyPatch) -> None:
-    bin_dir = str(Path(sys.executable).parent)
-    monkeypatch.setenv("PATH", f"{bin_dir}{os.pathsep}{os.environ.get('PATH', '')}")
-
-
-@pytest.fixture
-def workspace(tmp_path: Path) -> Path:
-    path = tmp_path / "workspace"
-    path.mkdir()
-    return path
+pytestmark = pytest.mark.usefixtures("python3_on_path")
 
 
 def session(workspace: Path, hooks: dict[str, dict[str, Any]], script: list[Any]) -> Any:
@@ -62,8 +50,7 @@ def session(workspace: Path, hooks: dict[str, dict[str, Any]], script: list[Any]
     (workspace / ".gemini").mkdir()
     (workspace / ".gemini" / "settings.json").write_text(json.dumps({"hooks": events}))
     trust_project(workspace)
-    bundle = make_bundle(hooks=[module("hooks-declarative")])
-    return support.session_for(workspace, script, bundle, strict=True)
+    return support.declarative_session(workspace, script)
 
 
 def logged(workspace: Path, event: str) -> list[dict[str, Any]]:

@@ -7,9 +7,7 @@ is trusted again. Whole sessions: real files, real hook processes, the scripted 
 from __future__ import annotations
 
 import json
-import os
 import shlex
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -20,18 +18,7 @@ from amplifier_module_hooks_declarative.trust import trust_project
 from . import support
 from .support import call, make_bundle, module
 
-
-@pytest.fixture(autouse=True)
-def _python3(monkeypatch: pytest.MonkeyPatch) -> None:
-    bin_dir = str(Path(sys.executable).parent)
-    monkeypatch.setenv("PATH", f"{bin_dir}{os.pathsep}{os.environ.get('PATH', '')}")
-
-
-@pytest.fixture
-def workspace(tmp_path: Path) -> Path:
-    path = tmp_path / "workspace"
-    path.mkdir()
-    return path
+pytestmark = pytest.mark.usefixtures("python3_on_path")
 
 
 def deny_if(word: str) -> dict[str, Any]:

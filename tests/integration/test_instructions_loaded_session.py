@@ -5,9 +5,7 @@ fields, its matcher on ``load_reason``; an ``@file`` mention is not instructions
 from __future__ import annotations
 
 import json
-import os
 import shlex
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -16,11 +14,7 @@ import pytest
 from . import support
 from .support import make_bundle, module
 
-
-@pytest.fixture(autouse=True)
-def _python3(monkeypatch: pytest.MonkeyPatch) -> None:
-    bin_dir = str(Path(sys.executable).parent)
-    monkeypatch.setenv("PATH", f"{bin_dir}{os.pathsep}{os.environ.get('PATH', '')}")
+pytestmark = pytest.mark.usefixtures("python3_on_path")
 
 
 @pytest.fixture

@@ -15,8 +15,7 @@ import textwrap
 from pathlib import Path
 from typing import Any, Final
 
-import pytest
-from amplifier_hooks_testsupport.upstream import SKIP_REASON, run_upstream, upstream_python
+from amplifier_hooks_testsupport.upstream import needs_upstream, run_upstream
 
 SCENARIO: Final = textwrap.dedent(
     """
@@ -70,10 +69,7 @@ SCENARIO: Final = textwrap.dedent(
 
 RUN: Final = SCENARIO + textwrap.dedent(
     """
-    import os, sys
     print(json.dumps(asyncio.run(scenario())))
-    sys.stdout.flush()
-    os._exit(0)  # amplifier-core 2.0.2's engine may crash while the interpreter shuts down
     """
 )
 
@@ -114,7 +110,7 @@ def test_the_adapter_on_our_kernel() -> None:
     assert _ours() == OURS
 
 
-@pytest.mark.skipif(not upstream_python(), reason=SKIP_REASON)
+@needs_upstream
 def test_the_adapter_on_amplifier_core_2_0_2(tmp_path: Path) -> None:
     out = run_upstream(RUN, tmp_path, sources=[])
     assert json.loads(out.strip().splitlines()[-1]) == UPSTREAM

@@ -7,9 +7,7 @@ add context and leave their side effects."""
 from __future__ import annotations
 
 import json
-import os
 import shutil
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -26,11 +24,7 @@ GUARD_REASON = "security-guard: rm -rf is blocked; delete specific files instead
 ACME_CONTEXT = "ACME convention: name branches feature/<ticket>."
 
 
-@pytest.fixture(autouse=True)
-def _python3(monkeypatch: pytest.MonkeyPatch) -> None:
-    """`python3` is the test interpreter (the home is the test's own: see conftest)."""
-    bin_dir = str(Path(sys.executable).parent)
-    monkeypatch.setenv("PATH", f"{bin_dir}{os.pathsep}{os.environ.get('PATH', '')}")
+pytestmark = pytest.mark.usefixtures("python3_on_path")
 
 
 @pytest.fixture

@@ -6,9 +6,7 @@ from __future__ import annotations
 
 import json
 import logging
-import os
 import shlex
-import sys
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -25,17 +23,7 @@ from .support import call, make_bundle, module, records, tool_results
 SECRET = "build 4242 finished"
 
 
-@pytest.fixture(autouse=True)
-def _python3(monkeypatch: pytest.MonkeyPatch) -> None:
-    bin_dir = str(Path(sys.executable).parent)
-    monkeypatch.setenv("PATH", f"{bin_dir}{os.pathsep}{os.environ.get('PATH', '')}")
-
-
-@pytest.fixture
-def workspace(tmp_path: Path) -> Path:
-    path = tmp_path / "workspace"
-    path.mkdir()
-    return path
+pytestmark = pytest.mark.usefixtures("python3_on_path")
 
 
 def prints(payload: dict[str, Any]) -> dict[str, Any]:

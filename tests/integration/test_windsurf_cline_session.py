@@ -7,17 +7,14 @@ written. In a project never trusted they run nothing."""
 from __future__ import annotations
 
 import json
-import os
-import sys
 from pathlib import Path
-from typing import Any
 
 import pytest
 
 from amplifier_module_hooks_declarative.trust import trust_project
 
 from . import support
-from .support import call, make_bundle, module, tool_results
+from .support import call, tool_results
 
 WINDSURF_GUARD = """#!/usr/bin/env python3
 # Cascade pre_run_command hook: exit 2 blocks, stderr is what the agent reads.
@@ -53,30 +50,11 @@ esac
 """
 
 
-@pytest.fixture(autouse=True)
-def _python3(monkeypatch: pytest.MonkeyPatch) -> None:
-    """`python3` is the test interpreter (the home is the test's own: see conftest)."""
-    bin_dir = str(Path(sys.executable).parent)
-    monkeypatch.setenv("PATH", f"{bin_dir}{os.pathsep}{os.environ.get('PATH', '')}")
+pytestmark = pytest.mark.usefixtures("python3_on_path", "victim_file")
 
 
-@pytest.fixture
-def workspace(tmp_path: Path) -> Path:
-    path = tmp_path / "workspace"
-    (path / "victim").mkdir(parents=True)
-    (path / "victim" / "data.txt").write_text("keep me")
-    return path
-
-
-def install(path: Path, text: str) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(text)
-    path.chmod(0o755)
-
-
-def session(workspace: Path, script: list[Any]) -> Any:
-    bundle = make_bundle(hooks=[module("hooks-declarative")])
-    return support.session_for(workspace, script, bundle, strict=True)
+install = support.install_executable
+session = support.declarative_session
 
 
 def windsurf_project(workspace: Path) -> None:

@@ -21,6 +21,7 @@ from amplifier_hooks_util.managed_file import (
     read_owned,
     system_policy_path,
 )
+from amplifier_hooks_util.regular_file import MAX_HOOKS_FILE_BYTES, TooLargeFile, read_regular
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -98,6 +99,29 @@ def test_a_root_file_in_root_directories_is_trusted(base: Path) -> None:
     path = _policy(base)
     assert ownership_problems(path, ROOT, uid=0) == []
     assert read_owned(PolicyLocation(path, ROOT)) == b"hooks: {}\n"
+
+
+@as_root
+def test_a_policy_over_the_cap_is_refused_unread(base: Path) -> None:
+    path = _policy(base)
+    path.write_bytes(b"#" * (MAX_HOOKS_FILE_BYTES + 1))
+    with pytest.raises(TooLargeFile, match=f"more than the {MAX_HOOKS_FILE_BYTES:,}"):
+        read_owned(PolicyLocation(path, ROOT))
+
+
+def test_the_check_sees_the_open_file_before_a_byte_is_read(tmp_path: Path) -> None:
+    path = tmp_path / "policy.yaml"
+    path.write_bytes(b"hooks: {}\n")
+    seen: list[tuple[int, int]] = []
+
+    def refuse(info: os.stat_result) -> None:
+        seen.append((info.st_ino, info.st_size))
+        raise OwnershipError(path, ["replaced"])
+
+    with pytest.raises(OwnershipError, match="replaced"):
+        read_regular(path, check=refuse)
+    assert seen == [(path.stat().st_ino, 10)]
+    assert read_regular(path, check=lambda info: None) == b"hooks: {}\n"
 
 
 @as_root

@@ -1,21 +1,14 @@
-"""The module runs unchanged on amplifier-core 2.0.2 (PyPI), in that release's own environment.
-
-Set ``AMPLIFIER_CORE_202_PYTHON`` to that environment's interpreter (``nox -s compat`` sets it
-up), else the test is skipped; :func:`amplifier_hooks_testsupport.upstream.run_upstream` runs the
-script there with the module's source on ``PYTHONPATH``; nothing is installed into it.
-"""
+"""The module runs unchanged on amplifier-core 2.0.2 (PyPI), in that release's own environment."""
 
 from __future__ import annotations
 
 import json
 from pathlib import Path
 
-import pytest
 from amplifier_hooks_testsupport.upstream import (
-    SKIP_REASON,
     module_source,
+    needs_upstream,
     run_upstream,
-    upstream_python,
 )
 
 SCRIPT = """
@@ -82,15 +75,10 @@ async def main():
     }))
 
 asyncio.run(main())
-sys.stdout.flush()
-# amplifier-core 2.0.2's native coordinator now and then aborts at interpreter shutdown after it
-# has asked an approval system (SIGSEGV or "PyGILState_Release: thread state ... must be
-# current"), with or without this module; the report is out, so skip the shutdown.
-os._exit(0)
 """
 
 
-@pytest.mark.skipif(not upstream_python(), reason=SKIP_REASON)
+@needs_upstream
 def test_gates_and_emits_approval_events_on_amplifier_core_2_0_2(tmp_path: Path) -> None:
     out = run_upstream(SCRIPT, tmp_path, sources=[module_source(__file__)], args=[str(tmp_path)])
     report = json.loads(out.strip().splitlines()[-1])

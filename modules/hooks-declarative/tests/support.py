@@ -6,6 +6,10 @@ from __future__ import annotations
 import json
 import os
 import shlex
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
@@ -63,6 +67,44 @@ def hook_context(
     )
 
 
+@dataclass(frozen=True, slots=True)
+class FormatContext:
+    """The hook contexts of one format's tests: ``context(project_dir, alias, event, *, tool,
+    args, data)`` with this session, timestamp, event fields and call id; ``alias`` defaults
+    to the format's tool-call event, ``args`` to ``git status`` for ``bash``."""
+
+    alias: str
+    session_id: str
+    timestamp: str
+    call_id: str
+    fields: dict[str, Any] = field(default_factory=dict)
+
+    def __call__(
+        self,
+        project_dir: Path,
+        alias: str | None = None,
+        event: str = "tool:pre",
+        *,
+        tool: str | None = "bash",
+        args: dict[str, Any] | None = None,
+        data: dict[str, Any] | None = None,
+    ) -> HookContext:
+        if args is None:
+            args = {"command": "git status"} if tool == "bash" else {}
+        return hook_context(
+            project_dir,
+            event,
+            self.alias if alias is None else alias,
+            session_id=self.session_id,
+            timestamp=self.timestamp,
+            fields=self.fields,
+            tool=tool,
+            args=args,
+            call_id=self.call_id,
+            data=data,
+        )
+
+
 def command_runner(
     command: str, project_dir: Path, *, label: str, protocol: str, **spec: Any
 ) -> CommandRunner:
@@ -90,3 +132,53 @@ async def recorded(
     seen: dict[str, Any] = json.loads(record.read_text())
     record.unlink()
     return seen
+
+
+Check = Callable[[str], None]
+"""A check of a message: raises ``AssertionError`` when it is not as expected."""
+
+
+def contains(*parts: str) -> Check:
+    """A check that the message holds every one of ``parts``."""
+
+    def check(message: str) -> None:
+        for part in parts:
+            assert part in message, (part, message)
+
+    return check
+
+
+class HttpEndpoint:
+    """A loopback server answering each POST with ``status`` and ``answer``; it keeps what it
+    received."""
+
+    def __init__(self) -> None:
+        self.status = 200
+        self.answer: dict[str, Any] = {}
+        self.received: list[tuple[dict[str, str], dict[str, Any]]] = []
+        endpoint = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def do_POST(self) -> None:
+                length = int(self.headers.get("Content-Length", "0"))
+                body = json.loads(self.rfile.read(length))
+                endpoint.received.append((dict(self.headers.items()), body))
+                text = json.dumps(endpoint.answer).encode()
+                self.send_response(endpoint.status)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(text)))
+                self.end_headers()
+                self.wfile.write(text)
+
+            def log_message(self, *args: Any) -> None:
+                return
+
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.url = f"http://127.0.0.1:{self.server.server_address[1]}/hooks"
+        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
+        self.thread.start()
+
+    def close(self) -> None:
+        self.server.shutdown()
+        self.server.server_close()
+        self.thread.join(timeout=30)

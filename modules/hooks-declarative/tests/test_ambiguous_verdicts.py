@@ -193,9 +193,9 @@ def test_a_matcher_reads_an_argument_nested_10000_deep_whole() -> None:
     ],
 )
 def test_a_command_hooks_answer_repeating_a_key_is_a_failure_of_the_hook(stdout: str) -> None:
-    from amplifier_module_hooks_declarative.formats.claude_code.protocol import claude_decision
     from amplifier_module_hooks_declarative.formats.cursor.protocol import cursor_decision
     from amplifier_module_hooks_declarative.formats.gemini.protocol import gemini_decision
+    from amplifier_module_hooks_declarative.formats.shared.claude_protocol import claude_decision
 
     ctx = context("rm -rf /")
     claude = claude_decision(ctx, stdout, label="h", project_dir="/project")

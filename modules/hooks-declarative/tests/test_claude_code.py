@@ -8,7 +8,6 @@ import dataclasses
 import logging
 import os
 import shutil
-from collections.abc import Callable
 from functools import partial
 from pathlib import Path
 from typing import Any
@@ -16,7 +15,7 @@ from typing import Any
 import pytest
 from amplifier_hooks_util.state import session_dir
 
-from amplifier_module_hooks_declarative.formats.claude_code.protocol import (
+from amplifier_module_hooks_declarative.formats.shared.claude_protocol import (
     CLAUDE_EVENTS,
     CLAUDE_TOOLS,
     EVENTS_FROM_CLAUDE,
@@ -27,7 +26,7 @@ from amplifier_module_hooks_declarative.formats.claude_code.protocol import (
 )
 from amplifier_module_hooks_declarative.types import Decision, HookContext
 
-from .support import SCRIPTS, answering, command_runner, hook_context, real, script
+from .support import SCRIPTS, Check, answering, command_runner, contains, hook_context, real, script
 from .support import recorded as recorded_by
 
 LABEL = ".claude/settings.json PreToolUse[0]"
@@ -595,71 +594,60 @@ def test_truncated_plain_text_is_a_problem_not_context(tmp_path: Path) -> None:
 
 # ----------------------------------------------------------------------------- failures
 
-Check = Callable[[str], None]
-
-
-def _contains(*parts: str) -> Check:
-    def check(message: str) -> None:
-        for part in parts:
-            assert part in message, (part, message)
-
-    return check
-
-
 FAILURES: list[tuple[str, str, dict[str, Any], Check]] = [
     (
         "invalid-json",
         answering('{"hookSpecificOutput": {"permissionDecision": "deny"'),
         {},
-        _contains("exited with code 0 but stdout starts with '{' but is not valid JSON"),
+        contains("exited with code 0 but stdout starts with '{' but is not valid JSON"),
     ),
     (
         "bad-permission",
         answering({"hookSpecificOutput": {"permissionDecision": "maybe"}}),
         {},
-        _contains("stdout JSON: hookSpecificOutput.permissionDecision is 'maybe', expected allow"),
+        contains("stdout JSON: hookSpecificOutput.permissionDecision is 'maybe', expected allow"),
     ),
     (
         "bad-type",
         answering({"continue": "no"}),
         {},
-        _contains("stdout JSON: continue is str 'no', expected true or false"),
+        contains("stdout JSON: continue is str 'no', expected true or false"),
     ),
     (
         "bad-decision",
         answering({"decision": "allow"}),
         {},
-        _contains("decision is 'allow', expected block or approve"),
+        contains("decision is 'allow', expected block or approve"),
     ),
     (
         "bad-updated-input",
         answering({"hookSpecificOutput": {"updatedInput": "ls"}}),
         {},
-        _contains("hookSpecificOutput.updatedInput is str 'ls', expected an object"),
+        contains("hookSpecificOutput.updatedInput is str 'ls', expected an object"),
     ),
     (
         "exit-1",
         "cat > /dev/null; echo 'jq: command not found' >&2; exit 1",
         {},
-        _contains("exited with code 1; stderr: jq: command not found"),
+        contains("exited with code 1; stderr: jq: command not found"),
     ),
     (
         "missing-executable",
         '"$CLAUDE_PROJECT_DIR"/.claude/hooks/missing.sh',
         {},
-        _contains("was not found (exit code 127 from /bin/sh)", "missing.sh: not found"),
+        contains("was not found (exit code 127 from /bin/sh)", "missing.sh: not found"),
     ),
     (
         "timeout",
         script("hang_and_fork.py"),
         {"timeout_ms": 300},
-        _contains("timed out after 300 ms", "child="),
+        contains("timed out after 300 ms", "child="),
     ),
     (
         "output-cap",
         script("flood.py"),
         {"max_output_bytes": 10_000},
-        _contains("not valid JSON", "stdout was cut at max_output_bytes=10000;"),
+        contains("not valid JSON", "stdout was cut at max_output_bytes=10000;"),
     ),
 ]
 

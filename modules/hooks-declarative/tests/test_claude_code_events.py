@@ -22,8 +22,8 @@ from amplifier_module_hooks_declarative.dispatch import (
     plan_steps,
 )
 from amplifier_module_hooks_declarative.document import HookGroup
-from amplifier_module_hooks_declarative.formats.claude_code.protocol import claude_event
 from amplifier_module_hooks_declarative.formats.claude_code.reader import parse_claude_settings
+from amplifier_module_hooks_declarative.formats.shared.claude_protocol import claude_event
 from amplifier_module_hooks_declarative.mapping import (
     CLAUDE_EVENTS,
     NEVER_FIRED,

@@ -32,13 +32,6 @@ from amplifier_module_hooks_declarative.trust import trust_project
 SETTINGS = ".claude/settings.json"
 
 
-@pytest.fixture
-def project(tmp_path: Path) -> Path:
-    path = tmp_path / "project"
-    path.mkdir()
-    return path.resolve()
-
-
 def write_settings(project: Path, hooks: dict[str, Any]) -> None:
     (project / ".claude").mkdir(exist_ok=True)
     (project / SETTINGS).write_text(json.dumps({"hooks": hooks}, indent=2))

@@ -28,9 +28,8 @@ from amplifier_module_hooks_declarative.formats.cline.protocol import (
     hook_context_text,
 )
 from amplifier_module_hooks_declarative.trust import trust_project, trust_status
-from amplifier_module_hooks_declarative.types import HookContext
 
-from .support import command_runner, hook_context
+from .support import FormatContext, command_runner
 from .support import recorded as recorded_by
 
 LABEL = ".clinerules/hooks/PreToolUse:PreToolUse"
@@ -39,50 +38,18 @@ runner = partial(command_runner, label=LABEL, protocol="cline")
 recorded = partial(recorded_by, label=LABEL, protocol="cline")
 
 
-def context(
-    project_dir: Path,
-    alias: str = "PreToolUse",
-    event: str = "tool:pre",
-    *,
-    tool: str | None = "bash",
-    args: dict[str, Any] | None = None,
-    data: dict[str, Any] | None = None,
-) -> HookContext:
-    if args is None:
-        args = {"command": "git status"} if tool == "bash" else {}
-    return hook_context(
-        project_dir,
-        event,
-        alias,
-        session_id="task-1",
-        timestamp=STAMP,
-        fields={"session_id": "task-1", "model": "claude-sonnet", "provider": "anthropic"},
-        tool=tool,
-        args=args,
-        call_id="call_3",
-        data=data,
-    )
+context = FormatContext(
+    alias="PreToolUse",
+    session_id="task-1",
+    timestamp=STAMP,
+    call_id="call_3",
+    fields={"session_id": "task-1", "model": "claude-sonnet", "provider": "anthropic"},
+)
 
 
 def printing(answer: str, *, code: int = 0, before: str = "") -> str:
     """A hook that reads its input, prints ``before`` then ``answer``, exits with ``code``."""
     return f"cat > /dev/null; printf '%s' {json.dumps(before + answer)}; exit {code}"
-
-
-@pytest.fixture
-def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    path = tmp_path / "home"
-    path.mkdir()
-    monkeypatch.setenv("HOME", str(path))
-    monkeypatch.delenv("AMPLIFIER_HOME", raising=False)
-    return path
-
-
-@pytest.fixture
-def project(tmp_path: Path) -> Path:
-    path = tmp_path / "project"
-    path.mkdir()
-    return path.resolve()
 
 
 def install(path: Path, body: str, *, mode: int = 0o755) -> Path:

@@ -12,7 +12,6 @@ import re
 import shlex
 import shutil
 import time
-from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -30,7 +29,7 @@ from amplifier_module_hooks_declarative.runners.command import (
 from amplifier_module_hooks_declarative.specs import CommandHookSpec
 from amplifier_module_hooks_declarative.types import Decision, HookContext
 
-from .support import hook_context
+from .support import Check, contains, hook_context
 
 SCRIPTS = Path(__file__).parent / "scripts"
 LABEL = "hooks.yaml PreToolUse[0]"
@@ -214,47 +213,36 @@ def test_excerpt_keeps_the_first_lines_readable() -> None:
 
 # ----------------------------------------------------------------------------- failures
 
-Check = Callable[[str], None]
-
-
-def _contains(*parts: str) -> Check:
-    def check(message: str) -> None:
-        for part in parts:
-            assert part in message, (part, message)
-
-    return check
-
-
 FAILURES: list[tuple[str, str, dict[str, Any], Check]] = [
     (
         "invalid-json",
         script("invalid_json.sh"),
         {},
-        _contains("exited with code 0 but stdout is not JSON (Expecting value", '"message":'),
+        contains("exited with code 0 but stdout is not JSON (Expecting value", '"message":'),
     ),
     (
         "not-json",
         script("plain_text.sh"),
         {},
-        _contains("stdout is not JSON", "all good, carry on"),
+        contains("stdout is not JSON", "all good, carry on"),
     ),
     (
         "unknown-action",
         script("unknown_action.py"),
         {},
-        _contains("unknown action 'maybe'", "expected allow, block, modify, ask or continue"),
+        contains("unknown action 'maybe'", "expected allow, block, modify, ask or continue"),
     ),
     (
         "exit-1",
         script("exit1.py"),
         {},
-        _contains("exited with code 1; stderr: checking bash | Traceback", "KeyError"),
+        contains("exited with code 1; stderr: checking bash | Traceback", "KeyError"),
     ),
     (
         "command-not-found",
         "no-such-hook-binary --check",
         {},
-        _contains(
+        contains(
             "command `no-such-hook-binary --check` was not found (exit code 127 from /bin/sh)",
             "no-such-hook-binary: not found",
         ),
@@ -263,19 +251,19 @@ FAILURES: list[tuple[str, str, dict[str, Any], Check]] = [
         "missing-script",
         str(SCRIPTS / "does-not-exist.sh"),
         {},
-        _contains("was not found (exit code 127", "does-not-exist.sh"),
+        contains("was not found (exit code 127", "does-not-exist.sh"),
     ),
     (
         "killed-by-signal",
         "cat > /dev/null; kill -TERM $$",
         {},
-        _contains("was killed by SIGTERM"),
+        contains("was killed by SIGTERM"),
     ),
     (
         "timeout",
         script("hang_and_fork.sh"),
         {"timeout_ms": 300},
-        _contains("timed out after 300 ms (timeout_ms); its process group was killed", "child="),
+        contains("timed out after 300 ms (timeout_ms); its process group was killed", "child="),
     ),
 ]
 

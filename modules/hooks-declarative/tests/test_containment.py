@@ -78,13 +78,6 @@ def runner(command: str, project: Path, **spec: Any) -> CommandRunner:
 
 
 @pytest.fixture
-def project(tmp_path: Path) -> Path:
-    path = tmp_path / "project"
-    path.mkdir()
-    return path
-
-
-@pytest.fixture
 def secret(monkeypatch: pytest.MonkeyPatch) -> str:
     monkeypatch.setenv("ANTHROPIC_API_KEY", SECRET)
     return SECRET

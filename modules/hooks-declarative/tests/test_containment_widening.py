@@ -18,7 +18,6 @@ import sys
 import threading
 import uuid
 from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
@@ -36,6 +35,8 @@ from amplifier_module_hooks_declarative.containment import contain_documents
 from amplifier_module_hooks_declarative.document import EventHooks, HookEntry, HooksDocument
 from amplifier_module_hooks_declarative.source import Source
 from amplifier_module_hooks_declarative.specs import CommandHookSpec, HttpHookSpec
+
+from .support import HttpEndpoint
 
 SECRET = "sk-ant-api03-widening-secret-0123456789abcdef"
 needs_bwrap = pytest.mark.skipif(
@@ -248,42 +249,6 @@ async def test_the_user_may_declare_a_guarded_entry_writable(project: Path) -> N
     assert not (project / ".cursor" / "other").exists()
 
 
-class Endpoint:
-    """A loopback HTTP server keeping the headers of each POST."""
-
-    def __init__(self) -> None:
-        self.received: list[dict[str, str]] = []
-        endpoint = self
-
-        class Handler(BaseHTTPRequestHandler):
-            def do_POST(self) -> None:
-                self.rfile.read(int(self.headers.get("Content-Length", "0")))
-                endpoint.received.append(dict(self.headers.items()))
-                self.send_response(200)
-                self.send_header("Content-Length", "0")
-                self.end_headers()
-
-            def log_message(self, *args: Any) -> None:
-                return
-
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.url = f"http://127.0.0.1:{self.server.server_address[1]}/hook"
-        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
-        self.thread.start()
-
-    def close(self) -> None:
-        self.server.shutdown()
-        self.server.server_close()
-        self.thread.join(timeout=30)
-
-
-@pytest.fixture
-def endpoint() -> Iterator[Endpoint]:
-    found = Endpoint()
-    yield found
-    found.close()
-
-
 def claude_http_hook(project: Path, url: str) -> None:
     hook = {
         "type": "http",
@@ -297,7 +262,7 @@ def claude_http_hook(project: Path, url: str) -> None:
 
 
 async def test_a_project_http_hook_sends_no_secret_the_user_did_not_name(
-    project: Path, endpoint: Endpoint, monkeypatch: pytest.MonkeyPatch
+    project: Path, endpoint: HttpEndpoint, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setenv("ANTHROPIC_API_KEY", SECRET)
     claude_http_hook(project, endpoint.url)

@@ -20,9 +20,9 @@ from amplifier_module_hooks_declarative.formats.copilot.reader import parse_copi
 from amplifier_module_hooks_declarative.patterns import compile_claude_matcher
 from amplifier_module_hooks_declarative.specs import CommandHookSpec
 from amplifier_module_hooks_declarative.trust import trust_project
-from amplifier_module_hooks_declarative.types import Decision, HookContext
+from amplifier_module_hooks_declarative.types import Decision
 
-from .support import answering, command_runner, hook_context
+from .support import FormatContext, answering, command_runner
 from .support import recorded as recorded_by
 
 SOURCE = ".github/hooks/guard.json"
@@ -31,30 +31,12 @@ runner = partial(command_runner, label=LABEL, protocol="copilot")
 recorded = partial(recorded_by, label=LABEL, protocol="copilot")
 
 
-def context(
-    project_dir: Path,
-    alias: str = "preToolUse",
-    event: str = "tool:pre",
-    *,
-    tool: str | None = "bash",
-    args: dict[str, Any] | None = None,
-    data: dict[str, Any] | None = None,
-) -> HookContext:
-    if args is None:
-        args = {"command": "git status"} if tool == "bash" else {}
-    return hook_context(
-        project_dir,
-        event,
-        alias,
-        session_id="sess-g",
-        timestamp="2026-01-15T10:30:00+00:00",
-        fields={},
-        tool=tool,
-        args=args,
-        call_id="call_2",
-        data=data,
-    )
-
+context = FormatContext(
+    alias="preToolUse",
+    session_id="sess-g",
+    timestamp="2026-01-15T10:30:00+00:00",
+    call_id="call_2",
+)
 
 # ----------------------------------------------------------------------------- reading
 

@@ -26,9 +26,9 @@ from amplifier_module_hooks_declarative.formats.cursor.reader import (
 from amplifier_module_hooks_declarative.patterns import compile_claude_matcher
 from amplifier_module_hooks_declarative.specs import CommandHookSpec
 from amplifier_module_hooks_declarative.tool_identity import DEFAULT_CURSOR_VERSION
-from amplifier_module_hooks_declarative.types import Decision, HookContext
+from amplifier_module_hooks_declarative.types import Decision
 
-from .support import answering, command_runner, hook_context
+from .support import FormatContext, answering, command_runner
 from .support import recorded as recorded_by
 
 SOURCE = ".cursor/hooks.json"
@@ -40,30 +40,13 @@ runner = partial(command_runner, label=LABEL, protocol="cursor")
 recorded = partial(recorded_by, label=LABEL, protocol="cursor")
 
 
-def context(
-    project_dir: Path,
-    alias: str = "beforeShellExecution",
-    event: str = "tool:pre",
-    *,
-    tool: str | None = "bash",
-    args: dict[str, Any] | None = None,
-    data: dict[str, Any] | None = None,
-) -> HookContext:
-    if args is None:
-        args = {"command": "git status"} if tool == "bash" else {}
-    return hook_context(
-        project_dir,
-        event,
-        alias,
-        session_id="sess-c",
-        timestamp=STAMP,
-        fields={"session_id": "sess-c", "turn": 2},
-        tool=tool,
-        args=args,
-        call_id="call_7",
-        data=data,
-    )
-
+context = FormatContext(
+    alias="beforeShellExecution",
+    session_id="sess-c",
+    timestamp=STAMP,
+    call_id="call_7",
+    fields={"session_id": "sess-c", "turn": 2},
+)
 
 # ----------------------------------------------------------------------------- stdin
 

@@ -18,9 +18,8 @@ from amplifier_module_hooks_declarative.formats.factory.reader import parse_fact
 from amplifier_module_hooks_declarative.patterns import compile_claude_matcher
 from amplifier_module_hooks_declarative.specs import CommandHookSpec
 from amplifier_module_hooks_declarative.trust import trust_project
-from amplifier_module_hooks_declarative.types import HookContext
 
-from .support import answering, command_runner, hook_context
+from .support import FormatContext, answering, command_runner
 from .support import recorded as recorded_by
 
 SOURCE = ".factory/hooks.json"
@@ -29,28 +28,12 @@ runner = partial(command_runner, label=LABEL, protocol="factory")
 recorded = partial(recorded_by, label=LABEL, protocol="factory")
 
 
-def context(
-    project_dir: Path,
-    alias: str = "PreToolUse",
-    event: str = "tool:pre",
-    *,
-    tool: str | None = "bash",
-    args: dict[str, Any] | None = None,
-) -> HookContext:
-    if args is None:
-        args = {"command": "git status"} if tool == "bash" else {}
-    return hook_context(
-        project_dir,
-        event,
-        alias,
-        session_id="sess-f",
-        timestamp="2026-01-15T10:30:00+00:00",
-        fields={},
-        tool=tool,
-        args=args,
-        call_id="call_1",
-        data=None,
-    )
+context = FormatContext(
+    alias="PreToolUse",
+    session_id="sess-f",
+    timestamp="2026-01-15T10:30:00+00:00",
+    call_id="call_1",
+)
 
 
 @pytest.mark.parametrize(

@@ -36,13 +36,6 @@ PROTOCOLS = {
 }
 
 
-@pytest.fixture
-def project(tmp_path: Path) -> Path:
-    path = tmp_path / "project"
-    path.mkdir()
-    return path.resolve()
-
-
 def install(project: Path, name: str, data: Any | None = None) -> Path:
     path = project / name
     path.parent.mkdir(parents=True, exist_ok=True)

@@ -28,13 +28,6 @@ HAS_SOURCE = "source" in HookResult.model_fields
 BASH = {"tool_name": "bash", "tool_input": {"command": "rm -rf build"}, "session_id": "s-1"}
 
 
-@pytest.fixture
-def project(tmp_path: Path) -> Path:
-    path = tmp_path / "project"
-    path.mkdir()
-    return path.resolve()
-
-
 def install(project: Path, name: str, script: str, event: str = "PreToolUse") -> str:
     """``.amplifier/hooks/<name>/`` with ``hook.sh`` (executable) and its ``hooks.json``; the
     label the module gives the hook."""

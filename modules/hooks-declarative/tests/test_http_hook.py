@@ -4,9 +4,6 @@ Code object is POSTed, headers get only the allowed variables, the response deci
 from __future__ import annotations
 
 import json
-import threading
-from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
@@ -15,48 +12,7 @@ import pytest
 from amplifier_core.testing import create_test_coordinator
 from amplifier_module_hooks_declarative import mount
 
-
-class Endpoint:
-    """A loopback server answering each POST with ``status`` and ``answer``; it keeps what it
-    received."""
-
-    def __init__(self) -> None:
-        self.status = 200
-        self.answer: dict[str, Any] = {}
-        self.received: list[tuple[dict[str, str], dict[str, Any]]] = []
-        endpoint = self
-
-        class Handler(BaseHTTPRequestHandler):
-            def do_POST(self) -> None:
-                length = int(self.headers.get("Content-Length", "0"))
-                body = json.loads(self.rfile.read(length))
-                endpoint.received.append((dict(self.headers.items()), body))
-                text = json.dumps(endpoint.answer).encode()
-                self.send_response(endpoint.status)
-                self.send_header("Content-Type", "application/json")
-                self.send_header("Content-Length", str(len(text)))
-                self.end_headers()
-                self.wfile.write(text)
-
-            def log_message(self, *args: Any) -> None:
-                return
-
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.url = f"http://127.0.0.1:{self.server.server_address[1]}/hooks/pre-tool-use"
-        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
-        self.thread.start()
-
-    def close(self) -> None:
-        self.server.shutdown()
-        self.server.server_close()
-        self.thread.join(timeout=30)
-
-
-@pytest.fixture
-def endpoint() -> Iterator[Endpoint]:
-    found = Endpoint()
-    yield found
-    found.close()
+from .support import HttpEndpoint
 
 
 def _plugin(root: Path, hook: dict[str, Any]) -> Path:
@@ -84,7 +40,7 @@ async def _emit(tmp_path: Path, hook: dict[str, Any]) -> Any:
 
 
 async def test_the_event_is_posted_and_the_response_denies(
-    endpoint: Endpoint, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    endpoint: HttpEndpoint, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setenv("HOOK_TOKEN", "t0ken")
     monkeypatch.setenv("OTHER_SECRET", "must-not-leave")
@@ -114,7 +70,7 @@ async def test_the_event_is_posted_and_the_response_denies(
 
 
 async def test_an_error_status_is_a_warning_and_the_call_goes_on(
-    endpoint: Endpoint, tmp_path: Path, caplog: pytest.LogCaptureFixture
+    endpoint: HttpEndpoint, tmp_path: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
     endpoint.status = 500
     result = await _emit(tmp_path, {"type": "http", "url": endpoint.url})

@@ -13,8 +13,6 @@ import json
 from pathlib import Path
 from typing import Any
 
-import pytest
-
 from amplifier_core.testing import create_test_coordinator
 from amplifier_module_hooks_declarative import mount
 
@@ -46,13 +44,6 @@ def _plugins(root: Path, markers: Path, limit: int = 6000) -> Path:
         hooks = {"hooks": {"PreToolUse": groups}}
         (plugin / "hooks" / "hooks.json").write_text(json.dumps(hooks))
     return root
-
-
-@pytest.fixture
-def project(tmp_path: Path) -> Path:
-    path = tmp_path / "project"
-    path.mkdir()
-    return path.resolve()
 
 
 async def _emit(project: Path, plugins: Path, data: dict[str, Any]) -> Any:

@@ -28,11 +28,7 @@ def marketplace(tmp_path: Path) -> Path:
 
 
 @pytest.fixture
-def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    home = tmp_path / "home"
-    home.mkdir()
-    monkeypatch.setenv("HOME", str(home))
-    monkeypatch.delenv("AMPLIFIER_HOME", raising=False)
+def project(tmp_path: Path, home: Path) -> Path:
     path = tmp_path / "project"
     path.mkdir()
     return path.resolve()

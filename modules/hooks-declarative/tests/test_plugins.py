@@ -28,15 +28,6 @@ FIXTURES = Path(__file__).parent / "fixtures" / "claude-plugins"
 
 
 @pytest.fixture
-def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    path = tmp_path / "home"
-    path.mkdir()
-    monkeypatch.setenv("HOME", str(path))
-    monkeypatch.delenv("AMPLIFIER_HOME", raising=False)
-    return path
-
-
-@pytest.fixture
 def project(tmp_path: Path) -> Path:
     path = tmp_path / "project"
     (path / "victim").mkdir(parents=True)

@@ -24,7 +24,7 @@ from amplifier_core.testing import create_test_coordinator
 from amplifier_module_hooks_declarative import mount, parse_claude_settings, parse_config
 from amplifier_module_hooks_declarative.dispatch import default_runner_factory, plan_steps
 from amplifier_module_hooks_declarative.document import HookGroup, HooksConfigError
-from amplifier_module_hooks_declarative.formats.claude_code.protocol import claude_decision
+from amplifier_module_hooks_declarative.formats.shared.claude_protocol import claude_decision
 from amplifier_module_hooks_declarative.runners.agent_hook import AGENT_INSTRUCTIONS, AgentRunner
 from amplifier_module_hooks_declarative.runners.llm import AnswerError
 from amplifier_module_hooks_declarative.runners.prompt_hook import (

@@ -61,23 +61,6 @@ def labels(documents: list[HooksDocument]) -> list[str]:
     return found
 
 
-@pytest.fixture
-def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    """A home directory of its own, so that no test reads the machine's ~/.amplifier."""
-    path = tmp_path / "home"
-    path.mkdir()
-    monkeypatch.setenv("HOME", str(path))
-    monkeypatch.delenv("AMPLIFIER_HOME", raising=False)
-    return path
-
-
-@pytest.fixture
-def project(tmp_path: Path) -> Path:
-    path = tmp_path / "project"
-    path.mkdir()
-    return path
-
-
 def test_all_sources_add_up_in_order_with_labels(home: Path, project: Path) -> None:
     hooks_file(home / ".amplifier" / "hooks.yaml", "UserA", "UserB")
     claude_settings(project / ".claude" / "settings.json", "./shared.sh")

@@ -79,11 +79,7 @@ OTHER_TOOLS_ENV = {
 
 
 @pytest.fixture
-def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    home = tmp_path / "home"
-    home.mkdir()
-    monkeypatch.setenv("HOME", str(home))
-    monkeypatch.delenv("AMPLIFIER_HOME", raising=False)
+def project(tmp_path: Path, home: Path) -> Path:
     path = (tmp_path / "project").resolve()
     path.mkdir()
     return path

@@ -1,21 +1,14 @@
-"""On amplifier-core 2.0.2 (no wildcards, no per-handler timeouts), in its own environment.
-
-Set ``AMPLIFIER_CORE_202_PYTHON`` to the interpreter of an environment where
-``amplifier-core==2.0.2`` is installed; the test runs this package (and amplifier-hooks-util)
-from source there.
-"""
+"""On amplifier-core 2.0.2 (no wildcards, no per-handler timeouts), in its own environment."""
 
 from __future__ import annotations
 
 import textwrap
 from pathlib import Path
 
-import pytest
 from amplifier_hooks_testsupport.upstream import (
-    SKIP_REASON,
     module_source,
+    needs_upstream,
     run_upstream,
-    upstream_python,
 )
 
 SCRIPT = textwrap.dedent(
@@ -94,14 +87,11 @@ SCRIPT = textwrap.dedent(
         print("ok")
 
     asyncio.run(main())
-    import os as _os, sys as _sys
-    _sys.stdout.flush()
-    _os._exit(0)  # amplifier-core 2.0.2's engine may crash while the interpreter shuts down
     """
 )
 
 
-@pytest.mark.skipif(not upstream_python(), reason=SKIP_REASON)
+@needs_upstream
 def test_mounts_blocks_asks_and_modifies_on_amplifier_core_2_0_2(tmp_path: Path) -> None:
     project = tmp_path / "project"
     project.mkdir()

@@ -31,9 +31,9 @@ from amplifier_module_hooks_declarative.formats.windsurf.reader import parse_win
 from amplifier_module_hooks_declarative.patterns import compile_claude_matcher
 from amplifier_module_hooks_declarative.specs import CommandHookSpec
 from amplifier_module_hooks_declarative.trust import trust_project, trust_status
-from amplifier_module_hooks_declarative.types import Decision, HookContext
+from amplifier_module_hooks_declarative.types import Decision
 
-from .support import command_runner, hook_context, real
+from .support import FormatContext, command_runner, real
 from .support import recorded as recorded_by
 
 SOURCE = ".windsurf/hooks.json"
@@ -43,46 +43,20 @@ runner = partial(command_runner, label=LABEL, protocol="windsurf")
 recorded = partial(recorded_by, label=LABEL, protocol="windsurf")
 
 
-def context(
-    project_dir: Path,
-    alias: str = "pre_run_command",
-    event: str = "tool:pre",
-    *,
-    tool: str | None = "bash",
-    args: dict[str, Any] | None = None,
-    data: dict[str, Any] | None = None,
-) -> HookContext:
-    if args is None:
-        args = {"command": "git status"} if tool == "bash" else {}
-    return hook_context(
-        project_dir,
-        event,
-        alias,
-        session_id="traj-1",
-        timestamp=STAMP,
-        fields={"session_id": "traj-1", "turn": 3},
-        tool=tool,
-        args=args,
-        call_id="call_9",
-        data=data,
-    )
+context = FormatContext(
+    alias="pre_run_command",
+    session_id="traj-1",
+    timestamp=STAMP,
+    call_id="call_9",
+    fields={"session_id": "traj-1", "turn": 3},
+)
 
 
 @pytest.fixture
-def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    path = tmp_path / "home"
-    path.mkdir()
-    monkeypatch.setenv("HOME", str(path))
-    monkeypatch.delenv("AMPLIFIER_HOME", raising=False)
+def home(home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """conftest's home, and a system hooks file of the test's own."""
     monkeypatch.setenv(SYSTEM_FILE_VARIABLE, str(tmp_path / "etc" / "windsurf" / "hooks.json"))
-    return path
-
-
-@pytest.fixture
-def project(tmp_path: Path) -> Path:
-    path = tmp_path / "project"
-    path.mkdir()
-    return path.resolve()
+    return home
 
 
 def write_hooks(path: Path, hooks: dict[str, Any]) -> None:

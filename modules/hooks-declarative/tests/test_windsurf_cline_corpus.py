@@ -5,25 +5,18 @@ here on every test run (the whole corpus: ``python bench/formats_windsurf_cline.
 from __future__ import annotations
 
 import asyncio
-import importlib.util
 import os
-import sys
 from pathlib import Path
 from types import ModuleType
 
 import pytest
+from amplifier_hooks_testsupport.load import load_file
 
 BENCH = Path(__file__).resolve().parents[3] / "bench" / "formats_windsurf_cline.py"
 
 
 def _bench() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("formats_windsurf_cline", BENCH)
-    assert spec is not None
-    assert spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module  # dataclasses look their module up
-    spec.loader.exec_module(module)
-    return module
+    return load_file(BENCH, "formats_windsurf_cline")
 
 
 @pytest.mark.parametrize("installation", ["command-guard", "push-checks", "release-guard"])

@@ -1,20 +1,14 @@
-"""On amplifier-core 2.0.2 (its registry has no wildcards), in its own virtual environment.
-
-Set ``AMPLIFIER_CORE_202_PYTHON`` to the interpreter of an environment where
-``amplifier-core==2.0.2`` is installed; the test runs this package from source there.
-"""
+"""On amplifier-core 2.0.2 (its registry has no wildcards), in its own virtual environment."""
 
 from __future__ import annotations
 
 import textwrap
 from pathlib import Path
 
-import pytest
 from amplifier_hooks_testsupport.upstream import (
-    SKIP_REASON,
     module_source,
+    needs_upstream,
     run_upstream,
-    upstream_python,
 )
 
 SCRIPT = textwrap.dedent(
@@ -48,14 +42,11 @@ SCRIPT = textwrap.dedent(
         print("ok", len(records))
 
     asyncio.run(main(sys.argv[1]))
-    import os as _os, sys as _sys
-    _sys.stdout.flush()
-    _os._exit(0)  # amplifier-core 2.0.2's engine may crash while the interpreter shuts down
     """
 )
 
 
-@pytest.mark.skipif(not upstream_python(), reason=SKIP_REASON)
+@needs_upstream
 def test_mounts_and_logs_on_amplifier_core_2_0_2(tmp_path: Path) -> None:
     log = str(tmp_path / "{session_id}.jsonl")
     out = run_upstream(SCRIPT, tmp_path, sources=[module_source(__file__)], args=[log])

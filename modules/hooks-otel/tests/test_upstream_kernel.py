@@ -1,22 +1,14 @@
-"""The module on amplifier-core 2.0.2, in its own environment (``nox -s compat`` sets it up).
-
-Set ``AMPLIFIER_CORE_202_PYTHON`` to the interpreter of an environment where
-``amplifier-core==2.0.2`` and this module's dependencies are installed; the module runs there
-from its source. That kernel does not report handler runs: the session, turn, provider and
-tool spans are exported, hook spans are not.
-"""
+"""The module on amplifier-core 2.0.2, in its own environment (``nox -s compat`` sets it up)."""
 
 from __future__ import annotations
 
 import textwrap
 from pathlib import Path
 
-import pytest
 from amplifier_hooks_testsupport.upstream import (
-    SKIP_REASON,
     module_source,
+    needs_upstream,
     run_upstream,
-    upstream_python,
 )
 
 SCRIPT = textwrap.dedent(
@@ -64,14 +56,11 @@ SCRIPT = textwrap.dedent(
         print("ok")
 
     asyncio.run(main())
-    import os, sys
-    sys.stdout.flush()
-    os._exit(0)  # amplifier-core 2.0.2's engine may crash while the interpreter shuts down
     """
 )
 
 
-@pytest.mark.skipif(not upstream_python(), reason=SKIP_REASON)
+@needs_upstream
 def test_mounts_and_traces_on_amplifier_core_2_0_2(tmp_path: Path) -> None:
     out = run_upstream(SCRIPT, tmp_path, sources=[module_source(__file__)], timeout=120)
     assert out.strip().endswith("ok"), out

@@ -1,11 +1,4 @@
-"""The module runs unchanged on amplifier-core 2.0.2 (PyPI), in that release's own environment.
-
-Set ``AMPLIFIER_CORE_202_PYTHON`` to that environment's interpreter (``nox -s compat`` sets it
-up), else the test is skipped; :func:`amplifier_hooks_testsupport.upstream.run_upstream` runs the
-script there with the module's and amplifier-hooks-util's source on ``PYTHONPATH``; nothing is
-installed into it. ruff is the one this test process finds (PATH, or beside its interpreter);
-without one, only the stub scan runs.
-"""
+"""The module runs unchanged on amplifier-core 2.0.2 (PyPI), in that release's own environment."""
 
 from __future__ import annotations
 
@@ -14,12 +7,10 @@ import shutil
 import sys
 from pathlib import Path
 
-import pytest
 from amplifier_hooks_testsupport.upstream import (
-    SKIP_REASON,
     module_source,
+    needs_upstream,
     run_upstream,
-    upstream_python,
 )
 
 RUFF = shutil.which("ruff") or shutil.which("ruff", path=str(Path(sys.executable).parent))
@@ -62,13 +53,10 @@ async def main():
     }))
 
 asyncio.run(main())
-import os as _os, sys as _sys
-_sys.stdout.flush()
-_os._exit(0)  # amplifier-core 2.0.2's engine may crash while the interpreter shuts down
 """
 
 
-@pytest.mark.skipif(not upstream_python(), reason=SKIP_REASON)
+@needs_upstream
 def test_checks_a_written_file_on_amplifier_core_2_0_2(tmp_path: Path) -> None:
     (tmp_path / "ruff.toml").write_text('[lint]\nselect = ["F"]\n')
     (tmp_path / "mod.py").write_text("import os\n\n\ndef later() -> None:\n    pass  # TODO\n")

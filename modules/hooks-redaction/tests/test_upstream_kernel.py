@@ -1,21 +1,14 @@
-"""The module runs unchanged on amplifier-core 2.0.2 (PyPI), in that release's own environment.
-
-Set ``AMPLIFIER_CORE_202_PYTHON`` to that environment's interpreter (``nox -s compat`` sets it
-up), else the test is skipped; :func:`amplifier_hooks_testsupport.upstream.run_upstream` runs the
-script there with the module's source on ``PYTHONPATH``; nothing is installed into it.
-"""
+"""The module runs unchanged on amplifier-core 2.0.2 (PyPI), in that release's own environment."""
 
 from __future__ import annotations
 
 import json
 from pathlib import Path
 
-import pytest
 from amplifier_hooks_testsupport.upstream import (
-    SKIP_REASON,
     module_source,
+    needs_upstream,
     run_upstream,
-    upstream_python,
 )
 
 SCRIPT = """
@@ -47,13 +40,10 @@ async def main():
     }))
 
 asyncio.run(main())
-import os as _os, sys as _sys
-_sys.stdout.flush()
-_os._exit(0)  # amplifier-core 2.0.2's engine may crash while the interpreter shuts down
 """
 
 
-@pytest.mark.skipif(not upstream_python(), reason=SKIP_REASON)
+@needs_upstream
 def test_mounts_and_redacts_on_amplifier_core_2_0_2(tmp_path: Path) -> None:
     out = run_upstream(SCRIPT, tmp_path, sources=[module_source(__file__)])
     report = json.loads(out.strip().splitlines()[-1])

@@ -1,9 +1,4 @@
-"""On amplifier-core 2.0.2, in its own virtual environment, against a real repository.
-
-Set ``AMPLIFIER_CORE_202_PYTHON`` to the interpreter of an environment where
-``amplifier-core==2.0.2`` is installed; the test runs this package (and amplifier-hooks-util)
-from source there.
-"""
+"""On amplifier-core 2.0.2, in its own virtual environment, against a real repository."""
 
 from __future__ import annotations
 
@@ -11,12 +6,10 @@ import textwrap
 from pathlib import Path
 from typing import Any
 
-import pytest
 from amplifier_hooks_testsupport.upstream import (
-    SKIP_REASON,
     module_source,
+    needs_upstream,
     run_upstream,
-    upstream_python,
 )
 
 SCRIPT = textwrap.dedent(
@@ -55,14 +48,11 @@ SCRIPT = textwrap.dedent(
         print("ok")
 
     asyncio.run(main(sys.argv[1]))
-    import os as _os, sys as _sys
-    _sys.stdout.flush()
-    _os._exit(0)  # amplifier-core 2.0.2's engine may crash while the interpreter shuts down
     """
 )
 
 
-@pytest.mark.skipif(not upstream_python(), reason=SKIP_REASON)
+@needs_upstream
 def test_mounts_and_injects_on_amplifier_core_2_0_2(tmp_path: Path, repo: Any) -> None:
     repo.git("checkout", "-q", "-b", "topic")
     out = run_upstream(SCRIPT, tmp_path, sources=[module_source(__file__)], args=[str(repo.path)])

@@ -90,21 +90,24 @@ class EchoTool:
         )
 
 
-@dataclass
-class Rig:
+class LoopDriver:
+    """What drives the mounted loop turn by turn and reads the events it recorded."""
+
     coordinator: ModuleCoordinator
     loop: SessionLoop
     context: ListContext
-    provider: ListProvider
-    tool: EchoTool
+    provider: Any
     events: list[tuple[str, dict[str, Any]]]
+
+    def tools_by_name(self) -> dict[str, Any]:
+        raise NotImplementedError
 
     async def turn(self, prompt: str) -> str:
         result: str = await self.loop.execute(
             prompt,
             self.context,
             {self.provider.name: self.provider},
-            {self.tool.name: self.tool},
+            self.tools_by_name(),
             self.coordinator.hooks,
             coordinator=self.coordinator,
         )
@@ -117,24 +120,46 @@ class Rig:
         return [data for name, data in self.events if name == event]
 
 
+async def recorded_loop(
+    workspace: Path, config: dict[str, Any]
+) -> tuple[ModuleCoordinator, SessionLoop, list[tuple[str, dict[str, Any]]]]:
+    """A coordinator working in ``workspace`` with the loop mounted (``config``), and the list
+    every event it emits is recorded in."""
+    coordinator = ModuleCoordinator()
+    coordinator.register_capability("session.working_dir", str(workspace))
+    await mount(coordinator, config)
+    loop = coordinator.get("orchestrator")
+    assert isinstance(loop, SessionLoop)
+    events: list[tuple[str, dict[str, Any]]] = []
+
+    def record(event: str, data: dict[str, Any]) -> None:
+        events.append((event, data))
+
+    for event in sorted({*ALL_EVENTS, *OUR_EVENTS}):
+        coordinator.hooks.register(event, record, priority=1000, name=f"recorder:{event}")
+    return coordinator, loop, events
+
+
+@dataclass
+class Rig(LoopDriver):
+    coordinator: ModuleCoordinator
+    loop: SessionLoop
+    context: ListContext
+    provider: ListProvider
+    tool: EchoTool
+    events: list[tuple[str, dict[str, Any]]]
+
+    def tools_by_name(self) -> dict[str, Any]:
+        return {self.tool.name: self.tool}
+
+
 RigFactory = Callable[..., Any]
 
 
 @pytest.fixture
 def make_rig(tmp_path: Path) -> RigFactory:
     async def build(responses: list[ChatResponse | Exception], **config: Any) -> Rig:
-        coordinator = ModuleCoordinator()
-        coordinator.register_capability("session.working_dir", str(tmp_path))
-        await mount(coordinator, config)
-        loop = coordinator.get("orchestrator")
-        assert isinstance(loop, SessionLoop)
-        events: list[tuple[str, dict[str, Any]]] = []
-
-        def record(event: str, data: dict[str, Any]) -> None:
-            events.append((event, data))
-
-        for event in sorted({*ALL_EVENTS, *OUR_EVENTS}):
-            coordinator.hooks.register(event, record, priority=1000, name=f"recorder:{event}")
+        coordinator, loop, events = await recorded_loop(tmp_path, config)
         return Rig(
             coordinator, loop, ListContext(), ListProvider(responses), EchoTool(tmp_path), events
         )

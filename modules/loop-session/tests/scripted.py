@@ -9,11 +9,10 @@ from pathlib import Path
 from typing import Any
 
 from amplifier_core import HookResult, ModuleCoordinator, ToolResult
-from amplifier_core.events import ALL_EVENTS
-from amplifier_module_loop_session import SessionLoop, mount
+from amplifier_module_loop_session import SessionLoop
 from amplifier_module_provider_scripted import ScriptedProvider
 
-from .conftest import OUR_EVENTS, ListContext
+from .conftest import ListContext, LoopDriver, recorded_loop
 
 
 @dataclass
@@ -37,7 +36,7 @@ class RecordingTool:
 
 
 @dataclass
-class Session:
+class Session(LoopDriver):
     coordinator: ModuleCoordinator
     loop: SessionLoop
     context: ListContext
@@ -45,22 +44,8 @@ class Session:
     tools: dict[str, Any]
     events: list[tuple[str, dict[str, Any]]]
 
-    async def turn(self, prompt: str) -> str:
-        result: str = await self.loop.execute(
-            prompt,
-            self.context,
-            {self.provider.name: self.provider},
-            self.tools,
-            self.coordinator.hooks,
-            coordinator=self.coordinator,
-        )
-        return result
-
-    def names(self) -> list[str]:
-        return [name for name, _ in self.events]
-
-    def of(self, event: str) -> list[dict[str, Any]]:
-        return [data for name, data in self.events if name == event]
+    def tools_by_name(self) -> dict[str, Any]:
+        return self.tools
 
     def hook(self, event: str, handler: Any, name: str = "test-hook") -> None:
         self.coordinator.hooks.register(event, handler, name=name)
@@ -77,18 +62,9 @@ async def scripted_session(
     **config: Any,
 ) -> Session:
     """A session in ``workspace`` whose model plays ``script``; every event is recorded."""
-    coordinator = ModuleCoordinator()
-    coordinator.register_capability("session.working_dir", str(workspace))
-    await mount(coordinator, {"checkpoint_every_turn": False, **config})
-    loop = coordinator.get("orchestrator")
-    assert isinstance(loop, SessionLoop)
-    events: list[tuple[str, dict[str, Any]]] = []
-
-    def record(event: str, data: dict[str, Any]) -> None:
-        events.append((event, data))
-
-    for event in sorted({*ALL_EVENTS, *OUR_EVENTS}):
-        coordinator.hooks.register(event, record, priority=1000, name=f"recorder:{event}")
+    coordinator, loop, events = await recorded_loop(
+        workspace, {"checkpoint_every_turn": False, **config}
+    )
     provider = ScriptedProvider(list(script))
     context = ListContext()
     await coordinator.mount("context", context)  # where the kernel adds injected messages

@@ -1,10 +1,6 @@
 """On amplifier-core 2.0.2, in its own virtual environment: mounted by ``mount()``, the provider
 answers that kernel's ``ChatRequest`` from a loopback chat completions API and fails with its
 errors; that kernel's ``ProviderValidator`` passes it.
-
-Set ``AMPLIFIER_CORE_202_PYTHON`` to the interpreter of an environment where
-``amplifier-core==2.0.2`` and httpx are installed; the test runs this package (and
-amplifier-hooks-util) from source there.
 """
 
 from __future__ import annotations
@@ -12,12 +8,10 @@ from __future__ import annotations
 import textwrap
 from pathlib import Path
 
-import pytest
 from amplifier_hooks_testsupport.upstream import (
-    SKIP_REASON,
     module_source,
+    needs_upstream,
     run_upstream,
-    upstream_python,
 )
 
 SCRIPT = textwrap.dedent(
@@ -40,13 +34,11 @@ SCRIPT = textwrap.dedent(
     result = asyncio.run(ProviderValidator().validate("amplifier_module_provider_openai"))
     assert result.passed, [c.message for c in result.errors]
     print("ok")
-    sys.stdout.flush()
-    os._exit(0)  # amplifier-core 2.0.2's engine may crash while the interpreter shuts down
     """
 )
 
 
-@pytest.mark.skipif(not upstream_python(), reason=SKIP_REASON)
+@needs_upstream
 def test_mounts_and_answers_on_amplifier_core_2_0_2(tmp_path: Path) -> None:
     out = run_upstream(SCRIPT, tmp_path, sources=[module_source(__file__)])
     assert out.startswith("ok"), out

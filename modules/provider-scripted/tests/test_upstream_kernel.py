@@ -1,9 +1,5 @@
 """On amplifier-core 2.0.2, in its own virtual environment: mounted by ``mount()``, it answers
 that kernel's ``ChatRequest`` with its ``ChatResponse`` and fails with its ``LLMError``.
-
-Set ``AMPLIFIER_CORE_202_PYTHON`` to the interpreter of an environment where
-``amplifier-core==2.0.2`` is installed; the test runs this package (and amplifier-hooks-util)
-from source there.
 """
 
 from __future__ import annotations
@@ -11,12 +7,10 @@ from __future__ import annotations
 import textwrap
 from pathlib import Path
 
-import pytest
 from amplifier_hooks_testsupport.upstream import (
-    SKIP_REASON,
     module_source,
+    needs_upstream,
     run_upstream,
-    upstream_python,
 )
 
 SCRIPT = textwrap.dedent(
@@ -59,13 +53,11 @@ SCRIPT = textwrap.dedent(
         print("ok")
 
     asyncio.run(main(sys.argv[1]))
-    sys.stdout.flush()
-    os._exit(0)  # amplifier-core 2.0.2's engine may crash while the interpreter shuts down
     """
 )
 
 
-@pytest.mark.skipif(not upstream_python(), reason=SKIP_REASON)
+@needs_upstream
 def test_mounts_and_answers_on_amplifier_core_2_0_2(tmp_path: Path) -> None:
     out = run_upstream(SCRIPT, tmp_path, sources=[module_source(__file__)], args=[str(tmp_path)])
     assert out.startswith("ok"), out

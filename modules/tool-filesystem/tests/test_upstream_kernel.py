@@ -1,9 +1,5 @@
 """On amplifier-core 2.0.2, in its own virtual environment: mounted by ``mount()``, the three
 tools read, write and edit files and report failures as that kernel's ``ToolResult``.
-
-Set ``AMPLIFIER_CORE_202_PYTHON`` to the interpreter of an environment where
-``amplifier-core==2.0.2`` is installed; the test runs this package (and amplifier-hooks-util)
-from source there.
 """
 
 from __future__ import annotations
@@ -11,12 +7,10 @@ from __future__ import annotations
 import textwrap
 from pathlib import Path
 
-import pytest
 from amplifier_hooks_testsupport.upstream import (
-    SKIP_REASON,
     module_source,
+    needs_upstream,
     run_upstream,
-    upstream_python,
 )
 
 SCRIPT = textwrap.dedent(
@@ -46,13 +40,11 @@ SCRIPT = textwrap.dedent(
         print("ok")
 
     asyncio.run(main(sys.argv[1]))
-    sys.stdout.flush()
-    os._exit(0)  # amplifier-core 2.0.2's engine may crash while the interpreter shuts down
     """
 )
 
 
-@pytest.mark.skipif(not upstream_python(), reason=SKIP_REASON)
+@needs_upstream
 def test_mounts_reads_writes_and_edits_on_amplifier_core_2_0_2(tmp_path: Path) -> None:
     workspace = tmp_path / "workspace"
     workspace.mkdir()

@@ -1,9 +1,5 @@
 """On amplifier-core 2.0.2, in its own virtual environment: mounted by ``mount()``, the tool
 keeps ``coordinator.todo_state`` and fires the plan events through that kernel's hooks.
-
-Set ``AMPLIFIER_CORE_202_PYTHON`` to the interpreter of an environment where
-``amplifier-core==2.0.2`` is installed; the test runs this package (and amplifier-hooks-util)
-from source there.
 """
 
 from __future__ import annotations
@@ -11,12 +7,10 @@ from __future__ import annotations
 import textwrap
 from pathlib import Path
 
-import pytest
 from amplifier_hooks_testsupport.upstream import (
-    SKIP_REASON,
     module_source,
+    needs_upstream,
     run_upstream,
-    upstream_python,
 )
 
 SCRIPT = textwrap.dedent(
@@ -49,13 +43,11 @@ SCRIPT = textwrap.dedent(
         print("ok")
 
     asyncio.run(main())
-    sys.stdout.flush()
-    os._exit(0)  # amplifier-core 2.0.2's engine may crash while the interpreter shuts down
     """
 )
 
 
-@pytest.mark.skipif(not upstream_python(), reason=SKIP_REASON)
+@needs_upstream
 def test_mounts_and_keeps_the_list_on_amplifier_core_2_0_2(tmp_path: Path) -> None:
     out = run_upstream(SCRIPT, tmp_path, sources=[module_source(__file__)])
     assert out.startswith("ok"), out

@@ -6,13 +6,16 @@ amplifier-core 2.0.2 and exercises it, and runs it with the interpreter named by
 and the shared packages' (``util``, ``provider-base``, this one) on ``PYTHONPATH``, and never
 our kernel::
 
-    @pytest.mark.skipif(not upstream_python(), reason=SKIP_REASON)
+    @needs_upstream
     def test_mounts_on_amplifier_core_2_0_2(tmp_path):
         out = run_upstream(SCRIPT, tmp_path, sources=[module_source(__file__)])
         assert out.startswith("ok")
 
-A script ends with ``os._exit(0)`` after printing: 2.0.2's engine may crash while the
-interpreter shuts down, after the check itself passed.
+Without ``AMPLIFIER_CORE_202_PYTHON`` (``nox -s compat`` sets it up) the test is skipped
+(:data:`needs_upstream`); nothing is installed into that environment. :func:`run_upstream`
+ends every script with :data:`EXIT`: 2.0.2's engine (and its native coordinator, after it has
+asked an approval system) may crash while the interpreter shuts down, after the check itself
+passed and printed its report.
 """
 
 from __future__ import annotations
@@ -23,11 +26,15 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Final
 
+import pytest
+
 __all__ = [
     "ENV",
+    "EXIT",
     "SHARED_SOURCES",
     "SKIP_REASON",
     "module_source",
+    "needs_upstream",
     "run_upstream",
     "upstream_python",
 ]
@@ -43,9 +50,21 @@ SHARED_SOURCES: Final = tuple(
 """The ``src`` folders of the packages modules share, in this checkout (none when installed)."""
 
 
+EXIT: Final = """
+import os as _os, sys as _sys
+_sys.stdout.flush()
+_os._exit(0)  # the report is out: skip the shutdown, where 2.0.2 may crash
+"""
+"""What :func:`run_upstream` appends to every script: flush, then leave without shutting down."""
+
+
 def upstream_python() -> str:
     """The interpreter of the amplifier-core 2.0.2 environment, or ``""`` when not set."""
     return os.environ.get(ENV, "")
+
+
+needs_upstream: Final = pytest.mark.skipif(not upstream_python(), reason=SKIP_REASON)
+"""Marks a test that runs on amplifier-core 2.0.2: skipped unless :data:`ENV` is set."""
 
 
 def module_source(test_file: str | os.PathLike[str]) -> Path:
@@ -73,7 +92,7 @@ def run_upstream(
     if not python:
         raise RuntimeError(f"{ENV} is not set")
     path = workdir / "upstream_check.py"
-    path.write_text(script, encoding="utf-8")
+    path.write_text(script + EXIT, encoding="utf-8")
     paths = [*(str(s) for s in sources), *(str(s) for s in SHARED_SOURCES)]
     done = subprocess.run(
         [python, str(path), *args],

@@ -40,7 +40,7 @@ from dataclasses import dataclass
 from pathlib import Path, PurePath
 from typing import Final
 
-from .regular_file import MAX_HOOKS_FILE_BYTES, kind_of
+from .regular_file import kind_of, read_regular
 
 __all__ = [
     "OWNER_VARIABLE",
@@ -259,26 +259,18 @@ def read_owned(location: PolicyLocation, *, uid: int | None = None) -> bytes:
     after every directory above it was.
 
     :raises OwnershipError: the file cannot be trusted by ownership, with every reason.
-    :raises OSError: it cannot be read, or is larger than 4 MiB.
+    :raises OSError: it cannot be read, or is larger than 4 MiB
+        (:class:`~.regular_file.TooLargeFile`).
     """
     path = location.path
     problems = ownership_problems(path, location.administrators, uid=uid)
     if problems:
         raise OwnershipError(path, problems)
-    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
-    try:
-        info = os.fstat(fd)
-        who = os.geteuid() if uid is None else uid
-        problems = _file_problems(path, info, location.administrators, who)
-        if problems:  # replaced between the check and the open
-            raise OwnershipError(path, problems)
-        if info.st_size > MAX_HOOKS_FILE_BYTES:
-            raise OSError(f"{path}: larger than {MAX_HOOKS_FILE_BYTES} bytes")
-        chunks: list[bytes] = []
-        while chunk := os.read(fd, 1 << 16):
-            chunks.append(chunk)
-            if sum(map(len, chunks)) > MAX_HOOKS_FILE_BYTES:
-                raise OSError(f"{path}: larger than {MAX_HOOKS_FILE_BYTES} bytes")
-        return b"".join(chunks)
-    finally:
-        os.close(fd)
+    who = os.geteuid() if uid is None else uid
+
+    def still_owned(info: os.stat_result) -> None:
+        found = _file_problems(path, info, location.administrators, who)
+        if found:  # replaced between the check and the open
+            raise OwnershipError(path, found)
+
+    return read_regular(path, check=still_owned)

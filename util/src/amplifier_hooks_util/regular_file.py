@@ -13,6 +13,7 @@ from __future__ import annotations
 import errno
 import os
 import stat
+from collections.abc import Callable
 from pathlib import Path
 from typing import Final
 
@@ -50,8 +51,16 @@ def kind_of(mode: int) -> str:
     return "not a regular file"
 
 
-def read_regular(path: str | os.PathLike[str], limit: int = MAX_HOOKS_FILE_BYTES) -> bytes:
+def read_regular(
+    path: str | os.PathLike[str],
+    limit: int = MAX_HOOKS_FILE_BYTES,
+    *,
+    check: Callable[[os.stat_result], None] | None = None,
+) -> bytes:
     """The bytes of the regular file ``path`` (links followed to a regular file).
+
+    ``check`` is called with the open descriptor's ``fstat`` before anything else is looked
+    at or read (the managed policy's owner check); what it raises is raised, the file unread.
 
     :raises FileNotFoundError: there is no such file.
     :raises NotRegularFile: it is a FIFO, socket, device or directory (the message says which
@@ -71,6 +80,8 @@ def read_regular(path: str | os.PathLike[str], limit: int = MAX_HOOKS_FILE_BYTES
         raise
     try:
         info = os.fstat(descriptor)
+        if check is not None:
+            check(info)
         if not stat.S_ISREG(info.st_mode):
             raise NotRegularFile(f"{where}: {kind_of(info.st_mode)}, not a regular file; not read")
         if info.st_size > limit:

@@ -121,6 +121,13 @@ def _event(name: str, event: str) -> str:
     return name if name == event else f"{name} ({event})"
 
 
+def _cells(hook: Any) -> tuple[str, ...]:
+    """A surveyed hook's source, event, matcher, type and command, as a table row shows them."""
+    event = _event(hook.name, hook.event)
+    shown = (hook.source, event, hook.matcher or "*", hook.type, hook.detail)
+    return tuple(escape(value) for value in shown)
+
+
 def _observer(entry: ModuleEntry | None) -> Callable[[str], bool]:
     """Whether a hook of ``entry``'s module, by its source label, is in observe mode: the
     whole entry (``observe: true``) or its source (``observe_sources`` patterns)."""
@@ -152,14 +159,8 @@ def _print(where: str, survey: Any, observed: Callable[[str], bool]) -> None:
         if any(marked):
             table.add_column("mode")
         for hook, mark in zip(survey.hooks, marked, strict=True):
-            table.add_row(
-                escape(hook.source),
-                escape(_event(hook.name, hook.event)),
-                escape(hook.matcher or "*"),
-                escape(hook.type),
-                escape(hook.detail),
-                *(("[yellow]observed[/]" if mark else "",) if any(marked) else ()),
-            )
+            mode = ("[yellow]observed[/]" if mark else "",) if any(marked) else ()
+            table.add_row(*_cells(hook), *mode)
         console.print(table)
     else:
         console.print("no hooks found")
@@ -312,14 +313,7 @@ def _print_managed(policy: Any) -> None:
     for column in ("source", "event", "matcher", "type", "command", "mode"):
         table.add_column(column, overflow="fold")
     for hook in hooks:
-        table.add_row(
-            escape(hook.source),
-            escape(_event(hook.name, hook.event)),
-            escape(hook.matcher or "*"),
-            escape(hook.type),
-            escape(hook.detail),
-            "[bold magenta]managed[/]",
-        )
+        table.add_row(*_cells(hook), "[bold magenta]managed[/]")
     console.print(table)
 
 

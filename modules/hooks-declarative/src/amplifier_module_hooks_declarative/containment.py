@@ -38,7 +38,7 @@ from amplifier_hooks_util.sandbox import SandboxUnavailable, bwrap_path
 
 from .config import MODULE_ID, DeclarativeConfig
 from .discovery import is_project_kind
-from .document import HookEntry, HookGroup, HooksDocument, Step
+from .document import HookEntry, HooksDocument
 from .source import Source
 from .specs import CommandHookSpec, HookSpec, HttpHookSpec
 
@@ -76,19 +76,7 @@ def _contained(source: Source, settings: DeclarativeConfig, brought: bool) -> bo
 
 
 def _map_specs(document: HooksDocument, change: Callable[[HookEntry], HookSpec]) -> HooksDocument:
-    def entry(item: HookEntry) -> HookEntry:
-        return dataclasses.replace(item, spec=change(item))
-
-    def step(item: Step) -> Step:
-        if isinstance(item, HookGroup):
-            return dataclasses.replace(item, hooks=tuple(entry(e) for e in item.hooks))
-        return entry(item)
-
-    events = tuple(
-        dataclasses.replace(block, steps=tuple(step(s) for s in block.steps))
-        for block in document.events
-    )
-    return dataclasses.replace(document, events=events)
+    return document.with_entries(lambda item: dataclasses.replace(item, spec=change(item)))
 
 
 def contain_documents(

@@ -3,8 +3,8 @@ that make a source invalid (:class:`HooksConfigError`, naming file, line and key
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from dataclasses import dataclass
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, replace
 
 from .config import MODULE_ID
 from .specs import HookSpec
@@ -89,6 +89,19 @@ class HooksDocument:
         for block in self.events:
             for step in block.steps:
                 yield from (step.hooks if isinstance(step, HookGroup) else (step,))
+
+    def with_entries(self, change: Callable[[HookEntry], HookEntry]) -> HooksDocument:
+        """This document with every hook replaced by ``change(entry)``, groups kept."""
+
+        def step(item: Step) -> Step:
+            if isinstance(item, HookGroup):
+                return replace(item, hooks=tuple(change(e) for e in item.hooks))
+            return change(item)
+
+        events = tuple(
+            replace(block, steps=tuple(step(s) for s in block.steps)) for block in self.events
+        )
+        return replace(self, events=events)
 
 
 @dataclass(frozen=True, slots=True)

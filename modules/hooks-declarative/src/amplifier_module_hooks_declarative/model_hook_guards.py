@@ -27,6 +27,8 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Final
 
+from amplifier_hooks_util.tool_events import tool_call_fields
+
 if TYPE_CHECKING:
     from amplifier_core.message_models import ChatRequest
 
@@ -129,15 +131,7 @@ def _tool_data(
 ) -> dict[str, Any]:
     """The event data of one of an agent hook's tool calls, under its names and their legacy
     copies, as the orchestrator emits them (``more`` before the hook's label)."""
-    return {
-        "tool_name": name,
-        "tool": name,
-        "tool_input": tool_input,
-        "input": tool_input,
-        "tool_call_id": call_id,
-        **more,
-        "hook": label,
-    }
+    return {**tool_call_fields(name, tool_input, call_id), **more, "hook": label}
 
 
 async def guarded_tool_pre(

@@ -46,7 +46,7 @@ import json
 import logging
 import re
 import shutil
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Annotated, Any, Final
 
 from amplifier_hooks_util.config_errors import describe_value as _describe
@@ -86,6 +86,7 @@ from .specs import (
     PromptHookSpec,
     UnreadableHookSpec,
 )
+from .tool_matchers import composed_matcher
 from .types import OnFailure
 
 __all__ = [
@@ -315,14 +316,7 @@ def foreign_tool_matcher(pattern: str, theirs: Mapping[str, str]) -> str | None:
         compiled = re.compile(pattern)
     accepted = [ours for ours, name in theirs.items() if compiled.search(name)]
     known = sorted({alias for ours in theirs for alias in tool_names(ours)})
-    others = f"(?!(?:{'|'.join(map(re.escape, known))})$).*?(?:{pattern})"
-    branches = [f"(?:{'|'.join(map(re.escape, accepted))})$"] if accepted else []
-    composed = "^(?:" + "|".join([*branches, others]) + ")"
-    try:
-        re.compile(composed)
-    except re.error:  # an expression that cannot be nested (inline global flags)
-        return "^(?:" + "|".join(branches or ["(?!)"]) + ")"
-    return composed
+    return composed_matcher(accepted, known, f".*?(?:{pattern})")
 
 
 # --------------------------------------------------------------------------- the parser
@@ -361,6 +355,42 @@ class Parser:
         line = self.positions.line_of(loc, key=True) if self.positions else None
         where = self.source + (f":{line}" if line else "")
         logger.warning("%s: %s: %s", where, key_path(loc), message)
+
+    def ignore_unknown_keys(
+        self, item: Mapping[Any, Any], loc: Loc, known: Collection[Any]
+    ) -> None:
+        """Warn of each key of ``item`` (at ``loc``) that is not in ``known``: it is ignored."""
+        for key in item:
+            if key not in known:
+                self.warn((*loc, str(key)), f"unknown key {key!r} ignored")
+
+    def unknown_event(self, name: str, loc: Loc, known: Sequence[str], what: str) -> None:
+        """Event ``name`` at ``loc`` is none of the ``known`` events (of a tool, ``what``:
+        ``Cursor hook event``): a problem, with the closest known name as a hint."""
+        close = difflib.get_close_matches(name, list(known), n=1, cutoff=0.75)
+        hint = f" (did you mean {close[0]!r}?)" if close else ""
+        self.fail(
+            loc,
+            f"unknown {what} {name!r}{hint}; expected one of: {', '.join(known)}",
+            key=True,
+        )
+
+    def hook_list(self, items: Any, loc: Loc) -> list[Any] | None:
+        """``items`` when it is a list of hooks; else ``None``, with the problem at ``loc``."""
+        if not isinstance(items, list):
+            self.fail(loc, f"expected a list of hooks, got {_describe(items)}")
+            return None
+        return items
+
+    def command_string(self, command: Any, loc: Loc) -> str | None:
+        """``command`` when it is a non-empty string; else ``None``, with the problem at
+        ``loc``'s ``command``."""
+        if not isinstance(command, str) or not command.strip():
+            self.fail(
+                (*loc, "command"), f"expected a non-empty command string, got {_describe(command)}"
+            )
+            return None
+        return command
 
     def tool_events(
         self, hooks: Any, read_event: Callable[[str, Any, Loc], list[EventHooks]]
@@ -432,8 +462,7 @@ class Parser:
             event = self.event_name(name, here, claude=claude)
             if items is None:
                 continue
-            if not isinstance(items, list):
-                self.fail(here, f"expected a list of hooks, got {_describe(items)}")
+            if self.hook_list(items, here) is None:
                 continue
             steps: list[Step] = []
             for index, item in enumerate(items):
@@ -542,9 +571,8 @@ class Parser:
         if not isinstance(parallel, bool):
             self.fail((*loc, "parallel"), f"expected true or false, got {_describe(parallel)}")
         matcher = self.matcher_string(item.get("matcher"), (*loc, "matcher"))
-        hooks = item.get("hooks")
-        if not isinstance(hooks, list):
-            self.fail((*loc, "hooks"), f"expected a list of hooks, got {_describe(hooks)}")
+        hooks = self.hook_list(item.get("hooks"), (*loc, "hooks"))
+        if hooks is None:
             return None
         entries: list[HookEntry] = []
         for index, hook in enumerate(hooks):
@@ -632,9 +660,8 @@ class Parser:
         parallel = item.get("parallel", True)  # Claude Code runs a group's hooks in parallel
         if not isinstance(parallel, bool):
             self.fail((*loc, "parallel"), f"expected true or false, got {_describe(parallel)}")
-        hooks = item.get("hooks")
-        if not isinstance(hooks, list):
-            self.fail((*loc, "hooks"), f"expected a list of hooks, got {_describe(hooks)}")
+        hooks = self.hook_list(item.get("hooks"), (*loc, "hooks"))
+        if hooks is None:
             return None
         entries = [
             entry
@@ -766,12 +793,8 @@ class Parser:
         return max(1, round(timeout * 1000))
 
     def claude_command_hook(self, hook: dict[str, Any], loc: Loc) -> HookEntry | None:
-        command = hook.get("command")
-        if not isinstance(command, str) or not command.strip():
-            self.fail(
-                (*loc, "command"),
-                f"expected a non-empty command string, got {_describe(command)}",
-            )
+        command = self.command_string(hook.get("command"), loc)
+        if command is None:
             return None
         timeout = self.claude_timeout(hook, loc, 60)
         if timeout is None:

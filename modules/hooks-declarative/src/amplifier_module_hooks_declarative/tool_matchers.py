@@ -13,12 +13,12 @@ its Claude Code name (which the other tool does not use).
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from typing import Final, Literal
 
 from .patterns import CLAUDE_TOOL_NAMES, tool_names
 
-__all__ = ["MatchRule", "translated_matcher"]
+__all__ = ["MatchRule", "composed_matcher", "translated_matcher"]
 
 MatchRule = Literal["claude", "regex", "full"]
 """How the other tool reads a matcher: ``claude`` (Claude Code's rule, which Codex and
@@ -65,9 +65,16 @@ def translated_matcher(
     # any other tool is matched under our name for it alone, never under a Claude Code alias
     claude_aliases = {alias for names in CLAUDE_TOOL_NAMES.values() for alias in names}
     known = sorted({alias for ours in theirs for alias in tool_names(ours)} | claude_aliases)
-    others = f"(?!(?:{'|'.join(map(re.escape, known))})$){expression}"
+    return composed_matcher(accepted, known, expression)
+
+
+def composed_matcher(accepted: Sequence[str], known: Sequence[str], others: str) -> str:
+    """A matcher on our tool names accepting exactly the ``accepted`` names, and a name
+    outside ``known`` when the expression ``others`` matches at its start (``others`` alone
+    if it cannot be nested: inline global flags)."""
+    rest = f"(?!(?:{'|'.join(map(re.escape, known))})$){others}"
     branches = [f"(?:{'|'.join(map(re.escape, accepted))})$"] if accepted else []
-    composed = "^(?:" + "|".join([*branches, others]) + ")"
+    composed = "^(?:" + "|".join([*branches, rest]) + ")"
     try:
         re.compile(composed)
     except re.error:  # an expression that cannot be nested (inline global flags)

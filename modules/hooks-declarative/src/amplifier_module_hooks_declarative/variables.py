@@ -25,7 +25,7 @@ import shlex
 from collections.abc import Callable, Mapping
 from typing import Final
 
-from .document import HookEntry, HookGroup, HooksDocument, Step
+from .document import HookEntry, HooksDocument
 from .specs import CommandHookSpec
 
 __all__ = ["map_commands", "substitute", "with_variables"]
@@ -89,16 +89,7 @@ def map_commands(
             return item
         return dataclasses.replace(item, spec=change(item, item.spec))
 
-    def step(item: Step) -> Step:
-        if isinstance(item, HookGroup):
-            return dataclasses.replace(item, hooks=tuple(entry(e) for e in item.hooks))
-        return entry(item)
-
-    events = tuple(
-        dataclasses.replace(block, steps=tuple(step(s) for s in block.steps))
-        for block in document.events
-    )
-    return dataclasses.replace(document, events=events)
+    return document.with_entries(entry)
 
 
 def with_variables(

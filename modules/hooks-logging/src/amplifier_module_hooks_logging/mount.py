@@ -6,6 +6,8 @@ import logging
 from collections.abc import Awaitable, Callable, Mapping
 from typing import Any
 
+from amplifier_hooks_util.kernel import hook_registry
+
 from .config import parse_config
 from .hook import LoggingHook, active_hooks
 from .subscribe import declared_events, flatten_names
@@ -16,13 +18,8 @@ logger = logging.getLogger("amplifier_module_hooks_logging")
 
 
 def _registry_of(coordinator: Any) -> Any:
-    hooks = getattr(coordinator, "hooks", None) or getattr(coordinator, "hook_registry", None)
-    if hooks is None and callable(getattr(coordinator, "get", None)):
-        try:
-            hooks = coordinator.get("hooks")
-        except Exception:
-            hooks = None
-    if hooks is None or not callable(getattr(hooks, "register", None)):
+    hooks = hook_registry(coordinator)
+    if hooks is None:
         raise TypeError(
             "hooks-logging: mount: the coordinator "
             f"({type(coordinator).__name__}) has no hook registry (.hooks with register())"

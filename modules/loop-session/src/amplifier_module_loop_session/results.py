@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from amplifier_hooks_util.deep import cut_depth
+from amplifier_hooks_util.tool_events import tool_call_fields
 
 __all__ = [
     "TurnOutcome",
@@ -90,14 +91,7 @@ def tool_event_data(
     name: str, tool_input: dict[str, Any], call_id: str, group: str
 ) -> dict[str, Any]:
     """The data every tool event carries, legacy copies (``tool``, ``input``) included."""
-    return {
-        "tool_name": name,
-        "tool": name,
-        "tool_input": tool_input,
-        "input": tool_input,
-        "tool_call_id": call_id,
-        "parallel_group_id": group,
-    }
+    return {**tool_call_fields(name, tool_input, call_id), "parallel_group_id": group}
 
 
 def tool_message(call_id: str, name: str, content: str, *, error: bool) -> dict[str, Any]:

@@ -20,7 +20,7 @@ Protocols (``protocol`` in the hook entry):
 
 ``claude-code``
     Claude Code's stdin fields, exit codes and ``hookSpecificOutput``, so that existing Claude
-    Code hook scripts run unchanged; see :mod:`..formats.claude_code.protocol`.
+    Code hook scripts run unchanged; see :mod:`..formats.shared.claude_protocol`.
 
 ``gemini``, ``cursor``, ``hook-shell``
     Those tools' hooks: see each format's ``protocol`` module.

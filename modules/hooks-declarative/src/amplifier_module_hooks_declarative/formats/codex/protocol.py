@@ -37,12 +37,11 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, Final
 
-from amplifier_hooks_util.state import session_dir
-
 from ...answers import BadAnswer, answer_field, keep_working, loads_unique, refusal
 from ...protocols import CommandProtocol
 from ...session_env import env_file_for
 from ...types import Decision, HookContext
+from ..shared.transcript import transcript_path
 
 __all__ = [
     "CODEX_EVENTS",
@@ -176,9 +175,7 @@ def codex_input(ctx: HookContext, project_dir: str) -> dict[str, Any]:
     """Codex's stdin object for ``ctx`` (fields in the module docstring)."""
     name = codex_event(ctx)
     data = ctx.data
-    transcript = data.get("transcript_path")
-    if not isinstance(transcript, str) or not transcript:
-        transcript = str(session_dir(ctx.session_id, working_dir=project_dir) / "transcript.jsonl")
+    transcript = transcript_path(ctx, project_dir)
     cwd = data.get("cwd")
     turn = data.get("turn_id")
     payload: dict[str, Any] = {

@@ -39,11 +39,10 @@ import time
 from collections.abc import Mapping
 from typing import Any, Final
 
-from amplifier_hooks_util.state import session_dir
-
 from ...answers import BadAnswer, answer_field, keep_working, loads_unique, refusal
 from ...protocols import CommandProtocol
 from ...types import Action, Decision, HookContext
+from ..shared.transcript import transcript_path
 
 __all__ = [
     "CLI_EVENTS",
@@ -165,9 +164,7 @@ def _cli_fields(ctx: HookContext, project_dir: str) -> dict[str, Any]:
 
 def _vscode_fields(ctx: HookContext, project_dir: str) -> dict[str, Any]:
     data, name = ctx.data, ctx.alias
-    transcript = data.get("transcript_path")
-    if not isinstance(transcript, str) or not transcript:
-        transcript = str(session_dir(ctx.session_id, working_dir=project_dir) / "transcript.jsonl")
+    transcript = transcript_path(ctx, project_dir)
     fields: dict[str, Any] = {
         "timestamp": ctx.timestamp,
         "cwd": project_dir,

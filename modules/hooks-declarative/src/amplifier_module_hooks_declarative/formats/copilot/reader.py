@@ -23,7 +23,6 @@ without a command are errors naming file, line and key path.
 
 from __future__ import annotations
 
-import difflib
 import logging
 import os
 import shlex
@@ -94,18 +93,9 @@ def _event(parser: Parser, name: str, items: Any, loc: Loc) -> list[EventHooks]:
     cli = name[:1].islower()
     event = CLI_EVENTS.get(name) if cli else CLAUDE_EVENTS.get(name)
     if event is None or (not cli and name not in VSCODE_EVENTS):
-        known = [*CLI_EVENTS, *VSCODE_EVENTS]
-        close = difflib.get_close_matches(name, known, n=1, cutoff=0.75)
-        hint = f" (did you mean {close[0]!r}?)" if close else ""
-        parser.fail(
-            loc,
-            f"unknown GitHub Copilot hook event {name!r}{hint}; expected one of: "
-            f"{', '.join(known)}",
-            key=True,
-        )
+        parser.unknown_event(name, loc, [*CLI_EVENTS, *VSCODE_EVENTS], "GitHub Copilot hook event")
         return []
-    if not isinstance(items, list):
-        parser.fail(loc, f"expected a list of hooks, got {describe_value(items)}")
+    if parser.hook_list(items, loc) is None:
         return []
     steps: list[Step] = []
     for index, item in enumerate(items):
@@ -123,9 +113,8 @@ def _event(parser: Parser, name: str, items: Any, loc: Loc) -> list[EventHooks]:
 
 
 def _vscode_group(parser: Parser, event: str, item: dict[str, Any], loc: Loc) -> list[Step]:
-    hooks = item.get("hooks")
-    if not isinstance(hooks, list):
-        parser.fail((*loc, "hooks"), f"expected a list of hooks, got {describe_value(hooks)}")
+    hooks = parser.hook_list(item.get("hooks"), (*loc, "hooks"))
+    if hooks is None:
         return []
     raw = item.get("matcher")
     if raw is not None and not isinstance(raw, str):
@@ -214,9 +203,7 @@ def _entry(parser: Parser, item: Any, loc: Loc, *, cli: bool) -> HookEntry | Non
     if kind != "command":
         parser.fail((*loc, "type"), f"expected 'command', got {describe_value(kind)}")
         return None
-    for key in item:
-        if key not in (_CLI_KEYS if cli else _VSCODE_KEYS):
-            parser.warn((*loc, str(key)), f"unknown key {key!r} ignored")
+    parser.ignore_unknown_keys(item, loc, _CLI_KEYS if cli else _VSCODE_KEYS)
     found = _command(parser, item, loc, cli=cli)
     timeout = _timeout(parser, item, "timeoutSec" if cli else "timeout", loc)
     env = _env(parser, item, loc, expand=cli)

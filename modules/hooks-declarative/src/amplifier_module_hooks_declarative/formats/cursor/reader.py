@@ -17,7 +17,6 @@ errors naming file, line and key path; events without a counterpart here (``suba
 
 from __future__ import annotations
 
-import difflib
 import logging
 import shlex
 from typing import Any, Final
@@ -68,17 +67,9 @@ def _parse(text: str, source: str, *, cd: str | None) -> HooksDocument:
 
 def _event(parser: Parser, name: str, items: Any, loc: Loc, cd: str | None) -> list[EventHooks]:
     if name not in CURSOR_EVENTS:
-        close = difflib.get_close_matches(name, list(CURSOR_EVENTS), n=1, cutoff=0.75)
-        hint = f" (did you mean {close[0]!r}?)" if close else ""
-        parser.fail(
-            loc,
-            f"unknown Cursor hook event {name!r}{hint}; expected one of: "
-            f"{', '.join(CURSOR_EVENTS)}",
-            key=True,
-        )
+        parser.unknown_event(name, loc, list(CURSOR_EVENTS), "Cursor hook event")
         return []
-    if not isinstance(items, list):
-        parser.fail(loc, f"expected a list of hooks, got {describe_value(items)}")
+    if parser.hook_list(items, loc) is None:
         return []
     events, fixed = CURSOR_EVENTS[name]
     groups = [
@@ -120,14 +111,9 @@ def _hook(parser: Parser, item: Any, loc: Loc, cd: str | None) -> HookEntry | No
             f"expected 'command' (prompt hooks are not run here), got {describe_value(kind)}",
         )
         return None
-    for key in item:
-        if key not in _HOOK_KEYS:
-            parser.warn((*loc, str(key)), f"unknown key {key!r} ignored")
-    command = item.get("command")
-    if not isinstance(command, str) or not command.strip():
-        parser.fail(
-            (*loc, "command"), f"expected a non-empty command string, got {describe_value(command)}"
-        )
+    parser.ignore_unknown_keys(item, loc, _HOOK_KEYS)
+    command = parser.command_string(item.get("command"), loc)
+    if command is None:
         return None
     timeout = item.get("timeout", _DEFAULT_TIMEOUT_S)
     if isinstance(timeout, bool) or not isinstance(timeout, int | float) or timeout <= 0:

@@ -1,7 +1,7 @@
 """The Factory Droid hook protocol, so that Droid hook scripts run unchanged.
 
 Droid's hooks are Claude Code's: the same events, stdin fields, exit codes and JSON answers
-(:mod:`..claude_code.protocol`, which this protocol builds on), with Droid's own tool names
+(:mod:`..shared.claude_protocol`, which this protocol builds on), with Droid's own tool names
 and variable:
 
 * **Tools**: ``bash`` is ``Execute``, ``write_file`` is ``Create``, ``edit_file`` is ``Edit``,
@@ -21,7 +21,7 @@ from typing import Any, Final
 
 from ...protocols import CommandProtocol
 from ...types import Decision, HookContext
-from ..claude_code.protocol import claude_blocked, claude_decision, claude_input
+from ..shared.claude_protocol import claude_blocked, claude_decision, claude_input
 
 __all__ = [
     "FACTORY_MATCH_NAMES",

@@ -84,6 +84,7 @@ from ...answers import (
 )
 from ...protocols import CommandProtocol
 from ...types import Decision, HookContext
+from ..shared.transcript import transcript_path
 from .model import with_model_changes
 from .tools import GEMINI_TOOLS, TOOLS_FROM_GEMINI
 
@@ -260,9 +261,7 @@ def gemini_input(ctx: HookContext, project_dir: str) -> dict[str, Any]:
     """Gemini CLI's stdin object for ``ctx`` (fields in the module docstring)."""
     name = gemini_event(ctx)
     data = ctx.data
-    transcript = data.get("transcript_path")
-    if not isinstance(transcript, str) or not transcript:
-        transcript = str(session_dir(ctx.session_id, working_dir=project_dir) / "transcript.jsonl")
+    transcript = transcript_path(ctx, project_dir)
     payload: dict[str, Any] = {
         "session_id": ctx.session_id,
         "transcript_path": transcript,

@@ -24,13 +24,12 @@ key path, and are skipped. ``BeforeToolSelection`` hooks run on ``provider:reque
 
 from __future__ import annotations
 
-import difflib
 import logging
 import re
 from collections.abc import Iterable, Mapping
 from typing import Any, Final
 
-from amplifier_hooks_util.config_errors import describe_value, key_path
+from amplifier_hooks_util.config_errors import describe_value
 
 from ...document import EventHooks, HookEntry, HookGroup, HooksDocument
 from ...parsing import Parser, foreign_tool_matcher, json_object
@@ -93,12 +92,6 @@ class _GeminiReader:
         self.parser = parser
         self.disabled: set[str] = set()
 
-    def warn(self, loc: Loc, message: str) -> None:
-        positions = self.parser.positions
-        line = positions.line_of(loc, key=True) if positions else None
-        where = self.parser.source + (f":{line}" if line else "")
-        logger.warning("%s: %s: %s", where, key_path(loc), message)
-
     def names(self, value: Any, loc: Loc) -> list[str]:
         if value is None:
             return []
@@ -142,14 +135,7 @@ class _GeminiReader:
 
     def event(self, name: str, definitions: Any, loc: Loc) -> Iterable[EventHooks]:
         if name not in EVENTS_FROM_GEMINI:
-            close = difflib.get_close_matches(name, list(EVENTS_FROM_GEMINI), n=1, cutoff=0.75)
-            hint = f" (did you mean {close[0]!r}?)" if close else ""
-            self.parser.fail(
-                loc,
-                f"unknown Gemini CLI event {name!r}{hint}; expected one of: "
-                f"{', '.join(EVENTS_FROM_GEMINI)}",
-                key=True,
-            )
+            self.parser.unknown_event(name, loc, list(EVENTS_FROM_GEMINI), "Gemini CLI event")
             return ()
         if definitions is None:
             return ()
@@ -166,7 +152,7 @@ class _GeminiReader:
         ]
         event = EVENTS_FROM_GEMINI[name]
         if event is None:
-            self.warn(
+            self.parser.warn(
                 loc, f"Gemini CLI event {name!r} has no counterpart here; its hooks are skipped"
             )
             return ()
@@ -189,17 +175,14 @@ class _GeminiReader:
                 f"expected a hook definition {{matcher, hooks}}, got {describe_value(definition)}",
             )
             return None
-        for key in definition:
-            if key not in _GROUP_KEYS:
-                self.warn((*loc, str(key)), f"unknown key {key!r} ignored")
+        parser.ignore_unknown_keys(definition, loc, _GROUP_KEYS)
         matcher = definition.get("matcher")
         if matcher is not None and not isinstance(matcher, str):
             parser.fail((*loc, "matcher"), f"expected a string, got {describe_value(matcher)}")
             matcher = None
         self.flag(definition.get("sequential"), (*loc, "sequential"))
-        hooks = definition.get("hooks")
-        if not isinstance(hooks, list):
-            parser.fail((*loc, "hooks"), f"expected a list of hooks, got {describe_value(hooks)}")
+        hooks = parser.hook_list(definition.get("hooks"), (*loc, "hooks"))
+        if hooks is None:
             return None
         entries = [
             entry
@@ -231,15 +214,9 @@ class _GeminiReader:
                 f"{describe_value(hook.get('type'))}",
             )
             return None
-        for key in hook:
-            if key not in _HOOK_KEYS:
-                self.warn((*loc, str(key)), f"unknown key {key!r} ignored")
-        command, name = hook.get("command"), hook.get("name")
-        if not isinstance(command, str) or not command.strip():
-            parser.fail(
-                (*loc, "command"),
-                f"expected a non-empty command string, got {describe_value(command)}",
-            )
+        parser.ignore_unknown_keys(hook, loc, _HOOK_KEYS)
+        command, name = parser.command_string(hook.get("command"), loc), hook.get("name")
+        if command is None:
             return None
         for key in ("name", "description"):
             if hook.get(key) is not None and not isinstance(hook.get(key), str):

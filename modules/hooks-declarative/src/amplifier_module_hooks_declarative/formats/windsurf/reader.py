@@ -66,8 +66,7 @@ def _event(parser: Parser, name: str, items: Any, loc: Loc) -> list[EventHooks]:
             f"{', '.join(WINDSURF_EVENTS)})",
         )
         return []
-    if not isinstance(items, list):
-        parser.fail(loc, f"expected a list of hooks, got {describe_value(items)}")
+    if parser.hook_list(items, loc) is None:
         return []
     events, matcher = WINDSURF_EVENTS[name]
     entries = [
@@ -91,9 +90,7 @@ def _hook(parser: Parser, item: Any, loc: Loc) -> HookEntry | None:
     if not isinstance(item, dict):
         parser.fail(loc, f"expected a hook {{command, show_output}}, got {describe_value(item)}")
         return None
-    for key in item:
-        if key not in _HOOK_KEYS:
-            parser.warn((*loc, str(key)), f"unknown key {key!r} ignored")
+    parser.ignore_unknown_keys(item, loc, _HOOK_KEYS)
     for key in ("command", "powershell", "working_directory"):
         value = item.get(key)
         if value is not None and not isinstance(value, str):
@@ -103,14 +100,12 @@ def _hook(parser: Parser, item: Any, loc: Loc) -> HookEntry | None:
     if shown is not None and not isinstance(shown, bool):
         parser.fail((*loc, "show_output"), f"expected true or false, got {describe_value(shown)}")
         return None
-    command = item.get("command")
-    if not command or not command.strip():
-        if item.get("powershell"):
-            parser.warn(loc, "only a powershell command (Windows): not run on this system")
-            return None
-        parser.fail(
-            (*loc, "command"), f"expected a non-empty command string, got {describe_value(command)}"
-        )
+    written = item.get("command")
+    if (not written or not written.strip()) and item.get("powershell"):
+        parser.warn(loc, "only a powershell command (Windows): not run on this system")
+        return None
+    command = parser.command_string(written, loc)
+    if command is None:
         return None
     directory = item.get("working_directory")
     if directory:

@@ -1,0 +1,30 @@
+"""What a test that runs hooks or sessions sets in its environment, through pytest's
+``monkeypatch`` (undone when the test ends): a home of its own, and ``python3`` on ``PATH``
+being the test's interpreter. Test folders turn these into fixtures in their ``conftest.py``."""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+
+import pytest
+
+__all__ = ["own_home", "python_first_on_path"]
+
+
+def own_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """An empty ``tmp_path / "home"`` as ``$HOME``, with ``AMPLIFIER_HOME`` unset: nothing of
+    the machine's ``~/.amplifier``, ``~/.claude`` or other tools' user files is read."""
+    path = tmp_path / "home"
+    path.mkdir()
+    monkeypatch.setenv("HOME", str(path))
+    monkeypatch.delenv("AMPLIFIER_HOME", raising=False)
+    return path
+
+
+def python_first_on_path(monkeypatch: pytest.MonkeyPatch) -> None:
+    """``python3`` in a hook command is the test interpreter (the packages it imports are
+    there, and no slow shim stands in front of it): its directory first on ``PATH``."""
+    bin_dir = str(Path(sys.executable).parent)
+    monkeypatch.setenv("PATH", f"{bin_dir}{os.pathsep}{os.environ.get('PATH', '')}")
