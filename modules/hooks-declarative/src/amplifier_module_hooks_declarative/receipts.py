@@ -100,6 +100,9 @@ class _Binding:
     receipts: Any
     facts: dict[str, HookFacts] = field(default_factory=dict)
     extra: dict[str, dict[str, Any]] = field(default_factory=dict)  # label -> facts.fields()
+    plain: dict[str, tuple[Any, ...]] = field(default_factory=dict)
+    """label -> the kernel's rendered fixed fields of a hook that is not required (the
+    receipts of its plain runs take them as they are)."""
 
     def record(
         self,
@@ -109,6 +112,11 @@ class _Binding:
         note: _Note | None,
         duration: float,
     ) -> None:
+        if note is None and not decision.stop:
+            hook = self.plain.get(label)
+            if hook is not None:  # the usual run: nothing more to say
+                self.receipts.ran_ok(hook, context.event, context.data, decision.action, duration)
+                return
         extra = self.extra.get(label, _NO_FIELDS)
         outcome = "ok"
         why = None
@@ -125,7 +133,11 @@ class _Binding:
                 outcome, why = "unmatched", missed
         if outcome == "ok" and why is None and exit_code is None and not decision.stop:
             self.receipts.ran_ok(
-                label, extra, context.event, context.data, decision.action, duration
+                self.receipts.hook_of(label, extra),
+                context.event,
+                context.data,
+                decision.action,
+                duration,
             )
             return
         self.receipts.ran(
@@ -279,7 +291,13 @@ def bind(
     previous = _BOUND.get(receipts)
     if previous is not None:  # the files were read again: the hooks gone are forgotten
         receipts.forget(label for label in previous.facts if label not in facts)
-    binding = _Binding(receipts, facts, {label: f.fields() for label, f in facts.items()})
+    extra = {label: f.fields() for label, f in facts.items()}
+    plain = {
+        label: receipts.hook_of(label, extra[label])
+        for label, fact in facts.items()
+        if not fact.required
+    }
+    binding = _Binding(receipts, facts, extra, plain)
     _BOUND[receipts] = binding
     for step in steps:
         for hook in step.hooks:
