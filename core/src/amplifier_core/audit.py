@@ -392,23 +392,22 @@ class AuditTrail:
             while end < count and queued[end][0] is owner:
                 end += 1
             items = queued[start:end] if start or end < count else queued
-            seq = self._seq
-            lines, digests = owner.lines(items, chain_id, seq, self._prev)
-            prev = self._prev
-            for item, digest in zip(items, digests, strict=True):
-                ring.append((item, seq, prev, digest))
-                if owner.listening:
+            seq, prev = self._seq, self._prev
+            lines, digests = owner.lines(items, chain_id, seq, prev)
+            # kept as (item, seq, prev, hash): each item's prev is the hash before it
+            count_now = len(items)
+            ring.extend(
+                zip(items, range(seq, seq + count_now), [prev, *digests[:-1]], digests, strict=True)
+            )
+            if owner.listening:
+                for index, item in enumerate(items):
                     entry = owner.entry(item)
-                    entry["chain"], entry["seq"], entry["prev"], entry["hash"] = (
-                        chain_id,
-                        seq,
-                        prev,
-                        digest,
-                    )
+                    entry["chain"], entry["seq"] = chain_id, seq + index
+                    entry["prev"] = digests[index - 1] if index else prev
+                    entry["hash"] = digests[index]
                     owner.sealed(entry)
-                seq, prev = seq + 1, digest
             pending.extend(lines)
-            self._seq, self._prev = seq, prev
+            self._seq, self._prev = seq + count_now, digests[-1]
             start = end
 
     def _write(self, entry: dict[str, Any], *, batch: bool, body: str = "") -> None:

@@ -115,6 +115,7 @@ class Receipts:
         self.listening = False
         """Whether a listener wants each receipt as it happens (it is chained at once)."""
         self._last_ts: tuple[int, str] = (-1, "")  # a run's time in ms, and its text
+        self._second: tuple[int, str] = (-1, "")  # a second, and its text
         # (hook's fixed text, event, tool, decision, outcome) -> the line's text up to the
         # run's time, and the SHA-256 state of that text
         self._heads: dict[tuple[str, Any, Any, Any, Any], tuple[str, Any]] = {}
@@ -234,23 +235,36 @@ class Receipts:
     ) -> None:
         """:meth:`ran` of a declarative hook (``hook``: its :meth:`hook_of`) that ran to its
         end (``outcome: ok``) with nothing more to say: the hot path, positional."""
-        call = data.get("tool_call_id")
-        if self.required and event == "tool:pre":
-            self._remember(call, hook[1]["hook"], "ok", None)
-        self.trail.defer(
-            (
-                self,
-                hook,
-                time.time(),
-                event,
-                data.get("tool_name"),
-                call,
-                decision,
-                "ok",
-                duration,
-                None,
+        self.teller(hook)(event, data, decision, duration)
+
+    def teller(self, hook: tuple[Any, ...]) -> Callable[[str, Mapping[str, Any], str, float], None]:
+        """:meth:`ran_ok` of one declarative hook (``hook``: its :meth:`hook_of`), made once
+        for its runs: told ``(event, data, decision, duration)``, it only queues the run."""
+        defer = self.trail.defer
+        remember = self._remember
+        name = hook[1]["hook"]
+        clock = time.time
+
+        def told(event: str, data: Mapping[str, Any], decision: str, duration: float) -> None:
+            call = data.get("tool_call_id")
+            if self.required and event == "tool:pre":
+                remember(call, name, "ok", None)
+            defer(
+                (
+                    self,
+                    hook,
+                    clock(),
+                    event,
+                    data.get("tool_name"),
+                    call,
+                    decision,
+                    "ok",
+                    duration,
+                    None,
+                )
             )
-        )
+
+        return told
 
     def ran(
         self,
@@ -317,13 +331,15 @@ class Receipts:
         return variable
 
     def _ts(self, ended: float) -> str:
-        """``ended`` (Unix time) in UTC ISO 8601 to the millisecond, formatted once per
-        millisecond."""
+        """``ended`` (Unix time) in UTC ISO 8601 to the millisecond: its second formatted once
+        per second, the text kept for the millisecond."""
         millis = int(ended * 1000)
         last = self._last_ts
         if last[0] != millis:
             second, part = divmod(millis, 1000)
-            last = self._last_ts = (millis, _utc_second(second) + _MILLIS[part])
+            if second != self._second[0]:
+                self._second = (second, _utc_second(second))
+            last = self._last_ts = (millis, self._second[1] + _MILLIS[part])
         return last[1]
 
     def lines(
@@ -349,8 +365,7 @@ class Receipts:
                     found = self._head_of(key)
                 millis = int(ended * 1000)
                 if millis != last_millis:
-                    second, part = divmod(millis, 1000)
-                    last_millis, last_text = millis, _utc_second(second) + _MILLIS[part]
+                    last_millis, last_text = millis, self._ts(ended)
                 micros = int(duration * 1_000_000 + 0.5)
                 took = _SHORT[micros] if 0 <= micros < 1000 else repr(micros / 1000)
                 if call is None:

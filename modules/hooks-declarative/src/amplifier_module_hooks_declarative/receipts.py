@@ -101,9 +101,11 @@ class _Binding:
     receipts: Any
     facts: dict[str, HookFacts] = field(default_factory=dict)
     extra: dict[str, dict[str, Any]] = field(default_factory=dict)  # label -> facts.fields()
-    plain: dict[str, tuple[Any, ...]] = field(default_factory=dict)
-    """label -> the kernel's rendered fixed fields of a hook that is not required (the
-    receipts of its plain runs take them as they are)."""
+    plain: dict[str, Callable[[str, Mapping[str, Any], str, float], None]] = field(
+        default_factory=dict
+    )
+    """label -> what queues a plain run's receipt of a hook that is not required (the
+    kernel's ``Receipts.teller``, its fixed fields rendered once)."""
 
     def record(
         self,
@@ -114,9 +116,9 @@ class _Binding:
         duration: float,
     ) -> None:
         if note is None and not decision.stop:
-            hook = self.plain.get(label)
-            if hook is not None:  # the usual run: nothing more to say
-                self.receipts.ran_ok(hook, context.event, context.data, decision.action, duration)
+            told = self.plain.get(label)
+            if told is not None:  # the usual run: nothing more to say
+                told(context.event, context.data, decision.action, duration)
                 return
         extra = self.extra.get(label, _NO_FIELDS)
         outcome = "ok"
@@ -303,7 +305,7 @@ def bind(
         receipts.forget(label for label in previous.facts if label not in facts)
     extra = {label: f.fields() for label, f in facts.items()}
     plain = {
-        label: receipts.hook_of(label, extra[label])
+        label: receipts.teller(receipts.hook_of(label, extra[label]))
         for label, fact in facts.items()
         if not fact.required
     }
@@ -314,6 +316,8 @@ def bind(
             for part in (hook.runner, getattr(hook.runner, "inner", None), hook.decide):
                 if isinstance(part, _ReceiptedRunner | _Timed):
                     part.binding = binding
+                if isinstance(part, _Timed):
+                    part.told = binding.plain.get(hook.label)
     for label, fact in facts.items():
         receipts.declare(label, fact.event, required=fact.required)
     for key in {fact.event for fact in facts.values()}:
@@ -385,12 +389,14 @@ class _ReceiptedRunner:
 class _Timed:
     """A matcher's synchronous ``decide`` that leaves a receipt of each decision."""
 
-    __slots__ = ("binding", "decide", "label")
+    __slots__ = ("binding", "decide", "label", "told")
 
     def __init__(self, decide: Callable[[HookContext], Decision], label: str) -> None:
         self.decide = decide
         self.label = label
         self.binding: _Binding | None = None
+        self.told: Callable[[str, Mapping[str, Any], str, float], None] | None = None
+        """What queues a plain decision's receipt (set at bind; ``None``: a required hook)."""
 
     def __call__(self, context: HookContext) -> Decision:
         binding = self.binding
@@ -398,7 +404,12 @@ class _Timed:
             return self.decide(context)
         started = _clock()
         decision = self.decide(context)
-        binding.record(self.label, context, decision, None, _clock() - started)
+        took = _clock() - started
+        told = self.told
+        if told is not None and not decision.stop:  # the usual decision: only queued
+            told(context.event, context.data, decision.action, took)
+        else:
+            binding.record(self.label, context, decision, None, took)
         return decision
 
 
