@@ -489,3 +489,30 @@ def test_a_receipts_line_is_its_record_as_json_dumps_writes_it(
         assert line == _reference("s\u00e9\n", run, ts, (trail.chain_id, seq, prev))
         prev = json.loads(line)["hash"]
     trail.close()
+
+
+def test_receipts_of_two_sessions_on_one_trail_keep_their_order(tmp_path: Path) -> None:
+    """A child session writing to its parent's trail: the queue holds both sessions'
+    receipts, interleaved; each is rendered by its own session, in the order they ran."""
+    path = tmp_path / "audit.jsonl"
+    trail = AuditTrail(path, session_id="parent")
+    parent, child = Receipts(trail, HookRegistry()), Receipts(trail, HookRegistry())
+    order = [parent, parent, child, parent, child, child, parent]
+    for call, keeper in enumerate(order):
+        keeper.ran(
+            hook="parent-guard" if keeper is parent else "child-guard",
+            event="tool:pre",
+            data={"tool_call_id": f"c{call}"},
+            decision="continue",
+            outcome="ok",
+            duration=0.0,
+        )
+    trail.close()
+    lines = _lines(path)
+    runs = [json.loads(line) for line in lines[:-1]]
+    assert [(r["hook"], r["tool_call_id"], r["seq"]) for r in runs] == [
+        ("parent-guard" if keeper is parent else "child-guard", f"c{n}", n)
+        for n, keeper in enumerate(order)
+    ]
+    report = verify_lines(lines)
+    assert (report.intact, report.unsealed, report.records) == (True, [], len(order) + 1)

@@ -46,6 +46,7 @@ import hashlib
 import json
 import logging
 import math
+import operator
 import os
 import threading
 import time
@@ -121,6 +122,9 @@ class Deferred(Protocol):
         """The item was chained: ``entry`` is its record with its chain fields."""
         ...
 
+
+_owner: Final = operator.itemgetter(0)
+"""A queued item's owner."""
 
 _LIVE: weakref.WeakSet[AuditTrail] = weakref.WeakSet()
 """The trails holding queued receipts, written at interpreter exit if still queued."""
@@ -386,9 +390,10 @@ class AuditTrail:
         ring = self._ring
         chain_id = self.chain_id
         start, count = 0, len(queued)
+        single = len(set(map(_owner, queued))) == 1  # the usual: one session's receipts
         while start < count:
             owner = queued[start][0]
-            end = start + 1
+            end = count if single else start + 1
             while end < count and queued[end][0] is owner:
                 end += 1
             items = queued[start:end] if start or end < count else queued
