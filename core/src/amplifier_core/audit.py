@@ -35,7 +35,8 @@ verify LOG`` says where. Other records are written as they happen. Receipts (``h
 queued as they happen (:meth:`AuditTrail.defer`: a tuple of the run's facts, nothing rendered)
 and rendered, chained and written together: up to 128 of them or a quarter of a second after
 the first, before any other record, when something reads :attr:`AuditTrail.records`, at
-:meth:`AuditTrail.flush`, when the trail is closed, and at interpreter exit. A receipt whose
+:meth:`AuditTrail.flush`, when the trail is closed, when it is collected unclosed, and at
+interpreter exit. A receipt whose
 owner has listeners (an exporter needs its chain fields at once) is chained when it is queued.
 """
 

@@ -16,10 +16,15 @@ A receipt's fields (``docs/observability.md`` has the table): ``hook``, ``kind``
 ``required``. The records are chained with the rest of the trail
 (:mod:`amplifier_core.audit_chain`).
 
-What a run costs: the observer (and :meth:`Receipts.ran`) only queues a tuple of the run's
-facts on the trail (:meth:`~amplifier_core.audit.AuditTrail.defer`); the record is rendered
-(its time from the run's clock reading), chained, hashed and written with its batch. The
-fields of a hook that are the same on each of its runs are rendered once.
+What a run costs: a teller made for the handler when the registry wraps its chain
+(:meth:`Receipts.plain_for`), or for a declarative hook when its module binds it
+(:meth:`Receipts.teller`), only queues a tuple of the run's facts on the trail
+(:meth:`~amplifier_core.audit.AuditTrail.defer`); the record is rendered (its time from the
+run's clock reading), chained, hashed and written with its batch (:meth:`Receipts.lines`).
+The text of a line up to its time, and the SHA-256 state of that text, are made once per
+hook, event, tool, decision and outcome. The application's own handlers
+(:data:`HOST_HANDLERS`) are left out of the observed chains when the capability is
+registered (:meth:`Receipts.capability_changed`): their runs cost nothing.
 
 Required guards (``session.require_guards``: handler names or hook labels, ``fnmatch``
 patterns; or a declarative entry's ``required: true``): after every other ``tool:pre``
