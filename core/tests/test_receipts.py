@@ -516,3 +516,27 @@ def test_receipts_of_two_sessions_on_one_trail_keep_their_order(tmp_path: Path) 
     ]
     report = verify_lines(lines)
     assert (report.intact, report.unsealed, report.records) == (True, [], len(order) + 1)
+
+
+def test_a_receipt_json_cannot_hold_is_written_as_its_repr_and_chained(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A run's field that JSON refuses (a list holding itself) does not break the batch: that
+    receipt is written as its repr, the others as they are, and the chain holds."""
+    path = tmp_path / "audit.jsonl"
+    trail = AuditTrail(path, session_id="s")
+    receipts = Receipts(trail, HookRegistry())
+    cycle: list[Any] = []
+    cycle.append(cycle)
+    _ran(receipts, "c1")
+    _ran(receipts, "c2", detail=cycle)
+    _ran(receipts, "c3")
+    trail.close()
+    lines = _lines(path)
+    records = [json.loads(line) for line in lines]
+    assert [r.get("tool_call_id") for r in records[:3]] == ["c1", None, "c3"]
+    assert records[1]["type"] == "hook_run"
+    assert "c2" in records[1]["unrenderable"]
+    assert "a receipt could not be rendered" in caplog.text
+    report = verify_lines(lines)
+    assert (report.intact, report.unsealed, report.records) == (True, [], 4)
