@@ -239,8 +239,25 @@ class Receipts:
         duration: float,
     ) -> None:
         """:meth:`ran` of a declarative hook (``hook``: its :meth:`hook_of`) that ran to its
-        end (``outcome: ok``) with nothing more to say: the hot path, positional."""
-        self.teller(hook)(event, data, decision, duration)
+        end (``outcome: ok``) with nothing more to say, positional (a hook run often keeps
+        its :meth:`teller` instead)."""
+        call = data.get("tool_call_id")
+        if self.required and event == "tool:pre":
+            self._remember(call, hook[1]["hook"], "ok", None)
+        self.trail.defer(
+            (
+                self,
+                hook,
+                time.time(),
+                event,
+                data.get("tool_name"),
+                call,
+                decision,
+                "ok",
+                duration,
+                None,
+            )
+        )
 
     def teller(self, hook: tuple[Any, ...]) -> Callable[[str, Mapping[str, Any], str, float], None]:
         """:meth:`ran_ok` of one declarative hook (``hook``: its :meth:`hook_of`), made once
