@@ -456,3 +456,31 @@ async def test_a_policy_without_hooks_declarative_stops_the_session(
         await mount_policy(create_test_coordinator(), "session s stopped before its first turn")
     monkeypatch.setenv("AMPLIFIER_HOOKS_MANAGED_POLICY", str(tmp_path / "none.yaml"))
     assert await mount_policy(create_test_coordinator(), "session s") is None
+
+
+def test_the_policys_hooks_leave_receipts_naming_its_file_and_line(
+    tmp_path: Path, setup: Path
+) -> None:
+    """A session that keeps receipts gets one for each run of the policy's hooks, as for any
+    other declarative hook: the policy file and the entry's line, the definition's digest,
+    the decision; the handler that runs them is named as a dispatcher. The chain holds."""
+    from amplifier_core.audit_chain import verify_lines
+
+    log = tmp_path / "audit.jsonl"
+    bundle = _bundle(tmp_path, f"session:\n  audit_log: {log}\n" + SWITCHES["none"])
+    code, text = _run(tmp_path, bundle, setup)
+    assert code == 0, text
+    assert DENIED in text, text
+    lines = log.read_text(encoding="utf-8").splitlines()
+    runs = [r for r in map(json.loads, lines) if r["type"] == "hook_run"]
+    entry = 1 + MANAGED.splitlines().index("    - type: matcher")
+    managed = [r for r in runs if r["kind"] == "declarative" and r["hook"].startswith("managed ")]
+    assert [(r["source"], r["decision"], r["outcome"], r["tool"]) for r in managed] == [
+        (f"{setup}:{entry}", "block", "ok", "bash")
+    ], runs
+    assert len(managed[0]["definition_sha256"]) == 64
+    assert managed[0]["event"] == "tool:pre"
+    dispatchers = {r["hook"] for r in runs if r["kind"] == "dispatcher"}
+    assert "managed-policy:tool:pre" in dispatchers, runs
+    report = verify_lines(lines)
+    assert (report.intact, report.unsealed) == (True, []), report

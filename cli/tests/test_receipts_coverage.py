@@ -348,3 +348,63 @@ def test_replay_rehearses_coverage_of_an_observed_policy(tmp_path: Path) -> None
     assert "observed config:hooks.PreToolUse[0]: 2 of its runs in observe mode" in " ".join(
         text.split()
     )
+
+
+BASE_BUNDLE = """\
+bundle: {name: base-guards, version: 1.0.0}
+hooks:
+  - module: hooks-declarative
+    config:
+      include_user: false
+      include_project: false
+      hooks:
+        PreToolUse:
+          - type: matcher
+            match: {tool: bash, args: {command: "rm *"}}
+            action: block
+            message: no rm
+"""
+
+TOP_BUNDLE = """\
+bundle: {{name: team-guards, version: 1.0.0}}
+includes:
+  - bundle: {base}
+session:
+  audit_log: {log}
+hooks:
+  - module: hooks-declarative
+    config:
+      hooks:
+        PreToolUse:
+          - type: command
+            command: "echo '{{}}'"
+"""
+
+
+def test_hooks_of_an_included_bundle_name_the_file_and_line_that_wrote_them(
+    tmp_path: Path,
+) -> None:
+    """A bundle composed with ``includes:``: each inline hook's receipts name the file of the
+    composition that wrote its entry, and the entry's line there (a command's: its
+    command's line)."""
+    base = tmp_path / "base.yaml"
+    base.write_text(BASE_BUNDLE, encoding="utf-8")
+    log = tmp_path / "audit.jsonl"
+    top = tmp_path / "bundle.yaml"
+    top.write_text(TOP_BUNDLE.format(base=base, log=log), encoding="utf-8")
+    (tmp_path / "script.yaml").write_text(SCRIPTED, encoding="utf-8")
+    done = _cli(
+        "run", "--bundle", top, "--script", "script.yaml", "--workspace", "ws", cwd=tmp_path
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    sources = {
+        r["hook"]: r.get("source")
+        for r in _records(log)
+        if r["type"] == "hook_run" and r["kind"] == "declarative"
+    }
+    base_line = 1 + BASE_BUNDLE.splitlines().index("          - type: matcher")
+    top_line = 1 + TOP_BUNDLE.splitlines().index("            command: \"echo '{{}}'\"")
+    assert sources == {
+        "config:hooks.PreToolUse[0]": f"{base.resolve()}:{base_line}",
+        "config:hooks.PreToolUse[1]": f"{top.resolve()}:{top_line}",
+    }

@@ -341,3 +341,202 @@ async def test_a_session_writes_every_receipt_by_its_end(tmp_path: Path) -> None
     assert json.loads(lines[-1])["type"] == "chain_end"
     report = verify_lines(lines)
     assert (report.intact, report.unsealed) == (True, [])
+
+
+_UNCLOSED_SESSION = """
+import asyncio, gc, sys
+from amplifier_core.coordinator import ModuleCoordinator
+
+KEPT = []
+
+
+async def main(path, kept):
+    coordinator = ModuleCoordinator(config={"session": {"audit_log": path}}, session_id="s1")
+
+    async def guard(_event, _data):
+        return None
+
+    coordinator.hooks.register("tool:pre", guard, name="guard")
+    for call in range(300):
+        await coordinator.hooks.emit("tool:pre", {"tool_name": "bash", "tool_call_id": f"c{call}"})
+    if kept:
+        KEPT.append(coordinator)
+
+
+asyncio.run(main(sys.argv[1], sys.argv[2] == "kept"))
+if sys.argv[2] == "collected":
+    gc.collect()
+"""
+
+
+@pytest.mark.parametrize("end", ["kept", "collected"])
+def test_a_session_never_closed_loses_no_receipt(tmp_path: Path, end: str) -> None:
+    """A real process runs a session's hooks and exits without closing it: still referenced
+    at exit (``kept``), or dropped and collected before (``collected``). Every receipt is in
+    the log and the chain holds; it has no ``chain_end``, as a session that never ended."""
+    import subprocess
+    import sys
+
+    path = tmp_path / "audit.jsonl"
+    done = subprocess.run(
+        [sys.executable, "-c", _UNCLOSED_SESSION, str(path), end],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    lines = _lines(path)
+    assert [json.loads(line)["tool_call_id"] for line in lines] == [f"c{n}" for n in range(300)]
+    report = verify_lines(lines)
+    assert (report.intact, report.records) == (True, 300)
+    assert report.unsealed == [json.loads(lines[0])["chain"]]
+
+
+# ---------------------------------------------------------------------------- rendering
+
+_names = st.text(max_size=12)
+# a hook's fields (never None) and a run's own: apart from each other and from the receipt's
+_hook_fields = st.dictionaries(_names.map("f".__add__), _values.filter(lambda v: v is not None))
+_run_fields = st.dictionaries(_names.map("x".__add__), _values, max_size=4)
+_run = st.fixed_dictionaries(
+    {
+        "hook": _names,
+        "event": _names,
+        "tool": st.none() | _names,
+        "call": st.none() | _names | st.integers(-(2**40), 2**40),
+        "decision": _names,
+        "outcome": _names,
+        "micros": st.integers(0, 10**9),
+        "ended": st.floats(0, 4e9),
+        "fixed": _hook_fields,
+        "extra": _run_fields,
+        "handler": st.booleans(),
+    }
+)
+
+
+def _reference(session: str, run: dict[str, Any], ts: str, chained: tuple[Any, ...]) -> str:
+    """The receipt's line as json.dumps writes its record, its duration in ms written with
+    three decimals under a millisecond (as receipts always wrote it), sealed."""
+    from amplifier_core.audit_chain import seal
+
+    record: dict[str, Any] = {
+        "type": "hook_run",
+        "session_id": session,
+        "hook": run["hook"],
+        "kind": "handler" if run["handler"] else "declarative",
+    }
+    if not run["handler"]:
+        record.update(run["fixed"])
+    record["event"] = run["event"]
+    if run["tool"] is not None:
+        record["tool"] = run["tool"]
+    record.update(decision=run["decision"], outcome="ok" if run["handler"] else run["outcome"])
+    record["ts"] = ts
+    if run["call"] is not None:
+        record["tool_call_id"] = run["call"]
+    record["duration_ms"] = "\0duration\0"
+    if not run["handler"]:
+        record.update((k, v) for k, v in run["extra"].items() if v is not None)
+    record["chain"], record["seq"], record["prev"] = chained
+    micros = run["micros"]
+    took = f"{micros / 1000:.3f}" if micros < 1000 else repr(micros / 1000)
+    return seal(json.dumps(record, default=repr).replace('"\\u0000duration\\u0000"', took))[0]
+
+
+@settings(
+    max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(runs=st.lists(_run, min_size=1, max_size=6))
+def test_a_receipts_line_is_its_record_as_json_dumps_writes_it(
+    tmp_path_factory: pytest.TempPathFactory, runs: list[dict[str, Any]]
+) -> None:
+    """The batch renders each line from fragments (a hook's head made once, its hash state
+    copied): byte for byte the line json.dumps of its record makes, chained and sealed."""
+    from datetime import UTC, datetime
+
+    path = tmp_path_factory.mktemp("render") / "audit.jsonl"
+    trail = AuditTrail(path, session_id="s\u00e9\n")
+    receipts = Receipts(trail, HookRegistry())
+    for run in runs:
+        data = {"tool_name": run["tool"], "tool_call_id": run["call"]}
+        duration = run["micros"] / 1_000_000
+        if run["handler"]:
+            tell = receipts.plain_for(run["hook"], run["event"])
+            tell(run["decision"], duration, run["ended"], data)
+        else:
+            receipts.ran(
+                hook=run["hook"],
+                event=run["event"],
+                data=data,
+                decision=run["decision"],
+                outcome=run["outcome"],
+                duration=duration,
+                fixed=run["fixed"] or None,
+                **run["extra"],
+            )
+    trail.flush()
+    lines = _lines(path)
+    prev: str | None = None
+    for seq, (line, run) in enumerate(zip(lines, runs, strict=True)):
+        if run["handler"]:
+            millis = int(run["ended"] * 1000)
+            second = datetime.fromtimestamp(millis // 1000, UTC).strftime("%Y-%m-%dT%H:%M:%S")
+            ts = f"{second}.{millis % 1000:03d}+00:00"
+        else:  # ran() reads the clock itself
+            ts = json.loads(line)["ts"]
+        assert line == _reference("s\u00e9\n", run, ts, (trail.chain_id, seq, prev))
+        prev = json.loads(line)["hash"]
+    trail.close()
+
+
+def test_receipts_of_two_sessions_on_one_trail_keep_their_order(tmp_path: Path) -> None:
+    """A child session writing to its parent's trail: the queue holds both sessions'
+    receipts, interleaved; each is rendered by its own session, in the order they ran."""
+    path = tmp_path / "audit.jsonl"
+    trail = AuditTrail(path, session_id="parent")
+    parent, child = Receipts(trail, HookRegistry()), Receipts(trail, HookRegistry())
+    order = [parent, parent, child, parent, child, child, parent]
+    for call, keeper in enumerate(order):
+        keeper.ran(
+            hook="parent-guard" if keeper is parent else "child-guard",
+            event="tool:pre",
+            data={"tool_call_id": f"c{call}"},
+            decision="continue",
+            outcome="ok",
+            duration=0.0,
+        )
+    trail.close()
+    lines = _lines(path)
+    runs = [json.loads(line) for line in lines[:-1]]
+    assert [(r["hook"], r["tool_call_id"], r["seq"]) for r in runs] == [
+        ("parent-guard" if keeper is parent else "child-guard", f"c{n}", n)
+        for n, keeper in enumerate(order)
+    ]
+    report = verify_lines(lines)
+    assert (report.intact, report.unsealed, report.records) == (True, [], len(order) + 1)
+
+
+def test_a_receipt_json_cannot_hold_is_written_as_its_repr_and_chained(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A run's field that JSON refuses (a list holding itself) does not break the batch: that
+    receipt is written as its repr, the others as they are, and the chain holds."""
+    path = tmp_path / "audit.jsonl"
+    trail = AuditTrail(path, session_id="s")
+    receipts = Receipts(trail, HookRegistry())
+    cycle: list[Any] = []
+    cycle.append(cycle)
+    _ran(receipts, "c1")
+    _ran(receipts, "c2", detail=cycle)
+    _ran(receipts, "c3")
+    trail.close()
+    lines = _lines(path)
+    records = [json.loads(line) for line in lines]
+    assert [r.get("tool_call_id") for r in records[:3]] == ["c1", None, "c3"]
+    assert records[1]["type"] == "hook_run"
+    assert "c2" in records[1]["unrenderable"]
+    assert "a receipt could not be rendered" in caplog.text
+    report = verify_lines(lines)
+    assert (report.intact, report.unsealed, report.records) == (True, [], 4)

@@ -152,6 +152,7 @@ class Bundle(BaseModel):
     _included: list[str] = PrivateAttr(default_factory=list)
     _layers: list[tuple[str, dict[str, Any]]] = PrivateAttr(default_factory=list)
     _inline_lines: dict[int, dict[str, int]] = PrivateAttr(default_factory=dict)
+    _inline_files: dict[int, dict[str, str]] = PrivateAttr(default_factory=dict)
 
     @field_validator("session", "providers", "tools", "hooks", mode="before")
     @classmethod
@@ -206,10 +207,17 @@ class Bundle(BaseModel):
 
     @property
     def inline_hook_lines(self) -> dict[int, dict[str, int]]:
-        """For a bundle read from one file: for each ``hooks`` entry (by index) whose config
-        declares ``hooks`` inline, the line of each key path under it in :attr:`source_name`
-        (``hooks.PreToolUse[0]``: 12); a composed bundle has none."""
+        """For each ``hooks`` entry (by index) whose config declares ``hooks`` inline, the line
+        of each key path under it (``hooks.PreToolUse[0]``: 12): in :attr:`source_name`, or
+        for a composed bundle in the file :attr:`inline_hook_files` names."""
         return {index: dict(lines) for index, lines in self._inline_lines.items()}
+
+    @property
+    def inline_hook_files(self) -> dict[int, dict[str, str]]:
+        """For a composed bundle: the file each key path of :attr:`inline_hook_lines` was
+        written in (one of the composition's files); empty for a bundle read from one
+        file (they are all in :attr:`source_name`)."""
+        return {index: dict(files) for index, files in self._inline_files.items()}
 
     def module_entries(self) -> list[tuple[str, ModuleEntry]]:
         """Every ``(section, entry)`` in mount order: providers, then tools, then hooks."""

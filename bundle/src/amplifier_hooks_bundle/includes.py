@@ -56,6 +56,7 @@ from amplifier_core.module_sources import split_git_url
 
 from .bundle import MODULE_SECTIONS, Bundle, read_bundle_file
 from .downloads import DownloadError, download, unpack_zip
+from .inline_origins import composed_inline_origins
 from .merge import compose
 
 __all__ = ["CACHE_ENV", "compose_bundle", "include_cache_dir"]
@@ -109,6 +110,9 @@ def compose_bundle(bundle: Bundle, document: YamlDocument) -> Bundle:
     composed._included = [str(part.path) for part in parts[:-1]]
     composed._origins = _origins(parts)
     composed._layers = [(str(part.path), part.data) for part in parts]
+    origins = composed_inline_origins([(str(part.path), part.bundle) for part in parts], composed)
+    composed._inline_lines = {index: found.lines for index, found in origins.items()}
+    composed._inline_files = {index: found.files for index, found in origins.items()}
     return composed
 
 

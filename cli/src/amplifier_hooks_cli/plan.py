@@ -22,8 +22,9 @@ everything else             the plan's ``session`` (the kernel reads it)
 A module's own config in the bundle wins over a routed setting. Relative ``source`` paths
 are resolved against the bundle's directory, so is the scripted provider's ``script`` (its
 ``base_dir``), and ``session.working_dir`` is the workspace. hooks-declarative's inline
-``hooks`` in a bundle read from one file are told where they were written (config
-``hooks_origin``: the bundle file and the line of each entry), for their receipts.
+``hooks`` are told where they were written (config ``hooks_origin``: the bundle file and the
+line of each entry, and for a bundle composed with ``includes:`` the file of each entry),
+for their receipts.
 """
 
 from __future__ import annotations
@@ -226,10 +227,15 @@ def _located(entries: list[dict[str, Any]], bundle: Bundle) -> list[dict[str, An
     """``entries`` (the bundle's hooks, in order), hooks-declarative's inline hooks told the
     bundle file and the line of each entry: their receipts name them."""
     found = bundle.inline_hook_lines
+    in_files = bundle.inline_hook_files
     for index, entry in enumerate(entries):
         lines = found.get(index)
         config = entry["config"]
         if not lines or entry["module"] not in _LOCATED_MODULES or "hooks_origin" in config:
             continue
-        config["hooks_origin"] = {"file": str(Path(bundle.source_name).resolve()), "lines": lines}
+        origin: dict[str, Any] = {"file": str(Path(bundle.source_name).resolve()), "lines": lines}
+        files = in_files.get(index)
+        if files:  # a composed bundle: the files of its includes that wrote them
+            origin["files"] = files
+        config["hooks_origin"] = origin
     return entries

@@ -35,7 +35,8 @@ verify LOG`` says where. Other records are written as they happen. Receipts (``h
 queued as they happen (:meth:`AuditTrail.defer`: a tuple of the run's facts, nothing rendered)
 and rendered, chained and written together: up to 128 of them or a quarter of a second after
 the first, before any other record, when something reads :attr:`AuditTrail.records`, at
-:meth:`AuditTrail.flush`, when the trail is closed, and at interpreter exit. A receipt whose
+:meth:`AuditTrail.flush`, when the trail is closed, when it is collected unclosed, and at
+interpreter exit. A receipt whose
 owner has listeners (an exporter needs its chain fields at once) is chained when it is queued.
 """
 
@@ -46,6 +47,7 @@ import hashlib
 import json
 import logging
 import math
+import operator
 import os
 import threading
 import time
@@ -99,13 +101,18 @@ _BATCH_AGE_S: Final = 0.25
 
 class Deferred(Protocol):
     """The owner of queued receipts (:meth:`AuditTrail.defer`): each queued item is a tuple
-    whose first member is its owner, which renders it when the trail writes it."""
+    whose first member is its owner, which renders it when the trail writes it. The third
+    member is the wall-clock time (``time.time()``) of the run."""
 
     listening: bool
     """Whether each item is to be chained (and :meth:`sealed` called) as it is queued."""
 
-    def body(self, item: tuple[Any, ...]) -> str:
-        """The item's record as a JSON object's text without its closing brace."""
+    def lines(
+        self, items: list[tuple[Any, ...]], chain_id: str, seq: int, prev: str | None
+    ) -> tuple[list[str], list[str]]:
+        """The sealed lines of ``items`` (in order, the first one ``seq`` in chain
+        ``chain_id`` after the record whose hash is ``prev``) and their hashes, as
+        :func:`~amplifier_core.audit_chain.seal` writes them. Never raises."""
         ...
 
     def entry(self, item: tuple[Any, ...]) -> dict[str, Any]:
@@ -116,6 +123,9 @@ class Deferred(Protocol):
         """The item was chained: ``entry`` is its record with its chain fields."""
         ...
 
+
+_owner: Final = operator.itemgetter(0)
+"""A queued item's owner."""
 
 _LIVE: weakref.WeakSet[AuditTrail] = weakref.WeakSet()
 """The trails holding queued receipts, written at interpreter exit if still queued."""
@@ -255,6 +265,9 @@ class AuditTrail:
         self._queued: list[tuple[Any, ...]] = []  # receipts not rendered yet (defer)
         self._queued_since = 0.0
         self._closed = False
+        self._direct = False
+        """Records go to a file or a stream and the trail is open: queued receipts are
+        always written."""
         if sink is None:
             self._stdlib = logging.getLogger("amplifier_core.audit")
         elif isinstance(sink, str | os.PathLike):
@@ -267,8 +280,10 @@ class AuditTrail:
                     f"audit log {str(self.path)!r}: cannot open for appending: {err}"
                 ) from err
             self._file = _AppendFile(self.path)
+            self._direct = True
         elif hasattr(sink, "write"):
             self._stream = sink
+            self._direct = True
         else:
             raise TypeError(
                 f"AuditTrail: sink must be a path, a text stream or None, got {type(sink).__name__}"
@@ -336,23 +351,28 @@ class AuditTrail:
 
     def defer(self, item: tuple[Any, ...]) -> None:
         """Queue a receipt: ``item[0]`` is its :class:`Deferred` owner, which renders it when
-        it is written (module docstring). Never raises."""
-        stdlib = self._stdlib
-        if self._closed or (stdlib is not None and not stdlib.isEnabledFor(logging.DEBUG)):
+        it is written, ``item[2]`` the wall-clock time of its run (module docstring). Never
+        raises."""
+        if not self._direct and (
+            self._closed
+            or (self._stdlib is not None and not self._stdlib.isEnabledFor(logging.DEBUG))
+        ):
             self._ring.append((item, None, None, None))  # nobody reads the rendered line
             return
         queued = self._queued
         queued.append(item)
-        now = time.monotonic()
         if len(queued) == 1:
-            self._queued_since = now
+            self._queued_since = item[2]
             _LIVE.add(self)
         if item[0].listening:  # chained at once; written with its batch
             self._chain_queued()
-            if len(self._pending) >= _BATCH or now - self._pending_since >= _BATCH_AGE_S:
+            if (
+                len(self._pending) >= _BATCH
+                or time.monotonic() - self._pending_since >= _BATCH_AGE_S
+            ):
                 self.flush()
-        elif len(queued) >= _BATCH or now - self._queued_since >= _BATCH_AGE_S:
-            self.flush()
+        elif len(queued) >= _BATCH or not 0 <= item[2] - self._queued_since < _BATCH_AGE_S:
+            self.flush()  # a full batch, or the first waited long enough (or the clock jumped)
 
     def _chain_queued(self) -> None:
         with self._lock:
@@ -360,42 +380,41 @@ class AuditTrail:
 
     def _chain_queued_locked(self) -> None:
         """Render and chain the queued receipts (the lock held): their lines join the
-        pending ones."""
+        pending ones. Each run of items of one owner is rendered by it in one call."""
         queued = self._queued
         if not queued:
             return
         self._queued = []
         pending = self._pending
         if not pending:
-            self._pending_since = self._queued_since
+            self._pending_since = time.monotonic()
         ring = self._ring
         chain_id = self.chain_id
-        seq, prev = self._seq, self._prev
-        for item in queued:
-            owner = item[0]
-            try:
-                body = owner.body(item)
-            except Exception:  # a value JSON refuses (a cycle): the receipt's repr
-                logger.warning("a receipt could not be rendered", exc_info=True)
-                body = "{" + members({"type": "hook_run", "unrenderable": repr(item[1:])})
-            body += f', "chain": "{chain_id}", "seq": {seq}, "prev": ' + (
-                "null}" if prev is None else f'"{prev}"}}'
+        start, count = 0, len(queued)
+        single = len(set(map(_owner, queued))) == 1  # the usual: one session's receipts
+        while start < count:
+            owner = queued[start][0]
+            end = count if single else start + 1
+            while end < count and queued[end][0] is owner:
+                end += 1
+            items = queued[start:end] if start or end < count else queued
+            seq, prev = self._seq, self._prev
+            lines, digests = owner.lines(items, chain_id, seq, prev)
+            # kept as (item, seq, prev, hash): each item's prev is the hash before it
+            count_now = len(items)
+            ring.extend(
+                zip(items, range(seq, seq + count_now), [prev, *digests[:-1]], digests, strict=True)
             )
-            digest = _sha256(body.encode("utf-8", "surrogatepass")).hexdigest()
-            line = f'{body[:-1]}, "hash": "{digest}"}}'  # as audit_chain.seal writes it
-            ring.append((item, seq, prev, digest))
-            pending.append(line)
             if owner.listening:
-                entry = owner.entry(item)
-                entry["chain"], entry["seq"], entry["prev"], entry["hash"] = (
-                    chain_id,
-                    seq,
-                    prev,
-                    digest,
-                )
-                owner.sealed(entry)
-            seq, prev = seq + 1, digest
-            self._seq, self._prev = seq, prev
+                for index, item in enumerate(items):
+                    entry = owner.entry(item)
+                    entry["chain"], entry["seq"] = chain_id, seq + index
+                    entry["prev"] = digests[index - 1] if index else prev
+                    entry["hash"] = digests[index]
+                    owner.sealed(entry)
+            pending.extend(lines)
+            self._seq, self._prev = seq + count_now, digests[-1]
+            start = end
 
     def _write(self, entry: dict[str, Any], *, batch: bool, body: str = "") -> None:
         """``body``: the record's text without its chain fields and closing brace, when the
@@ -434,16 +453,28 @@ class AuditTrail:
             logger.warning("audit record %r could not be written", entry.get("type"), exc_info=True)
 
     def _emit(self, lines: list[str]) -> None:
+        """Write ``lines`` (a list of the caller's, which it extends) in one write."""
         if self._file is not None:
-            self._file.write("\n".join(lines) + "\n")
+            lines.append("")  # the last line's end: one join, no copy after it
+            self._file.write("\n".join(lines))
         elif self._stream is not None:
-            self._stream.write("\n".join(lines) + "\n")
+            lines.append("")
+            self._stream.write("\n".join(lines))
             flush = getattr(self._stream, "flush", None)
             if callable(flush):
                 flush()
         elif self._stdlib is not None:
             for line in lines:
                 self._stdlib.debug("%s", line)
+
+    def __del__(self) -> None:
+        """A trail dropped with receipts still queued (its session never closed) writes them
+        before it goes."""
+        try:
+            if self._queued or self._pending:
+                self.flush()
+        except Exception:  # at collection nothing can be reported reliably
+            pass
 
     def flush(self) -> None:
         """Render, chain and write the receipts gathered so far."""
@@ -470,6 +501,7 @@ class AuditTrail:
             self.record("chain_end", records=self._seq)
         self.flush()
         self._closed = True
+        self._direct = False
         _LIVE.discard(self)
         if self._file is not None:
             self._file.close()

@@ -125,13 +125,12 @@ class ModuleCoordinator:
         }
         self._capabilities: dict[str, Any] = {}
         if self._settings.keeps_receipts:
-            from .receipts import HOST_HANDLERS, RECEIPTS_CAPABILITY, Receipts
+            from .receipts import RECEIPTS_CAPABILITY, Receipts
 
             self.receipts = Receipts(
                 audit,
                 self._hooks,
                 required=self._settings.require_guards,
-                host_handlers=lambda: self._capabilities.get(HOST_HANDLERS, ()),
             )
             self.receipts.start()
             self._capabilities[RECEIPTS_CAPABILITY] = self.receipts
@@ -280,6 +279,8 @@ class ModuleCoordinator:
     def register_capability(self, name: str, value: Any) -> None:
         """Offer ``value`` to other modules under ``name`` (replacing an earlier one)."""
         self._capabilities[name] = value
+        if self.receipts is not None:
+            self.receipts.capability_changed(name, value)
 
     def get_capability(self, name: str) -> Any:
         """The capability registered under ``name``, or ``None``."""

@@ -90,11 +90,34 @@ class PlainObserver(Protocol):
     """An observer's ``plain`` attribute, when it has one: told the figures of an async
     handler's run that ended without failure (name, event, action, duration, the wall-clock
     time it ended, the event data) instead of a :class:`HandlerRun` built for it (the
-    cheapest report, for an observer on every run: receipts)."""
+    cheapest report, for an observer on every run: receipts). An observer may also have
+    ``plain_for(name, event)``, returning the callable told ``(action, duration, ended,
+    data)`` of that handler's runs on that event: asked when a chain is wrapped, so what
+    is the same on every run is looked up once."""
 
     def __call__(
         self, handler: str, event: str, action: str, duration: float, ended: float, data: Any
     ) -> None: ...
+
+
+def _teller(
+    observer: HandlerObserver, name: str, event: str
+) -> Callable[[str, float, float, Any], None] | None:
+    """How ``observer`` takes the plain figures of handler ``name``'s runs on ``event``
+    (action, duration, the wall-clock time it ended, the data): its ``plain_for(name,
+    event)`` when it has one (made once per wrapped chain), else its ``plain``; ``None``:
+    it takes only :class:`HandlerRun` records."""
+    plain_for = getattr(observer, "plain_for", None)
+    if plain_for is not None:
+        return plain_for(name, event)  # type: ignore[no-any-return]
+    plain: PlainObserver | None = getattr(observer, "plain", None)
+    if plain is None:
+        return None
+
+    def tell(action: str, duration: float, ended: float, data: Any) -> None:
+        plain(name, event, action, duration, ended, data)
+
+    return tell
 
 
 def _logger() -> Any:
@@ -170,7 +193,7 @@ class ObservedChains:
         cached = self._wrapped.get(event)
         if cached is not None and cached[0] is chain:
             return cached[1]
-        wrapped = tuple(self._wrap(info) for info in chain)
+        wrapped = tuple(self._wrap(info, event) for info in chain)
         self._wrapped[event] = (chain, wrapped)
         return wrapped
 
@@ -248,13 +271,15 @@ class ObservedChains:
 
     # ------------------------------------------------------------------ wrapping
 
-    def _wrap(self, info: HandlerInfo) -> HandlerInfo:
+    def _wrap(self, info: HandlerInfo, event: str) -> HandlerInfo:
         name = info.name
         listening = tuple(obs for obs, ignore in self._observers if name not in ignore)
         if not listening:
             return info  # nobody listens to this one: it runs as registered
-        told = tuple(getattr(obs, "plain", None) for obs in listening)
-        plain: tuple[PlainObserver, ...] | None = told if all(told) else None  # type: ignore[assignment]
+        told = tuple(_teller(obs, name, event) for obs in listening)
+        plain: tuple[Callable[[str, float, float, Any], None], ...] | None = (
+            told if all(told) else None  # type: ignore[assignment]
+        )
         handler = info.handler
         fail_closed = info.fail_closed
         if info.is_async:
@@ -272,7 +297,7 @@ class ObservedChains:
                     if plain is not None:  # every observer takes the plain figures
                         for tell in plain:
                             try:
-                                tell(name, event, action, duration, _wall(), data)
+                                tell(action, duration, _wall(), data)
                             except Exception:  # a broken observer must not break emit
                                 _logger().exception(
                                     "handler-run observer %r raised on %r (%s)", tell, name, event

@@ -16,10 +16,15 @@ A receipt's fields (``docs/observability.md`` has the table): ``hook``, ``kind``
 ``required``. The records are chained with the rest of the trail
 (:mod:`amplifier_core.audit_chain`).
 
-What a run costs: the observer (and :meth:`Receipts.ran`) only queues a tuple of the run's
-facts on the trail (:meth:`~amplifier_core.audit.AuditTrail.defer`); the record is rendered
-(its time from the run's clock reading), chained, hashed and written with its batch. The
-fields of a hook that are the same on each of its runs are rendered once.
+What a run costs: a teller made for the handler when the registry wraps its chain
+(:meth:`Receipts.plain_for`), or for a declarative hook when its module binds it
+(:meth:`Receipts.teller`), only queues a tuple of the run's facts on the trail
+(:meth:`~amplifier_core.audit.AuditTrail.defer`); the record is rendered (its time from the
+run's clock reading), chained, hashed and written with its batch (:meth:`Receipts.lines`).
+The text of a line up to its time, and the SHA-256 state of that text, are made once per
+hook, event, tool, decision and outcome. The application's own handlers
+(:data:`HOST_HANDLERS`) are left out of the observed chains when the capability is
+registered (:meth:`Receipts.capability_changed`): their runs cost nothing.
 
 Required guards (``session.require_guards``: handler names or hook labels, ``fnmatch``
 patterns; or a declarative entry's ``required: true``): after every other ``tool:pre``
@@ -31,14 +36,17 @@ name at all. Without required guards nothing is checked and no handler is added.
 
 from __future__ import annotations
 
+import hashlib
 import re
 import time
 from collections.abc import Callable, Iterable, Mapping
 from fnmatch import fnmatchcase
+from json.encoder import encode_basestring_ascii as _text
 from typing import TYPE_CHECKING, Any, Final
 
 from .audit import members
 from .audit import value_text as _value
+from .audit_chain import seal
 from .hooks import _MILLIS, _utc_second
 from .models import HookResult
 
@@ -71,6 +79,7 @@ NOT_RAN: Final = frozenset(
 )
 """Outcomes of a guard that was due and did not run to its end."""
 
+_sha256: Final = hashlib.sha256
 _LAST: Final = 2**31
 """The check's priority: after every handler a module registers."""
 _KEPT_CALLS: Final = 256
@@ -90,11 +99,12 @@ class Receipts:
         registry: HookRegistry,
         *,
         required: Iterable[str] = (),
-        host_handlers: Callable[[], object] | None = None,
+        host_handlers: object = (),
     ) -> None:
         self.trail = trail
         self.registry = registry
-        self._host_handlers = host_handlers
+        self._host: frozenset[str] = _names_of(host_handlers)
+        self._unobserve: Unregister | None = None
         self.required: list[str] = list(dict.fromkeys(required))
         self._labels: dict[str, str] = {}  # declarative hook label -> its event
         self._handlers: set[str] = set()  # names of handlers whose receipts come from elsewhere
@@ -110,17 +120,44 @@ class Receipts:
         self.listening = False
         """Whether a listener wants each receipt as it happens (it is chained at once)."""
         self._last_ts: tuple[int, str] = (-1, "")  # a run's time in ms, and its text
-        self._heads: dict[tuple[str, Any, Any, Any, Any], str] = {}
+        self._second: tuple[int, str] = (-1, "")  # a second, and its text
+        # (hook's fixed text, event, tool, decision, outcome) -> the line's text up to the
+        # run's time, and the SHA-256 state of that text
+        self._heads: dict[tuple[str, Any, Any, Any, Any], tuple[str, Any]] = {}
 
     # ------------------------------------------------------------------ set-up
 
     def start(self) -> None:
         """Observe the registry's handler runs; add the required-guard check when there are
         required guards."""
-        observer = _Observer(self._observed, self._plain)
-        self._undo.append(self.registry.add_observer(observer, ignore=(REQUIRE_HANDLER,)))
+        self._observe()
         if self.required:
             self._add_check()
+
+    def _observe(self) -> None:
+        """(Re)register the observer: the application's own handlers and the check are not
+        observed, so their runs cost nothing; the registry wraps its chains anew."""
+        if self._unobserve is not None:
+            self._unobserve()
+        observer = _Observer(self._observed, self._plain, self.plain_for)
+        self._unobserve = self.registry.add_observer(
+            observer, ignore=(REQUIRE_HANDLER, *self._host)
+        )
+
+    def capability_changed(self, name: str, value: object) -> None:
+        """The coordinator's capability ``name`` is now ``value``: :data:`HOST_HANDLERS`
+        goes to :meth:`set_host_handlers`."""
+        if name == HOST_HANDLERS:
+            self.set_host_handlers(value)
+
+    def set_host_handlers(self, names: object) -> None:
+        """The application's own handlers (``session.host_handlers``: a collection of handler
+        names) changed: they leave no receipt. Resolved here, not on each run."""
+        host = _names_of(names)
+        if host != self._host:
+            self._host = host
+            if self._unobserve is not None:
+                self._observe()
 
     def _add_check(self) -> None:
         if any(info.name == REQUIRE_HANDLER for info in self.registry.registrations()):
@@ -133,6 +170,9 @@ class Receipts:
 
     def close(self) -> None:
         """Stop observing; the trail is closed by its owner."""
+        if self._unobserve is not None:
+            self._unobserve()
+            self._unobserve = None
         for undo in reversed(self._undo):
             undo()
         self._undo.clear()
@@ -167,8 +207,12 @@ class Receipts:
     def runs_hooks(self, handler: str) -> None:
         """Handler ``handler`` runs hooks that receipt themselves: its own runs still get
         receipts, with ``kind: dispatcher``."""
+        if handler in self._handlers:
+            return
         self._handlers.add(handler)
         self._handler_facts.clear()  # their kind changed
+        if self._unobserve is not None:
+            self._observe()  # the wrapped chains hold the facts they were built with
 
     def is_required(self, name: str) -> bool:
         """Whether the hook or handler ``name`` is a required guard."""
@@ -180,27 +224,30 @@ class Receipts:
 
     # ------------------------------------------------------------------ records
 
+    def hook_of(self, hook: str, fixed: Mapping[str, Any] | None = None) -> tuple[Any, ...]:
+        """What :meth:`ran_ok` takes of a declarative hook ``hook`` whose receipts say
+        ``fixed`` of it (:meth:`ran`): its fixed fields, rendered once; a module keeps it for
+        the hook's runs."""
+        return self._fixed_of(hook, "declarative", fixed)
+
     def ran_ok(
         self,
-        hook: str,
-        fixed: Mapping[str, Any] | None,
+        hook: tuple[Any, ...],
         event: str,
         data: Mapping[str, Any],
         decision: str,
         duration: float,
     ) -> None:
-        """:meth:`ran` of a declarative hook that ran to its end (``outcome: ok``) with nothing
-        more to say: the hot path, positional."""
+        """:meth:`ran` of a declarative hook (``hook``: its :meth:`hook_of`) that ran to its
+        end (``outcome: ok``) with nothing more to say, positional (a hook run often keeps
+        its :meth:`teller` instead)."""
         call = data.get("tool_call_id")
         if self.required and event == "tool:pre":
-            self._remember(call, hook, "ok", None)
-        cached = self._fixed.get((hook, "declarative", id(fixed)))
-        if cached is None or cached[0] is not fixed:
-            cached = self._fixed_of(hook, "declarative", fixed)
+            self._remember(call, hook[1]["hook"], "ok", None)
         self.trail.defer(
             (
                 self,
-                cached,
+                hook,
                 time.time(),
                 event,
                 data.get("tool_name"),
@@ -211,6 +258,35 @@ class Receipts:
                 None,
             )
         )
+
+    def teller(self, hook: tuple[Any, ...]) -> Callable[[str, Mapping[str, Any], str, float], None]:
+        """:meth:`ran_ok` of one declarative hook (``hook``: its :meth:`hook_of`), made once
+        for its runs: told ``(event, data, decision, duration)``, it only queues the run."""
+        defer = self.trail.defer
+        remember = self._remember
+        name = hook[1]["hook"]
+        clock = time.time
+
+        def told(event: str, data: Mapping[str, Any], decision: str, duration: float) -> None:
+            call = data.get("tool_call_id")
+            if self.required and event == "tool:pre":
+                remember(call, name, "ok", None)
+            defer(
+                (
+                    self,
+                    hook,
+                    clock(),
+                    event,
+                    data.get("tool_name"),
+                    call,
+                    decision,
+                    "ok",
+                    duration,
+                    None,
+                )
+            )
+
+        return told
 
     def ran(
         self,
@@ -277,52 +353,84 @@ class Receipts:
         return variable
 
     def _ts(self, ended: float) -> str:
-        """``ended`` (Unix time) in UTC ISO 8601 to the millisecond, formatted once per
-        millisecond."""
+        """``ended`` (Unix time) in UTC ISO 8601 to the millisecond: its second formatted once
+        per second, the text kept for the millisecond."""
         millis = int(ended * 1000)
         last = self._last_ts
         if last[0] != millis:
             second, part = divmod(millis, 1000)
-            last = self._last_ts = (millis, _utc_second(second) + _MILLIS[part])
+            if second != self._second[0]:
+                self._second = (second, _utc_second(second))
+            last = self._last_ts = (millis, self._second[1] + _MILLIS[part])
         return last[1]
 
-    def body(self, item: tuple[Any, ...]) -> str:
-        """A queued receipt's text, without its closing brace
-        (:class:`~amplifier_core.audit.Deferred`), its fields in :meth:`_variable`'s order.
-        The text up to ``ts`` is rendered once for each hook, event, tool, decision and
-        outcome seen together."""
-        _, fixed, ended, event, tool, call, decision, outcome, duration, extra = item
-        key = (fixed[2], event, tool, decision, outcome)
-        head = self._heads.get(key)
-        if head is None:
-            head = self._head_of(key)
-        millis = int(ended * 1000)
-        last = self._last_ts
-        if last[0] != millis:
-            last = (millis, self._ts(ended))
-        if call is None:
-            text = f'{head}"{last[1]}", "duration_ms": {_millis_text(duration)}'
-        else:
-            text = (
-                f'{head}"{last[1]}", "tool_call_id": {_value(call)}, '
-                f'"duration_ms": {_millis_text(duration)}'
-            )
-        if extra:  # why, exit_code ...: as json.dumps writes them
-            for name, value in extra.items():
-                if value is not None:
-                    text += f", {_value(name)}: {_value(value)}"
-        return text
+    def lines(
+        self, items: list[tuple[Any, ...]], chain_id: str, seq: int, prev: str | None
+    ) -> tuple[list[str], list[str]]:
+        """The sealed lines of queued receipts and their hashes
+        (:class:`~amplifier_core.audit.Deferred`), their fields in :meth:`_variable`'s order.
 
-    def _head_of(self, key: tuple[str, Any, Any, Any, Any]) -> str:
+        The text up to the run's time, and the SHA-256 state of it, are made once for each
+        hook, event, tool, decision and outcome seen together; each line adds its own part
+        (time, tool call, duration, chain fields) to a copy of that state."""
+        heads = self._heads
+        chained = ', "chain": "' + chain_id + '", "seq": '
+        lines: list[str] = []
+        digests: list[str] = []
+        last_millis, last_text = self._last_ts
+        for item in items:
+            try:
+                _, fixed, ended, event, tool, call, decision, outcome, duration, extra = item
+                key = (fixed[2], event, tool, decision, outcome)
+                found = heads.get(key)
+                if found is None:
+                    found = self._head_of(key)
+                millis = int(ended * 1000)
+                if millis != last_millis:
+                    last_millis, last_text = millis, self._ts(ended)
+                micros = int(duration * 1_000_000 + 0.5)
+                took = _SHORT[micros] if 0 <= micros < 1000 else repr(micros / 1000)
+                if call is None:
+                    tail = f'{last_text}", "duration_ms": {took}'
+                else:
+                    called = _text(call) if type(call) is str else _value(call)
+                    tail = f'{last_text}", "tool_call_id": {called}, "duration_ms": {took}'
+                if extra:  # why, exit_code ...: as json.dumps writes them
+                    for name, value in extra.items():
+                        if value is not None:
+                            tail += f", {_value(name)}: {_value(value)}"
+                if prev is None:
+                    tail = f'{tail}{chained}{seq}, "prev": null}}'
+                else:
+                    tail = f'{tail}{chained}{seq}, "prev": "{prev}"}}'
+                state = found[1].copy()
+                state.update(tail.encode())  # ASCII: every value is escaped to it
+                digest = state.hexdigest()
+                line = f'{found[0]}{tail[:-1]}, "hash": "{digest}"}}'
+            except Exception:  # a value JSON refuses (a cycle): the receipt's repr
+                import logging
+
+                logging.getLogger(__name__).warning(
+                    "a receipt could not be rendered", exc_info=True
+                )
+                body = "{" + members({"type": "hook_run", "unrenderable": repr(item[1:])})
+                line, digest = seal(body + chained + str(seq) + ', "prev": ' + _value(prev) + "}")
+            lines.append(line)
+            digests.append(digest)
+            seq, prev = seq + 1, digest
+        self._last_ts = (last_millis, last_text)
+        return lines, digests
+
+    def _head_of(self, key: tuple[str, Any, Any, Any, Any]) -> tuple[str, Any]:
         fixed, event, tool, decision, outcome = key
         head = "{" + fixed + ', "event": ' + _value(event)
         if tool is not None:
             head += ', "tool": ' + _value(tool)
-        head += f', "decision": {_value(decision)}, "outcome": {_value(outcome)}, "ts": '
+        head += f', "decision": {_value(decision)}, "outcome": {_value(outcome)}, "ts": "'
         if len(self._heads) > 4096:
             self._heads.clear()
-        self._heads[key] = head
-        return head
+        found = self._heads[key] = (head, _sha256(head.encode("utf-8", "surrogatepass")))
+        return found
 
     def entry(self, item: tuple[Any, ...]) -> dict[str, Any]:
         """A queued receipt as its record (:class:`~amplifier_core.audit.Deferred`)."""
@@ -381,23 +489,8 @@ class Receipts:
             **extra,
         )
 
-    def _is_host(self, handler: str) -> bool:
-        """The application's own handler (a view), named in ``session.host_handlers``: not a
-        hook, so no receipt."""
-        if self._host_handlers is None:
-            return False
-        names = self._host_handlers()
-        if not names:
-            return False
-        try:
-            return handler in names  # type: ignore[operator]
-        except Exception:  # not a collection of names: nothing is the host's
-            return False
-
     def _observed(self, run: HandlerRun) -> None:
         handler, event = run.handler, run.event
-        if self._host_handlers is not None and self._is_host(handler):
-            return
         fixed = self._handler_facts.get((handler, event))
         if fixed is None:
             fixed = self._facts_of(handler, event)
@@ -425,8 +518,6 @@ class Receipts:
         self, handler: str, event: str, action: str, duration: float, ended: float, data: Any
     ) -> None:
         """:meth:`_observed` of a run that ended without failure, told its figures."""
-        if self._host_handlers is not None and self._is_host(handler):
-            return
         fixed = self._handler_facts.get((handler, event))
         if fixed is None:
             fixed = self._facts_of(handler, event)
@@ -436,6 +527,35 @@ class Receipts:
         self.trail.defer(
             (self, fixed, ended, event, data.get("tool_name"), call, action, "ok", duration, None)
         )
+
+    def plain_for(self, handler: str, event: str) -> Callable[[str, float, float, Any], None]:
+        """:meth:`_plain` for one handler on one event, made when the registry wraps its
+        chain: the hook's fixed fields are resolved here, so a run only queues its tuple."""
+        fixed = self._facts_of(handler, event)
+        defer = self.trail.defer
+        remember = self._remember
+        due = event == "tool:pre"
+
+        def told(action: str, duration: float, ended: float, data: Any) -> None:
+            call = data.get("tool_call_id")
+            if due and self.required:
+                remember(call, handler, "ok", None)
+            defer(
+                (
+                    self,
+                    fixed,
+                    ended,
+                    event,
+                    data.get("tool_name"),
+                    call,
+                    action,
+                    "ok",
+                    duration,
+                    None,
+                )
+            )
+
+        return told
 
     def _facts_of(self, handler: str, event: str) -> tuple[Any, ...]:
         """What a handler's receipts say of it: where it was registered, whether it fails
@@ -530,11 +650,12 @@ class _Observer:
     """The registry observer of a session's receipts: every run as a ``HandlerRun``, or
     (``plain``) the figures of one that ended without failure."""
 
-    __slots__ = ("observe", "plain")
+    __slots__ = ("observe", "plain", "plain_for")
 
-    def __init__(self, observe: Callable[[HandlerRun], None], plain: Any) -> None:
+    def __init__(self, observe: Callable[[HandlerRun], None], plain: Any, plain_for: Any) -> None:
         self.observe = observe
         self.plain = plain
+        self.plain_for = plain_for
 
     def __call__(self, run: HandlerRun) -> None:
         self.observe(run)
@@ -545,6 +666,16 @@ def names(name: str, pattern: str) -> bool:
     ``name``: the very name (a label's ``[0]`` is not a character class), or an ``fnmatch``
     pattern of it."""
     return name == pattern or fnmatchcase(name, pattern)
+
+
+def _names_of(value: object) -> frozenset[str]:
+    """The handler names ``session.host_handlers`` holds (anything else: none)."""
+    if not value or isinstance(value, str):
+        return frozenset()
+    try:
+        return frozenset(name for name in value if isinstance(name, str))  # type: ignore[attr-defined]
+    except TypeError:  # not a collection of names: nothing is the host's
+        return frozenset()
 
 
 def _plain(name: str) -> str:

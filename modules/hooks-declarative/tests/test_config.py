@@ -573,7 +573,11 @@ def test_config_defaults() -> None:
 def test_every_config_key_is_accepted() -> None:
     raw: dict[str, Any] = {
         "hooks": {"PreToolUse": []},
-        "hooks_origin": {"file": "/p/bundle.yaml", "lines": {"hooks.PreToolUse": 9}},
+        "hooks_origin": {
+            "file": "/p/bundle.yaml",
+            "lines": {"hooks.PreToolUse": 9},
+            "files": {"hooks.PreToolUse": "/p/base.yaml"},
+        },
         "files": ["extra.yaml"],
         "project_dir": "/p",
         "user_dir": "/u",

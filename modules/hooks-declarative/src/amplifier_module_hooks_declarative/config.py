@@ -32,12 +32,25 @@ with a value of its shape (:mod:`amplifier_hooks_util.minimal_env`: ``LC_DEPLOY_
 
 class HooksOrigin(BaseModel):
     """The file the inline ``hooks`` were written in, and the line of each of their key paths
-    (``hooks.PreToolUse[0].command``: 12)."""
+    (``hooks.PreToolUse[0].command``: 12); ``files``: the file of a key path written in
+    another one (a bundle composed with ``includes:``), the nearest enclosing path's when
+    the path itself is not listed."""
 
     model_config = ConfigDict(extra="forbid", frozen=True, strict=True)
 
     file: str = Field(min_length=1)
     lines: dict[str, int] = Field(default_factory=dict)
+    files: dict[str, str] = Field(default_factory=dict)
+
+    def file_of(self, path: str) -> str:
+        """The file key path ``path`` (``hooks.PreToolUse[0].hooks[1]``) was written in."""
+        while path:
+            found = self.files.get(path)
+            if found is not None:
+                return found
+            cut = max(path.rfind("."), path.rfind("["))
+            path = path[:cut] if cut > 0 else ""
+        return self.file
 
 
 class DeclarativeConfig(BaseModel):

@@ -12,8 +12,10 @@ mounts.
 
 No config key applies to them: they are planned with the module's defaults, without
 ``observe_sources`` and without the reload of changed hook files (the file is checked at each
-session start). :func:`handlers_ahead` names any handler that would run before them (one
-registered at a lower priority still); an application refuses such a session.
+session start). On a session that keeps receipts, each of their runs leaves one like every
+other declarative hook's, naming the policy file and the entry's line. :func:`handlers_ahead`
+names any handler that would run before them (one registered at a lower priority still); an
+application refuses such a session.
 """
 
 from __future__ import annotations
@@ -27,9 +29,10 @@ from typing import Any, Final
 
 from amplifier_hooks_util.kernel import Kernel
 
+from . import receipts as _receipts
 from .config import DeclarativeConfig
 from .containment import contain_documents
-from .discovery import resolve_project_dir
+from .discovery import Loaded, resolve_project_dir
 from .dispatch import Dispatcher, default_runner_factory, plan_steps
 from .managed import MANAGED_KIND, ManagedPolicy, load_managed_policy
 from .source import Source
@@ -126,13 +129,23 @@ async def mount_managed(
     source = Source(MANAGED_KIND, policy.label, policy.path)
     documents = contain_documents([(policy.document, source)], settings, project_dir=project_dir)
     factory = default_runner_factory(str(project_dir), coordinator, settings=settings)
+    kept = _receipts.kept(coordinator)
     dispatcher = Dispatcher(
-        plan_steps(documents, factory),
+        plan_steps(documents, factory, receipts=kept),
         project_dir=str(project_dir),
         coordinator=coordinator,
         kernel=Kernel.of(coordinator, registry),
     )
     unregisters = dispatcher.register(priority=MANAGED_PRIORITY)
+    if kept:  # its hooks leave receipts naming the policy file and their lines
+        _receipts.bind(
+            coordinator,
+            Loaded([(document, source) for document in documents]),
+            dispatcher.steps,
+            project_dir=project_dir,
+            scope="managed",
+            dispatcher=f"{HANDLER_PREFIX}:",
+        )
     mounted = ManagedMount(policy.path, tuple(registry.names))
     register_capability = getattr(coordinator, "register_capability", None)
     if callable(register_capability):

@@ -149,7 +149,7 @@ class _Mount:
             project_dir=self.project_dir,
             found=sources,
             observe_sources=self.settings.observe_sources,
-            inline_file=origin.file if (origin := self.settings.hooks_origin) else None,
+            inline=self.settings.hooks_origin,
         )
         return dispatcher, (guard.close if guard is not None else _nothing), sources
 

@@ -33,6 +33,7 @@ from fnmatch import fnmatchcase
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final
 
+from .config import HooksOrigin
 from .document import HookGroup, HooksDocument
 from .mapping import applies_to
 from .receipt_notes import NOTE as _NOTE
@@ -100,6 +101,11 @@ class _Binding:
     receipts: Any
     facts: dict[str, HookFacts] = field(default_factory=dict)
     extra: dict[str, dict[str, Any]] = field(default_factory=dict)  # label -> facts.fields()
+    plain: dict[str, Callable[[str, Mapping[str, Any], str, float], None]] = field(
+        default_factory=dict
+    )
+    """label -> what queues a plain run's receipt of a hook that is not required (the
+    kernel's ``Receipts.teller``, its fixed fields rendered once)."""
 
     def record(
         self,
@@ -109,6 +115,11 @@ class _Binding:
         note: _Note | None,
         duration: float,
     ) -> None:
+        if note is None and not decision.stop:
+            told = self.plain.get(label)
+            if told is not None:  # the usual run: nothing more to say
+                told(context.event, context.data, decision.action, duration)
+                return
         extra = self.extra.get(label, _NO_FIELDS)
         outcome = "ok"
         why = None
@@ -125,7 +136,11 @@ class _Binding:
                 outcome, why = "unmatched", missed
         if outcome == "ok" and why is None and exit_code is None and not decision.stop:
             self.receipts.ran_ok(
-                label, extra, context.event, context.data, decision.action, duration
+                self.receipts.hook_of(label, extra),
+                context.event,
+                context.data,
+                decision.action,
+                duration,
             )
             return
         self.receipts.ran(
@@ -144,8 +159,9 @@ class _Binding:
 
 _NO_FACTS: Final = HookFacts("", None, "")
 _NO_FIELDS: Final[Mapping[str, Any]] = {}
-_BOUND: weakref.WeakKeyDictionary[Any, _Binding] = weakref.WeakKeyDictionary()
-"""The declarative hooks bound to each session's receipts (the last read of the files)."""
+_BOUND: weakref.WeakKeyDictionary[Any, dict[str, _Binding]] = weakref.WeakKeyDictionary()
+"""The declarative hooks bound to each session's receipts, by scope (the module's mount, the
+managed policy): the last read of their files."""
 
 
 def _definition(event: str, matcher: str | None, spec: HookSpec, condition: str | None) -> str:
@@ -203,15 +219,15 @@ def facts_of(
     loaded: Loaded | None = None,
     project_dir: Path | None = None,
     observed: Callable[[str], bool] = lambda label: False,
-    inline_file: str | None = None,
+    inline: HooksOrigin | None = None,
 ) -> dict[str, HookFacts]:
     """Every hook of ``documents`` by label, with what its receipts say about it;
-    ``inline_file``: where the inline hooks (the ``config`` source) were written."""
+    ``inline``: where the inline hooks (the ``config`` source) were written, by key path."""
     facts: dict[str, HookFacts] = {}
     for document, source in documents:
         where = str(source.path) if source.path is not None else source.label
-        if source.kind == "config" and inline_file is not None:
-            where = inline_file
+        if source.kind == "config" and inline is not None:
+            where = inline.file
         for block in document.events:
             for step in block.steps:
                 group = step if isinstance(step, HookGroup) else None
@@ -227,6 +243,8 @@ def facts_of(
                         if loaded is not None and project_dir is not None
                         else None
                     )
+                    if source.kind == "config" and inline is not None and inline.files:
+                        where = inline.file_of(entry.label.removeprefix(f"{source.label}:"))
                     facts[entry.label] = HookFacts(
                         event=block.event,
                         source=f"{where}:{entry.line}" if entry.line else where,
@@ -258,12 +276,17 @@ def bind(
     project_dir: Path,
     found: Sequence[Source] = (),
     observe_sources: Sequence[str] = (),
-    inline_file: str | None = None,
+    inline: HooksOrigin | None = None,
+    scope: str = "module",
+    dispatcher: str = "hooks-declarative:",
 ) -> None:
     """Tell the session's receipts (when its kernel keeps them) which declarative hooks are
     loaded and what they are; the sources in ``found`` that exist and were not loaded leave a
     ``not_loaded`` receipt; every hook of ``steps`` (the dispatcher's) reports to them. Called
-    at mount and each time the hook files are read again."""
+    at mount and each time the hook files are read again. ``scope``: whose hooks they are (a
+    new binding of a scope replaces only that scope's hooks: the managed policy's and the
+    module's are bound apart); ``dispatcher``: the prefix of the names of the handlers that
+    run them (``<prefix><event>``), whose own receipts say ``kind: dispatcher``."""
     get = getattr(coordinator, "get_capability", None)
     receipts = get(RECEIPTS_CAPABILITY) if callable(get) else None
     if receipts is None:
@@ -274,21 +297,29 @@ def bind(
         loaded=loaded,
         project_dir=project_dir,
         observed=lambda label: any(fnmatchcase(label, p) for p in patterns),
-        inline_file=inline_file,
+        inline=inline,
     )
-    previous = _BOUND.get(receipts)
+    scopes = _BOUND.setdefault(receipts, {})
+    previous = scopes.get(scope)
     if previous is not None:  # the files were read again: the hooks gone are forgotten
         receipts.forget(label for label in previous.facts if label not in facts)
-    binding = _Binding(receipts, facts, {label: f.fields() for label, f in facts.items()})
-    _BOUND[receipts] = binding
+    extra = {label: f.fields() for label, f in facts.items()}
+    plain = {
+        label: receipts.teller(receipts.hook_of(label, extra[label]))
+        for label, fact in facts.items()
+        if not fact.required
+    }
+    binding = _Binding(receipts, facts, extra, plain)
+    scopes[scope] = binding
     for step in steps:
         for hook in step.hooks:
             for part in (hook.runner, getattr(hook.runner, "inner", None), hook.decide):
                 if isinstance(part, _ReceiptedRunner | _Timed):
                     part.binding = binding
+                if isinstance(part, _Timed):
+                    part.told = binding.plain.get(hook.label)
     for label, fact in facts.items():
         receipts.declare(label, fact.event, required=fact.required)
-    dispatcher = "hooks-declarative:"
     for key in {fact.event for fact in facts.values()}:
         receipts.runs_hooks(dispatcher + key)
     loaded_paths = {s.path for _d, s in loaded.documents if s.path is not None}
@@ -358,12 +389,14 @@ class _ReceiptedRunner:
 class _Timed:
     """A matcher's synchronous ``decide`` that leaves a receipt of each decision."""
 
-    __slots__ = ("binding", "decide", "label")
+    __slots__ = ("binding", "decide", "label", "told")
 
     def __init__(self, decide: Callable[[HookContext], Decision], label: str) -> None:
         self.decide = decide
         self.label = label
         self.binding: _Binding | None = None
+        self.told: Callable[[str, Mapping[str, Any], str, float], None] | None = None
+        """What queues a plain decision's receipt (set at bind; ``None``: a required hook)."""
 
     def __call__(self, context: HookContext) -> Decision:
         binding = self.binding
@@ -371,7 +404,12 @@ class _Timed:
             return self.decide(context)
         started = _clock()
         decision = self.decide(context)
-        binding.record(self.label, context, decision, None, _clock() - started)
+        took = _clock() - started
+        told = self.told
+        if told is not None and not decision.stop:  # the usual decision: only queued
+            told(context.event, context.data, decision.action, took)
+        else:
+            binding.record(self.label, context, decision, None, took)
         return decision
 
 
