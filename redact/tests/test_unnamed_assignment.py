@@ -6,11 +6,11 @@ from __future__ import annotations
 import random
 import string
 
-from hypothesis import given, settings
+from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 from amplifier_hooks_redact import RedactionConfig, build_redactor
-from amplifier_hooks_redact.rules import _ASSIGNED
+from amplifier_hooks_redact.rules import _ASSIGNED, _DIGEST_BEFORE
 
 _REDACTOR = build_redactor(RedactionConfig(rules=("secrets",)))
 _NAMES = st.from_regex(r"[a-z][a-z0-9_]{2,14}", fullmatch=True)
@@ -29,6 +29,9 @@ def _key(seed: int) -> str:
 @settings(max_examples=150, deadline=None)
 @given(name=_NAMES, seed=st.integers(0, 2**32), before=st.sampled_from(["", "  ", "export "]))
 def test_a_random_key_after_a_bare_name_is_redacted(name: str, seed: int, before: str) -> None:
+    # A name that ends as a digest's, an id's or data's (``paid``, ``nbody``) says what the
+    # value is, and the rule leaves it: that reading is tested on its own.
+    assume(_DIGEST_BEFORE.search(f"{name}=") is None)
     key = _key(seed)
     redacted, _ = _REDACTOR.redact_text(f"{before}{name}={key}\nnext line\n")
     assert key not in redacted
