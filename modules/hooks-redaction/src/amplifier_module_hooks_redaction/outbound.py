@@ -19,7 +19,9 @@ so a message carried again unchanged is not walked again, and one changed in pla
 a request is read through its models' own fields (:mod:`.views`), not dumped, unless something
 in it needs the dump. The leading messages of a request or of the context that equal, in
 place, those of the last one decided clean are not looked at one by one either: one
-comparison of lists recognises them (:class:`~amplifier_hooks_util.clean_run.CleanRun`).
+comparison of lists recognises them (:class:`~amplifier_hooks_util.clean_run.CleanRun`). And
+the stored messages that are the very objects of event data the handler has just found clean,
+with nothing run in between, are not compared at all (:meth:`OutboundGuard.redact_context`).
 
 A guard that cannot do its work says so (a warning naming the provider or the context); with
 ``fail_closed`` the request is refused instead of sent.
