@@ -107,3 +107,20 @@ def test_what_is_not_plain_data_or_a_container_ends_the_run() -> None:
     assert len(run) == 0
     assert plain_copy({"a": [1, (2, "x")]}) == {"a": [1, (2, "x")]}
     assert plain_copy({1: "a"}) is None
+
+
+@settings(max_examples=300, deadline=None)
+@given(first=items, changes=edits, as_tuple=st.booleans())
+def test_start_answers_the_longest_run_of_items_equal_to_the_decided(
+    first: list[dict[str, Any]], changes: list[tuple[int, int, Any]], as_tuple: bool
+) -> None:
+    run = CleanRun()
+    listed = list(first)
+    run.decided(listed, 0)
+    decided = copy.deepcopy(listed)
+    for op, index, value in changes:
+        _edit(listed, op, index, value)
+    expected = 0
+    while expected < min(len(listed), len(decided)) and listed[expected] == decided[expected]:
+        expected += 1
+    assert run.start(tuple(listed) if as_tuple else listed) == expected

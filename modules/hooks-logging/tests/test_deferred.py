@@ -16,7 +16,12 @@ from hypothesis import strategies as st
 from amplifier_core.hooks import HookRegistry
 from amplifier_hooks_redact import Redactor, TextRedactor
 from amplifier_module_hooks_logging import DataEncoder, SecretKeys, mount
-from amplifier_module_hooks_logging.deferred import NOT_SETTLED, DeferredRedaction, Unsettled
+from amplifier_module_hooks_logging.deferred import (
+    NOT_SETTLED,
+    DeferredRedaction,
+    Unsettled,
+    _brackets_below,
+)
 from amplifier_module_hooks_logging.redact import value_engine, value_redactor
 from amplifier_module_hooks_logging.writer import EventWriter
 
@@ -269,3 +274,14 @@ async def test_redact_values_off_writes_values_as_they_are(
     await coordinator.hooks.emit("tool:pre", {"command": f"echo {GH}"})
     await cleanup()
     assert (GH in path.read_text()) is not redact_values
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    parts=st.lists(st.sampled_from(["{", "[", "}", "]", "a", '"x":', "{[" * 40, "b" * 5000])),
+    limit=st.integers(0, 200),
+)
+def test_brackets_below_counts_as_the_whole_text_does(parts: list[str], limit: int) -> None:
+    text = "".join(parts)
+    expected = text.count("{") + text.count("[") < limit
+    assert _brackets_below(text, limit) is expected

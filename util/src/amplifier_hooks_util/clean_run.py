@@ -99,10 +99,6 @@ class CleanRun:
     def __len__(self) -> int:
         return len(self._copies)
 
-    def _current(self, items: Sequence[Any], length: int) -> list[Any]:
-        read = self._read
-        return list(map(read, items[:length])) if read is not None else list(items[:length])
-
     def start(self, items: Sequence[Any]) -> int:
         """How many leading items of ``items`` equal, in place, the items last decided."""
         copies = self._copies
@@ -110,10 +106,18 @@ class CleanRun:
         if not length:
             return 0
         try:
-            current = self._current(items, length)
+            read = self._read
+            if read is not None:
+                current = list(map(read, items[:length]))
+            elif type(items) is list:  # the list itself when it is no longer: no copy made
+                current = items if len(items) == length else items[:length]
+            else:
+                current = list(items[:length])
+            if len(copies) > length:
+                copies = copies[:length]
             last = length - 1  # the last item is often for one request only: compared first
             if current[last] == copies[last]:
-                if current[:last] == copies[:last]:
+                if current == copies:  # the last item again, then every other one
                     return length
             elif current[:last] == copies[:last]:
                 return last

@@ -62,6 +62,21 @@ NOT_SETTLED: Final = '{"__redaction_failed__":"not decided"}'
 """Written in place of the data of a record that was never settled."""
 
 
+_CHUNK: Final = 4096
+
+
+def _brackets_below(text: str, limit: int) -> bool:
+    """Whether ``text`` holds fewer than ``limit`` opening brackets (``{`` and ``[``),
+    counted a chunk at a time: a long text reaches the limit in its first chunks, and the
+    rest of it is not read."""
+    seen = 0
+    for at in range(0, len(text), _CHUNK):
+        seen += text.count("{", at, at + _CHUNK) + text.count("[", at, at + _CHUNK)
+        if seen >= limit:
+            return False
+    return seen < limit
+
+
 class Unsettled:
     """The data of one record, encoded on the emitting thread and not decided yet."""
 
@@ -143,7 +158,7 @@ class DeferredRedaction:
                 text = self._strict(data)
                 # Nested as deep as SCAN_DEPTH, the handler's encoder cuts it: its way. Fewer
                 # opening brackets in all (in strings too) than that cannot nest so deep.
-                if text.count("{") + text.count("[") < SCAN_DEPTH or not self._secrets.scan(view):
+                if _brackets_below(text, SCAN_DEPTH) or not self._secrets.scan(view):
                     runs = self._runs.copies(marks)
                     return Unsettled(text, strings, self._copies(fresh), runs)
             self._runs.forget(marks)

@@ -19,6 +19,7 @@ messages and wraps the mounted providers so that every request is redacted befor
 from __future__ import annotations
 
 import logging
+from collections.abc import Sequence
 from typing import Any
 
 from amplifier_hooks_util.clean_run import CleanRuns
@@ -35,7 +36,7 @@ from amplifier_hooks_redact import (
 )
 from amplifier_hooks_redact.memo import CleanMemo
 
-from .outbound import OutboundGuard
+from .outbound import OutboundGuard, StoredMessages
 
 __all__ = ["SHOWN_CAPABILITY", "RedactionHook", "summarize"]
 
@@ -97,19 +98,31 @@ class RedactionHook:
     async def handle(self, event: str, data: dict[str, Any]) -> HookResult:
         """Redact ``data``; ``modify`` with counts if anything was found, else ``continue``."""
         stored: dict[str, int] = {}
+        outbound = self.outbound if event == "provider:request" else None
         try:
+            # The context's messages are fetched before the data is decided: those of them
+            # that are the very message objects the decision just found clean (nothing ran
+            # in between) are not looked at again.
+            held = None
+            if outbound is not None and self.config.guard_context:
+                held = await outbound.stored()
+            vouched: list[Any] = []
             try:  # large data off the event loop; what passes the deadline is replaced
                 counts: dict[str, int]
                 if self._clean(data):
                     redacted, counts = data, {}
-                else:
+                    messages = data.get("messages")
+                    vouched = messages if type(messages) is list else []
+                else:  # deciding may wait for a thread: the context is fetched again after
+                    held = None
                     redacted, counts = await redact_within(self.redactor, data, memo=self.memo)
             except RecursionError:  # nested too deep to walk: what is deeper is cut away
+                held = None
                 cut = cut_depth(data, _DEPTH, _DEEP)
                 redacted, counts = self.redactor.redact(cut)
                 counts = {**counts, "nested_too_deep": counts.get("nested_too_deep", 0) + 1}
-            if event == "provider:request" and self.outbound is not None:
-                stored = await self._guard_outbound()
+            if outbound is not None:
+                stored = await self._guard_outbound(held, vouched if held is not None else [])
         except Exception as err:  # a failing redaction never breaks the session
             problem = f"{type(err).__name__}: {err}"
             logger.warning("%s: could not redact %s data: %s", MODULE_ID, event, problem)
@@ -140,13 +153,16 @@ class RedactionHook:
         self.runs.decided(marks)
         return True
 
-    async def _guard_outbound(self) -> dict[str, int]:
-        """Guard providers mounted since, and redact the context's stored messages."""
+    async def _guard_outbound(
+        self, held: StoredMessages | None = None, vouched: Sequence[Any] = ()
+    ) -> dict[str, int]:
+        """Guard providers mounted since, and redact the context's stored messages (``held``,
+        fetched before ``vouched`` was decided clean, when given)."""
         assert self.outbound is not None
         if self.config.guard_providers:
             self.outbound.guard_providers()
         if self.config.guard_context:
-            return await self.outbound.redact_context()
+            return await self.outbound.redact_context(held, vouched)
         return {}
 
     def _modified(self, event: str, redacted: Any, counts: dict[str, int]) -> HookResult:

@@ -19,7 +19,9 @@ so a message carried again unchanged is not walked again, and one changed in pla
 a request is read through its models' own fields (:mod:`.views`), not dumped, unless something
 in it needs the dump. The leading messages of a request or of the context that equal, in
 place, those of the last one decided clean are not looked at one by one either: one
-comparison of lists recognises them (:class:`~amplifier_hooks_util.clean_run.CleanRun`).
+comparison of lists recognises them (:class:`~amplifier_hooks_util.clean_run.CleanRun`). And
+the stored messages that are the very objects of event data the handler has just found clean,
+with nothing run in between, are not compared at all (:meth:`OutboundGuard.redact_context`).
 
 A guard that cannot do its work says so (a warning naming the provider or the context); with
 ``fail_closed`` the request is refused instead of sent.
@@ -30,9 +32,9 @@ from __future__ import annotations
 import copy
 import inspect
 import logging
-from collections.abc import Awaitable, Callable
-from operator import attrgetter
-from typing import Any, Final
+from collections.abc import Awaitable, Callable, Sequence
+from operator import attrgetter, is_
+from typing import Any, Final, NamedTuple
 
 from amplifier_hooks_util.clean_run import CleanRun
 
@@ -41,7 +43,7 @@ from amplifier_hooks_redact.memo import CleanMemo
 
 from .views import CleanModels, plain_view
 
-__all__ = ["OutboundGuard", "RedactionFailedError"]
+__all__ = ["OutboundGuard", "RedactionFailedError", "StoredMessages", "same_objects"]
 
 logger = logging.getLogger(__name__)
 
@@ -54,6 +56,24 @@ def _model_parts_copy(parts: Any) -> Any:
     """A deep copy of a model's parts (:data:`_MODEL_PARTS`): content blocks are models too,
     copied, and compared by their fields."""
     return copy.deepcopy(parts)
+
+
+class StoredMessages(NamedTuple):
+    """A context's stored messages as fetched (a list of its own) and how to store them."""
+
+    messages: list[Any]
+    put: Callable[[list[Any]], Any]
+
+
+def same_objects(items: Sequence[Any], vouched: Sequence[Any]) -> int:
+    """How many leading items of ``items`` are the very objects of ``vouched``, in the same
+    places (compared by identity in C, never by their ``__eq__``)."""
+    length = min(len(items), len(vouched))
+    if not length:
+        return 0
+    if all(map(is_, items, vouched)):  # map stops at the shorter of the two
+        return length
+    return list(map(is_, items, vouched)).index(False)
 
 
 class RedactionFailedError(RuntimeError):
@@ -86,20 +106,42 @@ class OutboundGuard:
 
     # ------------------------------------------------------------------ the context
 
-    async def redact_context(self) -> dict[str, int]:
-        """Redact the stored messages of the mounted context; counts per rule."""
+    async def stored(self) -> StoredMessages | None:
+        """The mounted context's stored messages as it hands them out now, with its
+        ``set_messages``; ``None`` when no context is mounted or it cannot be guarded."""
         context = self._mounted("context")
         get = getattr(context, "get_messages", None)
         put = getattr(context, "set_messages", None)
         if context is None or not callable(get) or not callable(put):
-            return {}
-        messages = list(await _resolved(get()))
+            return None
+        return StoredMessages(list(await _resolved(get())), put)
+
+    async def redact_context(
+        self, stored: StoredMessages | None = None, vouched: Sequence[Any] = ()
+    ) -> dict[str, int]:
+        """Redact the stored messages of the mounted context; counts per rule.
+
+        ``stored`` is what :meth:`stored` gave (fetched now when not given). ``vouched`` is a
+        list whose every item the caller decided clean after ``stored`` was fetched, with
+        nothing run in between that could edit them (the same handler call, no suspension):
+        the leading stored messages that are its very items, in its places, are not looked at
+        again (one comparison of lists, made in C by identity)."""
+        if stored is None:
+            stored = await self.stored()
+            if stored is None:
+                return {}
+        messages, put = stored
         memo = self.memo
         run = self._context_run
-        start = run.start(messages)
-        if self.redactor.is_clean(messages[start:], memo):  # the usual case: only the new ones
-            run.decided(messages, start)
-            return {}
+        start = same_objects(messages, vouched)
+        if start:  # the context's own run is left as it was: every copy it holds stays sound
+            if self.redactor.is_clean(messages[start:], memo):
+                return {}
+        else:
+            start = run.start(messages)
+            if self.redactor.is_clean(messages[start:], memo):  # the usual: only the new ones
+                run.decided(messages, start)
+                return {}
         run.forget()
         counts: dict[str, int] = {}
         changed = False

@@ -77,7 +77,7 @@ class MessageCache:
     def messages(self, conversation: Sequence[dict[str, Any]]) -> list[Any]:
         """``validate(m)`` for each message, reused for a dict already seen unchanged."""
         start = _same_prefix(conversation, self._conversation)
-        if start and list(conversation[:start]) != self._copies[:start]:
+        if start and _prefix(conversation, start) != _prefix(self._copies, start):
             start = 0  # something was changed in place: every message is looked up again
         old = self._known
         known = old if start else {}  # a conversation read again from the start forgets the rest
@@ -126,11 +126,20 @@ class CheckedPrefix:
         self._last = conversation[-1] if conversation else None
 
 
+def _prefix(items: Sequence[Any], length: int) -> list[Any]:
+    """The first ``length`` items as a list: ``items`` itself when it is a list that long."""
+    if type(items) is list and len(items) == length:
+        return items
+    return list(items[:length])
+
+
 def _same_prefix(items: Sequence[Any], before: Sequence[Any]) -> int:
     """How many leading items of ``items`` are the very objects of ``before`` (found in C)."""
     length = min(len(items), len(before))
     if not length:
         return 0
+    if all(map(is_, items, before)):  # the usual: stops at the shorter, builds no list
+        return length
     same = list(map(is_, items[:length], before[:length]))
     return same.index(False) if False in same else length
 
@@ -149,7 +158,7 @@ class DumpCache:
         last time reused (checked with one comparison of the dumps and their copies), the
         others dumped."""
         known = _same_prefix(models, self._models)
-        if known and self._dumps[:known] == self._copies[:known]:
+        if known and _prefix(self._dumps, known) == _prefix(self._copies, known):
             dumps, copies = self._dumps[:known], self._copies[:known]
         else:
             known, dumps, copies = 0, [], []
