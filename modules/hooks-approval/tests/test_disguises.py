@@ -26,6 +26,14 @@ from amplifier_module_hooks_approval.subject import canonical_tool, subject_of
 
 from .support import bash, readme_rules
 
+
+@pytest.fixture(autouse=True)
+def _outside_any_repository(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Decide from a folder outside any repository: the checkout these tests run from may
+    hold git hooks of its own, and in a repository with hooks an allowed git command asks."""
+    monkeypatch.chdir(tmp_path)
+
+
 CONFIGS = {
     "builtin": {"audit_log": None},
     "glob ls*": {"audit_log": None, "rules": [{"action": "allow", "command": "ls*"}]},
