@@ -176,6 +176,8 @@ def _assigned(text: str, match: re.Match[str], *, loose: bool) -> Span | None:
         value = text[start:end]
         if not value.strip() or is_placeholder(value.strip()) or is_patterned(value):
             return None
+        if len(value) > _LONG_VALUE and any(char.isspace() for char in value):
+            return None  # a long quoted text with blanks: a message, not a key
         if _between_literals(value) or _FORMAT_VERB.search(value) is not None:
             return None  # "token=" + match + "&x": code; "access_token=%s|%s": a template
         if group == "t" and (value[0] == "$" or value[0] == "{"):
@@ -211,6 +213,10 @@ def _assigned(text: str, match: re.Match[str], *, loose: bool) -> Span | None:
         end = more.end()
     return start, end
 
+
+# A quoted value is read up to 4,096 characters (long JWTs and session tokens), but one
+# longer than this holding a blank is a message, not a key.
+_LONG_VALUE: Final = 512
 
 # An environment variable's name (DB_PASSWORD, MYSQL_ROOT_PASSWORD), as env files,
 # docker-compose environment blocks and shell exports write it.
@@ -1120,11 +1126,11 @@ _KEY_END = (
 _VALUE = (
     # YAML: a block scalar (key: |, key: >-) or a plain value on the next, indented line.
     r"""(?:(?P<b>[|>][+-]?[0-9]?)?[ \t]*\r?\n[ \t]+(?P<y>[^\s#"'`-][^\r\n]{0,511})"""
-    r"""|(?P<e>["'`])(?P<w>(?:\\[^\r\n]|(?!(?P=e))[^\\\r\n]){1,512})(?P=e)"""
+    r"""|(?P<e>["'`])(?P<w>(?:\\[^\r\n]|(?!(?P=e))[^\\\r\n]){1,4096})(?P=e)"""
     r"""|\\{0,8}(?P<q>["'])(?P<v>(?:(?!(?P=q))[^\\\r\n]){1,512})\\{0,8}(?P=q)"""
     r"""|(?P<u>(?:[^\s"'`,;&<>(){}\[\]\\]|&(?![&\s]|[a-z_][a-z0-9_]*=)){1,512})"""
     # A quoted value whose closing quote never comes: the rest of the line.
-    r"""|\\{0,8}(?P<o>["'`])(?P<t>[^\s"'`\\]{4,512})(?=[ \t]*(?:[\r\n]|\\[nr]|$)))"""
+    r"""|\\{0,8}(?P<o>["'`])(?P<t>[^\s"'`\\]{4,4096})(?=[ \t]*(?:[\r\n]|\\[nr]|$)))"""
 )
 _KEY_PREFIXES = (
     "api",
