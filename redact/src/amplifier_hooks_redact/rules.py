@@ -559,6 +559,49 @@ def _random_token(text: str, match: re.Match[str]) -> Span | None:
     return start, end
 
 
+def _base64_key(text: str, match: re.Match[str]) -> Span | None:
+    r"""A key written in base64 with nothing around it to name it (an AWS session token, an
+    Azure storage key): a run of 40 or more base64 characters holding ``+`` or ``/``, that
+    reads as random bytes (digits and both cases, no words, an entropy near that of random
+    base64 of its length), not base64 of text, not a digest, signature or data named
+    before it (``sha512-``, ``integrity``, ``h1:``, ``base64,``), not a public key
+    (``ssh-rsa AAAA...``) and not inside a certificate or public key block."""
+    start, end = match.span()
+    body = text[start:end].rstrip("=")
+    if "+" not in body and "/" not in body:
+        return None  # letters and digits only: random_token's to judge
+    if sum(map(str.isdigit, body)) < 3 or sum(map(str.isupper, body)) < 3:
+        return None
+    if sum(map(str.islower, body)) < 3 or is_patterned(body):
+        return None
+    if 4 * sum(len(run) for run in _WORD_RUNS.findall(body)) > len(body):
+        return None  # words between slashes: a path
+    if _entropy(body) < min(_BASE64_ENTROPY, math.log2(len(body)) - 0.9):
+        return None
+    if _DIGEST_BEFORE.search(text, max(0, start - 24), start) is not None:
+        return None
+    if _PUBLIC_BEFORE.search(text, max(0, start - 40), start) is not None:
+        return None
+    if _DECODED_AFTER.match(text, end) is not None or _decodes_to_text(body):
+        return None
+    block = text.rfind("-----BEGIN ", max(0, start - _BLOCK_REACH), start)
+    if block >= 0 and text.find("-----END ", block, start) < 0:
+        return None  # inside a certificate, public key or signature block
+    return start, end
+
+
+# Random base64 of 64 characters or more has about 5.3 bits per character or more.
+_BASE64_ENTROPY: Final = 5.0
+# How far back a block's BEGIN line is looked for (a 4096-bit certificate is about 2 KB).
+_BLOCK_REACH: Final = 8192
+# What a public key or a module checksum is written after: ssh-rsa, ecdsa-sha2-nistp256,
+# ssh-ed25519, h1: (go.sum).
+_PUBLIC_BEFORE: Final = lazy_compile(
+    r"(?:ssh-[a-z0-9]+|ecdsa-sha2-[a-z0-9]+|sk-ssh-[a-z0-9@.]+|sk-ecdsa-[a-z0-9@.-]+)[ \t]+\Z"
+    r"|\bh1:\Z"
+)
+
+
 # Five characters in a row of the alphabet or the digits, or one character four times: a
 # random run of 24 holds one by chance about once in a million.
 _TYPED_RUN: Final = lazy_compile(
@@ -1689,6 +1732,19 @@ _RULES: Final[tuple[Rule, ...]] = (
         ),
         select=_random_token,
         starts=((r"[^A-Za-z0-9_+/.\\\-][A-Za-z0-9]{24}", 24),),
+    ),
+    Rule(
+        name="base64_key",
+        category="secret",
+        summary="a key written in base64 with nothing around it to name it: a run of 40 to "
+        "4,096 base64 characters with + or /, standing alone, that reads as random bytes "
+        "(not base64 of text, not a digest, public key or certificate)",
+        patterns=_compile(
+            r"(?<![A-Za-z0-9_+/=.\\-])[A-Za-z0-9+/]{40,4096}+={0,2}"
+            r"(?![A-Za-z0-9_+/=\-]|\.[A-Za-z0-9])"
+        ),
+        select=_base64_key,
+        starts=((r"[^A-Za-z0-9_+/=.\\\-][A-Za-z0-9+/]{40}", 40),),
     ),
     _rule(
         "email",
