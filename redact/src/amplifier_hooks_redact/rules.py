@@ -933,6 +933,8 @@ _VENDOR_SHAPES: Final = {
         ("sat.", r"sat\.[A-Za-z0-9_-]{22}\.[A-Za-z0-9]{24}\.[A-Za-z0-9]{20}"),
         ("_gitlab_", "_gitlab_session=[0-9a-z]{32}"),
         ("bedrock-", "bedrock-api-key-YmVkcm9jay5hbWF6b25hd3MuY29t[A-Za-z0-9+/=]*"),
+        ("BBDC-", "BBDC-[A-Za-z0-9+/]{44}"),
+        ("lsv2_", "lsv2_(?:pt|sk)_[a-f0-9]{32}_[a-f0-9]{10}"),
     )
 }
 _VENDOR_PREFIX_LENGTHS: Final = tuple(sorted({len(p) for p in _VENDOR_SHAPES}, reverse=True))
