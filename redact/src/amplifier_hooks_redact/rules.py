@@ -831,14 +831,33 @@ def _key_pair(text: str, match: re.Match[str]) -> Span | None:
 
 
 def _prose(text: str, match: re.Match[str]) -> Span | None:
-    """The value a sentence says is a password, without the punctuation that ends it."""
+    """The value a sentence says is a password, a key or a token, without the punctuation
+    that ends it."""
     start, end = match.span("v")
     while end > start and text[end - 1] in ".,;:!?":
         end -= 1
     value = text[start:end]
     if is_placeholder(value) or not _secret_word(value):
         return None
+    if "keyed" in match.re.groupindex and not (reads_as_key(value) or _hex_key(value)):
+        return None  # "the key is primary_key_id": a name, not a key
     return start, end
+
+
+def _hex_key(value: str) -> bool:
+    """32 to 128 hex digits drawn at random (a key a name or sentence calls one): one case,
+    four digits and four letters or more, and an entropy near random hex's (about 3.7 bits
+    per character for 32 digits; at least 3.2)."""
+    if _HEX_RUN.fullmatch(value) is None or (not value.islower() and not value.isupper()):
+        return False
+    digits = sum(map(str.isdigit, value))
+    if digits < 4 or len(value) - digits < 4 or is_patterned(value):
+        return False
+    return _entropy(value) >= _HEX_ENTROPY
+
+
+_HEX_RUN: Final = lazy_compile("[0-9A-Fa-f]{32,128}")
+_HEX_ENTROPY: Final = 3.2
 
 
 def _secret_word(value: str) -> bool:
@@ -1714,11 +1733,17 @@ _RULES: Final[tuple[Rule, ...]] = (
     _rule(
         "prose_password",
         "secret",
-        "passwords given in prose: 'the password is X', 'passcode was X'",
+        "passwords, keys and tokens given in prose: 'the password is X', 'passcode was X', "
+        "'your API key is X', 'the token to test the API: X'",
         (
             r"pass(?:word|code|phrase)s?(?:[ \t]+(?:for|to|on|of)[ \t]+(?:the[ \t]+)?[^\s]{1,40})?"
             r"[ \t]+(?:is|was|will be|should be)[ \t]+['\"]?"
             r"""(?P<v>[^\s'")]{4,128})""",
+            # A key or token a sentence gives: "your API key is X", "the token to test the
+            # API: X". The value must read as a generated key (see _prose).
+            r"(?:key|token|secret)s?(?P<keyed>)(?:[ \t]+(?:for|to|on|of)(?:[ \t]+[^\s:]{1,40}){1,4})?"
+            r"(?:[ \t]+(?:is|was|will be|should be)[ \t]+|:[ \t]+)['\"]?"
+            r"""(?P<v>[^\s'")]{12,512})""",
         ),
         _prose,
         lowered=True,
