@@ -504,9 +504,31 @@ def _shaped_token(text: str, match: re.Match[str]) -> Span | None:
     if text.startswith(_known_heads(), left):
         return None  # a vendor's own rule knows this prefix and has decided
     body = text[start + 1 : end]
-    if not _random_body(body):
+    if _random_body(body):
+        return left, end
+    if not _hex_key(body) or len(body) > _HEX_TOKEN_MOST:
         return None
+    if re.split("[_-]", text[left : start + 1], maxsplit=1)[0] in _HEX_ID_HEADS:
+        return None  # trace_<hex>, commit-<hex>: an id or a digest
+    if text[end : end + 1] == "." and text[end + 1 : end + 2].isalnum():
+        return None  # docker-<hex>.scope, build_<hex>.tar: a name
     return left, end
+
+
+# A vendor's hex token (pri_, dapi, shpat_ and kin) holds 32 to 64 digits; a longer run
+# after a prefix is a digest.
+_HEX_TOKEN_MOST: Final = 64
+# Prefixes of hex ids and digests besides :data:`_ID_HEADS`: traces and spans, commits,
+# objects, caches and builds, containers and images.
+_HEX_ID_HEADS: Final = frozenset(
+    {
+        *("trace", "span", "request", "commit", "hash", "digest", "build", "tmp", "temp"),
+        *("cache", "docker", "object", "obj", "blob", "tree", "rev", "ref", "etag", "checksum"),
+        *("nonce", "salt", "iv", "ver", "version", "v", "git", "image", "layer", "container"),
+        *("pod", "node", "instance", "session", "cid", "guid", "uid", "sig", "signature"),
+        *("event", "order", "user", "account", "device", "tx", "block", "hex"),
+    }
+)
 
 
 # Names before a value that make a random-looking run a digest, an address or data, not a
