@@ -592,13 +592,13 @@ def _base64_key(text: str, match: re.Match[str]) -> Span | None:
     body = text[start:end].rstrip("=")
     if "+" not in body and "/" not in body:
         return None  # letters and digits only: random_token's to judge
-    if sum(map(str.isdigit, body)) < 3 or sum(map(str.isupper, body)) < 3:
+    if sum(map(str.isdigit, body)) < 2 or sum(map(str.isupper, body)) < 3:
         return None
     if sum(map(str.islower, body)) < 3 or is_patterned(body):
         return None
-    if 4 * sum(len(run) for run in _WORD_RUNS.findall(body)) > len(body):
+    if 3 * sum(len(run) for run in _WORD_RUNS.findall(body)) > len(body):
         return None  # words between slashes: a path
-    if _entropy(body) < min(_BASE64_ENTROPY, math.log2(len(body)) - 0.9):
+    if _entropy(body) < min(_BASE64_ENTROPY, math.log2(len(body)) - 1.1):
         return None
     if _DIGEST_BEFORE.search(text, max(0, start - 24), start) is not None:
         return None
@@ -612,8 +612,9 @@ def _base64_key(text: str, match: re.Match[str]) -> Span | None:
     return start, end
 
 
-# Random base64 of 64 characters or more has about 5.3 bits per character or more.
-_BASE64_ENTROPY: Final = 5.0
+# Random base64 of 64 characters or more has about 5.3 bits per character or more; one of
+# 40 about 4.8 (the floor is 1.1 bits under the most a run of its length can have).
+_BASE64_ENTROPY: Final = 4.8
 # How far back a block's BEGIN line is looked for (a 4096-bit certificate is about 2 KB).
 _BLOCK_REACH: Final = 8192
 # What a public key or a module checksum is written after: ssh-rsa, ecdsa-sha2-nistp256,
