@@ -578,6 +578,8 @@ def _random_token(text: str, match: re.Match[str]) -> Span | None:
         return None  # base64 of text: eyJhbGciOiJIUzI1NiJ9 is {"alg":"HS256"}
     if _TYPED_RUN.search(body) is not None:
         return None  # ABCDEF1234567890: typed out
+    if _inside_block(text, start):
+        return None  # a line of a certificate or public key block
     return start, end
 
 
@@ -592,6 +594,12 @@ def _base64_key(text: str, match: re.Match[str]) -> Span | None:
     body = text[start:end].rstrip("=")
     if "+" not in body and "/" not in body:
         return None  # letters and digits only: random_token's to judge
+    if (
+        start
+        and text[start - 1] == "="
+        and _ASSIGNED.search(text, max(0, start - 65), start) is None
+    ):
+        return None  # after base64 padding or a URL's query: not a value of its own
     if sum(map(str.isdigit, body)) < 2 or sum(map(str.isupper, body)) < 3:
         return None
     if sum(map(str.islower, body)) < 3 or is_patterned(body):
@@ -606,10 +614,16 @@ def _base64_key(text: str, match: re.Match[str]) -> Span | None:
         return None
     if _DECODED_AFTER.match(text, end) is not None or _decodes_to_text(body):
         return None
-    block = text.rfind("-----BEGIN ", max(0, start - _BLOCK_REACH), start)
-    if block >= 0 and text.find("-----END ", block, start) < 0:
-        return None  # inside a certificate, public key or signature block
+    if _inside_block(text, start):
+        return None  # a certificate's, a public key's or a signature's body
     return start, end
+
+
+def _inside_block(text: str, start: int) -> bool:
+    """Whether ``start`` is inside a ``-----BEGIN ...-----`` block whose END line has not
+    come yet (a private key's block is the private_key rule's, found before this)."""
+    block = text.rfind("-----BEGIN ", max(0, start - _BLOCK_REACH), start)
+    return block >= 0 and text.find("-----END ", block, start) < 0
 
 
 # Random base64 of 64 characters or more has about 5.3 bits per character or more; one of
@@ -1790,11 +1804,11 @@ _RULES: Final[tuple[Rule, ...]] = (
         "4,096 base64 characters with + or /, standing alone, that reads as random bytes "
         "(not base64 of text, not a digest, public key or certificate)",
         patterns=_compile(
-            r"(?<![A-Za-z0-9_+/=.\\-])[A-Za-z0-9+/]{40,4096}+={0,2}"
+            r"(?<![A-Za-z0-9_+/.\\-])[A-Za-z0-9+/]{40,4096}+={0,2}"
             r"(?![A-Za-z0-9_+/=\-]|\.[A-Za-z0-9])"
         ),
         select=_base64_key,
-        starts=((r"[^A-Za-z0-9_+/=.\\\-][A-Za-z0-9+/]{40}", 40),),
+        starts=((r"[^A-Za-z0-9_+/.\\\-][A-Za-z0-9+/]{40}", 40),),
     ),
     _rule(
         "email",
