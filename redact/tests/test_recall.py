@@ -535,6 +535,16 @@ def gen_random_token(rng: random.Random) -> tuple[str, str]:
             return token, token
 
 
+def gen_base64_key(rng: random.Random) -> tuple[str, str]:
+    """A key in base64 with nothing around it to name it: random bytes (30 to 300), with a
+    ``+`` or ``/`` and two digits at least."""
+    while True:
+        key = base64.b64encode(rng.randbytes(rng.randint(30, 300))).decode()
+        body = key.rstrip("=")
+        if ("+" in body or "/" in body) and sum(map(str.isdigit, body)) >= 2:
+            return key, key
+
+
 def gen_split_token(rng: random.Random) -> tuple[str, str]:
     token = rng.choice(["ghp_", "glpat-", "sk-ant-api03-", "xoxb-1234567890-"]) + pick(
         rng, ALNUM, 36
@@ -597,6 +607,7 @@ GENERATORS: dict[str, Callable[[random.Random], tuple[str, str]]] = {
     "encoded_secret": gen_encoded_secret,
     "split_token": gen_split_token,
     "random_token": gen_random_token,
+    "base64_key": gen_base64_key,
     "email": gen_email,
     "phone": gen_phone,
     "payment_card": gen_payment_card,

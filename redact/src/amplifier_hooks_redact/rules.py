@@ -594,6 +594,8 @@ def _base64_key(text: str, match: re.Match[str]) -> Span | None:
     body = text[start:end].rstrip("=")
     if "+" not in body and "/" not in body:
         return None  # letters and digits only: random_token's to judge
+    if "/" in body and _a_path(text, start, body):
+        return None  # /usr/lib/<run>, host:8080/<run>: a path or an address, not a key
     if (
         start
         and text[start - 1] == "="
@@ -617,6 +619,25 @@ def _base64_key(text: str, match: re.Match[str]) -> Span | None:
     if _inside_block(text, start):
         return None  # a certificate's, a public key's or a signature's body
     return start, end
+
+
+def _a_path(text: str, start: int, body: str) -> bool:
+    """Whether a run holding ``/`` is a path or a URL's path: glued to what comes before
+    it (``host]/``, ``:8080/``), or it starts with ``/`` and its first segment is empty,
+    lower case or digits (``//host``, ``/usr/``, ``/2024/``), as one of a random key almost
+    never is."""
+    if start and text[start - 1] not in _STANDS_APART:
+        return True
+    if body[0] != "/":
+        return False
+    second = body.find("/", 1)
+    if second < 0:
+        return False
+    segment = body[1:second]
+    return not segment or segment.islower() or segment.isdigit()
+
+
+_STANDS_APART: Final = frozenset(" \t\r\n\"'`=([{<>,;")
 
 
 def _inside_block(text: str, start: int) -> bool:
