@@ -1799,7 +1799,8 @@ _RULES: Final[tuple[Rule, ...]] = (
             r"""(?P<v>[^\s'")]{4,128})""",
             # A key or token a sentence gives: "your API key is X", "the token to test the
             # API: X". The value must read as a generated key (see _prose).
-            r"(?:key|token|secret)s?(?P<keyed>)(?:[ \t]+(?:for|to|on|of)(?:[ \t]+[^\s:]{1,40}){1,4})?"
+            r"(?:key|token|secret)s?(?P<keyed>)"
+            r"(?:[ \t]+(?:for|to|on|of)(?:[ \t]+[^\s:]{1,40}){1,4})?"
             r"(?:[ \t]+(?:is|was|will be|should be)[ \t]+|:[ \t]+)['\"]?"
             r"""(?P<v>[^\s'")]{12,512})""",
         ),
