@@ -543,7 +543,25 @@ _DIGEST_BEFORE: Final = lazy_compile(
 )
 
 
-def _random_token(text: str, match: re.Match[str]) -> Span | None:
+def _unnamed_key(text: str, match: re.Match[str]) -> Span | None:
+    """A key written with nothing around it to name it: a run of base64 holding ``+`` or
+    ``/`` (:func:`_base64_run`), else of letters and digits (:func:`_random_run`). One rule
+    and one pattern for both, so that one Hyperscan expression finds where either starts."""
+    start, end = match.span()
+    pad = end - start - len(text[start:end].rstrip("="))
+    body_end = end - pad
+    if text.find("+", start, body_end) >= 0 or text.find("/", start, body_end) >= 0:
+        return _base64_run(text, start, end)
+    if pad or body_end - start > _RANDOM_RUN_MOST:
+        return None  # base64 padding after it, or longer than a key of letters and digits
+    return _random_run(text, start, body_end)
+
+
+# The longest key of letters and digits alone the shape reads (longer runs are data).
+_RANDOM_RUN_MOST: Final = 256
+
+
+def _random_run(text: str, start: int, end: int) -> Span | None:
     r"""A run that reads as a generated key by its shape alone: 24 characters or more with
     two digits, two upper- and two lower-case letters or more, about four bits of entropy
     per character (random base62 of 24 characters has about 4.2; 0.9 bit under the most a
@@ -552,7 +570,6 @@ def _random_token(text: str, match: re.Match[str]) -> Span | None:
     digest, an address, an id or data (``sha256:``, ``commit``, ``etag``, ``content:``),
     nor base64 of text,
     nor typed out (``ABCDEF1234567890``)."""
-    start, end = match.span()
     body = text[start:end]
     if body.islower() or body.isupper() or body.isalpha():
         return None  # one case only (hex digests, ids), or no digit: most runs end here
@@ -583,17 +600,16 @@ def _random_token(text: str, match: re.Match[str]) -> Span | None:
     return start, end
 
 
-def _base64_key(text: str, match: re.Match[str]) -> Span | None:
+def _base64_run(text: str, start: int, end: int) -> Span | None:
     r"""A key written in base64 with nothing around it to name it (an AWS session token, an
     Azure storage key): a run of 40 or more base64 characters holding ``+`` or ``/``, that
     reads as random bytes (digits and both cases, no words, an entropy near that of random
     base64 of its length), not base64 of text, not a digest, signature or data named
     before it (``sha512-``, ``integrity``, ``h1:``, ``base64,``), not a public key
     (``ssh-rsa AAAA...``) and not inside a certificate or public key block."""
-    start, end = match.span()
     body = text[start:end].rstrip("=")
-    if "+" not in body and "/" not in body:
-        return None  # letters and digits only: random_token's to judge
+    if len(body) < _BASE64_LEAST:
+        return None
     if "/" in body and _a_path(text, start, body):
         return None  # /usr/lib/<run>, host:8080/<run>: a path or an address, not a key
     if (
@@ -641,12 +657,17 @@ _STANDS_APART: Final = frozenset(" \t\r\n\"'`=([{<>,;")
 
 
 def _inside_block(text: str, start: int) -> bool:
-    """Whether ``start`` is inside a ``-----BEGIN ...-----`` block whose END line has not
-    come yet (a private key's block is the private_key rule's, found before this)."""
+    """Whether the run at ``start`` is a line of a ``-----BEGIN ...-----`` block whose END
+    line has not come yet (a private key's block is the private_key rule's, found before
+    this). A block's lines stand alone: a run with other text on its line is in none."""
+    if start and text[start - 1] != "\n":
+        return False
     block = text.rfind("-----BEGIN ", max(0, start - _BLOCK_REACH), start)
     return block >= 0 and text.find("-----END ", block, start) < 0
 
 
+# The shortest key in base64 the shape reads (30 random bytes).
+_BASE64_LEAST: Final = 40
 # Random base64 of 64 characters or more has about 5.3 bits per character or more; one of
 # 40 about 4.8 (the floor is 1.1 bits under the most a run of its length can have).
 _BASE64_ENTROPY: Final = 4.8
@@ -1812,25 +1833,15 @@ _RULES: Final[tuple[Rule, ...]] = (
         category="secret",
         summary="a key written with nothing around it to name it: a run of 24 to 256 letters "
         "and digits, standing alone, that reads as random (digits and both cases, high "
-        "entropy, not words, not in a path or after a hash's name)",
+        "entropy, not words, not in a path or after a hash's name), or a run of 40 to 4,096 "
+        "base64 characters with + or / that reads as random bytes (not base64 of text, not "
+        "a digest, path, public key or certificate)",
         patterns=_compile(
-            r"(?<![A-Za-z0-9_+/.\\-])[A-Za-z0-9]{24,256}+(?![A-Za-z0-9_+/=\-]|\.[A-Za-z0-9])"
-        ),
-        select=_random_token,
-        starts=((r"[^A-Za-z0-9_+/.\\\-][A-Za-z0-9]{24}", 24),),
-    ),
-    Rule(
-        name="base64_key",
-        category="secret",
-        summary="a key written in base64 with nothing around it to name it: a run of 40 to "
-        "4,096 base64 characters with + or /, standing alone, that reads as random bytes "
-        "(not base64 of text, not a digest, public key or certificate)",
-        patterns=_compile(
-            r"(?<![A-Za-z0-9_+/.\\-])[A-Za-z0-9+/]{40,4096}+={0,2}"
+            r"(?<![A-Za-z0-9_+/.\\-])[A-Za-z0-9+/]{24,4096}+={0,2}"
             r"(?![A-Za-z0-9_+/=\-]|\.[A-Za-z0-9])"
         ),
-        select=_base64_key,
-        starts=((r"[^A-Za-z0-9_+/.\\\-][A-Za-z0-9+/]{40}", 40),),
+        select=_unnamed_key,
+        starts=((r"[^A-Za-z0-9_+/.\\\-][A-Za-z0-9+/]{24}", 24),),
     ),
     _rule(
         "email",
