@@ -1561,7 +1561,8 @@ _RULES: Final[tuple[Rule, ...]] = (
         summary="other vendors' API tokens by their documented prefixes: npm, Hugging Face, "
         "SendGrid, PyPI, DigitalOcean, Shopify, GitLab (deploy, runner, feed ...), Twilio, "
         "Mailgun, Linear, Doppler, Databricks, Grafana, Pulumi, Postman, Sentry, Vault, age, "
-        "Atlassian, Square, Discord webhooks, Heroku, Fly.io, Notion",
+        "Atlassian, Bitbucket Data Center, LangSmith, Square, Discord webhooks, Heroku, Fly.io, "
+        "Notion",
         patterns=_compile(
             # One scan per separator: the word before it says which vendor, if any.
             *_vendor_separators(),
