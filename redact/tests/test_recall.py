@@ -519,7 +519,10 @@ def gen_encoded_secret(rng: random.Random) -> tuple[str, str]:
 
 def gen_random_token(rng: random.Random) -> tuple[str, str]:
     """A key with nothing around it to name it: base62 at random, each kind twice, and
-    not typed out (no five characters in a row of an alphabet, no character four times)."""
+    not typed out (no five characters in a row of an alphabet, no character four times);
+    or, one time in three, random bytes in base64 (:func:`gen_base64_key`)."""
+    if rng.random() < 1 / 3:
+        return gen_base64_key(rng)
     walks = [
         alphabet[i : i + 5]
         for alphabet in (string.ascii_lowercase, string.ascii_uppercase, string.digits)
@@ -533,6 +536,16 @@ def gen_random_token(rng: random.Random) -> tuple[str, str]:
         token = "".join(body)
         if re.search(r"(.)\1{3}", token) is None and not any(w in token for w in walks):
             return token, token
+
+
+def gen_base64_key(rng: random.Random) -> tuple[str, str]:
+    """A key in base64 with nothing around it to name it: random bytes (30 to 300), with a
+    ``+`` or ``/`` and two digits at least."""
+    while True:
+        key = base64.b64encode(rng.randbytes(rng.randint(30, 300))).decode()
+        body = key.rstrip("=")
+        if ("+" in body or "/" in body) and sum(map(str.isdigit, body)) >= 2:
+            return key, key
 
 
 def gen_split_token(rng: random.Random) -> tuple[str, str]:

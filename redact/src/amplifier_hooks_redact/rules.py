@@ -176,6 +176,8 @@ def _assigned(text: str, match: re.Match[str], *, loose: bool) -> Span | None:
         value = text[start:end]
         if not value.strip() or is_placeholder(value.strip()) or is_patterned(value):
             return None
+        if len(value) > _LONG_VALUE and any(char.isspace() for char in value):
+            return None  # a long quoted text with blanks: a message, not a key
         if _between_literals(value) or _FORMAT_VERB.search(value) is not None:
             return None  # "token=" + match + "&x": code; "access_token=%s|%s": a template
         if group == "t" and (value[0] == "$" or value[0] == "{"):
@@ -211,6 +213,10 @@ def _assigned(text: str, match: re.Match[str], *, loose: bool) -> Span | None:
         end = more.end()
     return start, end
 
+
+# A quoted value is read up to 4,096 characters (long JWTs and session tokens), but one
+# longer than this holding a blank is a message, not a key.
+_LONG_VALUE: Final = 512
 
 # An environment variable's name (DB_PASSWORD, MYSQL_ROOT_PASSWORD), as env files,
 # docker-compose environment blocks and shell exports write it.
@@ -498,9 +504,31 @@ def _shaped_token(text: str, match: re.Match[str]) -> Span | None:
     if text.startswith(_known_heads(), left):
         return None  # a vendor's own rule knows this prefix and has decided
     body = text[start + 1 : end]
-    if not _random_body(body):
+    if _random_body(body):
+        return left, end
+    if not _hex_key(body) or len(body) > _HEX_TOKEN_MOST:
         return None
+    if re.split("[_-]", text[left : start + 1], maxsplit=1)[0] in _HEX_ID_HEADS:
+        return None  # trace_<hex>, commit-<hex>: an id or a digest
+    if text[end : end + 1] == "." and text[end + 1 : end + 2].isalnum():
+        return None  # docker-<hex>.scope, build_<hex>.tar: a name
     return left, end
+
+
+# A vendor's hex token (pri_, dapi, shpat_ and kin) holds 32 to 64 digits; a longer run
+# after a prefix is a digest.
+_HEX_TOKEN_MOST: Final = 64
+# Prefixes of hex ids and digests besides :data:`_ID_HEADS`: traces and spans, commits,
+# objects, caches and builds, containers and images.
+_HEX_ID_HEADS: Final = frozenset(
+    {
+        *("trace", "span", "request", "commit", "hash", "digest", "build", "tmp", "temp"),
+        *("cache", "docker", "object", "obj", "blob", "tree", "rev", "ref", "etag", "checksum"),
+        *("nonce", "salt", "iv", "ver", "version", "v", "git", "image", "layer", "container"),
+        *("pod", "node", "instance", "session", "cid", "guid", "uid", "sig", "signature"),
+        *("event", "order", "user", "account", "device", "tx", "block", "hex"),
+    }
+)
 
 
 # Names before a value that make a random-looking run a digest, an address or data, not a
@@ -515,7 +543,25 @@ _DIGEST_BEFORE: Final = lazy_compile(
 )
 
 
-def _random_token(text: str, match: re.Match[str]) -> Span | None:
+def _unnamed_key(text: str, match: re.Match[str]) -> Span | None:
+    """A key written with nothing around it to name it: a run of base64 holding ``+`` or
+    ``/`` (:func:`_base64_run`), else of letters and digits (:func:`_random_run`). One rule
+    and one pattern for both, so that one Hyperscan expression finds where either starts."""
+    start, end = match.span()
+    pad = end - start - len(text[start:end].rstrip("="))
+    body_end = end - pad
+    if text.find("+", start, body_end) >= 0 or text.find("/", start, body_end) >= 0:
+        return _base64_run(text, start, end)
+    if pad or body_end - start > _RANDOM_RUN_MOST:
+        return None  # base64 padding after it, or longer than a key of letters and digits
+    return _random_run(text, start, body_end)
+
+
+# The longest key of letters and digits alone the shape reads (longer runs are data).
+_RANDOM_RUN_MOST: Final = 256
+
+
+def _random_run(text: str, start: int, end: int) -> Span | None:
     r"""A run that reads as a generated key by its shape alone: 24 characters or more with
     two digits, two upper- and two lower-case letters or more, about four bits of entropy
     per character (random base62 of 24 characters has about 4.2; 0.9 bit under the most a
@@ -524,7 +570,6 @@ def _random_token(text: str, match: re.Match[str]) -> Span | None:
     digest, an address, an id or data (``sha256:``, ``commit``, ``etag``, ``content:``),
     nor base64 of text,
     nor typed out (``ABCDEF1234567890``)."""
-    start, end = match.span()
     body = text[start:end]
     if body.islower() or body.isupper() or body.isalpha():
         return None  # one case only (hex digests, ids), or no digit: most runs end here
@@ -550,7 +595,90 @@ def _random_token(text: str, match: re.Match[str]) -> Span | None:
         return None  # base64 of text: eyJhbGciOiJIUzI1NiJ9 is {"alg":"HS256"}
     if _TYPED_RUN.search(body) is not None:
         return None  # ABCDEF1234567890: typed out
+    if _inside_block(text, start):
+        return None  # a line of a certificate or public key block
     return start, end
+
+
+def _base64_run(text: str, start: int, end: int) -> Span | None:
+    r"""A key written in base64 with nothing around it to name it (an AWS session token, an
+    Azure storage key): a run of 40 or more base64 characters holding ``+`` or ``/``, that
+    reads as random bytes (digits and both cases, no words, an entropy near that of random
+    base64 of its length), not base64 of text, not a digest, signature or data named
+    before it (``sha512-``, ``integrity``, ``h1:``, ``base64,``), not a public key
+    (``ssh-rsa AAAA...``) and not inside a certificate or public key block."""
+    body = text[start:end].rstrip("=")
+    if len(body) < _BASE64_LEAST:
+        return None
+    if "/" in body and _a_path(text, start, body):
+        return None  # /usr/lib/<run>, host:8080/<run>: a path or an address, not a key
+    if (
+        start
+        and text[start - 1] == "="
+        and _ASSIGNED.search(text, max(0, start - 65), start) is None
+    ):
+        return None  # after base64 padding or a URL's query: not a value of its own
+    if sum(map(str.isdigit, body)) < 2 or sum(map(str.isupper, body)) < 3:
+        return None
+    if sum(map(str.islower, body)) < 3 or is_patterned(body):
+        return None
+    if 3 * sum(len(run) for run in _WORD_RUNS.findall(body)) > len(body):
+        return None  # words between slashes: a path
+    if _entropy(body) < min(_BASE64_ENTROPY, math.log2(len(body)) - 1.1):
+        return None
+    if _DIGEST_BEFORE.search(text, max(0, start - 24), start) is not None:
+        return None
+    if _PUBLIC_BEFORE.search(text, max(0, start - 40), start) is not None:
+        return None
+    if _DECODED_AFTER.match(text, end) is not None or _decodes_to_text(body):
+        return None
+    if _inside_block(text, start):
+        return None  # a certificate's, a public key's or a signature's body
+    return start, end
+
+
+def _a_path(text: str, start: int, body: str) -> bool:
+    """Whether a run holding ``/`` is a path or a URL's path: glued to what comes before
+    it (``host]/``, ``:8080/``), or it starts with ``/`` and its first segment is empty,
+    lower case or digits (``//host``, ``/usr/``, ``/2024/``), as one of a random key almost
+    never is."""
+    if start and text[start - 1] not in _STANDS_APART:
+        return True
+    if body[0] != "/":
+        return False
+    second = body.find("/", 1)
+    if second < 0:
+        return False
+    segment = body[1:second]
+    return not segment or segment.islower() or segment.isdigit()
+
+
+_STANDS_APART: Final = frozenset(" \t\r\n\"'`=([{<>,;")
+
+
+def _inside_block(text: str, start: int) -> bool:
+    """Whether the run at ``start`` is a line of a ``-----BEGIN ...-----`` block whose END
+    line has not come yet (a private key's block is the private_key rule's, found before
+    this). A block's lines stand alone: a run with other text on its line is in none."""
+    if start and text[start - 1] != "\n":
+        return False
+    block = text.rfind("-----BEGIN ", max(0, start - _BLOCK_REACH), start)
+    return block >= 0 and text.find("-----END ", block, start) < 0
+
+
+# The shortest key in base64 the shape reads (30 random bytes).
+_BASE64_LEAST: Final = 40
+# Random base64 of 64 characters or more has about 5.3 bits per character or more; one of
+# 40 about 4.8 (the floor is 1.1 bits under the most a run of its length can have).
+_BASE64_ENTROPY: Final = 4.8
+# How far back a block's BEGIN line is looked for (a 4096-bit certificate is about 2 KB).
+_BLOCK_REACH: Final = 8192
+# What a public key or a module checksum is written after: ssh-rsa, ecdsa-sha2-nistp256,
+# ssh-ed25519, h1: (go.sum).
+_PUBLIC_BEFORE: Final = lazy_compile(
+    r"(?:ssh-[a-z0-9]+|ecdsa-sha2-[a-z0-9]+|sk-ssh-[a-z0-9@.]+|sk-ecdsa-[a-z0-9@.-]+)[ \t]+\Z"
+    r"|\bh1:\Z"
+)
 
 
 # Five characters in a row of the alphabet or the digits, or one character four times: a
@@ -608,7 +736,8 @@ _VENDOR_HEAD: Final = lazy_compile(r"[a-z][a-z0-9]*[_-]")
 
 def _random_body(body: str) -> bool:
     """Letters and digits drawn at random: digits, upper and lower case letters, a high
-    entropy, and no typed-out pattern or placeholder word."""
+    entropy (4 bits per character, or 1.1 under the most the body's length can have if
+    that is less), and no typed-out pattern or placeholder word."""
     if _A_DIGIT.search(body) is None or body == body.lower() or body == body.upper():
         return False
     if is_patterned(body) or is_credential_word(body):
@@ -616,12 +745,9 @@ def _random_body(body: str) -> bool:
     worded = sum(len(run) for run in _WORD_RUNS.findall(body))
     if 2 * worded > len(body):
         return False  # words run together: SponsoredProductsRemoteSearch, not a key
-    counts: dict[str, int] = {}
-    for char in body:
-        counts[char] = counts.get(char, 0) + 1
-    size = len(body)
-    entropy = -sum(n / size * math.log2(n / size) for n in counts.values())
-    return entropy >= _MIN_ENTROPY
+    # A length-aware floor: random base62 of 32 characters has about 4.6 bits per character,
+    # and falls under 4.0 about once in 2,500; 1.1 bits under the most 32 can have is 3.9.
+    return _entropy(body) >= min(_MIN_ENTROPY, math.log2(len(body)) - 1.1)
 
 
 def _entropy(value: str) -> float:
@@ -782,14 +908,33 @@ def _key_pair(text: str, match: re.Match[str]) -> Span | None:
 
 
 def _prose(text: str, match: re.Match[str]) -> Span | None:
-    """The value a sentence says is a password, without the punctuation that ends it."""
+    """The value a sentence says is a password, a key or a token, without the punctuation
+    that ends it."""
     start, end = match.span("v")
     while end > start and text[end - 1] in ".,;:!?":
         end -= 1
     value = text[start:end]
     if is_placeholder(value) or not _secret_word(value):
         return None
+    if "keyed" in match.re.groupindex and not (reads_as_key(value) or _hex_key(value)):
+        return None  # "the key is primary_key_id": a name, not a key
     return start, end
+
+
+def _hex_key(value: str) -> bool:
+    """32 to 128 hex digits drawn at random (a key a name or sentence calls one): one case,
+    four digits and four letters or more, and an entropy near random hex's (about 3.7 bits
+    per character for 32 digits; at least 3.2)."""
+    if _HEX_RUN.fullmatch(value) is None or (not value.islower() and not value.isupper()):
+        return False
+    digits = sum(map(str.isdigit, value))
+    if digits < 4 or len(value) - digits < 4 or is_patterned(value):
+        return False
+    return _entropy(value) >= _HEX_ENTROPY
+
+
+_HEX_RUN: Final = lazy_compile("[0-9A-Fa-f]{32,128}")
+_HEX_ENTROPY: Final = 3.2
 
 
 def _secret_word(value: str) -> bool:
@@ -884,6 +1029,8 @@ _VENDOR_SHAPES: Final = {
         ("sat.", r"sat\.[A-Za-z0-9_-]{22}\.[A-Za-z0-9]{24}\.[A-Za-z0-9]{20}"),
         ("_gitlab_", "_gitlab_session=[0-9a-z]{32}"),
         ("bedrock-", "bedrock-api-key-YmVkcm9jay5hbWF6b25hd3MuY29t[A-Za-z0-9+/=]*"),
+        ("BBDC-", "BBDC-[A-Za-z0-9+/]{44}"),
+        ("lsv2_", "lsv2_(?:pt|sk)_[a-f0-9]{32}_[a-f0-9]{10}"),
     )
 }
 _VENDOR_PREFIX_LENGTHS: Final = tuple(sorted({len(p) for p in _VENDOR_SHAPES}, reverse=True))
@@ -1120,11 +1267,11 @@ _KEY_END = (
 _VALUE = (
     # YAML: a block scalar (key: |, key: >-) or a plain value on the next, indented line.
     r"""(?:(?P<b>[|>][+-]?[0-9]?)?[ \t]*\r?\n[ \t]+(?P<y>[^\s#"'`-][^\r\n]{0,511})"""
-    r"""|(?P<e>["'`])(?P<w>(?:\\[^\r\n]|(?!(?P=e))[^\\\r\n]){1,512})(?P=e)"""
+    r"""|(?P<e>["'`])(?P<w>(?:\\[^\r\n]|(?!(?P=e))[^\\\r\n]){1,4096})(?P=e)"""
     r"""|\\{0,8}(?P<q>["'])(?P<v>(?:(?!(?P=q))[^\\\r\n]){1,512})\\{0,8}(?P=q)"""
     r"""|(?P<u>(?:[^\s"'`,;&<>(){}\[\]\\]|&(?![&\s]|[a-z_][a-z0-9_]*=)){1,512})"""
     # A quoted value whose closing quote never comes: the rest of the line.
-    r"""|\\{0,8}(?P<o>["'`])(?P<t>[^\s"'`\\]{4,512})(?=[ \t]*(?:[\r\n]|\\[nr]|$)))"""
+    r"""|\\{0,8}(?P<o>["'`])(?P<t>[^\s"'`\\]{4,4096})(?=[ \t]*(?:[\r\n]|\\[nr]|$)))"""
 )
 _KEY_PREFIXES = (
     "api",
@@ -1412,7 +1559,8 @@ _RULES: Final[tuple[Rule, ...]] = (
         summary="other vendors' API tokens by their documented prefixes: npm, Hugging Face, "
         "SendGrid, PyPI, DigitalOcean, Shopify, GitLab (deploy, runner, feed ...), Twilio, "
         "Mailgun, Linear, Doppler, Databricks, Grafana, Pulumi, Postman, Sentry, Vault, age, "
-        "Atlassian, Square, Discord webhooks, Heroku, Fly.io, Notion",
+        "Atlassian, Bitbucket Data Center, LangSmith, Square, Discord webhooks, Heroku, Fly.io, "
+        "Notion",
         patterns=_compile(
             # One scan per separator: the word before it says which vendor, if any.
             *_vendor_separators(),
@@ -1663,11 +1811,18 @@ _RULES: Final[tuple[Rule, ...]] = (
     _rule(
         "prose_password",
         "secret",
-        "passwords given in prose: 'the password is X', 'passcode was X'",
+        "passwords, keys and tokens given in prose: 'the password is X', 'passcode was X', "
+        "'your API key is X', 'the token to test the API: X'",
         (
             r"pass(?:word|code|phrase)s?(?:[ \t]+(?:for|to|on|of)[ \t]+(?:the[ \t]+)?[^\s]{1,40})?"
             r"[ \t]+(?:is|was|will be|should be)[ \t]+['\"]?"
             r"""(?P<v>[^\s'")]{4,128})""",
+            # A key or token a sentence gives: "your API key is X", "the token to test the
+            # API: X". The value must read as a generated key (see _prose).
+            r"(?:key|token|secret)s?(?P<keyed>)"
+            r"(?:[ \t]+(?:for|to|on|of)(?:[ \t]+[^\s:]{1,40}){1,4})?"
+            r"(?:[ \t]+(?:is|was|will be|should be)[ \t]+|:[ \t]+)['\"]?"
+            r"""(?P<v>[^\s'")]{12,512})""",
         ),
         _prose,
         lowered=True,
@@ -1677,12 +1832,15 @@ _RULES: Final[tuple[Rule, ...]] = (
         category="secret",
         summary="a key written with nothing around it to name it: a run of 24 to 256 letters "
         "and digits, standing alone, that reads as random (digits and both cases, high "
-        "entropy, not words, not in a path or after a hash's name)",
+        "entropy, not words, not in a path or after a hash's name), or a run of 40 to 4,096 "
+        "base64 characters with + or / that reads as random bytes (not base64 of text, not "
+        "a digest, path, public key or certificate)",
         patterns=_compile(
-            r"(?<![A-Za-z0-9_+/.\\-])[A-Za-z0-9]{24,256}+(?![A-Za-z0-9_+/=\-]|\.[A-Za-z0-9])"
+            r"(?<![A-Za-z0-9_+/.\\-])[A-Za-z0-9+/]{24,4096}+={0,2}"
+            r"(?![A-Za-z0-9_+/=\-]|\.[A-Za-z0-9])"
         ),
-        select=_random_token,
-        starts=((r"[^A-Za-z0-9_+/.\\\-][A-Za-z0-9]{24}", 24),),
+        select=_unnamed_key,
+        starts=((r"[^A-Za-z0-9_+/.\\\-][A-Za-z0-9+/]{24}", 24),),
     ),
     _rule(
         "email",

@@ -617,10 +617,13 @@ _SELF_EVIDENT: Final = TOKEN_RULES | {
     "slack_webhook",
 }
 """Rules whose matches carry their own evidence: each occurrence is found on its own."""
-_ECHO_LEAST: Final = 12
+_ECHO_LEAST: Final = 10
 """Shorter values are not looked for again; nor are values that read as words or names
 (:func:`_generated`): a password ``password`` or a value ``base64PrivateKey`` is a word that
 occurs elsewhere as itself."""
+_ECHO_DIGITS: Final = 16
+"""A value of digits alone is looked for again from this many: shorter ones are counts,
+dates and ids."""
 _ECHO_MOST: Final = 16
 """Distinct values looked for again per string, so that the search stays linear."""
 
@@ -647,10 +650,12 @@ _WORD_RUN: Final = re.compile("[a-z]{4,}")
 def _generated(value: str) -> bool:
     """A value that reads as generated, not as a word or a name: no space, letters with
     three digits or more, or else digits or both cases and not mostly lower-case words
-    (``base64PrivateKey`` and ``password`` are names and words)."""
-    if any(char.isspace() for char in value) or not any(char.isalpha() for char in value):
+    (``base64PrivateKey`` and ``password`` are names and words), or 16 digits or more."""
+    if any(char.isspace() for char in value):
         return False
     digits = sum(map(str.isdigit, value))
+    if not any(char.isalpha() for char in value):
+        return digits >= _ECHO_DIGITS and digits == len(value)  # a numeric key, not a count
     if digits >= 3:
         return True
     if not digits and (value.islower() or value.isupper()):
