@@ -180,7 +180,10 @@ class Rule:
             if not name or not self._names(name):
                 continue
             inner = invocations(shlex.join(run.arguments[k:]))
-            if any(self.runs_as_rule(found) or found.opaque for found in inner):
+            if any(
+                found.opaque or self.runs_as_rule(found) or self.may_run_as_rule(found)
+                for found in inner
+            ):
                 return True
         return False
 
