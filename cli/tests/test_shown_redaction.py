@@ -10,11 +10,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from hypothesis import given, settings
-from hypothesis import strategies as st
-
 from amplifier_hooks_cli.demo_view import shorten
 from amplifier_hooks_cli.output import SHOWN_CAPABILITY, show_through
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from .test_cli import installed, no_traceback, write
 
