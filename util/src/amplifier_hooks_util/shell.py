@@ -271,8 +271,10 @@ def comment_at(text: str, i: int, escaped: int = -1) -> bool:
 
 def comment_end(text: str, i: int) -> int:
     """The index of the newline (or carriage return) ending the comment at ``i``, or the end."""
-    ends = [k for k in (text.find("\n", i), text.find("\r", i)) if k >= 0]
-    return min(ends) if ends else len(text)
+    newline = text.find("\n", i)
+    end = len(text) if newline < 0 else newline
+    carriage = text.find("\r", i, end)  # searched only up to the newline: linear in all
+    return end if carriage < 0 else carriage
 
 
 @dataclass(frozen=True, slots=True)
