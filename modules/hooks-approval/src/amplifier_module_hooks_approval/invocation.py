@@ -56,7 +56,7 @@ _OPAQUE_RUNNERS: Final = frozenset(
      "rlwrap", "chpst", "envdir", "setuidgid", "softlimit", "sshpass", "schroot", "entr",
      "bwrap", "ssh-agent", "systemd-inhibit", "mpirun", "mpiexec", "srun", "sudoedit",
      "machinectl", "systemd-nspawn", "tsp", "at", "batch", "daemonize", "start-stop-daemon",
-     "unbuffer", "fakeroot", "fakechroot", "proot", "xterm", "tmux", "screen", "nix-shell",
+     "fakechroot", "proot", "xterm", "tmux", "screen", "nix-shell",
      "dotenv", "with-contenv", "s6-setuidgid", "gosu", "su-exec", "tini", "dumb-init"}
 )  # fmt: skip
 # Package and environment managers whose subcommand runs a command given in their arguments.
@@ -94,7 +94,7 @@ _FIND_RUN: Final = frozenset({"-exec", "-execdir", "-ok", "-okdir"})
 # name first: see :func:`_simple`).
 _PLAIN_PREFIXES: Final = frozenset(
     {"!", "{", "}", "if", "then", "else", "elif", "fi", "do", "done", "while", "until", "esac",
-     "coproc", "function", "[[", "]]"}
+     "coproc", "function", "[[", "]]", "unbuffer", "fakeroot"}
 )  # fmt: skip
 _SUBSTITUTED: Final = "$__substitution__"
 
@@ -488,7 +488,9 @@ def _simple(argv: list[str], via: tuple[str, ...], depth: int) -> list[Invocatio
         if builtin is not None:
             return found + builtin
         if name in _OPAQUE_RUNNERS and i + 1 < len(argv):
-            return [*found, _opaque(f"{name} runs a command its options are not read for", via)]
+            reason = f"{name} runs a command its options are not read for"
+            kept = tuple(argv[i + 1 :])  # a deny rule finds its command among them
+            return [*found, Invocation(name, kept, Parsed((), kept), (), via, opaque=reason)]
         runner = _SUBCOMMAND_RUNNERS.get(name)
         if runner is not None and ("" in runner or (i + 1 < len(argv) and argv[i + 1] in runner)):
             start = i + (1 if "" in runner else 2)  # the command it runs, read as one

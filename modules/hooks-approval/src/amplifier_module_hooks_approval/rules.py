@@ -143,7 +143,9 @@ class Rule:
             return True
         if any(self._command_matches(part) for part in subject.scan.parts):
             return True
-        return any(self.runs_as_rule(run) for run in subject.runs)
+        return any(
+            self.runs_as_rule(run) or self._embeds_rule(run, exactly=True) for run in subject.runs
+        )
 
     def runs_as_rule(self, run: Invocation) -> bool:
         """A deny or ask rule: ``run`` executes what the rule's patterns name (its shapes,
@@ -171,19 +173,19 @@ class Rule:
             word.search(regex.pattern) for regex in self.commands
         )
 
-    def _embeds_rule(self, run: Invocation) -> bool:
+    def _embeds_rule(self, run: Invocation, *, exactly: bool = False) -> bool:
         """True when ``run``'s arguments, from a word naming the rule's program on, are a
         command the rule names: a program that runs its arguments as a command, known here or
-        not (``setarch x86_64 rm -rf x``, ``mywrapper git push -f``)."""
+        not (``setarch x86_64 rm -rf x``, ``mywrapper git push -f``). ``exactly``: only a
+        command the rule names (a deny rule denies it); else also one that may be (asked)."""
         for k, word in enumerate(run.arguments[:_EMBEDDED_WORDS]):
             name = word.rsplit("/", 1)[-1]
             if not name or not self._names(name):
                 continue
             inner = invocations(shlex.join(run.arguments[k:]))
-            if any(
-                found.opaque or self.runs_as_rule(found) or self.may_run_as_rule(found)
-                for found in inner
-            ):
+            if any(self.runs_as_rule(found) for found in inner):
+                return True
+            if not exactly and any(found.opaque or self.may_run_as_rule(found) for found in inner):
                 return True
         return False
 
