@@ -1,12 +1,19 @@
 """What a session shows a person passes the redaction its log and its requests pass: with
 hooks-redaction mounted, a failing hook's stderr (the warning that names it), a Claude Code
-hook's ``systemMessage`` and a command hook's deny reason reach the terminal redacted."""
+hook's ``systemMessage`` and a command hook's deny reason reach the terminal redacted, and a
+value cut to fit a line is redacted before the cut."""
 
 from __future__ import annotations
 
+import asyncio
 from pathlib import Path
+from typing import Any
 
 import pytest
+from amplifier_hooks_cli.demo_view import shorten
+from amplifier_hooks_cli.output import SHOWN_CAPABILITY, show_through
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from .test_cli import installed, no_traceback, write
 
@@ -91,3 +98,38 @@ def test_hook_messages_warnings_and_deny_reasons_are_shown_redacted(
         assert "[REDACTED:github_token]" in shown, shown
     else:  # the test sees what it means to: without the module, the token is shown
         assert TOKEN in shown, shown
+
+
+@pytest.fixture(scope="module")
+def redact_text() -> Any:
+    """The redaction a session with hooks-redaction mounted offers its terminal."""
+    from amplifier_core.testing import create_test_coordinator
+    from amplifier_module_hooks_redaction import mount
+
+    coordinator = create_test_coordinator()
+    asyncio.run(mount(coordinator, {}))
+    return coordinator.get_capability(SHOWN_CAPABILITY)
+
+
+@settings(max_examples=200, deadline=None, derandomize=True)
+@given(
+    before=st.integers(0, 200),
+    limit=st.integers(20, 240),
+    filler=st.sampled_from(["x", "ab ", "{", '"k": "', "\n"]),
+    as_json=st.booleans(),
+)
+def test_a_secret_cut_for_the_terminal_is_redacted_whole_first(
+    redact_text: Any, before: int, limit: int, filler: str, as_json: bool
+) -> None:
+    """The terminal cuts long values (``shorten``); a token straddling the cut was shown as a
+    fragment no rule recognises (``ghp_ERR1...EEEEff...`` in a deny reason). The text is
+    redacted whole before any cut, wherever the cut falls."""
+    text = (filler * before)[:before] + TOKEN + " tail"
+    value: Any = {"command": text} if as_json else text
+    show_through(redact_text)
+    try:
+        shown_text = shorten(value, limit)
+    finally:
+        show_through(None)
+    for size in range(8, len(TOKEN) + 1):  # no piece of the token, not even a short prefix
+        assert TOKEN[:size] not in shown_text, (size, shown_text)

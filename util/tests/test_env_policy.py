@@ -173,3 +173,53 @@ def test_pytest_addopts_is_refused_with_what_it_does() -> None:
     (refusal,) = judged.refused
     assert refusal.name == "PYTEST_ADDOPTS"
     assert "options" in refusal.why or "loads" in refusal.why
+
+
+MANAGERS = st.sampled_from(
+    ["PYENV", "RBENV", "NODENV", "GOENV", "JENV", "PLENV", "PHPENV", "ASDF_PYTHON", "MISE_NODE",
+     "RTX_RUBY", "VOLTA", "FNM", "NVM", "SDKMAN_JAVA", "NODE", "TERRAFORM", "RUSTUP", "DENO"]
+)  # fmt: skip
+
+
+@settings(max_examples=200, derandomize=True, deadline=None)
+@given(
+    manager=MANAGERS,
+    end=st.sampled_from(["_VERSION", "_TOOLCHAIN", "_ROOT", "_DIR", "_HOME", "_X"]),
+    lower=st.booleans(),
+    value=st.text(max_size=12),
+)
+def test_what_picks_the_program_a_version_manager_runs_is_refused(
+    manager: str, end: str, lower: bool, value: str
+) -> None:
+    """``PYENV_VERSION=../../../repo/evil`` made the pyenv shim of an approved ``pytest`` run
+    the project's program: every version manager's variable, and any name ending in
+    ``_VERSION`` or ``_TOOLCHAIN`` (which program a shim picks), is refused, whatever its
+    value."""
+    if end not in ("_VERSION", "_TOOLCHAIN") and manager in ("TERRAFORM", "RUSTUP"):
+        manager = "PYENV"  # only a manager's own prefix makes its other variables refused
+    name = manager + end
+    name = name.lower() if lower else name
+    judged = review({name: value})
+    assert name not in judged.allowed
+
+
+@settings(max_examples=300, derandomize=True, deadline=None)
+@given(
+    name=st.from_regex(r"[A-Z][A-Z0-9_]{0,12}", fullmatch=True),
+    before=st.lists(st.sampled_from(["a", "x.y", ".", "v1.2", "/abs", "~"]), max_size=3),
+    after=st.lists(st.sampled_from(["a", "evil", "bin", ".."]), max_size=3),
+    separator=st.sampled_from(["/", "\\"]),
+)
+def test_a_value_climbing_out_of_a_directory_is_refused_whatever_the_name(
+    name: str, before: list[str], after: list[str], separator: str
+) -> None:
+    if name == "PATH":
+        return
+    value = separator.join([*before, "..", *after])
+    judged = review({name: value})
+    assert name not in judged.allowed, value
+
+
+@pytest.mark.parametrize("value", ["1.2.3", "x..y", "v2..v3", "a...b", "https://e.x/a..b"])
+def test_dots_inside_a_word_are_data(value: str) -> None:
+    assert review({"RELEASE": value}).allowed == {"RELEASE": value}

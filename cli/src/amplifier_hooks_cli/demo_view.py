@@ -24,6 +24,7 @@ from amplifier_core.display import RecordingDisplay
 from amplifier_core.hooks import HookRegistry
 from amplifier_core.models import HookResult, MessageLevel
 
+from .output import shown
 from .session import AgentSession
 from .tracing import Trace, Tracer
 
@@ -51,9 +52,11 @@ REMINDER: Final = re.compile(
 
 
 def shorten(value: Any, limit: int = _SHOWN) -> str:
-    """``value`` on one line (JSON unless a string), cut to ``limit`` characters with ``...``."""
+    """``value`` on one line (JSON unless a string), redacted as the consoles show text
+    (:func:`~.output.shown`), then cut to ``limit`` characters with ``...``: a secret is
+    redacted whole before any cut, never cut into a fragment no rule recognises."""
     text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False, default=str)
-    text = " ".join(text.split())
+    text = " ".join(shown(text).split())
     return text if len(text) <= limit else text[: limit - 3] + "..."
 
 

@@ -36,6 +36,7 @@ __all__ = [
     "one_line",
     "setup",
     "show_through",
+    "shown",
     "stderr",
     "stdout",
     "verbose",
@@ -63,6 +64,18 @@ _shown_filter: list[Callable[[str], str]] = []
 def show_through(redact: Callable[[str], str] | None) -> None:
     """Pass everything the consoles write through ``redact`` from now on (``None``: as is)."""
     _shown_filter[:] = [] if redact is None else [redact]
+
+
+def shown(text: str) -> str:
+    """``text`` as the consoles would show it: through the filter of :func:`show_through`.
+    Whatever cuts text for display (:func:`~.demo_view.shorten`) calls this first, so a secret
+    cut in half is never shown as a half nobody recognises."""
+    if not _shown_filter or not text:
+        return text
+    try:
+        return _shown_filter[0](text)
+    except Exception as err:  # what cannot be redacted is not shown
+        return f"[REDACTED:unscannable:{type(err).__name__}]"
 
 
 class _Shown:

@@ -110,7 +110,9 @@ def quote_split(word: str) -> st.SearchStrategy[str]:
     )
 
 
-def wrapped(command: str, how: str) -> str:
+def wrapped(command: str, how: str, noise: str = "") -> str:
+    if how in GRAMMAR:
+        return str(GRAMMAR[how](command, noise))
     if how == "plain":
         return command
     if how == "sh -c":
@@ -130,9 +132,50 @@ def wrapped(command: str, how: str) -> str:
     raise AssertionError(how)
 
 
+def _q(text: str) -> str:
+    return shlex.quote(text)
+
+
+def _arith(command: str) -> str:
+    return _q(f"a[$({command})]")
+
+
+# The shell grammar and the programs that run code, each a way to reach ``command``: bash's
+# comments (``noise`` is generated text put in them: quotes, backslashes, operators), reserved
+# words, builtins that take code, arithmetic that evaluates a variable, interpreters given code
+# inline, and wrappers the approval does not know.
+_WRAPPER = "printf '#!/bin/sh\\nexec \"$@\"\\n' > w; chmod +x w; ./w"
+GRAMMAR: dict[str, Any] = {
+    "comment": lambda c, n: f"# {n}\n{c}",
+    "comment after": lambda c, n: f"echo x # {n}\n{c}",
+    "comment continued": lambda c, n: f"echo x # {n} \\\n{c}",
+    "coproc": lambda c, n: f"coproc {c}\nwait",
+    "coproc named": lambda c, n: f"coproc w {{ {c}; }}\nwait",
+    "function": lambda c, n: f"function w {{ {c}; }}; w",
+    "function parens": lambda c, n: f"w() {{ {c}; }}\nw",
+    "alias": lambda c, n: f"shopt -s expand_aliases\nalias w={_q(c)}\nw",
+    "trap": lambda c, n: f"trap {_q(c)} EXIT",
+    "source here-string": lambda c, n: f"source /dev/stdin <<< {_q(c)}",
+    "dot process": lambda c, n: f". <(printf '%s\\n' {_q(c)})",
+    "bash -c --": lambda c, n: f"bash -c -- {_q(c)}",
+    "arithmetic": lambda c, n: f"x={_arith(c)}; echo $((x))",
+    "arithmetic built": lambda c, n: f"d='$'; x=\"a[${{d}}({c})]\"; (( x ))",
+    "let": lambda c, n: f"let {_q(f'y=a[$({c})]')}",
+    "declare -i": lambda c, n: f"declare -i y={_arith(c)}",
+    "printf -v": lambda c, n: f"x={_arith(c)}; printf -v 'b[x]' 1",
+    "substring": lambda c, n: f"x={_arith(c)}; z=abc; echo ${{z:x}}",
+    "python -c": lambda c, n: f"/usr/bin/python3 -c {_q(f'import os; os.system({c!r})')}",
+    "perl -e": lambda c, n: f"C={_q(c)} perl -e 'system($ENV{{C}})'",
+    "awk": lambda c, n: f"C={_q(c)} awk 'BEGIN{{system(ENVIRON[\"C\"])}}'",
+    "sed e": lambda c, n: f"printf 'x\\n' | sed -n {_q('1e ' + c)}",
+    "setpriv": lambda c, n: f"setpriv {c}",
+    "setarch": lambda c, n: f"setarch $(uname -m) {c}",
+    "unknown wrapper": lambda c, n: f"{_WRAPPER} {c}",
+}
+NOISE = st.text(alphabet="'\"\\$(){}`;&|<> xy#", max_size=8)
 WRAPS = st.sampled_from(
     ["plain", "plain", "plain", "sh -c", "bash -c", "eval", "and", "subshell", "substitution",
-     "group"]
+     "group", *GRAMMAR]
 )  # fmt: skip
 PROGRAM_PREFIXES = st.sampled_from(
     ["", "", "", "env ", "command ", "nice ", "nice -n 3 ", "timeout 20 ", "exec ",
@@ -181,7 +224,7 @@ def push_spellings(draw: st.DrawFn) -> str:
     if draw(st.integers(0, 9)) == 0:
         words = args.split()
         command = f"echo {' '.join(words[1:])} | xargs {program} push {words[0]}"
-    return wrapped(" ".join(command.split()), draw(WRAPS))
+    return wrapped(" ".join(command.split()), draw(WRAPS), draw(NOISE))
 
 
 @pytest.fixture(scope="module")
@@ -288,7 +331,7 @@ def rm_spellings(draw: st.DrawFn) -> str:
         )  # fmt: skip
     else:
         command = f"{prefix}{program} {' '.join(argv)}"
-    return wrapped(command, draw(WRAPS))
+    return wrapped(command, draw(WRAPS), draw(NOISE))
 
 
 @pytest.fixture(scope="module")
@@ -342,6 +385,16 @@ def test_every_executed_rm_rf_is_denied_or_asked(
 # ---------------------------------------------------------------- sed -n * / sort * (allow)
 
 
+# sed scripts: the plain ones edit the text; the others run a command (e, s///e) or write a file
+# (w, W, s///w), behind any address, range, negation, block or flag.
+SED_SCRIPTS = st.sampled_from(
+    ["s/x/y/", "s/x/y/g", "p", "1p", "$!N", "y/x/z/", "/x/d", "1~2p", "0,/x/s//y/", "s/x/touch g/e",
+     "1e touch g", "1w g", "$w g", "/x/w g", "s/x/y/w g", "s/x/y/gw g", "1W g", "0,/x/{w g\n}",
+     "1!G;1w g", "y/x/z/;1w g", "s|x|y|1w g", "/x/I,+1 w g", "1~1 e touch g", "2,$ w g",
+     "1{p;e touch g\n}", "\\%x%w g", "p # w g\n1w g"]
+)  # fmt: skip
+
+
 @st.composite
 def sed_sort_spellings(draw: st.DrawFn) -> str:
     if draw(st.booleans()):
@@ -354,13 +407,17 @@ def sed_sort_spellings(draw: st.DrawFn) -> str:
                 max_size=3,
             )
         )  # fmt: skip
-        script = [] if any(o.startswith(("-e", "--e")) for o in options) else ["s/x/y/"]
+        text = shlex.quote(draw(SED_SCRIPTS))
+        if draw(st.integers(0, 3)) == 0:
+            options.append(draw(st.sampled_from([f"-e {text}", f"--expression={text}",
+                                                 f"--expr {text}", f"-se {text}"])))  # fmt: skip
+        script = [] if any(o.startswith(("-e", "--e", "-se")) for o in options) else [text]
         rest = [*options, *script, "f"]
         if draw(st.booleans()):
             draw(st.randoms()).shuffle(rest)
-        if script and rest.index("s/x/y/") > rest.index("f"):  # keep the script first
-            rest.remove("s/x/y/")
-            rest.insert(0, "s/x/y/")
+        if script and rest.index(text) > rest.index("f"):  # keep the script first
+            rest.remove(text)
+            rest.insert(0, text)
         return f"sed -n {' '.join(rest)}"
     options = draw(
         st.lists(

@@ -22,7 +22,13 @@ reason for each refusal. Refused are:
   ``LESSOPEN``, ``*ASKPASS``, ``CC``, ``MAKEFLAGS``, ...); and the generic shapes of all of
   them: a name ending in ``PATH``, ``_OPTIONS``, ``_OPTS``, ``OPT``, ``LIB``, ``_HOME``,
   ``RC``, ``_COMMAND``, ``_CMD``, ``_PROGRAM``, ``_WRAPPER``, ``_EDITOR``, ``_PAGER``,
-  ``_SHELL``, ``_INIT``, ``_STARTUP``, or holding ``CONFIG``, ``_CONF`` or ``PRELOAD``.
+  ``_SHELL``, ``_INIT``, ``_STARTUP``, or holding ``CONFIG``, ``_CONF`` or ``PRELOAD``; the
+  version managers' selectors of which program their shims run (``PYENV_*``, ``RBENV_*``,
+  ``NODENV_*``, ``ASDF_*``, ``MISE_*``, ``NVM_*``, a name ending in ``_VERSION`` or
+  ``_TOOLCHAIN``);
+* every variable whose value climbs out of a directory (``..`` as a path component): a program
+  joins such a value to a directory of its own (``PYENV_VERSION=../../../repo/evil`` made the
+  pyenv shim of an approved ``pytest`` run the project's program);
 
 * every variable that hands a program options or arguments (:func:`option_variable`): a name
   ending in ``OPTS``, ``OPTIONS``, ``FLAGS``, ``ARGS``, ``ARGV``, ``PARAMS``, ``_EXTRA``,
@@ -195,6 +201,28 @@ _PREFIXES: Final = (
     "EMACS",
     "VIM",
     "MYVIMRC",
+    # version managers: which interpreter or tool their shims run (PYENV_VERSION picks a
+    # directory under versions/, and ../ climbs out of it into the project)
+    "PYENV",
+    "RBENV",
+    "NODENV",
+    "GOENV",
+    "JENV",
+    "PLENV",
+    "PHPENV",
+    "SWIFTENV",
+    "TFENV",
+    "ASDF_",
+    "MISE_",
+    "RTX_",
+    "VOLTA_",
+    "FNM_",
+    "NVM_",
+    "SDKMAN_",
+    "DENO_",
+    "R_PROFILE",
+    "R_ENVIRON",
+    "R_LIBS",
 )
 _SUFFIXES: Final = (
     "PATH",
@@ -215,6 +243,9 @@ _SUFFIXES: Final = (
     "_STARTUP",
     "_EXEC",
     "ASKPASS",
+    "_VERSION",
+    "_TOOLCHAIN",
+    "EXINIT",
 )
 _INFIXES: Final = ("CONFIG", "_CONF", "PRELOAD", "_EXEC_")
 _HARMLESS: Final = frozenset(
@@ -293,6 +324,9 @@ _OPTION_INFIXES: Final = ("ADDOPTS", "_OPTS_", "_ARGS_", "_FLAGS_", "_OPTIONS_",
 # A value holding a command-line option (a word ``-x`` or ``--name``), whatever the name.
 _OPTION_VALUE: Final = re.compile(r"(?:^|\s)--?[A-Za-z]")
 _SEARCH_PATH: Final = "PATH"
+# A value holding ``..`` as a path component: a program that joins it to a directory of its
+# own (a version manager's versions/) is led out of it, into the project.
+_CLIMBS: Final = re.compile(r"(?:^|[/\\:=\s])\.\.(?:[/\\:\s]|$)")
 _VALID_NAME: Final = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
 
@@ -407,6 +441,9 @@ def review(variables: Mapping[str, str], *, project_dir: str | None = None) -> R
             refused.append(
                 Refusal(name, "it can change which program runs or what code a program loads")
             )
+            continue
+        if _CLIMBS.search(value) is not None:
+            refused.append(Refusal(name, "its value climbs out of a directory with '..'"))
             continue
         if option_variable(name, value):
             refused.append(

@@ -26,8 +26,9 @@ Quoting follows bash: nothing is special inside single quotes; inside double quo
 is ANSI-C quoting where a backslash escapes the next character; outside quotes a backslash
 makes the next character literal (``ls \\;`` passes ``;`` to ``ls``). A quote left open is
 reported (``unterminated``): bash would refuse the command, and no rule auto-approves it.
-The scan never errs on the side of fewer operators: a ``#`` comment is not recognised, so
-operators after it still count.
+A ``#`` that starts a word outside quotes starts a comment, as in bash: the rest of the
+line is not read (a quote in it opens nothing, a backslash before its newline continues
+nothing), and the newline ending it still separates commands.
 
 :func:`canonical` is the command as the program receives it: bash's quote removal applied
 and the words joined by single spaces (``git log --o''utput=x`` is ``git log --output=x``,
@@ -47,6 +48,8 @@ __all__ = [
     "SEPARATORS",
     "ShellScan",
     "canonical",
+    "comment_at",
+    "comment_end",
     "scan_command",
     "words",
 ]
@@ -233,7 +236,7 @@ _HEAD: Final = 512  # characters of a simple command read for its first word
 _ASSIGNMENT: Final = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)(\[[^\]]*\])?\+?=")
 # The characters that can start a quote, an escape or an operator (outside quotes), and the
 # ones that matter inside double quotes and inside $'...': the scan jumps from one to the next.
-_OUTSIDE: Final = re.compile(r"[\\'\"$`;&|<>()\n\r]")
+_OUTSIDE: Final = re.compile(r"[\\'\"$`;&|<>()\n\r#]")
 _IN_DOUBLE: Final = re.compile(r'[\\"`$]')
 _IN_ANSI_C: Final = re.compile(r"[\\']")
 _QUOTING: Final = re.compile(r"[\\'\"]")
@@ -256,6 +259,22 @@ _ANSI_C: Final = {
 _HEX_DIGITS: Final = frozenset("0123456789abcdefABCDEF")
 _OCTAL_DIGITS: Final = frozenset("01234567")
 _WHITESPACE: Final = frozenset(" \t\n\r")
+# A ``#`` after one of these (or at the start) starts a word, hence a comment.
+_WORD_BREAKS: Final = frozenset(" \t\n\r;&|()<>")
+
+
+def comment_at(text: str, i: int, escaped: int = -1) -> bool:
+    """True when the ``#`` at ``i`` (outside quotes) starts a comment: it starts a word (the
+    character before it, unless a backslash escaped it (at ``escaped``), ends a word)."""
+    return text[i] == "#" and (i == 0 or (text[i - 1] in _WORD_BREAKS and escaped != i - 1))
+
+
+def comment_end(text: str, i: int) -> int:
+    """The index of the newline (or carriage return) ending the comment at ``i``, or the end."""
+    newline = text.find("\n", i)
+    end = len(text) if newline < 0 else newline
+    carriage = text.find("\r", i, end)  # searched only up to the newline: linear in all
+    return end if carriage < 0 else carriage
 
 
 @dataclass(frozen=True, slots=True)
@@ -286,13 +305,14 @@ class ShellScan:
 class _Scanner:
     """One pass over a command; collects operators and segment boundaries."""
 
-    __slots__ = ("cuts", "found", "text", "unterminated")
+    __slots__ = ("cuts", "escaped", "found", "text", "unterminated")
 
     def __init__(self, text: str) -> None:
         self.text = text
         self.found: dict[str, None] = {}
         self.cuts: list[tuple[int, int]] = []  # (start, end) of each separator
         self.unterminated = False
+        self.escaped = -1  # the index of the last character a backslash escaped
 
     def operator(self, name: str, start: int, end: int) -> int:
         self.found.setdefault(name, None)
@@ -356,6 +376,7 @@ class _Scanner:
             char = text[i]
             following = text[i + 1] if i + 1 < size else ""
             if char == "\\":
+                self.escaped = i + 1
                 i += 2
             elif char == "'":
                 i = self.single_quoted(i + 1)
@@ -391,6 +412,12 @@ class _Scanner:
                 i = self.operator("newline", i, i + 1)
             elif char in "()":
                 i = self.operator(char, i, i + 1)
+            elif comment_at(
+                text, i, self.escaped
+            ):  # cut out, never a separator: its newline is one
+                end = comment_end(text, i)
+                self.cuts.append((i, end))
+                i = end
             else:
                 i += 1
 
@@ -451,8 +478,9 @@ def _risks(segments: tuple[str, ...]) -> tuple[str, ...]:
 
 def _bash_input(command: str) -> str:
     """``command`` as bash's parser reads it: NUL bytes dropped (bash ignores them in its
-    input) and every backslash-newline outside single quotes removed (a line continuation,
-    so ``$\\<newline>(`` is ``$(``)."""
+    input) and every backslash-newline outside single quotes and comments removed (a line
+    continuation, so ``$\\<newline>(`` is ``$(``; a comment ends at its newline whatever
+    precedes it)."""
     if "\0" in command:
         command = command.replace("\0", "")
     if "\\\n" not in command:
@@ -482,6 +510,10 @@ def _bash_input(command: str) -> str:
                 state = ""
             out.append(char)
             i += 1
+        elif char == "#" and (not out or (len(out[-1]) == 1 and out[-1] in _WORD_BREAKS)):
+            end = comment_end(command, i)
+            out.append(command[i:end])
+            i = end
         else:
             if char == "'":
                 state = "$'" if out and out[-1] == "$" else "'"  # an escaped $ is "\\$"

@@ -30,8 +30,10 @@ import re
 from dataclasses import dataclass
 from typing import Final
 
+from .arithmetic import evaluated_variable
+from .code import runs_code
 from .options import Parsed, parse_options, table_for
-from .shell import _bash_input, scan_command, words
+from .shell import _bash_input, comment_at, comment_end, scan_command, words
 
 __all__ = ["Invocation", "invocations"]
 
@@ -40,11 +42,60 @@ _ASSIGNMENT: Final = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:\[[^\]]*\])?\+?=")
 _REDIRECT: Final = re.compile(r"[0-9]*(?:[<>]|&>|>>|<<<?|<&|>&|>\||<>)")
 _REDIRECT_ONLY: Final = re.compile(r"(?:[0-9]*|&)(?:>>?|<<?<?|<>|>\||>&|<&|&>>?)")
 _UNKNOWABLE: Final = re.compile(r"[$`*?\[\]{}]|^~[^/]")
-_SHELLS: Final = frozenset({"sh", "bash", "dash", "ash", "zsh", "ksh", "mksh", "yash", "busybox"})
+_SHELLS: Final = frozenset(
+    {"sh", "bash", "dash", "ash", "zsh", "ksh", "mksh", "yash", "busybox", "fish", "csh", "tcsh",
+     "rbash", "pdksh", "oksh", "loksh", "posh"}
+)  # fmt: skip
+# Programs that run the rest of their arguments as a command, with options not read here: what
+# they run is not known (``setpriv rm -rf x``, ``unshare -U ...``, ``strace -o f ...``).
+_OPAQUE_RUNNERS: Final = frozenset(
+    {"chroot", "unshare", "nsenter", "strace", "ltrace", "sg", "newgrp", "faketime", "setpriv",
+     "setarch", "linux32", "linux64", "valgrind", "firejail", "systemd-run", "xvfb-run",
+     "dbus-run-session", "dbus-launch", "torsocks", "proxychains", "proxychains4", "numactl",
+     "cgexec", "prlimit", "runcon", "capsh", "pkexec", "catchsegv", "eatmydata", "nocache",
+     "rlwrap", "chpst", "envdir", "setuidgid", "softlimit", "sshpass", "schroot", "entr",
+     "bwrap", "ssh-agent", "systemd-inhibit", "mpirun", "mpiexec", "srun", "sudoedit",
+     "machinectl", "systemd-nspawn", "tsp", "at", "batch", "daemonize", "start-stop-daemon",
+     "fakechroot", "proot", "xterm", "tmux", "screen", "nix-shell",
+     "dotenv", "with-contenv", "s6-setuidgid", "gosu", "su-exec", "tini", "dumb-init"}
+)  # fmt: skip
+# Package and environment managers whose subcommand runs a command given in their arguments.
+_SUBCOMMAND_RUNNERS: Final[dict[str, frozenset[str]]] = {
+    "uv": frozenset({"run", "tool"}),
+    "uvx": frozenset({""}),
+    "poetry": frozenset({"run"}),
+    "pipenv": frozenset({"run"}),
+    "pdm": frozenset({"run"}),
+    "hatch": frozenset({"run"}),
+    "rye": frozenset({"run"}),
+    "pixi": frozenset({"run", "exec"}),
+    "conda": frozenset({"run"}),
+    "mamba": frozenset({"run"}),
+    "micromamba": frozenset({"run"}),
+    "bundle": frozenset({"exec"}),
+    "npm": frozenset({"exec", "x"}),
+    "npx": frozenset({""}),
+    "pnpm": frozenset({"exec", "dlx"}),
+    "pnpx": frozenset({""}),
+    "yarn": frozenset({"exec", "dlx"}),
+    "bunx": frozenset({""}),
+    "bun": frozenset({"x", "exec"}),
+    "mise": frozenset({"exec", "x", "run"}),
+    "asdf": frozenset({"exec"}),
+    "nix": frozenset({"run", "shell", "develop"}),
+    "docker": frozenset({"run", "exec"}),
+    "podman": frozenset({"run", "exec"}),
+    "kubectl": frozenset({"exec", "run"}),
+}
+# Builtins that evaluate text given in their arguments, or read commands from a file.
+_CODE_BUILTINS: Final = frozenset({"source", ".", "bind", "enable", "fc", "complete", "compgen"})
 _FIND_RUN: Final = frozenset({"-exec", "-execdir", "-ok", "-okdir"})
+# bash's reserved words that may come before a command (``coproc`` and ``function`` take a
+# name first: see :func:`_simple`).
 _PLAIN_PREFIXES: Final = frozenset(
-    {"!", "unbuffer", "fakeroot", "{", "}", "if", "then", "else", "elif", "do", "while", "until"}
-)
+    {"!", "{", "}", "if", "then", "else", "elif", "fi", "do", "done", "while", "until", "esac",
+     "coproc", "function", "[[", "]]", "unbuffer", "fakeroot"}
+)  # fmt: skip
 _SUBSTITUTED: Final = "$__substitution__"
 
 # Wrappers: (options without a value, options with a value, long options with a value,
@@ -418,6 +469,10 @@ def _simple(argv: list[str], via: tuple[str, ...], depth: int) -> list[Invocatio
         word = argv[i]
         if word in _PLAIN_PREFIXES:
             i += 1
+            if word == "function" or (
+                word == "coproc" and i + 1 < len(argv) and argv[i + 1] in ("{", "((", "[[")
+            ):
+                i += 1  # the function's or the coprocess's name
             continue
         if _ASSIGNMENT.match(word):  # after a keyword: { X=1 git push; }
             assignments.append(word.split("=", 1)[0].rstrip("+"))
@@ -429,6 +484,21 @@ def _simple(argv: list[str], via: tuple[str, ...], depth: int) -> list[Invocatio
         name = word.rsplit("/", 1)[-1]
         if name == "eval":
             return found + _text(" ".join(argv[i + 1 :]), (*via, name), depth + 1)
+        builtin = _builtin(name, argv[i + 1 :], via, depth)
+        if builtin is not None:
+            return found + builtin
+        if name in _OPAQUE_RUNNERS and i + 1 < len(argv):
+            reason = f"{name} runs a command its options are not read for"
+            kept = tuple(argv[i + 1 :])  # a deny rule finds its command among them
+            return [*found, Invocation(name, kept, Parsed((), kept), (), via, opaque=reason)]
+        runner = _SUBCOMMAND_RUNNERS.get(name)
+        if runner is not None and ("" in runner or (i + 1 < len(argv) and argv[i + 1] in runner)):
+            start = i + (1 if "" in runner else 2)  # the command it runs, read as one
+            if start >= len(argv) or argv[start].startswith("-"):
+                reason = f"{name} runs a command given after options not read here"
+                return [*found, _opaque(reason, via)]
+            via, i = (*via, " ".join(argv[i:start])), start
+            continue
         if name in _SHELLS and name != "busybox":
             return found + _shell(argv, i, name, via, depth)
         if name in ("su", "runuser", "script"):  # run their -c text through a shell
@@ -471,6 +541,9 @@ def _simple(argv: list[str], via: tuple[str, ...], depth: int) -> list[Invocatio
         if name == "git":
             return [*found, _git(argv, i + 1, via, tuple(assignments), files)]
         arguments = tuple(argv[i + 1 :])
+        code = runs_code(name, arguments)
+        if code is not None:
+            return [*found, _opaque(code, via)]
         parsed = (
             Parsed((), arguments) if name == "find" else parse_options(arguments, table_for(name))
         )
@@ -479,6 +552,31 @@ def _simple(argv: list[str], via: tuple[str, ...], depth: int) -> list[Invocatio
             found += _find(arguments, (*via, name), depth)
         return found
     return found
+
+
+def _builtin(
+    name: str, rest: list[str], via: tuple[str, ...], depth: int
+) -> list[Invocation] | None:
+    """A builtin that runs text as commands: ``trap`` (its action is read as a command),
+    ``alias`` (a definition is read as a command, and makes later words anything), the ones
+    that read a file or bind code (``source``, ``.``, ``bind -x``, ``enable -f``,
+    ``complete -C``, ``fc``), ``mapfile -C``; ``None`` for any other program."""
+    if name == "trap":
+        actions = [w for w in rest if not w.startswith("-")][:1]
+        return _text(actions[0], (*via, name), depth + 1) if actions else []
+    if name == "alias":
+        definitions = [w.split("=", 1)[1] for w in rest if "=" in w]
+        found: list[Invocation] = []
+        for text in definitions:
+            found += _text(text, (*via, name), depth + 1)
+        if definitions:
+            found.append(_opaque("an alias makes later command words run anything", via))
+        return found
+    if name in ("mapfile", "readarray") and any(w.startswith("-") and "C" in w for w in rest):
+        return [_opaque(f"{name} -C runs a callback given as text", via)]
+    if name in _CODE_BUILTINS and (rest or name in ("source", ".")):
+        return [_opaque(f"{name} runs commands from a file or text it is given", via)]
+    return None
 
 
 def _open(invocation: Invocation) -> Invocation:
@@ -531,9 +629,11 @@ def _shell(
     reading a script file or its input runs what cannot be known from the text."""
     k = i + 1
     command_mode = False
-    while k < len(argv) and argv[k][:1] in ("-", "+") and argv[k] not in ("-", "--"):
+    while k < len(argv) and argv[k][:1] in ("-", "+"):
         word = argv[k]
         k += 1
+        if word in ("-", "--"):  # the end of the options: the command text follows
+            break
         if word in ("-o", "+o", "-O", "+O", "--rcfile", "--init-file"):
             k += 1
         elif not word.startswith("--") and "c" in word[1:]:
@@ -553,6 +653,7 @@ def _substitutions(text: str) -> tuple[str, list[str]]:
     inner: list[str] = []
     i, size = 0, len(text)
     quote = ""
+    escaped = -1
     while i < size:
         char = text[i]
         if quote == "'":
@@ -562,7 +663,13 @@ def _substitutions(text: str) -> tuple[str, list[str]]:
             continue
         if char == "\\":
             out.append(text[i : i + 2])
+            escaped = i + 1
             i += 2
+            continue
+        if not quote and comment_at(text, i, escaped):  # nothing in a comment runs
+            end = comment_end(text, i)
+            out.append(text[i:end])
+            i = end
             continue
         if char == "'" and not quote:
             quote = "'"
@@ -600,6 +707,7 @@ def _closing(text: str, start: int) -> int:
     """The index of the ``)`` closing a parenthesis opened before ``start`` (or the end)."""
     depth, i, size = 1, start, len(text)
     quote = ""
+    escaped = -1
     while i < size:
         char = text[i]
         if quote:
@@ -609,7 +717,11 @@ def _closing(text: str, start: int) -> int:
             if char == quote:
                 quote = ""
         elif char == "\\":
+            escaped = i + 1
             i += 2
+            continue
+        elif comment_at(text, i, escaped):
+            i = comment_end(text, i)
             continue
         elif char in "'\"":
             quote = char
@@ -626,8 +738,13 @@ def _closing(text: str, start: int) -> int:
 def _text(text: str, via: tuple[str, ...], depth: int) -> list[Invocation]:
     if depth > _MAX_DEPTH:
         return [_opaque("commands nested too deep to read", via)]
-    outer, inner = _substitutions(_bash_input(text))
+    text = _bash_input(text)
+    outer, inner = _substitutions(text)
     found: list[Invocation] = []
+    arithmetic = evaluated_variable(text)
+    if arithmetic is not None:
+        shown = arithmetic[:60]
+        found.append(_opaque(f"the arithmetic {shown!r} evaluates a variable's value", via))
     for body in inner:
         found += _text(body, (*via, "$(...)"), depth + 1)
     for segment in scan_command(outer).segments:

@@ -26,9 +26,10 @@ from typing import Final
 
 from .invocation import Invocation
 
-__all__ = ["TOO_MANY", "WALK_LIMIT", "named_paths"]
+__all__ = ["GLOB_LIMIT", "TOO_MANY", "WALK_LIMIT", "named_paths"]
 
 WALK_LIMIT: Final = 5000
+GLOB_LIMIT: Final = 64  # distinct globs of one command expanded against the workspace
 _GLOB: Final = re.compile(r"[*?\[]")
 _WHOLE_DIRECTORIES: Final = frozenset({"rg", "tar", "zip", "rsync", "scp", "ag", "ack", "du"})
 _RECURSIVE: Final = frozenset({"recursive", "-r", "-R", "dereference-recursive", "archive", "-a"})
@@ -69,14 +70,22 @@ def _under(directory: str) -> Iterator[str]:
 
 
 def named_paths(runs: tuple[Invocation, ...], workspace: str) -> Iterator[str]:
-    """The paths (as given, or found under a directory) the programs of a command name."""
+    """The paths (as given, or found under a directory) the programs of a command name.
+
+    Each distinct glob is expanded once, and at most :data:`GLOB_LIMIT` of them: a command of
+    many globs (``[[ x [[ x ...``) would otherwise list the workspace once per word."""
+    expanded: set[str] = set()
     for invocation in runs:
         whole = _reads_directories(invocation)
         for word in _words(invocation):
             if not word or word == "-":
                 continue
             yield word
-            if _GLOB.search(word):
+            if _GLOB.search(word) and word not in expanded:
+                if len(expanded) >= GLOB_LIMIT:
+                    yield TOO_MANY
+                    continue
+                expanded.add(word)
                 base = os.path.expanduser(word)
                 pattern = base if os.path.isabs(base) else os.path.join(workspace, base)
                 yield from globbing.iglob(pattern, include_hidden=True)

@@ -33,7 +33,7 @@ from typing import Final, Literal
 
 from .config import Action, ApprovalConfig, RuleConfig
 from .flags import writing_flags
-from .invocation import Invocation
+from .invocation import Invocation, invocations
 from .patterns import (
     PathPattern,
     compile_command_glob,
@@ -79,6 +79,8 @@ BUILTIN_RULES: Final = (
 """Read-only commands allowed without asking unless ``builtin_rules`` is false."""
 
 Source = Literal["rule", "default_action", "other_tools_action"]
+
+_EMBEDDED_WORDS: Final = 64  # the words of a command searched for a rule's program
 
 
 @dataclass(frozen=True, slots=True)
@@ -141,7 +143,9 @@ class Rule:
             return True
         if any(self._command_matches(part) for part in subject.scan.parts):
             return True
-        return any(self.runs_as_rule(run) for run in subject.runs)
+        return any(
+            self.runs_as_rule(run) or self._embeds_rule(run, exactly=True) for run in subject.runs
+        )
 
     def runs_as_rule(self, run: Invocation) -> bool:
         """A deny or ask rule: ``run`` executes what the rule's patterns name (its shapes,
@@ -156,10 +160,34 @@ class Rule:
         names."""
         if any(shape.may_match(run) for shape in self.shapes):
             return True
+        if self._embeds_rule(run):
+            return True
         if run.uncertain is None or not run.name:
             return False
-        word = re.compile(rf"(?<![\w-]){re.escape(run.name)}(?![\w-])")
-        return any(word.search(regex.pattern) for regex in self.commands)
+        return self._names(run.name)
+
+    def _names(self, program: str) -> bool:
+        """True when one of the rule's patterns names ``program`` as a word."""
+        word = re.compile(rf"(?<![\w-]){re.escape(program)}(?![\w-])")
+        return any(shape.program.split(" ", 1)[0] == program for shape in self.shapes) or any(
+            word.search(regex.pattern) for regex in self.commands
+        )
+
+    def _embeds_rule(self, run: Invocation, *, exactly: bool = False) -> bool:
+        """True when ``run``'s arguments, from a word naming the rule's program on, are a
+        command the rule names: a program that runs its arguments as a command, known here or
+        not (``setarch x86_64 rm -rf x``, ``mywrapper git push -f``). ``exactly``: only a
+        command the rule names (a deny rule denies it); else also one that may be (asked)."""
+        for k, word in enumerate(run.arguments[:_EMBEDDED_WORDS]):
+            name = word.rsplit("/", 1)[-1]
+            if not name or not self._names(name):
+                continue
+            inner = invocations(shlex.join(run.arguments[k:]))
+            if any(self.runs_as_rule(found) for found in inner):
+                return True
+            if not exactly and any(found.opaque or self.may_run_as_rule(found) for found in inner):
+                return True
+        return False
 
     def protects(self, subject: Subject) -> str | None:
         """A deny rule with a path condition and no command condition: the path a shell

@@ -10,6 +10,8 @@ from amplifier_hooks_util.shell import (
     ShellScan,
     _bash_input,
     canonical,
+    comment_at,
+    comment_end,
     scan_command,
     words,
 )
@@ -21,6 +23,8 @@ __all__ = [
     "ShellScan",
     "_bash_input",
     "canonical",
+    "comment_at",
+    "comment_end",
     "scan_command",
     "words",
 ]

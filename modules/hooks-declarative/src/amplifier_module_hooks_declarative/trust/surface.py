@@ -60,6 +60,8 @@ from amplifier_hooks_util.regular_file import (
     read_regular,
 )
 
+from .shadowing import shadowing_globs
+
 __all__ = [
     "BUILD_FILES",
     "CODE_SUFFIXES",
@@ -484,6 +486,8 @@ class _Scan:
         what ``python`` may resolve to, so what its interpreter runs at start-up is code of
         the surface (module docstring, item 7)."""
         self._python = True
+        for base in self.bases:  # python -m and -c import from their working directory first
+            self._shadowing(base)
         for venv in _virtual_environments(self.project):
             self.add_file(venv / "pyvenv.cfg", named=True)
             for directory in ("bin", "Scripts"):
@@ -493,6 +497,25 @@ class _Scan:
                             self.add_file(entry, named=True)
             for site in _site_packages(venv):
                 self._site_startup(site)
+
+    def _shadowing(self, directory: Path) -> None:
+        """The modules of a working directory Python may import from first, present or
+        appearing later (:mod:`.shadowing`)."""
+        if not str(directory).startswith(self._prefix) and directory != self.project:
+            return
+        if not directory.is_dir() or directory in self.surface.patterns:
+            return
+        globs = shadowing_globs()
+        self.surface.patterns[directory] = globs
+        matched: set[str] = set()
+        for entry in sorted(directory.iterdir()):
+            if any(fnmatchcase(entry.name, glob) for glob in globs):
+                matched.add(entry.name)
+                if not entry.is_dir():
+                    self.add_file(entry, named=True)
+                elif (entry / "__init__.py").is_file():  # a package: what import runs first
+                    self.add_file(entry / "__init__.py", named=True)
+        self.surface.matched[directory] = frozenset(matched)
 
     def _site_startup(self, site: Path) -> None:
         self.surface.patterns[site] = _STARTUP_GLOBS
