@@ -13,13 +13,20 @@ import json
 import os
 import re
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any, Final
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 from pydantic_core import to_jsonable_python
 
-__all__ = ["CHECKPOINT_VERSION", "Checkpoint", "CheckpointError", "read_checkpoint"]
+__all__ = [
+    "CHECKPOINT_VERSION",
+    "Checkpoint",
+    "CheckpointError",
+    "read_checkpoint",
+    "redacted_strings",
+]
 
 CHECKPOINT_VERSION: Final = 1
 
@@ -74,6 +81,26 @@ class Checkpoint(BaseModel):
             Path(temporary).unlink(missing_ok=True)
             raise
         return path
+
+
+def redacted_strings(items: list[Any], redact: Callable[[str], str]) -> list[Any]:
+    """``items`` with every string in them, at any depth, passed through ``redact`` (keys
+    of mappings too); other values are kept. Containers are copied, never changed in place:
+    the conversation itself keeps its text."""
+    return [_redacted(item, redact) for item in items]
+
+
+def _redacted(value: Any, redact: Callable[[str], str]) -> Any:
+    if isinstance(value, str):
+        return redact(value)
+    if isinstance(value, dict):
+        return {
+            redact(key) if isinstance(key, str) else key: _redacted(item, redact)
+            for key, item in value.items()
+        }
+    if isinstance(value, list | tuple):
+        return [_redacted(item, redact) for item in value]
+    return value
 
 
 # A lone surrogate can only stand inside a JSON string, where its escape means the same.

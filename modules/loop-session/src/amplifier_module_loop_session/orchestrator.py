@@ -13,6 +13,7 @@ import asyncio
 import contextlib
 import logging
 import uuid
+from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
@@ -293,10 +294,15 @@ class SessionLoop:
         target = path or self.checkpoint_dir() / f"checkpoint-{self.turns:04d}.json"
         messages = list(await context.get_messages())
         todo = getattr(self.coordinator, "todo_state", None)
+        todo_state = list(todo) if isinstance(todo, list) else []
+        from .checkpoint import Checkpoint, redacted_strings
+
+        shown = self._shown_redaction()
+        if shown is not None:  # the file is read by people and tools: redacted alike
+            messages = redacted_strings(messages, shown)
+            todo_state = redacted_strings(todo_state, shown)
         if not self.providers:
             self.providers = dict(self.coordinator.get("providers") or {})
-        from .checkpoint import Checkpoint
-
         Checkpoint(
             checkpoint_id=checkpoint_id,
             session_id=str(self.coordinator.session_id),
@@ -305,7 +311,7 @@ class SessionLoop:
             provider=self.provider_name if self.providers else "",
             model=self.model if self.providers else "",
             messages=messages,
-            todo_state=list(todo) if isinstance(todo, list) else [],
+            todo_state=todo_state,
             created=datetime.now(UTC).isoformat(),
         ).write(target)
         await self.coordinator.hooks.emit(
@@ -318,6 +324,13 @@ class SessionLoop:
             },
         )
         return target
+
+    def _shown_redaction(self) -> Callable[[str], str] | None:
+        """The redaction a mounted hooks-redaction offers for text a person may see
+        (``redaction.redact_text``), or None where none is mounted."""
+        getter = getattr(self.coordinator, "get_capability", None)
+        redact = getter("redaction.redact_text") if callable(getter) else None
+        return redact if callable(redact) else None
 
     async def _checkpoint_after_turn(self) -> None:
         try:
