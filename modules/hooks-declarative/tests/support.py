@@ -7,7 +7,7 @@ import json
 import os
 import shlex
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
@@ -98,6 +98,49 @@ class FormatContext:
             session_id=self.session_id,
             timestamp=self.timestamp,
             fields=self.fields,
+            tool=tool,
+            args=args,
+            call_id=self.call_id,
+            data=data,
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class EventContext:
+    """The hook contexts of a format whose tests name Amplifier's events: ``context(project_dir,
+    event, *, tool, args, data)``; the alias is ``aliases[event]`` (the event itself when it
+    has none), the event fields hold the session id and the time and, with ``tool_fields``,
+    the tool's name and input under those two keys; ``args`` defaults to ``git status`` for
+    ``bash``."""
+
+    aliases: Mapping[str, str]
+    session_id: str
+    timestamp: str
+    call_id: str
+    tool_fields: tuple[str, str] | None = None
+
+    def __call__(
+        self,
+        project_dir: Path,
+        event: str = "tool:pre",
+        *,
+        tool: str | None = "bash",
+        args: dict[str, Any] | None = None,
+        data: dict[str, Any] | None = None,
+    ) -> HookContext:
+        if args is None:
+            args = {"command": "git status"} if tool == "bash" else {}
+        fields: dict[str, Any] = {"session_id": self.session_id, "timestamp": self.timestamp}
+        if tool is not None and self.tool_fields is not None:
+            name, given = self.tool_fields
+            fields |= {name: tool, given: args}
+        return hook_context(
+            project_dir,
+            event,
+            self.aliases.get(event, event),
+            session_id=self.session_id,
+            timestamp=self.timestamp,
+            fields=fields,
             tool=tool,
             args=args,
             call_id=self.call_id,
