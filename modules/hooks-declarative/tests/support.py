@@ -7,12 +7,14 @@ import json
 import os
 import shlex
 import threading
-from collections.abc import Callable, Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
+from amplifier_core.testing import create_test_coordinator
+from amplifier_module_hooks_declarative import mount
 from amplifier_module_hooks_declarative.runners.command import CommandRunner
 from amplifier_module_hooks_declarative.specs import CommandHookSpec
 from amplifier_module_hooks_declarative.types import Decision, HookContext
@@ -146,6 +148,29 @@ class EventContext:
             call_id=self.call_id,
             data=data,
         )
+
+
+async def mounted(
+    project: Path, config: Mapping[str, Any] | None = None
+) -> tuple[Any, Callable[[], Awaitable[None]]]:
+    """hooks-declarative mounted on a test coordinator working in ``project``: the coordinator
+    and the cleanup. The user's hooks are left out unless ``config`` says otherwise."""
+    coordinator = create_test_coordinator()
+    coordinator.register_capability("session.working_dir", str(project))
+    cleanup = await mount(coordinator, {"include_user": False, **(config or {})})
+    return coordinator, cleanup
+
+
+async def emitted(
+    project: Path, event: str, data: dict[str, Any], config: Mapping[str, Any] | None = None
+) -> Any:
+    """What the hooks :func:`mounted` in ``project`` answer to one ``event`` with ``data``;
+    the mount is cleaned up afterwards."""
+    coordinator, cleanup = await mounted(project, config)
+    try:
+        return await coordinator.hooks.emit(event, data)
+    finally:
+        await cleanup()
 
 
 def command_runner(

@@ -16,9 +16,10 @@ from typing import Any
 
 import pytest
 
-from amplifier_core.testing import create_test_coordinator
-from amplifier_module_hooks_declarative import HooksConfigError, mount
+from amplifier_module_hooks_declarative import HooksConfigError
 from amplifier_module_hooks_declarative.trust import trust_project, trust_status
+
+from .support import mounted
 
 
 @dataclass(frozen=True)
@@ -179,13 +180,6 @@ def build(project: Path, route: Route) -> None:
 def attack(project: Path, route: Route, marker: Path) -> None:
     target = project / route.target
     target.write_text(route.evil.format(marker=str(marker)))
-
-
-async def mounted(project: Path, config: dict[str, Any] | None = None) -> Any:
-    coordinator = create_test_coordinator()
-    coordinator.register_capability("session.working_dir", str(project))
-    cleanup = await mount(coordinator, {"include_user": False, **(config or {})})
-    return coordinator, cleanup
 
 
 def bash(command: str) -> dict[str, Any]:
