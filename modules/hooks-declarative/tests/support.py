@@ -173,6 +173,15 @@ async def emitted(
         await cleanup()
 
 
+def claude_plugin(folder: Path) -> Path:
+    """``folder`` made a Claude Code plugin named as the folder is (its manifest and an empty
+    ``hooks`` directory); the folder."""
+    (folder / ".claude-plugin").mkdir(parents=True)
+    (folder / "hooks").mkdir()
+    (folder / ".claude-plugin" / "plugin.json").write_text(json.dumps({"name": folder.name}))
+    return folder
+
+
 def command_runner(
     command: str, project_dir: Path, *, label: str, protocol: str, **spec: Any
 ) -> CommandRunner:

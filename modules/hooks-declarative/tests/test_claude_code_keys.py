@@ -27,7 +27,7 @@ from amplifier_module_hooks_declarative.permission_rules import compile_permissi
 from amplifier_module_hooks_declarative.specs import CommandHookSpec, UnreadableHookSpec
 from amplifier_module_hooks_declarative.trust import trust_project
 
-from .support import emitted, mounted
+from .support import claude_plugin, emitted, mounted
 
 SETTINGS = ".claude/settings.json"
 
@@ -424,9 +424,7 @@ async def test_an_unknown_key_in_a_plugin_fails_only_its_hook_closed_too(
 ) -> None:
     ran = tmp_path / "ran"
     root = tmp_path / "plugins" / "newer"
-    (root / ".claude-plugin").mkdir(parents=True)
-    (root / "hooks").mkdir()
-    (root / ".claude-plugin" / "plugin.json").write_text(json.dumps({"name": "newer"}))
+    claude_plugin(root)
     hooks = pre_bash(
         {"type": "command", "command": "true", "if": "Bash(git push *)", "priority": 1},
         {"type": "command", "command": touch(ran)},
@@ -498,9 +496,7 @@ async def test_a_plugins_exec_form_hook_gets_its_root_unquoted(
 ) -> None:
     out = tmp_path / "out"
     root = tmp_path / "plugin cache" / "exec"
-    (root / ".claude-plugin").mkdir(parents=True)
-    (root / "hooks").mkdir()
-    (root / ".claude-plugin" / "plugin.json").write_text(json.dumps({"name": "exec"}))
+    claude_plugin(root)
     (root / "hooks" / "record.py").write_text(
         "import sys\nopen(sys.argv[1], 'w').write(sys.argv[2])\n"
     )

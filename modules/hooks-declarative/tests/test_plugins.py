@@ -23,7 +23,7 @@ from amplifier_module_hooks_declarative.survey import survey_sources
 from amplifier_module_hooks_declarative.trust import trust_project
 from amplifier_module_hooks_declarative.variables import substitute
 
-from .support import emitted, mounted
+from .support import claude_plugin, emitted, mounted
 
 FIXTURES = Path(__file__).parent / "fixtures" / "claude-plugins"
 
@@ -248,9 +248,7 @@ async def test_a_wrong_value_in_a_plugin_still_fails_the_mount_naming_plugin_fil
 
 
 def _plugin(root: Path, name: str, hooks: dict[str, Any]) -> Path:
-    (root / name / ".claude-plugin").mkdir(parents=True)
-    (root / name / "hooks").mkdir()
-    (root / name / ".claude-plugin" / "plugin.json").write_text(json.dumps({"name": name}))
+    claude_plugin(root / name)
     (root / name / "hooks" / "hooks.json").write_text(json.dumps({"hooks": hooks}, indent=2))
     return root / name
 
