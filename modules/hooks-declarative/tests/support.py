@@ -121,33 +121,20 @@ class EventContext:
     call_id: str
     tool_fields: tuple[str, str] | None = None
 
-    def __call__(
-        self,
-        project_dir: Path,
-        event: str = "tool:pre",
-        *,
-        tool: str | None = "bash",
-        args: dict[str, Any] | None = None,
-        data: dict[str, Any] | None = None,
-    ) -> HookContext:
+    def __call__(self, project_dir: Path, event: str = "tool:pre", **given: Any) -> HookContext:
+        """``given``: ``tool``, ``args`` and ``data``, as :class:`FormatContext` takes them."""
+        tool = given.get("tool", "bash")
+        args = given.get("args")
         if args is None:
             args = {"command": "git status"} if tool == "bash" else {}
         fields: dict[str, Any] = {"session_id": self.session_id, "timestamp": self.timestamp}
         if tool is not None and self.tool_fields is not None:
-            name, given = self.tool_fields
-            fields |= {name: tool, given: args}
-        return hook_context(
-            project_dir,
-            event,
-            self.aliases.get(event, event),
-            session_id=self.session_id,
-            timestamp=self.timestamp,
-            fields=fields,
-            tool=tool,
-            args=args,
-            call_id=self.call_id,
-            data=data,
+            name, input_key = self.tool_fields
+            fields |= {name: tool, input_key: args}
+        context = FormatContext(
+            self.aliases.get(event, event), self.session_id, self.timestamp, self.call_id, fields
         )
+        return context(project_dir, event=event, **(given | {"args": args}))
 
 
 async def mounted(
