@@ -23,6 +23,8 @@ import subprocess
 from pathlib import Path
 from typing import Any
 
+from _go_expr import GoExpressions, Unsupported
+
 __all__ = ["build_detect_secrets", "build_gitleaks"]
 
 
@@ -56,10 +58,6 @@ _TOKEN = re.compile(
 )
 
 
-class _Unsupported(Exception):
-    pass
-
-
 def _tokens(source: str) -> list[tuple[str, str]]:
     out: list[tuple[str, str]] = []
     position = 0
@@ -74,7 +72,7 @@ def _tokens(source: str) -> list[tuple[str, str]]:
             continue
         match = _TOKEN.match(source, position)
         if match is None:
-            raise _Unsupported(source[position : position + 30])
+            raise Unsupported(source[position : position + 30])
         kind = match.lastgroup or ""
         out.append((kind, match.group(kind)))
         position = match.end()
@@ -90,26 +88,15 @@ _PATTERNS = {
 }
 
 
-class _Parser:
+class _Parser(GoExpressions):
     """Evaluates the Go expressions of gitleaks' rule samples to strings."""
 
     def __init__(
         self, tokens: list[tuple[str, str]], rng: random.Random, templates: dict[str, str]
     ) -> None:
-        self.tokens = tokens
-        self.at = 0
+        super().__init__(tokens)
         self.rng = rng
         self.templates = templates
-
-    def peek(self) -> tuple[str, str]:
-        return self.tokens[self.at] if self.at < len(self.tokens) else ("", "")
-
-    def take(self, value: str | None = None) -> tuple[str, str]:
-        token = self.peek()
-        if value is not None and token[1] != value:
-            raise _Unsupported(f"expected {value}, got {token}")
-        self.at += 1
-        return token
 
     def items(self) -> list[Any]:
         """A comma-separated list of expressions up to a closing bracket."""
@@ -125,16 +112,6 @@ class _Parser:
                 self.take()
         return values
 
-    def expr(self) -> Any:
-        value = self.term()
-        while self.peek()[1] == "+":
-            self.take()
-            right = self.term()
-            if not isinstance(value, str) or not isinstance(right, str):
-                raise _Unsupported("+ of non-strings")
-            value += right
-        return value
-
     def term(self) -> Any:
         kind, text = self.take()
         if kind == "raw":
@@ -149,7 +126,7 @@ class _Parser:
             self.take("}")
             return values
         if kind != "name":
-            raise _Unsupported(text)
+            raise Unsupported(text)
         self.take("(")
         args = self.items()
         self.take(")")
@@ -180,7 +157,7 @@ class _Parser:
             return args[1:] if args and isinstance(args[0], list) else args
         if name == "strings.Repeat":
             return args[0] * int(args[1])
-        raise _Unsupported(name)
+        raise Unsupported(name)
 
 
 # ------------------------------------------------------------------------ regexes
@@ -293,7 +270,7 @@ def _rule_regex(body: str, rng: random.Random) -> re.Pattern[str] | None:
     try:
         pattern = parser.expr()
         return re.compile(to_python(pattern))
-    except (_Unsupported, re.error, IndexError, ValueError):
+    except (Unsupported, re.error, IndexError, ValueError):
         return None
 
 
@@ -322,8 +299,8 @@ def _regex_call(self: _Parser, name: str, args: list[Any]) -> Any:
     if name == "utils.MergeRegexps":
         return "|".join(args)
     if name in ("fmt.Sprintf",):
-        raise _Unsupported(name)
-    raise _Unsupported(name)
+        raise Unsupported(name)
+    raise Unsupported(name)
 
 
 def _balanced(text: str, start: int) -> str:
@@ -388,7 +365,7 @@ def build_gitleaks(git: str) -> list[dict[str, Any]]:
             continue
         try:
             tokens = _tokens(line.rstrip(","))
-        except _Unsupported:
+        except Unsupported:
             continue
         key_value = [t for t in tokens if t[0] in ("str", "raw")]
         if len(key_value) == 2:
@@ -405,7 +382,7 @@ def build_gitleaks(git: str) -> list[dict[str, Any]]:
                     expression = _balanced(body, found.end())
                     try:
                         values = _Parser(_tokens(expression), rng, templates).expr()
-                    except (_Unsupported, IndexError, ValueError, json.JSONDecodeError):
+                    except (Unsupported, IndexError, ValueError, json.JSONDecodeError):
                         skipped += 1
                         continue
                     values = values if isinstance(values, list) else [values]

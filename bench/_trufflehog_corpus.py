@@ -31,16 +31,14 @@ import subprocess
 from dataclasses import dataclass
 from typing import Any
 
+from _go_expr import GoExpressions, Unsupported
+
 __all__ = ["Case", "cases", "held_out", "secrets_of", "sources"]
 
 _TOKEN = re.compile(
     r"(?P<raw>`[^`]*`)|(?P<str>\"(?:[^\"\\\n]|\\.)*\")|(?P<name>[A-Za-z_][\w.]*)"
     r"|(?P<num>[0-9]+)|(?P<op>:=|\.\.\.|[()+,{}\[\]:=;*&!<>|%/.-])"
 )
-
-
-class _Unsupported(Exception):
-    pass
 
 
 @dataclass(frozen=True)
@@ -103,7 +101,7 @@ def _sprintf(template: str, args: list[Any]) -> str:
                 value = next(pieces)
                 out.append(f'"{value}"' if verb == "q" else str(value))
             else:
-                raise _Unsupported(f"verb %{verb}")
+                raise Unsupported(f"verb %{verb}")
             i += 2
             continue
         out.append(char)
@@ -111,32 +109,10 @@ def _sprintf(template: str, args: list[Any]) -> str:
     return "".join(out)
 
 
-class _Evaluator:
+class _Evaluator(GoExpressions):
     def __init__(self, tokens: list[tuple[str, str]], names: dict[str, Any]) -> None:
-        self.tokens = tokens
-        self.at = 0
+        super().__init__(tokens)
         self.names = names
-
-    def peek(self, ahead: int = 0) -> tuple[str, str]:
-        at = self.at + ahead
-        return self.tokens[at] if at < len(self.tokens) else ("", "")
-
-    def take(self, value: str | None = None) -> tuple[str, str]:
-        token = self.peek()
-        if value is not None and token[1] != value:
-            raise _Unsupported(f"expected {value}, got {token}")
-        self.at += 1
-        return token
-
-    def expr(self) -> Any:
-        value = self.term()
-        while self.peek()[1] == "+":
-            self.take()
-            right = self.term()
-            if not isinstance(value, str) or not isinstance(right, str):
-                raise _Unsupported("+ of non-strings")
-            value += right
-        return value
 
     def items(self, close: str) -> list[Any]:
         values: list[Any] = []
@@ -164,7 +140,7 @@ class _Evaluator:
             self.take("{")
             return self.items("}")
         if kind != "name":
-            raise _Unsupported(text)
+            raise Unsupported(text)
         if text == "nil":
             return []
         if self.peek()[1] == "(":
@@ -173,12 +149,12 @@ class _Evaluator:
             return self.call(text, args)
         if text in self.names:
             return self.names[text]
-        raise _Unsupported(f"unknown name {text}")
+        raise Unsupported(f"unknown name {text}")
 
     def call(self, name: str, args: list[Any]) -> Any:
         if name == "fmt.Sprintf":
             if not args or not isinstance(args[0], str):
-                raise _Unsupported("Sprintf")
+                raise Unsupported("Sprintf")
             return _sprintf(args[0], args[1:])
         if name == "strings.Repeat":
             return str(args[0]) * int(args[1])
@@ -193,7 +169,7 @@ class _Evaluator:
             return str(args[1]).join(str(a) for a in args[0])
         if name == "string" and isinstance(args[0], str):
             return args[0]
-        raise _Unsupported(name)
+        raise Unsupported(name)
 
 
 def _evaluate(source: str) -> list[tuple[str, tuple[str, ...]]]:
@@ -209,7 +185,7 @@ def _evaluate(source: str) -> list[tuple[str, tuple[str, ...]]]:
             evaluator = _Evaluator(tokens[at + 2 :], names)
             try:
                 value = evaluator.expr()
-            except (_Unsupported, StopIteration, ValueError, IndexError, TypeError):
+            except (Unsupported, StopIteration, ValueError, IndexError, TypeError):
                 value = None
             if isinstance(value, str):
                 names[text] = value
@@ -217,7 +193,7 @@ def _evaluate(source: str) -> list[tuple[str, tuple[str, ...]]]:
             evaluator = _Evaluator(tokens[at + 2 :], names)
             try:
                 value = evaluator.expr()
-            except (_Unsupported, StopIteration, ValueError, IndexError, TypeError):
+            except (Unsupported, StopIteration, ValueError, IndexError, TypeError):
                 at += 1
                 continue
             rest = at + 2 + evaluator.at
@@ -234,7 +210,7 @@ def _evaluate(source: str) -> list[tuple[str, tuple[str, ...]]]:
                 elif depth == 0 and mark == "want" and tokens[look + 1][1] == ":":
                     try:
                         got = _Evaluator(tokens[look + 2 :], names).expr()
-                    except (_Unsupported, StopIteration, ValueError, IndexError, TypeError):
+                    except (Unsupported, StopIteration, ValueError, IndexError, TypeError):
                         got = None
                     want = got if isinstance(got, list) else None
                     break

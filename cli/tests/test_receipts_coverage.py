@@ -66,13 +66,9 @@ def _cli(*args: str | Path, cwd: Path) -> subprocess.CompletedProcess[str]:
     )
 
 
-def _session(tmp_path: Path, *, matcher: str = "Bash", required: bool = False) -> Path:
-    """Run one real session of the guards bundle; its audit log."""
-    log = tmp_path / "audit.jsonl"
-    bundle = tmp_path / "bundle.yaml"
-    bundle.write_text(
-        GUARDS.format(log=log, matcher=matcher, required=str(required).lower()), encoding="utf-8"
-    )
+def _scripted(tmp_path: Path, bundle: Path) -> subprocess.CompletedProcess[str]:
+    """``amplifier-hooks run`` of ``bundle`` on the scripted turns, asking answered no; it must
+    succeed."""
     (tmp_path / "script.yaml").write_text(SCRIPTED, encoding="utf-8")
     done = _cli(
         "run",
@@ -86,6 +82,17 @@ def _session(tmp_path: Path, *, matcher: str = "Bash", required: bool = False) -
         cwd=tmp_path,
     )
     assert done.returncode == 0, done.stdout + done.stderr
+    return done
+
+
+def _session(tmp_path: Path, *, matcher: str = "Bash", required: bool = False) -> Path:
+    """Run one real session of the guards bundle; its audit log."""
+    log = tmp_path / "audit.jsonl"
+    bundle = tmp_path / "bundle.yaml"
+    bundle.write_text(
+        GUARDS.format(log=log, matcher=matcher, required=str(required).lower()), encoding="utf-8"
+    )
+    done = _scripted(tmp_path, bundle)
     (tmp_path / "run.out").write_text(done.stdout + done.stderr, encoding="utf-8")
     return log
 
@@ -266,19 +273,7 @@ def test_session_require_guards_names_a_python_module_that_is_not_loaded(tmp_pat
         ),
         encoding="utf-8",
     )
-    (tmp_path / "script.yaml").write_text(SCRIPTED, encoding="utf-8")
-    done = _cli(
-        "run",
-        "--bundle",
-        bundle,
-        "--script",
-        "script.yaml",
-        "--workspace",
-        "ws",
-        "--deny",
-        cwd=tmp_path,
-    )
-    assert done.returncode == 0, done.stdout + done.stderr
+    done = _scripted(tmp_path, bundle)
     shown = " ".join(done.stdout.split())
     assert "hooks-approval* (no hook of that name is loaded)" in shown
     assert not (tmp_path / "ws" / "out.txt").exists()
@@ -300,19 +295,7 @@ def test_replay_rehearses_coverage_of_an_observed_policy(tmp_path: Path) -> None
         ),
         encoding="utf-8",
     )
-    (tmp_path / "script.yaml").write_text(SCRIPTED, encoding="utf-8")
-    done = _cli(
-        "run",
-        "--bundle",
-        recorded,
-        "--script",
-        "script.yaml",
-        "--workspace",
-        "ws",
-        "--deny",
-        cwd=tmp_path,
-    )
-    assert done.returncode == 0, done.stdout + done.stderr
+    done = _scripted(tmp_path, recorded)
     policy = tmp_path / "policy.yaml"
     policy.write_text(
         textwrap.dedent(

@@ -14,6 +14,7 @@ import time
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from amplifier_hooks_cli.session import AgentSession
@@ -162,14 +163,15 @@ def test_an_unknown_policy_is_refused() -> None:
         TerminalApprovalSystem(policy="maybe")  # type: ignore[arg-type]
 
 
-async def test_a_session_asks_it_and_the_kernel_applies_the_answer(tmp_path: Path) -> None:
-    provider = PlannedProvider(("", [("echo", {"text": "ran"})]), "done")
-    shown = io.StringIO()
-    approvals = TerminalApprovalSystem(interactive=False, console=Console(file=shown))
+async def _asked_to_run_echo(
+    tmp_path: Path, approvals: TerminalApprovalSystem
+) -> list[dict[str, Any]]:
+    """The messages of a session whose model calls ``echo`` once, a hook asking ``Run echo?``
+    first and ``approvals`` answering."""
     session = AgentSession(
         hermetic_bundle(),
         workspace=tmp_path,
-        provider=provider,
+        provider=PlannedProvider(("", [("echo", {"text": "ran"})]), "done"),
         tools={"echo": EchoTool()},
         approval_system=approvals,
         display_system=RecordingDisplay(),
@@ -181,7 +183,14 @@ async def test_a_session_asks_it_and_the_kernel_applies_the_answer(tmp_path: Pat
     )
     async with session:
         await session.run("go")
-        messages = await session.context.get_messages()
+        messages: list[dict[str, Any]] = await session.context.get_messages()
+    return messages
+
+
+async def test_a_session_asks_it_and_the_kernel_applies_the_answer(tmp_path: Path) -> None:
+    shown = io.StringIO()
+    approvals = TerminalApprovalSystem(interactive=False, console=Console(file=shown))
+    messages = await _asked_to_run_echo(tmp_path, approvals)
     tool_message = next(m for m in messages if m["role"] == "tool")
     assert "denied" in tool_message["content"]
     # The hook's prompt does not show the input: the kernel adds the tool and its input.
@@ -192,7 +201,6 @@ async def test_a_session_asks_it_and_the_kernel_applies_the_answer(tmp_path: Pat
 
 
 async def test_a_deny_at_the_terminal_reads_for_a_person(tmp_path: Path) -> None:
-    provider = PlannedProvider(("", [("echo", {"text": "ran"})]), "done")
     read_end, write_end = os.pipe()
     os.write(write_end, b"3")  # Deny
     os.close(write_end)
@@ -200,22 +208,7 @@ async def test_a_deny_at_the_terminal_reads_for_a_person(tmp_path: Path) -> None
         approvals = TerminalApprovalSystem(
             interactive=True, stdin=stdin, console=Console(file=io.StringIO())
         )
-        session = AgentSession(
-            hermetic_bundle(),
-            workspace=tmp_path,
-            provider=provider,
-            tools={"echo": EchoTool()},
-            approval_system=approvals,
-            display_system=RecordingDisplay(),
-        )
-        session.coordinator.hooks.register(
-            "tool:pre",
-            lambda e, d: HookResult(action="ask_user", approval_prompt="Run echo?"),
-            name="gate",
-        )
-        async with session:
-            await session.run("go")
-            messages = await session.context.get_messages()
+        messages = await _asked_to_run_echo(tmp_path, approvals)
     told = next(m for m in messages if m["role"] == "tool")["content"]
     assert "User denied: answered 'Deny' at the terminal to 'Run echo?" in told
     assert "TerminalApprovalSystem" not in told

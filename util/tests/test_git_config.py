@@ -21,6 +21,7 @@ import pytest
 from amplifier_hooks_util.git_config import (
     ALWAYS,
     git_environment,
+    git_environment_async,
     overrides_from_listing,
     program_key,
     with_overrides,
@@ -446,3 +447,45 @@ def test_a_listing_is_reused_until_a_file_it_came_from_changes(
     assert "diff.x.textconv" in neutralised(repo / "sub")
     git(repo / "sub", env, "init", "-q")  # another repository now decides for sub/
     assert neutralised(repo / "sub") == set()
+
+
+@pytest.mark.parametrize("situation", ["hostile", "outside", "no git", "broken config"])
+async def test_the_async_environment_is_the_sync_one(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, situation: str
+) -> None:
+    """Both versions share the listing's before and after; what each gives is the same, from
+    a fresh listing, from a kept one, and when git gives none."""
+    from amplifier_hooks_util import git_config
+
+    monkeypatch.setattr(git_config, "RACY_NS", 0)  # files written just now may be kept
+    home = tmp_path / "home"
+    home.mkdir()
+    env = base_env(home)
+    git(home, env, "config", "--global", "credential.helper", "store")
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    program = "git"
+    if situation != "outside":
+        git(repo, env, "init", "-q")
+        git(repo, env, "config", "diff.x.textconv", "evil")
+        git(repo, env, "config", "credential.helper", "project-helper")
+    if situation == "no git":
+        program = str(tmp_path / "missing" / "git")
+    if situation == "broken config":
+        with (repo / ".git" / "config").open("a") as config:
+            config.write("[broken\n")
+    answers = []
+    for kept in (False, True):
+        if not kept:
+            git_config._CACHE.clear()
+        sync = git_environment(env, repo, git=program)
+        if not kept:
+            git_config._CACHE.clear()
+        answers.append((sync, await git_environment_async(env, repo, git=program)))
+    for sync, asynchronous in answers:
+        assert asynchronous == sync
+    (_, overrides), _ = answers[0]
+    neutralised = {key for key, _ in overrides.neutralised}
+    assert neutralised == (
+        {"diff.x.textconv", "credential.helper"} if situation == "hostile" else set()
+    )

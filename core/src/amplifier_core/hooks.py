@@ -323,28 +323,24 @@ def _plain(value: Any, memo: PlainMemo | None = None) -> bool:
             return False
         current = stack.pop()
         if type(current) is dict:
-            for key, item in current.items():
-                kind = type(item)
+            for key in current:
                 if type(key) is not str:
                     return False
-                if kind in native:
-                    continue
-                if kind is dict or kind is list:
-                    stack.append(item)
-                else:
-                    return False
+            items = current.values()
         elif memo is not None:  # a list's items: those remembered plain are not looked at
             if not _plain_items(current, memo):
                 return False
+            continue
         else:
-            for item in current:
-                kind = type(item)
-                if kind in native:
-                    continue
-                if kind is dict or kind is list:
-                    stack.append(item)
-                else:
-                    return False
+            items = current
+        for item in items:
+            kind = type(item)
+            if kind in native:
+                continue
+            if kind is dict or kind is list:
+                stack.append(item)
+            else:
+                return False
     return True
 
 

@@ -7,12 +7,14 @@ import json
 import os
 import shlex
 import threading
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
+from amplifier_core.testing import create_test_coordinator
+from amplifier_module_hooks_declarative import mount
 from amplifier_module_hooks_declarative.runners.command import CommandRunner
 from amplifier_module_hooks_declarative.specs import CommandHookSpec
 from amplifier_module_hooks_declarative.types import Decision, HookContext
@@ -103,6 +105,68 @@ class FormatContext:
             call_id=self.call_id,
             data=data,
         )
+
+
+@dataclass(frozen=True, slots=True)
+class EventContext:
+    """The hook contexts of a format whose tests name Amplifier's events: ``context(project_dir,
+    event, *, tool, args, data)``; the alias is ``aliases[event]`` (the event itself when it
+    has none), the event fields hold the session id and the time and, with ``tool_fields``,
+    the tool's name and input under those two keys; ``args`` defaults to ``git status`` for
+    ``bash``."""
+
+    aliases: Mapping[str, str]
+    session_id: str
+    timestamp: str
+    call_id: str
+    tool_fields: tuple[str, str] | None = None
+
+    def __call__(self, project_dir: Path, event: str = "tool:pre", **given: Any) -> HookContext:
+        """``given``: ``tool``, ``args`` and ``data``, as :class:`FormatContext` takes them."""
+        tool = given.get("tool", "bash")
+        args = given.get("args")
+        if args is None:
+            args = {"command": "git status"} if tool == "bash" else {}
+        fields: dict[str, Any] = {"session_id": self.session_id, "timestamp": self.timestamp}
+        if tool is not None and self.tool_fields is not None:
+            name, input_key = self.tool_fields
+            fields |= {name: tool, input_key: args}
+        context = FormatContext(
+            self.aliases.get(event, event), self.session_id, self.timestamp, self.call_id, fields
+        )
+        return context(project_dir, event=event, **(given | {"args": args}))
+
+
+async def mounted(
+    project: Path, config: Mapping[str, Any] | None = None
+) -> tuple[Any, Callable[[], Awaitable[None]]]:
+    """hooks-declarative mounted on a test coordinator working in ``project``: the coordinator
+    and the cleanup. The user's hooks are left out unless ``config`` says otherwise."""
+    coordinator = create_test_coordinator()
+    coordinator.register_capability("session.working_dir", str(project))
+    cleanup = await mount(coordinator, {"include_user": False, **(config or {})})
+    return coordinator, cleanup
+
+
+async def emitted(
+    project: Path, event: str, data: dict[str, Any], config: Mapping[str, Any] | None = None
+) -> Any:
+    """What the hooks :func:`mounted` in ``project`` answer to one ``event`` with ``data``;
+    the mount is cleaned up afterwards."""
+    coordinator, cleanup = await mounted(project, config)
+    try:
+        return await coordinator.hooks.emit(event, data)
+    finally:
+        await cleanup()
+
+
+def claude_plugin(folder: Path) -> Path:
+    """``folder`` made a Claude Code plugin named as the folder is (its manifest and an empty
+    ``hooks`` directory); the folder."""
+    (folder / ".claude-plugin").mkdir(parents=True)
+    (folder / "hooks").mkdir()
+    (folder / ".claude-plugin" / "plugin.json").write_text(json.dumps({"name": folder.name}))
+    return folder
 
 
 def command_runner(

@@ -26,7 +26,16 @@ from amplifier_module_hooks_declarative.formats.shared.claude_protocol import (
 )
 from amplifier_module_hooks_declarative.types import Decision, HookContext
 
-from .support import SCRIPTS, Check, answering, command_runner, contains, hook_context, real, script
+from .support import (
+    SCRIPTS,
+    Check,
+    EventContext,
+    answering,
+    command_runner,
+    contains,
+    real,
+    script,
+)
 from .support import recorded as recorded_by
 
 LABEL = ".claude/settings.json PreToolUse[0]"
@@ -52,31 +61,13 @@ runner = partial(command_runner, label=LABEL, protocol="claude-code")
 recorded = partial(recorded_by, label=LABEL, protocol="claude-code")
 
 
-def context(
-    project_dir: Path,
-    event: str = "tool:pre",
-    *,
-    tool: str | None = "bash",
-    args: dict[str, Any] | None = None,
-    data: dict[str, Any] | None = None,
-) -> HookContext:
-    if args is None:
-        args = {"command": "git status"} if tool == "bash" else {}
-    fields: dict[str, Any] = {"session_id": "sess-cc", "timestamp": STAMP}
-    if tool is not None:
-        fields |= {"tool": tool, "input": args}
-    return hook_context(
-        project_dir,
-        event,
-        ALIASES.get(event, event),
-        session_id="sess-cc",
-        timestamp=STAMP,
-        fields=fields,
-        tool=tool,
-        args=args,
-        call_id="toolu_01",
-        data=data,
-    )
+context = EventContext(
+    ALIASES,
+    session_id="sess-cc",
+    timestamp=STAMP,
+    call_id="toolu_01",
+    tool_fields=("tool", "input"),
+)
 
 
 async def run(

@@ -18,8 +18,6 @@ from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from amplifier_core.models import ToolResult
-from amplifier_core.testing import create_test_coordinator
-from amplifier_module_hooks_declarative import mount
 from amplifier_module_hooks_declarative.formats.claude_code.reader import (
     parse_claude_plugin_hooks,
     parse_claude_settings,
@@ -29,6 +27,8 @@ from amplifier_module_hooks_declarative.permission_rules import compile_permissi
 from amplifier_module_hooks_declarative.specs import CommandHookSpec, UnreadableHookSpec
 from amplifier_module_hooks_declarative.trust import trust_project
 
+from .support import claude_plugin, emitted, mounted
+
 SETTINGS = ".claude/settings.json"
 
 
@@ -36,13 +36,6 @@ def write_settings(project: Path, hooks: dict[str, Any]) -> None:
     (project / ".claude").mkdir(exist_ok=True)
     (project / SETTINGS).write_text(json.dumps({"hooks": hooks}, indent=2))
     trust_project(project)
-
-
-async def mounted(project: Path, config: dict[str, Any] | None = None) -> Any:
-    coordinator = create_test_coordinator()
-    coordinator.register_capability("session.working_dir", str(project))
-    cleanup = await mount(coordinator, {"include_user": False, **(config or {})})
-    return coordinator, cleanup
 
 
 def bash(command: str) -> dict[str, Any]:
@@ -202,22 +195,14 @@ async def test_on_failure_block_blocks_a_hook_that_fails(
     project: Path, command: str, keys: dict[str, Any], reason: str
 ) -> None:
     write_settings(project, pre_bash({"type": "command", "command": command, **keys}))
-    coordinator, cleanup = await mounted(project)
-    try:
-        result = await coordinator.hooks.emit("tool:pre", bash("ls"))
-    finally:
-        await cleanup()
+    result = await emitted(project, "tool:pre", bash("ls"))
     assert result.action == "deny"
     assert reason in (result.reason or "")
 
 
 async def test_without_on_failure_a_failing_hook_does_not_block(project: Path) -> None:
     write_settings(project, pre_bash({"type": "command", "command": "exit 1"}))
-    coordinator, cleanup = await mounted(project)
-    try:
-        result = await coordinator.hooks.emit("tool:pre", bash("ls"))
-    finally:
-        await cleanup()
+    result = await emitted(project, "tool:pre", bash("ls"))
     assert result.action != "deny"
 
 
@@ -275,11 +260,7 @@ async def test_shell_powershell_without_powershell_names_file_and_key_and_fails_
         ),
     )
     with caplog.at_level(logging.WARNING):
-        coordinator, cleanup = await mounted(project)
-        try:
-            result = await coordinator.hooks.emit("tool:pre", bash("ls"))
-        finally:
-            await cleanup()
+        result = await emitted(project, "tool:pre", bash("ls"))
     message = (
         f"{SETTINGS}:10: hooks.PreToolUse[0].hooks[0].shell: 'powershell': no PowerShell on "
         "this machine"
@@ -371,11 +352,7 @@ async def test_an_mcp_tool_hook_without_its_server_warns_and_the_others_decide(
         ),
     )
     with caplog.at_level(logging.WARNING):
-        coordinator, cleanup = await mounted(project)
-        try:
-            result = await coordinator.hooks.emit("tool:pre", bash("ls"))
-        finally:
-            await cleanup()
+        result = await emitted(project, "tool:pre", bash("ls"))
     assert "of server 'audit' is not connected" in caplog.text
     assert result.action == "deny"
     assert "blocked by the guard" in (result.reason or "")
@@ -419,11 +396,7 @@ async def test_an_unknown_key_fails_only_its_hook_closed_in_settings(
         ),
     )
     with caplog.at_level(logging.WARNING):
-        coordinator, cleanup = await mounted(project)
-        try:
-            result = await coordinator.hooks.emit("tool:pre", bash("ls"))
-        finally:
-            await cleanup()
+        result = await emitted(project, "tool:pre", bash("ls"))
     message = f"{SETTINGS}:10: hooks.PreToolUse[0].hooks[0].retries: unknown key 'retries'"
     assert message in caplog.text
     assert result.action == "deny"
@@ -441,11 +414,7 @@ async def test_with_strict_off_an_unknown_key_warns_and_lets_the_call_through(
             {"type": "websocket", "url": "ws://x"}, {"type": "command", "command": touch(ran)}
         ),
     )
-    coordinator, cleanup = await mounted(project, {"strict": False})
-    try:
-        result = await coordinator.hooks.emit("tool:pre", bash("ls"))
-    finally:
-        await cleanup()
+    result = await emitted(project, "tool:pre", bash("ls"), config={"strict": False})
     assert result.action != "deny"
     assert ran.exists()
 
@@ -455,9 +424,7 @@ async def test_an_unknown_key_in_a_plugin_fails_only_its_hook_closed_too(
 ) -> None:
     ran = tmp_path / "ran"
     root = tmp_path / "plugins" / "newer"
-    (root / ".claude-plugin").mkdir(parents=True)
-    (root / "hooks").mkdir()
-    (root / ".claude-plugin" / "plugin.json").write_text(json.dumps({"name": "newer"}))
+    claude_plugin(root)
     hooks = pre_bash(
         {"type": "command", "command": "true", "if": "Bash(git push *)", "priority": 1},
         {"type": "command", "command": touch(ran)},
@@ -529,9 +496,7 @@ async def test_a_plugins_exec_form_hook_gets_its_root_unquoted(
 ) -> None:
     out = tmp_path / "out"
     root = tmp_path / "plugin cache" / "exec"
-    (root / ".claude-plugin").mkdir(parents=True)
-    (root / "hooks").mkdir()
-    (root / ".claude-plugin" / "plugin.json").write_text(json.dumps({"name": "exec"}))
+    claude_plugin(root)
     (root / "hooks" / "record.py").write_text(
         "import sys\nopen(sys.argv[1], 'w').write(sys.argv[2])\n"
     )
@@ -554,11 +519,7 @@ def _run_settings(hooks: dict[str, Any], config: dict[str, Any]) -> tuple[str, l
     what the hooks appended to ``ran``."""
 
     async def go(project: Path) -> str:
-        coordinator, cleanup = await mounted(project, config)
-        try:
-            result = await coordinator.hooks.emit("tool:pre", bash("ls"))
-        finally:
-            await cleanup()
+        result = await emitted(project, "tool:pre", bash("ls"), config=config)
         return str(result.action)
 
     with tempfile.TemporaryDirectory() as directory:
@@ -616,11 +577,7 @@ async def test_a_newer_event_is_named_and_skipped_while_the_files_guards_run(
     }
     write_settings(project, hooks)
     with caplog.at_level(logging.WARNING):
-        coordinator, cleanup = await mounted(project)
-        try:
-            result = await coordinator.hooks.emit("tool:pre", bash("ls"))
-        finally:
-            await cleanup()
+        result = await emitted(project, "tool:pre", bash("ls"))
     assert (
         f"{SETTINGS}:3: hooks.PreModelRequest: Claude Code event 'PreModelRequest' is not known "
         "here and never fires"

@@ -13,8 +13,6 @@ from typing import Any
 
 import pytest
 
-from amplifier_core.testing import create_test_coordinator
-from amplifier_module_hooks_declarative import mount
 from amplifier_module_hooks_declarative.document import HookGroup, HooksConfigError
 from amplifier_module_hooks_declarative.formats.codex.reader import parse_codex_hooks
 from amplifier_module_hooks_declarative.patterns import compile_claude_matcher
@@ -22,7 +20,7 @@ from amplifier_module_hooks_declarative.specs import CommandHookSpec
 from amplifier_module_hooks_declarative.trust import trust_project
 from amplifier_module_hooks_declarative.types import Decision
 
-from .support import FormatContext, answering, command_runner
+from .support import FormatContext, answering, command_runner, mounted
 from .support import recorded as recorded_by
 
 SOURCE = ".codex/hooks.json"
@@ -275,13 +273,6 @@ def project(tmp_path: Path) -> Path:
 
 def write_hooks(project: Path, hooks: dict[str, Any]) -> None:
     (project / SOURCE).write_text(json.dumps({"hooks": hooks}, indent=2))
-
-
-async def mounted(project: Path, config: dict[str, Any] | None = None) -> Any:
-    coordinator = create_test_coordinator()
-    coordinator.register_capability("session.working_dir", str(project))
-    cleanup = await mount(coordinator, {"include_user": False, **(config or {})})
-    return coordinator, cleanup
 
 
 def bash(command: str) -> dict[str, Any]:

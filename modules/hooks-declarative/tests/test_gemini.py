@@ -28,9 +28,9 @@ from amplifier_module_hooks_declarative.formats.gemini.reader import (
 from amplifier_module_hooks_declarative.parsing import foreign_tool_matcher
 from amplifier_module_hooks_declarative.patterns import compile_claude_matcher
 from amplifier_module_hooks_declarative.specs import CommandHookSpec
-from amplifier_module_hooks_declarative.types import Decision, HookContext
+from amplifier_module_hooks_declarative.types import Decision
 
-from .support import answering, command_runner, hook_context, real
+from .support import EventContext, answering, command_runner, real
 from .support import recorded as recorded_by
 
 LABEL = ".gemini/settings.json:hooks.BeforeTool[0].hooks[0]"
@@ -55,28 +55,7 @@ runner = partial(command_runner, label=LABEL, protocol="gemini")
 recorded = partial(recorded_by, label=LABEL, protocol="gemini")
 
 
-def context(
-    project_dir: Path,
-    event: str = "tool:pre",
-    *,
-    tool: str | None = "bash",
-    args: dict[str, Any] | None = None,
-    data: dict[str, Any] | None = None,
-) -> HookContext:
-    if args is None:
-        args = {"command": "git status"} if tool == "bash" else {}
-    return hook_context(
-        project_dir,
-        event,
-        ALIASES.get(event, event),
-        session_id="sess-g",
-        timestamp=STAMP,
-        fields={"session_id": "sess-g", "timestamp": STAMP},
-        tool=tool,
-        args=args,
-        call_id="call_1",
-        data=data,
-    )
+context = EventContext(ALIASES, session_id="sess-g", timestamp=STAMP, call_id="call_1")
 
 
 # ----------------------------------------------------------------------------- stdin

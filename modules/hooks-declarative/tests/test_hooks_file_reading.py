@@ -10,7 +10,6 @@ import os
 import socket
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
 import pytest
 from amplifier_hooks_util.regular_file import (
@@ -20,10 +19,11 @@ from amplifier_hooks_util.regular_file import (
     read_regular,
 )
 
-from amplifier_core.testing import create_test_coordinator
-from amplifier_module_hooks_declarative import HooksConfigError, mount, parse_config
+from amplifier_module_hooks_declarative import HooksConfigError, parse_config
 from amplifier_module_hooks_declarative.discovery import decide_trust, find_sources, load_source
 from amplifier_module_hooks_declarative.trust import trust_project
+
+from .support import mounted
 
 HOOKS_FILES = (
     ".claude/settings.json",
@@ -56,13 +56,6 @@ def unread(read_end: int) -> bytes:
         return os.read(read_end, 1 << 16)
     except BlockingIOError:
         return b""
-
-
-async def mounted(project: Path, config: dict[str, Any] | None = None) -> Any:
-    coordinator = create_test_coordinator()
-    coordinator.register_capability("session.working_dir", str(project))
-    cleanup = await mount(coordinator, {"include_user": False, **(config or {})})
-    return coordinator, cleanup
 
 
 def place(project: Path, name: str, target: str) -> Path:

@@ -12,14 +12,12 @@ import pytest
 from amplifier_core.testing import create_test_coordinator
 from amplifier_module_hooks_declarative import mount
 
-from .support import HttpEndpoint
+from .support import HttpEndpoint, claude_plugin
 
 
 def _plugin(root: Path, hook: dict[str, Any]) -> Path:
     plugin = root / "remote-guard"
-    (plugin / ".claude-plugin").mkdir(parents=True)
-    (plugin / "hooks").mkdir()
-    (plugin / ".claude-plugin" / "plugin.json").write_text(json.dumps({"name": plugin.name}))
+    claude_plugin(plugin)
     hooks = {"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [hook]}]}}
     (plugin / "hooks" / "hooks.json").write_text(json.dumps(hooks, indent=2))
     return root

@@ -16,6 +16,8 @@ from typing import Any
 from amplifier_core.testing import create_test_coordinator
 from amplifier_module_hooks_declarative import mount
 
+from .support import claude_plugin
+
 HOOKS = 8
 DENYING = (2, 5)  # 0-based; both deny, the first one's reason is the one given
 BARRIER = """
@@ -38,9 +40,7 @@ def _plugins(root: Path, markers: Path, limit: int = 6000) -> Path:
         if index == 7:  # a second matcher group in the same plugin's file
             groups = [{"matcher": "Edit", "hooks": []}, {"matcher": "Bash|Write", "hooks": [hook]}]
         plugin = root / f"guard-{index}"
-        (plugin / ".claude-plugin").mkdir(parents=True)
-        (plugin / "hooks").mkdir()
-        (plugin / ".claude-plugin" / "plugin.json").write_text(json.dumps({"name": plugin.name}))
+        claude_plugin(plugin)
         hooks = {"hooks": {"PreToolUse": groups}}
         (plugin / "hooks" / "hooks.json").write_text(json.dumps(hooks))
     return root
@@ -92,9 +92,7 @@ def _answering(root: Path, answers: list[dict[str, Any]]) -> Path:
         text = json.dumps({"hookSpecificOutput": specific})
         hook = {"type": "command", "command": f"cat > /dev/null; echo '{text}'"}
         plugin = root / f"answer-{index}"
-        (plugin / ".claude-plugin").mkdir(parents=True)
-        (plugin / "hooks").mkdir()
-        (plugin / ".claude-plugin" / "plugin.json").write_text(json.dumps({"name": plugin.name}))
+        claude_plugin(plugin)
         hooks = {"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [hook]}]}}
         (plugin / "hooks" / "hooks.json").write_text(json.dumps(hooks))
     return root

@@ -14,8 +14,7 @@ from typing import Any
 
 import pytest
 
-from amplifier_core.testing import create_test_coordinator
-from amplifier_module_hooks_declarative import HooksConfigError, find_sources, mount, parse_config
+from amplifier_module_hooks_declarative import HooksConfigError, find_sources, parse_config
 from amplifier_module_hooks_declarative.formats.claude_code.plugins import (
     discover_plugins,
     plugin_data_dir,
@@ -23,6 +22,8 @@ from amplifier_module_hooks_declarative.formats.claude_code.plugins import (
 from amplifier_module_hooks_declarative.survey import survey_sources
 from amplifier_module_hooks_declarative.trust import trust_project
 from amplifier_module_hooks_declarative.variables import substitute
+
+from .support import claude_plugin, emitted, mounted
 
 FIXTURES = Path(__file__).parent / "fixtures" / "claude-plugins"
 
@@ -48,24 +49,13 @@ def needs_node() -> None:
         pytest.skip("node is not installed; the prompt-context plugin's hook is a Node script")
 
 
-async def mounted(project: Path, config: dict[str, Any]) -> Any:
-    coordinator = create_test_coordinator()
-    coordinator.register_capability("session.working_dir", str(project))
-    cleanup = await mount(coordinator, {"include_user": False, **config})
-    return coordinator, cleanup
-
-
 def bash(command: str) -> dict[str, Any]:
     return {"tool_name": "bash", "tool_input": {"command": command}, "session_id": "s-1"}
 
 
 async def denies_rm_rf(project: Path, config: dict[str, Any]) -> bool:
     """Whether the module mounted with ``config`` in ``project`` denies ``rm -rf victim``."""
-    coordinator, cleanup = await mounted(project, config)
-    try:
-        result = await coordinator.hooks.emit("tool:pre", bash("rm -rf victim"))
-    finally:
-        await cleanup()
+    result = await emitted(project, "tool:pre", bash("rm -rf victim"), config=config)
     return result.action == "deny"
 
 
@@ -258,9 +248,7 @@ async def test_a_wrong_value_in_a_plugin_still_fails_the_mount_naming_plugin_fil
 
 
 def _plugin(root: Path, name: str, hooks: dict[str, Any]) -> Path:
-    (root / name / ".claude-plugin").mkdir(parents=True)
-    (root / name / "hooks").mkdir()
-    (root / name / ".claude-plugin" / "plugin.json").write_text(json.dumps({"name": name}))
+    claude_plugin(root / name)
     (root / name / "hooks" / "hooks.json").write_text(json.dumps({"hooks": hooks}, indent=2))
     return root / name
 

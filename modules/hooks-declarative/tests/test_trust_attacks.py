@@ -10,15 +10,17 @@ import json
 import logging
 import os
 import shutil
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from amplifier_core.testing import create_test_coordinator
-from amplifier_module_hooks_declarative import HooksConfigError, mount
+from amplifier_module_hooks_declarative import HooksConfigError
 from amplifier_module_hooks_declarative.trust import trust_project, trust_status
+
+from .support import mounted
 
 
 @dataclass(frozen=True)
@@ -181,15 +183,20 @@ def attack(project: Path, route: Route, marker: Path) -> None:
     target.write_text(route.evil.format(marker=str(marker)))
 
 
-async def mounted(project: Path, config: dict[str, Any] | None = None) -> Any:
-    coordinator = create_test_coordinator()
-    coordinator.register_capability("session.working_dir", str(project))
-    cleanup = await mount(coordinator, {"include_user": False, **(config or {})})
-    return coordinator, cleanup
-
-
 def bash(command: str) -> dict[str, Any]:
     return {"tool_name": "Bash", "tool_input": {"command": command}, "session_id": "s"}
+
+
+async def answer_after(project: Path, change: Callable[[], object]) -> Any:
+    """The answer of the hooks mounted in ``project`` to a second ``ls``, made after
+    ``change``; the first ``ls`` must go through."""
+    coordinator, cleanup = await mounted(project)
+    try:
+        assert (await coordinator.hooks.emit("tool:pre", bash("ls"))).action == "continue"
+        change()
+        return await coordinator.hooks.emit("tool:pre", bash("ls"))
+    finally:
+        await cleanup()
 
 
 def skip_without(route: Route) -> None:
@@ -266,9 +273,8 @@ async def test_a_script_linked_out_of_the_project_is_watched_where_it_leads(
     script = _link_out(project, outside)
     trust_project(project)
     marker = tmp_path / "marker"
-    coordinator, cleanup = await mounted(project)
-    try:
-        assert (await coordinator.hooks.emit("tool:pre", bash("ls"))).action == "continue"
+
+    def change() -> None:
         if how == "target-changed":
             script.write_text(f"#!/bin/sh\ntouch {marker}\n")
         else:
@@ -279,9 +285,8 @@ async def test_a_script_linked_out_of_the_project_is_watched_where_it_leads(
             temporary = project / "scripts" / ".guard.sh.new"
             temporary.symlink_to(evil)
             os.replace(temporary, link)
-        second = await coordinator.hooks.emit("tool:pre", bash("ls"))
-    finally:
-        await cleanup()
+
+    second = await answer_after(project, change)
     assert not marker.exists()
     assert second.action == "deny"
     assert "amplifier-hooks trust" in (second.reason or "")
@@ -396,13 +401,9 @@ async def test_a_module_that_shadows_what_a_hook_imports_makes_it_refuse(tmp_pat
     (project / "tools" / "guard.py").write_text("import json\nfrom tools import util\n")
     trust_project(project)
     marker = tmp_path / "marker"
-    coordinator, cleanup = await mounted(project)
-    try:
-        assert (await coordinator.hooks.emit("tool:pre", bash("ls"))).action == "continue"
-        (project / "json.py").write_text(PY_EVIL.format(marker=str(marker)))
-        second = await coordinator.hooks.emit("tool:pre", bash("ls"))
-    finally:
-        await cleanup()
+    second = await answer_after(
+        project, lambda: (project / "json.py").write_text(PY_EVIL.format(marker=str(marker)))
+    )
     assert not marker.exists()
     assert second.action == "deny"
     assert "json.py" in (second.reason or "")
@@ -427,15 +428,13 @@ async def test_a_re_pointed_hooks_directory_link_makes_the_hooks_refuse(
     (evil / "hooks" / "guard.sh").write_text(SH_EVIL.format(marker=marker))
     (project / ".claude").symlink_to(good)
     trust_project(project)
-    coordinator, cleanup = await mounted(project)
-    try:
-        assert (await coordinator.hooks.emit("tool:pre", bash("ls"))).action == "continue"
+
+    def change() -> None:
         temporary = project / ".claude.new"
         temporary.symlink_to(evil)
         os.replace(temporary, project / ".claude")
-        second = await coordinator.hooks.emit("tool:pre", bash("ls"))
-    finally:
-        await cleanup()
+
+    second = await answer_after(project, change)
     assert not marker.exists()
     assert second.action == "deny"
     assert "amplifier-hooks trust" in (second.reason or "")

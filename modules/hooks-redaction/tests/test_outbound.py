@@ -12,9 +12,11 @@ from typing import Any
 import pytest
 
 from amplifier_core.hooks import HookRegistry
-from amplifier_core.message_models import ChatRequest, ChatResponse, Message, TextBlock
+from amplifier_core.message_models import ChatRequest, Message
 from amplifier_module_hooks_redaction import mount
 from amplifier_module_hooks_redaction.outbound import RedactionFailedError
+
+from .support import Provider
 
 GH = "ghp_" + "Lm4Kp9Qz2Wx7Rt1Yv6Bn3Cd8Fg5Hj0As2De9T"
 SLACK = "xoxb-" + "3049581726-6172839405-Qw7Er2Ty9Ui4Op1As6Df3Gh8"
@@ -31,17 +33,6 @@ class Context:
     async def set_messages(self, messages: list[dict[str, Any]]) -> None:
         self.sets += 1
         self.messages = list(messages)
-
-
-class Provider:
-    name = "recording"
-
-    def __init__(self) -> None:
-        self.received: list[ChatRequest] = []
-
-    async def complete(self, request: ChatRequest, **kwargs: Any) -> ChatResponse:
-        self.received.append(request)
-        return ChatResponse(content=[TextBlock(text="ok")])
 
 
 class Coordinator:

@@ -19,9 +19,11 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from amplifier_core.hooks import HookRegistry
-from amplifier_core.message_models import ChatRequest, ChatResponse, Message, TextBlock
+from amplifier_core.message_models import ChatRequest, Message, TextBlock
 from amplifier_hooks_redact.memo import CleanMemo
 from amplifier_module_hooks_redaction import mount
+
+from .support import Provider
 
 mount_logging = pytest.importorskip("amplifier_module_hooks_logging").mount
 
@@ -41,17 +43,6 @@ class Context:
 
     async def set_messages(self, messages: list[dict[str, Any]]) -> None:
         self.messages = list(messages)
-
-
-class Provider:
-    name = "recording"
-
-    def __init__(self) -> None:
-        self.received: list[ChatRequest] = []
-
-    async def complete(self, request: ChatRequest, **kwargs: Any) -> ChatResponse:
-        self.received.append(request)
-        return ChatResponse(content=[TextBlock(text="ok")])
 
 
 class Coordinator:

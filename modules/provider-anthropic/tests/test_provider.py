@@ -3,24 +3,24 @@ conversion both ways, usage, retries with throttling events, the kernel's error 
 
 from __future__ import annotations
 
-import asyncio
 from typing import Any
 
 import pytest
 from amplifier_hooks_testsupport.loopback import (
     AnthropicApi,
     LoopbackServer,
-    Reply,
-    Request,
     anthropic_error,
     anthropic_message,
     closed_port,
 )
+from amplifier_hooks_testsupport.loopback.timeout import TimeoutContract
 
 from amplifier_core import llm_errors
 from amplifier_core.message_models import ChatRequest, Message, ToolSpec
 from amplifier_core.testing import create_test_coordinator
 from amplifier_module_provider_anthropic import mount
+
+from .test_tool_choice import PROVIDER
 
 FAST: dict[str, Any] = {"backoff_base": 0.001, "backoff_max": 0.01, "api_key": "test-key"}
 READ_FILE = ToolSpec(
@@ -182,20 +182,8 @@ async def test_config_mistakes_name_the_key() -> None:
         await mount(create_test_coordinator(), {"base_url": "ftp://x"})
 
 
-async def test_no_answer_within_the_timeout_is_a_timeout_error() -> None:
-    never = asyncio.Event()
-
-    async def silent(request: Request) -> Reply:
-        await never.wait()  # never set: the server never answers
-        return anthropic_message("too late")
-
-    async with LoopbackServer(silent) as server:
-        provider, _ = await _provider(server, timeout=0.05, max_retries=0)
-        with pytest.raises(llm_errors.LLMTimeoutError) as caught:
-            await provider.complete(_request())
-        await provider.aclose()
-    assert caught.value.retryable is True
-    assert "no answer within 0.05 s (timeout)" in str(caught.value)
+class TestTimeout(TimeoutContract):
+    provider = PROVIDER
 
 
 async def test_it_describes_itself_with_the_kernels_models() -> None:

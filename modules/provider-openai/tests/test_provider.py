@@ -3,23 +3,23 @@ does: conversion both ways, keyless local servers, retries, the kernel's error c
 
 from __future__ import annotations
 
-import asyncio
 from typing import Any
 
 import pytest
 from amplifier_hooks_testsupport.loopback import (
     LoopbackServer,
     OpenAIApi,
-    Reply,
-    Request,
     openai_completion,
     openai_error,
 )
+from amplifier_hooks_testsupport.loopback.timeout import TimeoutContract
 
 from amplifier_core import llm_errors
 from amplifier_core.message_models import ChatRequest, Message, ToolSpec
 from amplifier_core.testing import create_test_coordinator
 from amplifier_module_provider_openai import mount
+
+from .test_tool_choice import PROVIDER
 
 FAST: dict[str, Any] = {"backoff_base": 0.001, "backoff_max": 0.01, "api_key": "test-key"}
 BASH = ToolSpec(
@@ -175,19 +175,8 @@ async def test_api_errors_are_the_kernels_provider_errors(reply: Any, error_clas
     assert len(api.bodies) == 1  # not retried (a 429 asking for 600 s is not waited for)
 
 
-async def test_no_answer_within_the_timeout_is_a_timeout_error() -> None:
-    never = asyncio.Event()
-
-    async def silent(request: Request) -> Reply:
-        await never.wait()  # never set: the server never answers
-        return openai_completion("too late")
-
-    async with LoopbackServer(silent) as server:
-        provider, _ = await _provider(server, timeout=0.05, max_retries=0)
-        with pytest.raises(llm_errors.LLMTimeoutError) as caught:
-            await provider.complete(_request())
-        await provider.aclose()
-    assert caught.value.retryable is True
+class TestTimeout(TimeoutContract):
+    provider = PROVIDER
 
 
 async def test_it_describes_itself_with_the_kernels_models() -> None:

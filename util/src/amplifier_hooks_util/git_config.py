@@ -389,21 +389,37 @@ def _in_repository(cwd: str | os.PathLike[str], env: Mapping[str, str]) -> bool:
     return any(os.path.lexists(d / ".git") for d in (here, *here.parents))
 
 
-def git_environment(
-    env: Mapping[str, str],
-    cwd: str | os.PathLike[str],
-    *,
-    git: str = "git",
-) -> tuple[dict[str, str], GitOverrides]:
-    """``env`` for a process that may run git in ``cwd``: the overrides of the module docstring
-    added. When git cannot list the configuration (not installed, a broken config file), only
-    :data:`ALWAYS` is set (git commands then fail on the broken file the same way); outside
-    any repository, too (nothing of a project's to list)."""
+_Answer = tuple[dict[str, str], GitOverrides]
+
+
+def _without_listing(
+    env: Mapping[str, str], cwd: str | os.PathLike[str], git: str
+) -> tuple[tuple[object, ...] | None, _Answer | None]:
+    """The cache key for ``cwd``'s listing, and the answer when no listing has to run:
+    outside any repository, or with a kept listing whose files are unchanged."""
     if not _in_repository(cwd, env):
-        return _finish(env, None)
+        return None, _finish(env, None)
     key = _cache_key(git, cwd, env)
-    if (raw := _cached(key)) is not None:
-        return _finish(env, raw)
+    raw = _cached(key)
+    return key, (_finish(env, raw) if raw is not None else None)
+
+
+def _from_listing(
+    key: tuple[object, ...] | None,
+    cwd: str | os.PathLike[str],
+    env: Mapping[str, str],
+    raw: bytes | None,
+) -> _Answer:
+    """The answer from the listing git gave (``None``: git did not give one), kept under
+    ``key`` for the next call."""
+    if raw is None:
+        return _finish(env, None)
+    _keep(key, cwd, env, raw)
+    return _finish(env, raw)
+
+
+def _list(git: str, cwd: str | os.PathLike[str], env: Mapping[str, str]) -> bytes | None:
+    """The repository's configuration listed by git, ``None`` when git fails."""
     try:
         done = subprocess.run(
             _listing_command(git),
@@ -415,25 +431,14 @@ def git_environment(
             check=False,
         )
     except (OSError, subprocess.SubprocessError):
-        return _finish(env, None)
-    if done.returncode != 0:
-        return _finish(env, None)
-    _keep(key, cwd, env, done.stdout)
-    return _finish(env, done.stdout)
+        return None
+    return done.stdout if done.returncode == 0 else None
 
 
-async def git_environment_async(
-    env: Mapping[str, str],
-    cwd: str | os.PathLike[str],
-    *,
-    git: str = "git",
-) -> tuple[dict[str, str], GitOverrides]:
-    """:func:`git_environment` without blocking the event loop."""
-    if not _in_repository(cwd, env):
-        return _finish(env, None)
-    key = _cache_key(git, cwd, env)
-    if (raw := _cached(key)) is not None:
-        return _finish(env, raw)
+async def _list_async(
+    git: str, cwd: str | os.PathLike[str], env: Mapping[str, str]
+) -> bytes | None:
+    """:func:`_list` without blocking the event loop."""
     try:
         process = await asyncio.create_subprocess_exec(
             *_listing_command(git),
@@ -444,14 +449,40 @@ async def git_environment_async(
             stderr=asyncio.subprocess.DEVNULL,
         )
     except OSError:
-        return _finish(env, None)
+        return None
     try:
         stdout, _ = await asyncio.wait_for(process.communicate(), _TIMEOUT)
     except TimeoutError:
         process.kill()
         await process.wait()
-        return _finish(env, None)
-    if process.returncode != 0:
-        return _finish(env, None)
-    _keep(key, cwd, env, stdout)
-    return _finish(env, stdout)
+        return None
+    return stdout if process.returncode == 0 else None
+
+
+def git_environment(
+    env: Mapping[str, str],
+    cwd: str | os.PathLike[str],
+    *,
+    git: str = "git",
+) -> tuple[dict[str, str], GitOverrides]:
+    """``env`` for a process that may run git in ``cwd``: the overrides of the module docstring
+    added. When git cannot list the configuration (not installed, a broken config file), only
+    :data:`ALWAYS` is set (git commands then fail on the broken file the same way); outside
+    any repository, too (nothing of a project's to list)."""
+    key, known = _without_listing(env, cwd, git)
+    if known is not None:
+        return known
+    return _from_listing(key, cwd, env, _list(git, cwd, env))
+
+
+async def git_environment_async(
+    env: Mapping[str, str],
+    cwd: str | os.PathLike[str],
+    *,
+    git: str = "git",
+) -> tuple[dict[str, str], GitOverrides]:
+    """:func:`git_environment` without blocking the event loop."""
+    key, known = _without_listing(env, cwd, git)
+    if known is not None:
+        return known
+    return _from_listing(key, cwd, env, await _list_async(git, cwd, env))

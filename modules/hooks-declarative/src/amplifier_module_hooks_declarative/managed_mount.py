@@ -35,6 +35,7 @@ from .containment import contain_documents
 from .discovery import Loaded, resolve_project_dir
 from .dispatch import Dispatcher, default_runner_factory, plan_steps
 from .managed import MANAGED_KIND, ManagedPolicy, load_managed_policy
+from .once import once
 from .source import Source
 
 __all__ = [
@@ -156,19 +157,14 @@ async def mount_managed(
         len(dispatcher.steps),
         ", ".join(dispatcher.keys) or "no events",
     )
-    done = False
 
     async def cleanup() -> None:
-        nonlocal done
-        if done:
-            return
-        done = True
         for unregister in unregisters:
             unregister()
         await dispatcher.settle(_GRACE_S)
         await dispatcher.aclose()
 
-    return cleanup
+    return once(cleanup)
 
 
 def handlers_ahead(coordinator: Any) -> list[str]:

@@ -31,6 +31,7 @@ from .dispatch import (
 )
 from .document import HooksDocument
 from .managed_mount import mount_managed
+from .once import once
 from .reload import Built, Reloader, watched_roots
 from .session_env import offer_session_environment
 from .specs import CommandHookSpec, HookSpec
@@ -226,15 +227,10 @@ def _cleanup(
 ) -> Callable[[], Awaitable[None]]:
     """The mount's cleanup: closes ``reloader``, then unmounts the managed policy's hooks this
     mount mounted (``managed``), once, however often it is called."""
-    done = False
 
     async def cleanup() -> None:
-        nonlocal done
-        if done:
-            return
-        done = True
         await reloader.close(grace_s)
         if managed is not None:
             await managed()
 
-    return cleanup
+    return once(cleanup)

@@ -58,18 +58,20 @@ class ProviderUnderTest:
     tool_names: Callable[[dict[str, Any]], list[str]]
     """The names of the tools a request body lists, in the API's form."""
 
-    async def _provider(self, server: LoopbackServer) -> Any:
+    async def mounted(self, server: LoopbackServer, **config: Any) -> Any:
+        """The provider mounted on a test coordinator, sending to ``server``, not retrying;
+        ``config``: more of its configuration."""
         from amplifier_core.testing import create_test_coordinator
 
         coordinator = create_test_coordinator()
-        await self.mount(coordinator, {**_CONFIG, "base_url": server.url})
+        await self.mount(coordinator, {**_CONFIG, "base_url": server.url, **config})
         return coordinator.get("providers")[self.name]
 
     async def sent(self, request: Any) -> dict[str, Any]:
         """The one body the API received for ``request`` (which it accepted)."""
         api = self.api("ok")
         async with LoopbackServer(api) as server:
-            await (await self._provider(server)).complete(request)
+            await (await self.mounted(server)).complete(request)
         assert api.rejected == []
         [body] = api.bodies
         return body
@@ -80,7 +82,7 @@ class ProviderUnderTest:
         from amplifier_core import llm_errors
 
         async with LoopbackServer(self.api("never")) as server:
-            provider = await self._provider(server)
+            provider = await self.mounted(server)
             with pytest.raises(llm_errors.InvalidRequestError, match=match) as caught:
                 await provider.complete(request)
         assert caught.value.provider == self.name
