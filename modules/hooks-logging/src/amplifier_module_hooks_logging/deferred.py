@@ -36,7 +36,10 @@ not taken again, nor decided again on the writer thread. An item edited in place
 and is decided again. Before that, the leading items of each list of the data (at its top or
 one dict down) that equal, in place, those of the last record settled clean are recognised in
 one comparison (:class:`~amplifier_hooks_util.clean_run.CleanRuns`) and not looked at one by
-one. Only the JSON text is still made of the whole data: it is what is written.
+one. Only the JSON text is still made of the whole data: it is what is written. The search
+of that text for what orjson writes otherwise than the json module (a small float) reads only
+the text of what is new (:func:`~.encode.view_encoder`): a run is extended only with items
+whose text was searched and found free.
 """
 
 from __future__ import annotations
