@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from amplifier_core.hooks import HookRegistry
@@ -22,6 +22,7 @@ from amplifier_module_hooks_logging.deferred import (
     Unsettled,
     _brackets_below,
 )
+from amplifier_module_hooks_logging.encode import plain_encoder
 from amplifier_module_hooks_logging.redact import value_engine, value_redactor
 from amplifier_module_hooks_logging.writer import EventWriter
 
@@ -140,6 +141,91 @@ def test_a_conversation_carried_again_and_edited_in_place_is_written_as_the_hand
             continue
         emit()
     settle()
+
+
+_SUSPECT_LEAVES = st.one_of(
+    st.sampled_from([1e-05, -2.5e-07, 0.00001234, 1e-300, 0.0, -0.0, 1.0, 1, True, False, 0]),
+    st.sampled_from(["1e-5", "x0.00001", "e-", "0.0000", "3e", "-"]),
+    st.floats(allow_nan=False, allow_infinity=False),
+    st.text(max_size=8),
+    st.integers(),
+    st.none(),
+)
+_QUIET_MESSAGE = st.fixed_dictionaries(  # nothing to redact: the runs are extended
+    {"role": st.sampled_from(["user", "assistant", "tool"]), "content": _SUSPECT_LEAVES}
+)
+_EDIT = st.one_of(
+    st.tuples(st.just("append"), _QUIET_MESSAGE),
+    st.tuples(st.just("edit"), st.integers(min_value=0), _SUSPECT_LEAVES),
+    st.tuples(st.just("same"), st.integers(min_value=0)),  # an equal value of another type
+    st.tuples(st.just("reorder"), st.integers(min_value=0)),  # the same keys, another order
+    st.tuples(st.just("nest"), st.integers(min_value=0), _PLAIN),
+    st.tuples(st.just("settle"), st.booleans()),
+)
+
+
+def _equal_of_another_type(value: Any) -> Any:
+    """``value`` as an equal number of another type (``True`` -> ``1`` -> ``1.0`` ->
+    ``True``), or ``value`` itself when there is none."""
+    kind = type(value)
+    if kind is bool:
+        return int(value)
+    if kind is int and abs(value) < 2**53:
+        return float(value)
+    if kind is float and value in (0.0, 1.0):
+        return bool(value)
+    if kind is float and value.is_integer():
+        return int(value)
+    return value
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(_QUIET_MESSAGE, min_size=1, max_size=4), st.lists(_EDIT, max_size=24))
+@example(  # a small float put in an old message, settled, then carried again
+    [{"role": "user", "content": "a"}],
+    [("edit", 0, 1e-05), ("settle", True), ("append", {"role": "tool", "content": "b"})],
+)
+def test_the_text_recorded_is_the_plain_encoders_whatever_was_edited_in_place(
+    start: list[dict[str, Any]], steps: list[Any]
+) -> None:
+    """Only what is new in a conversation is searched for what orjson writes otherwise than
+    the json module; the text recorded is still, byte for byte, the one ``plain_encoder``
+    writes for the whole data, through in-place edits that keep an item equal (``1`` for
+    ``True``, keys in another order) or put a small float in an old message."""
+    deferred, _ = _pair()
+    plain = plain_encoder(finite=True)
+    messages = [dict(message) for message in start]
+    pending: list[Unsettled] = []
+
+    def emit() -> None:
+        data = {"messages": messages, "request": {"messages": messages[::2]}, "n": 1}
+        record = deferred.record(data)
+        text = record.text if isinstance(record, Unsettled) else None
+        if text is not None:
+            assert text == plain(data)
+            pending.append(record)
+
+    emit()
+    for step in steps:
+        kind = step[0]
+        if kind == "append":
+            messages.append(dict(step[1]))
+        elif kind == "edit":
+            messages[step[1] % len(messages)]["content"] = step[2]
+        elif kind == "same":
+            message = messages[step[1] % len(messages)]
+            message["content"] = _equal_of_another_type(message["content"])
+        elif kind == "reorder":
+            message = messages[step[1] % len(messages)]
+            message["role"] = message.pop("role")
+        elif kind == "nest":
+            messages[step[1] % len(messages)]["blocks"] = [step[2], {"text": "x"}]
+        elif step[1]:
+            deferred.settle(pending)
+            pending.clear()
+            continue
+        emit()
+    deferred.settle(pending)
 
 
 def test_messages_settled_clean_are_not_taken_again() -> None:

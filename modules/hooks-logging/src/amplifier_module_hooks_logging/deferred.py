@@ -36,7 +36,10 @@ not taken again, nor decided again on the writer thread. An item edited in place
 and is decided again. Before that, the leading items of each list of the data (at its top or
 one dict down) that equal, in place, those of the last record settled clean are recognised in
 one comparison (:class:`~amplifier_hooks_util.clean_run.CleanRuns`) and not looked at one by
-one. Only the JSON text is still made of the whole data: it is what is written.
+one. Only the JSON text is still made of the whole data: it is what is written. The search
+of that text for what orjson writes otherwise than the json module (a small float) reads only
+the text of what is new (:func:`~.encode.view_encoder`): a run is extended only with items
+whose text was searched and found free.
 """
 
 from __future__ import annotations
@@ -53,7 +56,7 @@ from amplifier_hooks_redact import Redactor
 from amplifier_hooks_redact.memo import MAX_ENTRIES, CleanMemo, snapshot
 from amplifier_hooks_redact.walker import plain_strings
 
-from .encode import DataEncoder, plain_encoder
+from .encode import DataEncoder, view_encoder
 from .redact import SCAN_DEPTH, SecretKeys
 
 __all__ = ["NOT_SETTLED", "DeferredRedaction", "Unsettled"]
@@ -136,7 +139,7 @@ class DeferredRedaction:
         self._secrets = secrets
         self._encode = make_encoder().encode
         self._later = make_encoder().encode
-        self._strict = plain_encoder(finite=True)  # for data plain_strings answered for
+        self._strict = view_encoder()  # for data plain_strings answered for
         self._memo = CleanMemo()
         """Items of lists settled clean (added on the writer thread, read on the emitting
         one: each addition is one dict assignment)."""
@@ -155,11 +158,12 @@ class DeferredRedaction:
             view, marks = self._runs.view(data)  # what is new in the data's lists
             strings = plain_strings(view, keys, memo=self._memo, fresh=fresh)
             if strings is not None and not self._secrets.any_secret(keys):
-                text = self._strict(data)
+                text, searched = self._strict(data, view)
                 # Nested as deep as SCAN_DEPTH, the handler's encoder cuts it: its way. Fewer
                 # opening brackets in all (in strings too) than that cannot nest so deep.
                 if _brackets_below(text, SCAN_DEPTH) or not self._secrets.scan(view):
-                    runs = self._runs.copies(marks)
+                    # The runs hold only items whose text was searched (view_encoder).
+                    runs = self._runs.copies(marks) if searched else []
                     return Unsettled(text, strings, self._copies(fresh), runs)
             self._runs.forget(marks)
         except Exception:  # a cycle, nesting too deep, a non-finite float: the handler's way

@@ -70,6 +70,7 @@ __all__ = [
     "orjson_suspect",
     "plain_encoder",
     "strict_encoder",
+    "view_encoder",
 ]
 
 _orjson: Any
@@ -225,6 +226,39 @@ def plain_encoder(*, finite: bool = False) -> Callable[[Any], str]:
             return strict(value)
         text: str = out.decode()
         return text
+
+    return encode
+
+
+def view_encoder() -> Callable[[Any, Any], tuple[str, bool]]:
+    """:func:`plain_encoder` with ``finite``, given besides the data a *view* of it: the data
+    with leading items of some of its lists left out, each equal to an item whose text was
+    found free of what :func:`orjson_suspect` looks for. Only the view's text is searched
+    (the search costs more than the encoding, and the items left out are most of a long
+    conversation). ``encode(data, view)`` gives the very text ``plain_encoder(finite=True)``
+    gives for ``data``, and whether the view's items may be counted as free in turn (its text
+    was searched and found free, or no text of orjson's is ever written).
+
+    Sound because what the search finds lies inside one token of the text (a number or a
+    string: ``e-`` after a digit, ``0.0000``), and a value equal to another has tokens that
+    hold it exactly when the other's do (``1`` for ``True`` or ``1.0``, another key order:
+    none holds either pattern). Not to be shared between threads."""
+    strict = strict_encoder()
+    if _orjson is None:
+        return lambda value, view: (strict(value), True)  # nothing searched, nothing to find
+    dumps = _orjson.dumps
+    refused = _orjson.JSONEncodeError
+    suspect = orjson_suspect
+
+    def encode(value: Any, view: Any) -> tuple[str, bool]:
+        try:
+            out = dumps(value)
+        except refused:  # a lone surrogate, an int past 64 bits, deep nesting, a cycle
+            return strict(value), False
+        if suspect(out if view is value else dumps(view)):
+            return strict(value), False
+        text: str = out.decode()
+        return text, True
 
     return encode
 
