@@ -186,6 +186,15 @@ _JSON = click.option("--json", "as_json", is_flag=True, help="Print the raw JSON
 _FULL = click.option("--full", is_flag=True, help="Do not cut the data to the terminal's width.")
 
 
+def _reading(command: Callable[..., None]) -> Callable[..., None]:
+    """The arguments and options every log-reading command takes: the log (TARGET,
+    --workspace, --bundle) and the filters and form of its lines (--event, --level, --json,
+    --full)."""
+    for decorator in (_FULL, _JSON, _LEVEL, _EVENTS, _BUNDLE, _WORKSPACE, _TARGET):
+        command = decorator(command)
+    return command
+
+
 @click.group(short_help="Read the event logs hooks-logging writes.")
 def logs() -> None:
     """Read the JSONL event logs hooks-logging writes.
@@ -197,13 +206,7 @@ def logs() -> None:
 
 
 @logs.command(short_help="Print a session's log, one line per record.")
-@_TARGET
-@_WORKSPACE
-@_BUNDLE
-@_EVENTS
-@_LEVEL
-@_JSON
-@_FULL
+@_reading
 def show(
     target: str | None,
     workspace: Path,
@@ -237,13 +240,7 @@ def show(
 
 
 @logs.command(short_help="Print the last records of a log, and follow it.")
-@_TARGET
-@_WORKSPACE
-@_BUNDLE
-@_EVENTS
-@_LEVEL
-@_JSON
-@_FULL
+@_reading
 @click.option(
     "-n",
     "--lines",
