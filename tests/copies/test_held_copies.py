@@ -218,3 +218,23 @@ def test_the_cli_session_closes_on_exit_as_the_kernel_session_does() -> None:
             f"amplifier_hooks_cli/session.py's AgentSession.{method} must take the parameters "
             f"of amplifier_core/session.py's AmplifierSession.{method} (the owner)"
         )
+
+
+# ---------------------------------- the HTTP providers' methods, each the provider base's signature
+
+
+def test_each_http_provider_overrides_the_base_with_the_bases_signature() -> None:
+    from amplifier_hooks_provider_base.provider import HttpProvider
+
+    for provider in (anthropic.AnthropicProvider, openai.OpenAIProvider):
+        overridden = [
+            name
+            for name, value in vars(provider).items()
+            if inspect.isfunction(value) and name != "__init__" and hasattr(HttpProvider, name)
+        ]
+        assert {"auth_headers", "request_body", "read_answer"} <= set(overridden)
+        for name in overridden:
+            assert _signature(getattr(provider, name)) == _signature(getattr(HttpProvider, name)), (
+                f"{provider.__module__}.{provider.__name__}.{name} must take the parameters of "
+                f"amplifier_hooks_provider_base/provider.py's HttpProvider.{name} (the owner)"
+            )
