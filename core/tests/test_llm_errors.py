@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+import inspect
+
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from amplifier_core import llm_errors
 from amplifier_core.llm_errors import (
@@ -131,3 +135,53 @@ def test_repr_shows_the_message_and_only_what_is_not_a_default() -> None:
         "RateLimitError('slow', retryable=True, retry_after=3.0, delay_multiplier=2.0)"
     )
     assert repr(StreamError("x", retryable=False)) == "StreamError('x')"
+
+
+# Each error that changes a default (``retryable``) repeats LLMError's keyword parameters and
+# forwards them; these hold the copies equal to LLMError's, the owner.
+
+_FIELDS = ("provider", "model", "status_code", "retryable", "retry_after", "delay_multiplier")
+_FORWARDING = [c for c in RETRYABLE + NOT_RETRYABLE if c is not InvalidToolCallError]
+
+
+@pytest.mark.parametrize("cls", _FORWARDING, ids=lambda c: c.__name__)
+def test_every_error_takes_llm_errors_parameters_by_the_same_names_and_kinds(
+    cls: type[LLMError],
+) -> None:
+    def shape(kind: type[LLMError]) -> dict[str, object]:
+        parameters = inspect.signature(kind.__init__).parameters.values()
+        return {p.name: (p.kind, p.annotation) for p in parameters}
+
+    assert shape(cls) == shape(LLMError), (
+        f"{cls.__name__}.__init__ must take LLMError.__init__'s parameters (the owner)"
+    )
+
+
+@given(
+    st.sampled_from(_FORWARDING),
+    st.none() | st.text(max_size=8),
+    st.none() | st.text(max_size=8),
+    st.none() | st.integers(100, 599),
+    st.booleans(),
+    st.none() | st.floats(0, 1e6),
+    st.floats(0.1, 100),
+)
+def test_every_error_keeps_each_field_it_is_given(
+    cls: type[LLMError],
+    provider: str | None,
+    model: str | None,
+    status_code: int | None,
+    retryable: bool,
+    retry_after: float | None,
+    delay_multiplier: float,
+) -> None:
+    given_fields = dict(
+        zip(
+            _FIELDS,
+            (provider, model, status_code, retryable, retry_after, delay_multiplier),
+            strict=True,
+        )
+    )
+    err = cls("failed", **given_fields)  # type: ignore[arg-type]
+    assert {name: getattr(err, name) for name in _FIELDS} == given_fields, cls.__name__
+    assert err.args == ("failed",)

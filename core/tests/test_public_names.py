@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import ast
+import inspect
 import subprocess
 import sys
 
@@ -94,3 +96,44 @@ def test_importing_the_kernel_leaves_the_provider_facing_modules_unloaded() -> N
         [sys.executable, "-c", probe], capture_output=True, text=True, check=True, timeout=60
     )
     assert out.stdout.split("\n")[:3] == ["[]", "[]", "True"]
+
+
+def _type_checking_imports() -> dict[str, str]:
+    """The names ``amplifier_core/__init__.py`` imports for type checkers, with their
+    submodule (``.llm_errors``), read from its ``if TYPE_CHECKING:`` block."""
+    import amplifier_core
+
+    tree = ast.parse(inspect.getsource(amplifier_core))
+    names: dict[str, str] = {}
+    for node in tree.body:
+        if isinstance(node, ast.If) and ast.unparse(node.test) == "TYPE_CHECKING":
+            for statement in node.body:
+                assert isinstance(statement, ast.ImportFrom), ast.unparse(statement)
+                for alias in statement.names:
+                    names[alias.asname or alias.name] = "." * statement.level + (
+                        statement.module or ""
+                    )
+    return names
+
+
+def test_the_names_shown_to_type_checkers_are_the_names_loaded_on_first_use() -> None:
+    """The package lists a lazily loaded name twice (for type checkers and in ``_LAZY``, the
+    owner); the type checkers' list names no name, nor submodule, that ``_LAZY`` does not."""
+    import amplifier_core
+
+    shown = _type_checking_imports()
+    assert shown.items() <= amplifier_core._LAZY.items(), (
+        "each name amplifier_core/__init__.py imports under TYPE_CHECKING must be in _LAZY, "
+        f"from the same submodule: {sorted(shown.items() - amplifier_core._LAZY.items())}"
+    )
+
+
+def test_every_provider_error_is_loaded_from_the_error_module() -> None:
+    import amplifier_core
+    from amplifier_core import llm_errors
+
+    loaded = {n for n, m in amplifier_core._LAZY.items() if m == ".llm_errors"}
+    assert loaded == set(llm_errors.__all__), (
+        "amplifier_core/__init__.py's _LAZY must list llm_errors.__all__ (the owner)"
+    )
+    assert loaded <= set(amplifier_core.__all__)

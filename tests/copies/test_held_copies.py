@@ -3,7 +3,9 @@
 Each copy below has one owner, named first; the other place may not import it (see
 ``[tool.importlinter]`` in pyproject.toml): the kernel imports nothing of this repository, the
 shared packages import no kernel, and no module imports another. Each test fails when the two
-drift apart, and says which copy follows which.
+drift apart, and says which copy follows which. A method that implements an interface repeats
+the interface's signature (Python has no other way to write it); those copies are held to the
+interface, their owner, here too.
 """
 
 from __future__ import annotations
@@ -171,3 +173,68 @@ def test_each_lazy_name_is_found_where_its_loader_looks() -> None:
         for name, where in module._LATER.items():
             found = getattr(module, name)
             assert found is getattr(importlib.import_module(f"{module.__name__}.{where}"), name)
+
+
+# ------------------------- the approval interface's signature, in each system that implements it
+
+
+def _signature(function: Any) -> list[tuple[str, Any, Any, Any]]:
+    """Each parameter of ``function`` (name, kind, default, annotation as written), then what
+    it returns."""
+    signature = inspect.signature(function)
+    parameters = signature.parameters.values()
+    shown = [(p.name, p.kind, p.default, p.annotation) for p in parameters]
+    return [*shown, ("return", None, None, signature.return_annotation)]
+
+
+def test_every_approval_system_takes_the_kernel_interfaces_parameters() -> None:
+    from amplifier_hooks_cli.terminal_approval import TerminalApprovalSystem
+
+    owner = approval.ApprovalSystem.request_approval
+    for system in (
+        approval.StaticApprovalSystem,
+        approval.CallbackApprovalSystem,
+        TerminalApprovalSystem,
+    ):
+        assert _signature(system.request_approval) == _signature(owner), (
+            f"{system.__module__}.{system.__name__}.request_approval must take the parameters "
+            "of amplifier_core/approval.py's ApprovalSystem.request_approval (the owner)"
+        )
+        assert inspect.iscoroutinefunction(system.request_approval), system.__name__
+
+
+# ------------------------------ the CLI's session and the kernel's, both async context managers
+
+
+def test_the_cli_session_closes_on_exit_as_the_kernel_session_does() -> None:
+    from amplifier_hooks_cli.session import AgentSession
+
+    from amplifier_core.session import AmplifierSession
+
+    for method in ("__aenter__", "__aexit__"):
+        assert _signature(getattr(AgentSession, method)) == _signature(
+            getattr(AmplifierSession, method)
+        ), (
+            f"amplifier_hooks_cli/session.py's AgentSession.{method} must take the parameters "
+            f"of amplifier_core/session.py's AmplifierSession.{method} (the owner)"
+        )
+
+
+# ---------------------------------- the HTTP providers' methods, each the provider base's signature
+
+
+def test_each_http_provider_overrides_the_base_with_the_bases_signature() -> None:
+    from amplifier_hooks_provider_base.provider import HttpProvider
+
+    for provider in (anthropic.AnthropicProvider, openai.OpenAIProvider):
+        overridden = [
+            name
+            for name, value in vars(provider).items()
+            if inspect.isfunction(value) and name != "__init__" and hasattr(HttpProvider, name)
+        ]
+        assert {"auth_headers", "request_body", "read_answer"} <= set(overridden)
+        for name in overridden:
+            assert _signature(getattr(provider, name)) == _signature(getattr(HttpProvider, name)), (
+                f"{provider.__module__}.{provider.__name__}.{name} must take the parameters of "
+                f"amplifier_hooks_provider_base/provider.py's HttpProvider.{name} (the owner)"
+            )

@@ -474,11 +474,9 @@ async def run_process(
     if not argv:
         raise ValueError("run_process: the command is empty")
     out, err = _Capture(output_cap, keep_tail), _Capture(output_cap, keep_tail)
-    if _child.PIDFD:
-        run = _run_child(argv, cwd, env, stdin, timeout, out, err, grace, new_session, pass_fds)
-    else:
-        run = _run_asyncio(argv, cwd, env, stdin, timeout, out, err, grace, new_session, pass_fds)
-    returncode, timed_out, held_open = await run
+    job = _Job(argv, cwd, env, stdin, timeout, out, err, grace, new_session, tuple(pass_fds))
+    runner = _run_child if _child.PIDFD else _run_asyncio
+    returncode, timed_out, held_open = await runner(job)
     stdout, stdout_dropped, stdout_gap = out.result()
     stderr, stderr_dropped, stderr_gap = err.result()
     return ProcessResult(
@@ -494,21 +492,28 @@ async def run_process(
     )
 
 
+@dataclasses.dataclass(frozen=True, slots=True)
+class _Job:
+    """One command to run and where its output goes, as :func:`run_process` hands it to the
+    runner of this platform (:func:`_run_child` or :func:`_run_asyncio`)."""
+
+    argv: list[str]
+    cwd: str | os.PathLike[str] | None
+    env: Mapping[str, str] | None
+    stdin: bytes | None
+    timeout: float | None
+    out: _Capture
+    err: _Capture
+    grace: float
+    new_session: bool
+    pass_fds: tuple[int, ...]
+
+
 _Outcome = tuple[int | None, bool, bool]
 """``(returncode or None when it could not be reaped, timed_out, held_open)``."""
 
 
-async def _launch(
-    argv: list[str],
-    cwd: str | os.PathLike[str] | None,
-    env: Mapping[str, str] | None,
-    stdin: bytes | None,
-    out: _Capture,
-    err: _Capture,
-    new_session: bool,
-    started: int,
-    pass_fds: Sequence[int] = (),
-) -> _child.Child:
+async def _launch(job: _Job, started: int) -> _child.Child:
     """Start the command in a spawning thread (the loop runs while the child execs) and watch
     it from the loop; its pid is a leader when this returns. Until then its start mark is
     among those of the spawns in flight, so no other run takes it for an orphan and no
@@ -518,12 +523,12 @@ async def _launch(
         _child.spawner(),
         functools.partial(
             _child.launch,
-            argv,
-            cwd=cwd,
-            env=env,
-            feed=stdin is not None,
-            new_session=new_session,
-            pass_fds=pass_fds,
+            job.argv,
+            cwd=job.cwd,
+            env=job.env,
+            feed=job.stdin is not None,
+            new_session=job.new_session,
+            pass_fds=job.pass_fds,
         ),
     )
     spawning().append(started)
@@ -537,7 +542,7 @@ async def _launch(
         spawning().remove(started)
         raise
     try:
-        proc = _child.watch(launched, stdin, out.add, err.add)
+        proc = _child.watch(launched, job.stdin, job.out.add, job.err.add)
         leaders().add(proc.pid)
     finally:
         spawning().remove(started)
@@ -573,18 +578,7 @@ def _discard(_chunk: bytes) -> None:
     pass
 
 
-async def _run_child(
-    argv: list[str],
-    cwd: str | os.PathLike[str] | None,
-    env: Mapping[str, str] | None,
-    stdin: bytes | None,
-    timeout: float | None,  # noqa: ASYNC109 - see run_process
-    out: _Capture,
-    err: _Capture,
-    grace: float,
-    new_session: bool,
-    pass_fds: Sequence[int] = (),
-) -> _Outcome:
+async def _run_child(job: _Job) -> _Outcome:
     """Linux with pidfds: :mod:`.child` (``vfork``, the loop's own callbacks, no watcher
     thread). Where CPython lets other threads run during ``vfork``, the command starts in a
     spawning thread (:func:`_launch`); elsewhere on the loop's thread, started and registered
@@ -594,24 +588,24 @@ async def _run_child(
     contain_session(hide=False)  # orphans come to us, not to init
     started = boot_ticks()
     if _child.THREADED:
-        proc = await _launch(argv, cwd, env, stdin, out, err, new_session, started, pass_fds)
+        proc = await _launch(job, started)
     else:
         proc = _child.start(
-            argv,
-            cwd=cwd,
-            env=env,
-            stdin=stdin,
-            stdout=out.add,
-            stderr=err.add,
-            new_session=new_session,
-            pass_fds=pass_fds,
+            job.argv,
+            cwd=job.cwd,
+            env=job.env,
+            stdin=job.stdin,
+            stdout=job.out.add,
+            stderr=job.err.add,
+            new_session=job.new_session,
+            pass_fds=job.pass_fds,
         )
         leaders().add(proc.pid)
     started_group(proc.pid)
     tree = ProcessTree(proc.pid, started)
     try:
         timed_out, held_open = await _collect(
-            proc, proc.waits(), proc.exited, proc.close_pipes, timeout, grace, tree
+            proc, proc.waits(), proc.exited, proc.close_pipes, job.timeout, job.grace, tree
         )
     finally:
         proc.close_pipes()
@@ -622,22 +616,11 @@ async def _run_child(
     return proc.returncode, timed_out, held_open
 
 
-async def _run_asyncio(
-    argv: list[str],
-    cwd: str | os.PathLike[str] | None,
-    env: Mapping[str, str] | None,
-    stdin: bytes | None,
-    timeout: float | None,  # noqa: ASYNC109 - see run_process
-    out: _Capture,
-    err: _Capture,
-    grace: float,
-    new_session: bool,
-    pass_fds: Sequence[int] = (),
-) -> _Outcome:
+async def _run_asyncio(job: _Job) -> _Outcome:
     """Elsewhere: asyncio's subprocess transport and its child watcher."""
     group: dict[str, Any] = {}
     if _POSIX:
-        group = {"start_new_session": True} if new_session else {"process_group": 0}
+        group = {"start_new_session": True} if job.new_session else {"process_group": 0}
     started = 0
     if _LINUX:
         contain_session(hide=False)
@@ -647,13 +630,13 @@ async def _run_asyncio(
     # and then wait for every process that holds its pipes (a background job: for minutes).
     spawn = asyncio.ensure_future(
         asyncio.create_subprocess_exec(
-            *argv,
-            stdin=asyncio.subprocess.DEVNULL if stdin is None else asyncio.subprocess.PIPE,
+            *job.argv,
+            stdin=asyncio.subprocess.DEVNULL if job.stdin is None else asyncio.subprocess.PIPE,
             stdout=asyncio.subprocess.PIPE,
             stderr=asyncio.subprocess.PIPE,
-            cwd=cwd,
-            env=None if env is None else dict(env),
-            pass_fds=tuple(pass_fds),
+            cwd=job.cwd,
+            env=None if job.env is None else dict(job.env),
+            pass_fds=job.pass_fds,
             **group,
         )
     )
@@ -672,17 +655,17 @@ async def _run_asyncio(
     started_group(proc.pid)
     tree = ProcessTree(proc.pid, started) if _LINUX else None
     waits: set[asyncio.Future[Any]] = {
-        asyncio.create_task(_pump(proc.stdout, out)),
-        asyncio.create_task(_pump(proc.stderr, err)),
+        asyncio.create_task(_pump(proc.stdout, job.out)),
+        asyncio.create_task(_pump(proc.stderr, job.err)),
     }
     exited = asyncio.create_task(proc.wait())
     waits.add(exited)
-    feeder = _feed(proc.stdin, stdin) if stdin is not None else None
+    feeder = _feed(proc.stdin, job.stdin) if job.stdin is not None else None
     if feeder is not None:
         waits.add(feeder)
     try:
         timed_out, held_open = await _collect(
-            proc, waits, exited, _closer(proc), timeout, grace, tree
+            proc, waits, exited, _closer(proc), job.timeout, job.grace, tree
         )
     finally:
         leaders().discard(proc.pid)

@@ -24,12 +24,14 @@ which distribution to install.
 
 from __future__ import annotations
 
+import functools
 import json
 import shutil
 import time
 from collections import deque
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager
+from dataclasses import dataclass, field
 from pathlib import Path
 from types import ModuleType
 from typing import Any, Final
@@ -147,14 +149,6 @@ def _render(
     return f"{clock}  {styled}  {click.style(f'{event:<22}', bold=True)}  {verdict}{text}"
 
 
-def _keep(events: tuple[str, ...], level: str) -> Any:
-    return _hooks_logging().RecordFilter(events, level)
-
-
-def _width() -> int:
-    return shutil.get_terminal_size((160, 24)).columns
-
-
 _TARGET = click.argument("target", required=False)
 _WORKSPACE = click.option(
     "--workspace",
@@ -186,6 +180,63 @@ _JSON = click.option("--json", "as_json", is_flag=True, help="Print the raw JSON
 _FULL = click.option("--full", is_flag=True, help="Do not cut the data to the terminal's width.")
 
 
+@dataclass(frozen=True, slots=True)
+class _Log:
+    """The log a reading command names (TARGET, --workspace, --bundle) and how it prints its
+    records (--event, --level, --json, --full, and the terminal's width)."""
+
+    target: str | None
+    workspace: Path
+    bundle_path: Path | None
+    events: tuple[str, ...]
+    level: str
+    as_json: bool
+    full: bool
+    width: int = field(default_factory=lambda: shutil.get_terminal_size((160, 24)).columns)
+
+    def opened(self) -> AbstractContextManager[Any]:
+        """hooks-logging's reader on the log."""
+        return _opened(self.target, self.workspace, self.bundle_path)
+
+    def decided(self) -> dict[int, str]:
+        """What became of each gated event, by record index (nothing for --json)."""
+        return {} if self.as_json else _decided(self.target, self.workspace, self.bundle_path)
+
+    def keep(self) -> Any:
+        """The filter of --event and --level."""
+        return _hooks_logging().RecordFilter(self.events, self.level)
+
+    def render(self, raw: str, record: dict[str, Any], decided: str | None = None) -> str:
+        """One record's line."""
+        return _render(
+            raw, record, as_json=self.as_json, full=self.full, width=self.width, decided=decided
+        )
+
+
+def _reading(command: Callable[..., None]) -> Callable[..., None]:
+    """The arguments and options every log-reading command takes, handed to ``command`` as
+    one :class:`_Log` (its other options as keywords)."""
+
+    @functools.wraps(command)
+    def read(
+        *,
+        target: str | None,
+        workspace: Path,
+        bundle_path: Path | None,
+        events: tuple[str, ...],
+        level: str,
+        as_json: bool,
+        full: bool,
+        **options: Any,
+    ) -> None:
+        command(_Log(target, workspace, bundle_path, events, level, as_json, full), **options)
+
+    reading: Callable[..., None] = read
+    for decorator in (_FULL, _JSON, _LEVEL, _EVENTS, _BUNDLE, _WORKSPACE, _TARGET):
+        reading = decorator(reading)
+    return reading
+
+
 @click.group(short_help="Read the event logs hooks-logging writes.")
 def logs() -> None:
     """Read the JSONL event logs hooks-logging writes.
@@ -197,53 +248,24 @@ def logs() -> None:
 
 
 @logs.command(short_help="Print a session's log, one line per record.")
-@_TARGET
-@_WORKSPACE
-@_BUNDLE
-@_EVENTS
-@_LEVEL
-@_JSON
-@_FULL
-def show(
-    target: str | None,
-    workspace: Path,
-    bundle_path: Path | None,
-    events: tuple[str, ...],
-    level: str,
-    as_json: bool,
-    full: bool,
-) -> None:
+@_reading
+def show(log: _Log) -> None:
     """Print every record of a log (those the filters keep), one line each.
 
     A call a hook denied, or an approval answered, says so on its own line
     (``tool:pre  [denied by HOOK: REASON]``; ``[ran]`` for a tool call that ran); --json
     prints the lines as written.
     """
-    keep = _keep(events, level)
-    width = _width()
-    decided = {} if as_json else _decided(target, workspace, bundle_path)
-    with _opened(target, workspace, bundle_path) as reader:
+    keep = log.keep()
+    decided = log.decided()
+    with log.opened() as reader:
         for index, (raw, record) in enumerate(reader.records()):
             if keep(record):
-                line = _render(
-                    raw,
-                    record,
-                    as_json=as_json,
-                    full=full,
-                    width=width,
-                    decided=decided.get(index),
-                )
-                click.echo(line)
+                click.echo(log.render(raw, record, decided.get(index)))
 
 
 @logs.command(short_help="Print the last records of a log, and follow it.")
-@_TARGET
-@_WORKSPACE
-@_BUNDLE
-@_EVENTS
-@_LEVEL
-@_JSON
-@_FULL
+@_reading
 @click.option(
     "-n",
     "--lines",
@@ -267,13 +289,7 @@ def show(
     help="Seconds between looks at the file while following.",
 )
 def tail(
-    target: str | None,
-    workspace: Path,
-    bundle_path: Path | None,
-    events: tuple[str, ...],
-    level: str,
-    as_json: bool,
-    full: bool,
+    log: _Log,
     count: int,
     follow: bool,
     interval: float,
@@ -284,10 +300,9 @@ def tail(
     `logs show` does; records printed while following are printed as they are written (the
     decision is the `policy:violation` line after the call).
     """
-    keep = _keep(events, level)
-    width = _width()
-    decided = {} if as_json else _decided(target, workspace, bundle_path)
-    with _opened(target, workspace, bundle_path) as reader:
+    keep = log.keep()
+    decided = log.decided()
+    with log.opened() as reader:
         try:
             last: deque[tuple[str, dict[str, Any], str | None]] = deque(maxlen=count)
             ended = False
@@ -296,16 +311,13 @@ def tail(
                 if keep(record):
                     last.append((raw, record, decided.get(index)))
             for raw, record, verdict in last:
-                line = _render(
-                    raw, record, as_json=as_json, full=full, width=width, decided=verdict
-                )
-                click.echo(line)
+                click.echo(log.render(raw, record, verdict))
             while follow and not ended:
                 time.sleep(interval)
                 reader.rewound()
                 for raw, record in reader.records():
                     if keep(record):
-                        click.echo(_render(raw, record, as_json=as_json, full=full, width=width))
+                        click.echo(log.render(raw, record))
                     if record.get("event") == _END_EVENT:
                         ended = True
                         break

@@ -23,9 +23,12 @@ runs (``python x.py``) is the program it names, not what the file holds.
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from collections.abc import Sequence
 from typing import Final
+
+from .options import TABLES, parse_options
 
 __all__ = ["runs_code", "sed_script_is_plain"]
 
@@ -167,54 +170,23 @@ def _awk(name: str, arguments: Sequence[str]) -> str | None:
 
 
 def _sed(arguments: Sequence[str]) -> str | None:
-    scripts: list[str] = []
-    operands: list[str] = []
-    i = 0
-    while i < len(arguments):
-        word = arguments[i]
-        i += 1
-        if word == "--":
-            operands.extend(arguments[i:])
-            break
-        if not word.startswith("-") or len(word) == 1:
-            operands.append(word)
-            continue
-        kind, value, used = _sed_option(word, arguments[i] if i < len(arguments) else "")
-        if kind == "file":
-            return f"sed reads its script from a file ({word})"
-        if kind == "expression":
-            scripts.append(value)
-        i += used
-    if not scripts and operands:
-        scripts.append(operands[0])
+    parsed = parse_options(arguments, _SED_OPTIONS)
+    if "file" in parsed.names:
+        return "sed reads its script from a file (--file)"
+    scripts = [value or "" for name, value in parsed.options if name == "expression"]
+    if not scripts and parsed.operands:
+        scripts.append(parsed.operands[0])
     if not all(sed_script_is_plain(script) for script in scripts):
         return "sed's script may run a command, or read or write a file"
     return None
 
 
-def _sed_option(word: str, following: str) -> tuple[str, str, int]:
-    """One option word of sed: its kind (``file``, ``expression``, ``value``, ``flag``), its
-    value, and how many of the following words it takes (0 or 1)."""
-    if word.startswith("--"):
-        option, eq, value = word[2:].partition("=")
-        for kind, full in (
-            ("file", "file"),
-            ("expression", "expression"),
-            ("value", "line-length"),
-        ):
-            if full.startswith(option):
-                return kind, value if eq else following, 0 if eq else 1
-        return "flag", "", 0
-    for j, letter in enumerate(word[1:], start=2):
-        if letter == "f":
-            return "file", "", 0
-        if letter == "i":  # -i[SUFFIX]: the rest of the word is the suffix
-            break
-        if letter in "el":
-            value = word[j:]
-            kind = "expression" if letter == "e" else "value"
-            return kind, value or following, 0 if value else 1
-    return "flag", "", 0
+_SED_OPTIONS: Final = dataclasses.replace(
+    TABLES["sed"],
+    short={k: v for k, v in TABLES["sed"].short.items() if k != "i"},
+    short_optional={"i": "in-place"},
+)
+"""sed's options as sed reads them: ``-i`` takes the rest of its word as a suffix."""
 
 
 # The commands that only edit the text in memory or print it.

@@ -44,7 +44,9 @@ class OptionTable:
     same for options that take a value; ``long``: long name -> canonical name; ``long_values``:
     long names that take a value (required); ``implies``: canonical name -> names it implies.
     ``complete``: the table lists every option, so an unknown long option is an error to the
-    program and an abbreviation is resolved against this table alone.
+    program and an abbreviation is resolved against this table alone. ``short_optional``:
+    letter -> canonical name, for options whose value is optional and only ever the rest of
+    their word (sed's ``-i[SUFFIX]``: ``-ibak`` is ``-i bak``, ``-i`` alone has none).
     """
 
     short: dict[str, str] = field(default_factory=dict)
@@ -54,6 +56,7 @@ class OptionTable:
     implies: dict[str, tuple[str, ...]] = field(default_factory=dict)
     abbreviations: bool = True
     complete: bool = False
+    short_optional: dict[str, str] = field(default_factory=dict)
 
 
 @dataclass(frozen=True, slots=True)
@@ -253,25 +256,42 @@ def parse_options(arguments: Sequence[str], table: OptionTable | None) -> Parsed
                 options.append((canon, value if eq else None))
             continue
         if word.startswith("-") and len(word) > 1:
-            j = 1
-            while j < len(word):
-                letter = word[j]
-                j += 1
-                if letter in known.short_values:
-                    value = word[j:]
-                    if not value and i < len(arguments):
-                        value = arguments[i]
-                        i += 1
-                    options.append((known.short_values[letter], value))
-                    break
-                if letter in known.short:
-                    options.append((known.short[letter], None))
-                else:
-                    unknown.append(f"-{letter}")
-                    options.append((f"-{letter}", None))
+            following = arguments[i] if i < len(arguments) else None
+            i += _short_bundle(word, following, known, options, unknown)
             continue
         operands.append(word)
     implied: list[tuple[str, str | None]] = []
     for name, _ in options:
         implied.extend((extra, None) for extra in known.implies.get(name, ()))
     return Parsed(tuple(options + implied), tuple(operands), tuple(unknown))
+
+
+def _short_bundle(
+    word: str,
+    following: str | None,
+    known: OptionTable,
+    options: list[tuple[str, str | None]],
+    unknown: list[str],
+) -> int:
+    """Read one bundle of short options (``-nf FILE``) into ``options`` (and ``unknown``);
+    how many of the following words it took as a value (0 or 1)."""
+    j = 1
+    while j < len(word):
+        letter = word[j]
+        j += 1
+        if letter in known.short_optional:  # -i[SUFFIX]: the rest of the word, if any
+            options.append((known.short_optional[letter], word[j:] or None))
+            return 0
+        if letter in known.short_values:
+            value = word[j:]
+            if value or following is None:
+                options.append((known.short_values[letter], value))
+                return 0
+            options.append((known.short_values[letter], following))
+            return 1
+        if letter in known.short:
+            options.append((known.short[letter], None))
+        else:
+            unknown.append(f"-{letter}")
+            options.append((f"-{letter}", None))
+    return 0
