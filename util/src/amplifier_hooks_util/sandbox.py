@@ -22,9 +22,11 @@
   io_uring;
 * the project's files that make programs run read-only, though the project is writable
   (:data:`GUARDED`: ``.git``, the hook directories, the env files, ...), unless the user
-  declares one (or a path inside one) among the write paths; a missing ``.git`` is held as an
-  empty read-only directory while the command runs (:data:`HELD_ABSENT`), so the command
-  cannot create a repository whose configuration a later ``git status`` would run.
+  declares one (or a path inside one) among the write paths; a missing one is held as an
+  empty read-only directory or file while the command runs (:data:`HELD_ABSENT`), so the
+  command cannot create a repository whose configuration a later ``git status`` would run, a
+  ``.envrc`` or a ``.venv``; a guarded entry that is a link (which a command could replace)
+  and a write path that leads through a link in the project refuse to start.
 
 * ``/dev/tty`` is ``/dev/null``: with no terminal among its inherited descriptors (a hook's are
   pipes), the command cannot reach the user's terminal (no ``TIOCSTI`` typing into it).
@@ -52,7 +54,7 @@ import os
 import shutil
 import stat
 import threading
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from typing import Final
 
 from .seccomp import socket_filter
@@ -61,6 +63,7 @@ __all__ = [
     "BWRAP",
     "GUARDED",
     "HELD_ABSENT",
+    "HELD_AS_FILE",
     "HIDDEN",
     "Contained",
     "Sandbox",
@@ -93,9 +96,13 @@ GUARDED: Final = (
 makes a program run when the user (or the model's auto-approved ``git status``) next works in
 the project: git's configuration and hooks, the hooks of the agent tools and their settings,
 an editor's tasks, direnv's and dotenv's files, the virtual environment's start-up files."""
-HELD_ABSENT: Final = (".git",)
-"""Entries of :data:`GUARDED` that, missing, are held as an empty read-only directory while a
-contained command runs (git takes an empty ``.git`` for no repository and looks further up)."""
+HELD_ABSENT: Final = GUARDED
+"""Entries of :data:`GUARDED` that, missing, are held while a contained command runs, so it
+cannot create them: an empty read-only directory, or an empty read-only file for the names in
+:data:`HELD_AS_FILE` (git takes an empty ``.git`` for no repository and looks further up;
+direnv and dotenv read an empty file as nothing)."""
+HELD_AS_FILE: Final = (".envrc", ".env", ".pre-commit-config.yaml")
+"""The names of :data:`HELD_ABSENT` held as an empty file rather than a directory."""
 _SETUP_FAILED: Final = 1
 _PREFIX: Final = b"bwrap: "
 
@@ -121,11 +128,17 @@ def bwrap_path() -> str:
 
 @dataclasses.dataclass(frozen=True, slots=True)
 class Contained:
-    """A command ready to run contained: ``argv`` and the file descriptors it must get
-    (``run_process(argv, pass_fds=pass_fds)``)."""
+    """A command ready to run contained: ``argv``, the file descriptors it must get and the
+    environment ``bwrap`` itself starts with (``run_process(argv, env=env,
+    pass_fds=pass_fds)``). That environment is empty: the command's own reaches it through
+    ``bwrap --clearenv --setenv`` read from a descriptor, so no variable of the command
+    (``LD_PRELOAD``, ``LD_AUDIT``, ``LD_LIBRARY_PATH``, ``LD_DEBUG_OUTPUT``, ``GLIBC_TUNABLES``,
+    or any a loader learns later) acts on ``bwrap``, which runs outside the sandbox it makes,
+    and none is shown in its command line."""
 
     argv: list[str]
     pass_fds: tuple[int, ...]
+    env: dict[str, str] = dataclasses.field(default_factory=dict)
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -143,9 +156,29 @@ class Sandbox:
     guarded: tuple[str, ...] = GUARDED
 
     def _declared(self) -> tuple[str, ...]:
+        """The write paths, absolute, links resolved.
+
+        :raises SandboxUnavailable: a write path inside the project leads through a link in
+            the project (``build -> ~/``, ``out -> .git``): the project cannot say where its
+            declared paths lead, so the command does not run.
+        """
+        project = os.path.realpath(self.project_dir)
+        named = os.path.normpath(os.path.abspath(self.project_dir))
         seen: dict[str, None] = {}
         for path in self.write_paths:
-            full = os.path.join(self.project_dir, os.path.expanduser(path))
+            full = os.path.normpath(os.path.join(named, os.path.expanduser(path)))
+            for base in dict.fromkeys((named, project)):
+                if _inside(full, base):
+                    # the part inside the project must name itself: no link there
+                    expected = os.path.join(project, os.path.relpath(full, base))
+                    expected = os.path.normpath(expected)
+                    if os.path.realpath(expected) != expected:
+                        raise SandboxUnavailable(
+                            f"the sandbox write path {path!r} leads through a link in the "
+                            f"project ({expected} -> {os.path.realpath(expected)}); a "
+                            "project cannot redirect where a contained command may write"
+                        )
+                    break
             seen[os.path.realpath(full)] = None
         return tuple(seen)
 
@@ -165,10 +198,20 @@ class Sandbox:
         absent: list[str] = []
         for name in self.guarded:
             literal = os.path.join(project, name)
+            if any(_inside(literal, d) for d in declared if d != project):
+                continue  # the user declared it (or what holds it) writable
             if name in HELD_ABSENT and (not os.path.lexists(literal) or _HOLDS.holds(literal)):
                 absent.append(literal)  # held by this run too, so never removed under it
             if not os.path.lexists(literal):
                 continue
+            if os.path.islink(literal):
+                # a link in the writable project: its target can be bound read-only, the link
+                # itself cannot, and a command could put its own entry in its place
+                raise SandboxUnavailable(
+                    f"the project's {name} is a link ({literal} -> {os.readlink(literal)}); a "
+                    "contained command could replace it with its own; make it a real "
+                    f"{name}, or run this hook uncontained"
+                )
             full = os.path.realpath(literal)
             if not any(_inside(full, w) for w in writable):
                 continue  # read-only already
@@ -195,10 +238,11 @@ class Sandbox:
                 found[candidate] = None
         return tuple(found)
 
-    def argv(self, command: Sequence[str], filter_fd: int) -> list[str]:
+    def argv(self, command: Sequence[str], filter_fd: int, args_fd: int | None = None) -> list[str]:
         """The ``bwrap`` command line that runs ``command`` contained, in the project
-        directory, with the system-call filter read from ``filter_fd`` (:meth:`contained` makes
-        it, and holds what is missing of :data:`HELD_ABSENT` first).
+        directory, with the system-call filter read from ``filter_fd`` and more options (the
+        command's environment) from ``args_fd`` (:meth:`contained` makes both, and holds what
+        is missing of :data:`HELD_ABSENT` first).
 
         :raises SandboxUnavailable: ``bwrap`` is not installed.
         """
@@ -213,6 +257,7 @@ class Sandbox:
             "--unshare-cgroup-try",
             "--seccomp",
             str(filter_fd),
+            *(("--args", str(args_fd)) if args_fd is not None else ()),
             "--ro-bind",
             "/",
             "/",
@@ -242,11 +287,16 @@ class Sandbox:
         return argv
 
     @contextlib.contextmanager
-    def contained(self, command: Sequence[str]) -> Iterator[Contained]:
-        """``command`` ready to run contained while the block runs: the filter in a pipe whose
-        read end the command gets, the missing entries of :data:`HELD_ABSENT` held as empty
-        directories; both undone when the block ends (a held directory is removed only while
-        empty, so nothing written there by anyone else is lost).
+    def contained(
+        self, command: Sequence[str], env: Mapping[str, str] | None = None
+    ) -> Iterator[Contained]:
+        """``command`` ready to run contained, with exactly the environment ``env`` (none when
+        not given), while the block runs: the filter in a pipe whose read end the command gets,
+        the environment as ``--clearenv --setenv NAME VALUE ...`` in a memory file ``bwrap``
+        reads (:class:`Contained`: ``bwrap`` itself starts with an empty environment), the
+        missing entries of :data:`HELD_ABSENT` held empty; all undone when the
+        block ends (a held directory is removed only while empty, so nothing written there by
+        anyone else is lost).
 
         :raises SandboxUnavailable: ``bwrap`` is not installed, or the filter is not known for
             this machine.
@@ -260,16 +310,21 @@ class Sandbox:
         bwrap_path()
         _guarded, absent = self._guarded_paths()
         read_end, write_end = os.pipe2(os.O_CLOEXEC)
+        args_fd = -1
         held: list[str] = []
         try:
             os.write(write_end, program)  # far below a pipe's buffer: never blocks
             os.close(write_end)
             write_end = -1
+            args_fd = _args_file(_environment_args(env or {}))
             held = [path for path in absent if _HOLDS.take(path)]
-            yield Contained(self.argv(command, read_end), (read_end,))
+            argv = self.argv(command, read_end, args_fd)
+            yield Contained(argv, (read_end, args_fd), {})
         finally:
             if write_end >= 0:
                 os.close(write_end)
+            if args_fd >= 0:
+                os.close(args_fd)
             os.close(read_end)
             for path in held:
                 _HOLDS.release(path)
@@ -285,13 +340,17 @@ class _Holds:
         self._count: dict[str, int] = {}
 
     def take(self, path: str) -> bool:
-        """Hold ``path``; ``False`` when it cannot be made (then nothing is held)."""
+        """Hold ``path`` (an empty file when its name is in :data:`HELD_AS_FILE`, else an
+        empty directory); ``False`` when it cannot be made (then nothing is held)."""
         with self._lock:
             if path in self._count:
                 self._count[path] += 1
                 return True
             try:
-                os.mkdir(path, 0o755)
+                if os.path.basename(path) in HELD_AS_FILE:
+                    os.close(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644))
+                else:
+                    os.mkdir(path, 0o755)
             except OSError:  # made meanwhile by someone else (bound read-only as it is), or
                 return False  # the project is not ours to write (nor the command's)
             self._count[path] = 1
@@ -309,10 +368,41 @@ class _Holds:
                 return
             del self._count[path]
             with contextlib.suppress(OSError):  # not empty: someone else's now; keep it
-                os.rmdir(path)
+                if os.path.basename(path) not in HELD_AS_FILE:
+                    os.rmdir(path)
+                elif os.lstat(path).st_size == 0 and stat.S_ISREG(os.lstat(path).st_mode):
+                    os.unlink(path)
 
 
 _HOLDS: Final = _Holds()
+
+
+def _environment_args(env: Mapping[str, str]) -> bytes:
+    """``--clearenv`` and a ``--setenv NAME VALUE`` per variable, NUL-separated (``--args``).
+
+    :raises ValueError: a name or value holds a NUL byte, or a name is empty or holds ``=``.
+    """
+    words = ["--clearenv"]
+    for name, value in env.items():
+        if not name or "=" in name or "\0" in name or "\0" in value:
+            raise ValueError(f"environment variable {name!r} cannot be passed to the sandbox")
+        words += ["--setenv", name, value]
+    return b"".join(os.fsencode(word) + b"\0" for word in words)
+
+
+def _args_file(data: bytes) -> int:
+    """A descriptor (close-on-exec; ``pass_fds`` keeps it open in ``bwrap``) of a memory
+    file holding ``data``, read from its start: any size, never blocking as a pipe would."""
+    fd = os.memfd_create("bwrap-args", os.MFD_CLOEXEC)
+    try:
+        view = memoryview(data)
+        while view:
+            view = view[os.write(fd, view) :]
+        os.lseek(fd, 0, os.SEEK_SET)
+    except BaseException:
+        os.close(fd)
+        raise
+    return fd
 
 
 def _file_or_directory(path: str) -> bool:

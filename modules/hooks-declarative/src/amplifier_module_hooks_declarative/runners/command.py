@@ -326,9 +326,15 @@ class CommandRunner:
                 line = shlex.join(command) if isinstance(command, list) else command
                 needs = program_files(line, project_dir, env.get("PATH"))
                 sandbox = Sandbox(project_dir, writable, read_paths=needs)
-                with sandbox.contained(words) as contained:
+                # the environment is the command's, never bwrap's (which runs uncontained)
+                with sandbox.contained(words, env) as contained:
                     result = await self._start(
-                        contained.argv, stdin, project_dir, env, shell, contained.pass_fds
+                        contained.argv,
+                        stdin,
+                        project_dir,
+                        contained.env,
+                        shell,
+                        contained.pass_fds,
                     )
             else:
                 result = await self._start(command, stdin, project_dir, env, shell, ())
