@@ -7,6 +7,7 @@ generative tests vary the environment, the links and the names, and run ``bwrap`
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 import shutil
@@ -15,6 +16,7 @@ import uuid
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
+from unittest import mock
 
 import pytest
 from amplifier_hooks_util.sandbox import GUARDED, HELD_AS_FILE, Sandbox, SandboxUnavailable
@@ -75,9 +77,15 @@ async def session(project: Path, config: dict[str, Any]) -> None:
 
 
 @needs_bwrap
-async def test_the_loader_writes_nothing_for_a_hook_env(project: Path, outside: Path) -> None:
+@pytest.mark.parametrize("repository", [False, True])
+async def test_the_loader_writes_nothing_for_a_hook_env(
+    project: Path, outside: Path, repository: bool
+) -> None:
     """``LD_DEBUG_OUTPUT`` names a file the loader writes in every process it starts: in
-    ``bwrap`` itself (uncontained) it was written outside; now ``bwrap`` has no environment."""
+    ``bwrap`` itself, and in the ``git config`` listing run before it in a repository (both
+    uncontained), it was written outside; now neither gets the hook's own ``env``."""
+    if repository:
+        subprocess.run(["git", "init", "-q", str(project)], check=True)  # noqa: ASYNC221
     env = {"LD_DEBUG": "files", "LD_DEBUG_OUTPUT": str(outside / "debug")}
     project_hooks(project, {"PreToolUse": [{"type": "command", "command": "true", "env": env}]})
     control = subprocess.run(["true"], env={**env, "PATH": "/usr/bin:/bin"}, check=False)  # noqa: ASYNC221
@@ -105,6 +113,64 @@ async def test_a_library_named_in_a_hook_env_is_not_loaded_uncontained(
     project_hooks(project, {"PreToolUse": [{"type": "command", "command": "true", "env": env}]})
     await session(project, {})
     assert not mark.exists()
+
+
+@needs_bwrap
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    chosen=st.dictionaries(
+        st.sampled_from(
+            [
+                "PATH",
+                "GIT_TRACE",
+                "GIT_TRACE2",
+                "GIT_TRACE2_EVENT",
+                "GIT_TRACE_PACKET",
+                "GIT_TRACE_SETUP",
+                "GIT_TRACE_PERFORMANCE",
+                "LD_DEBUG_OUTPUT",
+                "LD_PRELOAD",
+                "LD_LIBRARY_PATH",
+                "GIT_EXEC_PATH",
+            ]
+        ),
+        st.sampled_from(["file", "bin", "bin:/usr/bin:/bin"]),
+        min_size=1,
+        max_size=5,
+    )
+)
+def test_nothing_a_contained_hook_env_names_acts_outside(
+    chosen: dict[str, str], tmp_path_factory: pytest.TempPathFactory
+) -> None:
+    """In a repository, whatever process-level variables a project hook's ``env`` sets
+    (pointing at a directory outside, or at the project's own ``git``), nothing is written
+    outside and the project's ``git`` never runs: only the sandboxed command gets them."""
+    base = tmp_path_factory.mktemp("env-outside")
+    project = base / "project"
+    outside = Path.home() / f".cache/amplifier-spellings-{uuid.uuid4().hex[:8]}"
+    outside.mkdir(parents=True)
+    try:
+        subprocess.run(["git", "init", "-q", str(project)], check=True)
+        (project / "bin").mkdir()
+        fake = project / "bin" / "git"
+        fake.write_text(f"#!/bin/sh\ntouch {outside}/project-git-ran\n")
+        fake.chmod(0o755)
+        env = {
+            name: (
+                str(outside / name)
+                if value == "file"
+                else value.replace("bin", str(project / "bin"), 1)
+            )
+            for name, value in chosen.items()
+        }
+        env["LD_DEBUG"] = "files"
+        project_hooks(project, {"PreToolUse": [{"type": "command", "command": "true", "env": env}]})
+        own = {"AMPLIFIER_TRUST_PROJECT": "1", "AMPLIFIER_HOME": str(base / "home")}
+        with mock.patch.dict(os.environ, own):
+            asyncio.run(session(project, {}))
+        assert list(outside.iterdir()) == []
+    finally:
+        shutil.rmtree(outside, ignore_errors=True)
 
 
 names = st.one_of(
