@@ -399,3 +399,55 @@ async def test_a_contained_mcp_tool_hook_calls_no_tool(
         finally:
             await cleanup()
         assert target.exists() is written, config
+
+
+# ------------------------------------------------------------ a session that runs as root
+
+ESCAPES = [
+    "mount -o remount,rw,bind /",
+    "mount -o remount,rw,bind {outside}",
+    "mount -o remount,rw,bind {project}/.git",
+    "umount {project}/.git",
+    "umount -l {project}/.git",
+    "mount -t tmpfs none {project}/.git",
+    "mount --bind {project} {outside}",
+    "mknod disk b 8 0 && chmod 666 disk",
+    "mount -t proc proc {outside}",
+]
+
+
+@needs_bwrap
+@pytest.mark.skipif(os.geteuid() != 0, reason="what a root session's sandbox holds")
+@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(steps=st.lists(st.sampled_from(ESCAPES), min_size=1, max_size=3))
+def test_a_root_command_keeps_no_capability_to_undo_its_binds(
+    steps: list[str], tmp_path_factory: pytest.TempPathFactory
+) -> None:
+    """As root, ``bwrap`` kept every capability for the command: ``mount -o remount,rw /``
+    made the whole filesystem writable, ``umount .git`` lifted the guard. Whatever sequence
+    of mount, unmount and device steps it tries, nothing outside changes and ``.git`` stays
+    as it was."""
+    base = tmp_path_factory.mktemp("root")
+    project = base / "project"
+    subprocess.run(["git", "init", "-q", str(project)], check=True)
+    outside = Path.home() / f".cache/amplifier-spellings-{uuid.uuid4().hex[:8]}"
+    outside.mkdir(parents=True)
+    config = (project / ".git" / "config").read_text()
+    try:
+        script = "; ".join(
+            s.format(project=project, outside=outside) + " 2>/dev/null" for s in steps
+        )
+        script += f"; touch {outside}/escaped {base}/escaped 2>/dev/null"
+        script += "; printf '[core]\\n\\tfsmonitor = touch PWNED\\n' >> .git/config 2>/dev/null"
+        script += "; test -b disk && head -c 512 disk > mbr 2>/dev/null; true"
+        with Sandbox(str(project)).contained(["/bin/sh", "-c", script]) as contained:
+            done = subprocess.run(
+                contained.argv, env=contained.env, pass_fds=contained.pass_fds, check=False
+            )
+        assert done.returncode == 0
+        assert list(outside.iterdir()) == []
+        assert not (base / "escaped").exists()
+        assert (project / ".git" / "config").read_text() == config
+        assert not (project / "mbr").exists() or (project / "mbr").stat().st_size == 0
+    finally:
+        shutil.rmtree(outside, ignore_errors=True)

@@ -17,6 +17,11 @@
   program_files`): an interpreter in a virtual environment under ``/tmp``, the script it runs,
   so a hook whose interpreter lives there runs contained as it runs plain;
 * ``--unshare-ipc``, ``--unshare-uts``, ``--unshare-cgroup-try``;
+* ``--cap-drop ALL``: a session running as root would otherwise give its contained command
+  every capability (``bwrap`` keeps them for root), and with them it could remount ``/``
+  read-write, unmount a guarded entry, or make a device node of the disk; with none (and
+  ``no_new_privs``, which ``bwrap`` sets), a root command is held as any user's. The price:
+  as root it can no longer write a project owned by another user (no ``CAP_DAC_OVERRIDE``);
 * the system-call filter of :mod:`.seccomp` (``--seccomp``): no socket but the network
   namespace's, so no ``connect()`` to a unix socket file anywhere (``docker.sock``), and no
   io_uring;
@@ -249,6 +254,8 @@ class Sandbox:
         argv = [
             bwrap_path(),
             "--die-with-parent",
+            "--cap-drop",
+            "ALL",
             "--as-pid-1",
             "--unshare-pid",
             "--unshare-net",
