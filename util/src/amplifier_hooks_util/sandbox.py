@@ -27,7 +27,8 @@
   io_uring;
 * the project's files that make programs run read-only, though the project is writable
   (:data:`GUARDED`: ``.git``, the hook directories, the env files, ...), unless the user
-  declares one (or a path inside one) among the write paths; a missing one is held as an
+  declares one (or a path inside one) among the write paths, and where a ``.git`` file leads
+  (``gitdir:``, its ``commondir``); a missing one is held as an
   empty read-only directory or file while the command runs (:data:`HELD_ABSENT`), so the
   command cannot create a repository whose configuration a later ``git status`` would run, a
   ``.envrc`` or a ``.venv``; a guarded entry that is a link (which a command could replace)
@@ -217,12 +218,12 @@ class Sandbox:
                     "contained command could replace it with its own; make it a real "
                     f"{name}, or run this hook uncontained"
                 )
-            full = os.path.realpath(literal)
-            if not any(_inside(full, w) for w in writable):
-                continue  # read-only already
-            if any(_inside(full, d) for d in declared if d != project):
-                continue  # the user declared it (or what holds it) writable
-            bound[full] = None
+            for full in (os.path.realpath(literal), *_git_directories(literal)):
+                if not any(_inside(full, w) for w in writable):
+                    continue  # read-only already
+                if any(_inside(full, d) for d in declared if d != project):
+                    continue  # the user declared it (or what holds it) writable
+                bound[full] = None
         return list(bound), absent
 
     def readable(self) -> tuple[str, ...]:
@@ -410,6 +411,32 @@ def _args_file(data: bytes) -> int:
         os.close(fd)
         raise
     return fd
+
+
+_GITDIR: Final = "gitdir:"
+
+
+def _git_directories(path: str) -> tuple[str, ...]:
+    """Where a ``.git`` file (``gitdir: DIR``, as ``git init --separate-git-dir`` and
+    worktrees write) leads, and that directory's ``commondir``: the repository's configuration
+    and hooks live there, links resolved; nothing for a directory or anything else."""
+    if not os.path.isfile(path) or os.path.islink(path):
+        return ()
+    found: list[str] = []
+    try:
+        with open(path, encoding="utf-8", errors="surrogateescape") as file:
+            first = file.read(4096).splitlines()[:1]
+        if not first or not first[0].startswith(_GITDIR):
+            return ()
+        gitdir = os.path.join(os.path.dirname(path), first[0][len(_GITDIR) :].strip())
+        found.append(os.path.realpath(gitdir))
+        with open(os.path.join(gitdir, "commondir"), encoding="utf-8") as file:
+            common = file.read(4096).strip()
+        if common:
+            found.append(os.path.realpath(os.path.join(gitdir, common)))
+    except OSError:
+        pass
+    return tuple(found)
 
 
 def _file_or_directory(path: str) -> bool:
