@@ -12,6 +12,7 @@ import json
 import os
 import shutil
 import subprocess
+import sys
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
@@ -513,3 +514,49 @@ def test_every_spelling_of_a_git_file_guards_where_it_leads(
     assert str(gitdir.resolve()) not in writable
     if common:
         assert str(shared.resolve()) in read_only
+
+
+PROBE_KERNEL = """
+import os, sys
+opened = []
+for top in ("/proc/sys", "/proc/irq", "/proc/bus"):
+    for root, dirs, files in os.walk(top):
+        for name in files:
+            path = os.path.join(root, name)
+            try:
+                fd = os.open(path, os.O_WRONLY)  # opened, never written: nothing changes
+            except OSError:
+                continue
+            os.close(fd)
+            opened.append(path)
+if os.path.exists("/proc/sysrq-trigger"):
+    try:
+        os.close(os.open("/proc/sysrq-trigger", os.O_WRONLY))
+        opened.append("/proc/sysrq-trigger")
+    except OSError:
+        pass
+print(len(opened), *opened[:5])
+"""
+
+
+@needs_bwrap
+def test_no_kernel_setting_opens_for_writing_in_the_sandbox(tmp_path: Path) -> None:
+    """As root, a contained hook wrote ``/proc/sys/kernel/core_pattern`` (a program the kernel
+    runs uncontained on the next crash): root owns the file and needs no capability. Every
+    file of ``/proc/sys``, ``/proc/irq``, ``/proc/bus`` and ``/proc/sysrq-trigger`` is tried
+    (opened for writing, never written): none opens."""
+    with Sandbox(str(tmp_path)).contained([sys.executable, "-c", PROBE_KERNEL]) as contained:
+        done = subprocess.run(
+            contained.argv,
+            env=contained.env,
+            pass_fds=contained.pass_fds,
+            capture_output=True,
+            text=True,
+            check=True,
+        )
+    assert done.stdout.split()[0] == "0", done.stdout
+    if os.geteuid() == 0:  # the control: outside the sandbox, root opens them
+        control = subprocess.run(
+            [sys.executable, "-c", PROBE_KERNEL], capture_output=True, text=True, check=True
+        )
+        assert int(control.stdout.split()[0]) > 0

@@ -17,6 +17,9 @@
   program_files`): an interpreter in a virtual environment under ``/tmp``, the script it runs,
   so a hook whose interpreter lives there runs contained as it runs plain;
 * ``--unshare-ipc``, ``--unshare-uts``, ``--unshare-cgroup-try``;
+* ``/proc/sys``, ``/proc/sysrq-trigger``, ``/proc/irq``, ``/proc/bus`` read-only: root owns
+  them, and writing them needs no capability (``kernel.core_pattern`` names a program the
+  kernel runs, uncontained, on the next crash);
 * ``--cap-drop ALL``: a session running as root would otherwise give its contained command
   every capability (``bwrap`` keeps them for root), and with them it could remount ``/``
   read-write, unmount a guarded entry, or make a device node of the disk; with none (and
@@ -109,6 +112,10 @@ cannot create them: an empty read-only directory, or an empty read-only file for
 direnv and dotenv read an empty file as nothing)."""
 HELD_AS_FILE: Final = (".envrc", ".env", ".pre-commit-config.yaml")
 """The names of :data:`HELD_ABSENT` held as an empty file rather than a directory."""
+_KERNEL_SETTINGS: Final = ("/proc/sys", "/proc/sysrq-trigger", "/proc/irq", "/proc/bus")
+"""What of a fresh ``/proc`` sets the kernel rather than the command's own processes, shown
+read-only: a command running as root writes ``/proc/sys`` (``kernel.core_pattern``, a program
+the kernel then runs uncontained on the next crash) by ownership alone, with no capability."""
 _SETUP_FAILED: Final = 1
 _PREFIX: Final = b"bwrap: "
 
@@ -277,6 +284,8 @@ class Sandbox:
             "--proc",
             "/proc",
         ]
+        for kernel in _KERNEL_SETTINGS:  # root owns them: no capability needed to write them
+            argv += ["--ro-bind-try", kernel, kernel]
         for hidden in HIDDEN:
             argv += ["--tmpfs", hidden]
         for path in self.readable():
