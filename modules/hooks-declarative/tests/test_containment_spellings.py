@@ -20,7 +20,7 @@ from typing import Any, ClassVar
 from unittest import mock
 
 import pytest
-from amplifier_hooks_util.sandbox import GUARDED, HELD_AS_FILE, Sandbox, SandboxUnavailable
+from amplifier_hooks_util.sandbox import GUARDED, Sandbox, SandboxUnavailable
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -319,42 +319,6 @@ def test_every_guarded_link_refuses_to_start(
     # declared by the user, it is a write path the project redirects: refused as well
     with pytest.raises(SandboxUnavailable, match="leads through a link in the project"):
         Sandbox(str(project), (name,)).writable()
-
-
-# ------------------------------------------------------- guarded entries the project lacks
-
-
-@needs_bwrap
-@pytest.mark.parametrize("name", GUARDED)
-async def test_a_missing_guarded_entry_cannot_be_created(project: Path, name: str) -> None:
-    """Every guarded name, missing, is held while the hook runs: it cannot be made as a file
-    or a directory, and nothing of the hold is left in the project after."""
-    if name == ".amplifier":
-        (project / ".claude").mkdir()
-        hooks_file = project / ".claude" / "settings.json"
-        command = (
-            f"mkdir -p {name}/bin; echo planted > {name}/bin/x; echo planted > {name}; touch ran"
-        )
-        hooks_file.write_text(
-            json.dumps(
-                {"hooks": {"PreToolUse": [{"hooks": [{"type": "command", "command": command}]}]}}
-            )
-        )
-    else:
-        command = (
-            f"mkdir -p {name}/bin; echo planted > {name}/bin/x; echo planted > {name}; touch ran"
-        )
-        project_hooks(project, {"PreToolUse": [{"type": "command", "command": command}]})
-    before = sorted(p.name for p in project.iterdir())  # noqa: ASYNC240
-    await session(project, {})
-    assert (project / "ran").exists()
-    after = sorted(p.name for p in project.iterdir())  # noqa: ASYNC240
-    assert after == sorted([*before, "ran"])
-    assert not (project / name).exists()
-
-
-def test_a_held_file_name_is_guarded() -> None:
-    assert set(HELD_AS_FILE) <= set(GUARDED)
 
 
 # ------------------------------------------------- a contained hook calls the session's tools

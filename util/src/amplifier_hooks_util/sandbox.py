@@ -31,11 +31,11 @@
 * the project's files that make programs run read-only, though the project is writable
   (:data:`GUARDED`: ``.git``, the hook directories, the env files, ...), unless the user
   declares one (or a path inside one) among the write paths, and where a ``.git`` file leads
-  (``gitdir:``, its ``commondir``); a missing one is held as an
-  empty read-only directory or file while the command runs (:data:`HELD_ABSENT`), so the
-  command cannot create a repository whose configuration a later ``git status`` would run, a
-  ``.envrc`` or a ``.venv``; a guarded entry that is a link (which a command could replace)
-  and a write path that leads through a link in the project refuse to start.
+  (``gitdir:``, its ``commondir``); a missing ``.git`` is held as an empty read-only
+  directory while the command runs (:data:`HELD_ABSENT`), so the command cannot create a
+  repository whose configuration a later ``git status`` would run; a guarded entry that is a
+  link (which a command could replace) and a write path that leads through a link in the
+  project refuse to start.
 
 * ``/dev/tty`` is ``/dev/null``: with no terminal among its inherited descriptors (a hook's are
   pipes), the command cannot reach the user's terminal (no ``TIOCSTI`` typing into it).
@@ -72,7 +72,6 @@ __all__ = [
     "BWRAP",
     "GUARDED",
     "HELD_ABSENT",
-    "HELD_AS_FILE",
     "HIDDEN",
     "Contained",
     "Sandbox",
@@ -105,13 +104,11 @@ GUARDED: Final = (
 makes a program run when the user (or the model's auto-approved ``git status``) next works in
 the project: git's configuration and hooks, the hooks of the agent tools and their settings,
 an editor's tasks, direnv's and dotenv's files, the virtual environment's start-up files."""
-HELD_ABSENT: Final = GUARDED
-"""Entries of :data:`GUARDED` that, missing, are held while a contained command runs, so it
-cannot create them: an empty read-only directory, or an empty read-only file for the names in
-:data:`HELD_AS_FILE` (git takes an empty ``.git`` for no repository and looks further up;
-direnv and dotenv read an empty file as nothing)."""
-HELD_AS_FILE: Final = (".envrc", ".env", ".pre-commit-config.yaml")
-"""The names of :data:`HELD_ABSENT` held as an empty file rather than a directory."""
+HELD_ABSENT: Final = (".git",)
+"""Entries of :data:`GUARDED` that, missing, are held as an empty read-only directory while a
+contained command runs (git takes an empty ``.git`` for no repository and looks further up).
+Only ``.git``: each held entry is a directory made and removed in the project on every run,
+which on a disk mounted with ``discard`` costs about a millisecond apiece."""
 _KERNEL_SETTINGS: Final = ("/proc/sys", "/proc/sysrq-trigger", "/proc/irq", "/proc/bus")
 """What of a fresh ``/proc`` sets the kernel rather than the command's own processes, shown
 read-only: a command running as root writes ``/proc/sys`` (``kernel.core_pattern``, a program
@@ -311,7 +308,7 @@ class Sandbox:
         not given), while the block runs: the filter in a pipe whose read end the command gets,
         the environment as ``--clearenv --setenv NAME VALUE ...`` in a memory file ``bwrap``
         reads (:class:`Contained`: ``bwrap`` itself starts with an empty environment), the
-        missing entries of :data:`HELD_ABSENT` held empty; all undone when the
+        missing entries of :data:`HELD_ABSENT` held as empty directories; all undone when the
         block ends (a held directory is removed only while empty, so nothing written there by
         anyone else is lost).
 
@@ -357,17 +354,13 @@ class _Holds:
         self._count: dict[str, int] = {}
 
     def take(self, path: str) -> bool:
-        """Hold ``path`` (an empty file when its name is in :data:`HELD_AS_FILE`, else an
-        empty directory); ``False`` when it cannot be made (then nothing is held)."""
+        """Hold ``path``; ``False`` when it cannot be made (then nothing is held)."""
         with self._lock:
             if path in self._count:
                 self._count[path] += 1
                 return True
             try:
-                if os.path.basename(path) in HELD_AS_FILE:
-                    os.close(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644))
-                else:
-                    os.mkdir(path, 0o755)
+                os.mkdir(path, 0o755)
             except OSError:  # made meanwhile by someone else (bound read-only as it is), or
                 return False  # the project is not ours to write (nor the command's)
             self._count[path] = 1
@@ -385,10 +378,7 @@ class _Holds:
                 return
             del self._count[path]
             with contextlib.suppress(OSError):  # not empty: someone else's now; keep it
-                if os.path.basename(path) not in HELD_AS_FILE:
-                    os.rmdir(path)
-                elif os.lstat(path).st_size == 0 and stat.S_ISREG(os.lstat(path).st_mode):
-                    os.unlink(path)
+                os.rmdir(path)
 
 
 _HOLDS: Final = _Holds()
