@@ -41,6 +41,7 @@ from ...answers import BadAnswer, answer_field, keep_working, loads_unique, refu
 from ...protocols import CommandProtocol
 from ...session_env import env_file_for
 from ...types import Decision, HookContext
+from ..shared.event_name import hook_event_name
 from ..shared.transcript import transcript_path
 
 __all__ = [
@@ -126,12 +127,7 @@ def codex_event(ctx: HookContext) -> str:
     """The ``hook_event_name`` for ``ctx``: ``SubagentStop`` for ``prompt:complete`` of a
     child session (or a hook declared under that name), else :data:`CODEX_EVENTS`, else the
     name the hook was declared under."""
-    name = CODEX_EVENTS.get(ctx.event)
-    if name is None:
-        return ctx.alias or ctx.event
-    if name == "Stop" and (ctx.alias == "SubagentStop" or ctx.data.get("parent_id")):
-        return "SubagentStop"
-    return name
+    return hook_event_name(ctx, CODEX_EVENTS)
 
 
 def _lines(text: str, mark: str) -> str:

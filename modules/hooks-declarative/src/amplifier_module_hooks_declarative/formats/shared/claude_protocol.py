@@ -115,6 +115,7 @@ from ...mapping import notification_type
 from ...session_env import env_file_for
 from ...tool_output import with_updated_tool_output
 from ...types import Decision, HookContext
+from .event_name import hook_event_name
 from .transcript import transcript_path
 
 __all__ = [
@@ -193,12 +194,7 @@ def claude_event(ctx: HookContext) -> str:
     """The ``hook_event_name`` for ``ctx``: ``SubagentStop`` for ``prompt:complete`` of a child
     session (or a hook declared under that name), else :data:`CLAUDE_EVENTS`, else the name
     the hook was declared under."""
-    name = CLAUDE_EVENTS.get(ctx.event)
-    if name is None:
-        return ctx.alias or ctx.event
-    if name == "Stop" and (ctx.alias == "SubagentStop" or ctx.data.get("parent_id")):
-        return "SubagentStop"
-    return name
+    return hook_event_name(ctx, CLAUDE_EVENTS)
 
 
 def _absolute(path: str, project_dir: str) -> str:
