@@ -3,9 +3,7 @@ the SDK (about 50 ms of imports) comes when a provider is built."""
 
 from __future__ import annotations
 
-import json
-import subprocess
-import sys
+from amplifier_hooks_testsupport.imports import modules_loaded_by
 
 _PROBE = """
 import asyncio, json, sys
@@ -27,16 +25,8 @@ print(json.dumps(sorted(sys.modules)))
 """
 
 
-def _loaded(code: str) -> list[str]:
-    done = subprocess.run(
-        [sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=120
-    )
-    loaded: list[str] = json.loads(done.stdout.strip().splitlines()[-1])
-    return loaded
-
-
 def test_mount_without_exporter_imports_no_sdk() -> None:
-    loaded = _loaded(_PROBE)
+    loaded = modules_loaded_by(_PROBE)
     assert "amplifier_module_hooks_otel.mount" in loaded
     sdk = [name for name in loaded if name.startswith("opentelemetry.sdk")]
     assert sdk == [], f"imported at mount: {sdk}"
@@ -53,6 +43,6 @@ print(type(pipeline.tracer_provider).__module__)
 pipeline.shutdown(5)
 print(json.dumps(sorted(sys.modules)))
 """
-    loaded = _loaded(code)
+    loaded = modules_loaded_by(code)
     assert "opentelemetry.sdk.trace" in loaded
     assert "amplifier_module_hooks_otel.counting" in loaded

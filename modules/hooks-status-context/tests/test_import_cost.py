@@ -3,22 +3,12 @@
 
 from __future__ import annotations
 
-import json
-import subprocess
-import sys
+from amplifier_hooks_testsupport.imports import modules_loaded_by
 
 _LATER = (
     "amplifier_module_hooks_status_context.render",
     "amplifier_module_hooks_status_context.snapshot",
 )
-
-
-def _loaded(code: str) -> list[str]:
-    done = subprocess.run(
-        [sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=120
-    )
-    loaded: list[str] = json.loads(done.stdout.strip().splitlines()[-1])
-    return loaded
 
 
 def test_mount_imports_no_snapshot_or_render() -> None:
@@ -39,7 +29,7 @@ class Coordinator:
 asyncio.run(status.mount(Coordinator(), {}))
 print(json.dumps(sorted(sys.modules)))
 """
-    loaded = _loaded(code)
+    loaded = modules_loaded_by(code)
     assert "amplifier_module_hooks_status_context.hook" in loaded
     early = [name for name in _LATER if name in loaded]
     assert early == [], f"imported at mount: {early}"
@@ -64,4 +54,4 @@ else:
     raise SystemExit("no AttributeError")
 print(json.dumps(sorted(sys.modules)))
 """
-    assert set(_LATER) <= set(_loaded(code))
+    assert set(_LATER) <= set(modules_loaded_by(code))

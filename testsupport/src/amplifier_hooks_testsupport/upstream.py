@@ -11,7 +11,9 @@ our kernel::
         out = run_upstream(SCRIPT, tmp_path, sources=[module_source(__file__)])
         assert out.startswith("ok")
 
-Without ``AMPLIFIER_CORE_202_PYTHON`` (``nox -s compat`` sets it up) the test is skipped
+A provider module's check is :func:`check_provider_upstream` (the script is
+:func:`~amplifier_hooks_testsupport.loopback.check_provider_package`). Without
+``AMPLIFIER_CORE_202_PYTHON`` (``nox -s compat`` sets it up) the test is skipped
 (:data:`needs_upstream`); nothing is installed into that environment. :func:`run_upstream`
 ends every script with :data:`EXIT`: 2.0.2's engine (and its native coordinator, after it has
 asked an approval system) may crash while the interpreter shuts down, after the check itself
@@ -33,6 +35,7 @@ __all__ = [
     "EXIT",
     "SHARED_SOURCES",
     "SKIP_REASON",
+    "check_provider_upstream",
     "module_source",
     "needs_upstream",
     "run_upstream",
@@ -105,3 +108,20 @@ def run_upstream(
     if done.returncode != 0:
         raise AssertionError(f"on amplifier-core 2.0.2 ({python}):\n{done.stderr[-4000:]}")
     return done.stdout
+
+
+def check_provider_upstream(name: str, test_file: str | os.PathLike[str], workdir: Path) -> None:
+    """Run :func:`~amplifier_hooks_testsupport.loopback.check_provider_package` for
+    ``amplifier_module_provider_<name>`` on amplifier-core 2.0.2, with the sources of the
+    module whose test file ``test_file`` is.
+
+    :raises AssertionError: the check failed (its stderr) or printed no ``ok``.
+    """
+    script = (
+        "import asyncio\n"
+        "from amplifier_hooks_testsupport.loopback import check_provider_package\n"
+        f"asyncio.run(check_provider_package({name!r}))\n"
+        'print("ok")\n'
+    )
+    out = run_upstream(script, workdir, sources=[module_source(test_file)])
+    assert out.startswith("ok"), f"amplifier_module_provider_{name} on 2.0.2 printed {out!r}"

@@ -3,10 +3,11 @@ and what uses them (pure asyncio, on 127.0.0.1, in the test's own event loop).""
 
 from .anthropic_api import AnthropicApi, anthropic_error, anthropic_message
 from .openai_api import OpenAIApi, openai_completion, openai_error
-from .provider_check import check_provider_module
+from .provider_check import PROVIDER_APIS, check_provider_module, check_provider_package
 from .server import LoopbackServer, Reply, Request, closed_port
 
 __all__ = [
+    "PROVIDER_APIS",
     "AnthropicApi",
     "LoopbackServer",
     "OpenAIApi",
@@ -15,6 +16,7 @@ __all__ = [
     "anthropic_error",
     "anthropic_message",
     "check_provider_module",
+    "check_provider_package",
     "closed_port",
     "openai_completion",
     "openai_error",
