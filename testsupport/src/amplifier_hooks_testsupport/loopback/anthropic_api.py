@@ -19,7 +19,7 @@ import re
 from collections.abc import Iterable
 from typing import Any
 
-from .api import CheckedApi, Invalid
+from .api import BodyWords, CheckedApi, Invalid
 from .server import Reply, Request
 
 __all__ = ["AnthropicApi", "anthropic_error", "anthropic_message"]
@@ -92,13 +92,22 @@ def anthropic_message(
 class AnthropicApi(CheckedApi):
     """The Messages API handler; ``api_key`` is the ``x-api-key`` every request must carry."""
 
+    top_level = _TOP_LEVEL
+    words = BodyWords(
+        content_type="content-type: must be application/json",
+        not_json="There was an issue with your request body: {err}",
+        not_object="request body must be a JSON object",
+        unknown_key="{key}: Extra inputs are not permitted",
+        no_model="model: Field required",
+    )
+
     def _refusal(self, err: Invalid) -> Reply:
         return anthropic_error(err.status, err.code or "invalid_request_error", str(err))
 
     def _nothing_queued(self) -> Reply:
         return anthropic_error(500, "api_error", "loopback: no reply queued")
 
-    def _validate(self, request: Request) -> dict[str, Any]:
+    def _check_request(self, request: Request) -> None:
         if request.method != "POST" or request.path != "/v1/messages":
             raise Invalid(f"Not found: {request.method} {request.path}", 404, "not_found_error")
         key = request.headers.get("x-api-key")
@@ -108,29 +117,15 @@ class AnthropicApi(CheckedApi):
             raise Invalid("invalid x-api-key", 401, "authentication_error")
         if "anthropic-version" not in request.headers:
             raise Invalid("anthropic-version: header is required")
-        if not request.headers.get("content-type", "").startswith("application/json"):
-            raise Invalid("content-type: must be application/json")
-        try:
-            body = request.json()
-        except ValueError as err:
-            raise Invalid(f"There was an issue with your request body: {err}") from err
-        if not isinstance(body, dict):
-            raise Invalid("request body must be a JSON object")
-        for key in body:
-            if key not in _TOP_LEVEL:
-                raise Invalid(f"{key}: Extra inputs are not permitted")
-        if not isinstance(body.get("model"), str):
-            raise Invalid("model: Field required")
+
+    @staticmethod
+    def _check_fields(body: dict[str, Any]) -> None:
         max_tokens = body.get("max_tokens")
         if not isinstance(max_tokens, int) or max_tokens < 1:
             raise Invalid("max_tokens: Field required (an integer >= 1)")
         system = body.get("system")
         if system is not None and not isinstance(system, str | list):
             raise Invalid("system: Input should be a valid string or list of text blocks")
-        self._check_messages(body.get("messages"))
-        self._check_tools(body.get("tools"))
-        self._check_tool_choice(body)
-        return body
 
     @staticmethod
     def _check_tool_choice(body: dict[str, Any]) -> None:

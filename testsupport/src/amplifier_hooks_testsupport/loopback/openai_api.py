@@ -18,7 +18,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-from .api import CheckedApi, Invalid
+from .api import BodyWords, CheckedApi, Invalid
 from .server import Reply, Request
 
 __all__ = ["OpenAIApi", "openai_completion", "openai_error"]
@@ -99,13 +99,22 @@ def openai_completion(
 class OpenAIApi(CheckedApi):
     """The chat completions handler; ``api_key=None`` checks no ``Authorization`` header."""
 
+    top_level = _TOP_LEVEL
+    words = BodyWords(
+        content_type="Invalid content type: expected application/json",
+        not_json="We could not parse the JSON body of your request. ({err})",
+        not_object="The request body must be a JSON object.",
+        unknown_key="Unrecognized request argument supplied: {key}",
+        no_model="you must provide a model parameter",
+    )
+
     def _refusal(self, err: Invalid) -> Reply:
         return openai_error(err.status, str(err), code=err.code)
 
     def _nothing_queued(self) -> Reply:
         return openai_error(500, "loopback: no reply queued", "server_error")
 
-    def _validate(self, request: Request) -> dict[str, Any]:
+    def _check_request(self, request: Request) -> None:
         if request.method != "POST" or request.path != "/v1/chat/completions":
             raise Invalid(f"Invalid URL ({request.method} {request.path})", 404)
         if self.api_key is not None:
@@ -118,26 +127,12 @@ class OpenAIApi(CheckedApi):
                 )
             if auth != f"Bearer {self.api_key}":
                 raise Invalid("Incorrect API key provided.", 401, "invalid_api_key")
-        if not request.headers.get("content-type", "").startswith("application/json"):
-            raise Invalid("Invalid content type: expected application/json")
-        try:
-            body = request.json()
-        except ValueError as err:
-            raise Invalid(f"We could not parse the JSON body of your request. ({err})") from err
-        if not isinstance(body, dict):
-            raise Invalid("The request body must be a JSON object.")
-        for key in body:
-            if key not in _TOP_LEVEL:
-                raise Invalid(f"Unrecognized request argument supplied: {key}")
-        if not isinstance(body.get("model"), str):
-            raise Invalid("you must provide a model parameter")
+
+    @staticmethod
+    def _check_fields(body: dict[str, Any]) -> None:
         for key in ("max_tokens", "max_completion_tokens"):
             if key in body and (not isinstance(body[key], int) or body[key] < 1):
                 raise Invalid(f"Invalid '{key}': expected an integer >= 1.")
-        self._check_messages(body.get("messages"))
-        self._check_tools(body.get("tools"))
-        self._check_tool_choice(body)
-        return body
 
     @staticmethod
     def _check_tool_choice(body: dict[str, Any]) -> None:
