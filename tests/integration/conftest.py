@@ -9,7 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from amplifier_hooks_testsupport.environment import own_home, python_first_on_path
+from amplifier_hooks_testsupport.environment import own_home, python_first_on_path, working_dir
 
 
 @pytest.fixture(autouse=True)
@@ -21,9 +21,7 @@ def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 @pytest.fixture
 def workspace(tmp_path: Path) -> Path:
     """The session's working directory (resolved, as the modules resolve it)."""
-    path = tmp_path / "ws"
-    path.mkdir()
-    return path.resolve()
+    return working_dir(tmp_path, "ws")
 
 
 @pytest.fixture

@@ -6,7 +6,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from amplifier_hooks_testsupport.environment import own_home, python_first_on_path
+from amplifier_hooks_testsupport.environment import own_home, python_first_on_path, working_dir
 
 from .support import HttpEndpoint
 
@@ -28,9 +28,7 @@ def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 @pytest.fixture
 def project(tmp_path: Path) -> Path:
     """An empty project directory (resolved, as the module resolves it)."""
-    path = tmp_path / "project"
-    path.mkdir()
-    return path.resolve()
+    return working_dir(tmp_path, "project")
 
 
 @pytest.fixture

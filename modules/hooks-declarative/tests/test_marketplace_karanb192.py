@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from amplifier_hooks_testsupport.environment import working_dir
 
 from amplifier_core.testing import create_test_coordinator
 from amplifier_module_hooks_declarative import mount, parse_config
@@ -29,9 +30,7 @@ def marketplace(tmp_path: Path) -> Path:
 
 @pytest.fixture
 def project(tmp_path: Path, home: Path) -> Path:
-    path = tmp_path / "project"
-    path.mkdir()
-    return path.resolve()
+    return working_dir(tmp_path, "project")
 
 
 def test_every_plugin_of_the_marketplace_is_listed_with_its_hooks(

@@ -1,6 +1,7 @@
 """What a test that runs hooks or sessions sets in its environment, through pytest's
 ``monkeypatch`` (undone when the test ends): a home of its own, and ``python3`` on ``PATH``
-being the test's interpreter. Test folders turn these into fixtures in their ``conftest.py``."""
+being the test's interpreter; and the test's own working directory. Test folders turn these into
+fixtures in their ``conftest.py``."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-__all__ = ["own_home", "python_first_on_path"]
+__all__ = ["own_home", "python_first_on_path", "working_dir"]
 
 
 def own_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
@@ -28,3 +29,11 @@ def python_first_on_path(monkeypatch: pytest.MonkeyPatch) -> None:
     there, and no slow shim stands in front of it): its directory first on ``PATH``."""
     bin_dir = str(Path(sys.executable).parent)
     monkeypatch.setenv("PATH", f"{bin_dir}{os.pathsep}{os.environ.get('PATH', '')}")
+
+
+def working_dir(tmp_path: Path, name: str) -> Path:
+    """A new empty directory ``tmp_path / name``, resolved as the modules resolve a session's
+    working directory (the temporary directory may sit behind a link)."""
+    path = tmp_path / name
+    path.mkdir()
+    return path.resolve()
