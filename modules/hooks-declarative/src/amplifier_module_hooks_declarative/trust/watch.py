@@ -99,20 +99,23 @@ class _Inotify:
         self.files: dict[int, Path] = {}
         self._closer = weakref.finalize(self, os.close, fd)
 
-    def watch(self, directory: Path) -> None:
-        wd = self._add(self.fd, os.fsencode(directory), _MASK)
-        if wd < 0:
-            code = ctypes.get_errno()
-            raise OSError(code, f"inotify_add_watch {directory}: {os.strerror(code)}")
-        self.dirs[wd] = directory
+    def _added(self, path: Path, mask: int) -> int:
+        """The watch descriptor of ``path`` watched for ``mask``.
 
-    def watch_file(self, path: Path) -> None:
-        """Watch the inode ``path`` leads to: a write through any link to it is an event."""
-        wd = self._add(self.fd, os.fsencode(path), _FILE_MASK)
+        :raises OSError: inotify refused (the message names ``path``).
+        """
+        wd: int = self._add(self.fd, os.fsencode(path), mask)
         if wd < 0:
             code = ctypes.get_errno()
             raise OSError(code, f"inotify_add_watch {path}: {os.strerror(code)}")
-        self.files[wd] = path
+        return wd
+
+    def watch(self, directory: Path) -> None:
+        self.dirs[self._added(directory, _MASK)] = directory
+
+    def watch_file(self, path: Path) -> None:
+        """Watch the inode ``path`` leads to: a write through any link to it is an event."""
+        self.files[self._added(path, _FILE_MASK)] = path
 
     def changes(self) -> tuple[list[tuple[Path, str, bool]], bool]:
         """``([(directory, name, is_dir)], lost)``: what the events name (a watched file's own
