@@ -75,6 +75,20 @@ class ReplayReport:
         return [f"{run.label}: {failure}" for run in self.runs for failure in run.mount_failures]
 
 
+def _difference(
+    event: RecordedEvent,
+    what: str,
+    expected: str,
+    got: str,
+    expected_by: str | None = None,
+    got_by: str | None = None,
+) -> Difference:
+    """``what`` decided ``got`` on ``event`` where ``expected`` was (each by whom, when known)."""
+    return Difference(
+        event.line, event.event, event.tool_name, what, expected, got, expected_by, got_by
+    )
+
+
 def _differences(
     events: Sequence[RecordedEvent], run: BundleRun, other: BundleRun | None
 ) -> list[Difference]:
@@ -87,16 +101,7 @@ def _differences(
             if event.recorded is None or event.recorded == got.gate:
                 continue
             found.append(
-                Difference(
-                    event.line,
-                    event.event,
-                    event.tool_name,
-                    "outcome",
-                    event.recorded,
-                    got.gate,
-                    event.recorded_by,
-                    got.by,
-                )
+                _difference(event, "outcome", event.recorded, got.gate, event.recorded_by, got.by)
             )
             continue
         expected = other.outcomes[index]
@@ -104,29 +109,13 @@ def _differences(
             continue
         if expected.gate != got.gate:
             found.append(
-                Difference(
-                    event.line,
-                    event.event,
-                    event.tool_name,
-                    "outcome",
-                    expected.gate,
-                    got.gate,
-                    expected.by,
-                    got.by,
-                )
+                _difference(event, "outcome", expected.gate, got.gate, expected.by, got.by)
             )
         theirs = {h.hook: h.decision for h in expected.hooks}
         for hook in got.hooks:
             if hook.hook in theirs and theirs[hook.hook] != hook.decision:
                 found.append(
-                    Difference(
-                        event.line,
-                        event.event,
-                        event.tool_name,
-                        f"hook {hook.hook}",
-                        theirs[hook.hook],
-                        hook.decision,
-                    )
+                    _difference(event, f"hook {hook.hook}", theirs[hook.hook], hook.decision)
                 )
     return found
 
