@@ -23,11 +23,14 @@ from amplifier_core.testing import EventRecorder
 from amplifier_module_provider_scripted import ScriptedProvider
 
 __all__ = [
+    "CLEANED",
     "DECLARATIVE_FIXTURES",
     "DECLARATIVE_SCRIPTS",
     "DEFAULT_TOOLS",
     "REPO",
     "call",
+    "cleaned_up",
+    "declarative_session",
     "make_bundle",
     "module",
     "records",
@@ -43,6 +46,8 @@ DECLARATIVE_FIXTURES = REPO / "modules" / "hooks-declarative" / "tests" / "fixtu
 """Hooks files of hooks-declarative's tests (the proposal's YAML example among them)."""
 DEFAULT_TOOLS = ("tool-bash", "tool-filesystem", "tool-todo")
 """The tools a session has when its bundle names none (as the CLI's default plan)."""
+CLEANED = "Wrote notes instead."
+"""The model's answer at the end of :func:`cleaned_up`."""
 
 
 def module(module_id: str, config: Mapping[str, Any] | None = None) -> dict[str, Any]:
@@ -142,3 +147,19 @@ def tool_results(provider: ScriptedProvider) -> list[str]:
 def records(path: Path) -> list[dict[str, Any]]:
     """The JSON records of a JSON-lines file."""
     return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
+
+
+async def cleaned_up(workspace: Path) -> tuple[Any, EventRecorder, str]:
+    """A :func:`declarative_session` in ``workspace`` told to ``clean up``: the model asks for
+    ``rm -rf victim`` (what the guards under test deny), then writes ``cleaned`` to
+    ``notes.txt`` and answers :data:`CLEANED`. The run's outcome, its events, and what the
+    model saw as the ``rm`` call's result."""
+    script = [
+        call("bash", command="rm -rf victim"),
+        call("write_file", file_path="notes.txt", content="cleaned"),
+        {"text": CLEANED},
+    ]
+    agent, recorder, provider = declarative_session(workspace, script)
+    async with agent:
+        outcome = await agent.run("clean up")
+    return outcome, recorder, tool_results(provider)[0]

@@ -136,17 +136,9 @@ async def test_cursor_hooks_json_guards_a_session(workspace: Path) -> None:
     }
     (workspace / ".cursor" / "hooks.json").write_text(json.dumps(hooks, indent=2))
     trust_project(workspace)
-    script = [
-        call("bash", command="rm -rf victim"),
-        call("write_file", file_path="notes.txt", content="cleaned"),
-        {"text": "Wrote notes instead."},
-    ]
-    agent, recorder, provider = session(workspace, script)
-    async with agent:
-        outcome = await agent.run("clean up")
-    assert outcome.response == "Wrote notes instead."
+    outcome, recorder, denied = await support.cleaned_up(workspace)
+    assert outcome.response == support.CLEANED
     assert (workspace / "victim" / "data.txt").exists()
-    denied = tool_results(provider)[0]
     assert denied.endswith("rm -rf is not allowed in this repository; delete single files.")
     assert (workspace / "cursor-shell.log").read_text() == "beforeShellExecution rm -rf victim\n"
     [audit] = support.records(workspace / "cursor-edits.log")

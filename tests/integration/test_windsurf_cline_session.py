@@ -14,7 +14,7 @@ import pytest
 from amplifier_module_hooks_declarative.trust import trust_project
 
 from . import support
-from .support import call, tool_results
+from .support import call
 
 WINDSURF_GUARD = """#!/usr/bin/env python3
 # Cascade pre_run_command hook: exit 2 blocks, stderr is what the agent reads.
@@ -74,17 +74,9 @@ def windsurf_project(workspace: Path) -> None:
 async def test_windsurf_hooks_json_guards_a_session(workspace: Path) -> None:
     windsurf_project(workspace)
     trust_project(workspace)
-    script = [
-        call("bash", command="rm -rf victim"),
-        call("write_file", file_path="notes.txt", content="cleaned"),
-        {"text": "Wrote notes instead."},
-    ]
-    agent, recorder, provider = session(workspace, script)
-    async with agent:
-        outcome = await agent.run("clean up")
-    assert outcome.response == "Wrote notes instead."
+    outcome, recorder, denied = await support.cleaned_up(workspace)
+    assert outcome.response == support.CLEANED
     assert (workspace / "victim" / "data.txt").read_text() == "keep me"
-    denied = tool_results(provider)[0]
     assert "Recursive deletes are blocked in this workspace" in denied
     assert (workspace / "cascade-commands.log").read_text() == "pre_run_command rm -rf victim\n"
     written = workspace / ".windsurf" / "hooks" / "written.log"
