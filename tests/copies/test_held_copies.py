@@ -118,7 +118,7 @@ def test_both_refuse_what_is_not_plain_and_what_nests_too_deep() -> None:
         raise AssertionError(f"the kernel's memo copied {refused!r}")
 
 
-# --------------------------------------- the kernel's event names, spelled in loop-session
+# ------------------------- the kernel's event names, spelled in loop-session and hooks-declarative
 
 
 def test_loop_sessions_event_names_are_the_kernels() -> None:
@@ -129,6 +129,17 @@ def test_loop_sessions_event_names_are_the_kernels() -> None:
         "(the owner), for kernels that lack some of them: keep the strings equal"
     )
     assert set(spelled.values()) <= set(events.ALL_EVENTS)
+
+
+def test_hooks_declaratives_pascal_names_are_the_kernels_aliases() -> None:
+    from amplifier_module_hooks_declarative.mapping import PASCAL_EVENTS
+
+    assert dict(PASCAL_EVENTS) == dict(events._ALIASES), (
+        "amplifier_module_hooks_declarative/mapping.py's PASCAL_EVENTS spells "
+        "amplifier_core/events.py's alias table (the owner), which amplifier-core 2.0.2 does "
+        "not export: keep the two tables equal"
+    )
+    assert all(events.canonical(name) == event for name, event in PASCAL_EVENTS.items())
 
 
 # ----------------------------------------- the kernel's types, handed to the provider base
