@@ -148,6 +148,26 @@ async def mounted(
     return coordinator, cleanup
 
 
+def bash_call(command: str) -> dict[str, Any]:
+    """The ``tool:pre`` data of a ``Bash`` call running ``command`` in session ``s``."""
+    return {"tool_name": "Bash", "tool_input": {"command": command}, "session_id": "s"}
+
+
+async def answer_after(
+    project: Path, change: Callable[[], object], config: Mapping[str, Any] | None = None
+) -> Any:
+    """The answer of the hooks :func:`mounted` in ``project`` to a second ``ls``, made after
+    ``change()``; the first ``ls`` must go through."""
+    coordinator, cleanup = await mounted(project, config)
+    try:
+        first = await coordinator.hooks.emit("tool:pre", bash_call("ls"))
+        assert first.action == "continue", first
+        change()
+        return await coordinator.hooks.emit("tool:pre", bash_call("ls"))
+    finally:
+        await cleanup()
+
+
 async def emitted(
     project: Path, event: str, data: dict[str, Any], config: Mapping[str, Any] | None = None
 ) -> Any:

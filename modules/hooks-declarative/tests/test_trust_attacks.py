@@ -10,17 +10,16 @@ import json
 import logging
 import os
 import shutil
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 import pytest
 
 from amplifier_module_hooks_declarative import HooksConfigError
 from amplifier_module_hooks_declarative.trust import trust_project, trust_status
 
-from .support import mounted
+from .support import answer_after, mounted
+from .support import bash_call as bash
 
 
 @dataclass(frozen=True)
@@ -181,22 +180,6 @@ def build(project: Path, route: Route) -> None:
 def attack(project: Path, route: Route, marker: Path) -> None:
     target = project / route.target
     target.write_text(route.evil.format(marker=str(marker)))
-
-
-def bash(command: str) -> dict[str, Any]:
-    return {"tool_name": "Bash", "tool_input": {"command": command}, "session_id": "s"}
-
-
-async def answer_after(project: Path, change: Callable[[], object]) -> Any:
-    """The answer of the hooks mounted in ``project`` to a second ``ls``, made after
-    ``change``; the first ``ls`` must go through."""
-    coordinator, cleanup = await mounted(project)
-    try:
-        assert (await coordinator.hooks.emit("tool:pre", bash("ls"))).action == "continue"
-        change()
-        return await coordinator.hooks.emit("tool:pre", bash("ls"))
-    finally:
-        await cleanup()
 
 
 def skip_without(route: Route) -> None:

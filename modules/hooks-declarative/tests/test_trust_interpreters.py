@@ -21,9 +21,11 @@ from typing import Any
 
 import pytest
 
-from amplifier_core.testing import create_test_coordinator
-from amplifier_module_hooks_declarative import HooksConfigError, mount
+from amplifier_module_hooks_declarative import HooksConfigError
 from amplifier_module_hooks_declarative.trust import trust_project, trust_status
+
+from .support import answer_after, mounted
+from .support import bash_call as bash
 
 PY_EVIL = "import pathlib; pathlib.Path({marker!r}).write_text('ran')\n"
 
@@ -42,29 +44,6 @@ def write(path: Path, text: str, mode: int | None = None) -> Path:
     if mode is not None:
         path.chmod(mode)
     return path
-
-
-async def mounted(project: Path, **config: Any) -> Any:
-    coordinator = create_test_coordinator()
-    coordinator.register_capability("session.working_dir", str(project))
-    cleanup = await mount(coordinator, {"include_user": False, **config})
-    return coordinator, cleanup
-
-
-def bash(command: str) -> dict[str, Any]:
-    return {"tool_name": "Bash", "tool_input": {"command": command}, "session_id": "s"}
-
-
-async def between_two_calls(project: Path, change: Any, **config: Any) -> Any:
-    """Mount, run the hook once (it must pass), ``change()``, run it again."""
-    coordinator, cleanup = await mounted(project, **config)
-    try:
-        first = await coordinator.hooks.emit("tool:pre", bash("ls"))
-        assert first.action == "continue", first
-        change()
-        return await coordinator.hooks.emit("tool:pre", bash("ls"))
-    finally:
-        await cleanup()
 
 
 def refused(result: Any, project: Path, name: str) -> None:
@@ -96,7 +75,7 @@ async def test_an_interpreter_in_the_project_is_trusted_code(tmp_path: Path, spe
     def change() -> None:
         runner.write_text(f"#!/bin/sh\ntouch {marker}\n")
 
-    second = await between_two_calls(project, change)
+    second = await answer_after(project, change)
     assert not marker.exists(), "the changed interpreter ran"
     refused(second, project, "tools/runner")
     subprocess.run([str(project / "scripts" / "guard")], cwd=project, check=False)  # noqa: ASYNC221
@@ -161,7 +140,7 @@ async def test_what_a_project_venv_python_runs_at_start_up_is_trusted_code(
     def change() -> None:
         (site / target).write_text(evil.format(marker=str(marker)) + "\n")
 
-    second = await between_two_calls(project, change)
+    second = await answer_after(project, change)
     assert not marker.exists(), "the changed start-up code ran"
     name = (site / target).relative_to(project).as_posix()
     refused(second, project, name)
@@ -220,7 +199,7 @@ async def test_a_hook_rewritten_through_a_hard_link_elsewhere_refuses(
             stream.write(f"#!/bin/sh\ntouch {marker}\n")
         assert os.stat(other).st_ino == os.stat(guard).st_ino
 
-    second = await between_two_calls(project, change)
+    second = await answer_after(project, change)
     assert not marker.exists(), "the hook rewritten through a hard link ran"
     refused(second, project, ".claude/hooks/guard.sh")
 
@@ -239,7 +218,7 @@ async def test_a_hard_link_made_after_trust_and_written_through_refuses(tmp_path
         with other.open("r+") as stream:
             stream.write(f"#!/bin/sh\ntouch {marker}\n")
 
-    second = await between_two_calls(project, change)
+    second = await answer_after(project, change)
     assert not marker.exists()
     refused(second, project, "scripts/guard.sh")
 

@@ -18,7 +18,6 @@ import subprocess
 import sys
 import tempfile
 from pathlib import Path
-from typing import Any
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -27,6 +26,8 @@ from hypothesis import strategies as st
 from amplifier_core.testing import create_test_coordinator
 from amplifier_module_hooks_declarative import HooksConfigError, mount
 from amplifier_module_hooks_declarative.trust import trust_project, trust_status
+
+from .support import answer_after
 
 PYTHON = sys.executable
 GUARD_IMPORTS = "import json, subprocess, argparse"
@@ -81,23 +82,6 @@ def plant(project: Path, name: str, package: bool, marker: Path) -> str:
     return f"{name}.py"
 
 
-def bash(command: str) -> dict[str, Any]:
-    return {"tool_name": "Bash", "tool_input": {"command": command}, "session_id": "s"}
-
-
-async def two_calls(project: Path, change: Any) -> Any:
-    coordinator = create_test_coordinator()
-    coordinator.register_capability("session.working_dir", str(project))
-    cleanup = await mount(coordinator, {"include_user": False})
-    try:
-        first = await coordinator.hooks.emit("tool:pre", bash("ls"))
-        assert first.action == "continue", first
-        change()
-        return await coordinator.hooks.emit("tool:pre", bash("ls"))
-    finally:
-        await cleanup()
-
-
 async def session_start(project: Path) -> None:
     coordinator = create_test_coordinator()
     coordinator.register_capability("session.working_dir", str(project))
@@ -136,7 +120,7 @@ def test_a_module_planted_where_python_imports_first_is_a_change(
         planted = plant(project, name, package, marker)
 
     if between_calls:
-        result = asyncio.run(two_calls(project, change))
+        result = asyncio.run(answer_after(project, change))
         assert result.action == "deny", result
         assert planted in (result.reason or ""), result.reason
     else:
