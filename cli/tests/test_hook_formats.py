@@ -9,11 +9,13 @@ import json
 import os
 import subprocess
 import sys
+from functools import partial
 from pathlib import Path
 from typing import Any
 
 import pytest
 import yaml
+from amplifier_hooks_testsupport.claude_transcript import bash_use, tool_result, transcript_entry
 
 from amplifier_module_hooks_declarative.trust import trust_project
 
@@ -116,30 +118,16 @@ def test_replay_runs_the_codex_guard_over_a_recorded_session(tmp_path: Path, pro
         )
     )
 
-    def use(call: str, command: str) -> dict[str, Any]:
-        return {"type": "tool_use", "id": call, "name": "Bash", "input": {"command": command}}
-
-    def entry(kind: str, content: Any, number: int) -> str:
-        return json.dumps(
-            {
-                "type": kind,
-                "uuid": f"u{number}",
-                "parentUuid": f"u{number - 1}" if number else None,
-                "sessionId": "5a0c6c9e-cc11-4b5e-9a55-0d1f3e2a7b10",
-                "timestamp": f"2026-01-31T12:00:0{number}.000Z",
-                "cwd": str(project),
-                "message": {"role": kind, "content": content},
-            }
-        )
-
-    result = {"type": "tool_result", "tool_use_id": "toolu_1", "content": "", "is_error": False}
+    entry = partial(
+        transcript_entry, session_id="5a0c6c9e-cc11-4b5e-9a55-0d1f3e2a7b10", cwd=str(project)
+    )
     log = tmp_path / "5a0c6c9e-cc11-4b5e-9a55-0d1f3e2a7b10.jsonl"
     log.write_text(
         "\n".join(
             [
                 entry("user", "clean up", 1),
-                entry("assistant", [use("toolu_1", "rm -rf build")], 2),
-                entry("user", [result], 3),
+                entry("assistant", [bash_use("toolu_1", "rm -rf build")], 2),
+                entry("user", [tool_result("toolu_1", "")], 3),
             ]
         )
         + "\n"

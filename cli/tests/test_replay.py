@@ -11,12 +11,14 @@ import shutil
 import subprocess
 import sys
 import textwrap
+from functools import partial
 from pathlib import Path
 from typing import Any
 
 import pytest
 import yaml
 from amplifier_hooks_cli.demo import DEMO_BUNDLE
+from amplifier_hooks_testsupport.claude_transcript import bash_use, tool_result, transcript_entry
 
 SCRIPT = Path(sys.executable).with_name("amplifier-hooks")
 EXAMPLE_LOG = Path(__file__).resolve().parents[2] / "examples" / "demo-session.jsonl"
@@ -286,54 +288,18 @@ def test_an_unknown_format_is_refused_with_its_line(tmp_path: Path) -> None:
     assert f"{log}:2: unknown format" in done.stderr
 
 
-def _entry(kind: str, content: Any, number: int) -> str:
-    return json.dumps(
-        {
-            "type": kind,
-            "uuid": f"u{number}",
-            "parentUuid": f"u{number - 1}" if number else None,
-            "sessionId": "2f0c6c9e-cc11-4b5e-9a55-0d1f3e2a7b10",
-            "timestamp": f"2026-01-31T12:00:0{number}.000Z",
-            "cwd": "/home/dev/project",
-            "message": {"role": kind, "content": content},
-        }
-    )
-
-
 def test_a_claude_code_transcript_replays(tmp_path: Path) -> None:
-    def use(call: str, command: str) -> dict[str, Any]:
-        return {"type": "tool_use", "id": call, "name": "Bash", "input": {"command": command}}
-
     blocked = "PreToolUse:Bash hook error: [rm guard]: blocked: no recursive deletes"
+    entry = partial(transcript_entry, session_id="2f0c6c9e-cc11-4b5e-9a55-0d1f3e2a7b10")
     transcript = [
         json.dumps({"type": "summary", "summary": "Cleaning up", "leafUuid": "u5"}),
-        _entry("user", "Clean out the build directory", 1),
-        _entry("assistant", [{"type": "text", "text": "Sure."}, use("toolu_1", "rm -rf build")], 2),
-        _entry(
-            "user",
-            [
-                {
-                    "type": "tool_result",
-                    "tool_use_id": "toolu_1",
-                    "content": blocked,
-                    "is_error": True,
-                }
-            ],
-            3,
+        entry("user", "Clean out the build directory", 1),
+        entry(
+            "assistant", [{"type": "text", "text": "Sure."}, bash_use("toolu_1", "rm -rf build")], 2
         ),
-        _entry("assistant", [use("toolu_2", "git status")], 4),
-        _entry(
-            "user",
-            [
-                {
-                    "type": "tool_result",
-                    "tool_use_id": "toolu_2",
-                    "content": "clean",
-                    "is_error": False,
-                }
-            ],
-            5,
-        ),
+        entry("user", [tool_result("toolu_1", blocked, is_error=True)], 3),
+        entry("assistant", [bash_use("toolu_2", "git status")], 4),
+        entry("user", [tool_result("toolu_2", "clean")], 5),
     ]
     log = tmp_path / "2f0c6c9e-cc11-4b5e-9a55-0d1f3e2a7b10.jsonl"
     log.write_text("\n".join(transcript) + "\n", encoding="utf-8")

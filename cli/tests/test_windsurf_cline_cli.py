@@ -9,10 +9,12 @@ import json
 import os
 import subprocess
 import sys
+from functools import partial
 from pathlib import Path
 from typing import Any
 
 import pytest
+from amplifier_hooks_testsupport.claude_transcript import bash_use, tool_result, transcript_entry
 
 from amplifier_module_hooks_declarative.trust import trust_project
 
@@ -99,31 +101,13 @@ def test_validate_mount_locates_a_broken_windsurf_file(
 
 
 def _transcript(path: Path) -> Path:
-    def entry(kind: str, content: Any, number: int) -> str:
-        return json.dumps(
-            {
-                "type": kind,
-                "uuid": f"u{number}",
-                "parentUuid": f"u{number - 1}" if number else None,
-                "sessionId": "5a0c6c9e-cc11-4b5e-9a55-0d1f3e2a7b10",
-                "timestamp": f"2026-01-31T12:00:0{number}.000Z",
-                "cwd": "/home/dev/project",
-                "message": {"role": kind, "content": content},
-            }
-        )
-
-    def use(call: str, command: str) -> dict[str, Any]:
-        return {"type": "tool_use", "id": call, "name": "Bash", "input": {"command": command}}
-
-    def result(call: str, text: str) -> list[dict[str, Any]]:
-        return [{"type": "tool_result", "tool_use_id": call, "content": text, "is_error": False}]
-
+    entry = partial(transcript_entry, session_id="5a0c6c9e-cc11-4b5e-9a55-0d1f3e2a7b10")
     lines = [
         entry("user", "Clean out the build directory", 1),
-        entry("assistant", [use("toolu_1", "rm -rf build")], 2),
-        entry("user", result("toolu_1", ""), 3),
-        entry("assistant", [use("toolu_2", "git status")], 4),
-        entry("user", result("toolu_2", "clean"), 5),
+        entry("assistant", [bash_use("toolu_1", "rm -rf build")], 2),
+        entry("user", [tool_result("toolu_1", "")], 3),
+        entry("assistant", [bash_use("toolu_2", "git status")], 4),
+        entry("user", [tool_result("toolu_2", "clean")], 5),
     ]
     log = path / "5a0c6c9e-cc11-4b5e-9a55-0d1f3e2a7b10.jsonl"
     log.write_text("\n".join(lines) + "\n", encoding="utf-8")

@@ -8,6 +8,8 @@
   in that kernel's own environment;
 - :mod:`~amplifier_hooks_testsupport.imports`: the modules a piece of code loads, seen from a
   fresh interpreter (the import-cost tests);
+- :mod:`~amplifier_hooks_testsupport.claude_transcript`: the lines of a Claude Code session
+  transcript, for ``replay``;
 - :mod:`~amplifier_hooks_testsupport.fresh_venv`: an install into a new virtual environment,
   then a script run there.
 
