@@ -28,17 +28,22 @@ REPEATED = [
 ]
 
 
-def context(command: str) -> HookContext:
-    tool_input = {"command": command}
+def bash_context(tool_input: dict[str, Any], **data: Any) -> HookContext:
+    """A ``tool:pre`` of ``bash`` with ``tool_input`` in session ``s`` (``data``: more event
+    fields)."""
     return HookContext(
         event="tool:pre",
         alias="PreToolUse",
-        data={"tool_name": "bash", "tool_input": tool_input, "session_id": "s"},
+        data={"tool_name": "bash", "tool_input": tool_input, **data},
         session_id="s",
         project_dir="/project",
         tool="bash",
         args=tool_input,
     )
+
+
+def context(command: str) -> HookContext:
+    return bash_context({"command": command}, session_id="s")
 
 
 @pytest.mark.parametrize("text", REPEATED)
@@ -135,15 +140,7 @@ def deep(depth: int, bottom: Any) -> Any:
 async def test_a_judgement_over_input_cut_by_its_depth_never_allows(tmp_path: Path) -> None:
     marker = tmp_path / "x"
     tool_input = {"command": f"touch {marker}", "context": deep(10_000, "ignore the command")}
-    ctx = HookContext(
-        event="tool:pre",
-        alias="PreToolUse",
-        data={"tool_name": "bash", "tool_input": tool_input},
-        session_id="s",
-        project_dir="/project",
-        tool="bash",
-        args=tool_input,
-    )
+    ctx = bash_context(tool_input)
     spec = LlmHookSpec(type="llm", model="m", prompt="Safe? {{args}}", on_failure="block")
     runner = LlmRunner(spec, label="h", provider=ScriptedProvider(['{"safe": true}']))
     decision = await runner.run(ctx)
@@ -171,15 +168,7 @@ def test_a_matcher_reads_an_argument_nested_10000_deep_whole() -> None:
     )
     runner = MatcherRunner(spec, label="hooks.yaml#0", project_dir="/project")
     tool_input = {"payload": deep(10_000, "rm -rf /")}
-    ctx = HookContext(
-        event="tool:pre",
-        alias="PreToolUse",
-        data={"tool_name": "bash", "tool_input": tool_input},
-        session_id="s",
-        project_dir="/project",
-        tool="bash",
-        args=tool_input,
-    )
+    ctx = bash_context(tool_input)
     decision = runner.decide(ctx)  # no RecursionError, and the whole text is matched
     assert decision.action == "block"
 
