@@ -18,7 +18,12 @@ at mount (:meth:`Kernel.of`) and asks it, never the registry or the coordinator:
   coordinator, to be taken by the next model request; on 2.0.2 the orchestrator keeps them;
 * **a new turn** (:meth:`Kernel.reset_turn`): ours counts some things per turn;
 * **who listens** (:meth:`Kernel.listened`): whether any handler runs for an event, so that a
-  costly payload is built only for someone.
+  costly payload is built only for someone;
+* **which handlers** (:meth:`Kernel.handlers_for`): the handlers an event reaches, in order,
+  where the kernel can say (ours);
+* **handler runs** (:meth:`Kernel.add_observer`): an observer told of every handler run (ours);
+* **wildcards, tried** (:func:`wildcards_reach`): whether a ``"*"`` registration reaches an
+  arbitrary event on a given registry, checked by registering one and looking.
 
 It imports no kernel: the result objects it passes on are built by the module.
 """
@@ -29,7 +34,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any, Literal
 
-__all__ = ["Interrupted", "Kernel", "hook_registry"]
+__all__ = ["Interrupted", "Kernel", "hook_registry", "wildcards_reach"]
 
 Interrupted = Literal["cancel", "token"]
 """How a turn was asked to end: the orchestrator's ``cancel()`` or the cancellation token."""
@@ -45,6 +50,37 @@ def hook_registry(coordinator: Any) -> Any:
         except Exception:
             hooks = None
     return hooks if callable(getattr(hooks, "register", None)) else None
+
+
+_PROBE_EVENT = "amplifier-hooks:wildcard-probe"
+
+
+def _probe(event: str, data: dict[str, Any]) -> None:
+    return None
+
+
+def wildcards_reach(registry: Any, *, name: str = "amplifier-hooks:probe") -> bool:
+    """True when ``registry.register("*", ...)`` reaches an arbitrary event, checked by
+    registering a handler under ``name`` and asking which handlers that event reaches; the
+    registration is undone. amplifier-core 2.0.2's registry takes ``"*"`` as a plain name:
+    False."""
+    handlers_for = getattr(registry, "handlers_for", None)
+    if not callable(handlers_for):
+        return False
+    try:
+        undo = registry.register("*", _probe, priority=0, name=name)
+    except Exception:
+        return False
+    try:
+        chain = handlers_for(_PROBE_EVENT)
+        return any(getattr(info, "handler", None) is _probe for info in chain)
+    except Exception:
+        return False
+    finally:
+        if callable(undo):
+            undo()
+        else:
+            registry.unregister(name)
 
 
 @dataclass(frozen=True, slots=True)
@@ -166,6 +202,23 @@ class Kernel:
         if isinstance(found, dict):
             return any(found.values())
         return bool(found)
+
+    def handlers_for(self, event: str) -> tuple[Any, ...]:
+        """The handlers ``event`` reaches, in the order they run (each with ``.name`` and
+        ``.handler``); empty where the kernel cannot say (2.0.2) or has no registry."""
+        if not self.rich or self.registry is None:
+            return ()
+        return tuple(self.registry.handlers_for(event))
+
+    def add_observer(
+        self, observer: Callable[..., Any], *, ignore: tuple[str, ...] = ()
+    ) -> Callable[[], Any] | None:
+        """Tell ``observer`` of every handler run but those of the handlers named in
+        ``ignore``; its removal function, or ``None`` when the kernel reports no runs."""
+        add = getattr(self.registry, "add_observer", None)
+        if not callable(add):
+            return None
+        return add(observer, ignore=ignore)  # type: ignore[no-any-return]
 
     def reset_turn(self) -> None:
         """Tell the kernel a new turn begins (where it counts per turn)."""

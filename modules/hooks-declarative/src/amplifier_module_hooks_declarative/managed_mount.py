@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Awaitable, Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from fnmatch import fnmatchcase
 from pathlib import Path
 from typing import Any, Final
@@ -75,9 +75,6 @@ class _Named:
     def __init__(self, registry: Any) -> None:
         self._registry = registry
         self.names: list[str] = []
-        handlers_for = getattr(registry, "handlers_for", None)
-        if callable(handlers_for):
-            self.handlers_for = handlers_for
 
     def register(self, event: str, handler: Any, **options: Any) -> Any:
         name = str(options.pop("name", event)).split(":", 1)[-1]
@@ -124,7 +121,8 @@ async def mount_managed(
         policy = load_managed_policy(environ)
     if policy is None:
         return None
-    registry = _Named(_registry(coordinator))
+    found = _registry(coordinator)
+    registry = _Named(found)
     settings = DeclarativeConfig()
     project_dir = resolve_project_dir(coordinator, settings)
     source = Source(MANAGED_KIND, policy.label, policy.path)
@@ -135,7 +133,7 @@ async def mount_managed(
         plan_steps(documents, factory, receipts=kept),
         project_dir=str(project_dir),
         coordinator=coordinator,
-        kernel=Kernel.of(coordinator, registry),
+        kernel=replace(Kernel.of(coordinator, found), registry=registry),
     )
     unregisters = dispatcher.register(priority=MANAGED_PRIORITY)
     if kept:  # its hooks leave receipts naming the policy file and their lines

@@ -16,6 +16,8 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any, Final
 
+from amplifier_hooks_util.kernel import wildcards_reach
+
 __all__ = [
     "declared_events",
     "flatten_names",
@@ -25,7 +27,6 @@ __all__ = [
 ]
 
 
-_PROBE_EVENT: Final = "hooks-logging:wildcard-probe"
 _PROBE_NAME: Final = "hooks-logging:probe"
 _PATTERN_CHARS: Final = frozenset("*?[")
 
@@ -42,29 +43,9 @@ def known_events() -> tuple[str, ...]:
     return tuple(str(name) for name in ALL_EVENTS)
 
 
-def _probe(event: str, data: dict[str, Any]) -> None:
-    return None
-
-
 def supports_wildcards(hooks: Any) -> bool:
     """True when ``hooks.register("*", ...)`` reaches every event (checked by trying)."""
-    handlers_for = getattr(hooks, "handlers_for", None)
-    if not callable(handlers_for):
-        return False
-    try:
-        undo = hooks.register("*", _probe, priority=0, name=_PROBE_NAME)
-    except Exception:
-        return False
-    try:
-        chain = handlers_for(_PROBE_EVENT)
-        return any(getattr(info, "handler", None) is _probe for info in chain)
-    except Exception:
-        return False
-    finally:
-        if callable(undo):
-            undo()
-        else:
-            hooks.unregister(_PROBE_NAME)
+    return wildcards_reach(hooks, name=_PROBE_NAME)
 
 
 def declared_events(coordinator: Any) -> list[str]:
