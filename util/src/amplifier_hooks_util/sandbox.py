@@ -17,14 +17,25 @@
   program_files`): an interpreter in a virtual environment under ``/tmp``, the script it runs,
   so a hook whose interpreter lives there runs contained as it runs plain;
 * ``--unshare-ipc``, ``--unshare-uts``, ``--unshare-cgroup-try``;
+* ``/proc/sys``, ``/proc/sysrq-trigger``, ``/proc/irq``, ``/proc/bus`` read-only: root owns
+  them, and writing them needs no capability (``kernel.core_pattern`` names a program the
+  kernel runs, uncontained, on the next crash);
+* ``--cap-drop ALL``: a session running as root would otherwise give its contained command
+  every capability (``bwrap`` keeps them for root), and with them it could remount ``/``
+  read-write, unmount a guarded entry, or make a device node of the disk; with none (and
+  ``no_new_privs``, which ``bwrap`` sets), a root command is held as any user's. The price:
+  as root it can no longer write a project owned by another user (no ``CAP_DAC_OVERRIDE``);
 * the system-call filter of :mod:`.seccomp` (``--seccomp``): no socket but the network
   namespace's, so no ``connect()`` to a unix socket file anywhere (``docker.sock``), and no
   io_uring;
 * the project's files that make programs run read-only, though the project is writable
   (:data:`GUARDED`: ``.git``, the hook directories, the env files, ...), unless the user
-  declares one (or a path inside one) among the write paths; a missing ``.git`` is held as an
-  empty read-only directory while the command runs (:data:`HELD_ABSENT`), so the command
-  cannot create a repository whose configuration a later ``git status`` would run.
+  declares one (or a path inside one) among the write paths, and where a ``.git`` file leads
+  (``gitdir:``, its ``commondir``); a missing ``.git`` is held as an empty read-only
+  directory while the command runs (:data:`HELD_ABSENT`), so the command cannot create a
+  repository whose configuration a later ``git status`` would run; a guarded entry that is a
+  link (which a command could replace) and a write path that leads through a link in the
+  project refuse to start.
 
 * ``/dev/tty`` is ``/dev/null``: with no terminal among its inherited descriptors (a hook's are
   pipes), the command cannot reach the user's terminal (no ``TIOCSTI`` typing into it).
@@ -52,7 +63,7 @@ import os
 import shutil
 import stat
 import threading
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from typing import Final
 
 from .seccomp import socket_filter
@@ -95,7 +106,13 @@ the project: git's configuration and hooks, the hooks of the agent tools and the
 an editor's tasks, direnv's and dotenv's files, the virtual environment's start-up files."""
 HELD_ABSENT: Final = (".git",)
 """Entries of :data:`GUARDED` that, missing, are held as an empty read-only directory while a
-contained command runs (git takes an empty ``.git`` for no repository and looks further up)."""
+contained command runs (git takes an empty ``.git`` for no repository and looks further up).
+Only ``.git``: each held entry is a directory made and removed in the project on every run,
+which on a disk mounted with ``discard`` costs about a millisecond apiece."""
+_KERNEL_SETTINGS: Final = ("/proc/sys", "/proc/sysrq-trigger", "/proc/irq", "/proc/bus")
+"""What of a fresh ``/proc`` sets the kernel rather than the command's own processes, shown
+read-only: a command running as root writes ``/proc/sys`` (``kernel.core_pattern``, a program
+the kernel then runs uncontained on the next crash) by ownership alone, with no capability."""
 _SETUP_FAILED: Final = 1
 _PREFIX: Final = b"bwrap: "
 
@@ -121,11 +138,17 @@ def bwrap_path() -> str:
 
 @dataclasses.dataclass(frozen=True, slots=True)
 class Contained:
-    """A command ready to run contained: ``argv`` and the file descriptors it must get
-    (``run_process(argv, pass_fds=pass_fds)``)."""
+    """A command ready to run contained: ``argv``, the file descriptors it must get and the
+    environment ``bwrap`` itself starts with (``run_process(argv, env=env,
+    pass_fds=pass_fds)``). That environment is empty: the command's own reaches it through
+    ``bwrap --clearenv --setenv`` read from a descriptor, so no variable of the command
+    (``LD_PRELOAD``, ``LD_AUDIT``, ``LD_LIBRARY_PATH``, ``LD_DEBUG_OUTPUT``, ``GLIBC_TUNABLES``,
+    or any a loader learns later) acts on ``bwrap``, which runs outside the sandbox it makes,
+    and none is shown in its command line."""
 
     argv: list[str]
     pass_fds: tuple[int, ...]
+    env: dict[str, str] = dataclasses.field(default_factory=dict)
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -143,9 +166,29 @@ class Sandbox:
     guarded: tuple[str, ...] = GUARDED
 
     def _declared(self) -> tuple[str, ...]:
+        """The write paths, absolute, links resolved.
+
+        :raises SandboxUnavailable: a write path inside the project leads through a link in
+            the project (``build -> ~/``, ``out -> .git``): the project cannot say where its
+            declared paths lead, so the command does not run.
+        """
+        project = os.path.realpath(self.project_dir)
+        named = os.path.normpath(os.path.abspath(self.project_dir))
         seen: dict[str, None] = {}
         for path in self.write_paths:
-            full = os.path.join(self.project_dir, os.path.expanduser(path))
+            full = os.path.normpath(os.path.join(named, os.path.expanduser(path)))
+            for base in dict.fromkeys((named, project)):
+                if _inside(full, base):
+                    # the part inside the project must name itself: no link there
+                    expected = os.path.join(project, os.path.relpath(full, base))
+                    expected = os.path.normpath(expected)
+                    if os.path.realpath(expected) != expected:
+                        raise SandboxUnavailable(
+                            f"the sandbox write path {path!r} leads through a link in the "
+                            f"project ({expected} -> {os.path.realpath(expected)}); a "
+                            "project cannot redirect where a contained command may write"
+                        )
+                    break
             seen[os.path.realpath(full)] = None
         return tuple(seen)
 
@@ -165,16 +208,26 @@ class Sandbox:
         absent: list[str] = []
         for name in self.guarded:
             literal = os.path.join(project, name)
+            if any(_inside(literal, d) for d in declared if d != project):
+                continue  # the user declared it (or what holds it) writable
             if name in HELD_ABSENT and (not os.path.lexists(literal) or _HOLDS.holds(literal)):
                 absent.append(literal)  # held by this run too, so never removed under it
             if not os.path.lexists(literal):
                 continue
-            full = os.path.realpath(literal)
-            if not any(_inside(full, w) for w in writable):
-                continue  # read-only already
-            if any(_inside(full, d) for d in declared if d != project):
-                continue  # the user declared it (or what holds it) writable
-            bound[full] = None
+            if os.path.islink(literal):
+                # a link in the writable project: its target can be bound read-only, the link
+                # itself cannot, and a command could put its own entry in its place
+                raise SandboxUnavailable(
+                    f"the project's {name} is a link ({literal} -> {os.readlink(literal)}); a "
+                    "contained command could replace it with its own; make it a real "
+                    f"{name}, or run this hook uncontained"
+                )
+            for full in (os.path.realpath(literal), *_git_directories(literal)):
+                if not any(_inside(full, w) for w in writable):
+                    continue  # read-only already
+                if any(_inside(full, d) for d in declared if d != project):
+                    continue  # the user declared it (or what holds it) writable
+                bound[full] = None
         return list(bound), absent
 
     def readable(self) -> tuple[str, ...]:
@@ -195,16 +248,19 @@ class Sandbox:
                 found[candidate] = None
         return tuple(found)
 
-    def argv(self, command: Sequence[str], filter_fd: int) -> list[str]:
+    def argv(self, command: Sequence[str], filter_fd: int, args_fd: int | None = None) -> list[str]:
         """The ``bwrap`` command line that runs ``command`` contained, in the project
-        directory, with the system-call filter read from ``filter_fd`` (:meth:`contained` makes
-        it, and holds what is missing of :data:`HELD_ABSENT` first).
+        directory, with the system-call filter read from ``filter_fd`` and more options (the
+        command's environment) from ``args_fd`` (:meth:`contained` makes both, and holds what
+        is missing of :data:`HELD_ABSENT` first).
 
         :raises SandboxUnavailable: ``bwrap`` is not installed.
         """
         argv = [
             bwrap_path(),
             "--die-with-parent",
+            "--cap-drop",
+            "ALL",
             "--as-pid-1",
             "--unshare-pid",
             "--unshare-net",
@@ -213,6 +269,7 @@ class Sandbox:
             "--unshare-cgroup-try",
             "--seccomp",
             str(filter_fd),
+            *(("--args", str(args_fd)) if args_fd is not None else ()),
             "--ro-bind",
             "/",
             "/",
@@ -224,6 +281,8 @@ class Sandbox:
             "--proc",
             "/proc",
         ]
+        for kernel in _KERNEL_SETTINGS:  # root owns them: no capability needed to write them
+            argv += ["--ro-bind-try", kernel, kernel]
         for hidden in HIDDEN:
             argv += ["--tmpfs", hidden]
         for path in self.readable():
@@ -242,11 +301,16 @@ class Sandbox:
         return argv
 
     @contextlib.contextmanager
-    def contained(self, command: Sequence[str]) -> Iterator[Contained]:
-        """``command`` ready to run contained while the block runs: the filter in a pipe whose
-        read end the command gets, the missing entries of :data:`HELD_ABSENT` held as empty
-        directories; both undone when the block ends (a held directory is removed only while
-        empty, so nothing written there by anyone else is lost).
+    def contained(
+        self, command: Sequence[str], env: Mapping[str, str] | None = None
+    ) -> Iterator[Contained]:
+        """``command`` ready to run contained, with exactly the environment ``env`` (none when
+        not given), while the block runs: the filter in a pipe whose read end the command gets,
+        the environment as ``--clearenv --setenv NAME VALUE ...`` in a memory file ``bwrap``
+        reads (:class:`Contained`: ``bwrap`` itself starts with an empty environment), the
+        missing entries of :data:`HELD_ABSENT` held as empty directories; all undone when the
+        block ends (a held directory is removed only while empty, so nothing written there by
+        anyone else is lost).
 
         :raises SandboxUnavailable: ``bwrap`` is not installed, or the filter is not known for
             this machine.
@@ -260,16 +324,21 @@ class Sandbox:
         bwrap_path()
         _guarded, absent = self._guarded_paths()
         read_end, write_end = os.pipe2(os.O_CLOEXEC)
+        args_fd = -1
         held: list[str] = []
         try:
             os.write(write_end, program)  # far below a pipe's buffer: never blocks
             os.close(write_end)
             write_end = -1
+            args_fd = _args_file(_environment_args(env or {}))
             held = [path for path in absent if _HOLDS.take(path)]
-            yield Contained(self.argv(command, read_end), (read_end,))
+            argv = self.argv(command, read_end, args_fd)
+            yield Contained(argv, (read_end, args_fd), {})
         finally:
             if write_end >= 0:
                 os.close(write_end)
+            if args_fd >= 0:
+                os.close(args_fd)
             os.close(read_end)
             for path in held:
                 _HOLDS.release(path)
@@ -313,6 +382,60 @@ class _Holds:
 
 
 _HOLDS: Final = _Holds()
+
+
+def _environment_args(env: Mapping[str, str]) -> bytes:
+    """``--clearenv`` and a ``--setenv NAME VALUE`` per variable, NUL-separated (``--args``).
+
+    :raises ValueError: a name or value holds a NUL byte, or a name is empty or holds ``=``.
+    """
+    words = ["--clearenv"]
+    for name, value in env.items():
+        if not name or "=" in name or "\0" in name or "\0" in value:
+            raise ValueError(f"environment variable {name!r} cannot be passed to the sandbox")
+        words += ["--setenv", name, value]
+    return b"".join(os.fsencode(word) + b"\0" for word in words)
+
+
+def _args_file(data: bytes) -> int:
+    """A descriptor (close-on-exec; ``pass_fds`` keeps it open in ``bwrap``) of a memory
+    file holding ``data``, read from its start: any size, never blocking as a pipe would."""
+    fd = os.memfd_create("bwrap-args", os.MFD_CLOEXEC)
+    try:
+        view = memoryview(data)
+        while view:
+            view = view[os.write(fd, view) :]
+        os.lseek(fd, 0, os.SEEK_SET)
+    except BaseException:
+        os.close(fd)
+        raise
+    return fd
+
+
+_GITDIR: Final = "gitdir:"
+
+
+def _git_directories(path: str) -> tuple[str, ...]:
+    """Where a ``.git`` file (``gitdir: DIR``, as ``git init --separate-git-dir`` and
+    worktrees write) leads, and that directory's ``commondir``: the repository's configuration
+    and hooks live there, links resolved; nothing for a directory or anything else."""
+    if not os.path.isfile(path) or os.path.islink(path):
+        return ()
+    found: list[str] = []
+    try:
+        with open(path, encoding="utf-8", errors="surrogateescape") as file:
+            first = file.read(4096).splitlines()[:1]
+        if not first or not first[0].startswith(_GITDIR):
+            return ()
+        gitdir = os.path.join(os.path.dirname(path), first[0][len(_GITDIR) :].strip())
+        found.append(os.path.realpath(gitdir))
+        with open(os.path.join(gitdir, "commondir"), encoding="utf-8") as file:
+            common = file.read(4096).strip()
+        if common:
+            found.append(os.path.realpath(os.path.join(gitdir, common)))
+    except OSError:
+        pass
+    return tuple(found)
 
 
 def _file_or_directory(path: str) -> bool:
