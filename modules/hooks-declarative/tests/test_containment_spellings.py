@@ -265,7 +265,10 @@ def test_no_write_path_leads_through_a_project_link(
     """Whatever links a project holds on the way, a write path inside the project is either
     bound where it is named, or refused."""
     base = tmp_path_factory.mktemp("links")
-    project = base / "project"
+    # as deep below this example's own directory as ``..`` can climb: every directory the
+    # example makes (``../../../.git`` among them) stays inside it, never in pytest's shared
+    # directories above (where an empty ``.git`` reads as a broken repository to other tests)
+    project = base.joinpath(*("up",) * 4, "project")
     (project / ".git").mkdir(parents=True)
     (project / "inside").mkdir()
     destinations = {
@@ -282,6 +285,7 @@ def test_no_write_path_leads_through_a_project_link(
             path.symlink_to(destinations[target])
             break
         if part not in ("..",) and not path.exists():
+            assert os.path.normpath(path).startswith(f"{base}/"), path
             path.mkdir()
     relative = os.path.join(*parts)
     sandbox = Sandbox(str(project), (relative,))
