@@ -66,6 +66,7 @@ import threading
 from collections.abc import Iterator, Mapping, Sequence
 from typing import Final
 
+from .program_files import argv_files
 from .seccomp import socket_filter
 
 __all__ = [
@@ -230,12 +231,18 @@ class Sandbox:
                 bound[full] = None
         return list(bound), absent
 
-    def readable(self) -> tuple[str, ...]:
-        """The paths bound read-only: each of ``read_paths`` that exists as a regular file or a
-        directory, lies in a hidden directory and is not inside a writable path, in order."""
+    def readable(
+        self, command: Sequence[str] = (), search_path: str | None = None
+    ) -> tuple[str, ...]:
+        """The paths bound read-only: each of ``read_paths``, then what ``command``'s own
+        program needs to start (:func:`~amplifier_hooks_util.program_files.argv_files`, found
+        on ``search_path``: its interpreter, virtual environment, script, the installation it
+        belongs to), that exists as a regular file or a directory, lies in a hidden directory
+        and is not inside a writable path, in order."""
         writable = self.writable()
         found: dict[str, None] = {}
-        for path in self.read_paths:
+        needed = argv_files(command, os.path.realpath(self.project_dir), search_path)
+        for path in (*self.read_paths, *needed):
             full = os.path.normpath(path)
             if not os.path.isabs(full) or not _file_or_directory(full):
                 continue
@@ -248,11 +255,18 @@ class Sandbox:
                 found[candidate] = None
         return tuple(found)
 
-    def argv(self, command: Sequence[str], filter_fd: int, args_fd: int | None = None) -> list[str]:
+    def argv(
+        self,
+        command: Sequence[str],
+        filter_fd: int,
+        args_fd: int | None = None,
+        search_path: str | None = None,
+    ) -> list[str]:
         """The ``bwrap`` command line that runs ``command`` contained, in the project
         directory, with the system-call filter read from ``filter_fd`` and more options (the
         command's environment) from ``args_fd`` (:meth:`contained` makes both, and holds what
-        is missing of :data:`HELD_ABSENT` first).
+        is missing of :data:`HELD_ABSENT` first); ``search_path`` is the ``PATH`` the command
+        is given (``None``: this process's), where its program is looked up.
 
         :raises SandboxUnavailable: ``bwrap`` is not installed.
         """
@@ -285,7 +299,7 @@ class Sandbox:
             argv += ["--ro-bind-try", kernel, kernel]
         for hidden in HIDDEN:
             argv += ["--tmpfs", hidden]
-        for path in self.readable():
+        for path in self.readable(command, search_path):
             argv += ["--ro-bind", path, path]
         writable = self.writable()
         for path in writable:
@@ -332,7 +346,7 @@ class Sandbox:
             write_end = -1
             args_fd = _args_file(_environment_args(env or {}))
             held = [path for path in absent if _HOLDS.take(path)]
-            argv = self.argv(command, read_end, args_fd)
+            argv = self.argv(command, read_end, args_fd, (env or {}).get("PATH"))
             yield Contained(argv, (read_end, args_fd), {})
         finally:
             if write_end >= 0:
