@@ -1,10 +1,11 @@
 """A contained run leaves nothing on the host but what its command wrote where it may write:
-no mount point ``bwrap`` made, no held entry left behind, nothing in any directory above the
-project. Generated hooks (writes allowed and refused, ``git init``, climbs out, planted
-configuration) run as a project's hooks in a mounted session under the real bubblewrap, in a
-project with a repository, with a ``.git`` file, or with none, with and without a declared write
-path; every entry of the example's own tree, and the guarded names in every directory above
-it up to ``/``, are compared before and after.
+no mount point ``bwrap`` made, nothing made to hold a missing entry's place (not even while
+the command runs), nothing in any directory above the project; a guarded entry the command
+made is set aside and the hook blocks. Generated hooks (writes allowed and refused,
+``git init``, climbs out, planted configuration) run as a project's hooks in a mounted session
+under the real bubblewrap, in a project with a repository, with a ``.git`` file, or with none,
+with and without a declared write path; every entry of the example's own tree, and the
+guarded names in every directory above it up to ``/``, are compared before and after.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ import asyncio
 import json
 import os
 import re
+import select
 import shutil
 import subprocess
 import sys
@@ -33,9 +35,12 @@ needs_bwrap = pytest.mark.skipif(
     reason="bubblewrap missing (CI sets AMPLIFIER_HOOKS_REQUIRE_BWRAP: there it must run)",
 )
 
-# What a hook may leave: its own new files and directories in the project, and in the declared
-# write path.
-WRITTEN = re.compile(r"^(project/(made-\d+|dir-\d+(/sub)?)|project/out/(made-\d+|dir-\d+(/sub)?))$")
+# What a hook may leave: its own new files and directories in the project and in the declared
+# write path, and a guarded entry it made, set aside under a name nothing reads.
+WRITTEN = re.compile(
+    r"^project/(out/)?(made-\d+|dir-\d+(/sub)?)$"
+    r"|^project/(\.git|\.envrc|\.claude|\.vscode)\.set-aside-[0-9a-f]{8}(/.*)?$"
+)
 ACTIONS = [
     "touch made-{n}",
     "mkdir -p dir-{n}/sub",
@@ -50,6 +55,9 @@ ACTIONS = [
     "mkdir -p ../.git",
     "cd .. && git init -q",
     "touch gitdata/planted",
+    "echo 'export X=1' > .envrc",
+    "mkdir -p .claude && echo '{{}}' > .claude/settings.json",
+    "mkdir .vscode",
 ]
 
 
@@ -151,6 +159,9 @@ def test_a_contained_run_leaves_nothing_but_what_its_command_may_write(
         assert path in after, path
         assert after[path] == content, path
     assert guarded_above(base) == above
+    for name in GUARDED:  # none the project lacked is there now
+        if f"a/b/project/{name}" not in before:
+            assert not os.path.lexists(project / name), name
 
 
 @pytest.fixture(scope="module")
@@ -209,3 +220,60 @@ def test_an_interpreter_under_tmp_runs_contained_as_given(
             check=True,
         )
     assert set(listing.stdout.split()) == {".", "..", "project"}
+
+
+def _handshake(project: Path) -> list[str]:
+    """Wait (at most a minute) for the hook to say it runs, list the project as the host sees
+    it then, and let the hook go on."""
+    ready = os.open(project / "ready", os.O_RDONLY | os.O_NONBLOCK)
+    try:
+        readable, _, _ = select.select([ready], [], [], 60)
+        assert readable, "the contained hook never started"
+        listing = sorted(os.listdir(project))
+    finally:
+        os.close(ready)
+    with open(project / "go", "w") as go:
+        go.write("go\n")
+    return listing
+
+
+@needs_bwrap
+async def test_nothing_holds_a_missing_entry_while_the_command_runs(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """While a contained hook runs, the host's project holds what it held before: no ``.git``
+    or other entry stands in for a missing guarded one (a program looking at the project then,
+    such as the session's own status context, finds no repository there). A ``.git`` the
+    command then makes is set aside once it has ended, and the hook blocks, naming it."""
+    monkeypatch.setenv("AMPLIFIER_TRUST_PROJECT", "1")
+    monkeypatch.setenv("AMPLIFIER_HOME", str(tmp_path / "home"))
+    project = tmp_path / "project"
+    project.mkdir()
+    os.mkfifo(project / "ready")
+    os.mkfifo(project / "go")
+    command = "echo ready > ready; read x < go; git init -q . && touch made-it"
+    (project / ".amplifier").mkdir()
+    (project / ".amplifier" / "hooks.yaml").write_text(
+        json.dumps({"hooks": {"PreToolUse": [{"type": "command", "command": command}]}})
+    )
+    before = sorted(os.listdir(project))
+    coordinator = create_test_coordinator()
+    coordinator.register_capability("session.working_dir", str(project))
+    cleanup = await mount(coordinator, {"include_user": False, "sandbox": "project"})
+    try:
+        emitted = asyncio.ensure_future(
+            coordinator.hooks.emit(
+                "tool:pre", {"tool_name": "bash", "tool_input": {"command": "ls"}}
+            )
+        )
+        during = await asyncio.to_thread(_handshake, project)
+        result = await emitted
+    finally:
+        await cleanup()
+    assert during == before
+    assert (project / "made-it").exists()  # the command ran to its end
+    assert not (project / ".git").exists()
+    (aside,) = [p for p in project.iterdir() if p.name.startswith(".git.set-aside-")]
+    assert (aside / "HEAD").exists()
+    assert result.action == "deny", result
+    assert ".git (set aside as " in (result.reason or "")

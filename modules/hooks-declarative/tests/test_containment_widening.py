@@ -237,7 +237,7 @@ async def test_a_contained_hook_cannot_make_a_repository_where_there_was_none(
     project_hooks(project, {"PreToolUse": [{"type": "command", "command": command}]})
     await session(project, {"sandbox": "project"})
     assert (project / "ran").exists()
-    assert not (project / ".git").exists()  # held while it ran, gone after
+    assert not (project / ".git").exists()  # set aside once it ended
     git("status", cwd=project)
     assert not marker.exists()
 

@@ -31,11 +31,13 @@
 * the project's files that make programs run read-only, though the project is writable
   (:data:`GUARDED`: ``.git``, the hook directories, the env files, ...), unless the user
   declares one (or a path inside one) among the write paths, and where a ``.git`` file leads
-  (``gitdir:``, its ``commondir``); a missing ``.git`` is held as an empty read-only
-  directory while the command runs (:data:`HELD_ABSENT`), so the command cannot create a
-  repository whose configuration a later ``git status`` would run; a guarded entry that is a
-  link (which a command could replace) and a write path that leads through a link in the
-  project refuse to start.
+  (``gitdir:``, its ``commondir``); a guarded entry the project does not have is watched
+  instead: one the command made is set aside once it has ended (renamed beside itself,
+  :meth:`Contained.set_aside`), so no repository, hook directory or env file it creates is
+  read by a later program (nothing is made on the host to hold its place: a mount point would
+  be an entry in the project, seen by every program there while the command runs); a guarded
+  entry that is a link (which a command could replace) and a write path that leads through a
+  link in the project refuse to start.
 
 * ``/dev/tty`` is ``/dev/null``: with no terminal among its inherited descriptors (a hook's are
   pipes), the command cannot reach the user's terminal (no ``TIOCSTI`` typing into it).
@@ -60,9 +62,9 @@ import contextlib
 import dataclasses
 import functools
 import os
+import secrets
 import shutil
 import stat
-import threading
 from collections.abc import Iterator, Mapping, Sequence
 from typing import Final
 
@@ -72,7 +74,6 @@ from .seccomp import socket_filter
 __all__ = [
     "BWRAP",
     "GUARDED",
-    "HELD_ABSENT",
     "HIDDEN",
     "Contained",
     "Sandbox",
@@ -105,11 +106,6 @@ GUARDED: Final = (
 makes a program run when the user (or the model's auto-approved ``git status``) next works in
 the project: git's configuration and hooks, the hooks of the agent tools and their settings,
 an editor's tasks, direnv's and dotenv's files, the virtual environment's start-up files."""
-HELD_ABSENT: Final = (".git",)
-"""Entries of :data:`GUARDED` that, missing, are held as an empty read-only directory while a
-contained command runs (git takes an empty ``.git`` for no repository and looks further up).
-Only ``.git``: each held entry is a directory made and removed in the project on every run,
-which on a disk mounted with ``discard`` costs about a millisecond apiece."""
 _KERNEL_SETTINGS: Final = ("/proc/sys", "/proc/sysrq-trigger", "/proc/irq", "/proc/bus")
 """What of a fresh ``/proc`` sets the kernel rather than the command's own processes, shown
 read-only: a command running as root writes ``/proc/sys`` (``kernel.core_pattern``, a program
@@ -150,6 +146,25 @@ class Contained:
     argv: list[str]
     pass_fds: tuple[int, ...]
     env: dict[str, str] = dataclasses.field(default_factory=dict)
+    missing: tuple[str, ...] = ()
+    """The guarded entries the project did not have when the command was made ready."""
+
+    def set_aside(self) -> list[tuple[str, str]]:
+        """Each of :attr:`missing` that exists now, renamed beside itself to
+        ``NAME.set-aside-XXXXXXXX`` so that nothing reads it as the project's (git, direnv,
+        the agent tools), as (path, new path) pairs. For once the command has ended: its whole
+        PID namespace has then, so nothing contained writes there any more."""
+        moved: list[tuple[str, str]] = []
+        for path in self.missing:
+            if not os.path.lexists(path):
+                continue
+            aside = f"{path}.set-aside-{secrets.token_hex(4)}"
+            try:
+                os.rename(path, aside)
+            except OSError:
+                continue  # gone meanwhile, or the directory is not ours to change
+            moved.append((path, aside))
+        return moved
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -201,19 +216,18 @@ class Sandbox:
         return (*(p for p in self._declared() if p != project), project)
 
     def _guarded_paths(self) -> tuple[list[str], list[str]]:
-        """(existing guarded paths to bind read-only, missing ones to hold absent)."""
+        """(existing guarded paths to bind read-only, missing ones to watch)."""
         writable = self.writable()
         declared = self._declared()
         project = os.path.realpath(self.project_dir)
         bound: dict[str, None] = {}
-        absent: list[str] = []
+        missing: list[str] = []
         for name in self.guarded:
             literal = os.path.join(project, name)
             if any(_inside(literal, d) for d in declared if d != project):
                 continue  # the user declared it (or what holds it) writable
-            if name in HELD_ABSENT and (not os.path.lexists(literal) or _HOLDS.holds(literal)):
-                absent.append(literal)  # held by this run too, so never removed under it
             if not os.path.lexists(literal):
+                missing.append(literal)
                 continue
             if os.path.islink(literal):
                 # a link in the writable project: its target can be bound read-only, the link
@@ -229,7 +243,7 @@ class Sandbox:
                 if any(_inside(full, d) for d in declared if d != project):
                     continue  # the user declared it (or what holds it) writable
                 bound[full] = None
-        return list(bound), absent
+        return list(bound), missing
 
     def readable(
         self, command: Sequence[str] = (), search_path: str | None = None
@@ -264,12 +278,22 @@ class Sandbox:
     ) -> list[str]:
         """The ``bwrap`` command line that runs ``command`` contained, in the project
         directory, with the system-call filter read from ``filter_fd`` and more options (the
-        command's environment) from ``args_fd`` (:meth:`contained` makes both, and holds what
-        is missing of :data:`HELD_ABSENT` first); ``search_path`` is the ``PATH`` the command
-        is given (``None``: this process's), where its program is looked up.
+        command's environment) from ``args_fd`` (:meth:`contained` makes both);
+        ``search_path`` is the ``PATH`` the command is given (``None``: this process's), where
+        its program is looked up.
 
         :raises SandboxUnavailable: ``bwrap`` is not installed.
         """
+        return self._argv(command, filter_fd, args_fd, search_path, self._guarded_paths()[0])
+
+    def _argv(
+        self,
+        command: Sequence[str],
+        filter_fd: int,
+        args_fd: int | None,
+        search_path: str | None,
+        guarded: list[str],
+    ) -> list[str]:
         argv = [
             bwrap_path(),
             "--die-with-parent",
@@ -304,7 +328,6 @@ class Sandbox:
         writable = self.writable()
         for path in writable:
             argv += ["--bind", path, path]
-        guarded, _absent = self._guarded_paths()
         for path in guarded:
             argv += ["--ro-bind", path, path]
         # a path the user declared inside a guarded one is writable again
@@ -321,10 +344,9 @@ class Sandbox:
         """``command`` ready to run contained, with exactly the environment ``env`` (none when
         not given), while the block runs: the filter in a pipe whose read end the command gets,
         the environment as ``--clearenv --setenv NAME VALUE ...`` in a memory file ``bwrap``
-        reads (:class:`Contained`: ``bwrap`` itself starts with an empty environment), the
-        missing entries of :data:`HELD_ABSENT` held as empty directories; all undone when the
-        block ends (a held directory is removed only while empty, so nothing written there by
-        anyone else is lost).
+        reads (:class:`Contained`: ``bwrap`` itself starts with an empty environment). When the
+        block ends, a guarded entry that was missing and now exists is set aside
+        (:meth:`Contained.set_aside`, unless the caller has called it already).
 
         :raises SandboxUnavailable: ``bwrap`` is not installed, or the filter is not known for
             this machine.
@@ -336,66 +358,27 @@ class Sandbox:
                 f"({os.uname().machine}); contained hooks cannot run here"
             )
         bwrap_path()
-        _guarded, absent = self._guarded_paths()
+        guarded, missing = self._guarded_paths()
         read_end, write_end = os.pipe2(os.O_CLOEXEC)
         args_fd = -1
-        held: list[str] = []
+        contained: Contained | None = None
         try:
             os.write(write_end, program)  # far below a pipe's buffer: never blocks
             os.close(write_end)
             write_end = -1
             args_fd = _args_file(_environment_args(env or {}))
-            held = [path for path in absent if _HOLDS.take(path)]
-            argv = self.argv(command, read_end, args_fd, (env or {}).get("PATH"))
-            yield Contained(argv, (read_end, args_fd), {})
+            search_path = (env or {}).get("PATH")
+            argv = self._argv(command, read_end, args_fd, search_path, guarded)
+            contained = Contained(argv, (read_end, args_fd), {}, tuple(missing))
+            yield contained
         finally:
             if write_end >= 0:
                 os.close(write_end)
             if args_fd >= 0:
                 os.close(args_fd)
             os.close(read_end)
-            for path in held:
-                _HOLDS.release(path)
-
-
-class _Holds:
-    """The empty directories held in place of missing guarded entries, counted across the
-    contained commands running at once: made by the first, removed (when still empty) after
-    the last."""
-
-    def __init__(self) -> None:
-        self._lock = threading.Lock()
-        self._count: dict[str, int] = {}
-
-    def take(self, path: str) -> bool:
-        """Hold ``path``; ``False`` when it cannot be made (then nothing is held)."""
-        with self._lock:
-            if path in self._count:
-                self._count[path] += 1
-                return True
-            try:
-                os.mkdir(path, 0o755)
-            except OSError:  # made meanwhile by someone else (bound read-only as it is), or
-                return False  # the project is not ours to write (nor the command's)
-            self._count[path] = 1
-            return True
-
-    def holds(self, path: str) -> bool:
-        """Whether ``path`` is one of ours, held for a contained command running now."""
-        with self._lock:
-            return path in self._count
-
-    def release(self, path: str) -> None:
-        with self._lock:
-            self._count[path] -= 1
-            if self._count[path]:
-                return
-            del self._count[path]
-            with contextlib.suppress(OSError):  # not empty: someone else's now; keep it
-                os.rmdir(path)
-
-
-_HOLDS: Final = _Holds()
+            if contained is not None:
+                contained.set_aside()
 
 
 def _environment_args(env: Mapping[str, str]) -> bytes:

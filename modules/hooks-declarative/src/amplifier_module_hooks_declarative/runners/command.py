@@ -355,6 +355,10 @@ class CommandRunner:
                         shell,
                         contained.pass_fds,
                     )
+                    # bwrap has ended, and with it every process of the sandbox
+                    made = contained.set_aside()
+                if made:
+                    return self._made_guarded(made)
             else:
                 result = await self._start(command, stdin, project_dir, env, shell, ())
         except SandboxUnavailable as err:
@@ -401,6 +405,24 @@ class CommandRunner:
             f"hook {self.label} failed: {self._shown} must run in a sandbox (sandbox: true) "
             f"and the sandbox did not start: {why}; blocked"
         )
+        logger.warning("%s", text)
+        return Decision(action="block", message=text, level="error", source=self.label)
+
+    def _made_guarded(self, made: list[tuple[str, str]]) -> Decision:
+        """A contained command made guarded entries the project did not have: they were set
+        aside (:meth:`~amplifier_hooks_util.sandbox.Contained.set_aside`); blocked, whatever its
+        ``on_failure`` or answer."""
+        named = ", ".join(
+            f"{os.path.basename(path)} (set aside as {os.path.basename(aside)})"
+            for path, aside in made
+        )
+        text = (
+            f"hook {self.label} failed: {self._shown} ran in a sandbox (sandbox: true) and made "
+            f"{named} in the project {os.path.dirname(made[0][0])}, which a contained command "
+            "may not create (a repository, hooks or settings a later uncontained program "
+            "would run; sandbox_write_paths can allow one); blocked"
+        )
+        note_failure("error", text)
         logger.warning("%s", text)
         return Decision(action="block", message=text, level="error", source=self.label)
 
