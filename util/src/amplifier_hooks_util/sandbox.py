@@ -66,7 +66,7 @@ import secrets
 import shutil
 import stat
 from collections.abc import Iterator, Mapping, Sequence
-from typing import Final
+from typing import Final, NamedTuple
 
 from .program_files import argv_files
 from .seccomp import socket_filter
@@ -112,6 +112,15 @@ read-only: a command running as root writes ``/proc/sys`` (``kernel.core_pattern
 the kernel then runs uncontained on the next crash) by ownership alone, with no capability."""
 _SETUP_FAILED: Final = 1
 _PREFIX: Final = b"bwrap: "
+
+
+class _Layout(NamedTuple):
+    project: str
+    """The project directory, links resolved."""
+    declared: tuple[str, ...]
+    """The write paths, absolute, links resolved."""
+    writable: tuple[str, ...]
+    """What is bound read-write, in order: the write paths, then the project."""
 
 
 class SandboxUnavailable(RuntimeError):
@@ -212,14 +221,18 @@ class Sandbox:
         """The directories and files bound read-write, absolute, links resolved, in the order
         they are bound: the write paths, then the project (bound last, so it is a mount point
         of its own, which the command cannot rename or remove)."""
-        project = os.path.realpath(self.project_dir)
-        return (*(p for p in self._declared() if p != project), project)
+        return self._layout().writable
 
-    def _guarded_paths(self) -> tuple[list[str], list[str]]:
-        """(existing guarded paths to bind read-only, missing ones to watch)."""
-        writable = self.writable()
-        declared = self._declared()
+    def _layout(self) -> _Layout:
+        """The project and the write paths, resolved once for one command line."""
         project = os.path.realpath(self.project_dir)
+        declared = self._declared()
+        writable = (*(p for p in declared if p != project), project)
+        return _Layout(project, declared, writable)
+
+    def _guarded_paths(self, layout: _Layout | None = None) -> tuple[list[str], list[str]]:
+        """(existing guarded paths to bind read-only, missing ones to watch)."""
+        project, declared, writable = layout or self._layout()
         bound: dict[str, None] = {}
         missing: list[str] = []
         for name in self.guarded:
@@ -237,7 +250,8 @@ class Sandbox:
                     "contained command could replace it with its own; make it a real "
                     f"{name}, or run this hook uncontained"
                 )
-            for full in (os.path.realpath(literal), *_git_directories(literal)):
+            # the project is resolved and the entry is no link: it names itself
+            for full in (literal, *_git_directories(literal)):
                 if not any(_inside(full, w) for w in writable):
                     continue  # read-only already
                 if any(_inside(full, d) for d in declared if d != project):
@@ -246,16 +260,19 @@ class Sandbox:
         return list(bound), missing
 
     def readable(
-        self, command: Sequence[str] = (), search_path: str | None = None
+        self,
+        command: Sequence[str] = (),
+        search_path: str | None = None,
+        layout: _Layout | None = None,
     ) -> tuple[str, ...]:
         """The paths bound read-only: each of ``read_paths``, then what ``command``'s own
         program needs to start (:func:`~amplifier_hooks_util.program_files.argv_files`, found
         on ``search_path``: its interpreter, virtual environment, script, the installation it
         belongs to), that exists as a regular file or a directory, lies in a hidden directory
         and is not inside a writable path, in order."""
-        writable = self.writable()
+        project, _declared, writable = layout or self._layout()
         found: dict[str, None] = {}
-        needed = argv_files(command, os.path.realpath(self.project_dir), search_path)
+        needed = argv_files(command, project, search_path)
         for path in (*self.read_paths, *needed):
             full = os.path.normpath(path)
             if not os.path.isabs(full) or not _file_or_directory(full):
@@ -284,7 +301,9 @@ class Sandbox:
 
         :raises SandboxUnavailable: ``bwrap`` is not installed.
         """
-        return self._argv(command, filter_fd, args_fd, search_path, self._guarded_paths()[0])
+        layout = self._layout()
+        guarded = self._guarded_paths(layout)[0]
+        return self._argv(command, filter_fd, args_fd, search_path, layout, guarded)
 
     def _argv(
         self,
@@ -292,6 +311,7 @@ class Sandbox:
         filter_fd: int,
         args_fd: int | None,
         search_path: str | None,
+        layout: _Layout,
         guarded: list[str],
     ) -> list[str]:
         argv = [
@@ -323,9 +343,9 @@ class Sandbox:
             argv += ["--ro-bind-try", kernel, kernel]
         for hidden in HIDDEN:
             argv += ["--tmpfs", hidden]
-        for path in self.readable(command, search_path):
+        for path in self.readable(command, search_path, layout):
             argv += ["--ro-bind", path, path]
-        writable = self.writable()
+        writable = layout.writable
         for path in writable:
             argv += ["--bind", path, path]
         for path in guarded:
@@ -334,7 +354,7 @@ class Sandbox:
         for path in writable[:-1]:
             if any(_inside(path, g) and path != g for g in guarded):
                 argv += ["--bind", path, path]
-        argv += ["--chdir", os.path.realpath(self.project_dir), "--", *command]
+        argv += ["--chdir", layout.project, "--", *command]
         return argv
 
     @contextlib.contextmanager
@@ -358,7 +378,8 @@ class Sandbox:
                 f"({os.uname().machine}); contained hooks cannot run here"
             )
         bwrap_path()
-        guarded, missing = self._guarded_paths()
+        layout = self._layout()
+        guarded, missing = self._guarded_paths(layout)
         read_end, write_end = os.pipe2(os.O_CLOEXEC)
         args_fd = -1
         contained: Contained | None = None
@@ -368,7 +389,7 @@ class Sandbox:
             write_end = -1
             args_fd = _args_file(_environment_args(env or {}))
             search_path = (env or {}).get("PATH")
-            argv = self._argv(command, read_end, args_fd, search_path, guarded)
+            argv = self._argv(command, read_end, args_fd, search_path, layout, guarded)
             contained = Contained(argv, (read_end, args_fd), {}, tuple(missing))
             yield contained
         finally:
