@@ -277,3 +277,38 @@ async def test_nothing_holds_a_missing_entry_while_the_command_runs(
     assert (aside / "HEAD").exists()
     assert result.action == "deny", result
     assert ".git (set aside as " in (result.reason or "")
+
+
+@needs_bwrap
+@pytest.mark.parametrize("how", ["a-w .", "a-wx .", "0 ."])
+async def test_a_project_made_read_only_does_not_keep_a_planted_entry(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, how: str
+) -> None:
+    """The command makes ``.git`` and then takes the write permission of the project away
+    from its owner, so that renaming the entry aside fails: the permission is given back and
+    the entry set aside all the same. (As root the rename needs no permission: there this
+    shows the entry set aside whatever the mode.)"""
+    monkeypatch.setenv("AMPLIFIER_TRUST_PROJECT", "1")
+    monkeypatch.setenv("AMPLIFIER_HOME", str(tmp_path / "home"))
+    project = tmp_path / "project"
+    project.mkdir()
+    (project / ".amplifier").mkdir()
+    command = f"git init -q . && git config core.fsmonitor 'touch FSMON #' && chmod {how}"
+    (project / ".amplifier" / "hooks.yaml").write_text(
+        json.dumps({"hooks": {"PreToolUse": [{"type": "command", "command": command}]}})
+    )
+    coordinator = create_test_coordinator()
+    coordinator.register_capability("session.working_dir", str(project))
+    cleanup = await mount(coordinator, {"include_user": False, "sandbox": "project"})
+    try:
+        result = await coordinator.hooks.emit(
+            "tool:pre", {"tool_name": "bash", "tool_input": {"command": "ls"}}
+        )
+    finally:
+        await cleanup()
+        project.chmod(0o755)
+    assert not (project / ".git").exists()
+    planted = [p.name for p in project.iterdir() if p.name.startswith(".git")]
+    assert len(planted) == 1
+    assert planted[0].startswith(".git.set-aside-")
+    assert result.action == "deny"

@@ -161,17 +161,21 @@ class Contained:
     def set_aside(self) -> list[tuple[str, str]]:
         """Each of :attr:`missing` that exists now, renamed beside itself to
         ``NAME.set-aside-XXXXXXXX`` so that nothing reads it as the project's (git, direnv,
-        the agent tools), as (path, new path) pairs. For once the command has ended: its whole
-        PID namespace has then, so nothing contained writes there any more."""
+        the agent tools), as (path, new path) pairs; the new path is empty where it could not
+        be renamed (the caller must then fail closed). A project the command made read-only to
+        keep its entry in place is given back its owner's write permission first. For once the
+        command has ended: its whole PID namespace has then, so nothing contained writes
+        there any more."""
         moved: list[tuple[str, str]] = []
         for path in self.missing:
-            if not os.path.lexists(path):
-                continue
+            # no look first: a project the command made unsearchable hides what it holds
             aside = f"{path}.set-aside-{secrets.token_hex(4)}"
             try:
-                os.rename(path, aside)
+                _rename_in_place(path, aside)
+            except FileNotFoundError:
+                continue  # not made
             except OSError:
-                continue  # gone meanwhile, or the directory is not ours to change
+                aside = ""
             moved.append((path, aside))
         return moved
 
@@ -400,6 +404,19 @@ class Sandbox:
             os.close(read_end)
             if contained is not None:
                 contained.set_aside()
+
+
+def _rename_in_place(path: str, new: str) -> None:
+    """``os.rename(path, new)`` within one directory; where the directory's owner (this
+    process's user) has lost the write or search permission to it, it is given back first."""
+    try:
+        os.rename(path, new)
+        return
+    except PermissionError:
+        directory = os.path.dirname(path)
+        mode = os.stat(directory).st_mode
+        os.chmod(directory, stat.S_IMODE(mode) | stat.S_IWUSR | stat.S_IXUSR)
+    os.rename(path, new)
 
 
 def _environment_args(env: Mapping[str, str]) -> bytes:

@@ -414,6 +414,8 @@ class CommandRunner:
         ``on_failure`` or answer."""
         named = ", ".join(
             f"{os.path.basename(path)} (set aside as {os.path.basename(aside)})"
+            if aside
+            else f"{os.path.basename(path)} (which could not be set aside: remove it)"
             for path, aside in made
         )
         text = (
