@@ -11,7 +11,7 @@ import stat
 from pathlib import Path
 
 import pytest
-from amplifier_hooks_util.program_files import program_files
+from amplifier_hooks_util.program_files import argv_files, program_files
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -95,3 +95,48 @@ def test_a_command_the_shell_cannot_split_names_nothing(tmp_path: Path) -> None:
 def test_a_missing_program_or_script_is_not_named(tmp_path: Path) -> None:
     found = program_files("./missing.sh; no-such-program-here x", str(tmp_path), "/nonexistent")
     assert found == ()
+
+
+@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    form=st.sampled_from(["absolute", "relative", "on-path", "shebang"]),
+    options=OPTIONS,
+    arguments=st.lists(st.sampled_from(["arg", "-x", "a b", "$HOME"]), max_size=3),
+)
+def test_an_argument_vector_names_what_its_shell_spelling_names(
+    tmp_path_factory: pytest.TempPathFactory, form: str, options: list[str], arguments: list[str]
+) -> None:
+    """``argv_files`` (no shell between) and ``program_files`` of the same command joined for
+    a shell name the same files."""
+    tree = _tree(tmp_path_factory.mktemp("argv"))
+    cwd = tree["cwd"]
+    search_path = os.pathsep.join([str(tree["python"].parent), os.defpath])
+    program = {
+        "absolute": str(tree["python"]),
+        "relative": os.path.relpath(tree["python"], cwd),
+        "on-path": "python",
+        "shebang": str(tree["shebang"]),
+    }[form]
+    argv = [program, *options, os.path.relpath(tree["script"], cwd), *arguments]
+    found = argv_files(argv, str(cwd), search_path)
+    assert found == program_files(shlex.join(argv), str(cwd), search_path)
+    assert {tree["python"], tree["venv"], tree["script"]} <= {Path(p) for p in found}
+
+
+def test_an_interpreter_built_into_its_own_prefix_names_that_prefix(tmp_path: Path) -> None:
+    """A Python installed in a prefix of its own (``PREFIX/bin/python3.11`` beside
+    ``PREFIX/lib/python3.11``), reached through a virtual environment's link: the prefix holds
+    its standard library, which it reads at start."""
+    prefix = tmp_path / "python"
+    (prefix / "lib" / "python3.11").mkdir(parents=True)
+    (prefix / "bin").mkdir()
+    real = prefix / "bin" / "python3.11"
+    real.write_text("")
+    real.chmod(0o755)
+    venv = tmp_path / "venv"
+    (venv / "bin").mkdir(parents=True)
+    (venv / "pyvenv.cfg").write_text(f"home = {prefix / 'bin'}\n")
+    (venv / "bin" / "python").symlink_to(real)
+    found = argv_files([str(venv / "bin" / "python"), "-c", "pass"], str(tmp_path), None)
+    assert found == (str(venv / "bin" / "python"), str(venv), str(real), str(prefix))
+    assert argv_files([], str(tmp_path), None) == ()

@@ -34,7 +34,11 @@ from amplifier_module_hooks_declarative.config import parse_config
 from amplifier_module_hooks_declarative.containment import contain_documents
 from amplifier_module_hooks_declarative.document import EventHooks, HookEntry, HooksDocument
 from amplifier_module_hooks_declarative.source import Source
-from amplifier_module_hooks_declarative.specs import CommandHookSpec, HttpHookSpec
+from amplifier_module_hooks_declarative.specs import (
+    CommandHookSpec,
+    HttpHookSpec,
+    McpToolHookSpec,
+)
 
 from .support import HttpEndpoint
 
@@ -233,7 +237,7 @@ async def test_a_contained_hook_cannot_make_a_repository_where_there_was_none(
     project_hooks(project, {"PreToolUse": [{"type": "command", "command": command}]})
     await session(project, {"sandbox": "project"})
     assert (project / "ran").exists()
-    assert not (project / ".git").exists()  # held while it ran, gone after
+    assert not (project / ".git").exists()  # set aside once it ended
     git("status", cwd=project)
     assert not marker.exists()
 
@@ -342,8 +346,12 @@ def test_no_env_a_hook_sets_changes_whether_it_is_contained(
             "headers": {"X": "$ANTHROPIC_API_KEY"},
         }
     )
+    mcp_spec = McpToolHookSpec.model_validate(
+        {"type": "mcp_tool", "server": "fs", "tool": "write_file", "input": env}
+    )
     entries = tuple(
-        HookEntry(spec, f"{label}:{i}") for i, spec in enumerate((command_spec, http_spec))
+        HookEntry(spec, f"{label}:{i}")
+        for i, spec in enumerate((command_spec, http_spec, mcp_spec))
     )
     document = HooksDocument(label, (EventHooks("PreToolUse", "tool:pre", entries, label),))
     path = None
@@ -355,9 +363,11 @@ def test_no_env_a_hook_sets_changes_whether_it_is_contained(
     (contained,) = contain_documents(
         [(document, Source(kind, label, path))], config, project_dir=project
     )
-    command, http = (entry.spec for entry in contained.entries())
+    command, http, mcp = (entry.spec for entry in contained.entries())
     assert isinstance(command, CommandHookSpec)
     assert isinstance(http, HttpHookSpec)
+    assert isinstance(mcp, McpToolHookSpec)
+    assert mcp.sandbox is (mode is True or (mode == "project" and brought))
     expected = own or mode is True or (mode == "project" and brought)
     assert command.sandbox is expected
     assert http.sandbox is (mode is True or (mode == "project" and brought))
@@ -414,7 +424,8 @@ def test_what_a_hook_names_never_makes_anything_more_writable(
     for name in GUARDED[:4]:
         assert str((project / name).resolve()) in read_only
     assert argv[argv.index("--seccomp") + 1] == "3"
-    for path in read_only - {"/", "/dev/tty"}:
+    kernel = {"/proc/sys", "/proc/sysrq-trigger", "/proc/irq", "/proc/bus"}
+    for path in read_only - {"/", "/dev/tty"} - kernel:
         inside_hidden = any(path == h or path.startswith(h + "/") for h in HIDDEN)
         inside_project = path.startswith(str(project.resolve()) + "/")
         assert inside_hidden or inside_project, path

@@ -26,10 +26,10 @@ import os
 import re
 import shlex
 import shutil
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from typing import Final
 
-__all__ = ["program_files"]
+__all__ = ["argv_files", "program_files"]
 
 _SEPARATORS: Final = frozenset({";", "&&", "||", "|", "&", "|&", ";;", "(", ")"})
 _REDIRECTIONS: Final = re.compile(r"^[0-9]*[<>]+&?$|^&>+$")
@@ -104,8 +104,9 @@ def _shebang(path: str, cwd: str, search_path: str | None) -> str | None:
 
 
 def _with_environment(interpreter: str) -> list[str]:
-    """``interpreter``, its virtual environment's directory when it lives in one, and the file
-    its links lead to."""
+    """``interpreter``, its virtual environment's directory when it lives in one, the file its
+    links lead to, and the installation that file belongs to (``PREFIX`` of
+    ``PREFIX/bin/NAME`` holding a ``lib/NAME`` directory: a Python's standard library)."""
     found = [interpreter]
     environment = os.path.dirname(os.path.dirname(interpreter))
     if os.path.isfile(os.path.join(environment, "pyvenv.cfg")):
@@ -113,7 +114,23 @@ def _with_environment(interpreter: str) -> list[str]:
     real = os.path.realpath(interpreter)
     if real != interpreter:
         found.append(real)
+    prefix = _installation(real)
+    if prefix is not None:
+        found.append(prefix)
     return found
+
+
+def _installation(real: str) -> str | None:
+    """``PREFIX`` for an interpreter ``PREFIX/bin/NAME`` whose ``PREFIX/lib`` holds a
+    directory named as it is without its last version part (``python3.11`` in
+    ``lib/python3.11``), as a Python built into a prefix of its own is laid out."""
+    directory, name = os.path.split(real)
+    if os.path.basename(directory) != "bin":
+        return None
+    prefix = os.path.dirname(directory)
+    if os.path.isdir(os.path.join(prefix, "lib", name)):
+        return prefix
+    return None
 
 
 def _script(arguments: list[str], cwd: str) -> str | None:
@@ -136,17 +153,30 @@ def program_files(command: str, cwd: str, search_path: str | None) -> tuple[str,
     cwd = os.path.abspath(cwd)
     for words in _simple_commands(command):
         program = _program(words)
-        if program is None:
-            continue
-        word, arguments = program
-        located = _locate(word, cwd, search_path)
-        if located is None:
-            continue
-        found.update(dict.fromkeys(_with_environment(located)))
-        interpreter = _shebang(located, cwd, search_path)
-        if interpreter is not None:
-            found.update(dict.fromkeys(_with_environment(interpreter)))
-        script = _script(arguments, cwd)
-        if script is not None:
-            found[script] = None
+        if program is not None:
+            found.update(dict.fromkeys(_needed(*program, cwd, search_path)))
     return tuple(found)
+
+
+def argv_files(argv: Sequence[str], cwd: str, search_path: str | None) -> tuple[str, ...]:
+    """What :func:`program_files` names for a command given as its argument vector (no shell
+    between: ``argv[0]`` is the program, the rest its arguments, as written)."""
+    if not argv:
+        return ()
+    cwd = os.path.abspath(cwd)
+    return tuple(dict.fromkeys(_needed(argv[0], list(argv[1:]), cwd, search_path)))
+
+
+def _needed(word: str, arguments: list[str], cwd: str, search_path: str | None) -> list[str]:
+    """What one simple command (program ``word``, then ``arguments``) needs to start."""
+    located = _locate(word, cwd, search_path)
+    if located is None:
+        return []
+    found = _with_environment(located)
+    interpreter = _shebang(located, cwd, search_path)
+    if interpreter is not None:
+        found += _with_environment(interpreter)
+    script = _script(arguments, cwd)
+    if script is not None:
+        found.append(script)
+    return found

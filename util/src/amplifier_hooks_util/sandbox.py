@@ -17,14 +17,27 @@
   program_files`): an interpreter in a virtual environment under ``/tmp``, the script it runs,
   so a hook whose interpreter lives there runs contained as it runs plain;
 * ``--unshare-ipc``, ``--unshare-uts``, ``--unshare-cgroup-try``;
+* ``/proc/sys``, ``/proc/sysrq-trigger``, ``/proc/irq``, ``/proc/bus`` read-only: root owns
+  them, and writing them needs no capability (``kernel.core_pattern`` names a program the
+  kernel runs, uncontained, on the next crash);
+* ``--cap-drop ALL``: a session running as root would otherwise give its contained command
+  every capability (``bwrap`` keeps them for root), and with them it could remount ``/``
+  read-write, unmount a guarded entry, or make a device node of the disk; with none (and
+  ``no_new_privs``, which ``bwrap`` sets), a root command is held as any user's. The price:
+  as root it can no longer write a project owned by another user (no ``CAP_DAC_OVERRIDE``);
 * the system-call filter of :mod:`.seccomp` (``--seccomp``): no socket but the network
   namespace's, so no ``connect()`` to a unix socket file anywhere (``docker.sock``), and no
   io_uring;
 * the project's files that make programs run read-only, though the project is writable
   (:data:`GUARDED`: ``.git``, the hook directories, the env files, ...), unless the user
-  declares one (or a path inside one) among the write paths; a missing ``.git`` is held as an
-  empty read-only directory while the command runs (:data:`HELD_ABSENT`), so the command
-  cannot create a repository whose configuration a later ``git status`` would run.
+  declares one (or a path inside one) among the write paths, and where a ``.git`` file leads
+  (``gitdir:``, its ``commondir``); a guarded entry the project does not have is watched
+  instead: one the command made is set aside once it has ended (renamed beside itself,
+  :meth:`Contained.set_aside`), so no repository, hook directory or env file it creates is
+  read by a later program (nothing is made on the host to hold its place: a mount point would
+  be an entry in the project, seen by every program there while the command runs); a guarded
+  entry that is a link (which a command could replace) and a write path that leads through a
+  link in the project refuse to start.
 
 * ``/dev/tty`` is ``/dev/null``: with no terminal among its inherited descriptors (a hook's are
   pipes), the command cannot reach the user's terminal (no ``TIOCSTI`` typing into it).
@@ -49,18 +62,18 @@ import contextlib
 import dataclasses
 import functools
 import os
+import secrets
 import shutil
 import stat
-import threading
-from collections.abc import Iterator, Sequence
-from typing import Final
+from collections.abc import Iterator, Mapping, Sequence
+from typing import Final, NamedTuple
 
+from .program_files import argv_files
 from .seccomp import socket_filter
 
 __all__ = [
     "BWRAP",
     "GUARDED",
-    "HELD_ABSENT",
     "HIDDEN",
     "Contained",
     "Sandbox",
@@ -93,11 +106,21 @@ GUARDED: Final = (
 makes a program run when the user (or the model's auto-approved ``git status``) next works in
 the project: git's configuration and hooks, the hooks of the agent tools and their settings,
 an editor's tasks, direnv's and dotenv's files, the virtual environment's start-up files."""
-HELD_ABSENT: Final = (".git",)
-"""Entries of :data:`GUARDED` that, missing, are held as an empty read-only directory while a
-contained command runs (git takes an empty ``.git`` for no repository and looks further up)."""
+_KERNEL_SETTINGS: Final = ("/proc/sys", "/proc/sysrq-trigger", "/proc/irq", "/proc/bus")
+"""What of a fresh ``/proc`` sets the kernel rather than the command's own processes, shown
+read-only: a command running as root writes ``/proc/sys`` (``kernel.core_pattern``, a program
+the kernel then runs uncontained on the next crash) by ownership alone, with no capability."""
 _SETUP_FAILED: Final = 1
 _PREFIX: Final = b"bwrap: "
+
+
+class _Layout(NamedTuple):
+    project: str
+    """The project directory, links resolved."""
+    declared: tuple[str, ...]
+    """The write paths, absolute, links resolved."""
+    writable: tuple[str, ...]
+    """What is bound read-write, in order: the write paths, then the project."""
 
 
 class SandboxUnavailable(RuntimeError):
@@ -121,11 +144,40 @@ def bwrap_path() -> str:
 
 @dataclasses.dataclass(frozen=True, slots=True)
 class Contained:
-    """A command ready to run contained: ``argv`` and the file descriptors it must get
-    (``run_process(argv, pass_fds=pass_fds)``)."""
+    """A command ready to run contained: ``argv``, the file descriptors it must get and the
+    environment ``bwrap`` itself starts with (``run_process(argv, env=env,
+    pass_fds=pass_fds)``). That environment is empty: the command's own reaches it through
+    ``bwrap --clearenv --setenv`` read from a descriptor, so no variable of the command
+    (``LD_PRELOAD``, ``LD_AUDIT``, ``LD_LIBRARY_PATH``, ``LD_DEBUG_OUTPUT``, ``GLIBC_TUNABLES``,
+    or any a loader learns later) acts on ``bwrap``, which runs outside the sandbox it makes,
+    and none is shown in its command line."""
 
     argv: list[str]
     pass_fds: tuple[int, ...]
+    env: dict[str, str] = dataclasses.field(default_factory=dict)
+    missing: tuple[str, ...] = ()
+    """The guarded entries the project did not have when the command was made ready."""
+
+    def set_aside(self) -> list[tuple[str, str]]:
+        """Each of :attr:`missing` that exists now, renamed beside itself to
+        ``NAME.set-aside-XXXXXXXX`` so that nothing reads it as the project's (git, direnv,
+        the agent tools), as (path, new path) pairs; the new path is empty where it could not
+        be renamed (the caller must then fail closed). A project the command made read-only to
+        keep its entry in place is given back its owner's write permission first. For once the
+        command has ended: its whole PID namespace has then, so nothing contained writes
+        there any more."""
+        moved: list[tuple[str, str]] = []
+        for path in self.missing:
+            # no look first: a project the command made unsearchable hides what it holds
+            aside = f"{path}.set-aside-{secrets.token_hex(4)}"
+            try:
+                _rename_in_place(path, aside)
+            except FileNotFoundError:
+                continue  # not made
+            except OSError:
+                aside = ""
+            moved.append((path, aside))
+        return moved
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -143,9 +195,29 @@ class Sandbox:
     guarded: tuple[str, ...] = GUARDED
 
     def _declared(self) -> tuple[str, ...]:
+        """The write paths, absolute, links resolved.
+
+        :raises SandboxUnavailable: a write path inside the project leads through a link in
+            the project (``build -> ~/``, ``out -> .git``): the project cannot say where its
+            declared paths lead, so the command does not run.
+        """
+        project = os.path.realpath(self.project_dir)
+        named = os.path.normpath(os.path.abspath(self.project_dir))
         seen: dict[str, None] = {}
         for path in self.write_paths:
-            full = os.path.join(self.project_dir, os.path.expanduser(path))
+            full = os.path.normpath(os.path.join(named, os.path.expanduser(path)))
+            for base in dict.fromkeys((named, project)):
+                if _inside(full, base):
+                    # the part inside the project must name itself: no link there
+                    expected = os.path.join(project, os.path.relpath(full, base))
+                    expected = os.path.normpath(expected)
+                    if os.path.realpath(expected) != expected:
+                        raise SandboxUnavailable(
+                            f"the sandbox write path {path!r} leads through a link in the "
+                            f"project ({expected} -> {os.path.realpath(expected)}); a "
+                            "project cannot redirect where a contained command may write"
+                        )
+                    break
             seen[os.path.realpath(full)] = None
         return tuple(seen)
 
@@ -153,36 +225,59 @@ class Sandbox:
         """The directories and files bound read-write, absolute, links resolved, in the order
         they are bound: the write paths, then the project (bound last, so it is a mount point
         of its own, which the command cannot rename or remove)."""
-        project = os.path.realpath(self.project_dir)
-        return (*(p for p in self._declared() if p != project), project)
+        return self._layout().writable
 
-    def _guarded_paths(self) -> tuple[list[str], list[str]]:
-        """(existing guarded paths to bind read-only, missing ones to hold absent)."""
-        writable = self.writable()
-        declared = self._declared()
+    def _layout(self) -> _Layout:
+        """The project and the write paths, resolved once for one command line."""
         project = os.path.realpath(self.project_dir)
+        declared = self._declared()
+        writable = (*(p for p in declared if p != project), project)
+        return _Layout(project, declared, writable)
+
+    def _guarded_paths(self, layout: _Layout | None = None) -> tuple[list[str], list[str]]:
+        """(existing guarded paths to bind read-only, missing ones to watch)."""
+        project, declared, writable = layout or self._layout()
         bound: dict[str, None] = {}
-        absent: list[str] = []
+        missing: list[str] = []
         for name in self.guarded:
             literal = os.path.join(project, name)
-            if name in HELD_ABSENT and (not os.path.lexists(literal) or _HOLDS.holds(literal)):
-                absent.append(literal)  # held by this run too, so never removed under it
-            if not os.path.lexists(literal):
-                continue
-            full = os.path.realpath(literal)
-            if not any(_inside(full, w) for w in writable):
-                continue  # read-only already
-            if any(_inside(full, d) for d in declared if d != project):
+            if any(_inside(literal, d) for d in declared if d != project):
                 continue  # the user declared it (or what holds it) writable
-            bound[full] = None
-        return list(bound), absent
+            if not os.path.lexists(literal):
+                missing.append(literal)
+                continue
+            if os.path.islink(literal):
+                # a link in the writable project: its target can be bound read-only, the link
+                # itself cannot, and a command could put its own entry in its place
+                raise SandboxUnavailable(
+                    f"the project's {name} is a link ({literal} -> {os.readlink(literal)}); a "
+                    "contained command could replace it with its own; make it a real "
+                    f"{name}, or run this hook uncontained"
+                )
+            # the project is resolved and the entry is no link: it names itself
+            for full in (literal, *_git_directories(literal)):
+                if not any(_inside(full, w) for w in writable):
+                    continue  # read-only already
+                if any(_inside(full, d) for d in declared if d != project):
+                    continue  # the user declared it (or what holds it) writable
+                bound[full] = None
+        return list(bound), missing
 
-    def readable(self) -> tuple[str, ...]:
-        """The paths bound read-only: each of ``read_paths`` that exists as a regular file or a
-        directory, lies in a hidden directory and is not inside a writable path, in order."""
-        writable = self.writable()
+    def readable(
+        self,
+        command: Sequence[str] = (),
+        search_path: str | None = None,
+        layout: _Layout | None = None,
+    ) -> tuple[str, ...]:
+        """The paths bound read-only: each of ``read_paths``, then what ``command``'s own
+        program needs to start (:func:`~amplifier_hooks_util.program_files.argv_files`, found
+        on ``search_path``: its interpreter, virtual environment, script, the installation it
+        belongs to), that exists as a regular file or a directory, lies in a hidden directory
+        and is not inside a writable path, in order."""
+        project, _declared, writable = layout or self._layout()
         found: dict[str, None] = {}
-        for path in self.read_paths:
+        needed = argv_files(command, project, search_path)
+        for path in (*self.read_paths, *needed):
             full = os.path.normpath(path)
             if not os.path.isabs(full) or not _file_or_directory(full):
                 continue
@@ -195,16 +290,39 @@ class Sandbox:
                 found[candidate] = None
         return tuple(found)
 
-    def argv(self, command: Sequence[str], filter_fd: int) -> list[str]:
+    def argv(
+        self,
+        command: Sequence[str],
+        filter_fd: int,
+        args_fd: int | None = None,
+        search_path: str | None = None,
+    ) -> list[str]:
         """The ``bwrap`` command line that runs ``command`` contained, in the project
-        directory, with the system-call filter read from ``filter_fd`` (:meth:`contained` makes
-        it, and holds what is missing of :data:`HELD_ABSENT` first).
+        directory, with the system-call filter read from ``filter_fd`` and more options (the
+        command's environment) from ``args_fd`` (:meth:`contained` makes both);
+        ``search_path`` is the ``PATH`` the command is given (``None``: this process's), where
+        its program is looked up.
 
         :raises SandboxUnavailable: ``bwrap`` is not installed.
         """
+        layout = self._layout()
+        guarded = self._guarded_paths(layout)[0]
+        return self._argv(command, filter_fd, args_fd, search_path, layout, guarded)
+
+    def _argv(
+        self,
+        command: Sequence[str],
+        filter_fd: int,
+        args_fd: int | None,
+        search_path: str | None,
+        layout: _Layout,
+        guarded: list[str],
+    ) -> list[str]:
         argv = [
             bwrap_path(),
             "--die-with-parent",
+            "--cap-drop",
+            "ALL",
             "--as-pid-1",
             "--unshare-pid",
             "--unshare-net",
@@ -213,6 +331,7 @@ class Sandbox:
             "--unshare-cgroup-try",
             "--seccomp",
             str(filter_fd),
+            *(("--args", str(args_fd)) if args_fd is not None else ()),
             "--ro-bind",
             "/",
             "/",
@@ -224,29 +343,34 @@ class Sandbox:
             "--proc",
             "/proc",
         ]
+        for kernel in _KERNEL_SETTINGS:  # root owns them: no capability needed to write them
+            argv += ["--ro-bind-try", kernel, kernel]
         for hidden in HIDDEN:
             argv += ["--tmpfs", hidden]
-        for path in self.readable():
+        for path in self.readable(command, search_path, layout):
             argv += ["--ro-bind", path, path]
-        writable = self.writable()
+        writable = layout.writable
         for path in writable:
             argv += ["--bind", path, path]
-        guarded, _absent = self._guarded_paths()
         for path in guarded:
             argv += ["--ro-bind", path, path]
         # a path the user declared inside a guarded one is writable again
         for path in writable[:-1]:
             if any(_inside(path, g) and path != g for g in guarded):
                 argv += ["--bind", path, path]
-        argv += ["--chdir", os.path.realpath(self.project_dir), "--", *command]
+        argv += ["--chdir", layout.project, "--", *command]
         return argv
 
     @contextlib.contextmanager
-    def contained(self, command: Sequence[str]) -> Iterator[Contained]:
-        """``command`` ready to run contained while the block runs: the filter in a pipe whose
-        read end the command gets, the missing entries of :data:`HELD_ABSENT` held as empty
-        directories; both undone when the block ends (a held directory is removed only while
-        empty, so nothing written there by anyone else is lost).
+    def contained(
+        self, command: Sequence[str], env: Mapping[str, str] | None = None
+    ) -> Iterator[Contained]:
+        """``command`` ready to run contained, with exactly the environment ``env`` (none when
+        not given), while the block runs: the filter in a pipe whose read end the command gets,
+        the environment as ``--clearenv --setenv NAME VALUE ...`` in a memory file ``bwrap``
+        reads (:class:`Contained`: ``bwrap`` itself starts with an empty environment). When the
+        block ends, a guarded entry that was missing and now exists is set aside
+        (:meth:`Contained.set_aside`, unless the caller has called it already).
 
         :raises SandboxUnavailable: ``bwrap`` is not installed, or the filter is not known for
             this machine.
@@ -258,61 +382,95 @@ class Sandbox:
                 f"({os.uname().machine}); contained hooks cannot run here"
             )
         bwrap_path()
-        _guarded, absent = self._guarded_paths()
+        layout = self._layout()
+        guarded, missing = self._guarded_paths(layout)
         read_end, write_end = os.pipe2(os.O_CLOEXEC)
-        held: list[str] = []
+        args_fd = -1
+        contained: Contained | None = None
         try:
             os.write(write_end, program)  # far below a pipe's buffer: never blocks
             os.close(write_end)
             write_end = -1
-            held = [path for path in absent if _HOLDS.take(path)]
-            yield Contained(self.argv(command, read_end), (read_end,))
+            args_fd = _args_file(_environment_args(env or {}))
+            search_path = (env or {}).get("PATH")
+            argv = self._argv(command, read_end, args_fd, search_path, layout, guarded)
+            contained = Contained(argv, (read_end, args_fd), {}, tuple(missing))
+            yield contained
         finally:
             if write_end >= 0:
                 os.close(write_end)
+            if args_fd >= 0:
+                os.close(args_fd)
             os.close(read_end)
-            for path in held:
-                _HOLDS.release(path)
+            if contained is not None:
+                contained.set_aside()
 
 
-class _Holds:
-    """The empty directories held in place of missing guarded entries, counted across the
-    contained commands running at once: made by the first, removed (when still empty) after
-    the last."""
-
-    def __init__(self) -> None:
-        self._lock = threading.Lock()
-        self._count: dict[str, int] = {}
-
-    def take(self, path: str) -> bool:
-        """Hold ``path``; ``False`` when it cannot be made (then nothing is held)."""
-        with self._lock:
-            if path in self._count:
-                self._count[path] += 1
-                return True
-            try:
-                os.mkdir(path, 0o755)
-            except OSError:  # made meanwhile by someone else (bound read-only as it is), or
-                return False  # the project is not ours to write (nor the command's)
-            self._count[path] = 1
-            return True
-
-    def holds(self, path: str) -> bool:
-        """Whether ``path`` is one of ours, held for a contained command running now."""
-        with self._lock:
-            return path in self._count
-
-    def release(self, path: str) -> None:
-        with self._lock:
-            self._count[path] -= 1
-            if self._count[path]:
-                return
-            del self._count[path]
-            with contextlib.suppress(OSError):  # not empty: someone else's now; keep it
-                os.rmdir(path)
+def _rename_in_place(path: str, new: str) -> None:
+    """``os.rename(path, new)`` within one directory; where the directory's owner (this
+    process's user) has lost the write or search permission to it, it is given back first."""
+    try:
+        os.rename(path, new)
+        return
+    except PermissionError:
+        directory = os.path.dirname(path)
+        mode = os.stat(directory).st_mode
+        os.chmod(directory, stat.S_IMODE(mode) | stat.S_IWUSR | stat.S_IXUSR)
+    os.rename(path, new)
 
 
-_HOLDS: Final = _Holds()
+def _environment_args(env: Mapping[str, str]) -> bytes:
+    """``--clearenv`` and a ``--setenv NAME VALUE`` per variable, NUL-separated (``--args``).
+
+    :raises ValueError: a name or value holds a NUL byte, or a name is empty or holds ``=``.
+    """
+    words = ["--clearenv"]
+    for name, value in env.items():
+        if not name or "=" in name or "\0" in name or "\0" in value:
+            raise ValueError(f"environment variable {name!r} cannot be passed to the sandbox")
+        words += ["--setenv", name, value]
+    return b"".join(os.fsencode(word) + b"\0" for word in words)
+
+
+def _args_file(data: bytes) -> int:
+    """A descriptor (close-on-exec; ``pass_fds`` keeps it open in ``bwrap``) of a memory
+    file holding ``data``, read from its start: any size, never blocking as a pipe would."""
+    fd = os.memfd_create("bwrap-args", os.MFD_CLOEXEC)
+    try:
+        view = memoryview(data)
+        while view:
+            view = view[os.write(fd, view) :]
+        os.lseek(fd, 0, os.SEEK_SET)
+    except BaseException:
+        os.close(fd)
+        raise
+    return fd
+
+
+_GITDIR: Final = "gitdir:"
+
+
+def _git_directories(path: str) -> tuple[str, ...]:
+    """Where a ``.git`` file (``gitdir: DIR``, as ``git init --separate-git-dir`` and
+    worktrees write) leads, and that directory's ``commondir``: the repository's configuration
+    and hooks live there, links resolved; nothing for a directory or anything else."""
+    if not os.path.isfile(path) or os.path.islink(path):
+        return ()
+    found: list[str] = []
+    try:
+        with open(path, encoding="utf-8", errors="surrogateescape") as file:
+            first = file.read(4096).splitlines()[:1]
+        if not first or not first[0].startswith(_GITDIR):
+            return ()
+        gitdir = os.path.join(os.path.dirname(path), first[0][len(_GITDIR) :].strip())
+        found.append(os.path.realpath(gitdir))
+        with open(os.path.join(gitdir, "commondir"), encoding="utf-8") as file:
+            common = file.read(4096).strip()
+        if common:
+            found.append(os.path.realpath(os.path.join(gitdir, common)))
+    except OSError:
+        pass
+    return tuple(found)
 
 
 def _file_or_directory(path: str) -> bool:

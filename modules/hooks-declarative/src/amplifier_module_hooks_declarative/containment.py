@@ -19,6 +19,9 @@ What the config requires a hook's own ``sandbox: false`` cannot waive. A require
 cannot start (``bwrap`` missing, namespaces refused, a write path missing) fails closed: the
 hook's decision is ``block`` with an error naming the hook, whatever its ``on_failure``.
 
+``type: mcp_tool`` hooks too: the session's tool acts outside any sandbox, so one that must run
+contained never calls it and fails by its ``on_failure``.
+
 ``type: http`` hooks follow the same rule: one that must run contained is never sent (a
 contained hook has no network) and fails by its ``on_failure``; and the http hooks the
 project brings put in their headers only the variables the user's ``http_env_vars`` names,
@@ -40,7 +43,7 @@ from .config import MODULE_ID, DeclarativeConfig
 from .discovery import is_project_kind
 from .document import HookEntry, HooksDocument
 from .source import Source
-from .specs import CommandHookSpec, HookSpec, HttpHookSpec
+from .specs import CommandHookSpec, HookSpec, HttpHookSpec, McpToolHookSpec
 
 __all__ = ["contain_documents", "from_project"]
 
@@ -85,7 +88,8 @@ def contain_documents(
     *,
     project_dir: Path,
 ) -> list[HooksDocument]:
-    """Each document with ``sandbox: true`` on each command and http hook the config requires
+    """Each document with ``sandbox: true`` on each command, http and mcp_tool hook the config
+    requires
     to run contained, and a project's http hooks' ``allowedEnvVars`` cut to the user's
     ``http_env_vars``; one warning at mount when some command hook needs ``bwrap`` and it is
     missing (each of those hooks then blocks, naming itself)."""
@@ -105,6 +109,9 @@ def contain_documents(
                     spec = spec.model_copy(update={"sandbox": True})
                 if spec.sandbox:
                     needed.append(entry.label)
+            elif isinstance(spec, McpToolHookSpec):
+                if required and not spec.sandbox:
+                    spec = spec.model_copy(update={"sandbox": True})
             elif isinstance(spec, HttpHookSpec):
                 update: dict[str, object] = {}
                 if required and not spec.sandbox:

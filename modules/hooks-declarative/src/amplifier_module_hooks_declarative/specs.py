@@ -206,6 +206,10 @@ class McpToolHookSpec(_Spec):
     input: dict[str, Any] = Field(default_factory=dict)
     timeout_ms: int = Field(default=60_000, gt=0)
     on_failure: OnFailure = "warn"
+    sandbox: bool = False
+    """Contained (see :mod:`.containment`): the session's tool acts outside any sandbox, so a
+    contained hook never calls it and fails by its ``on_failure``; the module's ``sandbox``
+    and ``sandbox_sources`` keys can require it, never waive it."""
     required: bool = False
     """A required guard (:mod:`.receipts`): due on a tool call and not run to its end, the
     call is refused."""

@@ -244,9 +244,10 @@ class CommandRunner:
         return f"CommandRunner({self.label!r}, {self._shown}, protocol={self.spec.protocol!r})"
 
     def _environment(
-        self, ctx: HookContext, project_dir: str
+        self, ctx: HookContext, project_dir: str, *, own: bool = True
     ) -> tuple[dict[str, str], Mapping[str, str]]:
-        """The command's environment, and what of it the session sets (its env file)."""
+        """The command's environment, and what of it the session sets (its env file); with
+        ``own=False``, without what the hook's ``env`` sets."""
         base: Mapping[str, str] = os.environ
         if self.pass_env is not None:
             # the minimal names pass with a value of their shape only; the rest as named
@@ -256,13 +257,31 @@ class CommandRunner:
                 for k, v in os.environ.items()
                 if fits(k, v) or any(fnmatchcase(k, p) for p in extra)
             }
-        env = {**self._protocol.inherit(base), **ctx.environment, **self.spec.env}
+        env = {**self._protocol.inherit(base), **ctx.environment, **(self.spec.env if own else {})}
         env["AMPLIFIER_SESSION_ID"] = ctx.session_id
         env["AMPLIFIER_PROJECT_DIR"] = project_dir
         env["AMPLIFIER_HOOK_EVENT"] = ctx.alias or ctx.event
         session = self._protocol.environment(ctx, project_dir)
         env.update(session)
         return env, session
+
+    async def _git_environment(
+        self, ctx: HookContext, project_dir: str, env: dict[str, str]
+    ) -> dict[str, str]:
+        """``env`` with the overrides that keep git from running the configuration's programs.
+
+        Finding them runs ``git config`` outside any sandbox; for a contained hook it runs with
+        the environment the hook's own ``env`` has no part in (a ``PATH`` leading to the
+        project's ``git``, ``LD_PRELOAD``, ``GIT_TRACE`` naming a file outside would otherwise
+        act there, uncontained), and the overrides found are laid over the hook's ``env``.
+        """
+        if not self.spec.sandbox or not self.spec.env:
+            listed, _ = await git_environment_async(env, project_dir)
+            return listed
+        plain, _ = self._environment(ctx, project_dir, own=False)
+        listed, _ = await git_environment_async(plain, project_dir)
+        overrides = {k: v for k, v in listed.items() if plain.get(k) != v}
+        return {**env, **overrides}
 
     def _project_dir(self, ctx: HookContext) -> str:
         return self.project_dir or ctx.project_dir or os.getcwd()
@@ -299,7 +318,7 @@ class CommandRunner:
             )
         env, session = self._environment(ctx, project_dir)
         # git the hook runs obeys none of the project's git configuration that runs programs
-        env, _ = await git_environment_async(env, project_dir)
+        env = await self._git_environment(ctx, project_dir, env)
         # The env file is the session's to give (SessionStart), never the hook's own `env`:
         # what it names is judged afterwards and, contained, bound writable.
         env_file = session.get("CLAUDE_ENV_FILE") or session.get("AMPLIFIER_ENV_FILE")
@@ -326,10 +345,20 @@ class CommandRunner:
                 line = shlex.join(command) if isinstance(command, list) else command
                 needs = program_files(line, project_dir, env.get("PATH"))
                 sandbox = Sandbox(project_dir, writable, read_paths=needs)
-                with sandbox.contained(words) as contained:
+                # the environment is the command's, never bwrap's (which runs uncontained)
+                with sandbox.contained(words, env) as contained:
                     result = await self._start(
-                        contained.argv, stdin, project_dir, env, shell, contained.pass_fds
+                        contained.argv,
+                        stdin,
+                        project_dir,
+                        contained.env,
+                        shell,
+                        contained.pass_fds,
                     )
+                    # bwrap has ended, and with it every process of the sandbox
+                    made = contained.set_aside()
+                if made:
+                    return self._made_guarded(made)
             else:
                 result = await self._start(command, stdin, project_dir, env, shell, ())
         except SandboxUnavailable as err:
@@ -376,6 +405,26 @@ class CommandRunner:
             f"hook {self.label} failed: {self._shown} must run in a sandbox (sandbox: true) "
             f"and the sandbox did not start: {why}; blocked"
         )
+        logger.warning("%s", text)
+        return Decision(action="block", message=text, level="error", source=self.label)
+
+    def _made_guarded(self, made: list[tuple[str, str]]) -> Decision:
+        """A contained command made guarded entries the project did not have: they were set
+        aside (:meth:`~amplifier_hooks_util.sandbox.Contained.set_aside`); blocked, whatever its
+        ``on_failure`` or answer."""
+        named = ", ".join(
+            f"{os.path.basename(path)} (set aside as {os.path.basename(aside)})"
+            if aside
+            else f"{os.path.basename(path)} (which could not be set aside: remove it)"
+            for path, aside in made
+        )
+        text = (
+            f"hook {self.label} failed: {self._shown} ran in a sandbox (sandbox: true) and made "
+            f"{named} in the project {os.path.dirname(made[0][0])}, which a contained command "
+            "may not create (a repository, hooks or settings a later uncontained program "
+            "would run; sandbox_write_paths can allow one); blocked"
+        )
+        note_failure("error", text)
         logger.warning("%s", text)
         return Decision(action="block", message=text, level="error", source=self.label)
 

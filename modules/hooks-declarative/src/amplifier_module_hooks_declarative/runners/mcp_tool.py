@@ -10,7 +10,9 @@ empty. The tool's output is read by the ``claude-code`` protocol as exit code 0'
 (``decision``, ``hookSpecificOutput``, ...); a tool that reports an error is a failure of the
 hook. No such tool mounted (no server of that name connected, or none at all) is a
 non-blocking error: a warning naming the server and tool, and the event's other hooks decide;
-``onFailure: block`` makes it block.
+``onFailure: block`` makes it block. A hook that runs contained (``sandbox``, which
+:mod:`..containment` sets as the module's config requires) never calls the tool, which would
+act for it outside the sandbox: it fails by its ``on_failure``.
 """
 
 from __future__ import annotations
@@ -83,6 +85,12 @@ class McpToolRunner:
 
     async def run(self, ctx: HookContext) -> Decision:
         spec = self.spec
+        if spec.sandbox:
+            problem = (
+                f"{self.tool_name} was not called: the hook runs contained (sandbox), and the "
+                "session's tool would act for it outside the sandbox"
+            )
+            return failure_decision(spec.on_failure, self.label, problem)
         mounted = (self._tools() if self._tools is not None else None) or {}
         tool = mounted.get(self.tool_name) if isinstance(mounted, Mapping) else None
         if tool is None:
