@@ -551,19 +551,19 @@ class TextRedactor:
         rejected: list[tuple[int, int]] = []
         plan = self._lowered_plan
         long = len(text) >= _RUNS_FROM and text.isascii()
+        data = text.encode("ascii") if long else None
         if long:  # the patterns with a leading run: tried where it occurs, not at shapes
             without = (self._text_plan.with_runs(), plan.with_runs())
-            located = self._joint.positions(text, without)
+            located = self._joint.positions(text, without, data)
         else:
             located = self._joint.positions(text)  # None unless ASCII
         first = None if located is None else located[0]
-        data = text.encode("ascii") if long else None
         self._text_plan.run(text, text, self._text_index, hits, rejected, first, data)
         if plan.patterns:
             lowered = text.lower()
             if len(lowered) == len(text):
                 second = None if located is None else located[1]
-                folded = lowered.encode("ascii") if long else None
+                folded = lowered.encode("ascii") if long and plan.with_runs() else None
                 plan.run(lowered, text, self._lowered_index, hits, rejected, second, folded)
             else:  # lower() changed the length: scan the original case-insensitively
                 for pattern, members in plan.ignorecase:
