@@ -75,11 +75,15 @@ def _prefix_lengths() -> dict[str, frozenset[int]]:
 
 _PREFIX_LENGTHS: Final = _prefix_lengths()
 _PREFIX_WIDTHS: Final = sorted({len(prefix) for prefix in _PREFIX_LENGTHS})
+_NETWORK_FIRST: Final = frozenset(prefix[0] for prefix in _PREFIX_LENGTHS)
+"""The digits a card number can start with (no network's prefix starts with 0, 1, 7, 8 or 9)."""
 
 
 def is_card_number(candidate: str) -> bool:
     """True for 13-19 digits (spaces and dashes ignored) with a card network prefix and Luhn."""
     digits = candidate.replace(" ", "").replace("-", "")
+    if digits[:1] not in _NETWORK_FIRST:  # most numbers (epoch times, ids) end here
+        return False
     length = len(digits)
     if not 13 <= length <= 19 or not digits.isascii() or not digits.isdigit():
         return False

@@ -15,7 +15,12 @@ widens the candidates), and trying every candidate in order is what ``search`` d
 
 A run shape is read only where its classes can be told apart by one byte each (each class of
 the run is one class, the others are equal to it or share no character with it) and it is at
-least :data:`MIN_RUN` characters long; otherwise the pattern is searched as before.
+least :data:`MIN_RUN` characters long; otherwise the pattern is searched as before. Shapes
+whose classes overlap those of another group's are looked for in that group's translation
+when each of their classes lies within one of its classes or apart from all of them (``_``
+and 32 letters or digits, in the translation of a run of 24 letters, digits, ``+`` and ``/``):
+the coarser run is a necessary condition still, so the candidates only widen, and one
+translation of the text is saved.
 """
 
 from __future__ import annotations
@@ -189,8 +194,10 @@ class RunFinder:
     """Finds where the run of each of several shapes occurs in an ASCII text (by key).
 
     Shapes whose classes are, across all of them, equal or apart share one translation of
-    the text (each class one byte); the others get one of their own. Each run is then a
-    string of bytes found with ``bytes.find``."""
+    the text (each class one byte); the others get one of their own, unless each of their
+    classes lies within one class of another translation or apart from all of its classes
+    (then they are looked for there, coarser). Each run is then a string of bytes found with
+    ``bytes.find``, once for the shapes that come to the same bytes."""
 
     __slots__ = ("_groups", "keys")
 
@@ -205,7 +212,24 @@ class RunFinder:
                     break
             else:
                 grouped.append((list(mine), {key: shape}))
-        self._groups = tuple(_group(classes, members) for classes, members in grouped)
+        # A group whose classes each lie within one class of another group's, or apart from
+        # all of them, is looked for in that group's translation: the coarser run is still
+        # a necessary condition, and one translation of the text is saved.
+        kept: list[tuple[list[frozenset[str]], dict[int, RunShape]]] = []
+        for number, (classes, members) in enumerate(grouped):
+            host = next(
+                (
+                    other
+                    for other in [*kept, *grouped[number + 1 :]]
+                    if all(_coarse(other[0], known) is not None for known in classes)
+                ),
+                None,
+            )
+            if host is None:
+                kept.append((classes, members))
+            else:
+                host[1].update(members)
+        self._groups = tuple(_group(classes, members) for classes, members in kept)
         self.keys = frozenset(shapes)
 
     def starts(self, data: bytes) -> dict[int, list[int]]:
@@ -214,8 +238,14 @@ class RunFinder:
         found: dict[int, list[int]] = {}
         for table, needles in self._groups:
             translated = data.translate(table)
-            for key, (needle, offset) in needles.items():
-                found[key] = _occurrences(translated, needle, offset)
+            walked: dict[tuple[bytes, int], list[int]] = {}
+            for key, needle in needles.items():
+                known = walked.get(needle)
+                if known is None:
+                    known = walked[needle] = _occurrences(translated, *needle)
+                    found[key] = known
+                else:  # the same coarse run: one walk for both, a list of its own each
+                    found[key] = list(known)
         return found
 
 
@@ -233,12 +263,30 @@ def _group(
             table[ord(char)] = number
     needles: _Needles = {}
     for key, shape in shapes.items():
-        run = bytes(classes.index(step) for step in shape.run)
+        run = bytes(_byte(classes, step) for step in shape.run)
         if shape.before is None:
             needles[key] = (run, 0)
         else:
-            needles[key] = (bytes([classes.index(shape.before)]) + run, 1)
+            needles[key] = (bytes([_byte(classes, shape.before)]) + run, 1)
     return bytes(table), needles
+
+
+def _coarse(classes: Sequence[frozenset[str]], known: frozenset[str]) -> int | None:
+    """The byte ``known`` is translated to with ``classes``: that of the class holding it,
+    :data:`_OTHER` when it shares no character with any, ``None`` when neither."""
+    for number, wider in enumerate(classes):
+        if known <= wider:
+            return number
+    if not any(known & wider for wider in classes):
+        return _OTHER
+    return None
+
+
+def _byte(classes: Sequence[frozenset[str]], known: frozenset[str]) -> int:
+    found = _coarse(classes, known)
+    if found is None:  # pragma: no cover - the groups are made so that it never is
+        raise ValueError(f"the class {sorted(known)} is split by the group's classes")
+    return found
 
 
 def _occurrences(translated: bytes, needle: bytes, offset: int) -> list[int]:

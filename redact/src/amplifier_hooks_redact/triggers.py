@@ -369,12 +369,14 @@ class JointIndex:
         self,
         text: str,
         without: tuple[frozenset[int], frozenset[int]] = (frozenset(), frozenset()),
+        data: bytes | None = None,
     ) -> tuple[dict[int, list[int]], dict[int, list[int]]] | None:
         """What each index's :meth:`TriggerIndex.positions` answers for ``text`` and for
         ``text.lower()``, or ``None`` when one pass cannot tell (non-ASCII text, no
         Hyperscan). The shapes of the patterns in ``without`` (of the text's index, of the
-        lower-cased one) are not scanned for: those patterns are absent from the answer."""
-        if self._hs is None or not text.isascii():
+        lower-cased one) are not scanned for: those patterns are absent from the answer.
+        ``data``: the text's ASCII bytes, when the caller has them already."""
+        if self._hs is None or (data is None and not text.isascii()):
             return None
         database = self._database(without)
         scratches = getattr(self._local, "scratches", None)
@@ -384,7 +386,9 @@ class JointIndex:
         if scratch is None:  # a scratch space per thread and database: a scan may not share one
             scratch = scratches[id(database)] = _hyperscan.Scratch(database)
         ends: defaultdict[int, list[int]] = defaultdict(list)
-        database.scan(text.encode("ascii"), match_event_handler=_collector(ends), scratch=scratch)
+        if data is None:
+            data = text.encode("ascii")
+        database.scan(data, match_event_handler=_collector(ends), scratch=scratch)
         first: dict[int, list[int]] = {}
         second: dict[int, list[int]] = {}
         boundary = self._boundary
