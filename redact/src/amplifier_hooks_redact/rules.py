@@ -46,6 +46,7 @@ from .checks import (
     phone_digit_count_ok,
 )
 from .encoded import encoded_patterns, encoded_selector
+from .hosts import host_patterns, select_host
 from .inner import Finder
 from .lazy import PatternLike, lazy_compile
 from .paired import paired_patterns, select_paired
@@ -1672,6 +1673,16 @@ _RULES: Final[tuple[Rule, ...]] = (
         # part without one may be a token (https://<token>@github.com, a Sentry DSN).
         (r"""://(?P<v>[^\s:/?#@"'<>\[\]]{0,256}(?::[^\s/?#"'<>]{1,256})?)@""",),
         _url_pair,
+    ),
+    _rule(
+        "instance_host",
+        "secret",
+        "an instance's address beside its credential: a URL, host or account name under an "
+        "address key (endpoint, *_URL, *_HOST, AccountName), or a URL whose host reads as "
+        "generated, when a credential is assigned within a few lines",
+        host_patterns(),
+        select_host,
+        lowered=True,
     ),
     _rule(
         "auth_header",
