@@ -772,9 +772,12 @@ _VENDOR_HEAD: Final = lazy_compile(r"[a-z][a-z0-9]*[_-]")
 def _random_body(body: str) -> bool:
     """Letters and digits drawn at random: digits, upper and lower case letters, a high
     entropy (4 bits per character, or 1.1 under the most the body's length can have if
-    that is less), and no typed-out pattern or placeholder word."""
-    if _A_DIGIT.search(body) is None or body == body.lower() or body == body.upper():
+    that is less), and no typed-out pattern or placeholder word; or of one letter case and
+    digits that read as random base36 (:func:`_one_case_random`)."""
+    if _A_DIGIT.search(body) is None:
         return False
+    if body == body.lower() or body == body.upper():
+        return _one_case_random(body)
     if is_patterned(body) or is_credential_word(body):
         return False
     worded = sum(len(run) for run in _WORD_RUNS.findall(body))
