@@ -144,6 +144,9 @@ _NO_INSTANCE = st.sampled_from(
         "db.test",
         "svc.local",
         "host.docker.internal",
+        "this.response.url",
+        "self.config.host",
+        "options.server.domain",
     ]
 )
 

@@ -35,14 +35,16 @@ __all__ = ["host_patterns", "select_host"]
 # Key names that hold an address or an account's name, at the end of a longer name
 # (GATEWAY_URL, azureURL, couchbase_domain, storageAccountName, "AccountName").
 _ADDRESS_KEYS: Final = (
-    r"(?:url|uri|endpoint|host|hostname|domain|server|gateway"
+    r"(?:(?P<url>url|uri|endpoint|gateway)|host|hostname|domain|server"
     r"|(?P<account>account[_-]?name|storage[_-]?account))"
 )
 # A key's end, its separator and an optional opening quote: url=, "url": ", url := ",
 # {"AccountName", "...": a quoted key and a quoted value as two arguments.
 _SEPARATOR: Final = (
     r"""(?![a-z0-9])(?:\\{0,8}["'][ \t]*(?:,|:=|=>|=(?!=)|:(?!:))"""
-    r"""|[ \t]*(?::=|=>|=(?![=~])|:(?![:/])))[ \t]*(?:\\{0,8}["'`])?"""
+    r"""|[ \t]*(?::=|=>|=(?![=~])|:(?![:/]))"""
+    # A literal default: process.env.ACCOUNT_NAME || "...".
+    r"""|[ \t]*(?:\|\||\?\?)[ \t]*(?:\r?\n[ \t]*)?(?=["'`]))[ \t]*(?:\\{0,8}["'`])?"""
 )
 _VALUE: Final = r"""(?P<v>[^\s"'`,;<>(){}\[\]\\|]{3,512})"""
 
@@ -93,7 +95,17 @@ def _instance_host(host: str) -> bool:
     labels = host.split(".")
     if len(labels) < 3 or not labels[-1].isalpha():
         return False  # github.com: a registered domain alone; 1.2.3: a version
-    return labels[0] not in _SERVICE_LABELS
+    return labels[0] not in _SERVICE_LABELS and labels[0] not in _CODE_HEADS
+
+
+# First names of an expression in code, not of a host: host: this.options.host.
+_CODE_HEADS: Final = frozenset(
+    {
+        *("this", "self", "cls", "options", "opts", "config", "cfg", "conf", "settings"),
+        *("process", "env", "os", "window", "document", "req", "res", "request", "response"),
+        *("ctx", "context", "args", "params", "props", "state", "data", "init", "app", "module"),
+    }
+)
 
 
 def _generated_label(label: str) -> bool:
@@ -114,8 +126,9 @@ def _generated_label(label: str) -> bool:
 # eight characters or more, quoted or bare, not a call, a reference or a placeholder.
 _CREDENTIAL: Final = lazy_compile(
     r"""(?:pass(?:word|wd|phrase)?|pwd|secret|token|key|credentials?)(?:[_-]?[0-9])?"""
-    r"""(?:\\{0,8}["'])?[ \t]*(?:,|:=|=>|=(?!=)|:(?!:)|>)[ \t]*(?:\\{0,8}["'`])?"""
-    r"""(?P<v>[^\s"'`,;<>(){}\[\]\\]{8,512})(?![(\[])"""
+    r"""(?:\\{0,8}["'])?[ \t]*(?:\r?\n[ \t]*)?(?:,|:=|=>|=(?!=)|:(?!:)|>|\|\||\?\?)"""
+    r"""[ \t]*(?:\r?\n[ \t]*)?(?:\\{0,8}["'`])?"""
+    r"""(?P<v>[^\s"'`,;<>(){}\[\]\\]{8,512}+)(?![(\[])"""
     # An element's text: <secret>{AQAAABAAA ...}</secret> (Jenkins' encrypted form).
     r"|<[a-z_.:-]*(?:password|secret|token|key)>(?P<x>[^<\s][^<]{7,511})</",
     re.IGNORECASE,
@@ -130,7 +143,9 @@ def _credential_value(value: str) -> bool:
         return False
     if "://" in value or value.startswith(("os.", "process.", "env.", "config.", "self.")):
         return False
-    return any(char.isdigit() for char in value) or len(value) >= 16
+    if any(char.isdigit() for char in value):
+        return True
+    return len(value) >= 16 and not all(char.isalpha() or char in "._" for char in value)
 
 
 @functools.lru_cache(maxsize=2)
@@ -183,6 +198,8 @@ def select_host(text: str, match: re.Match[str]) -> tuple[int, int] | None:
     rest = start
     if scheme >= 0:
         rest = start + scheme + 3
+    elif match.group("url") is not None:
+        return None  # a URL key's value without a scheme: code (url: this.response.url)
     host_start = rest
     at = text.rfind("@", rest, end)
     if at >= 0:

@@ -163,7 +163,8 @@ def _assignment(text: str, match: re.Match[str]) -> Span | None:
         if span is None or not reads_as_key(text[span[0] : span[1]]):
             return None
         return span
-    return _assigned(text, match, loose=weak or match.group("comma") is not None)
+    loose = weak or match.group("comma") is not None or match.group("default") is not None
+    return _assigned(text, match, loose=loose)
 
 
 def _assigned(text: str, match: re.Match[str], *, loose: bool) -> Span | None:
@@ -1298,7 +1299,10 @@ _KEY_END = (
     r"""(?=[ \t]+:?=[ \t]*["'`]))?"""
     r"""[ \t]*(?:=>|:{1,3}=|[.?]=|\?\?=|=(?![=~])|:(?!:)|%3d|%3a"""
     # Prose and notes: token - 'value' (a quote must follow: not a list or a subtraction).
-    r"""|[ \t]+-(?=[ \t]+["'`]))"""
+    r"""|[ \t]+-(?=[ \t]+["'`])"""
+    # A literal default after a name: process.env.API_KEY || "...", token ?? '...'.
+    # Such a default must read as generated (credentials ?? 'same-origin' is a setting).
+    r"""|[ \t]*(?P<default>\|\||\?\?)[ \t]*(?:\r?\n[ \t]*)?(?=["'`]))"""
     # A quoted key and a quoted value as two arguments: setProperty("API_TOKEN", "...").
     r"""|(?<=[a-z0-9_])\\{0,8}["'](?P<comma>[ \t]*,)(?=[ \t]*\\{0,8}["']))[ \t]*"""
 )
