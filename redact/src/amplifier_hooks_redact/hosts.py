@@ -24,7 +24,6 @@ from __future__ import annotations
 import functools
 import math
 import re
-from bisect import bisect_left
 from typing import Final
 
 from .checks import is_patterned, is_placeholder
@@ -86,6 +85,9 @@ _NO_ACCOUNT: Final = frozenset(
 
 def _instance_host(host: str) -> bool:
     """Whether ``host`` (lower case, without port) names one instance of a service."""
+    first = host.partition(".")[0]
+    if first in _SERVICE_LABELS or first in _CODE_HEADS:
+        return False  # api.vendor.com, www., this.options.host: the quick look first
     if not host or _NO_INSTANCE.fullmatch(host) is not None:
         return False
     if _IPV4.fullmatch(host) is not None:
@@ -123,7 +125,8 @@ def _generated_label(label: str) -> bool:
 
 
 # A credential assigned a literal value: the key ends in a credential word; the value is
-# eight characters or more, quoted or bare, not a call, a reference or a placeholder.
+# eight characters or more, quoted or bare, not a call, a reference or a placeholder. Run on
+# lower-cased text (a search without IGNORECASE skips faster).
 _CREDENTIAL: Final = lazy_compile(
     r"""(?:pass(?:word|wd|phrase)?|pwd|secret|token|key|credentials?)(?:[_-]?[0-9])?"""
     r"""(?:\\{0,8}["'])?[ \t]*(?:\r?\n[ \t]*)?(?:,|:=|=>|=(?!=)|:(?!:)|>|\|\||\?\?)"""
@@ -131,11 +134,15 @@ _CREDENTIAL: Final = lazy_compile(
     r"""(?P<v>[^\s"'`,;<>(){}\[\]\\]{8,512}+)(?![(\[])"""
     # An element's text: <secret>{AQAAABAAA ...}</secret> (Jenkins' encrypted form).
     r"|<[a-z_.:-]*(?:password|secret|token|key)>(?P<x>[^<\s][^<]{7,511})</",
-    re.IGNORECASE,
 )
 # How far from the address a credential is looked for: a few lines of a configuration block.
 _NEAR_LINES: Final = 6
 _NEAR_CHARS: Final = 800
+# Credentials are looked for in blocks of the text, each read once per text however many
+# addresses ask (a text with no address near a block never reads it); a credential starting
+# in a block is read up to _CREDENTIAL_REACH characters past the block's end.
+_BLOCK: Final = 4096
+_CREDENTIAL_REACH: Final = 1100
 
 
 def _credential_value(value: str) -> bool:
@@ -148,14 +155,18 @@ def _credential_value(value: str) -> bool:
     return len(value) >= 16 and not all(char.isalpha() or char in "._" for char in value)
 
 
-@functools.lru_cache(maxsize=2)
-def _credential_starts(text: str) -> tuple[int, ...]:
-    """Where credentials are assigned a literal value in ``text`` (one pass per text)."""
-    return tuple(
-        match.start()
-        for match in _CREDENTIAL.finditer(text)
-        if match.group("x") is not None or _credential_value(match.group("v"))
-    )
+@functools.lru_cache(maxsize=64)
+def _credentials_in_block(text: str, block: int) -> tuple[int, ...]:
+    """Where credentials are assigned a literal value in one block of ``text``."""
+    start = block * _BLOCK
+    chunk = text[start : start + _BLOCK + _CREDENTIAL_REACH]
+    found: list[int] = []
+    for match in _CREDENTIAL.finditer(chunk.lower(), 0):
+        if match.start() >= _BLOCK:
+            break
+        if match.group("x") is not None or _credential_value(chunk[slice(*match.span("v"))]):
+            found.append(start + match.start())
+    return tuple(found)
 
 
 def _credential_near(text: str, start: int, end: int) -> bool:
@@ -174,9 +185,11 @@ def _credential_near(text: str, start: int, end: int) -> bool:
             high = min(len(text), end + _NEAR_CHARS)
             break
         high = found
-    starts = _credential_starts(text)
-    at = bisect_left(starts, low)
-    return any(not start <= s < end for s in starts[at : at + 8] if s < high)
+    for block in range(low // _BLOCK, high // _BLOCK + 1):
+        for at in _credentials_in_block(text, block):
+            if low <= at < high and not start <= at < end:
+                return True
+    return False
 
 
 def select_host(text: str, match: re.Match[str]) -> tuple[int, int] | None:
@@ -187,19 +200,20 @@ def select_host(text: str, match: re.Match[str]) -> tuple[int, int] | None:
     start, end = match.span("v")
     while end > start and text[end - 1] in ".:":
         end -= 1
-    value = text[start:end].lower()
-    if not value or value[0] in "$%{<@&*" or is_placeholder(value):
+    if end <= start or text[start] in "$%{<@&*":
         return None
     if match.group("account") is not None:
-        if _ACCOUNT.fullmatch(value) is None or value in _NO_ACCOUNT or "://" in value:
+        value = text[start:end].lower()
+        if _ACCOUNT.fullmatch(value) is None or value in _NO_ACCOUNT or is_placeholder(value):
             return None
         return (start, end) if _credential_near(text, start, end) else None
-    scheme = value.find("://")
-    rest = start
+    scheme = text.find("://", start, end)
     if scheme >= 0:
-        rest = start + scheme + 3
+        rest = scheme + 3
     elif match.group("url") is not None:
         return None  # a URL key's value without a scheme: code (url: this.response.url)
+    else:
+        rest = start
     host_start = rest
     at = text.rfind("@", rest, end)
     if at >= 0:
@@ -208,6 +222,8 @@ def select_host(text: str, match: re.Match[str]) -> tuple[int, int] | None:
     while host_end < end and text[host_end] not in "/?#:":
         host_end += 1
     if not _instance_host(text[host_start:host_end].lower()):
+        return None
+    if is_placeholder(text[start:end]):
         return None
     return (host_start, end) if _credential_near(text, start, end) else None
 
