@@ -131,6 +131,9 @@ _CREDENTIAL: Final = lazy_compile(
     r"""(?:pass(?:word|wd|phrase)?|pwd|secret|token|key|credentials?)(?:[_-]?[0-9])?"""
     r"""(?:\\{0,8}["'])?[ \t]*(?:\r?\n[ \t]*)?(?:,|:=|=>|=(?!=)|:(?!:)|>|\|\||\?\?)"""
     r"""[ \t]*(?:\r?\n[ \t]*)?(?:\\{0,8}["'`])?"""
+    # Not a reference or a name of code: the search goes on from the next place, where the
+    # name's own key word may start (key = process.env.ACCOUNT_KEY || "...").
+    r"""(?![$%{<@&*]|(?:process|os|env|config|self)\.)"""
     r"""(?P<v>[^\s"'`,;<>(){}\[\]\\]{8,512}+)(?![(\[])"""
     # An element's text: <secret>{AQAAABAAA ...}</secret> (Jenkins' encrypted form).
     r"|<[a-z_.:-]*(?:password|secret|token|key)>(?P<x>[^<\s][^<]{7,511})</",
