@@ -109,6 +109,9 @@ NAMED: dict[str, str] = {
     "random-runs": "Zq8Lm2Xv9Rt4Wp7Ks3Nb6Hd ",
     "key-values": "apiKey=Zq8Lm2Xv9Rt4Wp7Ks3 ",
     "echoes": "token='Zq8Lm2Xv9Rt4' | 'Zq8Lm2Xv9Rt4' ",
+    # An instance's address beside a credential, a random run of one letter case.
+    "instance-hosts": "endpoint=https://q1w2e3r4t5.svc.corp.net\npassword=Zq8Lm2Xv9Rt4\n",
+    "one-case-runs": "15ap0wodu2ptxs7amcvekxvhhncotjtjkm ",
 }
 
 

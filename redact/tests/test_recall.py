@@ -579,6 +579,33 @@ def gen_paired_secret(rng: random.Random) -> tuple[str, str]:
     return form.format(n=name, v=value), value
 
 
+# The credential an instance's address is written beside (redacted as a secret of its own).
+INSTANCE_CREDENTIAL = re.compile(r"(?<=password: )[A-Za-z0-9]{20}\d")
+
+
+def gen_instance_host(rng: random.Random) -> tuple[str, str]:
+    instance = rng.choice(string.ascii_lowercase) + pick(
+        rng, string.ascii_lowercase + string.digits, rng.randint(5, 20)
+    )
+    service = rng.choice(
+        [
+            *("blob.core.windows.net", "azure-api.net", "search.windows.net", "azconfig.io"),
+            *("appsync-api.us-east-1.amazonaws.com", "cloud.couchbase.com", "db.corp.internal"),
+        ]
+    )
+    path = rng.choice(["", "/", "/graphql", "/api/" + pick(rng, ALNUM, 12)])
+    key, value, secret = rng.choice(
+        [
+            ("SERVICE_URL=", f"https://{instance}.{service}{path}", f"{instance}.{service}{path}"),
+            ("endpoint: ", f"https://{instance}.{service}{path}", f"{instance}.{service}{path}"),
+            ("db_host = ", f"{instance}.{service}", f"{instance}.{service}"),
+            ('"AccountName": ', instance, instance),
+        ]
+    )
+    credential = pick(rng, ALNUM, 20) + rng.choice(string.digits)
+    return f"{key}{value}\npassword: {credential}", secret
+
+
 GENERATORS: dict[str, Callable[[random.Random], tuple[str, str]]] = {
     "private_key": gen_private_key,
     "jwt": gen_jwt,
@@ -593,6 +620,7 @@ GENERATORS: dict[str, Callable[[random.Random], tuple[str, str]]] = {
     "anthropic_api_key": gen_anthropic_api_key,
     "openai_api_key": gen_openai_api_key,
     "url_credentials": gen_url_credentials,
+    "instance_host": gen_instance_host,
     "auth_header": gen_auth_header,
     "credential_assignment": gen_credential_assignment,
     "vendor_token": gen_vendor_token,
@@ -653,6 +681,9 @@ def test_rule_finds_every_generated_sample(rule: str) -> None:
         if rule == "aws_key_pair":  # the key id beside it is a secret of its own
             expected = re.sub("AKIA[A-Z0-9]{16}", "[REDACTED:aws_access_key_id]", expected)
             expected_counts["aws_access_key_id"] = 1
+        if rule == "instance_host":  # the credential beside it is a secret of its own
+            expected = INSTANCE_CREDENTIAL.sub("[REDACTED:credential_assignment]", expected)
+            expected_counts["credential_assignment"] = 1
         if redacted != expected or counts != expected_counts:
             missed.append((text, redacted, counts))
     total = SAMPLES_PER_RULE * (len(CONTEXTS) + 1)

@@ -46,6 +46,7 @@ from .checks import (
     phone_digit_count_ok,
 )
 from .encoded import encoded_patterns, encoded_selector
+from .hosts import host_patterns, select_host
 from .inner import Finder
 from .lazy import PatternLike, lazy_compile
 from .paired import paired_patterns, select_paired
@@ -162,7 +163,8 @@ def _assignment(text: str, match: re.Match[str]) -> Span | None:
         if span is None or not reads_as_key(text[span[0] : span[1]]):
             return None
         return span
-    return _assigned(text, match, loose=weak or match.group("comma") is not None)
+    loose = weak or match.group("comma") is not None or match.group("default") is not None
+    return _assigned(text, match, loose=loose)
 
 
 def _assigned(text: str, match: re.Match[str], *, loose: bool) -> Span | None:
@@ -571,22 +573,24 @@ def _random_run(text: str, start: int, end: int) -> Span | None:
     nor base64 of text,
     nor typed out (``ABCDEF1234567890``)."""
     body = text[start:end]
-    if body.islower() or body.isupper() or body.isalpha():
-        return None  # one case only (hex digests, ids), or no digit: most runs end here
+    one_case = body.islower() or body.isupper()
+    if body.isalpha() or (one_case and not _one_case_random(body)):
+        return None  # no digit, or one case and not random (hex digests, ids): most end here
     if (
         start
         and text[start - 1] == "="
         and _ASSIGNED.search(text, max(0, start - 65), start) is None
     ):
         return None  # base64 padding, a comparison (==), a URL's query: not a value of its own
-    if sum(map(str.isdigit, body)) < 2 or sum(map(str.isupper, body)) < 2:
-        return None
-    if sum(map(str.islower, body)) < 2 or is_patterned(body) or is_credential_word(body):
-        return None
-    if 2 * sum(len(run) for run in _WORD_RUNS.findall(body)) > len(body):
-        return None  # words run together: SponsoredProductsRemoteSearch2024
-    if _entropy(body) < min(_MIN_ENTROPY, math.log2(len(body)) - 0.9):
-        return None
+    if not one_case:
+        if sum(map(str.isdigit, body)) < 2 or sum(map(str.isupper, body)) < 2:
+            return None
+        if sum(map(str.islower, body)) < 2 or is_patterned(body) or is_credential_word(body):
+            return None
+        if 2 * sum(len(run) for run in _WORD_RUNS.findall(body)) > len(body):
+            return None  # words run together: SponsoredProductsRemoteSearch2024
+        if _entropy(body) < min(_MIN_ENTROPY, math.log2(len(body)) - 0.9):
+            return None
     if _DIGEST_BEFORE.search(text, max(0, start - 24), start) is not None:
         return None
     if _DECODED_AFTER.match(text, end) is not None:
@@ -598,6 +602,38 @@ def _random_run(text: str, start: int, end: int) -> Span | None:
     if _inside_block(text, start):
         return None  # a line of a certificate or public key block
     return start, end
+
+
+def _one_case_random(body: str) -> bool:
+    """A run of one letter case and digits that reads as random base36 (``15AP0WOD...``,
+    ``tzyexx2ktdfhha8w1ckt...``): 32 characters or more, not hex (digests, ids), letters and
+    digits mixed throughout (a switch between them at one place in six or more, digits in
+    runs of 2.5 on average or fewer: random base36 has a switch at two places in five and
+    runs of 1.4; ``build20240101release`` has two switches and a run of eight), and an
+    entropy near that of random base36 of its length (4 bits per character, or 1.2 under
+    the most the length can have), not typed out. Random base36 keys of 32 to 128
+    characters fail this about once in 800 (``test_one_case_keys.py``)."""
+    size = len(body)
+    if size < _ONE_CASE_LEAST or _HEX_ONLY.fullmatch(body) is not None:
+        return False
+    digit_runs = _DIGIT_RUNS.findall(body)
+    digits = sum(map(len, digit_runs))
+    if digits < 4 or size - digits < 8 or 2 * digits > 5 * len(digit_runs):
+        return False
+    # Each run of digits inside the body has a switch before and after it.
+    switches = 2 * len(digit_runs) - body[0].isdigit() - body[-1].isdigit()
+    if 6 * switches < size:
+        return False
+    if _entropy(body) < min(_MIN_ENTROPY, math.log2(size) - 1.2):
+        return False
+    return not is_patterned(body) and _TYPED_RUN.search(body) is None
+
+
+# The shortest one-case key the shape reads (random base36 of 32 characters has about 4.4
+# bits per character, of 64 about 4.8).
+_ONE_CASE_LEAST: Final = 32
+_HEX_ONLY: Final = lazy_compile("[0-9a-f]+|[0-9A-F]+")
+_DIGIT_RUNS: Final = lazy_compile("[0-9]+")
 
 
 def _base64_run(text: str, start: int, end: int) -> Span | None:
@@ -737,9 +773,12 @@ _VENDOR_HEAD: Final = lazy_compile(r"[a-z][a-z0-9]*[_-]")
 def _random_body(body: str) -> bool:
     """Letters and digits drawn at random: digits, upper and lower case letters, a high
     entropy (4 bits per character, or 1.1 under the most the body's length can have if
-    that is less), and no typed-out pattern or placeholder word."""
-    if _A_DIGIT.search(body) is None or body == body.lower() or body == body.upper():
+    that is less), and no typed-out pattern or placeholder word; or of one letter case and
+    digits that read as random base36 (:func:`_one_case_random`)."""
+    if _A_DIGIT.search(body) is None:
         return False
+    if body == body.lower() or body == body.upper():
+        return _one_case_random(body)
     if is_patterned(body) or is_credential_word(body):
         return False
     worded = sum(len(run) for run in _WORD_RUNS.findall(body))
@@ -1260,7 +1299,10 @@ _KEY_END = (
     r"""(?=[ \t]+:?=[ \t]*["'`]))?"""
     r"""[ \t]*(?:=>|:{1,3}=|[.?]=|\?\?=|=(?![=~])|:(?!:)|%3d|%3a"""
     # Prose and notes: token - 'value' (a quote must follow: not a list or a subtraction).
-    r"""|[ \t]+-(?=[ \t]+["'`]))"""
+    r"""|[ \t]+-(?=[ \t]+["'`])"""
+    # A literal default after a name: process.env.API_KEY || "...", token ?? '...'.
+    # Such a default must read as generated (credentials ?? 'same-origin' is a setting).
+    r"""|[ \t]*(?P<default>\|\||\?\?)[ \t]*(?:\r?\n[ \t]*)?(?=["'`]))"""
     # A quoted key and a quoted value as two arguments: setProperty("API_TOKEN", "...").
     r"""|(?<=[a-z0-9_])\\{0,8}["'](?P<comma>[ \t]*,)(?=[ \t]*\\{0,8}["']))[ \t]*"""
 )
@@ -1674,6 +1716,16 @@ _RULES: Final[tuple[Rule, ...]] = (
         _url_pair,
     ),
     _rule(
+        "instance_host",
+        "secret",
+        "an instance's address beside its credential: a URL, host or account name under an "
+        "address key (endpoint, *_URL, *_HOST, AccountName), or a URL whose host reads as "
+        "generated, when a credential is assigned within a few lines",
+        host_patterns(),
+        select_host,
+        lowered=True,
+    ),
+    _rule(
         "auth_header",
         "secret",
         "Bearer tokens and Authorization: Basic credentials",
@@ -1832,7 +1884,8 @@ _RULES: Final[tuple[Rule, ...]] = (
         category="secret",
         summary="a key written with nothing around it to name it: a run of 24 to 256 letters "
         "and digits, standing alone, that reads as random (digits and both cases, high "
-        "entropy, not words, not in a path or after a hash's name), or a run of 40 to 4,096 "
+        "entropy, not words, not in a path or after a hash's name), a run of 32 or more of one "
+        "letter case and digits that reads as random base36 (not hex), or a run of 40 to 4,096 "
         "base64 characters with + or / that reads as random bytes (not base64 of text, not "
         "a digest, path, public key or certificate)",
         patterns=_compile(
