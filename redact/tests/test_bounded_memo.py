@@ -132,3 +132,15 @@ def test_a_memo_answers_what_bounding_answers_before_and_after_it_is_stored(
     first.store()
     again = BoundedMemo()
     assert [again.bounded(s, r, g, verbose=v) for s, r, g, v in requests] == expected
+
+
+@settings(max_examples=300)
+@given(source=st.lists(_PIECES, max_size=16).map("".join), verbose=st.booleans())
+def test_bounding_answers_every_source_even_one_re_would_refuse(source: str, verbose: bool) -> None:
+    assert isinstance(bounded(source, 64, 8, verbose=verbose), str)
+
+
+@pytest.mark.parametrize("source", ["(?#", "a*(?#open", "(?#a*"])
+def test_an_unterminated_comment_is_kept_to_the_end(source: str) -> None:
+    head, _, comment = source.partition("(?#")
+    assert bounded(source, 64, 8) == bounded(head, 64, 8) + "(?#" + comment

@@ -62,7 +62,7 @@ def bounded(
             i += 1
             continue
         if char == "(" and source.startswith("(?#", i):
-            end = source.index(")", i) + 1
+            end = source.find(")", i) + 1 or size  # unterminated: the rest is the comment
             out.append(source[i:end])
             i = end
             continue
