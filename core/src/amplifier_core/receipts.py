@@ -18,11 +18,12 @@ A receipt's fields (``docs/observability.md`` has the table): ``hook``, ``kind``
 
 What a run costs: a teller made for the handler when the registry wraps its chain
 (:meth:`Receipts.plain_for`), or for a declarative hook when its module binds it
-(:meth:`Receipts.teller`), only queues a tuple of the run's facts on the trail
-(:meth:`~amplifier_core.audit.AuditTrail.defer`); the record is rendered (its time from the
-run's clock reading), chained, hashed and written with its batch (:meth:`Receipts.lines`).
-The text of a line up to its time, and the SHA-256 state of that text, are made once per
-hook, event, tool, decision and outcome. The application's own handlers
+(:meth:`Receipts.teller`), only appends a tuple of the run's facts to the trail's queue
+(:meth:`~amplifier_core.audit.AuditTrail.defer`, inline); the record is rendered (its time
+from the run's clock reading), chained, hashed and written with its batch
+(:meth:`Receipts.lines`). The text of a line up to its time, and the SHA-256 state of that
+text, are made once per hook, event, tool, decision and outcome; the text from its time to
+its duration once per millisecond and tool call. The application's own handlers
 (:data:`HOST_HANDLERS`) are left out of the observed chains when the capability is
 registered (:meth:`Receipts.capability_changed`): their runs cost nothing.
 
