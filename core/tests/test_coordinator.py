@@ -154,6 +154,30 @@ def test_capabilities() -> None:
     assert coordinator.get_capability("agents.list") is dict
 
 
+def test_a_watched_capability_is_told_each_time_it_is_registered_again(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """``get_capability(name, watch=...)`` returns the capability and calls ``watch`` with
+    each later registration of that name only; a watcher that raises is logged and the
+    registration holds."""
+    coordinator = ModuleCoordinator()
+    seen: list[object] = []
+    coordinator.register_capability("app.names", ["a"])
+    assert coordinator.get_capability("app.names", watch=seen.append) == ["a"]
+    coordinator.register_capability("other", 1)
+    coordinator.register_capability("app.names", ("b",))
+
+    def broken(_value: object) -> None:
+        raise RuntimeError("watcher broke")
+
+    coordinator.get_capability("app.names", watch=broken)
+    coordinator.register_capability("app.names", None)
+    assert seen == [("b",), None]
+    assert coordinator.get_capability("app.names") is None
+    assert "capability watcher" in caplog.text
+    assert "app.names" in caplog.text
+
+
 async def test_contributions_are_collected_in_order_skipping_none_and_failures(
     caplog: pytest.LogCaptureFixture,
 ) -> None:

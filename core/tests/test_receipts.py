@@ -491,6 +491,82 @@ def test_a_receipts_line_is_its_record_as_json_dumps_writes_it(
     trail.close()
 
 
+_hook = st.fixed_dictionaries(
+    {
+        "hook": _names,
+        "handler": st.booleans(),
+        "fixed": _hook_fields,
+        "micros": st.integers(0, 10**7),
+    }
+)
+_event = st.fixed_dictionaries(
+    {
+        "event": _names,
+        "tool": st.none() | _names,
+        "call": st.none() | _names | st.integers(-(2**40), 2**40) | st.booleans(),
+        "decision": _names,
+        # the next event's time after this one's, in ms: often the same millisecond
+        "later": st.sampled_from([0, 0, 0, 1, 999, 1000, 250_000]),
+    }
+)
+
+
+@settings(
+    max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(
+    hooks=st.lists(_hook, min_size=1, max_size=6, unique_by=lambda h: (h["hook"], h["handler"])),
+    events=st.lists(_event, min_size=1, max_size=40),
+    start=st.integers(0, 4_000_000_000_000),
+)
+def test_the_hooks_of_one_event_are_lines_as_json_dumps_writes_them(
+    tmp_path_factory: pytest.TempPathFactory,
+    hooks: list[dict[str, Any]],
+    events: list[dict[str, Any]],
+    start: int,
+) -> None:
+    """Every hook of an event queues its run through the teller made for it, all told the
+    event's one data (so its tool call's text and the run's time are rendered once for them
+    all); events follow in the same millisecond or later, over several batches: each line is
+    byte for byte the json.dumps of its record, chained and sealed, and the log verifies."""
+    from datetime import UTC, datetime
+
+    path = tmp_path_factory.mktemp("events") / "audit.jsonl"
+    trail = AuditTrail(path, session_id="s\u00e9")
+    receipts = Receipts(trail, HookRegistry())
+    expected: list[tuple[dict[str, Any], int | None]] = []  # run, its time in ms (handlers)
+    millis = start
+    for event in events:
+        data = {"tool_name": event["tool"], "tool_call_id": event["call"]}
+        for hook in hooks:
+            duration = hook["micros"] / 1_000_000
+            run = {**hook, **event, "outcome": "ok", "extra": {}}
+            if hook["handler"]:
+                tell = receipts.plain_for(hook["hook"], event["event"])
+                tell(event["decision"], duration, (millis + 0.25) / 1000, data)
+                expected.append((run, millis))
+            else:
+                told = receipts.teller(receipts.hook_of(hook["hook"], hook["fixed"] or None))
+                told(event["event"], data, event["decision"], duration)
+                expected.append((run, None))
+        millis += event["later"]
+    trail.flush()
+    lines = _lines(path)
+    assert len(lines) == len(expected)
+    prev: str | None = None
+    for seq, (line, (run, ms)) in enumerate(zip(lines, expected, strict=True)):
+        if ms is None:  # the teller reads the clock itself
+            ts = json.loads(line)["ts"]
+        else:
+            second = datetime.fromtimestamp(ms // 1000, UTC).strftime("%Y-%m-%dT%H:%M:%S")
+            ts = f"{second}.{ms % 1000:03d}+00:00"
+        assert line == _reference("s\u00e9", run, ts, (trail.chain_id, seq, prev))
+        prev = json.loads(line)["hash"]
+    trail.close()
+    report = verify_lines(_lines(path))
+    assert (report.intact, report.unsealed, report.records) == (True, [], len(expected) + 1)
+
+
 def test_receipts_of_two_sessions_on_one_trail_keep_their_order(tmp_path: Path) -> None:
     """A child session writing to its parent's trail: the queue holds both sessions'
     receipts, interleaved; each is rendered by its own session, in the order they ran."""

@@ -66,6 +66,7 @@ from .audit_chain import seal
 _sha256: Final = hashlib.sha256
 
 __all__ = [
+    "BATCH",
     "AuditSink",
     "AuditTrail",
     "Deferred",
@@ -93,10 +94,12 @@ AuditSink: TypeAlias = "str | os.PathLike[str] | TextIO | None"
 logger = logging.getLogger(__name__)
 
 _DEFAULT_RING: Final = 10_000
-_BATCH: Final = 128
+BATCH: Final = 128
 """Receipts gathered before they are written together."""
+_BATCH: Final = BATCH
 _BATCH_AGE_S: Final = 0.25
 """How long the first gathered receipt waits, at most, for the next record to write it."""
+_NEVER: Final = math.inf
 
 
 class Deferred(Protocol):
@@ -109,10 +112,11 @@ class Deferred(Protocol):
 
     def lines(
         self, items: list[tuple[Any, ...]], chain_id: str, seq: int, prev: str | None
-    ) -> tuple[list[str], list[str]]:
+    ) -> tuple[list[str], list[tuple[Any, int, str | None, str]]]:
         """The sealed lines of ``items`` (in order, the first one ``seq`` in chain
-        ``chain_id`` after the record whose hash is ``prev``) and their hashes, as
-        :func:`~amplifier_core.audit_chain.seal` writes them. Never raises."""
+        ``chain_id`` after the record whose hash is ``prev``), as
+        :func:`~amplifier_core.audit_chain.seal` writes them, and each item as the trail keeps
+        it: ``(item, seq, prev, hash)``. Never raises."""
         ...
 
     def entry(self, item: tuple[Any, ...]) -> dict[str, Any]:
@@ -262,8 +266,16 @@ class AuditTrail:
         self._prev: str | None = None
         self._pending: list[str] = []  # rendered receipts not written yet
         self._pending_since = 0.0
-        self._queued: list[tuple[Any, ...]] = []  # receipts not rendered yet (defer)
+        self.queue: list[tuple[Any, ...]] = []
+        """Receipts not rendered yet (:meth:`defer`; the same list for the trail's life)."""
         self._queued_since = 0.0
+        self.open_from = _NEVER
+        self.open_until = _NEVER
+        """A receipt queued in ``[open_from, open_until)`` (its run's wall-clock time) joins
+        the batch without more ado (:meth:`defer`); any other goes through :meth:`settle`:
+        the first of a batch, one after the batch's age, while the trail chains each at once
+        (a listener, a logger sink, a closed trail)."""
+        self._eager: set[int] = set()  # ids of owners whose receipts are chained at once
         self._closed = False
         self._direct = False
         """Records go to a file or a stream and the trail is open: queued receipts are
@@ -299,7 +311,7 @@ class AuditTrail:
     @property
     def records(self) -> list[dict[str, Any]]:
         """The newest records, oldest first (the queued receipts chained first)."""
-        if self._queued:
+        if self.queue:
             self._chain_queued()
         chain_id = self.chain_id
         return [r if isinstance(r, dict) else _entry_of(r, chain_id) for r in self._ring]
@@ -352,16 +364,26 @@ class AuditTrail:
     def defer(self, item: tuple[Any, ...]) -> None:
         """Queue a receipt: ``item[0]`` is its :class:`Deferred` owner, which renders it when
         it is written, ``item[2]`` the wall-clock time of its run (module docstring). Never
-        raises."""
+        raises. A teller made for a hook does the same inline: append the item to
+        :attr:`queue`, then call :meth:`settle` when the queue holds a batch or the item's
+        time is outside ``[open_from, open_until)``."""
+        queue = self.queue
+        queue.append(item)
+        if len(queue) >= _BATCH or not self.open_from <= item[2] < self.open_until:
+            self.settle(item)
+
+    def settle(self, item: tuple[Any, ...]) -> None:
+        """The receipt ``item`` just queued is the first of its batch, fills it, came after
+        the batch's age, or is to be chained at once: do what that asks (:meth:`defer`)."""
+        queue = self.queue
         if not self._direct and (
             self._closed
             or (self._stdlib is not None and not self._stdlib.isEnabledFor(logging.DEBUG))
-        ):
-            self._ring.append((item, None, None, None))  # nobody reads the rendered line
+        ):  # nobody reads the rendered lines: kept unchained, in their order
+            self._ring.extend((queued, None, None, None) for queued in queue)
+            queue.clear()
             return
-        queued = self._queued
-        queued.append(item)
-        if len(queued) == 1:
+        if len(queue) == 1:
             self._queued_since = item[2]
             _LIVE.add(self)
         if item[0].listening:  # chained at once; written with its batch
@@ -371,8 +393,20 @@ class AuditTrail:
                 or time.monotonic() - self._pending_since >= _BATCH_AGE_S
             ):
                 self.flush()
-        elif len(queued) >= _BATCH or not 0 <= item[2] - self._queued_since < _BATCH_AGE_S:
+        elif len(queue) >= _BATCH or not 0 <= item[2] - self._queued_since < _BATCH_AGE_S:
             self.flush()  # a full batch, or the first waited long enough (or the clock jumped)
+        if queue and self._direct and not self._eager:  # the next ones join without ado
+            self.open_from = self._queued_since
+            self.open_until = self._queued_since + _BATCH_AGE_S
+
+    def chain_at_once(self, owner: object, eager: bool) -> None:
+        """``owner``'s receipts are (``eager``), or no longer are, chained as they are queued
+        (it has listeners): every receipt goes through :meth:`settle` while any owner's are."""
+        if eager:
+            self._eager.add(id(owner))
+            self.open_from = self.open_until = _NEVER
+        else:
+            self._eager.discard(id(owner))
 
     def _chain_queued(self) -> None:
         with self._lock:
@@ -381,10 +415,12 @@ class AuditTrail:
     def _chain_queued_locked(self) -> None:
         """Render and chain the queued receipts (the lock held): their lines join the
         pending ones. Each run of items of one owner is rendered by it in one call."""
-        queued = self._queued
-        if not queued:
+        queue = self.queue
+        if not queue:
             return
-        self._queued = []
+        queued = queue.copy()
+        queue.clear()
+        self.open_from = _NEVER  # the next receipt starts a batch
         pending = self._pending
         if not pending:
             self._pending_since = time.monotonic()
@@ -399,21 +435,16 @@ class AuditTrail:
                 end += 1
             items = queued[start:end] if start or end < count else queued
             seq, prev = self._seq, self._prev
-            lines, digests = owner.lines(items, chain_id, seq, prev)
-            # kept as (item, seq, prev, hash): each item's prev is the hash before it
-            count_now = len(items)
-            ring.extend(
-                zip(items, range(seq, seq + count_now), [prev, *digests[:-1]], digests, strict=True)
-            )
+            lines, kept = owner.lines(items, chain_id, seq, prev)
+            ring.extend(kept)
             if owner.listening:
-                for index, item in enumerate(items):
+                for item, its_seq, its_prev, digest in kept:
                     entry = owner.entry(item)
-                    entry["chain"], entry["seq"] = chain_id, seq + index
-                    entry["prev"] = digests[index - 1] if index else prev
-                    entry["hash"] = digests[index]
+                    entry["chain"], entry["seq"] = chain_id, its_seq
+                    entry["prev"], entry["hash"] = its_prev, digest
                     owner.sealed(entry)
             pending.extend(lines)
-            self._seq, self._prev = seq + count_now, digests[-1]
+            self._seq, self._prev = seq + len(kept), kept[-1][3]
             start = end
 
     def _write(self, entry: dict[str, Any], *, batch: bool, body: str = "") -> None:
@@ -421,7 +452,7 @@ class AuditTrail:
         caller rendered it."""
         try:
             with self._lock:
-                if self._queued:
+                if self.queue:
                     self._chain_queued_locked()
                 seq, prev = self._seq, self._prev
                 chained = f', "chain": "{self.chain_id}", "seq": {seq}, "prev": ' + (
@@ -471,7 +502,7 @@ class AuditTrail:
         """A trail dropped with receipts still queued (its session never closed) writes them
         before it goes."""
         try:
-            if self._queued or self._pending:
+            if self.queue or self._pending:
                 self.flush()
         except Exception:  # at collection nothing can be reported reliably
             pass
@@ -495,13 +526,14 @@ class AuditTrail:
         the file. Records after it start no new chain: they are kept in memory only."""
         if self._closed:
             return
-        if self._queued:
+        if self.queue:
             self._chain_queued()
         if self._seq and self.rendering:
             self.record("chain_end", records=self._seq)
         self.flush()
         self._closed = True
         self._direct = False
+        self.open_from = self.open_until = _NEVER
         _LIVE.discard(self)
         if self._file is not None:
             self._file.close()

@@ -124,6 +124,7 @@ class ModuleCoordinator:
             "module-source-resolver": None,
         }
         self._capabilities: dict[str, Any] = {}
+        self._watchers: dict[str, list[Callable[[Any], None]]] = {}
         if self._settings.keeps_receipts:
             from .receipts import RECEIPTS_CAPABILITY, Receipts
 
@@ -281,9 +282,18 @@ class ModuleCoordinator:
         self._capabilities[name] = value
         if self.receipts is not None:
             self.receipts.capability_changed(name, value)
+        for watcher in list(self._watchers.get(name, ())):
+            try:
+                watcher(value)
+            except Exception:  # a module's watcher must not break the registration
+                logger.exception("capability watcher %r failed on %r", watcher, name)
 
-    def get_capability(self, name: str) -> Any:
-        """The capability registered under ``name``, or ``None``."""
+    def get_capability(self, name: str, *, watch: Callable[[Any], None] | None = None) -> Any:
+        """The capability registered under ``name``, or ``None``. ``watch``: also called with
+        the new value each time ``name`` is registered again, so a module resolves it once
+        instead of on each use."""
+        if watch is not None:
+            self._watchers.setdefault(name, []).append(watch)
         return self._capabilities.get(name)
 
     # ------------------------------------------------------------------ contributions

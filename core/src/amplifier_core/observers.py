@@ -280,54 +280,10 @@ class ObservedChains:
         plain: tuple[Callable[[str, float, float, Any], None], ...] | None = (
             told if all(told) else None  # type: ignore[assignment]
         )
-        handler = info.handler
-        fail_closed = info.fail_closed
         if info.is_async:
-
-            async def run_async(event: str, data: dict[str, Any]) -> object:
-                started = _clock()
-                try:
-                    result = await handler(event, data)  # type: ignore[misc]
-                except BaseException:
-                    self._failed(info, event, data, started)
-                    raise
-                if result is None or result.__class__ is HookResult:  # the usual: told here
-                    action = "continue" if result is None else result.action
-                    duration = _clock() - started
-                    if plain is not None:  # every observer takes the plain figures
-                        for tell in plain:
-                            try:
-                                tell(action, duration, _wall(), data)
-                            except Exception:  # a broken observer must not break emit
-                                _logger().exception(
-                                    "handler-run observer %r raised on %r (%s)", tell, name, event
-                                )
-                        return result
-                    run = HandlerRun(
-                        name,
-                        event,
-                        action,
-                        duration,
-                        _wall(),
-                        data,
-                        result,
-                        None,
-                        None,
-                        fail_closed,
-                    )
-                    for observer in listening:
-                        try:
-                            observer(run)
-                        except Exception:  # a broken observer must not break emit
-                            _logger().exception(
-                                "handler-run observer %r raised on %r (%s)", observer, name, event
-                            )
-                    return result
-                self._done(info, event, data, started, result)
-                return result
-
-            wrapper: Callable[..., Any] = run_async
+            wrapper: Callable[..., Any] = self._async_wrapper(info, listening, plain)
         else:
+            handler = info.handler
             threaded = info.timeout is not None
 
             def run_sync(event: str, data: dict[str, Any]) -> object:
@@ -360,6 +316,71 @@ class ObservedChains:
         )
         wrapped.is_async = info.is_async
         return wrapped
+
+    def _async_wrapper(
+        self,
+        info: HandlerInfo,
+        listening: tuple[HandlerObserver, ...],
+        plain: tuple[Callable[[str, float, float, Any], None], ...] | None,
+    ) -> Callable[..., Any]:
+        """The timed wrapper of an async handler (:meth:`_wrap`)."""
+        name = info.name
+        handler = info.handler
+        fail_closed = info.fail_closed
+        only = plain[0] if plain is not None and len(plain) == 1 else None
+
+        async def run_async(event: str, data: dict[str, Any]) -> object:
+            started = _clock()
+            try:
+                result = await handler(event, data)  # type: ignore[misc]
+            except BaseException:
+                self._failed(info, event, data, started)
+                raise
+            if result is None or result.__class__ is HookResult:  # the usual: told here
+                action = "continue" if result is None else result.action
+                duration = _clock() - started
+                if only is not None:  # the usual: one observer (receipts)
+                    try:
+                        only(action, duration, _wall(), data)
+                    except Exception:  # a broken observer must not break emit
+                        _logger().exception(
+                            "handler-run observer %r raised on %r (%s)", only, name, event
+                        )
+                    return result
+                if plain is not None:  # every observer takes the plain figures
+                    ended = _wall()
+                    for tell in plain:
+                        try:
+                            tell(action, duration, ended, data)
+                        except Exception:  # a broken observer must not break emit
+                            _logger().exception(
+                                "handler-run observer %r raised on %r (%s)", tell, name, event
+                            )
+                    return result
+                run = HandlerRun(
+                    name,
+                    event,
+                    action,
+                    duration,
+                    _wall(),
+                    data,
+                    result,
+                    None,
+                    None,
+                    fail_closed,
+                )
+                for observer in listening:
+                    try:
+                        observer(run)
+                    except Exception:  # a broken observer must not break emit
+                        _logger().exception(
+                            "handler-run observer %r raised on %r (%s)", observer, name, event
+                        )
+                return result
+            self._done(info, event, data, started, result)
+            return result
+
+        return run_async
 
     async def _finish(
         self,

@@ -18,11 +18,12 @@ A receipt's fields (``docs/observability.md`` has the table): ``hook``, ``kind``
 
 What a run costs: a teller made for the handler when the registry wraps its chain
 (:meth:`Receipts.plain_for`), or for a declarative hook when its module binds it
-(:meth:`Receipts.teller`), only queues a tuple of the run's facts on the trail
-(:meth:`~amplifier_core.audit.AuditTrail.defer`); the record is rendered (its time from the
-run's clock reading), chained, hashed and written with its batch (:meth:`Receipts.lines`).
-The text of a line up to its time, and the SHA-256 state of that text, are made once per
-hook, event, tool, decision and outcome. The application's own handlers
+(:meth:`Receipts.teller`), only appends a tuple of the run's facts to the trail's queue
+(:meth:`~amplifier_core.audit.AuditTrail.defer`, inline); the record is rendered (its time
+from the run's clock reading), chained, hashed and written with its batch
+(:meth:`Receipts.lines`). The text of a line up to its time, and the SHA-256 state of that
+text, are made once per hook, event, tool, decision and outcome; the text from its time to
+its duration once per millisecond and tool call. The application's own handlers
 (:data:`HOST_HANDLERS`) are left out of the observed chains when the capability is
 registered (:meth:`Receipts.capability_changed`): their runs cost nothing.
 
@@ -44,6 +45,7 @@ from fnmatch import fnmatchcase
 from json.encoder import encode_basestring_ascii as _text
 from typing import TYPE_CHECKING, Any, Final
 
+from .audit import BATCH as _BATCH
 from .audit import members
 from .audit import value_text as _value
 from .audit_chain import seal
@@ -182,11 +184,14 @@ class Receipts:
         function that removes it. A listener that raises is skipped."""
         self._listeners.append(listener)
         self.listening = True
+        self.trail.chain_at_once(self, True)
 
         def remove() -> None:
             if listener in self._listeners:
                 self._listeners.remove(listener)
             self.listening = bool(self._listeners)
+            if not self.listening:
+                self.trail.chain_at_once(self, False)
 
         return remove
 
@@ -261,8 +266,12 @@ class Receipts:
 
     def teller(self, hook: tuple[Any, ...]) -> Callable[[str, Mapping[str, Any], str, float], None]:
         """:meth:`ran_ok` of one declarative hook (``hook``: its :meth:`hook_of`), made once
-        for its runs: told ``(event, data, decision, duration)``, it only queues the run."""
-        defer = self.trail.defer
+        for its runs: told ``(event, data, decision, duration)``, it only queues the run's
+        tuple (:meth:`~amplifier_core.audit.AuditTrail.defer`, inline)."""
+        trail = self.trail
+        queue = trail.queue
+        append = queue.append
+        settle = trail.settle
         remember = self._remember
         name = hook[1]["hook"]
         clock = time.time
@@ -271,20 +280,22 @@ class Receipts:
             call = data.get("tool_call_id")
             if self.required and event == "tool:pre":
                 remember(call, name, "ok", None)
-            defer(
-                (
-                    self,
-                    hook,
-                    clock(),
-                    event,
-                    data.get("tool_name"),
-                    call,
-                    decision,
-                    "ok",
-                    duration,
-                    None,
-                )
+            ended = clock()
+            item = (
+                self,
+                hook,
+                ended,
+                event,
+                data.get("tool_name"),
+                call,
+                decision,
+                "ok",
+                duration,
+                None,
             )
+            append(item)
+            if len(queue) >= _BATCH or not trail.open_from <= ended < trail.open_until:
+                settle(item)
 
         return told
 
@@ -366,47 +377,47 @@ class Receipts:
 
     def lines(
         self, items: list[tuple[Any, ...]], chain_id: str, seq: int, prev: str | None
-    ) -> tuple[list[str], list[str]]:
-        """The sealed lines of queued receipts and their hashes
+    ) -> tuple[list[str], list[tuple[Any, int, str | None, str]]]:
+        """The sealed lines of queued receipts, and each as ``(item, seq, prev, hash)``
         (:class:`~amplifier_core.audit.Deferred`), their fields in :meth:`_variable`'s order.
 
         The text up to the run's time, and the SHA-256 state of it, are made once for each
-        hook, event, tool, decision and outcome seen together; each line adds its own part
-        (time, tool call, duration, chain fields) to a copy of that state."""
+        hook, event, tool, decision and outcome seen together; the text from the time to the
+        duration once for each millisecond and tool call (the hooks of one event share it);
+        each line adds its own part (duration, chain fields) to a copy of that state and is
+        made in one formatting."""
         heads = self._heads
+        head_of = self._head_of
         chained = ', "chain": "' + chain_id + '", "seq": '
         lines: list[str] = []
-        digests: list[str] = []
-        last_millis, last_text = self._last_ts
+        kept: list[tuple[Any, int, str | None, str]] = []
+        add_line = lines.append
+        add_kept = kept.append
+        mid_millis, mid_call, mid = -1, _NO_CALL, ""
         for item in items:
             try:
                 _, fixed, ended, event, tool, call, decision, outcome, duration, extra = item
-                key = (fixed[2], event, tool, decision, outcome)
-                found = heads.get(key)
+                found = heads.get((fixed[2], event, tool, decision, outcome))
                 if found is None:
-                    found = self._head_of(key)
+                    found = head_of((fixed[2], event, tool, decision, outcome))
                 millis = int(ended * 1000)
-                if millis != last_millis:
-                    last_millis, last_text = millis, self._ts(ended)
+                if millis != mid_millis or call is not mid_call:  # the next event's runs
+                    mid_millis, mid_call = millis, call
+                    mid = self._mid(ended, call)
                 micros = int(duration * 1_000_000 + 0.5)
                 took = _SHORT[micros] if 0 <= micros < 1000 else repr(micros / 1000)
-                if call is None:
-                    tail = f'{last_text}", "duration_ms": {took}'
-                else:
-                    called = _text(call) if type(call) is str else _value(call)
-                    tail = f'{last_text}", "tool_call_id": {called}, "duration_ms": {took}'
                 if extra:  # why, exit_code ...: as json.dumps writes them
                     for name, value in extra.items():
                         if value is not None:
-                            tail += f", {_value(name)}: {_value(value)}"
+                            took += f", {_value(name)}: {_value(value)}"
                 if prev is None:
-                    tail = f'{tail}{chained}{seq}, "prev": null}}'
+                    tail = f'{mid}{took}{chained}{seq}, "prev": null'
                 else:
-                    tail = f'{tail}{chained}{seq}, "prev": "{prev}"}}'
+                    tail = f'{mid}{took}{chained}{seq}, "prev": "{prev}"'
                 state = found[1].copy()
-                state.update(tail.encode())  # ASCII: every value is escaped to it
+                state.update((tail + "}").encode())  # ASCII: every value is escaped to it
                 digest = state.hexdigest()
-                line = f'{found[0]}{tail[:-1]}, "hash": "{digest}"}}'
+                add_line(f'{found[0]}{tail}, "hash": "{digest}"}}')
             except Exception:  # a value JSON refuses (a cycle): the receipt's repr
                 import logging
 
@@ -415,11 +426,18 @@ class Receipts:
                 )
                 body = "{" + members({"type": "hook_run", "unrenderable": repr(item[1:])})
                 line, digest = seal(body + chained + str(seq) + ', "prev": ' + _value(prev) + "}")
-            lines.append(line)
-            digests.append(digest)
+                add_line(line)
+            add_kept((item, seq, prev, digest))
             seq, prev = seq + 1, digest
-        self._last_ts = (last_millis, last_text)
-        return lines, digests
+        return lines, kept
+
+    def _mid(self, ended: float, call: object) -> str:
+        """A line's text from its time to its duration (``ended``: the run's Unix time,
+        ``call``: its tool call's id or ``None``)."""
+        if call is None:
+            return f'{self._ts(ended)}", "duration_ms": '
+        called = _text(call) if type(call) is str else _value(call)
+        return f'{self._ts(ended)}", "tool_call_id": {called}, "duration_ms": '
 
     def _head_of(self, key: tuple[str, Any, Any, Any, Any]) -> tuple[str, Any]:
         fixed, event, tool, decision, outcome = key
@@ -530,9 +548,13 @@ class Receipts:
 
     def plain_for(self, handler: str, event: str) -> Callable[[str, float, float, Any], None]:
         """:meth:`_plain` for one handler on one event, made when the registry wraps its
-        chain: the hook's fixed fields are resolved here, so a run only queues its tuple."""
+        chain: the hook's fixed fields are resolved here, so a run only appends its tuple to
+        the trail's queue (:meth:`~amplifier_core.audit.AuditTrail.defer`, inline)."""
         fixed = self._facts_of(handler, event)
-        defer = self.trail.defer
+        trail = self.trail
+        queue = trail.queue
+        append = queue.append
+        settle = trail.settle
         remember = self._remember
         due = event == "tool:pre"
 
@@ -540,20 +562,21 @@ class Receipts:
             call = data.get("tool_call_id")
             if due and self.required:
                 remember(call, handler, "ok", None)
-            defer(
-                (
-                    self,
-                    fixed,
-                    ended,
-                    event,
-                    data.get("tool_name"),
-                    call,
-                    action,
-                    "ok",
-                    duration,
-                    None,
-                )
+            item = (
+                self,
+                fixed,
+                ended,
+                event,
+                data.get("tool_name"),
+                call,
+                action,
+                "ok",
+                duration,
+                None,
             )
+            append(item)
+            if len(queue) >= _BATCH or not trail.open_from <= ended < trail.open_until:
+                settle(item)
 
         return told
 
@@ -627,6 +650,9 @@ class Receipts:
             for info in self.registry.registrations()
         )
 
+
+_NO_CALL: Final = object()
+"""No tool call yet (a run's ``tool_call_id`` may be ``None``)."""
 
 _SHORT: Final = tuple(f"0.{micros:03d}" for micros in range(1000))
 """The text of each duration under a millisecond, in ms to the microsecond."""

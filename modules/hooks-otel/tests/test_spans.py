@@ -139,6 +139,23 @@ async def test_the_applications_own_handlers_are_not_hook_spans(memory: Memory) 
     assert names == {"guard"}
 
 
+async def test_host_handlers_registered_again_are_resolved_then(memory: Memory) -> None:
+    """``session.host_handlers`` is resolved when it is registered, not on each run: a new
+    collection registered after mount replaces the one before."""
+    coordinator = create_test_coordinator()
+    coordinator.register_capability(HOST_HANDLERS_CAPABILITY, ["app.view"])
+    await mount(coordinator, {}, pipeline=memory.pipeline)
+    hooks = coordinator.hooks
+    for name in ("app.view", "app.notice", "guard"):
+        hooks.register("tool:pre", lambda e, d: None, name=name)
+    coordinator.register_capability(HOST_HANDLERS_CAPABILITY, ("app.notice",))
+    await _turn(hooks)
+    spans = _by_name(memory)
+    assert "hook guard" in spans
+    assert "hook app.view" in spans  # no longer the application's
+    assert "hook app.notice" not in spans
+
+
 @needs_redaction
 async def test_content_only_with_capture_content_and_redacted(memory: Memory) -> None:
     coordinator = create_test_coordinator()

@@ -73,7 +73,8 @@ class OtelHooks:
         self.config = config
         self.pipeline = pipeline
         self.registry = registry
-        self._host_handlers = host_handlers
+        self.host_handlers = host_handlers
+        self._host: Any = ()
         self._redact: Callable[[str], str] | None = None
         tracer = None
         if pipeline.tracer_provider is not None:
@@ -124,11 +125,17 @@ class OtelHooks:
         except Exception:
             logger.exception("%s: failed on %s", MODULE_ID, event)
 
+    def set_host_handlers(self, host: Any) -> None:
+        """The application's own handlers (``session.host_handlers``, a collection of handler
+        names, kept as it is: names added to it later count) are now ``host``: resolved when
+        the capability is registered, not on each run."""
+        self._host = host if host and not isinstance(host, str) and _holds(host) else ()
+
     def on_run(self, run: Any) -> None:
-        if self._host_handlers is not None:
-            host = self._host_handlers()
-            if host and run.handler in host:  # the application's own handler, not a hook
-                return
+        if self.host_handlers is not None:  # a kernel that does not say when it changes
+            self.set_host_handlers(self.host_handlers())
+        if run.handler in self._host:  # the application's own handler, not a hook
+            return
         try:
             self.tracer.on_run(run)
         except Exception:
@@ -146,6 +153,26 @@ class OtelHooks:
 
 def _identity(text: str) -> str:
     return text
+
+
+def _watch_host_handlers(hooks: OtelHooks, get_capability: Callable[..., Any]) -> None:
+    """Resolve ``session.host_handlers`` now and each time it is registered again (this
+    kernel's ``get_capability(name, watch=...)``); a kernel without it: on each run."""
+    try:
+        host = get_capability(HOST_HANDLERS_CAPABILITY, watch=hooks.set_host_handlers)
+    except TypeError:  # amplifier-core 2.0.2 takes the name only
+        hooks.host_handlers = lambda: get_capability(HOST_HANDLERS_CAPABILITY)
+    else:
+        hooks.set_host_handlers(host)
+
+
+def _holds(value: Any) -> bool:
+    """Whether ``value`` can be asked whether it holds a handler's name."""
+    try:
+        "" in value  # noqa: B015  # only whether it can answer
+    except TypeError:
+        return False
+    return True
 
 
 def _offer_traceparent(coordinator: Any, hooks: OtelHooks) -> None:
@@ -184,8 +211,9 @@ async def mount(
     built = pipeline if pipeline is not None else build_pipeline(parsed)
     registry = coordinator.hooks
     get_capability = getattr(coordinator, "get_capability", None)
-    host = (lambda: get_capability(HOST_HANDLERS_CAPABILITY)) if callable(get_capability) else None
-    hooks = OtelHooks(parsed, built, registry, host)
+    hooks = OtelHooks(parsed, built, registry)
+    if callable(get_capability):
+        _watch_host_handlers(hooks, get_capability)
     undo: list[Callable[[], Any]] = []
     for event in EVENTS:
         if event in STARTS:
