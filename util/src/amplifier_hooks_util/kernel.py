@@ -22,6 +22,8 @@ at mount (:meth:`Kernel.of`) and asks it, never the registry or the coordinator:
 * **which handlers** (:meth:`Kernel.handlers_for`): the handlers an event reaches, in order,
   where the kernel can say (ours);
 * **handler runs** (:meth:`Kernel.add_observer`): an observer told of every handler run (ours);
+* **a capability kept current** (:meth:`Kernel.watched_capability`): ours calls back each time
+  a capability is registered again; on 2.0.2 it is asked again when needed;
 * **wildcards, tried** (:func:`wildcards_reach`): whether a ``"*"`` registration reaches an
   arbitrary event on a given registry, checked by registering one and looking.
 
@@ -219,6 +221,31 @@ class Kernel:
         if not callable(add):
             return None
         return add(observer, ignore=ignore)  # type: ignore[no-any-return]
+
+    def handler_names(self) -> dict[str, list[str]]:
+        """Each event with handlers and their names (the registry's ``list_handlers()``);
+        empty where the registry cannot say."""
+        lister = getattr(self.registry, "list_handlers", None)
+        if not callable(lister):
+            return {}
+        try:
+            found = lister()
+        except Exception:
+            return {}
+        return {str(k): list(v) for k, v in found.items()} if isinstance(found, dict) else {}
+
+    def watched_capability(self, name: str, on_change: Callable[[Any], Any]) -> tuple[Any, bool]:
+        """The capability ``name`` and whether the kernel calls ``on_change`` with its new
+        value each time it is registered again (ours: ``get_capability(name, watch=...)``).
+        Where it does not (2.0.2), the caller asks :meth:`capability` again when it needs the
+        current value."""
+        get = getattr(self.coordinator, "get_capability", None)
+        if not callable(get):
+            return None, False
+        try:
+            return get(name, watch=on_change), True
+        except TypeError:  # amplifier-core 2.0.2 takes the name only
+            return self.capability(name), False
 
     def reset_turn(self) -> None:
         """Tell the kernel a new turn begins (where it counts per turn)."""

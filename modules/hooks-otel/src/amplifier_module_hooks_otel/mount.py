@@ -7,6 +7,8 @@ import logging
 from collections.abc import Callable, Mapping
 from typing import Any, Final
 
+from amplifier_hooks_util.kernel import Kernel
+
 from .config import MODULE_ID, OtelConfig, parse_config
 from .pipeline import Pipeline, build_pipeline
 from .redaction import find_redactor
@@ -67,12 +69,12 @@ class OtelHooks:
         self,
         config: OtelConfig,
         pipeline: Pipeline,
-        registry: Any,
+        kernel: Kernel,
         host_handlers: Callable[[], Any] | None = None,
     ) -> None:
         self.config = config
         self.pipeline = pipeline
-        self.registry = registry
+        self.kernel = kernel
         self.host_handlers = host_handlers
         self._host: Any = ()
         self._redact: Callable[[str], str] | None = None
@@ -100,7 +102,7 @@ class OtelHooks:
             if self.config.redaction == "off":
                 self._redact = _identity
             else:
-                self._redact = find_redactor(self.registry)
+                self._redact = find_redactor(self.kernel)
         return self._redact(text)
 
     # Sync handlers that return None: the registry calls them inline (no deadline machinery),
@@ -155,15 +157,14 @@ def _identity(text: str) -> str:
     return text
 
 
-def _watch_host_handlers(hooks: OtelHooks, get_capability: Callable[..., Any]) -> None:
+def _watch_host_handlers(hooks: OtelHooks, kernel: Kernel) -> None:
     """Resolve ``session.host_handlers`` now and each time it is registered again (this
     kernel's ``get_capability(name, watch=...)``); a kernel without it: on each run."""
-    try:
-        host = get_capability(HOST_HANDLERS_CAPABILITY, watch=hooks.set_host_handlers)
-    except TypeError:  # amplifier-core 2.0.2 takes the name only
-        hooks.host_handlers = lambda: get_capability(HOST_HANDLERS_CAPABILITY)
-    else:
+    host, watched = kernel.watched_capability(HOST_HANDLERS_CAPABILITY, hooks.set_host_handlers)
+    if watched:
         hooks.set_host_handlers(host)
+    else:
+        hooks.host_handlers = lambda: kernel.capability(HOST_HANDLERS_CAPABILITY)
 
 
 def _holds(value: Any) -> bool:
@@ -210,10 +211,10 @@ async def mount(
         return None
     built = pipeline if pipeline is not None else build_pipeline(parsed)
     registry = coordinator.hooks
-    get_capability = getattr(coordinator, "get_capability", None)
-    hooks = OtelHooks(parsed, built, registry)
-    if callable(get_capability):
-        _watch_host_handlers(hooks, get_capability)
+    kernel = Kernel.of(coordinator, registry)
+    hooks = OtelHooks(parsed, built, kernel)
+    if callable(getattr(coordinator, "get_capability", None)):
+        _watch_host_handlers(hooks, kernel)
     undo: list[Callable[[], Any]] = []
     for event in EVENTS:
         if event in STARTS:
@@ -221,19 +222,18 @@ async def mount(
         if event in ENDS:
             undo.append(registry.register(event, hooks.on_last, priority=LAST, name=MODULE_ID))
     if hooks.emit_log is not None:  # every event as a log record, as the hooks leave it
-        wildcard = callable(getattr(registry, "handlers_for", None))  # this kernel: "*"
-        for event in ("*",) if wildcard else EVENTS:
+        for event in ("*",) if kernel.wildcards else EVENTS:
             undo.append(registry.register(event, hooks.on_log, priority=LAST, name=MODULE_ID))
-    add_observer = getattr(registry, "add_observer", None)
-    if callable(add_observer):
-        undo.append(add_observer(hooks.on_run, ignore=(MODULE_ID,)))
+    remove_observer = kernel.add_observer(hooks.on_run, ignore=(MODULE_ID,))
+    if remove_observer is not None:
+        undo.append(remove_observer)
     else:
         logger.info(
             "%s: this kernel does not report handler runs (no HookRegistry.add_observer): "
             "no hook spans or hook metrics",
             MODULE_ID,
         )
-    receipts = get_capability(RECEIPTS_CAPABILITY) if callable(get_capability) else None
+    receipts = kernel.capability(RECEIPTS_CAPABILITY)
     add_listener = getattr(receipts, "add_listener", None)
     if callable(add_listener):  # every receipt as an event on its span
         undo.append(add_listener(hooks.on_receipt))

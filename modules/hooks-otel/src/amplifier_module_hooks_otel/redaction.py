@@ -13,6 +13,8 @@ import logging
 from collections.abc import Callable
 from typing import Any
 
+from amplifier_hooks_util.kernel import Kernel
+
 from .config import MODULE_ID
 
 __all__ = ["find_redactor"]
@@ -22,17 +24,16 @@ logger = logging.getLogger("amplifier_module_hooks_otel")
 REDACTION_MODULE = "hooks-redaction"
 
 
-def _mounted(registry: Any) -> Any:
-    """The redactor of the hooks-redaction handler registered on ``registry``, if any."""
-    handlers_for = getattr(registry, "handlers_for", None)
-    list_handlers = getattr(registry, "list_handlers", None)
-    if not callable(handlers_for) or not callable(list_handlers):
+def _mounted(kernel: Kernel) -> Any:
+    """The redactor of the hooks-redaction handler registered on the kernel's registry, if
+    any (a kernel that cannot list handlers' objects, 2.0.2: none)."""
+    if not kernel.rich:
         return None
     try:
-        for event, names in list_handlers().items():
+        for event, names in kernel.handler_names().items():
             if REDACTION_MODULE not in names:
                 continue
-            for info in handlers_for(event):
+            for info in kernel.handlers_for(event):
                 owner = getattr(getattr(info, "handler", None), "__self__", None)
                 redactor = getattr(owner, "redactor", None)
                 if info.name == REDACTION_MODULE and callable(getattr(redactor, "redact", None)):
@@ -48,9 +49,10 @@ def _default() -> Any:
     return shared_redactor(RedactionConfig())  # compiled once per process
 
 
-def find_redactor(registry: Any) -> Callable[[str], str]:
-    """A ``str -> str`` redaction of attribute values."""
-    redactor = _mounted(registry) or _default()
+def find_redactor(kernel: Kernel) -> Callable[[str], str]:
+    """A ``str -> str`` redaction of attribute values: the mounted hooks-redaction's, else
+    the default rules'."""
+    redactor = _mounted(kernel) or _default()
 
     def redact(text: str) -> str:
         try:
