@@ -242,6 +242,18 @@ ACTING = [
     "TIMEFORMAT",
     "MALLOC_ARENA_MAX",
     "AWS_ENDPOINT_URL",
+    "CURL_CA_BUNDLE",
+    "AWS_CA_BUNDLE",
+    "GTK_MODULES",
+    "GIO_EXTRA_MODULES",
+    "DJANGO_SETTINGS_MODULE",
+    "FLASK_APP",
+    "TCL_LIBRARY",
+    "GST_PLUGIN_PATH_1_0",
+    "GST_PLUGIN_SYSTEM_PATH_1_0",
+    "TEXINPUTS",
+    "KRB5CCNAME",
+    "JULIA_PROJECT",
 ]
 
 
@@ -255,7 +267,8 @@ def test_variables_that_act_on_the_programs_reading_them_are_refused(name: str) 
 CLASS_ENDS = st.sampled_from(
     ["DIR", "_DIR", "DIRS", "FILE", "_FILE", "LOGFILE", "_LOG", "TMP", "_TEMP", "_ROOT",
      "_PREFIX", "_CACHE", "_SOCK", "_SOCKET", "DISPLAY", "_PROXY", "_ADDRESS", "_ENDPOINT",
-     "RUNPARAM", "_PARAM", "_TUNABLES", "_DEBUG"]
+     "RUNPARAM", "_PARAM", "_TUNABLES", "_DEBUG", "_MODULE", "_MODULES", "_PLUGINS",
+     "_LIBRARY", "INPUTS", "_APP", "_CA_BUNDLE", "_CAINFO", "_CERTS", "_PATH_1_0", "_OPTS_2"]
 )  # fmt: skip
 
 

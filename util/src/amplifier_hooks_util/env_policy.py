@@ -43,6 +43,10 @@ reason for each refusal. Refused are:
   in ``DIR``, ``FILE``, ``TMP``, ``ROOT``, ``PREFIX``, ``SOCKET`` ...: ``TMPDIR``, ``TZDIR``,
   ``SSLKEYLOGFILE``); where a program connects (``DISPLAY``, ``*_PROXY``, ``*_ENDPOINT``,
   ``*_ADDRESS``); a runtime's parameters (``OCAMLRUNPARAM``, ``*TUNABLES``, ``MALLOC_*``);
+  code a program loads by name or what it trusts (``*_MODULE(S)``, ``*_PLUGIN(S)``,
+  ``*LIBRARY``, ``*INPUTS``, ``*_APP``, ``*CA_BUNDLE``, ``*CAINFO``, ``KRB5*``, ``GTK*``,
+  ``QT_*``: ``DJANGO_SETTINGS_MODULE``, ``FLASK_APP``, ``CURL_CA_BUNDLE``); a version at the
+  end of a name read away (``GST_PLUGIN_PATH_1_0`` is a ``*PATH``);
   ``TZ`` naming a file. Only the output switches ``PYTHONUNBUFFERED``, ``PYTHONIOENCODING``,
   ``PYTHONUTF8``, ``PYTHONHASHSEED``, ``PYTHONFAULTHANDLER`` are let through of an
   interpreter's variables.
@@ -367,6 +371,15 @@ _ENDPOINT_INFIXES: Final = ("ENDPOINT", "PROXY_")
 # options by another name
 _RUNTIME_PREFIXES: Final = ("MALLOC_", "OCAML", "GHCRTS", "ERL", "GC_", "MONO_", "WINE")
 _RUNTIME_SUFFIXES: Final = ("PARAM", "PARAMS", "TUNABLES", "RTS", "_DEBUG")
+# code a program loads by the name it is given (GTK_MODULES, DJANGO_SETTINGS_MODULE,
+# FLASK_APP, TCL_LIBRARY, TEXINPUTS), and what a program trusts (CURL_CA_BUNDLE, KRB5CCNAME)
+_LOAD_SUFFIXES: Final = (
+    "MODULE", "MODULES", "_PLUGIN", "_PLUGINS", "LIBRARY", "LIBRARIES", "INPUTS", "_APP",
+    "EXTENSIONS", "CA_BUNDLE", "CAINFO", "CAPATH", "_CERT", "_CERTS", "CCNAME", "KEYRING",
+)  # fmt: skip
+_LOAD_PREFIXES: Final = ("KRB5", "JULIA_", "GST_", "GTK", "GIO_", "GDK_", "QT_", "TEX")
+# a version at the end of a name is not its meaning (GST_PLUGIN_PATH_1_0 is a PATH)
+_VERSION_TAIL: Final = re.compile(r"(?:_[0-9]+)+$")
 # a value a program reads as a file or directory: TZ=:/path, an absolute or home path
 _PATH_VALUE: Final = re.compile(r"^:?(?:/|~)")
 
@@ -378,6 +391,12 @@ def variable_class(name: str, value: str = "") -> str | None:
     upper = name.upper()
     if upper in _HARMLESS or upper == _SEARCH_PATH:
         return None
+    bare = _VERSION_TAIL.sub("", upper)
+    if bare != upper and (risky_name(bare) or option_variable(bare)):
+        return "it can change which program runs or what code a program loads"
+    upper = bare or upper
+    if upper.endswith(_LOAD_SUFFIXES) or upper.startswith(_LOAD_PREFIXES):
+        return "it names code a program loads, or what it trusts"
     if name in _SHELL_NAMES or upper in _SHELL_NAMES or upper.startswith(_SHELL_PREFIXES):
         return "the shell running the command reads it"
     if (
