@@ -38,6 +38,7 @@ from .shell import _bash_input, comment_at, comment_end, scan_command, words
 __all__ = ["Invocation", "invocations", "runs_commands"]
 
 _MAX_DEPTH: Final = 4
+_VIA_SHOWN: Final = 16
 _ASSIGNMENT: Final = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:\[[^\]]*\])?\+?=")
 _REDIRECT: Final = re.compile(r"[0-9]*(?:[<>]|&>|>>|<<<?|<&|>&|>\||<>)")
 _REDIRECT_ONLY: Final = re.compile(r"(?:[0-9]*|&)(?:>>?|<<?<?|<>|>\||>&|<&|&>>?)")
@@ -89,6 +90,7 @@ _SUBCOMMAND_RUNNERS: Final[dict[str, frozenset[str]]] = {
 }
 # Builtins that evaluate text given in their arguments, or read commands from a file.
 _CODE_BUILTINS: Final = frozenset({"source", ".", "bind", "enable", "fc", "complete", "compgen"})
+_BUILTINS_READ: Final = frozenset({*_CODE_BUILTINS, "trap", "alias", "mapfile", "readarray"})
 _FIND_RUN: Final = frozenset({"-exec", "-execdir", "-ok", "-okdir"})
 # bash's reserved words that may come before a command (``coproc`` and ``function`` take a
 # name first: see :func:`_simple`).
@@ -463,6 +465,12 @@ def _git(
     )
 
 
+def _through(via: tuple[str, ...], name: str) -> tuple[str, ...]:
+    """``via`` with the wrapper ``name`` added: the first :data:`_VIA_SHOWN` wrappers are
+    kept, so a chain of thousands (``nice nice ...``) is read in time linear in its length."""
+    return (*via, name) if len(via) < _VIA_SHOWN else via
+
+
 def _simple(argv: list[str], via: tuple[str, ...], depth: int) -> list[Invocation]:
     """The invocations of one simple command's words."""
     argv, files = _strip_redirections(argv)
@@ -491,7 +499,7 @@ def _simple(argv: list[str], via: tuple[str, ...], depth: int) -> list[Invocatio
         name = word.rsplit("/", 1)[-1]
         if name == "eval":
             return found + _text(" ".join(argv[i + 1 :]), (*via, name), depth + 1)
-        builtin = _builtin(name, argv[i + 1 :], via, depth)
+        builtin = _builtin(name, argv[i + 1 :], via, depth) if name in _BUILTINS_READ else None
         if builtin is not None:
             return found + builtin
         if name in _OPAQUE_RUNNERS and i + 1 < len(argv):
@@ -504,7 +512,7 @@ def _simple(argv: list[str], via: tuple[str, ...], depth: int) -> list[Invocatio
             if start >= len(argv) or argv[start].startswith("-"):
                 reason = f"{name} runs a command given after options not read here"
                 return [*found, _opaque(reason, via)]
-            via, i = (*via, " ".join(argv[i:start])), start
+            via, i = _through(via, " ".join(argv[i:start])), start
             continue
         if name in _SHELLS and name != "busybox":
             return found + _shell(argv, i, name, via, depth, files)
@@ -535,7 +543,7 @@ def _simple(argv: list[str], via: tuple[str, ...], depth: int) -> list[Invocatio
             while start < len(argv) and name == "env" and _ASSIGNMENT.match(argv[start]):
                 assignments.append(argv[start].split("=", 1)[0])
                 start += 1
-            via, i = (*via, name), start
+            via, i = _through(via, name), start
             continue
         if name == "parallel":
             rest = argv[i + 1 :]
