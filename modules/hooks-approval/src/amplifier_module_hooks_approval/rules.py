@@ -83,6 +83,7 @@ BUILTIN_RULES: Final = (
 Source = Literal["rule", "default_action", "other_tools_action"]
 
 _EMBEDDED_WORDS: Final = 64  # the words of a command searched for a rule's program
+_NOTHING: Final = Parsed((), ())
 _CODE_DEPTH: Final = 2  # code that runs code that runs code, searched for a rule's command
 
 
@@ -171,6 +172,11 @@ class Rule:
                         or self._code_runs_rule(found, depth + 1)
                     ):
                         return True
+            # a literal that is code again (exec("os.system('rm -rf x')")): the literals are
+            # disjoint parts of the body, so each level reads at most the body's length
+            inner = tuple(word for word in words if any(q in word for q in "\"'`"))
+            if inner and self._code_runs_rule(Invocation("", (), _NOTHING, code=inner), depth + 1):
+                return True
         return False
 
     def runs_as_rule(self, run: Invocation) -> bool:
