@@ -60,7 +60,7 @@ UNITS = {
     "alias": "alias a='rm -rf x'; ",
     "forced pushes": "git push -f o m; ",
     "code naming commands": 'python3 -c \'os.system("rm -r x"); run(["git", "push"])\'; ',
-    "code in code": "python3 -c \"exec('os.system(\\\"rm -r x\\\")')\"; ",
+    "code in code": 'python3 -c "exec(\'os.system(\\"rm -r x\\")\')"; ',
     "here-string to a shell": "bash <<< 'rm -r x'; ",
     "runner after an unknown wrapper": "w find x -delete ",
     "interpreter after an unknown wrapper": "w python3 -c x ",
