@@ -223,3 +223,78 @@ def test_a_value_climbing_out_of_a_directory_is_refused_whatever_the_name(
 @pytest.mark.parametrize("value", ["1.2.3", "x..y", "v2..v3", "a...b", "https://e.x/a..b"])
 def test_dots_inside_a_word_are_data(value: str) -> None:
     assert review({"RELEASE": value}).allowed == {"RELEASE": value}
+
+
+ACTING = [
+    "TMPDIR",
+    "DISPLAY",
+    "TZDIR",
+    "PYTHONDONTWRITEBYTECODE",
+    "COMP_WORDBREAKS",
+    "OCAMLRUNPARAM",
+    "SSLKEYLOGFILE",
+    "http_proxy",
+    "HTTPS_PROXY",
+    "WAYLAND_DISPLAY",
+    "DBUS_SESSION_BUS_ADDRESS",
+    "XAUTHORITY",
+    "HISTCONTROL",
+    "TIMEFORMAT",
+    "MALLOC_ARENA_MAX",
+    "AWS_ENDPOINT_URL",
+    "CURL_CA_BUNDLE",
+    "AWS_CA_BUNDLE",
+    "GTK_MODULES",
+    "GIO_EXTRA_MODULES",
+    "DJANGO_SETTINGS_MODULE",
+    "FLASK_APP",
+    "TCL_LIBRARY",
+    "GST_PLUGIN_PATH_1_0",
+    "GST_PLUGIN_SYSTEM_PATH_1_0",
+    "TEXINPUTS",
+    "KRB5CCNAME",
+    "JULIA_PROJECT",
+]
+
+
+@pytest.mark.parametrize("name", ACTING)
+def test_variables_that_act_on_the_programs_reading_them_are_refused(name: str) -> None:
+    judged = review({name: "1"})
+    assert name not in judged.allowed
+    assert [r.name for r in judged.refused] == [name]
+
+
+CLASS_ENDS = st.sampled_from(
+    ["DIR", "_DIR", "DIRS", "FILE", "_FILE", "LOGFILE", "_LOG", "TMP", "_TEMP", "_ROOT",
+     "_PREFIX", "_CACHE", "_SOCK", "_SOCKET", "DISPLAY", "_PROXY", "_ADDRESS", "_ENDPOINT",
+     "RUNPARAM", "_PARAM", "_TUNABLES", "_DEBUG", "_MODULE", "_MODULES", "_PLUGINS",
+     "_LIBRARY", "INPUTS", "_APP", "_CA_BUNDLE", "_CAINFO", "_CERTS", "_PATH_1_0", "_OPTS_2"]
+)  # fmt: skip
+
+
+@settings(max_examples=300, derandomize=True, deadline=None)
+@given(
+    stem=st.from_regex(r"[A-Z][A-Z0-9]{0,8}", fullmatch=True),
+    end=CLASS_ENDS,
+    lower=st.booleans(),
+    value=st.text(alphabet="abc/.:019", max_size=12),
+)
+def test_a_name_that_says_where_a_program_reads_writes_or_connects_is_refused(
+    stem: str, end: str, lower: bool, value: str
+) -> None:
+    """A name of a class that acts on the programs reading it (a place they read or write, a
+    place they connect to, a runtime's parameters) is refused whatever the stem and value:
+    the class is read from the name's shape, not from a list of the names seen."""
+    name = stem + end
+    name = name.lower() if lower else name
+    judged = review({name: value})
+    assert name not in judged.allowed
+
+
+@pytest.mark.parametrize("value", [":/etc/evil", "/home/me/zone", "~/zone"])
+def test_a_time_zone_naming_a_file_is_refused(value: str) -> None:
+    assert "TZ" not in review({"TZ": value}).allowed
+
+
+def test_a_time_zone_by_name_is_data() -> None:
+    assert review({"TZ": "Europe/Paris"}).allowed == {"TZ": "Europe/Paris"}

@@ -59,6 +59,16 @@ UNITS = {
     "trap text": "trap 'rm -rf x' EXIT; ",
     "alias": "alias a='rm -rf x'; ",
     "forced pushes": "git push -f o m; ",
+    "code naming commands": 'python3 -c \'os.system("rm -r x"); run(["git", "push"])\'; ',
+    "code in code": 'python3 -c "exec(\'os.system(\\"rm -r x\\")\')"; ',
+    "here-string to a shell": "bash <<< 'rm -r x'; ",
+    "runner after an unknown wrapper": "w find x -delete ",
+    "interpreter after an unknown wrapper": "w python3 -c x ",
+    "wrappers in a row": "nice ",
+    "runners in a row": "uv run ",
+    "brace lists": "cat {a,b}{c,d}{e,f}{g,h}{i,j} ",
+    "brace openings": "cat {a,{b,{c,",
+    "plumbing pushes": "git send-pack --for o m; /usr/lib/git-core/git-push o; ",
 }
 
 

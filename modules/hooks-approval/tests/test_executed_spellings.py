@@ -136,6 +136,18 @@ def _q(text: str) -> str:
     return shlex.quote(text)
 
 
+def _split(command: str) -> list[str]:
+    """``command``'s words as an argument list (what cannot be split is one word)."""
+    try:
+        return shlex.split(command)
+    except ValueError:
+        return [command]
+
+
+def _system(command: str) -> str:
+    return f"import os; os.system({command!r})"
+
+
 def _arith(command: str) -> str:
     return _q(f"a[$({command})]")
 
@@ -168,6 +180,17 @@ GRAMMAR: dict[str, Any] = {
     "perl -e": lambda c, n: f"C={_q(c)} perl -e 'system($ENV{{C}})'",
     "awk": lambda c, n: f"C={_q(c)} awk 'BEGIN{{system(ENVIRON[\"C\"])}}'",
     "sed e": lambda c, n: f"printf 'x\\n' | sed -n {_q('1e ' + c)}",
+    "python stdin": lambda c, n: f"/usr/bin/python3 /dev/stdin <<< {_q(_system(c))}",
+    "python -": lambda c, n: f"/usr/bin/python3 - <<< {_q(_system(c))}",
+    "python list": lambda c, n: (
+        "/usr/bin/python3 -c " + _q(f"import subprocess; subprocess.run({_split(c)!r})")
+    ),
+    "perl system": lambda c, n: f"perl -e {_q(f'system({c!r})')}",
+    "perl list": lambda c, n: f"perl -e {_q('system(' + ', '.join(map(repr, _split(c))) + ')')}",
+    "node execSync": lambda c, n: (
+        "node -e " + _q(f"require('child_process').execSync({json.dumps(c)}, {{stdio: 'inherit'}})")
+    ),
+    "bash here-string": lambda c, n: f"bash <<< {_q(c)}",
     "setpriv": lambda c, n: f"setpriv {c}",
     "setarch": lambda c, n: f"setarch $(uname -m) {c}",
     "unknown wrapper": lambda c, n: f"{_WRAPPER} {c}",
@@ -181,6 +204,24 @@ PROGRAM_PREFIXES = st.sampled_from(
     ["", "", "", "env ", "command ", "nice ", "nice -n 3 ", "timeout 20 ", "exec ",
      "env -u FOO ", "X=1 ", "env X=1 ", "nohup ", "time "]
 )  # fmt: skip
+
+
+# Interpreters given code that spells the command out (a literal string or argument list,
+# a here-string read as the program): a deny rule denies them, it does not merely ask.
+CODE_NAMING = ("python stdin", "python -", "python list", "perl system", "perl list",
+               "node execSync", "bash here-string")  # fmt: skip
+
+
+def _named(execution: Execution, decision: str) -> bool:
+    """``execution`` reached the command through one of :data:`CODE_NAMING`'s plain forms
+    and was not denied."""
+    plain = execution.command.startswith(
+        ("/usr/bin/python3 /dev/stdin", "/usr/bin/python3 - ", "/usr/bin/python3 -c 'import "
+         "subprocess; subprocess.run([", "perl -e 'system(", "node -e ", "bash <<< ")
+    )  # fmt: skip
+    # git configuration given with -c (an alias, a refspec) is only known when git runs: asked
+    unknowable = ("$", "`", " -c ")
+    return plain and decision != "deny" and not any(u in execution.command for u in unknowable)
 
 
 # ---------------------------------------------------------------- git push --force (deny)
@@ -217,9 +258,14 @@ def push_spellings(draw: st.DrawFn) -> str:
     subcommand = draw(
         st.sampled_from(
             ["push", "push", "push", "-c alias.pu=push pu", "-c remote.origin.mirror=true push",
-             "-c remote.origin.push=+refs/heads/*:refs/heads/* push"]
+             "-c remote.origin.push=+refs/heads/*:refs/heads/* push", "send-pack", "send-pack"]
         )
     )  # fmt: skip
+    if subcommand == "send-pack":  # the plumbing takes the remote's path, not its name
+        args = args.replace("origin", "../remote.git")
+    if subcommand in ("push", "send-pack") and draw(st.integers(0, 7)) == 0:
+        dashed = draw(st.sampled_from(["/usr/lib/git-core/git-", "PATH=/usr/lib/git-core git-"]))
+        program, globals_, subcommand = f"{dashed}{subcommand}", [], ""  # git's own program
     command = f"{draw(PROGRAM_PREFIXES)}{program} {' '.join(globals_)} {subcommand} {args}"
     if draw(st.integers(0, 9)) == 0:
         words = args.split()
@@ -287,6 +333,9 @@ def test_every_forced_push_is_denied_or_asked(
         allowed = sorted({e.command for e, decision, hit in rows if hit and decision == "allow"})
         assert not allowed, f"{name}: forced pushes allowed: {allowed} ({figures})"
         assert figures["executed"] > 0
+        if name == "glob":
+            named = [e.command for e, decision, hit in rows if hit and _named(e, decision)]
+            assert not named, f"code naming a forced push not denied: {named[:5]}"
 
 
 # ---------------------------------------------------------------- rm -rf (deny)
@@ -303,7 +352,8 @@ def rm_spellings(draw: st.DrawFn) -> str:
         st.lists(
             st.sampled_from(["-r", "-R", "--recursive", "--rec", "--recu", "-f", "--force",
                              "--forc", "--f", "-rf", "-fr", "-Rf", "-fR", "-rfv", "-vfr",
-                             "-v", "-i", "-d", "--verbose", "--one-file-system", "-I"]),
+                             "-v", "-i", "-d", "--verbose", "--one-file-system", "-I", "--",
+                             "--interactive=never"]),
             max_size=3,
         )
     )  # fmt: skip
@@ -380,6 +430,8 @@ def test_every_executed_rm_rf_is_denied_or_asked(
     allowed = [(e.command, e.records) for e, decision, hit in rows if hit and decision == "allow"]
     assert not allowed, f"rm -rf executed and allowed: {allowed[:5]} ({figures})"
     assert figures["executed"] > 0
+    named = [e.command for e, decision, hit in rows if hit and _named(e, decision)]
+    assert not named, f"code naming rm -rf executed and not denied: {named[:5]}"
 
 
 # ---------------------------------------------------------------- sed -n * / sort * (allow)
@@ -477,6 +529,7 @@ def read_spellings(draw: st.DrawFn) -> str:
     target = draw(
         st.sampled_from(
             [".env", "./.env", "sub/../.env", ".en?", ".e*", "'.env'", '"$PWD/.env"', "[.]env",
+             "{.env,notes.txt}", ".en{v,x}", ".e{n,}v", "{notes.txt,sub}",
              "notes.txt", "sub/readme", "sub", "."]
         )
     )  # fmt: skip
@@ -486,7 +539,11 @@ def read_spellings(draw: st.DrawFn) -> str:
              "grep -r MARK {t}", "grep -R MARK {t}", "grep --recursive MARK {t}",
              "cp {t} out.txt", "cp -r {t} outdir", "git diff --no-index /dev/null {t}",
              "git diff --no-index -- /dev/null {t}", "ls {t}", "ls -la {t}", "wc -c {t}",
-             "cat -- {t}", "cat < {t}", "git status {t}", "git log {t}"]
+             "cat -- {t}", "cat < {t}", "git status {t}", "git log {t}",
+             "sort --files0-from=list0", "sort --files0=list0", "sort --fil list0",
+             "tar -cf - -T names", "tar -cT names -f -", "tar --files-from=names -cf -",
+             "wc --files0-from=list0", "grep -r MARK", "grep -rn MARK --exclude-dir=x",
+             "grep -R -e MARK"]
         )
     )  # fmt: skip
     command = program.format(t=target)
@@ -500,6 +557,8 @@ def secrets_template(tmp_path_factory: pytest.TempPathFactory) -> Path:
     (work / "sub").mkdir(parents=True)
     (work / ".env").write_text(f"TOKEN={MARKER}\n")
     (work / "notes.txt").write_text("notes\n")
+    (work / "list0").write_text(".env\0")  # file names read by the program, not its words
+    (work / "names").write_text(".env\n")
     (work / "sub" / "readme").write_text("readme\n")
     subprocess.run(["git", "init", "-q", str(work)], check=True)
     return root
@@ -524,7 +583,7 @@ def test_no_approval_reads_a_protected_file(
             {"rules": [*readme_rules(),
                        {"name": "readers", "action": "allow",
                         "command": ["cat *", "head *", "tail *", "less *", "grep *", "cp *",
-                                    "wc *"]}]}
+                                    "wc *", "sort *", "tar *"]}]}
         )
     )  # fmt: skip
     rows = [(e, decide(ruleset, e.command, str(workspace)), e.effect == "leaked") for e in done]

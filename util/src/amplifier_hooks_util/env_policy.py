@@ -36,7 +36,20 @@ reason for each refusal. Refused are:
   (``PYTEST_``, ``TOX_``, ``COVERAGE_``, ``MAVEN_`` ...), the programs' own (``LESS``,
   ``GZIP``, ``XZ_OPT``, ``PARALLEL``, ``TAR_OPTIONS`` ...), and any variable whose value holds
   an option word (``-x``, ``--name``): ``PYTEST_ADDOPTS=--basetemp=DIR`` would make an
-  approved ``pytest -q`` empty DIR.
+  approved ``pytest -q`` empty DIR;
+* every variable whose name says it acts on the programs that read it
+  (:func:`variable_class`): the shell's own variables (bash's, ``COMP_WORDBREAKS``,
+  ``HISTCONTROL``, ``TIMEFORMAT`` ...); a place a program reads or writes files (a name ending
+  in ``DIR``, ``FILE``, ``TMP``, ``ROOT``, ``PREFIX``, ``SOCKET`` ...: ``TMPDIR``, ``TZDIR``,
+  ``SSLKEYLOGFILE``); where a program connects (``DISPLAY``, ``*_PROXY``, ``*_ENDPOINT``,
+  ``*_ADDRESS``); a runtime's parameters (``OCAMLRUNPARAM``, ``*TUNABLES``, ``MALLOC_*``);
+  code a program loads by name or what it trusts (``*_MODULE(S)``, ``*_PLUGIN(S)``,
+  ``*LIBRARY``, ``*INPUTS``, ``*_APP``, ``*CA_BUNDLE``, ``*CAINFO``, ``KRB5*``, ``GTK*``,
+  ``QT_*``: ``DJANGO_SETTINGS_MODULE``, ``FLASK_APP``, ``CURL_CA_BUNDLE``); a version at the
+  end of a name read away (``GST_PLUGIN_PATH_1_0`` is a ``*PATH``);
+  ``TZ`` naming a file. Only the output switches ``PYTHONUNBUFFERED``, ``PYTHONIOENCODING``,
+  ``PYTHONUTF8``, ``PYTHONHASHSEED``, ``PYTHONFAULTHANDLER`` are let through of an
+  interpreter's variables.
 
 Names are compared in upper case (``npm_config_*`` is ``NPM_CONFIG_*``). What is not
 refused is plain data a program reads (``NODE_ENV=production``, ``API_URL=...``).
@@ -51,7 +64,7 @@ import stat
 from collections.abc import Mapping
 from typing import Final
 
-__all__ = ["Refusal", "Review", "option_variable", "review", "risky_name"]
+__all__ = ["Refusal", "Review", "option_variable", "review", "risky_name", "variable_class"]
 
 _NAMES: Final = frozenset(
     {
@@ -258,7 +271,6 @@ _HARMLESS: Final = frozenset(
         "GIT_COMMITTER_DATE",
         "GIT_TERMINAL_PROMPT",
         "PYTHONUNBUFFERED",
-        "PYTHONDONTWRITEBYTECODE",
         "PYTHONIOENCODING",
         "PYTHONUTF8",
         "PYTHONHASHSEED",
@@ -328,6 +340,78 @@ _SEARCH_PATH: Final = "PATH"
 # own (a version manager's versions/) is led out of it, into the project.
 _CLIMBS: Final = re.compile(r"(?:^|[/\\:=\s])\.\.(?:[/\\:\s]|$)")
 _VALID_NAME: Final = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+
+# What else a variable does to the programs that read it, by class (the name's shape says
+# which; a name of no class is the project's own data):
+# the shell's own variables (bash's manual, "Shell Variables"): completion, history, timing,
+# mail checks, the shell's identity; a command's shell reads them before any rule's program.
+_SHELL_NAMES: Final = frozenset(
+    {"BASH", "BASHPID", "CHILD_MAX", "COLUMNS", "COPROC", "DIRSTACK", "EMACS", "EPOCHREALTIME",
+     "EPOCHSECONDS", "EUID", "FCEDIT", "FIGNORE", "FUNCNAME", "FUNCNEST", "GROUPS", "HISTCMD",
+     "HISTCONTROL", "HISTFILESIZE", "HISTIGNORE", "HISTSIZE", "HISTTIMEFORMAT", "HOSTFILE",
+     "HOSTNAME", "HOSTTYPE", "IGNOREEOF", "LINENO", "MACHTYPE", "MAIL", "MAILCHECK", "MAILPATH",
+     "MAPFILE", "OLDPWD", "OPTARG", "OPTERR", "OPTIND", "OSTYPE", "PIPESTATUS", "PPID",
+     "PROMPT_DIRTRIM", "PWD", "RANDOM", "READLINE_ARGUMENT", "READLINE_LINE", "READLINE_MARK",
+     "READLINE_POINT", "REPLY", "SECONDS", "SHLVL", "SRANDOM", "TIMEFORMAT", "UID", "HISTCHARS",
+     "auto_resume", "histchars", "TMPDIR", "TEXTDOMAIN", "TEXTDOMAINDIR"}
+)  # fmt: skip
+_SHELL_PREFIXES: Final = ("COMP_", "COMPREPLY", "READLINE_")
+# where a program reads or writes files: a temporary or data directory (TMPDIR, TZDIR), a
+# file it appends to (SSLKEYLOGFILE writes TLS session keys), a socket it talks through
+_LOCATION_SUFFIXES: Final = (
+    "DIR", "DIRS", "FILE", "FILES", "_LOG", "LOGFILE", "LOGDIR", "TMP", "TEMP", "ROOT",
+    "PREFIX", "CACHE", "SOCK", "SOCKET", "AUTHORITY", "DB", "DATABASE",
+)  # fmt: skip
+_LOCATION_NAMES: Final = frozenset({"TMP", "TEMP", "TEMPDIR", "TMPDIR", "XAUTHORITY"})
+# where a program connects: an X or Wayland display, a proxy, a bus, a service endpoint
+_ENDPOINT_NAMES: Final = frozenset({"DISPLAY", "NO_PROXY"})
+_ENDPOINT_SUFFIXES: Final = ("DISPLAY", "PROXY", "_ADDRESS", "_ENDPOINT", "_ENDPOINT_URL")
+_ENDPOINT_INFIXES: Final = ("ENDPOINT", "PROXY_")
+# a runtime's own parameters and tunables (OCAMLRUNPARAM, GLIBC_TUNABLES, MALLOC_ARENA_MAX):
+# options by another name
+_RUNTIME_PREFIXES: Final = ("MALLOC_", "OCAML", "GHCRTS", "ERL", "GC_", "MONO_", "WINE")
+_RUNTIME_SUFFIXES: Final = ("PARAM", "PARAMS", "TUNABLES", "RTS", "_DEBUG")
+# code a program loads by the name it is given (GTK_MODULES, DJANGO_SETTINGS_MODULE,
+# FLASK_APP, TCL_LIBRARY, TEXINPUTS), and what a program trusts (CURL_CA_BUNDLE, KRB5CCNAME)
+_LOAD_SUFFIXES: Final = (
+    "MODULE", "MODULES", "_PLUGIN", "_PLUGINS", "LIBRARY", "LIBRARIES", "INPUTS", "_APP",
+    "EXTENSIONS", "CA_BUNDLE", "CAINFO", "CAPATH", "_CERT", "_CERTS", "CCNAME", "KEYRING",
+)  # fmt: skip
+_LOAD_PREFIXES: Final = ("KRB5", "JULIA_", "GST_", "GTK", "GIO_", "GDK_", "QT_", "TEX")
+# a version at the end of a name is not its meaning (GST_PLUGIN_PATH_1_0 is a PATH)
+_VERSION_TAIL: Final = re.compile(r"(?:_[0-9]+)+$")
+# a value a program reads as a file or directory: TZ=:/path, an absolute or home path
+_PATH_VALUE: Final = re.compile(r"^:?(?:/|~)")
+
+
+def variable_class(name: str, value: str = "") -> str | None:
+    """What a variable ``name=value`` does to the programs that read it, beyond running or
+    loading code and passing options (those are :func:`risky_name`, :func:`option_variable`):
+    the phrase saying so, or ``None`` for the project's own data."""
+    upper = name.upper()
+    if upper in _HARMLESS or upper == _SEARCH_PATH:
+        return None
+    bare = _VERSION_TAIL.sub("", upper)
+    if bare != upper and (risky_name(bare) or option_variable(bare)):
+        return "it can change which program runs or what code a program loads"
+    upper = bare or upper
+    if upper.endswith(_LOAD_SUFFIXES) or upper.startswith(_LOAD_PREFIXES):
+        return "it names code a program loads, or what it trusts"
+    if name in _SHELL_NAMES or upper in _SHELL_NAMES or upper.startswith(_SHELL_PREFIXES):
+        return "the shell running the command reads it"
+    if (
+        upper in _ENDPOINT_NAMES
+        or upper.endswith(_ENDPOINT_SUFFIXES)
+        or any(part in upper for part in _ENDPOINT_INFIXES)
+    ):
+        return "it changes where a program connects"
+    if upper in _LOCATION_NAMES or upper.endswith(_LOCATION_SUFFIXES):
+        return "it changes where a program reads or writes files"
+    if upper.startswith(_RUNTIME_PREFIXES) or upper.endswith(_RUNTIME_SUFFIXES):
+        return "it sets a program's runtime parameters"
+    if upper == "TZ" and _PATH_VALUE.match(value):
+        return "it names a file a program reads"
+    return None
 
 
 def risky_name(name: str) -> bool:
@@ -452,6 +536,10 @@ def review(variables: Mapping[str, str], *, project_dir: str | None = None) -> R
                     "it hands a program options or arguments the command text does not show",
                 )
             )
+            continue
+        what = variable_class(name, value)
+        if what is not None:
+            refused.append(Refusal(name, what))
             continue
         allowed[name] = value
     return Review(allowed, tuple(refused))

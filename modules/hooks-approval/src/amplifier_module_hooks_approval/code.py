@@ -74,12 +74,36 @@ _INLINE: Final[dict[str, tuple[str, frozenset[str]]]] = {
     "rsync": ("e", frozenset({"rsh", "rsync-path"})),
     "make": ("", frozenset({"eval"})),
     "sort": ("", frozenset({"compress-program"})),
+    "julia": ("eE", frozenset({"eval", "print"})),
+    "guile": ("c", frozenset()),
+    "racket": ("e", frozenset({"eval", "require-script"})),
+    "sbcl": ("", frozenset({"eval", "load", "script"})),
+    "clisp": ("x", frozenset()),
+    "elixir": ("e", frozenset({"eval"})),
+    "iex": ("e", frozenset({"eval"})),
+    "groovy": ("e", frozenset()),
+    "pwsh": ("c", frozenset({"command"})),
+    "powershell": ("c", frozenset({"command"})),
+    "nu": ("c", frozenset({"commands"})),
+    "xonsh": ("c", frozenset()),
+    "jrunscript": ("e", frozenset()),
+    "psql": ("c", frozenset({"command"})),
+    "mysql": ("e", frozenset({"execute"})),
+    "sqlite3": ("", frozenset({"cmd"})),
+    "lldb": ("o", frozenset({"one-line", "source"})),
 }
 # Interpreters that read their program from input when given no operand (``echo ... | perl``).
 _READS_INPUT: Final = frozenset(
     {"python", "pypy", "perl", "ruby", "node", "nodejs", "php", "lua", "luajit", "tclsh",
-     "expect", "dc", "osascript"}
+     "expect", "dc", "osascript", "julia", "guile", "racket", "sbcl", "clisp", "elixir",
+     "groovy", "pwsh", "powershell", "nu", "xonsh", "jrunscript", "bun", "deno", "psql", "mysql",
+     "rscript", "m4", "ed", "sqlite3", "gdb", "lldb"}
 )  # fmt: skip
+# Programs whose every run reads commands that may run others from their input or operands:
+# m4 (``syscmd``), ed (``!cmd``), sqlite3 (``.shell``, ``.system``).
+_ALWAYS_CODE: Final = frozenset({"m4", "ed", "red"})
+# A script operand that is the program's input, not a file known before it runs.
+_INPUT_SCRIPT: Final = re.compile(r"-|/dev/(?:stdin|tty|fd/[0-9]+)|/proc/[^/]+/fd/[0-9]+")
 # Interpreters whose every run reads code from their first operand or input: a bare word
 # naming them, with a version suffix (python3.12, perl5.36, lua5.4, pypy3).
 _VERSIONED: Final = re.compile(r"(python|pypy|perl|ruby|lua|php|node)[0-9][0-9.]*")
@@ -113,6 +137,12 @@ def runs_code(program: str, arguments: Sequence[str]) -> str | None:
         return "dc runs the program its arguments give or name"
     if name == "deno" and arguments[:1] and arguments[0] in ("eval", "repl"):
         return "deno runs the code given in its arguments"
+    if name in _ALWAYS_CODE:
+        return f"{program} runs the commands its input or operands give"
+    if name == "sqlite3" and any(".shell" in w or ".system" in w for w in arguments):
+        return "sqlite3 runs a shell command its arguments give"
+    if name in _READS_INPUT and any(_INPUT_SCRIPT.fullmatch(w) for w in arguments):
+        return f"{program} reads its program from its input"
     if name not in _INLINE:
         return None
     if name in _READS_INPUT and all(w.startswith("-") for w in arguments):

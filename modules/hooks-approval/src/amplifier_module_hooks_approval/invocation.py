@@ -35,9 +35,10 @@ from .code import runs_code
 from .options import Parsed, parse_options, table_for
 from .shell import _bash_input, comment_at, comment_end, scan_command, words
 
-__all__ = ["Invocation", "invocations"]
+__all__ = ["Invocation", "invocations", "runs_commands"]
 
 _MAX_DEPTH: Final = 4
+_VIA_SHOWN: Final = 16
 _ASSIGNMENT: Final = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:\[[^\]]*\])?\+?=")
 _REDIRECT: Final = re.compile(r"[0-9]*(?:[<>]|&>|>>|<<<?|<&|>&|>\||<>)")
 _REDIRECT_ONLY: Final = re.compile(r"(?:[0-9]*|&)(?:>>?|<<?<?|<>|>\||>&|<&|&>>?)")
@@ -89,6 +90,7 @@ _SUBCOMMAND_RUNNERS: Final[dict[str, frozenset[str]]] = {
 }
 # Builtins that evaluate text given in their arguments, or read commands from a file.
 _CODE_BUILTINS: Final = frozenset({"source", ".", "bind", "enable", "fc", "complete", "compgen"})
+_BUILTINS_READ: Final = frozenset({*_CODE_BUILTINS, "trap", "alias", "mapfile", "readarray"})
 _FIND_RUN: Final = frozenset({"-exec", "-execdir", "-ok", "-okdir"})
 # bash's reserved words that may come before a command (``coproc`` and ``function`` take a
 # name first: see :func:`_simple`).
@@ -317,7 +319,9 @@ class Invocation:
     read by :func:`~.options.parse_options`; ``assignments``: variable names set for it;
     ``via``: the wrappers and runners it was reached through; ``opaque``: why the program
     cannot be known (``None`` when it can); ``uncertain``: why what it does may differ from
-    its words (``None`` when it cannot).
+    its words (``None`` when it cannot); ``code``: the texts it runs as code that is not
+    read here (an interpreter's inline program, a here-string it reads as its program),
+    searched for the commands they name (:mod:`.embedded`).
     """
 
     program: str
@@ -329,6 +333,7 @@ class Invocation:
     uncertain: str | None = None
     open: bool = False
     files: tuple[str, ...] = ()
+    code: tuple[str, ...] = ()
 
     @property
     def name(self) -> str:
@@ -449,11 +454,21 @@ def _git(
     program = f"git {sub}"
     arguments = tuple(argv[i + 1 :])
     parsed = parse_options(arguments, table_for(program))
-    if sub == "push" and any(op.startswith("+") for op in parsed.operands):
+    if sub in ("push", "send-pack", "http-push") and any(
+        op.startswith("+") for op in parsed.operands
+    ):
         parsed = Parsed((*parsed.options, ("force", "+refspec")), parsed.operands, parsed.unknown)
+    if "stdin" in parsed.names:  # git send-pack --stdin: the refs, + or not, come from input
+        uncertain = uncertain or f"git {sub} reads what it updates from its input"
     return Invocation(
         program, arguments, parsed, assignments, via, uncertain=uncertain, files=files
     )
+
+
+def _through(via: tuple[str, ...], name: str) -> tuple[str, ...]:
+    """``via`` with the wrapper ``name`` added: the first :data:`_VIA_SHOWN` wrappers are
+    kept, so a chain of thousands (``nice nice ...``) is read in time linear in its length."""
+    return (*via, name) if len(via) < _VIA_SHOWN else via
 
 
 def _simple(argv: list[str], via: tuple[str, ...], depth: int) -> list[Invocation]:
@@ -484,7 +499,7 @@ def _simple(argv: list[str], via: tuple[str, ...], depth: int) -> list[Invocatio
         name = word.rsplit("/", 1)[-1]
         if name == "eval":
             return found + _text(" ".join(argv[i + 1 :]), (*via, name), depth + 1)
-        builtin = _builtin(name, argv[i + 1 :], via, depth)
+        builtin = _builtin(name, argv[i + 1 :], via, depth) if name in _BUILTINS_READ else None
         if builtin is not None:
             return found + builtin
         if name in _OPAQUE_RUNNERS and i + 1 < len(argv):
@@ -497,17 +512,15 @@ def _simple(argv: list[str], via: tuple[str, ...], depth: int) -> list[Invocatio
             if start >= len(argv) or argv[start].startswith("-"):
                 reason = f"{name} runs a command given after options not read here"
                 return [*found, _opaque(reason, via)]
-            via, i = (*via, " ".join(argv[i:start])), start
+            via, i = _through(via, " ".join(argv[i:start])), start
             continue
         if name in _SHELLS and name != "busybox":
-            return found + _shell(argv, i, name, via, depth)
+            return found + _shell(argv, i, name, via, depth, files)
         if name in ("su", "runuser", "script"):  # run their -c text through a shell
             rest = argv[i + 1 :]
-            for k, option in enumerate(rest[:-1]):
-                if option in ("-c", "--command", "--session-command") or option.startswith(
-                    "--command="
-                ):
-                    text = option.split("=", 1)[1] if "=" in option else rest[k + 1]
+            for k, option in enumerate(rest):
+                text = _command_option(option, rest[k + 1 : k + 2])
+                if text is not None:
                     return found + _text(text, (*via, name), depth + 1)
             return [*found, _opaque(f"{name} runs a shell whose commands are not given", via)]
         if name == "watch":
@@ -530,7 +543,7 @@ def _simple(argv: list[str], via: tuple[str, ...], depth: int) -> list[Invocatio
             while start < len(argv) and name == "env" and _ASSIGNMENT.match(argv[start]):
                 assignments.append(argv[start].split("=", 1)[0])
                 start += 1
-            via, i = (*via, name), start
+            via, i = _through(via, name), start
             continue
         if name == "parallel":
             rest = argv[i + 1 :]
@@ -540,10 +553,15 @@ def _simple(argv: list[str], via: tuple[str, ...], depth: int) -> list[Invocatio
             return found + [_open(invocation) for invocation in inner]
         if name == "git":
             return [*found, _git(argv, i + 1, via, tuple(assignments), files)]
+        if name.startswith("git-") and name[4:] in _GIT_COMMANDS:  # /usr/lib/git-core/git-push
+            dashed = [*argv[:i], "git", name[4:], *argv[i + 1 :]]
+            return [*found, _git(dashed, i + 1, via, tuple(assignments), files)]
         arguments = tuple(argv[i + 1 :])
         code = runs_code(name, arguments)
-        if code is not None:
-            return [*found, _opaque(code, via)]
+        if code is not None:  # its program is unknown; the texts it runs are kept
+            read = Parsed((), arguments)
+            body = (*arguments, *files)
+            return [*found, Invocation(name, arguments, read, (), via, opaque=code, code=body)]
         parsed = (
             Parsed((), arguments) if name == "find" else parse_options(arguments, table_for(name))
         )
@@ -552,6 +570,20 @@ def _simple(argv: list[str], via: tuple[str, ...], depth: int) -> list[Invocatio
             found += _find(arguments, (*via, name), depth)
         return found
     return found
+
+
+def _command_option(option: str, following: list[str]) -> str | None:
+    """The command text ``option`` gives ``su``/``runuser``/``script``: ``--command=TEXT``,
+    ``-c TEXT``, bundled (``-qc TEXT``, ``-lcTEXT``); ``None`` when it gives none."""
+    if option in ("--command", "--session-command") or option.startswith(
+        ("--command=", "--session-command=")
+    ):
+        _, eq, value = option.partition("=")
+        return value if eq else (following[0] if following else "")
+    if option.startswith("-") and not option.startswith("--") and "c" in option[1:]:
+        value = option[option.index("c", 1) + 1 :]
+        return value or (following[0] if following else "")
+    return None
 
 
 def _builtin(
@@ -591,6 +623,7 @@ def _open(invocation: Invocation) -> Invocation:
         invocation.uncertain or "it takes more arguments from its input",
         open=True,
         files=invocation.files,
+        code=invocation.code,
     )
 
 
@@ -623,7 +656,12 @@ def _find(arguments: tuple[str, ...], via: tuple[str, ...], depth: int) -> list[
 
 
 def _shell(
-    argv: list[str], i: int, name: str, via: tuple[str, ...], depth: int
+    argv: list[str],
+    i: int,
+    name: str,
+    via: tuple[str, ...],
+    depth: int,
+    files: tuple[str, ...] = (),
 ) -> list[Invocation]:
     """A shell: with ``-c`` (alone or bundled, ``-ec``) its text is read as a command; a shell
     reading a script file or its input runs what cannot be known from the text."""
@@ -640,7 +678,9 @@ def _shell(
             command_mode = True
     if command_mode and k < len(argv):
         return _text(argv[k], (*via, name), depth + 1)
-    return [_opaque(f"{name} runs commands from a file or its input", (*via, name))]
+    why = f"{name} runs commands from a file or its input"
+    body = (*argv[k:], *files)  # its script's name and arguments, and what it reads
+    return [Invocation("", (), Parsed((), ()), (), (*via, name), opaque=why, code=body)]
 
 
 def _substitutions(text: str) -> tuple[str, list[str]]:
@@ -750,6 +790,20 @@ def _text(text: str, via: tuple[str, ...], depth: int) -> list[Invocation]:
     for segment in scan_command(outer).segments:
         found += _simple(words(segment), via, depth)
     return found
+
+
+_RUNNERS: Final = frozenset(
+    {*_WRAPPERS, *_SHELLS, *_OPAQUE_RUNNERS, *_SUBCOMMAND_RUNNERS, *_CODE_BUILTINS, "eval",
+     "find", "xargs", "watch", "parallel", "su", "runuser", "script", "trap", "alias"}
+)  # fmt: skip
+
+
+def runs_commands(name: str) -> bool:
+    """Whether the program ``name`` may run another program its arguments name (a wrapper, a
+    shell, ``find``, ``xargs``, an interpreter, git ...), as read here."""
+    if name in _RUNNERS or name == "git" or name.startswith("git-"):
+        return True
+    return runs_code(name, ["-"]) is not None
 
 
 def invocations(command: str) -> tuple[Invocation, ...]:

@@ -21,12 +21,14 @@ abbreviation can neither slip past a deny rule nor satisfy an allow rule.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Final
 
 __all__ = [
     "DANGEROUS_LONG",
+    "SAME_EFFECT",
     "TABLES",
     "OptionTable",
     "Parsed",
@@ -136,6 +138,25 @@ _GIT_PUSH = _table(
     "repo receive-pack exec=receive-pack recurse-submodules push-option",
     {"mirror": ("force",), "force-with-lease": ("force",)},
 )
+# git's plumbing that updates a remote's refs as ``git push`` does (``send-pack``: git's own
+# parse-options, abbreviations included; ``http-push``: exact words only).
+_GIT_SEND_PACK = _table(
+    "v=verbose q=quiet f=force n=dry-run",
+    "",
+    "verbose quiet all mirror dry-run force signed no-signed progress thin atomic "
+    "stateless-rpc stdin helper-status force-with-lease no-force-with-lease "
+    "force-if-includes no-force",
+    "receive-pack exec=receive-pack remote push-option",
+    {"mirror": ("force",), "force-with-lease": ("force",)},
+)
+_GIT_HTTP_PUSH = dataclasses.replace(
+    _table(
+        "d=delete D=force-delete",
+        long="all force dry-run verbose helper-status",
+        implies={"force-delete": ("force", "delete")},
+    ),
+    abbreviations=False,
+)
 _GIT_CLEAN = _table(
     "d=directories f=force i=interactive n=dry-run q=quiet x=ignored-too X=only-ignored",
     "e=exclude",
@@ -148,6 +169,8 @@ TABLES: Final[dict[str, OptionTable]] = {
     "sed": _SED,
     "sort": _SORT,
     "git push": _GIT_PUSH,
+    "git send-pack": _GIT_SEND_PACK,
+    "git http-push": _GIT_HTTP_PUSH,
     "git clean": _GIT_CLEAN,
 }
 """Per program (``git push`` for a git subcommand): its option table."""
@@ -202,6 +225,14 @@ DANGEROUS_LONG: Final = frozenset(
     }
 )
 """Long options known to write, delete, force or run other programs, whichever program."""
+
+
+SAME_EFFECT: Final[dict[str, str]] = {
+    "git send-pack": "git push",
+    "git http-push": "git push",
+}
+"""Programs that do what another does, read as that one by a rule naming it: git's plumbing
+that updates a remote's refs (``git send-pack --force`` is ``git push --force``)."""
 
 
 def table_for(program: str) -> OptionTable | None:

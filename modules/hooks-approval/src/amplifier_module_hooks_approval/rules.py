@@ -32,8 +32,10 @@ from fnmatch import fnmatchcase
 from typing import Final, Literal
 
 from .config import Action, ApprovalConfig, RuleConfig
+from .embedded import commands_in, literal_words
 from .flags import writing_flags
-from .invocation import Invocation, invocations
+from .invocation import Invocation, invocations, runs_commands
+from .options import Parsed
 from .patterns import (
     PathPattern,
     compile_command_glob,
@@ -42,7 +44,7 @@ from .patterns import (
     compile_regex,
     resolve_target,
 )
-from .reads import TOO_MANY, named_paths
+from .reads import UNKNOWN, named_paths
 from .shapes import Shape, renderings, shape_of
 from .subject import Subject, canonical_tool
 
@@ -81,6 +83,8 @@ BUILTIN_RULES: Final = (
 Source = Literal["rule", "default_action", "other_tools_action"]
 
 _EMBEDDED_WORDS: Final = 64  # the words of a command searched for a rule's program
+_NOTHING: Final = Parsed((), ())
+_CODE_DEPTH: Final = 2  # code that runs code that runs code, searched for a rule's command
 
 
 @dataclass(frozen=True, slots=True)
@@ -144,8 +148,36 @@ class Rule:
         if any(self._command_matches(part) for part in subject.scan.parts):
             return True
         return any(
-            self.runs_as_rule(run) or self._embeds_rule(run, exactly=True) for run in subject.runs
+            self.runs_as_rule(run)
+            or self._embeds_rule(run, exactly=True)
+            or self._code_runs_rule(run)
+            for run in subject.runs
         )
+
+    def _code_runs_rule(self, run: Invocation, depth: int = 0) -> bool:
+        """A deny or ask rule: ``run`` is a program given code (an interpreter's inline
+        program, a here-string it reads) that names a command the rule names
+        (:func:`~.embedded.commands_in`), through further code to a bounded depth."""
+        if not run.code or depth > _CODE_DEPTH:
+            return False
+        for body in run.code[:_EMBEDDED_WORDS]:
+            words = literal_words(body)  # searched from each word naming a program
+            if self._embeds_rule(Invocation("", words, Parsed((), words)), exactly=True):
+                return True
+            for text in commands_in(body):
+                for found in invocations(text):
+                    if (
+                        self.runs_as_rule(found)
+                        or self._embeds_rule(found, exactly=True)
+                        or self._code_runs_rule(found, depth + 1)
+                    ):
+                        return True
+            # a literal that is code again (exec("os.system('rm -rf x')")): the literals are
+            # disjoint parts of the body, so each level reads at most the body's length
+            inner = tuple(word for word in words if any(q in word for q in "\"'`"))
+            if inner and self._code_runs_rule(Invocation("", (), _NOTHING, code=inner), depth + 1):
+                return True
+        return False
 
     def runs_as_rule(self, run: Invocation) -> bool:
         """A deny or ask rule: ``run`` executes what the rule's patterns name (its shapes,
@@ -154,13 +186,13 @@ class Rule:
             return True
         return any(self._command_matches(text) for text in renderings(run))
 
-    def may_run_as_rule(self, run: Invocation) -> bool:
+    def may_run_as_rule(self, run: Invocation, depth: int = 0) -> bool:
         """A deny or ask rule: ``run`` runs the rule's program and something outside its words
         (an alias, configuration, arguments read from input) may make it what the rule
         names."""
         if any(shape.may_match(run) for shape in self.shapes):
             return True
-        if self._embeds_rule(run):
+        if self._embeds_rule(run, depth=depth):
             return True
         if run.uncertain is None or not run.name:
             return False
@@ -173,35 +205,51 @@ class Rule:
             word.search(regex.pattern) for regex in self.commands
         )
 
-    def _embeds_rule(self, run: Invocation, *, exactly: bool = False) -> bool:
+    def _embeds_rule(self, run: Invocation, *, exactly: bool = False, depth: int = 0) -> bool:
         """True when ``run``'s arguments, from a word naming the rule's program on, are a
         command the rule names: a program that runs its arguments as a command, known here or
-        not (``setarch x86_64 rm -rf x``, ``mywrapper git push -f``). ``exactly``: only a
-        command the rule names (a deny rule denies it); else also one that may be (asked)."""
+        not (``setarch x86_64 rm -rf x``, ``mywrapper git push -f``); and so from the first
+        word naming a program that runs others (``./w find x -delete``, ``./w python3 -c
+        ...``), to a bounded depth. ``exactly``: only a command the rule names (a deny rule
+        denies it); else also one that may be (asked)."""
+        runner = depth < _CODE_DEPTH  # the first word naming a program that runs others
         for k, word in enumerate(run.arguments[:_EMBEDDED_WORDS]):
             name = word.rsplit("/", 1)[-1]
-            if not name or not self._names(name):
+            if not name:
                 continue
+            named = self._names(name)
+            if not named and not (runner and runs_commands(name)):
+                continue
+            runner = runner and named
             inner = invocations(shlex.join(run.arguments[k:]))
-            if any(self.runs_as_rule(found) for found in inner):
+            if any(self.runs_as_rule(found) or self._code_runs_rule(found) for found in inner):
                 return True
-            if not exactly and any(found.opaque or self.may_run_as_rule(found) for found in inner):
+            if exactly:
+                continue
+            if any(
+                (named and found.opaque) or self.may_run_as_rule(found, depth + 1)
+                for found in inner
+            ):
                 return True
         return False
 
     def protects(self, subject: Subject) -> str | None:
         """A deny rule with a path condition and no command condition: the path a shell
-        command names that the rule protects (:func:`~.reads.named_paths`), else ``None``."""
+        command names that the rule protects (:func:`~.reads.named_paths`); else one of
+        :data:`~.reads.UNKNOWN` when the command opens files it does not name (a list read
+        from a file, a directory too large to walk), which may be protected; else ``None``."""
         if not self.paths or self.commands or self.action != "deny" or not subject.runs:
             return None
         workspace = subject.workspace or "/"
+        unknown: str | None = None
         for path in named_paths(subject.runs, workspace):
-            if path == TOO_MANY:
+            if path in UNKNOWN:
+                unknown = unknown or path
                 continue
             target = resolve_target(path, workspace)
             if any(pattern.matches(target) for pattern in self.paths):
                 return path
-        return None
+        return unknown
 
     def blocking_operators(self, subject: Subject, flags: tuple[str, ...] = ()) -> tuple[str, ...]:
         """For an allow rule: what in the command it does not allow (empty = nothing): shell
@@ -295,15 +343,13 @@ class RuleSet:
                 continue
             if rule.action == "ask" and ask is not None:
                 continue
-            if rule.action == "deny" and subject.command is not None and rule.protects(subject):
+            verdict = _path_verdict(rule, subject)
+            if verdict == "deny":
                 return Decision("deny", "rule", rule, gated=gated)
+            if verdict == "ask":  # it opens files it does not name: they may be protected
+                ask = ask or rule
             if not rule.conditions_hold(subject):
-                if (
-                    rule.action != "allow"
-                    and ask is None
-                    and any(rule.may_run_as_rule(run) for run in subject.runs)
-                ):
-                    ask = rule
+                ask = ask or (rule if _may_apply(rule, subject) else None)
                 continue
             if rule.action == "deny":
                 return Decision("deny", "rule", rule, gated=gated)
@@ -339,6 +385,23 @@ class RuleSet:
             if not rule.covers(subject.tool) and rule.protects(subject):
                 return rule
         return None
+
+
+def _may_apply(rule: Rule, subject: Subject) -> bool:
+    """A deny or ask rule whose conditions do not hold: something outside the command's words
+    (an alias, configuration, arguments from input) may still make it what the rule names."""
+    return rule.action != "allow" and any(rule.may_run_as_rule(run) for run in subject.runs)
+
+
+def _path_verdict(rule: Rule, subject: Subject) -> Action | None:
+    """A deny rule's ``path`` condition for a shell command: ``deny`` when the command names a
+    file it protects, ``ask`` when it opens files it does not name, else ``None``."""
+    if rule.action != "deny" or subject.command is None:
+        return None
+    protected = rule.protects(subject)
+    if protected is None:
+        return None
+    return "ask" if protected in UNKNOWN else "deny"
 
 
 def _unknowable(subject: Subject) -> tuple[str, ...]:

@@ -26,7 +26,7 @@ from fnmatch import fnmatchcase
 from typing import Final
 
 from .invocation import Invocation, invocations
-from .options import table_for
+from .options import SAME_EFFECT, table_for
 
 __all__ = ["Shape", "renderings", "shape_of"]
 
@@ -44,7 +44,7 @@ class Shape:
 
     def matches(self, invocation: Invocation) -> bool:
         """True when ``invocation`` runs this program with these options and operands."""
-        if invocation.program != self.program:
+        if SAME_EFFECT.get(invocation.program, invocation.program) != self.program:
             return False
         names = invocation.parsed.names
         if not self.options <= names:
@@ -72,7 +72,7 @@ class Shape:
         alias) and something outside its words may add what it lacks."""
         if invocation.uncertain is None:
             return False
-        if invocation.program == self.program:
+        if SAME_EFFECT.get(invocation.program, invocation.program) == self.program:
             return True
         return invocation.name == self.program.split(" ", 1)[0] and (
             "alias" in invocation.uncertain
@@ -106,4 +106,7 @@ def renderings(invocation: Invocation) -> Iterable[str]:
         canonical.append(flag if value is None else f"{flag}={value}")
     canonical.extend(invocation.parsed.operands)
     written = " ".join((invocation.program, *invocation.arguments))
-    return (" ".join(canonical), written)
+    same = SAME_EFFECT.get(invocation.program)
+    if same is None:
+        return (" ".join(canonical), written)
+    return (" ".join(canonical), written, " ".join((same, *canonical[1:])))
