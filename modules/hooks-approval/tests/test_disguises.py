@@ -9,6 +9,7 @@ the README's example rules; the end-to-end test shows that bash really runs the 
 
 from __future__ import annotations
 
+import os
 import shutil
 import subprocess
 from pathlib import Path
@@ -56,8 +57,19 @@ DISGUISES = [
 
 
 def bash_runs_it(command: str, where: Path) -> bool:
-    """Run ``command`` with bash in ``where``; whether the hidden command ran."""
-    subprocess.run(["bash", "-c", command], cwd=where, capture_output=True, timeout=30, check=False)
+    """Run ``command`` with bash in ``where``; whether the hidden command ran. The programs
+    the disguises name (``pytest``, ``npm``) are stubs that exit at once: the hidden command
+    runs, or not, while bash expands the words, before any program starts."""
+    stubs = where / "stub-bin"
+    stubs.mkdir(exist_ok=True)
+    for program in ("pytest", "npm"):
+        stub = stubs / program
+        stub.write_text("#!/bin/sh\nexit 0\n")
+        stub.chmod(0o755)
+    env = {**os.environ, "PATH": f"{stubs}{os.pathsep}{os.environ.get('PATH', os.defpath)}"}
+    subprocess.run(
+        ["bash", "-c", command], cwd=where, env=env, capture_output=True, timeout=60, check=False
+    )
     return (where / "PWNED").exists()
 
 
