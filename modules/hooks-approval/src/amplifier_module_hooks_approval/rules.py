@@ -85,6 +85,7 @@ Source = Literal["rule", "default_action", "other_tools_action"]
 _EMBEDDED_WORDS: Final = 64  # the words of a command searched for a rule's program
 _NOTHING: Final = Parsed((), ())
 _CODE_DEPTH: Final = 2  # code that runs code that runs code, searched for a rule's command
+_UNSETTLED: Final = re.compile(r"[$`*?\[{]")  # a word an expansion or a glob decides
 
 
 @dataclass(frozen=True, slots=True)
@@ -213,7 +214,12 @@ class Rule:
         ...``), to a bounded depth. ``exactly``: only a command the rule names (a deny rule
         denies it); else also one that may be (asked)."""
         runner = depth < _CODE_DEPTH  # the first word naming a program that runs others
+        unsettled = not exactly and depth < _CODE_DEPTH  # the first word known only when run
         for k, word in enumerate(run.arguments[:_EMBEDDED_WORDS]):
+            if unsettled and _UNSETTLED.search(word):
+                if self._may_be_program(run, k, depth):
+                    return True
+                unsettled = False
             name = word.rsplit("/", 1)[-1]
             if not name:
                 continue
@@ -228,6 +234,20 @@ class Rule:
                 continue
             if any(
                 (named and found.opaque) or self.may_run_as_rule(found, depth + 1)
+                for found in inner
+            ):
+                return True
+        return False
+
+    def _may_be_program(self, run: Invocation, k: int, depth: int) -> bool:
+        """``run``'s word ``k`` is only known when it runs (an expansion, a glob): whether,
+        were it the rule's program, the words from it on would be a command the rule names
+        (``./w ${X:-rm} -r -f x`` under a ``rm -rf`` rule)."""
+        rest = run.arguments[k + 1 :]
+        for program in dict.fromkeys(shape.program.split(" ", 1)[0] for shape in self.shapes):
+            inner = invocations(shlex.join([program, *rest]))
+            if any(
+                self.runs_as_rule(found) or self._embeds_rule(found, exactly=True)
                 for found in inner
             ):
                 return True
