@@ -6,12 +6,15 @@ from __future__ import annotations
 import json
 import os
 import shlex
+import subprocess
 import threading
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
+
+from amplifier_hooks_util.sandbox import Sandbox
 
 from amplifier_core.testing import create_test_coordinator
 from amplifier_module_hooks_declarative import mount
@@ -266,3 +269,23 @@ class HttpEndpoint:
         self.server.shutdown()
         self.server.server_close()
         self.thread.join(timeout=30)
+
+
+def run_contained(
+    project: str | Path,
+    argv: list[str],
+    env: Mapping[str, str] | None = None,
+    *,
+    text: bool = True,
+    check: bool = False,
+) -> subprocess.CompletedProcess[Any]:
+    """Run ``argv`` in the sandbox of ``project`` (with ``env``), its output captured."""
+    with Sandbox(str(project)).contained(argv, env) as contained:
+        return subprocess.run(
+            contained.argv,
+            env=contained.env,
+            pass_fds=contained.pass_fds,
+            capture_output=True,
+            text=text,
+            check=check,
+        )

@@ -23,12 +23,14 @@ from typing import Any
 from unittest import mock
 
 import pytest
-from amplifier_hooks_util.sandbox import GUARDED, Sandbox
+from amplifier_hooks_util.sandbox import GUARDED
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from amplifier_core.testing import create_test_coordinator
 from amplifier_module_hooks_declarative import mount
+
+from .support import run_contained
 
 needs_bwrap = pytest.mark.skipif(
     shutil.which("bwrap") is None and not os.environ.get("AMPLIFIER_HOOKS_REQUIRE_BWRAP"),
@@ -197,28 +199,12 @@ def test_an_interpreter_under_tmp_runs_contained_as_given(
     program = str(python) if spelling == "absolute" else "python"
     env = {"PATH": f"{python.parent}:/usr/bin:/bin"}
     code = "import sys, os; print(sys.prefix); open('ran', 'w').close()"
-    with Sandbox(str(project)).contained([program, "-c", code], env) as contained:
-        done = subprocess.run(
-            contained.argv,
-            env=contained.env,
-            pass_fds=contained.pass_fds,
-            capture_output=True,
-            text=True,
-            check=False,
-        )
+    done = run_contained(project, [program, "-c", code], env)
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == str(hidden_venv)
     assert (project / "ran").exists()
     # and nothing else of /tmp: the project's parent is not shown
-    with Sandbox(str(project)).contained(["/bin/ls", "-a", str(tmp_path)]) as contained:
-        listing = subprocess.run(
-            contained.argv,
-            env=contained.env,
-            pass_fds=contained.pass_fds,
-            capture_output=True,
-            text=True,
-            check=True,
-        )
+    listing = run_contained(project, ["/bin/ls", "-a", str(tmp_path)], check=True)
     assert set(listing.stdout.split()) == {".", "..", "project"}
 
 

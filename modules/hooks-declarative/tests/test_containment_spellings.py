@@ -28,6 +28,7 @@ from amplifier_core.models import ToolResult
 from amplifier_core.testing import create_test_coordinator
 from amplifier_module_hooks_declarative import mount
 
+from .support import run_contained
 from .test_containment_widening import binds
 
 needs_bwrap = pytest.mark.skipif(
@@ -513,15 +514,7 @@ def test_no_kernel_setting_opens_for_writing_in_the_sandbox(tmp_path: Path) -> N
     runs uncontained on the next crash): root owns the file and needs no capability. Every
     file of ``/proc/sys``, ``/proc/irq``, ``/proc/bus`` and ``/proc/sysrq-trigger`` is tried
     (opened for writing, never written): none opens."""
-    with Sandbox(str(tmp_path)).contained([sys.executable, "-c", PROBE_KERNEL]) as contained:
-        done = subprocess.run(
-            contained.argv,
-            env=contained.env,
-            pass_fds=contained.pass_fds,
-            capture_output=True,
-            text=True,
-            check=True,
-        )
+    done = run_contained(tmp_path, [sys.executable, "-c", PROBE_KERNEL], check=True)
     assert done.stdout.split()[0] == "0", done.stdout
     if os.geteuid() == 0:  # the control: outside the sandbox, root opens them
         control = subprocess.run(
