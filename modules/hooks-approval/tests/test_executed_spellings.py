@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shlex
 import shutil
 import subprocess
@@ -219,9 +220,19 @@ def _named(execution: Execution, decision: str) -> bool:
         ("/usr/bin/python3 /dev/stdin", "/usr/bin/python3 - ", "/usr/bin/python3 -c 'import "
          "subprocess; subprocess.run([", "perl -e 'system(", "node -e ", "bash <<< ")
     )  # fmt: skip
-    # git configuration given with -c (an alias, a refspec) is only known when git runs: asked
-    unknowable = ("$", "`", " -c ")
+    # git configuration given with -c (an alias, a refspec) is only known when git runs, and
+    # so are options that reach the program on its input (printf ... | xargs rm) and a glob
+    # or a brace expansion as the program (/bin/r?): asked, as they are outside code
+    unknowable = ("$", "`", " -c ", "alias.", "| xargs", "?", "*")
+    if _BRACES.search(execution.command) or _CONFIG.search(execution.command):
+        return False
     return plain and decision != "deny" and not any(u in execution.command for u in unknowable)
+
+
+# a brace expansion (not a { group; }) or a bracket glob (not a list literal)
+# git configuration given with -c in any quoting (an argument list: '-c', 'a.b=c')
+_CONFIG = re.compile(r"-c['\"\s,]+[\w.-]+=")
+_BRACES = re.compile(r"\{[^\s;{}]*,[^\s;{}]*\}|\[[\w.-]+\]")
 
 
 # ---------------------------------------------------------------- git push --force (deny)

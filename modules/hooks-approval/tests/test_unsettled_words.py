@@ -23,11 +23,20 @@ RULES = RuleSet(
     )
 )
 UNSETTLED = st.sampled_from(
-    ["${X:-{p}}", "$P", "${P}", "$(echo {p})", "`echo {p}`", "{p}?", "[{p}]", "{{{p},}}"]
+    ["${X:-{p}}", "$P", "${P}", "$(echo {p})", "`echo {p}`", "{p}?", "[{p}]", "{{p},}", "{x,{p}}"]
 )
 WRAPPERS = st.sampled_from(["./w", "mywrapper --quiet", "/opt/run/w -x", "w2 --"])
 RM_OPTIONS = st.sampled_from(["-rf", "-fr", "-r -f", "-f -r", "-Rf", "-r --force"])
 PUSH = st.sampled_from(["push -f", "push --force", "push --forc", "push -uf"])
+
+
+@settings(max_examples=100, deadline=None)
+@given(WRAPPERS, st.permutations(["-r", "-f"]), st.sampled_from(["victim", "a"]))
+def test_a_brace_expansion_is_read_as_the_words_it_makes(
+    wrapper: str, options: list[str], target: str
+) -> None:
+    command = f"{wrapper} {{rm,{','.join(options)},{target}}}"
+    assert decide(command) != "allow", command
 
 
 def decide(command: str) -> str:

@@ -117,8 +117,8 @@ def _sequence(body: str) -> list[str] | None:
 
 
 def expand_braces(word: str) -> list[str]:
-    """``word`` brace-expanded as bash does (``.en{v,x}`` is ``.env .enx``, ``{1..3}``), inner
-    groups first; :data:`TOO_MANY` among them past :data:`BRACE_LIMIT` words."""
+    """``word`` brace-expanded as bash does (``.en{v,x}`` is ``.env .enx``, ``{1..3}``), in
+    bash's order; :data:`TOO_MANY` among them past :data:`BRACE_LIMIT` words."""
     pending, done = [word], []
     while pending:
         current = pending.pop()
@@ -133,7 +133,7 @@ def expand_braces(word: str) -> list[str]:
         if TOO_MANY in parts:
             return [*done, TOO_MANY]
         head, tail = current[: group.start()], current[group.end() :]
-        pending.extend(head + part + tail for part in parts)
+        pending.extend(head + part + tail for part in reversed(parts))  # first part next
         if len(pending) + len(done) > BRACE_LIMIT:
             return [*done, TOO_MANY]
     return [w.replace("\0", "{").replace("\1", "}") for w in done]

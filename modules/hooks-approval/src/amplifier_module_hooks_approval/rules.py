@@ -44,7 +44,7 @@ from .patterns import (
     compile_regex,
     resolve_target,
 )
-from .reads import UNKNOWN, named_paths
+from .reads import UNKNOWN, expand_braces, named_paths
 from .shapes import Shape, renderings, shape_of
 from .subject import Subject, canonical_tool
 
@@ -242,10 +242,16 @@ class Rule:
     def _may_be_program(self, run: Invocation, k: int, depth: int) -> bool:
         """``run``'s word ``k`` is only known when it runs (an expansion, a glob): whether,
         were it the rule's program, the words from it on would be a command the rule names
-        (``./w ${X:-rm} -r -f x`` under a ``rm -rf`` rule)."""
+        (``./w ${X:-rm} -r -f x`` under a ``rm -rf`` rule), or, a brace expansion, were it
+        the words it expands to (``./w {rm,-rf,x}``)."""
         rest = run.arguments[k + 1 :]
-        for program in dict.fromkeys(shape.program.split(" ", 1)[0] for shape in self.shapes):
-            inner = invocations(shlex.join([program, *rest]))
+        programs = dict.fromkeys(shape.program.split(" ", 1)[0] for shape in self.shapes)
+        words = [[program, *rest] for program in programs]
+        expanded = expand_braces(run.arguments[k])  # {rm,-rf,x} is the words rm -rf x
+        if len(expanded) > 1:
+            words.append([*expanded, *rest])
+        for command in words:
+            inner = invocations(shlex.join(command))
             if any(
                 self.runs_as_rule(found) or self._embeds_rule(found, exactly=True)
                 for found in inner
