@@ -21,7 +21,7 @@ from hypothesis import strategies as st
 
 from amplifier_core import approval, events
 from amplifier_core import hooks as core_hooks
-from amplifier_hooks_redact import memo
+from amplifier_hooks_redact import memo, scanner
 from amplifier_module_loop_session import names
 from amplifier_module_provider_anthropic import provider as anthropic
 from amplifier_module_provider_openai import provider as openai
@@ -249,3 +249,74 @@ def test_each_http_provider_overrides_the_base_with_the_bases_signature() -> Non
                 f"{provider.__module__}.{provider.__name__}.{name} must take the parameters of "
                 f"amplifier_hooks_provider_base/provider.py's HttpProvider.{name} (the owner)"
             )
+
+
+# ------------------------------- redact's scanner: what _claim does, written out again in _try
+# _try is the loop the engine runs at each candidate start of a pattern; it spells _claim out
+# (a call per candidate saved). Tried at every position of the text, it must find what _scan,
+# which calls _claim, finds: the same spans for the same rules, the same rejected matches.
+
+_PATTERNS = st.sampled_from(
+    ["a+", "ab|b", "ba*", "(?<=b)a+", "b(?=a)", "[ab]{2}", r"\bab", "(?:ab)+c?", "c|ab", "x"]
+)  # none matches the empty string: _scan would find one at the end of a text over and over
+
+
+def _selectors(cut: int) -> tuple[Any, ...]:
+    """Rules of a pass: one takes a match whole, one only a match of even length (an empty
+    span where it refuses), one the match's first ``cut`` characters or none."""
+
+    def whole(_: str, match: re.Match[str]) -> tuple[int, int] | None:
+        return match.span()
+
+    def even(_: str, match: re.Match[str]) -> tuple[int, int] | None:
+        start, end = match.span()
+        return (start, end) if (end - start) % 2 == 0 else (start, start)
+
+    def head(_: str, match: re.Match[str]) -> tuple[int, int] | None:
+        start, end = match.span()
+        return (start, min(end, start + cut)) if "a" in match.group() else None
+
+    return (whole, even, head)
+
+
+@given(
+    _PATTERNS,
+    st.text(alphabet="abc ", max_size=40),
+    st.lists(st.integers(0, 2), min_size=1, max_size=3),
+    st.integers(0, 3),
+)
+def test_redacts_try_finds_what_scan_finds_at_every_start(
+    source: str, text: str, chosen: list[int], cut: int
+) -> None:
+    selectors = _selectors(cut)
+    members = tuple((number, selectors[which]) for number, which in enumerate(chosen))
+    pattern = re.compile(source)
+    scanned: tuple[list[tuple[int, int, int]], list[tuple[int, int]]] = ([], [])
+    tried: tuple[list[tuple[int, int, int]], list[tuple[int, int]]] = ([], [])
+    scanner._scan(pattern, text, text, members, *scanned)
+    scanner._try(pattern, list(range(len(text) + 1)), text, text, members, *tried)
+    assert tried == scanned, (
+        "amplifier_hooks_redact/scanner.py's _try writes out _claim (the owner): change both"
+    )
+
+
+# ----------------------------- the kernel's Orchestrator interface, in loop-session's SessionLoop
+
+
+def test_the_session_loop_takes_the_orchestrator_interfaces_parameters() -> None:
+    from amplifier_core.interfaces import Orchestrator
+    from amplifier_module_loop_session.orchestrator import SessionLoop
+
+    def named(function: Any) -> list[tuple[str, Any]]:
+        parameters = inspect.signature(function).parameters.values()
+        return [(p.name, p.kind) for p in parameters]
+
+    owner, loop = named(Orchestrator.execute), named(SessionLoop.execute)
+    assert [*loop[: len(owner) - 1], loop[-1]] == owner, (
+        "amplifier_module_loop_session/orchestrator.py's SessionLoop.execute must take the "
+        "parameters of amplifier_core/interfaces.py's Orchestrator.execute (the owner), in "
+        "their order, and **kwargs"
+    )
+    extra = list(inspect.signature(SessionLoop.execute).parameters.values())[len(owner) - 1 : -1]
+    assert all(p.default is not inspect.Parameter.empty for p in extra)
+    assert inspect.iscoroutinefunction(SessionLoop.execute)

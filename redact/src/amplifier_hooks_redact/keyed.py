@@ -39,12 +39,7 @@ def probe(key: str, value: str) -> str | None:
 
 def value_of(key: str, redacted: str) -> str:
     """The value part of a redacted :func:`probe` text, unquoted when it still is JSON."""
-    rest = redacted[len(key) + 2 :] if redacted.startswith(f"{key}: ") else redacted
-    try:
-        value = json.loads(rest)
-    except ValueError:
-        return rest
-    return value if isinstance(value, str) else rest
+    return _value_after(f"{key}: ", redacted)
 
 
 _OPTION: Final = lazy_compile(r"--?[A-Za-z][A-Za-z0-9_.-]{0,62}")
@@ -61,7 +56,13 @@ def probe_option(option: str, value: str) -> str | None:
 
 def value_of_option(option: str, redacted: str) -> str:
     """The value part of a redacted :func:`probe_option` text, unquoted when still JSON."""
-    rest = redacted[len(option) + 1 :] if redacted.startswith(f"{option} ") else redacted
+    return _value_after(f"{option} ", redacted)
+
+
+def _value_after(head: str, redacted: str) -> str:
+    """What follows ``head`` in ``redacted`` (all of it when ``head`` no longer leads),
+    unquoted when it is still a JSON string."""
+    rest = redacted[len(head) :] if redacted.startswith(head) else redacted
     try:
         value = json.loads(rest)
     except ValueError:

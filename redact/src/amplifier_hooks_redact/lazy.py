@@ -17,18 +17,14 @@ Two threads compiling at once each compile, and one result is kept: both are equ
 
 from __future__ import annotations
 
-import importlib
 import re
 from collections.abc import Callable, Iterator, Mapping
 from typing import Any, Final, Protocol
 
+from .re_internals import PARSER as _parser  # the inline flags without compiling
+
 __all__ = ["LazyPattern", "PatternLike", "lazy_compile"]
 
-_parser: Any
-try:  # the parser re.compile uses (CPython 3.11+): the inline flags without compiling
-    _parser = importlib.import_module("re._parser")
-except ImportError:  # pragma: no cover - another implementation: flags by compiling
-    _parser = None
 
 _FLAG_LETTERS: Final = frozenset("aiLmsux")
 

@@ -26,13 +26,14 @@ translation of the text is saved.
 from __future__ import annotations
 
 import functools
-import importlib
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Final
 
 from .lazy import PatternLike
+from .re_internals import CONSTANTS as _sre  # None on another Python:
+from .re_internals import PARSER as _sre_parse  # no leading runs: plain search
 
 __all__ = ["MIN_RUN", "RunFinder", "RunShape", "run_shape"]
 
@@ -40,13 +41,6 @@ MIN_RUN: Final = 8
 """Shorter runs select too little to pay for the translation of the text."""
 _MAX_STEPS: Final = 64
 
-_sre: Any
-_sre_parse: Any
-try:  # the regex parser the re module compiles with (CPython 3.11+)
-    _sre = importlib.import_module("re._constants")
-    _sre_parse = importlib.import_module("re._parser")
-except ImportError:  # pragma: no cover - another implementation: plain search
-    _sre = _sre_parse = None
 
 _ASCII: Final = tuple(chr(code) for code in range(128))
 _CATEGORIES: Final = {

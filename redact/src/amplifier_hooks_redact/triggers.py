@@ -29,6 +29,8 @@ import ahocorasick_rs
 
 from .diskcache import cached_database, read_cached, write_cached
 from .lazy import PatternLike
+from .re_internals import CONSTANTS as _sre  # None on another Python:
+from .re_internals import PARSER as _sre_parse  # no triggers: plain search
 
 _hyperscan: Any
 try:  # one pass over ASCII text for every trigger at once, where the platform has it
@@ -43,14 +45,6 @@ MIN_TRIGGER: Final = 2
 a pattern is scanned with ``search`` as it is."""
 
 _MAX_TRIGGERS: Final = 64
-
-_sre: Any
-_sre_parse: Any
-try:  # the regex parser the re module compiles with (CPython 3.11+)
-    _sre = importlib.import_module("re._constants")
-    _sre_parse = importlib.import_module("re._parser")
-except ImportError:  # pragma: no cover - another implementation: no triggers, plain search
-    _sre = _sre_parse = None
 
 
 @functools.lru_cache(maxsize=1024)  # the built-in patterns, read once per process

@@ -168,15 +168,21 @@ def _string(subject: Subject, key: str) -> str:
     return value if isinstance(value, str) else ""
 
 
-def _bash_lines(subject: Subject, style: PromptStyle) -> list[str]:
-    command = subject.command or ""
-    shown, escaped = escape(command)
+def _shown_whole(text: str, style: PromptStyle) -> tuple[str, list[str]]:
+    """``text`` on one line, escaped and elided to the style's limit, and the facts the
+    prompt tells about it (its length; elided, with a fingerprint; escaped)."""
+    shown, escaped = escape(text)
     shown, left_out = elide(shown, style.max_chars)
-    facts = [_chars(len(command))]
+    facts = [_chars(len(text))]
     if left_out:
-        facts.append(f"elided in the middle; {fingerprint(command)}")
+        facts.append(f"elided in the middle; {fingerprint(text)}")
     if escaped:
         facts.append(ESCAPED_NOTE)
+    return shown, facts
+
+
+def _bash_lines(subject: Subject, style: PromptStyle) -> list[str]:
+    shown, facts = _shown_whole(subject.command or "", style)
     scan = subject.scan
     if scan is not None and scan.operators:
         facts.append("shell operators: " + " ".join(scan.operators))
@@ -221,13 +227,7 @@ def _edit_lines(subject: Subject, style: PromptStyle) -> list[str]:
 
 def _generic_lines(subject: Subject, style: PromptStyle) -> list[str]:
     text = dumps(dict(subject.tool_input), sort_keys=True, ensure_ascii=False)
-    shown, escaped = escape(text)
-    shown, left_out = elide(shown, style.max_chars)
-    facts = [_chars(len(text))]
-    if left_out:
-        facts.append(f"elided in the middle; {fingerprint(text)}")
-    if escaped:
-        facts.append(ESCAPED_NOTE)
+    shown, facts = _shown_whole(text, style)
     return [f"Call {subject.tool or 'a tool'} with this input?", shown, f"({'; '.join(facts)})"]
 
 
