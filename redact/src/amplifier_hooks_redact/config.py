@@ -63,9 +63,16 @@ def _regex(value: str) -> str:
     return value
 
 
+_EMPTY_PROBE = "x0 _-./:;=@,\n\tXy9 word"
+"""Text where a pattern that matches nothing at some places (``\\b``, ``(?=y)``) shows it."""
+
+
 def _custom_pattern(value: str) -> str:
     _regex(value)
-    if re.compile(value).match("") is not None:
+    compiled = re.compile(value)
+    if compiled.match("") is not None or any(
+        found.end() == found.start() for found in compiled.finditer(_EMPTY_PROBE)
+    ):
         raise ValueError(f"pattern {value!r} matches the empty string; it must match some text")
     return value
 

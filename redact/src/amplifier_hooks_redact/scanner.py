@@ -752,11 +752,15 @@ def _scan(
     # search() returns None for a miss much faster than finditer() sets up.
     match = pattern.search(haystack)
     tried = 0
+    size = len(haystack)
     while match is not None:
         tried += 1
         if not tried % _CHECK_EVERY:
             check_deadline()
-        match = pattern.search(haystack, _claim(match, text, members, hits, rejected))
+        resume = _claim(match, text, members, hits, rejected)
+        if resume > size:  # search() would look at the end again: an empty match there
+            return
+        match = pattern.search(haystack, resume)
 
 
 def _try(
