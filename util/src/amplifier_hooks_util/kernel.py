@@ -55,6 +55,7 @@ def hook_registry(coordinator: Any) -> Any:
 
 
 _PROBE_EVENT = "amplifier-hooks:wildcard-probe"
+_UNSAID: Any = object()  # a registry that cannot list its handlers
 
 
 def _probe(event: str, data: dict[str, Any]) -> None:
@@ -194,12 +195,8 @@ class Kernel:
 
     def listened(self, event: str) -> bool:
         """Whether a handler runs for ``event`` (a registry that cannot say: assume so)."""
-        lister = getattr(self.registry, "list_handlers", None)
-        if not callable(lister):
-            return True
-        try:
-            found = lister(event)
-        except Exception:
+        found = self._list_handlers(event)
+        if found is _UNSAID:
             return True
         if isinstance(found, dict):
             return any(found.values())
@@ -225,14 +222,19 @@ class Kernel:
     def handler_names(self) -> dict[str, list[str]]:
         """Each event with handlers and their names (the registry's ``list_handlers()``);
         empty where the registry cannot say."""
+        found = self._list_handlers()
+        return {str(k): list(v) for k, v in found.items()} if isinstance(found, dict) else {}
+
+    def _list_handlers(self, *event: str) -> Any:
+        """The registry's ``list_handlers(*event)``, or :data:`_UNSAID` where it has none or
+        it raised."""
         lister = getattr(self.registry, "list_handlers", None)
         if not callable(lister):
-            return {}
+            return _UNSAID
         try:
-            found = lister()
+            return lister(*event)
         except Exception:
-            return {}
-        return {str(k): list(v) for k, v in found.items()} if isinstance(found, dict) else {}
+            return _UNSAID
 
     def watched_capability(self, name: str, on_change: Callable[[Any], Any]) -> tuple[Any, bool]:
         """The capability ``name`` and whether the kernel calls ``on_change`` with its new
