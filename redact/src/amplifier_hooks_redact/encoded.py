@@ -51,39 +51,33 @@ _DEPTH: Final = 3  # layers of encoding and compression read through
 _INFLATED_MOST: Final = 1 << 22  # characters a compressed run may expand to
 
 
-def _base64_segments(word: bytes) -> set[str]:
-    """The characters of ``word``'s base64 encodings that depend on ``word`` alone."""
+def _segments(word: bytes, encode: Callable[[bytes], bytes], bits: int, block: int) -> set[str]:
+    """The characters of ``word``'s encodings that depend on ``word`` alone, one per alignment
+    of ``word`` in the encoding's block of ``block`` bytes (each character holds ``bits``)."""
     found: set[str] = set()
-    for align in range(3):
-        encoded = base64.b64encode(b"\0" * align + word + b"\0" * 3).decode()
+    for align in range(block):
+        encoded = encode(b"\0" * align + word + b"\0" * block).decode()
         inside = [
             i
             for i in range(len(encoded))
-            if 6 * i >= 8 * align and 6 * i + 6 <= 8 * (align + len(word))
+            if bits * i >= 8 * align and bits * i + bits <= 8 * (align + len(word))
         ]
-        if not inside:
-            continue
-        segment = encoded[inside[0] : inside[-1] + 1]
-        if len(segment) >= _MIN_TRIGGER:
-            found.add(segment)
-            found.add(segment.replace("+", "-").replace("/", "_"))
+        if inside and inside[-1] + 1 - inside[0] >= _MIN_TRIGGER:
+            found.add(encoded[inside[0] : inside[-1] + 1])
     return found
+
+
+def _base64_segments(word: bytes) -> set[str]:
+    """The characters of ``word``'s base64 encodings (three alignments), in both alphabets,
+    that depend on ``word`` alone."""
+    found = _segments(word, base64.b64encode, 6, 3)
+    return found | {segment.replace("+", "-").replace("/", "_") for segment in found}
 
 
 def _base32_segments(word: bytes) -> set[str]:
     """The characters of ``word``'s base32 encodings (five alignments, RFC 4648) that depend
     on ``word`` alone."""
-    found: set[str] = set()
-    for align in range(5):
-        encoded = base64.b32encode(b"\0" * align + word + b"\0" * 5).decode()
-        inside = [
-            i
-            for i in range(len(encoded))
-            if 5 * i >= 8 * align and 5 * i + 5 <= 8 * (align + len(word))
-        ]
-        if inside and inside[-1] + 1 - inside[0] >= _MIN_TRIGGER:
-            found.add(encoded[inside[0] : inside[-1] + 1])
-    return found
+    return _segments(word, base64.b32encode, 5, 5)
 
 
 def _triggers() -> list[str]:
