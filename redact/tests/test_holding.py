@@ -8,6 +8,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 import pytest
+from amplifier_hooks_testsupport.plain_data import plain_data, plain_leaves
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -104,26 +105,14 @@ _KEYS = st.sampled_from(
         "Value",
     ]
 )
-_LEAVES = st.one_of(
+_LEAVES = plain_leaves(
     st.sampled_from(
         [GH, f"password={GH}", "ls -la", "hunter2", "jane@example.com", "", "--token", "-p"]
     ),
     st.sampled_from(["DB_PASSWORD", "client_secret", "S3cretP4ssW0rd9"]),
-    st.text(max_size=20),
-    st.integers(),
-    st.floats(allow_nan=False, allow_infinity=False),
-    st.booleans(),
-    st.none(),
+    text_size=20,
 )
-_PLAIN = st.recursive(
-    _LEAVES,
-    lambda inner: st.one_of(
-        st.lists(inner, max_size=4),
-        st.lists(inner, max_size=4).map(tuple),
-        st.dictionaries(st.one_of(_KEYS, st.text(max_size=8)), inner, max_size=4),
-    ),
-    max_leaves=12,
-)
+_PLAIN = plain_data(_LEAVES, st.one_of(_KEYS, st.text(max_size=8)), max_leaves=12)
 
 
 @settings(max_examples=300, deadline=None)

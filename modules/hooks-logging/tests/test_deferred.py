@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from amplifier_hooks_testsupport.plain_data import plain_data, plain_leaves
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
@@ -63,26 +64,14 @@ def _written(deferred: DeferredRedaction, records: list[str | Unsettled]) -> lis
 _KEYS = st.sampled_from(
     ["command", "password", "api_key", "note", "client_secret", "env", "Authorization", "n"]
 )
-_LEAVES = st.one_of(
+_LEAVES = plain_leaves(
     st.sampled_from(
         [GH, f"token {GH}", f"password={GH}", f"pay {CARD}", "jane@example.com", "hunter2"]
     ),
     st.sampled_from(["ls -la /tmp/x", "toolu_0001", "2026-11-27T15:20:33.456+00:00", "", "\n"]),
-    st.text(max_size=16),
-    st.integers(),
-    st.floats(allow_nan=False, allow_infinity=False),
-    st.booleans(),
-    st.none(),
+    text_size=16,
 )
-_PLAIN = st.recursive(
-    _LEAVES,
-    lambda inner: st.one_of(
-        st.lists(inner, max_size=4),
-        st.lists(inner, max_size=4).map(tuple),
-        st.dictionaries(st.one_of(_KEYS, st.text(max_size=6)), inner, max_size=4),
-    ),
-    max_leaves=16,
-)
+_PLAIN = plain_data(_LEAVES, st.one_of(_KEYS, st.text(max_size=6)), max_leaves=16)
 
 
 @settings(max_examples=300, deadline=None)

@@ -7,6 +7,7 @@ import math
 from typing import Any
 
 import pytest
+from amplifier_hooks_testsupport.plain_data import plain_data
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
@@ -28,15 +29,7 @@ _LEAVES = st.one_of(
     st.booleans(),
     st.none(),
 )
-_PLAIN = st.recursive(
-    _LEAVES,
-    lambda inner: st.one_of(
-        st.lists(inner, max_size=4),
-        st.lists(inner, max_size=4).map(tuple),
-        st.dictionaries(_TEXT, inner, max_size=4),
-    ),
-    max_leaves=20,
-)
+_PLAIN = plain_data(_LEAVES, _TEXT, max_leaves=20)
 
 
 def _outcome(encode: Any, data: Any) -> tuple[str, str]:

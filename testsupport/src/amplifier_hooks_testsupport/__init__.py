@@ -10,6 +10,7 @@
   fresh interpreter (the import-cost tests);
 - :mod:`~amplifier_hooks_testsupport.claude_transcript`: the lines of a Claude Code session
   transcript, for ``replay``;
+- :mod:`~amplifier_hooks_testsupport.plain_data`: Hypothesis strategies for plain event data;
 - :mod:`~amplifier_hooks_testsupport.fresh_venv`: an install into a new virtual environment,
   then a script run there.
 
