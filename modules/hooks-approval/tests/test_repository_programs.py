@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from amplifier_hooks_testsupport.environment import isolated_git
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -44,11 +45,7 @@ def git(repo: Path, *args: str) -> None:
 
 @pytest.fixture(autouse=True)
 def _isolated_git(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    home = tmp_path / "home"
-    home.mkdir()
-    monkeypatch.setenv("HOME", str(home))
-    monkeypatch.setenv("GIT_CONFIG_NOSYSTEM", "1")
-    monkeypatch.delenv("GIT_CONFIG_COUNT", raising=False)
+    isolated_git(tmp_path, monkeypatch)
 
 
 async def decide(coordinator: Any, command: str) -> Any:

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from amplifier_hooks_testsupport.environment import isolated_git
 
 from amplifier_core.testing import create_test_coordinator
 from amplifier_module_hooks_declarative import mount
@@ -25,14 +26,7 @@ pytestmark = pytest.mark.skipif(shutil.which("git") is None, reason="git is not 
 
 @pytest.fixture(autouse=True)
 def _isolated_git(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    home = tmp_path / "home"
-    home.mkdir()
-    monkeypatch.setenv("HOME", str(home))
-    monkeypatch.setenv("GIT_CONFIG_NOSYSTEM", "1")
-    monkeypatch.delenv("GIT_CONFIG_COUNT", raising=False)
-    for name in ("AUTHOR", "COMMITTER"):
-        monkeypatch.setenv(f"GIT_{name}_NAME", "t")
-        monkeypatch.setenv(f"GIT_{name}_EMAIL", "t@example.invalid")
+    isolated_git(tmp_path, monkeypatch)
 
 
 def git(repo: Path, *args: str) -> None:
