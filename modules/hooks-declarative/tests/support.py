@@ -1,11 +1,14 @@
 """What the command-hook tests share: the test scripts as a user's command lines, the context
-an event gives a hook, a runner for one protocol, and what the recording script saw."""
+an event gives a hook, a runner for one protocol, and what the recording script saw; for the
+containment tests, a trusted project and its hooks file, and the mark of a test that needs
+bubblewrap."""
 
 from __future__ import annotations
 
 import json
 import os
 import shlex
+import shutil
 import subprocess
 import threading
 from collections.abc import Awaitable, Callable, Mapping
@@ -14,6 +17,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
+import pytest
 from amplifier_hooks_util.sandbox import Sandbox
 
 from amplifier_core.testing import create_test_coordinator
@@ -23,6 +27,12 @@ from amplifier_module_hooks_declarative.specs import CommandHookSpec
 from amplifier_module_hooks_declarative.types import Decision, HookContext
 
 SCRIPTS = Path(__file__).parent / "scripts"
+needs_bwrap = pytest.mark.skipif(
+    shutil.which("bwrap") is None and not os.environ.get("AMPLIFIER_HOOKS_REQUIRE_BWRAP"),
+    reason="bubblewrap missing (CI sets AMPLIFIER_HOOKS_REQUIRE_BWRAP: there it must run)",
+)
+PRE_TOOL: dict[str, Any] = {"tool_name": "bash", "tool_input": {"command": "ls"}}
+"""A bash call's ``tool:pre`` data, for a hook that runs on every call."""
 
 
 def script(name: str, *args: str) -> str:
@@ -289,3 +299,19 @@ def run_contained(
             text=text,
             check=check,
         )
+
+
+def trusted_project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A new ``tmp_path / "project"`` whose hooks run (``AMPLIFIER_TRUST_PROJECT``), with an
+    Amplifier home of the test's own."""
+    monkeypatch.setenv("AMPLIFIER_TRUST_PROJECT", "1")
+    monkeypatch.setenv("AMPLIFIER_HOME", str(tmp_path / "amplifier-home"))
+    path = tmp_path / "project"
+    path.mkdir()
+    return path
+
+
+def project_hooks(project: Path, hooks: dict[str, Any]) -> None:
+    """Write ``hooks`` as ``project``'s ``.amplifier/hooks.yaml``."""
+    (project / ".amplifier").mkdir(exist_ok=True)
+    (project / ".amplifier" / "hooks.yaml").write_text(json.dumps({"hooks": hooks}))

@@ -28,14 +28,9 @@ from amplifier_core.models import ToolResult
 from amplifier_core.testing import create_test_coordinator
 from amplifier_module_hooks_declarative import mount
 
-from .support import run_contained
+from .support import PRE_TOOL, needs_bwrap, project_hooks, run_contained, trusted_project
 from .test_containment_widening import binds
 
-needs_bwrap = pytest.mark.skipif(
-    shutil.which("bwrap") is None and not os.environ.get("AMPLIFIER_HOOKS_REQUIRE_BWRAP"),
-    reason="bubblewrap missing (CI sets AMPLIFIER_HOOKS_REQUIRE_BWRAP: there it must run)",
-)
-PRE_TOOL = {"tool_name": "bash", "tool_input": {"command": "ls"}}
 EVIL_C = (
     "#include <stdio.h>\n#include <stdlib.h>\n"
     "__attribute__((constructor)) static void evil(void) {\n"
@@ -47,11 +42,7 @@ EVIL_C = (
 
 @pytest.fixture
 def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    monkeypatch.setenv("AMPLIFIER_TRUST_PROJECT", "1")
-    monkeypatch.setenv("AMPLIFIER_HOME", str(tmp_path / "amplifier-home"))
-    path = tmp_path / "project"
-    path.mkdir()
-    return path
+    return trusted_project(tmp_path, monkeypatch)
 
 
 @pytest.fixture
@@ -61,11 +52,6 @@ def outside() -> Iterator[Path]:
     path.mkdir(parents=True)
     yield path
     shutil.rmtree(path, ignore_errors=True)
-
-
-def project_hooks(project: Path, hooks: dict[str, Any]) -> None:
-    (project / ".amplifier").mkdir(exist_ok=True)
-    (project / ".amplifier" / "hooks.yaml").write_text(json.dumps({"hooks": hooks}))
 
 
 async def session(project: Path, config: dict[str, Any]) -> None:

@@ -40,23 +40,14 @@ from amplifier_module_hooks_declarative.specs import (
     McpToolHookSpec,
 )
 
-from .support import HttpEndpoint
+from .support import PRE_TOOL, HttpEndpoint, needs_bwrap, project_hooks, trusted_project
 
 SECRET = "sk-ant-api03-widening-secret-0123456789abcdef"
-needs_bwrap = pytest.mark.skipif(
-    shutil.which("bwrap") is None and not os.environ.get("AMPLIFIER_HOOKS_REQUIRE_BWRAP"),
-    reason="bubblewrap missing (CI sets AMPLIFIER_HOOKS_REQUIRE_BWRAP: there it must run)",
-)
-PRE_TOOL = {"tool_name": "bash", "tool_input": {"command": "ls"}}
 
 
 @pytest.fixture
 def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    monkeypatch.setenv("AMPLIFIER_TRUST_PROJECT", "1")
-    monkeypatch.setenv("AMPLIFIER_HOME", str(tmp_path / "amplifier-home"))
-    path = tmp_path / "project"
-    path.mkdir()
-    return path
+    return trusted_project(tmp_path, monkeypatch)
 
 
 @pytest.fixture
@@ -67,11 +58,6 @@ def outside_tmp() -> Iterator[Path]:
     path.mkdir(parents=True)
     yield path
     shutil.rmtree(path, ignore_errors=True)
-
-
-def project_hooks(project: Path, hooks: dict[str, Any]) -> None:
-    (project / ".amplifier").mkdir(exist_ok=True)
-    (project / ".amplifier" / "hooks.yaml").write_text(json.dumps({"hooks": hooks}))
 
 
 async def session(project: Path, config: dict[str, Any], *events: tuple[str, Any]) -> None:
