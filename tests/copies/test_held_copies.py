@@ -12,7 +12,11 @@ from __future__ import annotations
 
 import importlib
 import inspect
+import io
+import math
 import re
+import time
+from collections.abc import Callable
 from typing import Any
 
 from amplifier_hooks_util import clean_run, deep
@@ -21,6 +25,10 @@ from hypothesis import strategies as st
 
 from amplifier_core import approval, events
 from amplifier_core import hooks as core_hooks
+from amplifier_core.audit import AuditTrail
+from amplifier_core.hooks import HookRegistry
+from amplifier_core.observers import HandlerRun
+from amplifier_core.receipts import Receipts
 from amplifier_hooks_redact import memo, scanner
 from amplifier_module_loop_session import names
 from amplifier_module_provider_anthropic import provider as anthropic
@@ -320,3 +328,112 @@ def test_the_session_loop_takes_the_orchestrator_interfaces_parameters() -> None
     extra = list(inspect.signature(SessionLoop.execute).parameters.values())[len(owner) - 1 : -1]
     assert all(p.default is not inspect.Parameter.empty for p in extra)
     assert inspect.iscoroutinefunction(SessionLoop.execute)
+
+
+# ---------------------------- the kernel's receipts: a run's tuple, built inline by each teller
+# A teller (Receipts.teller for a declarative hook, Receipts.plain_for for a handler) builds the
+# tuple it queues inline, the trail's defer spelled out (a call per hook run saved). For the
+# same run it must queue what ran / ran_ok and _plain / _observed queue (the owners), and
+# remember the same run for the required-guard check.
+
+_RUN_DATA = st.fixed_dictionaries(
+    {},
+    optional={
+        "tool_name": st.sampled_from(["bash", "write_file"]) | st.none(),
+        "tool_call_id": st.sampled_from(["call_1", "call_2"]) | st.none() | st.integers(0, 3),
+        "tool_input": st.dictionaries(st.text(max_size=4), st.text(max_size=4), max_size=2),
+    },
+)
+_RUN_EVENTS = st.sampled_from(["tool:pre", "tool:post", "prompt:submit"])
+_DECISIONS = st.sampled_from(["continue", "deny", "ask_user", "modify", "inject_context"])
+_SECONDS = st.floats(min_value=0, max_value=100, allow_nan=False)
+
+
+def _receipts(required: str) -> tuple[Receipts, list[tuple[Any, ...]]]:
+    """Receipts on a trail that only queues (every run's time inside its open window), and
+    that queue."""
+    trail = AuditTrail(io.StringIO(), session_id="sess-held")
+    trail.open_from, trail.open_until = -math.inf, math.inf
+    return Receipts(trail, HookRegistry(), required=[required]), trail.queue
+
+
+def _remembered(receipts: Receipts, data: dict[str, Any]) -> tuple[Any, ...]:
+    """The runs ``receipts`` remembers for the required-guard check, and that check's answer
+    on ``data`` (which forgets them)."""
+    runs = {call: list(found) for call, found in receipts._calls.items()}
+    return runs, receipts.check_required("tool:pre", dict(data))
+
+
+def _taken(queue: list[tuple[Any, ...]]) -> tuple[Any, ...]:
+    assert len(queue) == 1, "each run queues one tuple"
+    return queue.pop()
+
+
+@given(
+    _RUN_EVENTS,
+    _RUN_DATA,
+    _DECISIONS,
+    _SECONDS,
+    st.dictionaries(st.sampled_from(["source", "matcher"]), st.text(max_size=6), max_size=2),
+)
+def test_a_declarative_hooks_teller_queues_what_ran_queues(
+    event: str, data: dict[str, Any], decision: str, duration: float, facts: dict[str, Any]
+) -> None:
+    receipts, queue = _receipts("guard")
+    hook = receipts.hook_of("guard", facts)
+    told = receipts.teller(hook)
+
+    def owner() -> None:
+        receipts.ran(
+            hook="guard",
+            event=event,
+            data=data,
+            decision=decision,
+            outcome="ok",
+            duration=duration,
+            fixed=facts,
+        )
+
+    ways: list[Callable[[], None]] = [
+        lambda: told(event, data, decision, duration),
+        lambda: receipts.ran_ok(hook, event, data, decision, duration),
+        owner,
+    ]
+    items, checks = [], []
+    for run in ways:
+        before = time.time()
+        run()
+        item = _taken(queue)
+        assert before <= item[2] <= time.time(), "item[2] is the run's clock reading"
+        items.append((*item[:2], *item[3:]))
+        checks.append(_remembered(receipts, data))
+    assert len(items[0]) == 9
+    assert items[0] == items[1] == items[2], (
+        "amplifier_core/receipts.py's teller writes out ran / ran_ok (the owners): change both"
+    )
+    assert checks[0] == checks[1] == checks[2]
+
+
+@given(_RUN_EVENTS, _RUN_DATA, _DECISIONS, _SECONDS, _SECONDS)
+def test_a_handlers_teller_queues_what_an_observed_run_queues(
+    event: str, data: dict[str, Any], action: str, duration: float, ended: float
+) -> None:
+    receipts, queue = _receipts("guard")
+    told = receipts.plain_for("guard", event)
+    ways: list[Callable[[], None]] = [
+        lambda: told(action, duration, ended, data),
+        lambda: receipts._plain("guard", event, action, duration, ended, data),
+        lambda: receipts._observed(HandlerRun("guard", event, action, duration, ended, data)),
+    ]
+    items, checks = [], []
+    for run in ways:
+        run()
+        items.append(_taken(queue))
+        checks.append(_remembered(receipts, data))
+    assert len(items[0]) == 10
+    assert items[0] == items[1] == items[2], (
+        "amplifier_core/receipts.py's plain_for writes out _plain / _observed (the owners): "
+        "change both"
+    )
+    assert checks[0] == checks[1] == checks[2]
+    assert receipts.entry(items[0]) == receipts.entry(items[2])
