@@ -2,7 +2,8 @@
 entry points, brings a sixth format and a new hook type, and hooks run through them with no
 edit to the dispatcher.
 
-The distribution is a real one: a package and its ``.dist-info`` (``METADATA`` and
+The distribution is docs/plugins.md's worked example, its code and entry points taken from the
+page as printed. It is a real one: a package and its ``.dist-info`` (``METADATA`` and
 ``entry_points.txt``, what ``pip install`` writes) in a directory put on ``sys.path``, read by
 ``importlib.metadata`` as any installed distribution is; the registry is told to read the
 entry points again (:func:`refresh_plugins`) once it is there and once it is gone.
@@ -12,6 +13,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 import textwrap
@@ -38,89 +40,39 @@ from amplifier_module_hooks_declarative.survey import survey_sources
 
 PYPROJECT = Path(__file__).resolve().parents[1] / "pyproject.toml"
 
-QUILL = '''
-"""Quill's hooks: ``.quill/hooks.json`` in the home directory and the project."""
-
-import json
-import os
-import subprocess
-
-from amplifier_module_hooks_declarative.parsing import parse_hooks_data
-from amplifier_module_hooks_declarative.protocols import CommandProtocol
-from amplifier_module_hooks_declarative.source import HookFormat, HooksFile
-from amplifier_module_hooks_declarative.types import Decision
+DOC = Path(__file__).resolve().parents[3] / "docs" / "plugins.md"
+"""The page whose worked examples the tests install and run, as it prints them."""
 
 
-def read(text, label):
-    data = json.loads(text)
-    for hooks in data.get("hooks", {}).values():
-        for hook in hooks:
-            hook.setdefault("protocol", "quill")
-    return parse_hooks_data(data, label)
+def _block(language: str, holding: str) -> str:
+    """The one ```{language} block of docs/plugins.md that holds ``holding``."""
+    blocks = re.findall(
+        rf"^```{language}\n(.*?)^```$", DOC.read_text(encoding="utf-8"), re.M | re.S
+    )
+    found = [block for block in blocks if holding in block]
+    assert len(found) == 1, f"docs/plugins.md: one ```{language} block with {holding!r}"
+    return str(found[0])
 
 
-def stdin(ctx, project_dir):
-    return {"agent_action": ctx.alias, "tool": ctx.tool, "input": ctx.args}
+QUILL = _block("python", "FORMAT = HookFormat(")
+"""docs/plugins.md's ``quill_hooks/__init__.py``: the Quill format."""
+NOTIFY = _block("python", "NOTIFY = RunnerType(")
+"""docs/plugins.md's ``quill_hooks/notify.py``: the ``notify`` hook type."""
+NOTIFY_HOOKS = _block("text", "type: notify")
+"""docs/plugins.md's hooks file with a ``notify`` hook."""
 
 
-def decision(ctx, stdout, label, project_dir, truncated):
-    verdict, _, reason = stdout.strip().partition(":")
-    if verdict == "deny":
-        return Decision(action="block", message=reason, source=label)
-    return Decision(source=label)
+def _entry_points(*holding: str) -> str:
+    """The ``entry_points.txt`` of the docs' ``pyproject.toml`` blocks holding ``holding``."""
+    lines: list[str] = []
+    for part in holding:
+        declared = tomllib.loads(_block("toml", part))["project"]["entry-points"]
+        for group, points in declared.items():
+            lines += [f"[{group}]", *(f"{name} = {value}" for name, value in points.items()), ""]
+    return "\n".join(lines)
 
 
-PROTOCOL = CommandProtocol(
-    name="quill",
-    stdin=stdin,
-    blocked=lambda ctx, stderr, label: Decision(action="block", message=stderr, source=label),
-    decision=decision,
-    environment=lambda ctx, project_dir: {"QUILL_PROJECT": project_dir},
-)
-
-FORMAT = HookFormat(
-    name="quill",
-    files=(HooksFile(".quill/hooks.json", "quill-hooks", read, user_kind="user-quill"),),
-)
-'''
-
-NOTIFY = '''
-"""A hook type ``notify``: appends its message to a file, and lets the event go on."""
-
-from pathlib import Path
-from typing import Literal
-
-from amplifier_module_hooks_declarative.runner_plugins import RunnerType
-from amplifier_module_hooks_declarative.specs import PluginHookSpec
-from amplifier_module_hooks_declarative.types import Decision
-
-
-class NotifySpec(PluginHookSpec):
-    type: Literal["notify"]
-    file: str
-    message: str
-
-
-class NotifyRunner:
-    def __init__(self, spec, label):
-        self.spec, self.label = spec, label
-
-    async def run(self, context):
-        with Path(self.spec.file).open("a") as out:
-            out.write(f"{context.event} {context.tool} {self.spec.message}\\n")
-        return Decision(source=self.label)
-
-
-NOTIFY = RunnerType(NotifySpec, lambda spec, label, env: NotifyRunner(spec, label))
-'''
-
-ENTRY_POINTS = """
-[amplifier_hooks.formats]
-quill = quill_hooks
-
-[amplifier_hooks.runners]
-notify = quill_hooks.notify:NOTIFY
-"""
+ENTRY_POINTS = _entry_points('quill = "quill_hooks"', 'notify = "quill_hooks.notify:NOTIFY"')
 
 
 def _distribution(root: Path, entry_points: str, package: dict[str, str]) -> Path:
@@ -167,9 +119,7 @@ async def test_a_sixth_format_and_a_new_hook_type_run_from_another_distribution(
     hooks = {"hooks": {"PreToolUse": [{"type": "command", "command": script}]}}
     (home / ".quill" / "hooks.json").write_text(json.dumps(hooks), encoding="utf-8")
     (user_dir / "hooks.yaml").write_text(
-        "hooks:\n  PreToolUse:\n"
-        f"    - {{type: notify, file: {json.dumps(str(notes))}, message: checked}}\n",
-        encoding="utf-8",
+        NOTIFY_HOOKS.replace("/tmp/tool-calls.log", json.dumps(str(notes))), encoding="utf-8"
     )
     coordinator = create_test_coordinator()
     config: dict[str, Any] = {"user_dir": str(user_dir), "project_dir": str(project)}
