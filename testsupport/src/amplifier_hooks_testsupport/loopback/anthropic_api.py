@@ -186,73 +186,10 @@ class AnthropicApi(CheckedApi):
         previous_tool_uses: set[str] = set()
         for index, message in enumerate(messages):
             where = f"messages.{index}"
-            if not isinstance(message, dict):
-                raise Invalid(f"{where}: Input should be an object")
-            role = message.get("role")
-            if role not in ("user", "assistant"):
-                raise Invalid(f"{where}.role: Input should be 'user' or 'assistant'")
-            if index == 0 and role != "user":
-                raise Invalid('messages: first message must use the "user" role')
-            if index > 0 and messages[index - 1].get("role") == role:
-                raise Invalid(
-                    f'messages: roles must alternate between "user" and "assistant" ({where})'
-                )
-            content = message.get("content")
-            blocks: list[Any]
-            if isinstance(content, str):
-                if not content:
-                    raise Invalid(f"{where}: all messages must have non-empty content")
-                blocks = [{"type": "text", "text": content}]
-            elif isinstance(content, list) and content:
-                blocks = content
-            else:
-                raise Invalid(f"{where}: all messages must have non-empty content")
-            tool_uses: set[str] = set()
-            answered: set[str] = set()
-            seen_other = False
-            for number, block in enumerate(blocks):
-                spot = f"{where}.content.{number}"
-                kind = block.get("type") if isinstance(block, dict) else None
-                if kind == "text":
-                    if not isinstance(block.get("text"), str) or not block["text"]:
-                        raise Invalid(f"{spot}.text: text content blocks must be non-empty")
-                    seen_other = True
-                elif kind == "tool_use":
-                    if role != "assistant":
-                        raise Invalid(
-                            f"{spot}: tool_use blocks are only allowed in assistant messages"
-                        )
-                    if not isinstance(block.get("id"), str) or not isinstance(
-                        block.get("name"), str
-                    ):
-                        raise Invalid(f"{spot}: tool_use needs `id` and `name`")
-                    if not isinstance(block.get("input"), dict):
-                        raise Invalid(f"{spot}.input: Input should be a valid dictionary")
-                    tool_uses.add(block["id"])
-                    seen_other = True
-                elif kind == "tool_result":
-                    if role != "user":
-                        raise Invalid(
-                            f"{spot}: tool_result blocks are only allowed in user messages"
-                        )
-                    tool_use_id = block.get("tool_use_id")
-                    if tool_use_id not in previous_tool_uses:
-                        raise Invalid(
-                            f"{spot}: unexpected `tool_use_id` found in `tool_result` blocks: "
-                            f"{tool_use_id}. Each `tool_result` block must have a corresponding "
-                            "`tool_use` block in the previous message."
-                        )
-                    if seen_other:
-                        raise Invalid(
-                            f"{spot}: tool_result blocks must come first in the message content"
-                        )
-                    if not isinstance(block.get("content", ""), str | list):
-                        raise Invalid(f"{spot}.content: Input should be a valid string or list")
-                    if not isinstance(block.get("is_error", False), bool):
-                        raise Invalid(f"{spot}.is_error: Input should be a valid boolean")
-                    answered.add(tool_use_id)
-                else:
-                    raise Invalid(f"{spot}.type: unknown content block type {kind!r}")
+            role = _role_of(messages, index, where)
+            tool_uses, answered = _read_blocks(
+                _blocks_of(message, where), where, role, previous_tool_uses
+            )
             if role == "user":
                 missing = previous_tool_uses - answered
                 if missing:
@@ -262,3 +199,88 @@ class AnthropicApi(CheckedApi):
                         "block must have a corresponding `tool_result` block in the next message."
                     )
             previous_tool_uses = tool_uses
+
+
+def _role_of(messages: list[Any], index: int, where: str) -> str:
+    """The role of ``messages[index]``, checked: an object, ``user`` or ``assistant``, the
+    first one ``user``, each other than the one before."""
+    message = messages[index]
+    if not isinstance(message, dict):
+        raise Invalid(f"{where}: Input should be an object")
+    role = message.get("role")
+    if role not in ("user", "assistant"):
+        raise Invalid(f"{where}.role: Input should be 'user' or 'assistant'")
+    if index == 0 and role != "user":
+        raise Invalid('messages: first message must use the "user" role')
+    if index > 0 and messages[index - 1].get("role") == role:
+        raise Invalid(f'messages: roles must alternate between "user" and "assistant" ({where})')
+    return str(role)
+
+
+def _blocks_of(message: dict[str, Any], where: str) -> list[Any]:
+    """A message's content as blocks (a string is one text block); empty content refused."""
+    content = message.get("content")
+    if isinstance(content, str) and content:
+        return [{"type": "text", "text": content}]
+    if isinstance(content, list) and content:
+        return content
+    raise Invalid(f"{where}: all messages must have non-empty content")
+
+
+def _read_blocks(
+    blocks: list[Any], where: str, role: str, previous_tool_uses: set[str]
+) -> tuple[set[str], set[str]]:
+    """The ids of the ``tool_use`` blocks of one message, and those its ``tool_result`` blocks
+    answer (each one of ``previous_tool_uses``), every block checked."""
+    tool_uses: set[str] = set()
+    answered: set[str] = set()
+    seen_other = False
+    for number, block in enumerate(blocks):
+        spot = f"{where}.content.{number}"
+        kind = block.get("type") if isinstance(block, dict) else None
+        if kind == "text":
+            if not isinstance(block.get("text"), str) or not block["text"]:
+                raise Invalid(f"{spot}.text: text content blocks must be non-empty")
+            seen_other = True
+        elif kind == "tool_use":
+            tool_uses.add(_tool_use_id(block, spot, role))
+            seen_other = True
+        elif kind == "tool_result":
+            answered.add(_answered_id(block, spot, role, previous_tool_uses, seen_other))
+        else:
+            raise Invalid(f"{spot}.type: unknown content block type {kind!r}")
+    return tool_uses, answered
+
+
+def _tool_use_id(block: dict[str, Any], spot: str, role: str) -> str:
+    """A ``tool_use`` block's id, the block checked."""
+    if role != "assistant":
+        raise Invalid(f"{spot}: tool_use blocks are only allowed in assistant messages")
+    if not isinstance(block.get("id"), str) or not isinstance(block.get("name"), str):
+        raise Invalid(f"{spot}: tool_use needs `id` and `name`")
+    if not isinstance(block.get("input"), dict):
+        raise Invalid(f"{spot}.input: Input should be a valid dictionary")
+    return str(block["id"])
+
+
+def _answered_id(
+    block: dict[str, Any], spot: str, role: str, previous_tool_uses: set[str], seen_other: bool
+) -> str:
+    """The id a ``tool_result`` block answers, the block checked (``seen_other``: a block of
+    another type came before it in its message)."""
+    if role != "user":
+        raise Invalid(f"{spot}: tool_result blocks are only allowed in user messages")
+    tool_use_id = block.get("tool_use_id")
+    if tool_use_id not in previous_tool_uses:
+        raise Invalid(
+            f"{spot}: unexpected `tool_use_id` found in `tool_result` blocks: "
+            f"{tool_use_id}. Each `tool_result` block must have a corresponding "
+            "`tool_use` block in the previous message."
+        )
+    if seen_other:
+        raise Invalid(f"{spot}: tool_result blocks must come first in the message content")
+    if not isinstance(block.get("content", ""), str | list):
+        raise Invalid(f"{spot}.content: Input should be a valid string or list")
+    if not isinstance(block.get("is_error", False), bool):
+        raise Invalid(f"{spot}.is_error: Input should be a valid boolean")
+    return str(tool_use_id)

@@ -211,30 +211,39 @@ class OpenAIApi(CheckedApi):
                     raise Invalid(f"Invalid type for '{where}.content': expected a string.")
                 pending.discard(call_id)
             elif role == "assistant":
-                calls = message.get("tool_calls")
-                if content is None and not calls:
-                    raise Invalid(f"Missing required parameter: '{where}.content'.")
-                if content is not None and not isinstance(content, str | list):
-                    raise Invalid(f"Invalid type for '{where}.content'.")
-                for number, call in enumerate(calls or []):
-                    spot = f"{where}.tool_calls[{number}]"
-                    if not isinstance(call, dict) or not isinstance(call.get("id"), str):
-                        raise Invalid(f"Missing required parameter: '{spot}.id'.")
-                    if call.get("type") != "function":
-                        raise Invalid(f"Invalid value for '{spot}.type': expected 'function'.")
-                    function = call.get("function")
-                    if not isinstance(function, dict) or not isinstance(function.get("name"), str):
-                        raise Invalid(f"Missing required parameter: '{spot}.function.name'.")
-                    if not isinstance(function.get("arguments"), str):
-                        raise Invalid(
-                            f"Invalid type for '{spot}.function.arguments': expected a string, "
-                            f"but got {type(function.get('arguments')).__name__} instead."
-                        )
-                    pending.add(call["id"])
+                pending.update(_assistant_calls(message, where))
             elif not isinstance(content, str | list):
                 raise Invalid(f"Invalid type for '{where}.content': expected a string.")
         if pending:
             raise _unanswered(pending)
+
+
+def _assistant_calls(message: dict[str, Any], where: str) -> list[str]:
+    """The ids of an assistant message's tool calls, checked as the API checks the message
+    (``where``: its place, ``messages[N]``)."""
+    content = message.get("content")
+    calls = message.get("tool_calls")
+    if content is None and not calls:
+        raise Invalid(f"Missing required parameter: '{where}.content'.")
+    if content is not None and not isinstance(content, str | list):
+        raise Invalid(f"Invalid type for '{where}.content'.")
+    ids: list[str] = []
+    for number, call in enumerate(calls or []):
+        spot = f"{where}.tool_calls[{number}]"
+        if not isinstance(call, dict) or not isinstance(call.get("id"), str):
+            raise Invalid(f"Missing required parameter: '{spot}.id'.")
+        if call.get("type") != "function":
+            raise Invalid(f"Invalid value for '{spot}.type': expected 'function'.")
+        function = call.get("function")
+        if not isinstance(function, dict) or not isinstance(function.get("name"), str):
+            raise Invalid(f"Missing required parameter: '{spot}.function.name'.")
+        if not isinstance(function.get("arguments"), str):
+            raise Invalid(
+                f"Invalid type for '{spot}.function.arguments': expected a string, "
+                f"but got {type(function.get('arguments')).__name__} instead."
+            )
+        ids.append(call["id"])
+    return ids
 
 
 def _unanswered(pending: set[str]) -> Invalid:
