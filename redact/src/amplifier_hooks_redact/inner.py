@@ -10,7 +10,7 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable, Sequence
 
-from .rule import Rule
+from .rule_type import Rule
 from .scanner import TextRedactor
 
 __all__ = ["Finder"]

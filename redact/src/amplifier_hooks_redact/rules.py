@@ -50,7 +50,7 @@ from .hosts import host_patterns, select_host
 from .inner import Finder
 from .lazy import PatternLike, lazy_compile
 from .paired import paired_patterns, select_paired
-from .rule import RECOVERING_RULES, TOKEN_RULES, Category, Rule, Selector, Span
+from .rule_type import RECOVERING_RULES, TOKEN_RULES, Category, Rule, Selector, Span
 from .split import split_patterns, split_selector
 from .triggers import triggers_of
 

@@ -36,7 +36,7 @@ from .clock import check_deadline
 from .joined import SEPARATOR, joinable
 from .lazy import PatternLike
 from .reading import mark_positions, reading_view
-from .rule import TOKEN_RULES, Rule, Selector
+from .rule_type import TOKEN_RULES, Rule, Selector
 from .runs import RunFinder, RunShape, run_shape
 from .triggers import JointIndex, TriggerIndex, triggers_of
 

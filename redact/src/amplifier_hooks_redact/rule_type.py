@@ -1,5 +1,6 @@
-"""What a redaction rule is: its patterns, the selector that turns a match into the span to
-replace, and the names of the rule families that other modules treat apart.
+"""The redaction rule type: what a rule is (its patterns, the selector that turns a match into
+the span to replace), and the names of the rule families that other modules treat apart. The
+built-in rules themselves are in :mod:`.rules`.
 
 A leaf: the scanner, the rules and the finders of recovered text all import it, and it
 imports none of them.
