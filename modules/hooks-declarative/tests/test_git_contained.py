@@ -82,6 +82,10 @@ CHANGES: dict[str, tuple[str, str]] = {
     "clean-filter": ('[filter "x"]\n\tclean = "touch {marker}; cat"\n', "add a.txt"),
     "textconv": ('[diff "x"]\n\ttextconv = "touch {marker}; cat"\n', "diff"),
     "external-diff": ('[diff]\n\texternal = "touch {marker}; true"\n', "diff"),
+    "archive-compressor": (
+        '[tar "tgz"]\n\tcommand = "touch {marker}; cat"\n',
+        "archive --format=tgz -o /dev/null HEAD",
+    ),
 }
 
 

@@ -16,11 +16,13 @@ and every hook of the project refuses from then on, naming the changed files and
 ``trust`` command.
 
 The hooks' own data: :meth:`TrustGuard.after_run` is called when one of the project's own
-foreground hooks has finished. A file of the surface that changed by then and holds no code
-(a log, a cache, a state file the hook wrote) is recorded as the hooks' data
+foreground hooks has finished. A file of the surface that changed by then, holds no code and
+whose name says data (a log, a cache, a state file the hook wrote: :func:`~.surface.says_data`)
+is recorded as the hooks' data
 (:func:`~.projects.mark_data`): it no longer revokes trust, in this session or the next, until it
 holds code. A Python bytecode cache the run wrote is recorded with its new digest. A file
-that holds code and changed is never taken as the hook's own: it revokes trust.
+that holds code, or whose name says nothing (``guard.conf``: a script may source it), and
+changed is never taken as the hook's own: it revokes trust, whoever wrote it.
 
 Inotify events are queued by the kernel before the write that causes them returns, and the
 ``stat`` of a file reflects a write once it returned, so a change finished before a check is
@@ -43,7 +45,7 @@ from pathlib import Path
 from typing import Final
 
 from .projects import TrustStatus, mark_data, trust_status
-from .surface import FileState, Surface, holds_code, state_of
+from .surface import FileState, Surface, holds_code, says_data, state_of
 
 __all__ = ["TrustGuard"]
 
@@ -323,7 +325,7 @@ class TrustGuard:
                 continue
             own = absorb and name not in self._surface.hooks
             bytecode = "/__pycache__/" in f"/{name}"
-            if own and (state is None or not state.code or bytecode):
+            if own and (state is None or (not state.code and says_data(name)) or bytecode):
                 if before is not None and before.code and not bytecode:
                     changed.append(name)  # code removed (or replaced by data) is a change
                     continue
