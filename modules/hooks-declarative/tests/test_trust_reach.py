@@ -137,13 +137,16 @@ async def test_a_file_appearing_where_a_variable_path_leads_is_a_change(tmp_path
 # -- what a run cannot launder into data
 
 
-@pytest.mark.parametrize("name", ["guard.conf", "env", "settings", "rules.sh.in"])
+@pytest.mark.parametrize(
+    "name", ["guard.conf", "env", "settings", "rules.sh.in", "policy.json", "allow.txt"]
+)
 async def test_a_sourced_file_rewritten_during_a_run_is_not_the_hooks_data(
     tmp_path: Path, name: str
 ) -> None:
     """Someone else (a process the model started) rewrites the file the guard sources while
-    the guard runs: the change is not the guard's own, so the next run refuses. A FIFO holds
-    the guard in its run while the file is written: no timing involved."""
+    the guard runs: the change is not the guard's own, so the next run refuses (a name that
+    says nothing is never data; a data name the record has may only grow). A FIFO holds the
+    guard in its run while the file is written: no timing involved."""
     project = tmp_path / "project"
     fifo = tmp_path / "fifo"
     os.mkfifo(fifo)
@@ -227,8 +230,13 @@ async def test_a_package_a_script_loads_by_name_is_trusted_code(tmp_path: Path, 
     assert marker.exists(), f"{case}: node does not load it (the route is not real)"
 
 
+@pytest.mark.parametrize(
+    "spelling",
+    ["import policykit", "import importlib; importlib.import_module('policykit')",
+     "__import__('policykit.rules')"],
+)  # fmt: skip
 async def test_a_package_a_python_hook_imports_from_the_project_venv_is_trusted_code(
-    tmp_path: Path,
+    tmp_path: Path, spelling: str
 ) -> None:
     project = tmp_path / "project"
     base = Path(getattr(sys, "_base_executable", sys.executable)).resolve()  # noqa: ASYNC240
@@ -238,7 +246,7 @@ async def test_a_package_a_python_hook_imports_from_the_project_venv_is_trusted_
     site = next((project / ".venv" / "lib").glob("python*/site-packages"))
     write(site / "policykit" / "__init__.py", "from .rules import RULES\n")
     target = write(site / "policykit" / "rules.py", "RULES = []\n")
-    write(project / "scripts" / "guard.py", "import policykit\n")
+    write(project / "scripts" / "guard.py", spelling + "\n")
     settings_file(project, ".venv/bin/python scripts/guard.py")
     trust_project(project)
     marker = tmp_path / "marker"
@@ -253,3 +261,68 @@ async def test_a_package_a_python_hook_imports_from_the_project_venv_is_trusted_
         [str(project / ".venv" / "bin" / "python"), "scripts/guard.py"], cwd=project, check=True
     )
     assert marker.exists(), "the venv's python imports it: a real route"
+
+
+async def test_a_log_the_record_has_may_grow_during_a_run(tmp_path: Path) -> None:
+    """The other side: a log that existed when the project was trusted, appended to by the
+    guard's own run, is the guard's data; the guard stays trusted in the next session."""
+    project = tmp_path / "project"
+    log = write(project / ".claude" / "hooks" / "audit.log", "first\n")
+    write(
+        project / ".claude" / "hooks" / "guard.sh",
+        '#!/bin/sh\necho run >> "$(dirname "$0")/audit.log"\nexit 0\n',
+        0o755,
+    )
+    settings_file(project, "sh .claude/hooks/guard.sh")
+    trust_project(project)
+    for _ in range(2):
+        second = await answer_after(project, lambda: None)
+        assert second.action == "continue", second
+        assert trust_status(project).trusted
+    assert log.read_text().count("run") == 4
+
+
+@pytest.mark.parametrize("use_inotify", [True, False])
+async def test_a_directory_a_variable_path_could_lead_to_made_later_is_a_change(
+    tmp_path: Path, use_inotify: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``"$d/env.sh"`` for every top-level directory ``d``: an ``env.sh`` in a directory made
+    after trust is seen before the next run, by inotify and by the ``stat`` fallback."""
+    project = tmp_path / "project"
+    write(project / "conf" / "env.sh", "true\n")
+    write(
+        project / ".claude" / "hooks" / "guard.sh",
+        '#!/bin/bash\nfor d in "$CLAUDE_PROJECT_DIR"/*/; do [ -f "$d/env.sh" ] && '
+        '. "$d/env.sh"; done; exit 0\n',
+        0o755,
+    )
+    settings_file(project, "bash .claude/hooks/guard.sh")
+    trust_project(project)
+    if not use_inotify:
+        from amplifier_module_hooks_declarative.trust import watch
+
+        monkeypatch.setattr(watch, "_Inotify", _NoInotify)
+    marker = tmp_path / "marker"
+    second = await answer_after(
+        project, lambda: write(project / "later" / "env.sh", f"touch {marker}\n")
+    )
+    assert not marker.exists(), "an env.sh in a directory made after trust ran"
+    refused(second, project, "later/env.sh")
+
+
+async def test_a_directory_made_later_that_holds_nothing_of_the_shape_changes_nothing(
+    tmp_path: Path,
+) -> None:
+    project = tmp_path / "project"
+    write(project / "conf" / "env.sh", "true\n")
+    write(project / ".claude" / "hooks" / "guard.sh", '. "$CLAUDE_PROJECT_DIR/$D/env.sh"\n')
+    settings_file(project, "D=conf sh .claude/hooks/guard.sh")
+    trust_project(project)
+    second = await answer_after(project, lambda: write(project / "build" / "out.o", "x"))
+    assert second.action == "continue", second
+    assert trust_status(project).trusted
+
+
+class _NoInotify:
+    def __init__(self) -> None:
+        raise OSError("inotify switched off for this test")

@@ -14,7 +14,9 @@ The surface of a project (see ``docs/security.md``, "What trust covers") is:
    top level; a bare word that is the name or stem of a top-level entry (``import guard``,
    ``-m tools.guard``) covers that entry; a path with a variable part (``$LIB/env.sh``,
    ``${LIB:-conf}/env.sh``) covers every entry its shape matches, each variable read as any
-   one name (``*/env.sh``), and watches its last name in each directory the rest matches;
+   one name (``*/env.sh``), watches its last name in each directory the rest matches and
+   each directory a variable stands for for new subdirectories (a glob ending in ``/`` in
+   :attr:`Surface.patterns`);
 4. the files a tool a command runs reads from the working directory (``make``: its
    makefiles; ``npm``, ``npx``, ``node``, ``yarn``, ``pnpm``, ``bun``: ``package.json`` and
    the ``node_modules/.bin`` entry named);
@@ -192,6 +194,7 @@ _TOKEN: Final = re.compile(r"[^\s\"'`;&|()<>=,\[\]{}\\:]+")
 _PY_IMPORT: Final = re.compile(r"(?:^|[\s;'\"])(?:from|import)\s+([A-Za-z_][\w.]*)", re.MULTILINE)
 _DOTTED: Final = re.compile(r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+")
 _DUNDER_IMPORT: Final = re.compile(r"__import__\(\s*['\"]([A-Za-z_][\w.]*)['\"]")
+_IMPORT_MODULE: Final = re.compile(r"import_module\(\s*['\"]([A-Za-z_][\w.]*)['\"]")
 _PYTHON: Final = re.compile(r"python[0-9.]*[mw]?(?:\.exe)?")
 _STARTUP_GLOBS: Final = ("*.pth", "sitecustomize*", "usercustomize*")
 """What a python run in a virtual environment executes from its ``site-packages`` first."""
@@ -274,7 +277,8 @@ class Surface:
     """Watched names that did not exist (a module ``import guard`` would find if it came)."""
     patterns: dict[Path, tuple[str, ...]] = field(default_factory=dict)
     """Directories where any entry whose name matches one of the globs is surface, present or
-    not yet (a virtual environment's ``site-packages``: ``*.pth``, ``sitecustomize.py``)."""
+    not yet (a virtual environment's ``site-packages``: ``*.pth``, ``sitecustomize.py``); a
+    glob ending in ``/`` matches directories only (where a variable path may lead)."""
     matched: dict[Path, frozenset[str]] = field(default_factory=dict)
     """What each directory of ``patterns`` held that matched, when it was scanned."""
 
@@ -371,6 +375,7 @@ class _Scan:
         self._prefix = str(project).rstrip("/") + "/"
         self._python = False
         self._sites: list[Path] = []
+        self._shadowed: set[Path] = set()
         self._imports: set[str] = set()
 
     # -- adding files
@@ -501,8 +506,11 @@ class _Scan:
         if python and not self._python:
             self._runs_python()
         if python or hooks:
-            for module in _PY_IMPORT.findall(text):
+            dynamic = {*_DUNDER_IMPORT.findall(text), *_IMPORT_MODULE.findall(text)}
+            for module in {*_PY_IMPORT.findall(text), *dynamic}:
                 self._imported(module.split(".")[0])
+            for module in dynamic:  # importlib.import_module('guard') from the working dir
+                self._top_level(module.split(".")[0])
         if path.suffix.lower() in _JS_SUFFIXES or (first.startswith("#!") and "node" in first):
             for package in _js_packages(text):
                 self._node_package(path.parent, package)
@@ -595,10 +603,10 @@ class _Scan:
         appearing later (:mod:`.shadowing`)."""
         if not str(directory).startswith(self._prefix) and directory != self.project:
             return
-        if not directory.is_dir() or directory in self.surface.patterns:
+        if not directory.is_dir() or directory in self._shadowed:
             return
+        self._shadowed.add(directory)
         globs = shadowing_globs()
-        self.surface.patterns[directory] = globs
         matched: set[str] = set()
         for entry in sorted(directory.iterdir()):
             if any(fnmatchcase(entry.name, glob) for glob in globs):
@@ -607,10 +615,17 @@ class _Scan:
                     self.add_file(entry, named=True)
                 elif (entry / "__init__.py").is_file():  # a package: what import runs first
                     self.add_file(entry / "__init__.py", named=True)
-        self.surface.matched[directory] = frozenset(matched)
+        self._add_patterns(directory, globs, matched)
+
+    def _add_patterns(self, directory: Path, globs: Iterable[str], matched: Iterable[str]) -> None:
+        """Entries of ``directory`` matching ``globs`` (a glob ending in ``/``: directories
+        only) are surface, present (``matched``) or appearing later."""
+        known = self.surface.patterns.get(directory, ())
+        self.surface.patterns[directory] = (*known, *(g for g in globs if g not in known))
+        before = self.surface.matched.get(directory, frozenset())
+        self.surface.matched[directory] = before | frozenset(matched)
 
     def _site_startup(self, site: Path) -> None:
-        self.surface.patterns[site] = _STARTUP_GLOBS
         matched: set[str] = set()
         for entry in sorted(site.iterdir()):
             if not any(fnmatchcase(entry.name, glob) for glob in _STARTUP_GLOBS):
@@ -622,7 +637,7 @@ class _Scan:
             self.add_file(entry, named=True)
             if entry.suffix == ".pth":
                 self._pth_imports(site, entry)
-        self.surface.matched[site] = frozenset(matched)
+        self._add_patterns(site, _STARTUP_GLOBS, matched)
 
     def _pth_imports(self, site: Path, pth: Path) -> None:
         """A ``.pth`` line that starts with ``import`` runs; the modules it names (from the
@@ -692,14 +707,19 @@ class _Scan:
                 continue
             directories = [base]
             for part in leading:
-                directories = [
-                    d
-                    for parent in directories
-                    for d in _entries_matching(parent, part)
-                    if d.is_dir()
-                    and str(d).startswith(self._prefix)
-                    and ("*" not in part or d.name not in _NOT_SHAPED)
-                ][:_MAX_SHAPE_MATCHES]
+                found: list[Path] = []
+                for parent in directories:
+                    matching = [d for d in _entries_matching(parent, part) if d.is_dir()]
+                    here = [
+                        d
+                        for d in matching
+                        if str(d).startswith(self._prefix)
+                        and ("*" not in part or d.name not in _NOT_SHAPED)
+                    ]
+                    if "*" in part:  # a directory it could match, made later, is a change
+                        self._add_patterns(parent, (part + "/",), (d.name for d in matching))
+                    found += here
+                directories = found[:_MAX_SHAPE_MATCHES]
             for directory in directories:
                 for entry in _entries_matching(directory, last):
                     self._reach(entry, named=named, bare=False)
