@@ -18,7 +18,7 @@ from amplifier_hooks_util.git_config import PINNED, git_environment
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from .test_git_config import _spell, base_env, git
+from .test_git_config import _FIXED_DRIVER, FAMILIES, _spell, base_env, git
 
 pytestmark = pytest.mark.skipif(shutil.which("git") is None, reason="git is not installed")
 
@@ -218,3 +218,58 @@ def test_a_submodules_configuration_runs_nothing(
         if environment is contained:
             assert not marker.exists(), f"{name} in a submodule ({placement}, {key}): it ran"
     assert marker.exists(), f"{name} in a submodule via {placement}: the route is not real"
+
+
+# -- a "user" file that lies in the project
+
+
+@_SETTINGS
+@given(
+    name=st.sampled_from(sorted(FAMILIES)),
+    how=st.sampled_from(["HOME", "XDG_CONFIG_HOME", "GIT_CONFIG_GLOBAL"]),
+    driver=_DRIVER,
+)
+def test_a_global_file_inside_the_project_is_the_projects(
+    tmp_path_factory: pytest.TempPathFactory, name: str, how: str, driver: str
+) -> None:
+    """A hook's ``env`` that points ``HOME`` (or ``XDG_CONFIG_HOME``, ``GIT_CONFIG_GLOBAL``)
+    into the project makes git read a project file as its *global* configuration: its
+    programs are the project's, not the user's, and run no more than the repository's."""
+    family = FAMILIES[name]
+    driver = _FIXED_DRIVER.get(name, driver)
+    tmp = tmp_path_factory.mktemp("global")
+    (tmp / "home").mkdir()
+    env = base_env(tmp / "home")
+    repo = _repository(tmp / "repo", env)
+    family.prepare(repo, env, driver)
+    marker = tmp / "marker"
+    script = tmp / "program"
+    script.write_text(f"#!/bin/sh\ntouch {marker}\nexit 1\n")
+    script.chmod(0o755)
+    if family.key == "core.hooksPath":
+        hook = repo / "hooks-dir" / "pre-commit"
+        hook.write_text(f"#!/bin/sh\ntouch {marker}\n")
+        hook.chmod(0o755)
+        value = str(repo / "hooks-dir")  # absolute: a global hooks directory
+    else:
+        value = family.value.format(marker=marker, script=script)
+    target = {
+        "HOME": repo / ".gitconfig",
+        "XDG_CONFIG_HOME": repo / ".config" / "git" / "config",
+        "GIT_CONFIG_GLOBAL": repo / "tools" / "git.cfg",
+    }[how]
+    target.parent.mkdir(parents=True, exist_ok=True)
+    env = {
+        **env,
+        how: str(
+            {"HOME": repo, "XDG_CONFIG_HOME": repo / ".config", "GIT_CONFIG_GLOBAL": target}[how]
+        ),
+    }
+    git(repo, {**env, "GIT_CONFIG_GLOBAL": str(target)}, "config", "--global",
+        family.key.format(d=driver), value)  # fmt: skip
+    family.trigger(repo, env)
+    assert marker.exists(), f"{name} via {how}: the route does not run (vacuous)"
+    marker.unlink()
+    contained, _ = git_environment(env, repo)
+    family.trigger(repo, contained)
+    assert not marker.exists(), f"{name} in a global file inside the project ({how}): it ran"

@@ -49,7 +49,7 @@ import re
 import subprocess
 import time
 from collections import OrderedDict
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Final
@@ -194,11 +194,19 @@ class GitOverrides:
 
 
 def overrides_from_listing(
-    raw: bytes, *, origins: bool = False, pinned: Sequence[tuple[str, str]] = PINNED
+    raw: bytes,
+    *,
+    origins: bool = False,
+    pinned: Sequence[tuple[str, str]] = PINNED,
+    project_dir: str | os.PathLike[str] | None = None,
 ) -> GitOverrides:
     """The overrides for one repository from ``git config --list --show-scope --includes -z``
     (with ``origins``: ``--show-origin`` too), as :func:`git_environment` sets them; the keys
-    of ``pinned`` (:data:`PINNED`) are set whatever the listing holds."""
+    of ``pinned`` (:data:`PINNED`) are set whatever the listing holds. An entry of a user's
+    scope read from a file inside ``project_dir`` (a ``HOME`` or ``XDG_CONFIG_HOME`` that
+    leads into the project makes its ``.gitconfig`` git's *global* file) is the project's:
+    who controls a file is where it lies, not what git calls it."""
+    inside = _inside_test(project_dir)
     user: dict[str, list[tuple[str, str]]] = {}  # lower-cased key -> [(key, value)] in order
     project: dict[str, tuple[str, str, str]] = {}  # lower-cased key -> (key, value, origin)
     fields = raw.split(b"\0")
@@ -211,7 +219,7 @@ def overrides_from_listing(
         if not key:
             continue
         lowered = _lower_key(key)
-        if scope in USER_SCOPES:
+        if scope in USER_SCOPES and not inside(origin):
             user.setdefault(lowered, []).append((key, value))
         elif program_key(key, value) is not None or _MULTI.fullmatch(lowered):
             project[lowered] = (key, value, origin)
@@ -242,6 +250,23 @@ def overrides_from_listing(
         elif _FIRST_WINS.fullmatch(lowered):  # the first value wins: run on the remote side
             pairs.append(("protocol.file.allow", "never"))  # only; no local repository
     return GitOverrides(tuple(pairs), tuple(neutralised))
+
+
+def _inside_test(project_dir: str | os.PathLike[str] | None) -> Callable[[str], bool]:
+    """Whether a listing's origin (``file:PATH``) lies inside ``project_dir``."""
+    if project_dir is None:
+        return lambda origin: False
+    top = os.path.realpath(project_dir).rstrip(os.sep) + os.sep
+
+    def inside(origin: str) -> bool:
+        if not origin.startswith("file:"):
+            return False
+        path = origin[len("file:") :]
+        if not os.path.isabs(path):  # relative: git read it from the repository
+            return True
+        return (os.path.realpath(path) + os.sep).startswith(top)
+
+    return inside
 
 
 def _user_value(values: Sequence[tuple[str, str]] | None, neutral: str, lowered: str) -> str:
@@ -480,15 +505,27 @@ def _keep(
         _CACHE.popitem(last=False)
 
 
+def _work_tree(cwd: str | os.PathLike[str] | None) -> str | None:
+    """The top of the work tree ``cwd`` lies in (the nearest directory with a ``.git``), else
+    ``cwd`` itself: what the project controls."""
+    if cwd is None:
+        return None
+    here = Path(os.path.realpath(cwd))
+    top = next((d for d in (here, *here.parents) if os.path.lexists(d / ".git")), here)
+    return str(top)
+
+
 def _pinned(env: Mapping[str, str]) -> tuple[tuple[str, str], ...]:
     if env.get("GIT_SSH"):  # core.sshCommand would override the user's GIT_SSH
         return PINNED
     return (*PINNED, ("core.sshCommand", "ssh"))
 
 
-def _finish(env: Mapping[str, str], raw: bytes | None) -> tuple[dict[str, str], GitOverrides]:
+def _finish(
+    env: Mapping[str, str], raw: bytes | None, cwd: str | os.PathLike[str] | None = None
+) -> tuple[dict[str, str], GitOverrides]:
     overrides = (
-        overrides_from_listing(raw, origins=True, pinned=_pinned(env))
+        overrides_from_listing(raw, origins=True, pinned=_pinned(env), project_dir=_work_tree(cwd))
         if raw is not None
         else GitOverrides(ALWAYS)
     )
@@ -516,7 +553,7 @@ def _without_listing(
         return None, _finish(env, None)
     key = _cache_key(git, cwd, env)
     raw = _cached(key)
-    return key, (_finish(env, raw) if raw is not None else None)
+    return key, (_finish(env, raw, cwd) if raw is not None else None)
 
 
 def _from_listing(
@@ -530,7 +567,7 @@ def _from_listing(
     if raw is None:
         return _finish(env, None)
     _keep(key, cwd, env, raw)
-    return _finish(env, raw)
+    return _finish(env, raw, cwd)
 
 
 def _list(git: str, cwd: str | os.PathLike[str], env: Mapping[str, str]) -> bytes | None:
