@@ -323,6 +323,33 @@ async def test_a_directory_made_later_that_holds_nothing_of_the_shape_changes_no
     assert trust_status(project).trusted
 
 
+@pytest.mark.parametrize("dotfile", [".bashrc", ".profile", ".gitconfig", ".npmrc"])
+async def test_a_hook_whose_home_is_the_project_trusts_its_dotfiles(
+    tmp_path: Path, dotfile: str
+) -> None:
+    """``env: {HOME: <the project>}``: an interactive bash reads the project's ``.bashrc``
+    (git its ``.gitconfig``, npm its ``.npmrc``); a dotfile that changes, or appears, at the
+    project's top level is a change."""
+    project = tmp_path / "project"
+    hook = {
+        "type": "command",
+        "command": "bash -i -c 'exit 0' </dev/null >/dev/null 2>&1",
+        "env": {"HOME": str(project)},
+    }
+    write(project / ".amplifier" / "hooks.yaml", json.dumps({"hooks": {"PreToolUse": [hook]}}))
+    if dotfile != ".bashrc":
+        write(project / dotfile, "# nothing\n")
+    trust_project(project)
+    marker = tmp_path / "marker"
+    evil = f"touch {marker}\n" if dotfile == ".bashrc" else "# changed\n"
+    second = await answer_after(
+        project,
+        lambda: write(project / ".bashrc" if dotfile == ".bashrc" else project / dotfile, evil),
+    )
+    assert not marker.exists(), "the project's .bashrc ran as the hook's home"
+    refused(second, project, dotfile)
+
+
 class _NoInotify:
     def __init__(self) -> None:
         raise OSError("inotify switched off for this test")

@@ -37,7 +37,9 @@ The surface of a project (see ``docs/security.md``, "What trust covers") is:
 8. packages loaded by name: a package a JavaScript file of the surface ``require``s or
    ``import``s by name (``node_modules/<name>`` in its directory or the nearest one above it
    in the project, whole), and a module a Python file imports that lies in the
-   ``site-packages`` of a virtual environment of the project.
+   ``site-packages`` of a virtual environment of the project;
+9. the project as a home: a hooks file that names the project directory itself (``HOME``)
+   makes every dot file at its top level code of the surface, present or appearing later.
 
 Each file is recorded by its SHA-256, a link as its target text with the target's digest,
 anything else (FIFO, device, socket) by its kind, never read. A file *holds code* when it is a
@@ -376,6 +378,7 @@ class _Scan:
         self._python = False
         self._sites: list[Path] = []
         self._shadowed: set[Path] = set()
+        self._home = False
         self._imports: set[str] = set()
 
     # -- adding files
@@ -674,6 +677,8 @@ class _Scan:
             if word and not word.startswith("-") and os.path.lexists(bin_entry):
                 self.add_file(bin_entry, named=True)
             cleaned = _VARIABLE.sub("", token) if "$" in token else token
+            if hooks and "$" not in token and os.path.normpath(cleaned) == str(self.project):
+                self._project_as_home()  # HOME=/the/project: its dotfiles are read
             parts = [p for p in cleaned.split("/") if p not in ("", ".")]
             if not parts:
                 continue
@@ -688,6 +693,22 @@ class _Scan:
                     self._reach(base / name, named=hooks, bare="/" not in token)
             if "$" in token:
                 self._variable_path(token, bases, named=hooks)
+
+    def _project_as_home(self) -> None:
+        """A hooks file names the project directory itself (``env: {HOME: /the/project}``):
+        a program it runs may read its start-up files from there (``.bashrc``, ``.profile``,
+        ``.gitconfig``, ``.npmrc``), so every file at the project's top level whose name starts
+        with a dot is code of the surface, present or appearing later."""
+        if self._home:
+            return
+        self._home = True
+        matched: set[str] = set()
+        for entry in sorted(self.project.iterdir()):
+            if entry.name.startswith("."):
+                matched.add(entry.name)
+                if not entry.is_dir():
+                    self.add_file(entry, named=True)
+        self._add_patterns(self.project, (".*",), matched)
 
     def _variable_path(self, token: str, bases: Sequence[Path], *, named: bool) -> None:
         """A path with a variable part (``"$DIR/$LIB/env.sh"``, ``${X:-conf}/env.sh``): each
