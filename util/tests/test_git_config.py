@@ -20,6 +20,7 @@ from pathlib import Path
 import pytest
 from amplifier_hooks_util.git_config import (
     ALWAYS,
+    PINNED,
     git_environment,
     git_environment_async,
     overrides_from_listing,
@@ -196,6 +197,16 @@ FAMILIES: dict[str, Family] = {
         lambda r, e: git(r, e, "interpret-trailers", "--trailer", "zz=1", stdin="m\n"),
         "touch {marker}; echo",
     ),
+    "tar.<d>.command": Family(
+        "tar.{d}.command",
+        _nothing,
+        lambda r, e: git(r, e, "archive", "--format=zz", "-o", "/dev/null", "HEAD"),
+    ),
+    "tar.tgz.command": Family(
+        "tar.tgz.command",
+        _nothing,
+        lambda r, e: git(r, e, "archive", "--format=tgz", "-o", "/dev/null", "HEAD"),
+    ),
     "protocol.ext.allow": Family(
         "protocol.ext.allow",
         _nothing,
@@ -208,6 +219,7 @@ _FIXED_DRIVER = {
     "alias.<d>": "zz-alias",
     "remote.<d>.uploadpack": "up",
     "trailer.<d>.command": "zz",
+    "tar.<d>.command": "zz",
 }
 
 PLACEMENTS = ("local", "include.path", "includeIf", "worktree")
@@ -377,7 +389,8 @@ def test_every_project_program_key_is_overridden(key: str, scope: str) -> None:
 
 def test_always_set_without_any_listing() -> None:
     pairs = overrides_from_listing(b"", origins=True).pairs
-    assert pairs == ALWAYS
+    assert pairs == (*ALWAYS, *PINNED)
+    assert overrides_from_listing(b"", origins=True, pinned=()).pairs == ALWAYS
     assert program_key("alias.st", "status") is None
     assert program_key("alias.st", "!rm -rf /") == ""
     assert program_key("user.name") is None
@@ -391,6 +404,8 @@ def test_always_set_without_any_listing() -> None:
         "credential.https://h.example.helper",
         "sendemail.work.smtpServer",
         "hook.lint.command",
+        "tar.tgz.command",
+        "Tar.custom.Command",
     ):
         assert program_key(key) is not None, key
 

@@ -9,6 +9,7 @@ runs the hook and sees it not written."""
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import subprocess
 from pathlib import Path
@@ -76,6 +77,10 @@ CHANGES: dict[str, tuple[str, str]] = {
     "clean-filter": ('[filter "x"]\n\tclean = "touch {marker}; cat"\n', "add a.txt"),
     "textconv": ('[diff "x"]\n\ttextconv = "touch {marker}; cat"\n', "diff"),
     "external-diff": ('[diff]\n\texternal = "touch {marker}; true"\n', "diff"),
+    "archive-compressor": (
+        '[tar "tgz"]\n\tcommand = "touch {marker}; cat"\n',
+        "archive --format=tgz -o /dev/null HEAD",
+    ),
 }
 
 
@@ -145,3 +150,46 @@ async def test_a_sandboxed_guard_gets_the_same_overrides(tmp_path: Path) -> None
     assert not marker.exists(), "the sandboxed hook's git ran the repository's fsmonitor"
     assert result.action == "continue", result
     route_is_real(project, marker, "status")
+
+
+@pytest.mark.parametrize("variable", ["HOME", "XDG_CONFIG_HOME"])
+async def test_a_hook_env_that_makes_a_project_file_global_runs_nothing_of_it(
+    tmp_path: Path, variable: str
+) -> None:
+    """A trusted hook's ``env`` points ``HOME`` (or ``XDG_CONFIG_HOME``) into the project, so
+    git reads the project's ``.gitconfig`` as its *global* file; a ``git pull`` later gives
+    that file ``core.fsmonitor``: the guard's ``git status`` does not run it, and the hook
+    refuses (the file is trust surface). Containment alone is proved in
+    ``util/tests/test_git_config_reach.py``."""
+    project = project_with(tmp_path, "true")
+    where = {"HOME": project, "XDG_CONFIG_HOME": project / ".config"}[variable]
+    config = {"HOME": project / ".gitconfig", "XDG_CONFIG_HOME": project / ".config/git/config"}
+    hook = {
+        "type": "command",
+        "command": "git status >/dev/null 2>&1; exit 0",
+        "env": {variable: str(where)},
+    }
+    (project / ".amplifier").mkdir()
+    (project / ".amplifier" / "hooks.yaml").write_text(
+        json.dumps({"hooks": {"PreToolUse": [hook]}})
+    )
+    target = config[variable]
+    target.parent.mkdir(parents=True, exist_ok=True)
+    target.write_text("[user]\n\tname = t\n")
+    trust_project(project)
+    marker = tmp_path / "marker"
+
+    def change() -> None:
+        with target.open("a") as stream:
+            stream.write(f'[core]\n\tfsmonitor = "touch {marker}; true"\n')
+
+    result = await run_hook_twice(project, change)
+    assert not marker.exists(), f"the project's file read as global ({variable}) ran"
+    # what the hook's env names is trust surface too: the change also revokes trust
+    assert result.action == "deny", result
+    assert target.relative_to(project).as_posix() in (result.reason or "")
+    subprocess.run(  # noqa: ASYNC221
+        ["git", "status"], cwd=project, env={**os.environ, variable: str(where)},
+        capture_output=True, check=False,
+    )  # fmt: skip
+    assert marker.exists(), "git reads it as global and runs it: a real route"

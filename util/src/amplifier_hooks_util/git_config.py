@@ -49,13 +49,14 @@ import re
 import subprocess
 import time
 from collections import OrderedDict
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Final
 
 __all__ = [
     "ALWAYS",
+    "PINNED",
     "PROGRAM_KEYS",
     "USER_SCOPES",
     "GitOverrides",
@@ -104,14 +105,16 @@ PROGRAM_KEYS: Final[tuple[tuple[str, str], ...]] = (
     (r"core\.gitproxy", ""),
     (r"alias\..+", ""),
     (r"submodule\..+\.update", "none"),
+    (r"tar\..+\.command", "gzip -cn"),
 )
 """Keys whose value git runs as a program, or which make git run one, each with the value that
 runs nothing of the project's: from git-config(1) of git 2.39 (every entry whose text says it
 runs a command, program, helper, tool, tunnel or shell), git-interpret-trailers(1)
-(``trailer.<token>.command``/``cmd``), git-send-email(1) and git 2.5x's config hooks
-(``hook.<name>.command``). ``uploadpack.packObjectsHook`` is left out: git reads it from the
-user's (protected) configuration only. ``alias.*`` and
-``submodule.*.update`` only when the value starts with ``!`` (a shell command)."""
+(``trailer.<token>.command``/``cmd``), git-send-email(1), git-archive(1)
+(``tar.<format>.command``) and git 2.5x's config hooks (``hook.<name>.command``).
+``uploadpack.packObjectsHook`` is left out: git reads it from the user's (protected)
+configuration only. ``alias.*`` and ``submodule.*.update`` only when the value starts with
+``!`` (a shell command)."""
 
 ALWAYS: Final[tuple[tuple[str, str], ...]] = (
     ("core.fsmonitor", "false"),
@@ -121,6 +124,25 @@ ALWAYS: Final[tuple[tuple[str, str], ...]] = (
 """Set whatever the repository's configuration holds (or the user's value when it has one):
 the repository's ``.git/hooks``, an fsmonitor or an ``ext::`` URL can run a program without
 any key of the project's being listed first."""
+
+PINNED: Final[tuple[tuple[str, str], ...]] = (
+    ("core.pager", "cat"),
+    ("core.editor", ":"),
+    ("sequence.editor", ":"),
+    ("gpg.program", "gpg"),
+    ("gpg.openpgp.program", "gpg"),
+    ("gpg.x509.program", "gpgsm"),
+    ("gpg.ssh.program", "ssh-keygen"),
+    ("tar.tgz.command", "gzip -cn"),
+    ("tar.tar.gz.command", "gzip -cn"),
+)
+"""Keys of a fixed name set, once the configuration has been listed, whatever the repository
+holds: to the user's value, else to git's own default behaviour. So a key of these the project
+gains *after* the listing (a hook's ``git pull`` brings a new included ``.gitconfig``), or holds
+in another repository a hook's git reaches (``git -C vendor/lib``, a submodule), changes
+nothing. ``core.sshCommand`` joins them when the environment names no ``GIT_SSH`` (which the
+key would override). Keys whose neutral value would change what git does (``diff.external``,
+whose empty value makes every ``git diff`` fail) stay overridden only where listed."""
 
 USER_SCOPES: Final = frozenset({"system", "global", "command"})
 """Scopes of configuration the user controls; ``local`` and ``worktree`` (and what they
@@ -171,9 +193,20 @@ class GitOverrides:
     neutralised: tuple[tuple[str, str], ...] = ()
 
 
-def overrides_from_listing(raw: bytes, *, origins: bool = False) -> GitOverrides:
+def overrides_from_listing(
+    raw: bytes,
+    *,
+    origins: bool = False,
+    pinned: Sequence[tuple[str, str]] = PINNED,
+    project_dir: str | os.PathLike[str] | None = None,
+) -> GitOverrides:
     """The overrides for one repository from ``git config --list --show-scope --includes -z``
-    (with ``origins``: ``--show-origin`` too), as :func:`git_environment` sets them."""
+    (with ``origins``: ``--show-origin`` too), as :func:`git_environment` sets them; the keys
+    of ``pinned`` (:data:`PINNED`) are set whatever the listing holds. An entry of a user's
+    scope read from a file inside ``project_dir`` (a ``HOME`` or ``XDG_CONFIG_HOME`` that
+    leads into the project makes its ``.gitconfig`` git's *global* file) is the project's:
+    who controls a file is where it lies, not what git calls it."""
+    inside = _inside_test(project_dir)
     user: dict[str, list[tuple[str, str]]] = {}  # lower-cased key -> [(key, value)] in order
     project: dict[str, tuple[str, str, str]] = {}  # lower-cased key -> (key, value, origin)
     fields = raw.split(b"\0")
@@ -186,14 +219,14 @@ def overrides_from_listing(raw: bytes, *, origins: bool = False) -> GitOverrides
         if not key:
             continue
         lowered = _lower_key(key)
-        if scope in USER_SCOPES:
+        if scope in USER_SCOPES and not inside(origin):
             user.setdefault(lowered, []).append((key, value))
         elif program_key(key, value) is not None or _MULTI.fullmatch(lowered):
             project[lowered] = (key, value, origin)
     pairs: list[tuple[str, str]] = []
     neutralised: list[tuple[str, str]] = []
     done: set[str] = set()
-    for key, neutral in ALWAYS:
+    for key, neutral in (*ALWAYS, *pinned):
         lowered = _lower_key(key)
         done.add(lowered)
         pairs.append((key, _user_value(user.get(lowered), neutral, lowered)))
@@ -217,6 +250,23 @@ def overrides_from_listing(raw: bytes, *, origins: bool = False) -> GitOverrides
         elif _FIRST_WINS.fullmatch(lowered):  # the first value wins: run on the remote side
             pairs.append(("protocol.file.allow", "never"))  # only; no local repository
     return GitOverrides(tuple(pairs), tuple(neutralised))
+
+
+def _inside_test(project_dir: str | os.PathLike[str] | None) -> Callable[[str], bool]:
+    """Whether a listing's origin (``file:PATH``) lies inside ``project_dir``."""
+    if project_dir is None:
+        return lambda origin: False
+    top = os.path.realpath(project_dir).rstrip(os.sep) + os.sep
+
+    def inside(origin: str) -> bool:
+        if not origin.startswith("file:"):
+            return False
+        path = origin[len("file:") :]
+        if not os.path.isabs(path):  # relative: git read it from the repository
+            return True
+        return (os.path.realpath(path) + os.sep).startswith(top)
+
+    return inside
 
 
 def _user_value(values: Sequence[tuple[str, str]] | None, neutral: str, lowered: str) -> str:
@@ -247,6 +297,83 @@ def with_overrides(env: Mapping[str, str], pairs: Iterable[tuple[str, str]]) -> 
 
 def _listing_command(git: str) -> list[str]:
     return [git, "config", "--list", "--show-scope", "--show-origin", "--includes", "-z"]
+
+
+def _module_configs(cwd: str | os.PathLike[str]) -> list[Path]:
+    """The configuration files of the submodules of the repository ``cwd`` lies in
+    (``<git dir>/modules/**/config``, nested submodules included): a ``git status`` or
+    ``git diff`` there runs git in each submodule, which reads its own configuration (the
+    overrides of the environment reach it too, so the keys it names are overridden by name)."""
+    modules = _modules_dir(cwd)
+    return _module_walk(modules)[0] if modules is not None else []
+
+
+def _module_walk(modules: Path) -> tuple[list[Path], list[Path]]:
+    """The submodules' ``config`` files under ``modules`` and the directories that hold
+    submodules (where a new one appears); nothing of a submodule's objects is walked."""
+    configs: list[Path] = []
+    holders: list[Path] = [modules]
+    pending = [modules]
+    while pending:
+        holder = pending.pop()
+        try:
+            entries = sorted(holder.iterdir())
+        except OSError:
+            continue
+        for entry in entries:
+            if not entry.is_dir() or entry.is_symlink():
+                continue
+            if (entry / "HEAD").is_file():  # a submodule's git directory
+                if (entry / "config").is_file():
+                    configs.append(entry / "config")
+                if (entry / "modules").is_dir():
+                    holders.append(entry / "modules")
+                    pending.append(entry / "modules")
+            else:  # a submodule named a/b: modules/a/b
+                holders.append(entry)
+                pending.append(entry)
+    return configs, holders
+
+
+def _modules_dir(cwd: str | os.PathLike[str]) -> Path | None:
+    here = Path(os.path.realpath(cwd))
+    for directory in (here, *here.parents):
+        dot = directory / ".git"
+        if dot.is_dir():
+            gitdir = dot
+        elif dot.is_file():
+            try:
+                line = dot.read_text(errors="replace").split("\n", 1)[0]
+            except OSError:
+                return None
+            if not line.startswith("gitdir:"):
+                return None
+            gitdir = Path(directory, line[len("gitdir:") :].strip())
+        else:
+            continue
+        common = gitdir / "commondir"  # a linked worktree: its modules live in the common dir
+        if common.is_file():
+            try:
+                gitdir = gitdir / common.read_text(errors="replace").strip()
+            except OSError:
+                return None
+        modules = gitdir / "modules"
+        return modules if modules.is_dir() else None
+    return None
+
+
+def _module_command(git: str, config: Path) -> list[str]:
+    return [git, "config", "--file", str(config), "--list", "--show-origin", "--includes", "-z"]
+
+
+def _as_project(raw: bytes) -> bytes:
+    """A submodule's listing (``origin``, ``key\\nvalue`` fields) in the listing's form, in a
+    scope of the project's."""
+    fields = raw.split(b"\0")
+    out = bytearray()
+    for index in range(0, len(fields) - 1, 2):
+        out += b"submodule\0" + fields[index] + b"\0" + fields[index + 1] + b"\0"
+    return bytes(out)
 
 
 def _listing_env(env: Mapping[str, str]) -> dict[str, str]:
@@ -291,6 +418,11 @@ def _watched(
     paths = {_PRESENCE + str(d / ".git") for d in ancestors}  # which repository: presence only
     if top is not None:
         paths |= {str(top / ".git" / "config"), str(top / ".git" / "config.worktree")}
+        modules = top / ".git" / "modules"  # a submodule added later: a new entry there
+        paths.add(_PRESENCE + str(modules))
+        if modules.is_dir():
+            configs, holders = _module_walk(modules)
+            paths |= {str(d) for d in holders} | {str(c) for c in configs}
     home = env.get("HOME", "")
     paths.add(env.get("GIT_CONFIG_GLOBAL") or os.path.join(home, ".gitconfig"))
     xdg = env.get("XDG_CONFIG_HOME") or os.path.join(home, ".config")
@@ -373,9 +505,29 @@ def _keep(
         _CACHE.popitem(last=False)
 
 
-def _finish(env: Mapping[str, str], raw: bytes | None) -> tuple[dict[str, str], GitOverrides]:
+def _work_tree(cwd: str | os.PathLike[str] | None) -> str | None:
+    """The top of the work tree ``cwd`` lies in (the nearest directory with a ``.git``), else
+    ``cwd`` itself: what the project controls."""
+    if cwd is None:
+        return None
+    here = Path(os.path.realpath(cwd))
+    top = next((d for d in (here, *here.parents) if os.path.lexists(d / ".git")), here)
+    return str(top)
+
+
+def _pinned(env: Mapping[str, str]) -> tuple[tuple[str, str], ...]:
+    if env.get("GIT_SSH"):  # core.sshCommand would override the user's GIT_SSH
+        return PINNED
+    return (*PINNED, ("core.sshCommand", "ssh"))
+
+
+def _finish(
+    env: Mapping[str, str], raw: bytes | None, cwd: str | os.PathLike[str] | None = None
+) -> tuple[dict[str, str], GitOverrides]:
     overrides = (
-        overrides_from_listing(raw, origins=True) if raw is not None else GitOverrides(ALWAYS)
+        overrides_from_listing(raw, origins=True, pinned=_pinned(env), project_dir=_work_tree(cwd))
+        if raw is not None
+        else GitOverrides(ALWAYS)
     )
     return with_overrides(env, overrides.pairs), overrides
 
@@ -401,7 +553,7 @@ def _without_listing(
         return None, _finish(env, None)
     key = _cache_key(git, cwd, env)
     raw = _cached(key)
-    return key, (_finish(env, raw) if raw is not None else None)
+    return key, (_finish(env, raw, cwd) if raw is not None else None)
 
 
 def _from_listing(
@@ -415,7 +567,7 @@ def _from_listing(
     if raw is None:
         return _finish(env, None)
     _keep(key, cwd, env, raw)
-    return _finish(env, raw)
+    return _finish(env, raw, cwd)
 
 
 def _list(git: str, cwd: str | os.PathLike[str], env: Mapping[str, str]) -> bytes | None:
@@ -432,16 +584,49 @@ def _list(git: str, cwd: str | os.PathLike[str], env: Mapping[str, str]) -> byte
         )
     except (OSError, subprocess.SubprocessError):
         return None
-    return done.stdout if done.returncode == 0 else None
+    if done.returncode != 0:
+        return None
+    raw = done.stdout
+    for config in _module_configs(cwd):
+        try:
+            module = subprocess.run(
+                _module_command(git, config),
+                cwd=Path(cwd),
+                env=_listing_env(env),
+                stdin=subprocess.DEVNULL,
+                capture_output=True,
+                timeout=_TIMEOUT,
+                check=False,
+            )
+        except (OSError, subprocess.SubprocessError):
+            return None
+        if module.returncode != 0:
+            return None
+        raw += _as_project(module.stdout)
+    return raw
 
 
 async def _list_async(
     git: str, cwd: str | os.PathLike[str], env: Mapping[str, str]
 ) -> bytes | None:
     """:func:`_list` without blocking the event loop."""
+    raw = await _run_async(_listing_command(git), cwd, env)
+    if raw is None:
+        return None
+    for config in _module_configs(cwd):
+        module = await _run_async(_module_command(git, config), cwd, env)
+        if module is None:
+            return None
+        raw += _as_project(module)
+    return raw
+
+
+async def _run_async(
+    command: Sequence[str], cwd: str | os.PathLike[str], env: Mapping[str, str]
+) -> bytes | None:
     try:
         process = await asyncio.create_subprocess_exec(
-            *_listing_command(git),
+            *command,
             cwd=Path(cwd),
             env=_listing_env(env),
             stdin=asyncio.subprocess.DEVNULL,

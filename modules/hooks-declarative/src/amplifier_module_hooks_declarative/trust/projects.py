@@ -51,6 +51,7 @@ from .surface import (
     FileState,
     Surface,
     TooManyFiles,
+    says_data,
     scan_surface,
 )
 
@@ -262,7 +263,8 @@ def _recorded_data(record: Mapping[str, Any] | None) -> frozenset[str]:
     names = record.get("data") if record is not None else None
     if not isinstance(names, list):
         return frozenset()
-    return frozenset(n for n in names if isinstance(n, str))
+    # a name that does not say data (surface.says_data) is compared, whatever a record says
+    return frozenset(n for n in names if isinstance(n, str) and says_data(n))
 
 
 def mark_data(

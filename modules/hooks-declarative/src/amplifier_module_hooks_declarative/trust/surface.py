@@ -12,7 +12,11 @@ The surface of a project (see ``docs/security.md``, "What trust covers") is:
    covered whole; a named file is covered together with every file under its directory (a
    script imports, sources and reads its siblings), or alone when it lies at the project's
    top level; a bare word that is the name or stem of a top-level entry (``import guard``,
-   ``-m tools.guard``) covers that entry;
+   ``-m tools.guard``) covers that entry; a path with a variable part (``$LIB/env.sh``,
+   ``${LIB:-conf}/env.sh``) covers every entry its shape matches, each variable read as any
+   one name (``*/env.sh``), watches its last name in each directory the rest matches and
+   each directory a variable stands for for new subdirectories (a glob ending in ``/`` in
+   :attr:`Surface.patterns`);
 4. the files a tool a command runs reads from the working directory (``make``: its
    makefiles; ``npm``, ``npx``, ``node``, ``yarn``, ``pnpm``, ``bun``: ``package.json`` and
    the ``node_modules/.bin`` entry named);
@@ -29,15 +33,21 @@ The surface of a project (see ``docs/security.md``, "What trust covers") is:
    environment's python runs before any script are surface too: ``pyvenv.cfg``, its
    ``bin/python*`` links with their targets, every ``*.pth`` file, ``sitecustomize`` and
    ``usercustomize`` of its ``site-packages`` and the modules the ``.pth`` lines import; and
-   any such name that appears there later (:attr:`Surface.patterns`).
+   any such name that appears there later (:attr:`Surface.patterns`);
+8. packages loaded by name: a package a JavaScript file of the surface ``require``s or
+   ``import``s by name (``node_modules/<name>`` in its directory or the nearest one above it
+   in the project, whole), and a module a Python file imports that lies in the
+   ``site-packages`` of a virtual environment of the project;
+9. the project as a home: a hooks file that names the project directory itself (``HOME``)
+   makes every dot file at its top level code of the surface, present or appearing later.
 
 Each file is recorded by its SHA-256, a link as its target text with the target's digest,
 anything else (FIFO, device, socket) by its kind, never read. A file *holds code* when it is a
 hooks file, is executable, starts with ``#!``, has a program's or library's suffix
 (:data:`CODE_SUFFIXES`) or is a build file (:data:`BUILD_FILES`): those are what trust never
 lets change silently. The rest (configuration a hook reads, data it writes) is recorded too;
-what changes of it right after one of the project's own hook runs is the hook's own data
-(:mod:`.watch`).
+what changes of it during one of the project's own hook runs, when its name says data
+(:func:`says_data`), is the hook's own data (:mod:`.watch`).
 """
 
 from __future__ import annotations
@@ -50,7 +60,8 @@ import stat
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from fnmatch import fnmatchcase
-from pathlib import Path
+from glob import escape as glob_escape
+from pathlib import Path, PurePosixPath
 from typing import Final
 
 from amplifier_hooks_util.regular_file import (
@@ -65,6 +76,8 @@ from .shadowing import shadowing_globs
 __all__ = [
     "BUILD_FILES",
     "CODE_SUFFIXES",
+    "DATA_DIRS",
+    "DATA_SUFFIXES",
     "HOOKS_FILES",
     "HOOKS_GLOBS",
     "HOOK_DIRS",
@@ -74,6 +87,7 @@ __all__ = [
     "TooManyFiles",
     "holds_code",
     "looks_like_code",
+    "says_data",
     "scan_surface",
     "state_of",
 ]
@@ -130,6 +144,17 @@ BUILD_FILES: Final = frozenset(
 )  # fmt: skip
 """Files a tool reads its commands from: they hold code."""
 
+DATA_SUFFIXES: Final = frozenset(
+    {
+        ".log", ".jsonl", ".ndjson", ".json", ".txt", ".csv", ".tsv", ".db", ".sqlite",
+        ".sqlite3", ".lock", ".pid", ".state", ".cache", ".out", ".err",
+    }
+)  # fmt: skip
+"""Suffixes of the files a hook writes as its own record: logs, state, caches, locks."""
+
+DATA_DIRS: Final = frozenset({"cache", ".cache", "log", "logs", "state"})
+"""Directories whose files a hook writes as its own record, whatever their names."""
+
 # The files a tool reads from its working directory when a command runs it.
 _TOOL_FILES: Final[dict[str, tuple[str, ...]]] = {
     "make": ("GNUmakefile", "makefile", "Makefile"),
@@ -150,6 +175,11 @@ _TOOL_FILES: Final[dict[str, tuple[str, ...]]] = {
     "direnv": (".envrc",),
 }
 _NODE_BIN: Final = "node_modules/.bin"
+_NODE_MODULES: Final = "node_modules"
+_JS_SUFFIXES: Final = frozenset({".js", ".mjs", ".cjs", ".ts", ".mts", ".cts", ".jsx", ".tsx"})
+_JS_SPECIFIER: Final = re.compile(
+    r"""(?:\brequire\s*\(|\bimport\s*\(|\bfrom|\bimport)\s*['"`]([^'"`\s]+)['"`]"""
+)
 _MAX_SCANNED: Final = 1 << 20  # larger files are hashed, not read for the paths they name
 _PROJECT_VARIABLES: Final = re.compile(
     r"\$\{?(?:CLAUDE_PROJECT_DIR|AMPLIFIER_PROJECT_DIR|GEMINI_PROJECT_DIR|CURSOR_PROJECT_DIR"
@@ -157,10 +187,16 @@ _PROJECT_VARIABLES: Final = re.compile(
 )
 _PLUGIN_ROOT: Final = re.compile(r"\$\{?\w*PLUGIN_ROOT\}?")
 _VARIABLE: Final = re.compile(r"\$\{?\w+\}?|\$\(")
+_VARIABLE_PART: Final = re.compile(r"\$\{?\w+\}?|\$\(.*|\$")
+_BRACED: Final = re.compile(r"\$\{#?!?(\w+)[^}\n]{0,200}\}")  # ${X}, ${X:-conf}: $X
+_NOT_SHAPED: Final = frozenset({".git", "node_modules"})
+_MAX_SHAPE_DEPTH: Final = 6
+_MAX_SHAPE_MATCHES: Final = 200
 _TOKEN: Final = re.compile(r"[^\s\"'`;&|()<>=,\[\]{}\\:]+")
 _PY_IMPORT: Final = re.compile(r"(?:^|[\s;'\"])(?:from|import)\s+([A-Za-z_][\w.]*)", re.MULTILINE)
 _DOTTED: Final = re.compile(r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+")
 _DUNDER_IMPORT: Final = re.compile(r"__import__\(\s*['\"]([A-Za-z_][\w.]*)['\"]")
+_IMPORT_MODULE: Final = re.compile(r"import_module\(\s*['\"]([A-Za-z_][\w.]*)['\"]")
 _PYTHON: Final = re.compile(r"python[0-9.]*[mw]?(?:\.exe)?")
 _STARTUP_GLOBS: Final = ("*.pth", "sitecustomize*", "usercustomize*")
 """What a python run in a virtual environment executes from its ``site-packages`` first."""
@@ -243,7 +279,8 @@ class Surface:
     """Watched names that did not exist (a module ``import guard`` would find if it came)."""
     patterns: dict[Path, tuple[str, ...]] = field(default_factory=dict)
     """Directories where any entry whose name matches one of the globs is surface, present or
-    not yet (a virtual environment's ``site-packages``: ``*.pth``, ``sitecustomize.py``)."""
+    not yet (a virtual environment's ``site-packages``: ``*.pth``, ``sitecustomize.py``); a
+    glob ending in ``/`` matches directories only (where a variable path may lead)."""
     matched: dict[Path, frozenset[str]] = field(default_factory=dict)
     """What each directory of ``patterns`` held that matched, when it was scanned."""
 
@@ -262,6 +299,17 @@ def looks_like_code(path: Path, mode: int, head: bytes) -> bool:
         or path.name in BUILD_FILES
         or path.parent.name == "__pycache__"
     )
+
+
+def says_data(name: str) -> bool:
+    """Whether a file's name says it is a hook's own record (:data:`DATA_SUFFIXES`, or under
+    one of :data:`DATA_DIRS`): only such a file, holding no code, can become the hooks' data.
+    A name that says nothing (``guard.conf``, ``env``, ``settings``) may be what a script
+    sources or evaluates, so a change to it is a change, whoever made it."""
+    path = PurePosixPath(name)
+    if path.suffix.lower() in DATA_SUFFIXES:
+        return True
+    return any(part.lower() in DATA_DIRS for part in path.parts[:-1])
 
 
 def holds_code(path: Path) -> bool:
@@ -328,6 +376,10 @@ class _Scan:
         self.bases: list[Path] = [project]
         self._prefix = str(project).rstrip("/") + "/"
         self._python = False
+        self._sites: list[Path] = []
+        self._shadowed: set[Path] = set()
+        self._home = False
+        self._imports: set[str] = set()
 
     # -- adding files
 
@@ -447,7 +499,7 @@ class _Scan:
         if first.startswith("#!"):
             self._interpreter(path, first[2:])
         for each in texts:
-            tokens = _TOKEN.findall(_PROJECT_VARIABLES.sub("", each))
+            tokens = _TOKEN.findall(_BRACED.sub(r"$\1", _PROJECT_VARIABLES.sub("", each)))
             if not self._python and any(_PYTHON.fullmatch(Path(t).name) for t in tokens):
                 self._runs_python()
             self._named(path, tokens, hooks=hooks, python=python or hooks)
@@ -456,6 +508,15 @@ class _Scan:
                     self._top_level(module.split(".")[0])
         if python and not self._python:
             self._runs_python()
+        if python or hooks:
+            dynamic = {*_DUNDER_IMPORT.findall(text), *_IMPORT_MODULE.findall(text)}
+            for module in {*_PY_IMPORT.findall(text), *dynamic}:
+                self._imported(module.split(".")[0])
+            for module in dynamic:  # importlib.import_module('guard') from the working dir
+                self._top_level(module.split(".")[0])
+        if path.suffix.lower() in _JS_SUFFIXES or (first.startswith("#!") and "node" in first):
+            for package in _js_packages(text):
+                self._node_package(path.parent, package)
 
     def _interpreter(self, script: Path, line: str) -> None:
         """A ``#!`` line: the program it names, when it lies in the project, is code of the
@@ -497,16 +558,58 @@ class _Scan:
                             self.add_file(entry, named=True)
             for site in _site_packages(venv):
                 self._site_startup(site)
+                self._sites.append(site)
+        for module in sorted(self._imports):
+            self._in_sites(module)
+
+    def _imported(self, module: str) -> None:
+        """A module code of the surface imports by name: found in a virtual environment of
+        the project, its package (or module file) is code of the surface."""
+        if module in self._imports:
+            return
+        self._imports.add(module)
+        if self._python:
+            self._in_sites(module)
+
+    def _in_sites(self, module: str) -> None:
+        for site in self._sites:
+            package = site / module
+            if package.is_dir():
+                self.cover_dir(package)
+                return
+            for entry in sorted(site.glob(f"{glob_escape(module)}.*")):
+                if entry.is_file() and entry.suffix in (".py", ".so", ".pyd", ".pyc"):
+                    self.add_file(entry, named=True)
+                    return
+
+    def _node_package(self, directory: Path, package: str) -> None:
+        """A package code of the surface loads by name (``require('x')``, ``import ... from
+        '@s/x'``): the one node finds (``node_modules/<name>`` in the script's directory or the
+        nearest one above it in the project) is code of the surface, whole."""
+        here = directory
+        while str(here).startswith(self._prefix) or here == self.project:
+            candidate = here / _NODE_MODULES / package
+            if candidate.is_dir():
+                self.cover_dir(candidate)
+                if candidate.is_symlink():
+                    self._watch_name(candidate)
+                return
+            if candidate.is_file():
+                self.add_file(candidate, named=True)
+                return
+            if here == self.project:
+                return
+            here = here.parent
 
     def _shadowing(self, directory: Path) -> None:
         """The modules of a working directory Python may import from first, present or
         appearing later (:mod:`.shadowing`)."""
         if not str(directory).startswith(self._prefix) and directory != self.project:
             return
-        if not directory.is_dir() or directory in self.surface.patterns:
+        if not directory.is_dir() or directory in self._shadowed:
             return
+        self._shadowed.add(directory)
         globs = shadowing_globs()
-        self.surface.patterns[directory] = globs
         matched: set[str] = set()
         for entry in sorted(directory.iterdir()):
             if any(fnmatchcase(entry.name, glob) for glob in globs):
@@ -515,10 +618,17 @@ class _Scan:
                     self.add_file(entry, named=True)
                 elif (entry / "__init__.py").is_file():  # a package: what import runs first
                     self.add_file(entry / "__init__.py", named=True)
-        self.surface.matched[directory] = frozenset(matched)
+        self._add_patterns(directory, globs, matched)
+
+    def _add_patterns(self, directory: Path, globs: Iterable[str], matched: Iterable[str]) -> None:
+        """Entries of ``directory`` matching ``globs`` (a glob ending in ``/``: directories
+        only) are surface, present (``matched``) or appearing later."""
+        known = self.surface.patterns.get(directory, ())
+        self.surface.patterns[directory] = (*known, *(g for g in globs if g not in known))
+        before = self.surface.matched.get(directory, frozenset())
+        self.surface.matched[directory] = before | frozenset(matched)
 
     def _site_startup(self, site: Path) -> None:
-        self.surface.patterns[site] = _STARTUP_GLOBS
         matched: set[str] = set()
         for entry in sorted(site.iterdir()):
             if not any(fnmatchcase(entry.name, glob) for glob in _STARTUP_GLOBS):
@@ -530,7 +640,7 @@ class _Scan:
             self.add_file(entry, named=True)
             if entry.suffix == ".pth":
                 self._pth_imports(site, entry)
-        self.surface.matched[site] = frozenset(matched)
+        self._add_patterns(site, _STARTUP_GLOBS, matched)
 
     def _pth_imports(self, site: Path, pth: Path) -> None:
         """A ``.pth`` line that starts with ``import`` runs; the modules it names (from the
@@ -567,6 +677,8 @@ class _Scan:
             if word and not word.startswith("-") and os.path.lexists(bin_entry):
                 self.add_file(bin_entry, named=True)
             cleaned = _VARIABLE.sub("", token) if "$" in token else token
+            if hooks and "$" not in token and os.path.normpath(cleaned) == str(self.project):
+                self._project_as_home()  # HOME=/the/project: its dotfiles are read
             parts = [p for p in cleaned.split("/") if p not in ("", ".")]
             if not parts:
                 continue
@@ -579,6 +691,64 @@ class _Scan:
                 name = Path(*tail)
                 for base in roots:
                     self._reach(base / name, named=hooks, bare="/" not in token)
+            if "$" in token:
+                self._variable_path(token, bases, named=hooks)
+
+    def _project_as_home(self) -> None:
+        """A hooks file names the project directory itself (``env: {HOME: /the/project}``):
+        a program it runs may read its start-up files from there (``.bashrc``, ``.profile``,
+        ``.gitconfig``, ``.npmrc``), so every file at the project's top level whose name starts
+        with a dot is code of the surface, present or appearing later."""
+        if self._home:
+            return
+        self._home = True
+        matched: set[str] = set()
+        for entry in sorted(self.project.iterdir()):
+            if entry.name.startswith("."):
+                matched.add(entry.name)
+                if not entry.is_dir():
+                    self.add_file(entry, named=True)
+        self._add_patterns(self.project, (".*",), matched)
+
+    def _variable_path(self, token: str, bases: Sequence[Path], *, named: bool) -> None:
+        """A path with a variable part (``"$DIR/$LIB/env.sh"``, ``${X:-conf}/env.sh``): each
+        variable may be any one name, so every entry of the project the shape matches is
+        surface (``*/env.sh`` from each base), and the last name is watched in every directory
+        the rest matches, so one appearing later is a change. The last part must name
+        something (``env.sh``, ``*.sh``), not be a variable alone."""
+        shape = [_VARIABLE_PART.sub("*", part) for part in token.split("/")]
+        shape = [part for part in shape if part not in ("", ".")]
+        if not shape or set(shape[-1]) <= {"*"} or len(shape) > _MAX_SHAPE_DEPTH:
+            return
+        if "*" not in "".join(shape):
+            return
+        leading, last = shape[:-1], shape[-1]
+        for base in bases:
+            if not (str(base) + os.sep).startswith(self._prefix) and base != self.project:
+                continue
+            directories = [base]
+            for part in leading:
+                found: list[Path] = []
+                for parent in directories:
+                    matching = [d for d in _entries_matching(parent, part) if d.is_dir()]
+                    here = [
+                        d
+                        for d in matching
+                        if str(d).startswith(self._prefix)
+                        and ("*" not in part or d.name not in _NOT_SHAPED)
+                    ]
+                    if "*" in part:  # a directory it could match, made later, is a change
+                        self._add_patterns(parent, (part + "/",), (d.name for d in matching))
+                    found += here
+                directories = found[:_MAX_SHAPE_MATCHES]
+            for directory in directories:
+                for entry in _entries_matching(directory, last):
+                    self._reach(entry, named=named, bare=False)
+                if "*" not in last:  # one appearing later is a change
+                    entry = directory / last
+                    if not os.path.lexists(entry):
+                        self.surface.absent.add(entry)
+                        self._watch_name(entry)
 
     def _reach(self, candidate: Path, *, named: bool, bare: bool) -> None:
         text = os.path.normpath(candidate)
@@ -668,6 +838,34 @@ def _commands_of(text: str) -> str:
 
     walk(data)
     return "\n".join(found)
+
+
+def _js_packages(text: str) -> set[str]:
+    """The packages a JavaScript text loads by name: ``require('x')``, ``import('x')``,
+    ``import ... from 'x'``, ``import 'x'`` (``@scope/x`` kept whole; relative paths,
+    absolute paths and ``node:`` built-ins left out)."""
+    found: set[str] = set()
+    for specifier in _JS_SPECIFIER.findall(text):
+        if specifier.startswith((".", "/", "node:", "#")) or ":" in specifier:
+            continue
+        parts = specifier.split("/")
+        name = "/".join(parts[:2]) if specifier.startswith("@") else parts[0]
+        if name and ".." not in name.split("/"):
+            found.add(name)
+    return found
+
+
+def _entries_matching(directory: Path, glob: str) -> list[Path]:
+    """The entries of ``directory`` whose name matches ``glob`` (``..`` taken as written)."""
+    if glob == "..":
+        return [directory.parent]
+    if "*" not in glob:
+        return [directory / glob] if os.path.lexists(directory / glob) else []
+    try:
+        names = sorted(os.listdir(directory))
+    except OSError:
+        return []
+    return [directory / name for name in names if fnmatchcase(name, glob)][:_MAX_SHAPE_MATCHES]
 
 
 def _relative(project: Path, path: Path) -> str:

@@ -16,11 +16,13 @@ and every hook of the project refuses from then on, naming the changed files and
 ``trust`` command.
 
 The hooks' own data: :meth:`TrustGuard.after_run` is called when one of the project's own
-foreground hooks has finished. A file of the surface that changed by then and holds no code
-(a log, a cache, a state file the hook wrote) is recorded as the hooks' data
+foreground hooks has finished. A file of the surface that changed by then, holds no code and
+whose name says data (a log, a cache, a state file the hook wrote: :func:`~.surface.says_data`)
+and which is new since the record or only grew (appended to) is recorded as the hooks' data
 (:func:`~.projects.mark_data`): it no longer revokes trust, in this session or the next, until it
 holds code. A Python bytecode cache the run wrote is recorded with its new digest. A file
-that holds code and changed is never taken as the hook's own: it revokes trust.
+that holds code, or whose name says nothing (``guard.conf``: a script may source it), and
+changed is never taken as the hook's own: it revokes trust, whoever wrote it.
 
 Inotify events are queued by the kernel before the write that causes them returns, and the
 ``stat`` of a file reflects a write once it returned, so a change finished before a check is
@@ -32,18 +34,20 @@ from __future__ import annotations
 
 import ctypes
 import errno
+import hashlib
 import logging
 import os
 import struct
 import sys
 import weakref
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from fnmatch import fnmatchcase
+from functools import partial
 from pathlib import Path
 from typing import Final
 
 from .projects import TrustStatus, mark_data, trust_status
-from .surface import FileState, Surface, holds_code, state_of
+from .surface import FileState, Surface, holds_code, says_data, state_of
 
 __all__ = ["TrustGuard"]
 
@@ -75,6 +79,20 @@ _MASK: Final = (
 _FILE_MASK: Final = _IN_MODIFY | _IN_ATTRIB | _IN_CLOSE_WRITE | _IN_DELETE_SELF | _IN_MOVE_SELF
 _EVENT: Final = struct.Struct("iIII")
 _EVERYTHING: Final = "*"  # a change the events cannot locate: hash the whole surface again
+
+
+def _grew_from(path: Path, before: FileState) -> bool:
+    """Whether the file at ``path`` starts with the bytes ``before`` recorded (same SHA-256
+    over their length): it was appended to, not rewritten."""
+    if before.mark is None or len(before.digest) != 64:
+        return False
+    size = before.mark[2]
+    try:
+        with path.open("rb") as stream:
+            head = stream.read(size)
+    except OSError:
+        return False
+    return len(head) == size and hashlib.sha256(head).hexdigest() == before.digest
 
 
 class _Inotify:
@@ -279,7 +297,7 @@ class TrustGuard:
                     return {_EVERYTHING}
                 names.add(self._name(path))
             elif name in surface.names.get(directory, ()) or any(
-                fnmatchcase(name, g) for g in surface.patterns.get(directory, ())
+                _fits(name, g, partial(bool, is_dir)) for g in surface.patterns.get(directory, ())
             ):
                 if is_dir:
                     return {_EVERYTHING}
@@ -323,7 +341,7 @@ class TrustGuard:
                 continue
             own = absorb and name not in self._surface.hooks
             bytecode = "/__pycache__/" in f"/{name}"
-            if own and (state is None or not state.code or bytecode):
+            if own and (state is None or self._own_data(name, state, before) or bytecode):
                 if before is not None and before.code and not bytecode:
                     changed.append(name)  # code removed (or replaced by data) is a change
                     continue
@@ -346,6 +364,18 @@ class TrustGuard:
                     self._data.add(name)
         if changed:
             self._revoke(tuple(sorted(changed)))
+
+    def _own_data(self, name: str, state: FileState, before: FileState | None) -> bool:
+        """Whether a change a run made may be the hooks' own data: it holds no code, its name
+        says data, and it is new since the record or only grew (a log appended to). A file
+        the record has that was rewritten (a ``policy.json`` the guard reads) is
+        configuration: someone else may have written it while the hook ran."""
+        if state.code or not says_data(name):
+            return False
+        if before is None:
+            return True
+        path = Path(name) if name.startswith("/") else self.project / name
+        return _grew_from(path, before)
 
     def _rescan(self, *, absorb: bool) -> None:
         try:
@@ -445,4 +475,15 @@ def _matching(directory: Path, globs: Iterable[str]) -> frozenset[str]:
         names = os.listdir(directory)
     except OSError:
         return frozenset()
-    return frozenset(n for n in names if any(fnmatchcase(n, g) for g in patterns))
+    return frozenset(
+        n
+        for n in names
+        if any(_fits(n, g, partial(os.path.isdir, directory / n)) for g in patterns)
+    )
+
+
+def _fits(name: str, glob: str, is_dir: Callable[[], bool]) -> bool:
+    """Whether ``name`` matches ``glob``; a glob ending in ``/`` matches directories only."""
+    if glob.endswith("/"):
+        return fnmatchcase(name, glob[:-1]) and is_dir()
+    return fnmatchcase(name, glob)
