@@ -33,6 +33,7 @@ import re
 from collections.abc import Iterator
 from typing import Final
 
+from .deadline import spend
 from .invocation import Invocation
 
 __all__ = [
@@ -193,6 +194,7 @@ def _under(directory: str) -> Iterator[str]:
     count = 0
     for root, dirs, files in os.walk(directory):
         for name in (*dirs, *files):
+            spend()
             count += 1
             if count > WALK_LIMIT:
                 yield TOO_MANY
@@ -212,6 +214,7 @@ def named_paths(runs: tuple[Invocation, ...], workspace: str) -> Iterator[str]:
             yield NAMES_FROM
         whole = _reads_directories(invocation)
         for word in _words(invocation, braces):
+            spend()
             if word == TOO_MANY:
                 yield word
                 continue
