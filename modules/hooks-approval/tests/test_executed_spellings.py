@@ -573,7 +573,9 @@ def read_spellings(draw: st.DrawFn) -> str:
         st.sampled_from(
             [".env", "./.env", "sub/../.env", ".en?", ".e*", "'.env'", '"$PWD/.env"', "[.]env",
              "{.env,notes.txt}", ".en{v,x}", ".e{n,}v", "{notes.txt,sub}",
-             "notes.txt", "sub/readme", "sub", "."]
+             "notes.txt", "sub/readme", "sub", ".", ".env$X", ".env${X}", '.en"${X:-v}"',
+             ".e${Y}nv", "$D.env", "${PWD}/.env", "notes$X.txt",
+             "$1.env", '"$@".env']
         )
     )  # fmt: skip
     program = draw(
