@@ -382,6 +382,12 @@ def rm_spellings(draw: st.DrawFn) -> str:
     elif runner == 3:
         end = draw(st.sampled_from(["+", "\\;", "';'"]))
         command = f"find . -maxdepth 1 -name victim -exec {program} {' '.join(flags)} {{}} {end}"
+    elif runner == 5:  # make's --eval, as GNU make spells it: -E, bundled, abbreviated
+        evaluate = draw(st.sampled_from(["-E ", "-sE ", "-E", "--eval=", "--ev=", "--eva ",
+                                         "--e=", "-s --eval "]))  # fmt: skip
+        forcing = draw(st.sampled_from(["-rf", "-fr", "-r -f", "--recursive --force", "-Rf"]))
+        recipe = shlex.quote(f"x:;rm {forcing} {' '.join(argv)}")
+        command = f"make -f /dev/null {evaluate}{recipe} x"
     elif runner == 4:
         command = draw(
             st.sampled_from(

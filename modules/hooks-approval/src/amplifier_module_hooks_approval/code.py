@@ -72,7 +72,9 @@ _INLINE: Final[dict[str, tuple[str, frozenset[str]]]] = {
     ),
     "zip": ("", frozenset({"unzip-command"})),
     "rsync": ("e", frozenset({"rsh", "rsync-path"})),
-    "make": ("", frozenset({"eval"})),
+    "make": ("E", frozenset({"eval"})),  # GNU make 4.3: -E is --eval
+    "gmake": ("E", frozenset({"eval"})),
+    "just": ("", frozenset({"shell", "command"})),
     "sort": ("", frozenset({"compress-program"})),
     "julia": ("eE", frozenset({"eval", "print"})),
     "guile": ("c", frozenset()),
@@ -158,8 +160,11 @@ def _inline(program: str, name: str, arguments: Sequence[str]) -> str | None:
             break  # what follows is the module's or the script's
         if word.startswith("--") and len(word) > 2:
             option = word[2:].split("=", 1)[0]
-            if option in long:
-                return f"{program} runs the code or command given to --{option}"
+            # getopt_long takes any unambiguous abbreviation (make --ev is --eval); an
+            # ambiguous one is an error, so every prefix of a code option is that option
+            full = next((name for name in sorted(long) if name.startswith(option)), None)
+            if full is not None:
+                return f"{program} runs the code or command given to --{full}"
         elif word.startswith("-") and len(word) > 1:
             if name == "gdb" and word[1:] in long:
                 return f"{program} runs the commands given to {word}"
