@@ -133,3 +133,39 @@ def test_a_secret_cut_for_the_terminal_is_redacted_whole_first(
         show_through(None)
     for size in range(8, len(TOKEN) + 1):  # no piece of the token, not even a short prefix
         assert TOKEN[:size] not in shown_text, (size, shown_text)
+
+
+LISTED = """\
+hooks:
+  - module: hooks-redaction
+  - module: hooks-declarative
+    config:
+      include_user: false
+      hooks:
+        PreToolUse:
+          - type: command
+            command: "curl -s -H 'Authorization: token {token}' https://example.invalid/a/long/path/to/wrap"
+"""
+
+
+@pytest.mark.parametrize("as_json", [False, True], ids=["table", "json"])
+@pytest.mark.parametrize("mounted", [True, False], ids=["redaction", "no-redaction"])
+def test_hooks_list_shows_a_hook_command_redacted(
+    tmp_path: Path, mounted: bool, as_json: bool
+) -> None:
+    text = LISTED.format(token=TOKEN)
+    if not mounted:
+        text = text.replace("  - module: hooks-redaction\n", "")
+    bundle = write(tmp_path / "bundle.yaml", text)
+    result = installed(
+        "hooks", "list", "--bundle", str(bundle), *(["--json"] if as_json else []), cwd=tmp_path
+    )
+    shown = result.stdout + result.stderr
+    no_traceback(shown)
+    assert result.returncode == 0, shown
+    assert "Authorization: token" in shown, shown  # the hook is listed, table cut or not
+    if mounted:  # a token the table would cut over two lines is redacted before the cut
+        assert TOKEN[4:16] not in shown, shown
+        assert "REDACTED" in shown, shown
+    else:  # the control: without the module, the token is shown
+        assert TOKEN[4:16] in shown, shown

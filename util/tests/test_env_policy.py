@@ -254,6 +254,22 @@ ACTING = [
     "TEXINPUTS",
     "KRB5CCNAME",
     "JULIA_PROJECT",
+    # what the session environment's names did to programs in the last round
+    "GVIMINIT",
+    "CMAKE_C_COMPILER_LAUNCHER",
+    "ELECTRON_RUN_AS_NODE",
+    "MPLBACKEND",
+    "NVIM_APPNAME",
+    "DEBUGINFOD_URLS",
+    "DISTCC_HOSTS",
+    "GPG_AGENT_INFO",
+    "TAPE",
+    "MAGIC",
+    "TERMCAP",
+    "LESSKEYIN",
+    "SIMPLE_BACKUP_SUFFIX",
+    "VERSION_CONTROL",
+    "COV_CORE_SOURCE",
 ]
 
 
@@ -268,7 +284,10 @@ CLASS_ENDS = st.sampled_from(
     ["DIR", "_DIR", "DIRS", "FILE", "_FILE", "LOGFILE", "_LOG", "TMP", "_TEMP", "_ROOT",
      "_PREFIX", "_CACHE", "_SOCK", "_SOCKET", "DISPLAY", "_PROXY", "_ADDRESS", "_ENDPOINT",
      "RUNPARAM", "_PARAM", "_TUNABLES", "_DEBUG", "_MODULE", "_MODULES", "_PLUGINS",
-     "_LIBRARY", "INPUTS", "_APP", "_CA_BUNDLE", "_CAINFO", "_CERTS", "_PATH_1_0", "_OPTS_2"]
+     "_LIBRARY", "INPUTS", "_APP", "_CA_BUNDLE", "_CAINFO", "_CERTS", "_PATH_1_0", "_OPTS_2",
+     "INIT", "_INIT", "LAUNCHER", "_LAUNCHER", "WRAPPER", "_RUN_AS_X", "RUN_AS", "_URLS",
+     "_URIS", "HOSTS", "_HOST", "_SERVER", "_SERVERS", "REGISTRY", "BACKEND", "_BACKEND",
+     "APPNAME"]
 )  # fmt: skip
 
 

@@ -10,13 +10,14 @@ would open log files and exporters. Nothing is emitted.
 from __future__ import annotations
 
 import logging
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from amplifier_hooks_bundle import ModuleEntry
 
+from .output import SHOWN_CAPABILITY
 from .replay_run import NOT_REPLAYED
 
 __all__ = ["ModuleHandlers", "RegisteredHandler", "module_handlers"]
@@ -73,9 +74,17 @@ class _Quiet(logging.Filter):
 
 
 async def module_handlers(
-    entries: Sequence[tuple[str, ModuleEntry]], *, base_dir: Path | None, project: Path
+    entries: Sequence[tuple[str, ModuleEntry]],
+    *,
+    base_dir: Path | None,
+    project: Path,
+    redaction: list[Callable[[str], str]] | None = None,
 ) -> list[ModuleHandlers]:
-    """Mount each entry on a scratch coordinator and list the handlers it registers."""
+    """Mount each entry on a scratch coordinator and list the handlers it registers.
+
+    ``redaction``: given, it receives the redaction a mounted module offers for what is shown
+    (``redaction.redact_text``, hooks-redaction's), so that what is listed can be shown
+    through it as a session's terminal is."""
     from amplifier_core.coordinator import ModuleCoordinator
     from amplifier_core.loader import ModuleLoader
 
@@ -100,6 +109,9 @@ async def module_handlers(
                 causes = "; ".join(f.cause for f in loader.failures[failures:])
                 shown.note = f"did not mount: {causes}"
         await loader.session_ready()
+        redact = coordinator.get_capability(SHOWN_CAPABILITY)
+        if redaction is not None and callable(redact):
+            redaction.append(redact)
         for shown in listed:
             shown.handlers = [
                 RegisteredHandler(

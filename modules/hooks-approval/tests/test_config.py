@@ -41,6 +41,7 @@ def test_defaults() -> None:
         200,
     )
     assert config.priority == 900
+    assert (config.decision_timeout, config.decision_steps) == (2.0, None)
 
 
 async def test_tools(coordinator: MockCoordinator) -> None:
@@ -271,6 +272,26 @@ async def test_fail_closed(coordinator: MockCoordinator, fail_closed: bool, acti
         )
 
 
+@pytest.mark.parametrize(("default", "action"), [("ask", "ask_user"), ("deny", "deny")])
+async def test_decision_timeout(coordinator: MockCoordinator, default: str, action: str) -> None:
+    # a deadline of 0 has passed before the first step: nothing is read, nothing allowed;
+    # ``ls`` (a built-in allow) is asked, or denied under default_action deny
+    config = {"decision_timeout": 0, "default_action": default}
+    result = await emit(coordinator, config, bash("ls"))
+    assert result.action == action
+    assert "could not be read within decision_timeout (0 s)" in (result.reason or "")
+
+
+async def test_decision_steps(coordinator: MockCoordinator) -> None:
+    # the same command is allowed within its steps and asked past them, on any machine
+    assert (await emit(coordinator, {"decision_steps": 10_000}, bash("ls -la"))).action == (
+        "continue"
+    )
+    result = await emit(coordinator, {"decision_steps": 50}, bash("ls " + "a " * 200))
+    assert result.action == "ask_user"
+    assert "or decision_steps (50)" in (result.reason or "")
+
+
 def test_every_key_has_a_test_here() -> None:
     source = Path(__file__).read_text(encoding="utf-8")
     for key in ApprovalConfig.model_fields:
@@ -384,6 +405,8 @@ def test_every_key_has_a_test_here() -> None:
         ),
         ({"priority": "late"}, "priority: expected an integer, got str 'late'"),
         ({"fail_closed": "maybe"}, "fail_closed: expected true or false, got str 'maybe'"),
+        ({"decision_timeout": -1}, "decision_timeout: expected a number at least 0, got int -1"),
+        ({"decision_steps": -1}, "decision_steps: expected a number at least 0, got int -1"),
         (["bash"], "expected a mapping of keys, got a list"),
     ],
 )

@@ -382,6 +382,12 @@ def rm_spellings(draw: st.DrawFn) -> str:
     elif runner == 3:
         end = draw(st.sampled_from(["+", "\\;", "';'"]))
         command = f"find . -maxdepth 1 -name victim -exec {program} {' '.join(flags)} {{}} {end}"
+    elif runner == 5:  # make's --eval, as GNU make spells it: -E, bundled, abbreviated
+        evaluate = draw(st.sampled_from(["-E ", "-sE ", "-E", "--eval=", "--ev=", "--eva ",
+                                         "--e=", "-s --eval "]))  # fmt: skip
+        forcing = draw(st.sampled_from(["-rf", "-fr", "-r -f", "--recursive --force", "-Rf"]))
+        recipe = shlex.quote(f"x:;rm {forcing} {' '.join(argv)}")
+        command = f"make -f /dev/null {evaluate}{recipe} x"
     elif runner == 4:
         command = draw(
             st.sampled_from(
@@ -459,6 +465,38 @@ SED_SCRIPTS = st.sampled_from(
 
 
 @st.composite
+def sed_scripts(draw: st.DrawFn) -> str:
+    """A sed script of generated commands: regexes holding bracket expressions with the
+    delimiter inside (``s/[/]/y/w g``: GNU sed reads ``[/]`` as one regex), and labels
+    followed by a blank and a command (``:a w g``: GNU sed ends a label at a blank)."""
+    parts = []
+    for _ in range(draw(st.integers(1, 3))):
+        kind = draw(st.sampled_from(["s", "address", "label", "listed"]))
+        tail = draw(st.sampled_from(["w g", "W g", "e touch g", "p", "", "s/x/y/w g"]))
+        if kind == "listed":
+            parts.append(draw(SED_SCRIPTS))
+            continue
+        if kind == "label":
+            command = draw(st.sampled_from([":", "b", "t", "T"]))
+            space = draw(st.sampled_from(["", " ", "\t"]))
+            label = draw(st.sampled_from(["a", "end", "l1"]))
+            gap = draw(st.sampled_from([" ", "\t", ";", "\n", " ;"]))
+            parts.append(f"{command}{space}{label}{gap}{tail}")
+            continue
+        delimiter = draw(st.sampled_from(["/", "|", ",", "#", "x"]))
+        pieces = [f"[{delimiter}]", f"[]{delimiter}]", f"[^]{delimiter}]",
+                  f"[[:alpha:]{delimiter}]", f"\\{delimiter}", "a", "b"]  # fmt: skip
+        regex = "".join(draw(st.lists(st.sampled_from(pieces), min_size=1, max_size=3)))
+        if kind == "s":
+            flags = draw(st.sampled_from(["", "g", "p", "w g", "gw g", "e", "c"]))
+            parts.append(f"s{delimiter}{regex}{delimiter}y{delimiter}{flags}")
+        else:
+            opening = "/" if delimiter == "/" else "\\" + delimiter
+            parts.append(f"{opening}{regex}{delimiter}{tail or 'p'}")
+    return draw(st.sampled_from([";", "\n"])).join(parts)
+
+
+@st.composite
 def sed_sort_spellings(draw: st.DrawFn) -> str:
     if draw(st.booleans()):
         options = draw(
@@ -470,7 +508,7 @@ def sed_sort_spellings(draw: st.DrawFn) -> str:
                 max_size=3,
             )
         )  # fmt: skip
-        text = shlex.quote(draw(SED_SCRIPTS))
+        text = shlex.quote(draw(st.one_of(SED_SCRIPTS, sed_scripts())))
         if draw(st.integers(0, 3)) == 0:
             options.append(draw(st.sampled_from([f"-e {text}", f"--expression={text}",
                                                  f"--expr {text}", f"-se {text}"])))  # fmt: skip
@@ -541,7 +579,9 @@ def read_spellings(draw: st.DrawFn) -> str:
         st.sampled_from(
             [".env", "./.env", "sub/../.env", ".en?", ".e*", "'.env'", '"$PWD/.env"', "[.]env",
              "{.env,notes.txt}", ".en{v,x}", ".e{n,}v", "{notes.txt,sub}",
-             "notes.txt", "sub/readme", "sub", "."]
+             "notes.txt", "sub/readme", "sub", ".", ".env$X", ".env${X}", '.en"${X:-v}"',
+             ".e${Y}nv", "$D.env", "${PWD}/.env", "notes$X.txt",
+             "$1.env", '"$@".env']
         )
     )  # fmt: skip
     program = draw(

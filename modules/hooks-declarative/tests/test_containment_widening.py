@@ -170,6 +170,50 @@ async def test_a_contained_hook_reaches_no_unix_socket(
     assert "Permission denied" in (project / "err.txt").read_text()
 
 
+# Adds a key named by argv[1] to the user's keyring (add_key(2), KEY_SPEC_USER_KEYRING), and
+# prints the key's id or the error; then invalidates it, so the host keeps nothing of a control.
+KEYRING = """\
+import ctypes, os, platform, sys
+numbers = {"x86_64": (248, 250), "aarch64": (217, 219)}[platform.machine()]
+libc = ctypes.CDLL(None, use_errno=True)
+key = libc.syscall(numbers[0], b"user", sys.argv[1].encode(), b"payload", 7, ctypes.c_int(-4))
+print(key if key >= 0 else os.strerror(ctypes.get_errno()))
+if key >= 0 and sys.argv[2:] == ["drop"]:
+    libc.syscall(numbers[1], 21, key)  # KEYCTL_INVALIDATE
+"""
+
+
+def _has_key(name: str) -> bool:
+    with open("/proc/keys", encoding="utf-8") as keys:
+        return any(f" {name}: " in line for line in keys)  # "... user NAME: SIZE"
+
+
+@needs_bwrap
+@pytest.mark.skipif(not os.path.exists("/proc/keys"), reason="no /proc/keys to look at")
+async def test_a_contained_hook_adds_nothing_to_the_users_keyring(project: Path) -> None:
+    (project / "keys.py").write_text(KEYRING)
+    name = f"amplifier-hooks-test-{uuid.uuid4().hex}"
+    python = shlex.quote(sys.executable)
+    # the control: uncontained, the key is added (and seen in /proc/keys), then dropped
+    plain = subprocess.run(  # noqa: ASYNC221
+        [sys.executable, "keys.py", name + "-control"],
+        cwd=project, capture_output=True, text=True, check=False,
+    )  # fmt: skip
+    if not plain.stdout.strip().isdigit():  # keyrings refused here already (a container's filter)
+        pytest.skip(f"this machine refuses keyrings to every process: {plain.stdout.strip()}")
+    assert _has_key(name + "-control")
+    subprocess.run(  # noqa: ASYNC221
+        [sys.executable, "-c", f"import ctypes; ctypes.CDLL(None).syscall("
+         f"{250 if os.uname().machine == 'x86_64' else 219}, 21, {plain.stdout.strip()})"],
+        check=True,
+    )  # fmt: skip
+    command = f"{python} keys.py {name} > out.txt 2>&1"
+    project_hooks(project, {"PreToolUse": [{"type": "command", "command": command}]})
+    await session(project, {"sandbox": "project"})
+    assert (project / "out.txt").read_text().strip() == "Operation not permitted"
+    assert not _has_key(name)
+
+
 @needs_bwrap
 async def test_a_made_up_locale_variable_carries_no_secret(
     project: Path, monkeypatch: pytest.MonkeyPatch

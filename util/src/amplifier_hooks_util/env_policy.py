@@ -259,8 +259,13 @@ _SUFFIXES: Final = (
     "_VERSION",
     "_TOOLCHAIN",
     "EXINIT",
+    "INIT",  # commands an editor or interpreter runs at start (GVIMINIT, VIMINIT, LUA_INIT)
+    "LAUNCHER",  # a program put in front of a compiler (CMAKE_C_COMPILER_LAUNCHER)
+    "WRAPPER",
 )
-_INFIXES: Final = ("CONFIG", "_CONF", "PRELOAD", "_EXEC_")
+# RUN_AS: a switch making a program run as another (ELECTRON_RUN_AS_NODE makes any Electron
+# application a node interpreter of its arguments)
+_INFIXES: Final = ("CONFIG", "_CONF", "PRELOAD", "_EXEC_", "RUN_AS")
 _HARMLESS: Final = frozenset(
     {
         "GIT_AUTHOR_NAME",
@@ -311,6 +316,7 @@ _OPTION_PREFIXES: Final = (
     "TOX_",
     "NOX_",
     "COVERAGE_",
+    "COV_CORE_",
     "MYPY_",
     "RUFF_",
     "HYPOTHESIS_",
@@ -362,10 +368,21 @@ _LOCATION_SUFFIXES: Final = (
     "DIR", "DIRS", "FILE", "FILES", "_LOG", "LOGFILE", "LOGDIR", "TMP", "TEMP", "ROOT",
     "PREFIX", "CACHE", "SOCK", "SOCKET", "AUTHORITY", "DB", "DATABASE",
 )  # fmt: skip
-_LOCATION_NAMES: Final = frozenset({"TMP", "TEMP", "TEMPDIR", "TMPDIR", "XAUTHORITY"})
+_LOCATION_NAMES: Final = frozenset(
+    {"TMP", "TEMP", "TEMPDIR", "TMPDIR", "XAUTHORITY", "TAPE", "MAGIC", "TERMCAP", "LESSKEYIN",
+     "SIMPLE_BACKUP_SUFFIX", "VERSION_CONTROL"}
+)  # fmt: skip
+# TAPE: the archive tar writes without -f; MAGIC: libmagic's database; TERMCAP: a terminal
+# description (or its file); LESSKEYIN: less's key bindings; the backup suffix and method: the
+# names of the files cp, mv, ln and install write
 # where a program connects: an X or Wayland display, a proxy, a bus, a service endpoint
-_ENDPOINT_NAMES: Final = frozenset({"DISPLAY", "NO_PROXY"})
-_ENDPOINT_SUFFIXES: Final = ("DISPLAY", "PROXY", "_ADDRESS", "_ENDPOINT", "_ENDPOINT_URL")
+_ENDPOINT_NAMES: Final = frozenset({"DISPLAY", "NO_PROXY", "GPG_AGENT_INFO"})
+# a list of servers a program sends to or fetches from (DEBUGINFOD_URLS, DISTCC_HOSTS), a
+# host, server or registry it talks to; one ``*_URL`` is the project's own data (API_URL)
+_ENDPOINT_SUFFIXES: Final = (
+    "DISPLAY", "PROXY", "_ADDRESS", "_ENDPOINT", "_ENDPOINT_URL", "_URLS", "_URIS", "HOSTS",
+    "_HOST", "_SERVER", "_SERVERS", "REGISTRY",
+)  # fmt: skip
 _ENDPOINT_INFIXES: Final = ("ENDPOINT", "PROXY_")
 # a runtime's own parameters and tunables (OCAMLRUNPARAM, GLIBC_TUNABLES, MALLOC_ARENA_MAX):
 # options by another name
@@ -376,7 +393,10 @@ _RUNTIME_SUFFIXES: Final = ("PARAM", "PARAMS", "TUNABLES", "RTS", "_DEBUG")
 _LOAD_SUFFIXES: Final = (
     "MODULE", "MODULES", "_PLUGIN", "_PLUGINS", "LIBRARY", "LIBRARIES", "INPUTS", "_APP",
     "EXTENSIONS", "CA_BUNDLE", "CAINFO", "CAPATH", "_CERT", "_CERTS", "CCNAME", "KEYRING",
+    "BACKEND", "APPNAME",
 )  # fmt: skip
+# BACKEND: a module loaded by the name given (MPLBACKEND=module://x imports x); APPNAME: the
+# directory a program loads its configuration, and so its code, from (NVIM_APPNAME)
 _LOAD_PREFIXES: Final = ("KRB5", "JULIA_", "GST_", "GTK", "GIO_", "GDK_", "QT_", "TEX")
 # a version at the end of a name is not its meaning (GST_PLUGIN_PATH_1_0 is a PATH)
 _VERSION_TAIL: Final = re.compile(r"(?:_[0-9]+)+$")

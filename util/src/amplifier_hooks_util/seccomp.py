@@ -13,6 +13,10 @@ list that cannot be finished; the filter closes the family instead:
   connected to each other and to nothing else (Python's ``asyncio`` needs it);
 * ``io_uring_setup``, ``io_uring_enter``, ``io_uring_register`` fail with ``EPERM``
   (an io_uring can create and connect sockets without the ``socket()`` call);
+* ``add_key``, ``request_key`` and ``keyctl`` fail with ``EPERM``: the kernel's keyrings are
+  not the sandbox's (the user's keyring is every process of the user's, outside any mount or
+  PID namespace), so a contained command added keys there that outlived it, and could read
+  the credentials other programs keep there (Kerberos caches, stored passwords);
 * a system call of another ABI (a 32-bit program's ``socketcall``, x86-64's x32 calls) kills
   the process: its numbers are not the ones checked.
 
@@ -54,11 +58,12 @@ class _Abi(NamedTuple):
     audit_arch: int
     socket: int
     x32: bool
+    keys: tuple[int, int, int]  # add_key, request_key, keyctl
 
 
 _ABIS: Final = {
-    "x86_64": _Abi(0xC000003E, 41, True),
-    "aarch64": _Abi(0xC00000B7, 198, False),
+    "x86_64": _Abi(0xC000003E, 41, True, (248, 249, 250)),
+    "aarch64": _Abi(0xC00000B7, 198, False, (217, 218, 219)),
 }
 
 
@@ -102,7 +107,7 @@ def socket_filter(machine: str | None = None) -> bytes | None:
     if abi.x32:
         program.append(_Op(_JGE, _X32_BIT, "kill", None))
     program.append(_Op(_JEQ, abi.socket, "family", None))
-    program += [_Op(_JEQ, number, "refuse", None) for number in _IO_URING]
+    program += [_Op(_JEQ, number, "refuse", None) for number in (*_IO_URING, *abi.keys)]
     program += [
         _Op(_RET, _ALLOW),
         "family",

@@ -125,7 +125,8 @@ def _cells(hook: Any) -> tuple[str, ...]:
     """A surveyed hook's source, event, matcher, type and command, as a table row shows them."""
     event = _event(hook.name, hook.event)
     shown = (hook.source, event, hook.matcher or "*", hook.type, hook.detail)
-    return tuple(escape(value) for value in shown)
+    # redacted whole, before the table cuts a cell into lines a token could be split across
+    return tuple(escape(output.shown(value)) for value in shown)
 
 
 def _observer(entry: ModuleEntry | None) -> Callable[[str], bool]:
@@ -170,7 +171,7 @@ def _print(where: str, survey: Any, observed: Callable[[str], bool]) -> None:
         table.add_column("why", overflow="fold")
         for item in survey.skipped:
             why = ("[red]stops the session:[/] " if item.fatal else "") + escape(item.reason)
-            table.add_row(escape(item.what), why)
+            table.add_row(escape(output.shown(item.what)), output.shown(why))
         console.print(table)
 
 
@@ -210,11 +211,29 @@ def list_hooks(bundle_path: Path | None, project: Path | None, as_json: bool) ->
         if entry is not None and entry.module != MODULE_ID
     ]
     handlers: dict[str, ModuleHandlers] = {}
+    redaction: list[Callable[[str], str]] = []
     if python:
         base_dir = bundle_path.resolve().parent if bundle_path is not None else None
         scratch = (project or Path.cwd()).expanduser().resolve()
-        for shown in asyncio.run(module_handlers(python, base_dir=base_dir, project=scratch)):
+        mounted = module_handlers(python, base_dir=base_dir, project=scratch, redaction=redaction)
+        for shown in asyncio.run(mounted):
             handlers[shown.where] = shown
+    # with hooks-redaction in the bundle, what is listed is shown through its redaction, as a
+    # session's terminal is (a hook's command or env may hold a token)
+    output.show_through(redaction[0] if redaction else None)
+    try:
+        _show(listed_entries(entries, handlers, project), managed, as_json)
+    finally:
+        output.show_through(None)
+
+
+def listed_entries(
+    entries: list[tuple[str, ModuleEntry | None]],
+    handlers: dict[str, ModuleHandlers],
+    project: Path | None,
+) -> list[tuple[str, Any]]:
+    """Each entry with what is listed of it: a Python module's handlers, or the survey of a
+    hooks-declarative entry with its modes."""
     listed: list[tuple[str, Any]] = []
     for where, entry in entries:
         if where in handlers:
@@ -222,6 +241,10 @@ def list_hooks(bundle_path: Path | None, project: Path | None, as_json: bool) ->
         else:
             observe = entry is not None and entry.observe
             listed.append((where, (_survey(entry, project), observe, _observer(entry))))
+    return listed
+
+
+def _show(listed: list[tuple[str, Any]], managed: Any, as_json: bool) -> None:
     if as_json:
         data = [
             item.as_json() if isinstance(item, ModuleHandlers) else _observed_json(where, *item)
@@ -229,7 +252,7 @@ def list_hooks(bundle_path: Path | None, project: Path | None, as_json: bool) ->
         ]
         if managed.policy is not None:
             data.insert(0, _managed_json(managed.policy))
-        click.echo(json.dumps(data, indent=2))
+        click.echo(output.shown(json.dumps(data, indent=2)))
         return
     if managed.policy is not None:
         _print_managed(managed.policy)

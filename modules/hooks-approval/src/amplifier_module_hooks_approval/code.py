@@ -72,7 +72,9 @@ _INLINE: Final[dict[str, tuple[str, frozenset[str]]]] = {
     ),
     "zip": ("", frozenset({"unzip-command"})),
     "rsync": ("e", frozenset({"rsh", "rsync-path"})),
-    "make": ("", frozenset({"eval"})),
+    "make": ("E", frozenset({"eval"})),  # GNU make 4.3: -E is --eval
+    "gmake": ("E", frozenset({"eval"})),
+    "just": ("", frozenset({"shell", "command"})),
     "sort": ("", frozenset({"compress-program"})),
     "julia": ("eE", frozenset({"eval", "print"})),
     "guile": ("c", frozenset()),
@@ -158,8 +160,11 @@ def _inline(program: str, name: str, arguments: Sequence[str]) -> str | None:
             break  # what follows is the module's or the script's
         if word.startswith("--") and len(word) > 2:
             option = word[2:].split("=", 1)[0]
-            if option in long:
-                return f"{program} runs the code or command given to --{option}"
+            # getopt_long takes any unambiguous abbreviation (make --ev is --eval); an
+            # ambiguous one is an error, so every prefix of a code option is that option
+            full = next((name for name in sorted(long) if name.startswith(option)), None)
+            if full is not None:
+                return f"{program} runs the code or command given to --{full}"
         elif word.startswith("-") and len(word) > 1:
             if name == "gdb" and word[1:] in long:
                 return f"{program} runs the commands given to {word}"
@@ -228,8 +233,12 @@ _S_FLAGS: Final = re.compile(r"[gpiImM0-9]*")
 _NUMBER: Final = re.compile(r"[0-9]+")
 
 
-def _skip_regex(script: str, i: int, delimiter: str) -> int:
-    """The index after the closing ``delimiter`` of a regex or replacement from ``i``, or -1."""
+def _skip_regex(script: str, i: int, delimiter: str, brackets: bool = False) -> int:
+    """The index after the closing ``delimiter`` of a regex or replacement from ``i``, or -1.
+
+    With ``brackets``, a bracket expression (``[/]``, ``[]/]``, ``[^]/]``, ``[[:alpha:]/]``)
+    is read whole, as GNU sed reads a regex: the delimiter inside it does not close the regex.
+    """
     while i < len(script):
         char = script[i]
         if char == "\\":
@@ -237,13 +246,41 @@ def _skip_regex(script: str, i: int, delimiter: str) -> int:
             continue
         if char == "\n":
             return -1
+        if brackets and char == "[":
+            i = _skip_bracket(script, i)
+            if i < 0:
+                return -1
+            continue
         if char == delimiter:
             return i + 1
         i += 1
     return -1
 
 
-def _address(script: str, i: int) -> int:
+def _skip_bracket(script: str, i: int) -> int:
+    """Past the bracket expression opening at ``i`` (``]`` first, or after ``^``, is a
+    member; ``[:class:]``, ``[.x.]``, ``[=x=]`` are read whole), or -1 when it is not closed
+    on its line."""
+    i += 1
+    if i < len(script) and script[i] == "^":
+        i += 1
+    if i < len(script) and script[i] == "]":
+        i += 1
+    while i < len(script) and script[i] != "\n":
+        char = script[i]
+        if char == "]":
+            return i + 1
+        if char == "[" and i + 1 < len(script) and script[i + 1] in ":.=":
+            close = script.find(script[i + 1] + "]", i + 2)
+            if close < 0 or "\n" in script[i:close]:
+                return -1
+            i = close + 2
+            continue
+        i += 1
+    return -1
+
+
+def _address(script: str, i: int, brackets: bool) -> int:
     """Past one address at ``i`` (a line, ``$``, ``first~step``, ``/re/``, ``\\cREc`` with
     ``I``/``M`` flags), or ``i`` when there is none; -1 when it cannot be read."""
     found = _SED_ADDRESS.match(script, i)
@@ -256,22 +293,22 @@ def _address(script: str, i: int) -> int:
             delimiter, i = script[i + 1], i + 2
         else:
             delimiter, i = "/", i + 1
-        i = _skip_regex(script, i, delimiter)
+        i = _skip_regex(script, i, delimiter, brackets)
         while 0 <= i < len(script) and script[i] in "IM":
             i += 1
     return i
 
 
-def _range(script: str, i: int) -> int:
+def _range(script: str, i: int, brackets: bool) -> int:
     """Past the addresses at ``i`` (``addr``, ``addr,addr``, ``addr,+N``, ``addr,~N``) and any
     ``!``; -1 when they cannot be read."""
-    i = _address(script, i)
+    i = _address(script, i, brackets)
     if 0 <= i < len(script) and script[i] == ",":
         i += 1
         if i < len(script) and script[i] in "+~":
             found = _NUMBER.match(script, i + 1)
             return -1 if found is None else found.end()
-        i = _address(script, i)
+        i = _address(script, i, brackets)
     while 0 <= i < len(script) and script[i] in " \t!":
         i += 1
     return i
@@ -284,13 +321,13 @@ def _to(script: str, i: int, ends: str, escapes: bool = False) -> int:
     return i
 
 
-def _substitution(script: str, i: int, command: str) -> int:
+def _substitution(script: str, i: int, command: str, brackets: bool) -> int:
     """Past an ``s`` or ``y`` command's delimited parts and an ``s`` command's plain flags
     (``g``, ``p``, ``i``, ``m``, a number); -1 when they cannot be read."""
     if i >= len(script) or script[i] in "\\\n":
         return -1
     delimiter = script[i]
-    i = _skip_regex(script, i + 1, delimiter)
+    i = _skip_regex(script, i + 1, delimiter, brackets and command == "s")
     i = -1 if i < 0 else _skip_regex(script, i, delimiter)
     if i >= 0 and command == "s":
         flags = _S_FLAGS.match(script, i)
@@ -298,7 +335,7 @@ def _substitution(script: str, i: int, command: str) -> int:
     return i
 
 
-def _command(script: str, i: int) -> int:
+def _command(script: str, i: int, brackets: bool) -> int:
     """Past the plain command at ``i``; -1 when it is not plain or cannot be read."""
     command = script[i]
     i += 1
@@ -308,18 +345,28 @@ def _command(script: str, i: int) -> int:
         while i < len(script) and script[i] in " \t0123456789":  # q5, l 70
             i += 1
         return i
-    if command in _SED_LABEL:
-        return _to(script, i, ";\n")
+    if command in _SED_LABEL:  # GNU sed ends a label at a blank or ';' (``:a w x``)
+        while i < len(script) and script[i] in " \t":
+            i += 1
+        return _to(script, i, "; \t\n}")
     if command in _SED_TEXT:  # text to the end of the line (a backslash continues it)
         return _to(script, i, "\n", escapes=True)
     if command in "sy":
-        return _substitution(script, i, command)
+        return _substitution(script, i, command, brackets)
     return -1  # e, r, R, w, W, v and anything unknown
 
 
 def sed_script_is_plain(script: str) -> bool:
     """True when every command of ``script`` only edits or prints the text (see the module
-    docstring); anything not read with certainty is not plain."""
+    docstring); anything not read with certainty is not plain.
+
+    The script is read twice, with bracket expressions in its regexes (GNU sed: ``s/[/]/x/``
+    is one regex ``[/]``) and without (a sed that ends the regex at the first delimiter), and
+    is plain only when both readings are: a ``w`` one reading sees is a ``w``."""
+    return _plain(script, brackets=True) and _plain(script, brackets=False)
+
+
+def _plain(script: str, *, brackets: bool) -> bool:
     i, size = 0, len(script)
     while i < size:
         char = script[i]
@@ -328,10 +375,10 @@ def sed_script_is_plain(script: str) -> bool:
         elif char == "#":
             i = _to(script, i, "\n")
         else:
-            i = _range(script, i)
+            i = _range(script, i, brackets)
             if i < 0 or i >= size:
                 return False
-            i = _command(script, i)
+            i = _command(script, i, brackets)
             if i < 0:
                 return False
     return True

@@ -159,6 +159,8 @@ class ApprovalConfig(BaseModel):
     preview_line_chars: int = Field(default=200, ge=20)
     priority: int = 900
     fail_closed: bool = True
+    decision_timeout: float = Field(default=2.0, ge=0)
+    decision_steps: int | None = Field(default=None, ge=0)
 
     @model_validator(mode="after")
     def _names_unique(self) -> ApprovalConfig:

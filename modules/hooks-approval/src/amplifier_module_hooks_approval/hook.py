@@ -18,6 +18,7 @@ call is denied (``fail_closed``, the default) or let through, and the failure is
 
 from __future__ import annotations
 
+import asyncio
 import dataclasses
 import logging
 from collections.abc import Callable
@@ -26,12 +27,13 @@ from typing import Any
 from amplifier_core.models import HookResult
 
 from .audit import AuditLog
-from .config import MODULE_ID, ApprovalConfig
+from .config import MODULE_ID, Action, ApprovalConfig
+from .deadline import Budget, DecisionTimeout, within
 from .environment import environment_risks
 from .prompt import PromptStyle, build_prompt, summary_of
 from .repository import git_risks, runs_git
 from .rules import Decision, RuleSet
-from .subject import Subject, subject_of, tool_of
+from .subject import Subject, command_of, input_of, subject_of, tool_of
 from .tracker import Pending, Tracker, call_key
 
 __all__ = ["ApprovalHook"]
@@ -85,9 +87,39 @@ class ApprovalHook:
                 ),
             )
 
+    def _read(self, data: dict[str, Any], budget: Budget) -> tuple[Subject, Decision]:
+        """The call's subject and the rules' decision, read under ``budget``."""
+        with within(budget):
+            subject = subject_of(data, self.workspace)
+            return subject, self.rules.decide(subject)
+
+    async def _read_in_time(self, data: dict[str, Any]) -> tuple[Subject, Decision]:
+        """:meth:`_read` in a worker thread, never past ``decision_timeout``: the event loop
+        goes on while a long command is read, and a reading past its deadline (or past
+        ``decision_steps``) fails closed (asked; denied where ``default_action`` is
+        ``deny``). The thread stops at its next step once the deadline has passed
+        (:mod:`.deadline`)."""
+        seconds = self.config.decision_timeout
+        budget = Budget(seconds, self.config.decision_steps)
+        try:
+            return await asyncio.wait_for(asyncio.to_thread(self._read, data, budget), seconds)
+        except (DecisionTimeout, TimeoutError):
+            pass
+        tool_input = input_of(data)
+        subject = Subject(
+            tool=tool_of(data),
+            tool_input=tool_input,
+            command=command_of(tool_input),
+            scan=None,
+            target=None,
+            workspace=self.workspace,
+        )
+        action: Action = "deny" if self.config.default_action == "deny" else "ask"
+        gated = self.rules.is_gated(subject.tool)
+        return subject, Decision(action, "decision_timeout", gated=gated)
+
     async def _decide(self, data: dict[str, Any]) -> HookResult:
-        subject = subject_of(data, self.workspace)
-        decision = self.rules.decide(subject)
+        subject, decision = await self._read_in_time(data)
         risks: list[str] = []
         repository: list[str] = []
         if decision.action == "allow" and subject.command is not None:
@@ -152,6 +184,11 @@ class ApprovalHook:
         if decision.rule is not None:
             reason = f": {decision.rule.reason}" if decision.rule.reason else ""
             return f"{self.name}: rule {decision.rule.name!r} denies {what}{reason}"
+        if decision.source == "decision_timeout":
+            return (
+                f"{self.name}: {what} is denied: the command could not be read within "
+                f"{self._budget_text()} and default_action is 'deny'"
+            )
         text = f"{self.name}: {what} is denied by {decision.source} 'deny' (no rule allows it)"
         miss = decision.near_miss
         if miss is not None:
@@ -161,7 +198,15 @@ class ApprovalHook:
             )
         return text
 
+    def _budget_text(self) -> str:
+        text = f"decision_timeout ({self.config.decision_timeout:g} s)"
+        if self.config.decision_steps is not None:
+            text += f" or decision_steps ({self.config.decision_steps})"
+        return text
+
     def _ask_reason(self, decision: Decision) -> str:
+        if decision.source == "decision_timeout":
+            return f"{self.name}: the command could not be read within {self._budget_text()}; asked"
         if decision.rule is not None:
             return f"{self.name}: rule {decision.rule.name!r} asks for approval"
         return f"{self.name}: {decision.source} is 'ask'"

@@ -32,6 +32,7 @@ from typing import Final
 
 from .arithmetic import evaluated_variable
 from .code import runs_code
+from .deadline import STEP_CHARS, spend
 from .options import Parsed, parse_options, table_for
 from .shell import _bash_input, comment_at, comment_end, scan_command, words
 
@@ -473,6 +474,9 @@ def _through(via: tuple[str, ...], name: str) -> tuple[str, ...]:
 
 def _simple(argv: list[str], via: tuple[str, ...], depth: int) -> list[Invocation]:
     """The invocations of one simple command's words."""
+    spend(len(argv) + 1)
+    if depth > _MAX_DEPTH:
+        return [_opaque("commands nested too deep to read", via)]
     argv, files = _strip_redirections(argv)
     assignments: list[str] = []
     i = 0
@@ -535,7 +539,7 @@ def _simple(argv: list[str], via: tuple[str, ...], depth: int) -> list[Invocatio
             if name == "command" and any(w in ("-v", "-V") for w in argv[i + 1 : start]):
                 return found
             if name == "xargs":
-                inner = _simple(argv[start:] or ["echo"], (*via, name), depth)
+                inner = _simple(argv[start:] or ["echo"], (*via, name), depth + 1)
                 return found + [_open(invocation) for invocation in inner]
             if extra:
                 found += _simple(extra + argv[start:], (*via, name), depth)
@@ -778,6 +782,7 @@ def _closing(text: str, start: int) -> int:
 def _text(text: str, via: tuple[str, ...], depth: int) -> list[Invocation]:
     if depth > _MAX_DEPTH:
         return [_opaque("commands nested too deep to read", via)]
+    spend(1 + len(text) // STEP_CHARS)
     text = _bash_input(text)
     outer, inner = _substitutions(text)
     found: list[Invocation] = []
@@ -788,6 +793,7 @@ def _text(text: str, via: tuple[str, ...], depth: int) -> list[Invocation]:
     for body in inner:
         found += _text(body, (*via, "$(...)"), depth + 1)
     for segment in scan_command(outer).segments:
+        spend()
         found += _simple(words(segment), via, depth)
     return found
 

@@ -241,9 +241,16 @@ def _why(decision: Decision, subject: Subject) -> str:
     if decision.action == "deny":
         if rule is not None:
             return f"Denied without asking: rule {rule.name!r} denies it{reason}."
+        if decision.source == "decision_timeout":
+            return "Denied without asking: the command could not be read within decision_timeout."
         return f"Denied without asking: {decision.source} is 'deny'."
     if rule is not None:
         text = f"Why asked: rule {rule.name!r} asks for approval{reason}."
+    elif decision.source == "decision_timeout":
+        text = (
+            "Why asked: the command could not be read within decision_timeout, so no rule "
+            "could decide it."
+        )
     elif decision.source == "default_action":
         text = f"Why asked: {subject.tool} needs approval and no rule decided this call."
     else:

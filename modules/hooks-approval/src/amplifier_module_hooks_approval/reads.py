@@ -20,9 +20,10 @@ runs (:mod:`.invocation`) may open, whatever the program (``cat``, ``grep``, ``h
 Only the files a command's words can show are known: a path a program builds or reads from
 its input (``xargs cat``), or a file a script opens, is not. A program that reads the names
 of the files it opens from a file or its input (``--files0-from``, ``--files-from``,
-``--pathspec-from-file``, ``tar -T``, ``zip -@``, ``cpio``) yields :data:`NAMES_FROM`, and
-a directory too large to walk :data:`TOO_MANY`: either may hold a protected file, so the
-command is asked, never allowed.
+``--pathspec-from-file``, ``tar -T``, ``zip -@``, ``cpio``) yields :data:`NAMES_FROM`, a
+directory too large to walk :data:`TOO_MANY`, and a word holding a parameter expansion
+(``cat "$HOME/.ssh/id_rsa"``, ``cat .env$X``) :data:`EXPANDED`: any of them may be a
+protected file, so the command is asked, never allowed.
 """
 
 from __future__ import annotations
@@ -33,11 +34,13 @@ import re
 from collections.abc import Iterator
 from typing import Final
 
+from .deadline import spend
 from .invocation import Invocation
 
 __all__ = [
     "BRACE_LIMIT",
     "BRACE_WORD",
+    "EXPANDED",
     "GLOB_LIMIT",
     "NAMES_FROM",
     "TOO_MANY",
@@ -86,7 +89,14 @@ def reads_names_from_elsewhere(invocation: Invocation) -> bool:
     return False
 
 
-UNKNOWN: Final = frozenset({TOO_MANY, NAMES_FROM})
+EXPANDED: Final = "\0expanded"
+"""Yielded for a word holding a parameter expansion (``"$HOME/.ssh/id_rsa"``, ``.env$X``,
+``~$USER``): the file it names is known only when it runs."""
+# A parameter expansion bash performs in a word: $NAME, ${...}, $1, $@, $*, $#, $?, $$, $!,
+# $-, $_ (a ``$`` before anything else, or at the end, stays a literal ``$``: ``'a$'``).
+_EXPANSION: Final = re.compile(r"\$[A-Za-z_0-9{@*#?$!-]")
+
+UNKNOWN: Final = frozenset({TOO_MANY, NAMES_FROM, EXPANDED})
 """What :func:`named_paths` yields for files it cannot list: any of them may be protected."""
 
 
@@ -193,6 +203,7 @@ def _under(directory: str) -> Iterator[str]:
     count = 0
     for root, dirs, files in os.walk(directory):
         for name in (*dirs, *files):
+            spend()
             count += 1
             if count > WALK_LIMIT:
                 yield TOO_MANY
@@ -212,12 +223,15 @@ def named_paths(runs: tuple[Invocation, ...], workspace: str) -> Iterator[str]:
             yield NAMES_FROM
         whole = _reads_directories(invocation)
         for word in _words(invocation, braces):
+            spend()
             if word == TOO_MANY:
                 yield word
                 continue
             if not word or word == "-":
                 continue
             yield word
+            if _EXPANSION.search(word):
+                yield EXPANDED
             if _GLOB.search(word) and word not in expanded:
                 if len(expanded) >= GLOB_LIMIT:
                     yield TOO_MANY

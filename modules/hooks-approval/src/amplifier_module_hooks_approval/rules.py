@@ -32,6 +32,7 @@ from fnmatch import fnmatchcase
 from typing import Final, Literal
 
 from .config import Action, ApprovalConfig, RuleConfig
+from .deadline import spend
 from .embedded import commands_in, literal_words
 from .flags import writing_flags
 from .invocation import Invocation, invocations, runs_commands
@@ -80,7 +81,7 @@ BUILTIN_RULES: Final = (
 )
 """Read-only commands allowed without asking unless ``builtin_rules`` is false."""
 
-Source = Literal["rule", "default_action", "other_tools_action"]
+Source = Literal["rule", "default_action", "other_tools_action", "decision_timeout"]
 
 _EMBEDDED_WORDS: Final = 64  # the words of a command searched for a rule's program
 _NOTHING: Final = Parsed((), ())
@@ -187,13 +188,19 @@ class Rule:
             return True
         return any(self._command_matches(text) for text in renderings(run))
 
-    def may_run_as_rule(self, run: Invocation, depth: int = 0) -> bool:
+    def may_run_as_rule(
+        self, run: Invocation, depth: int = 0, seen: dict[tuple[str, ...], int] | None = None
+    ) -> bool:
         """A deny or ask rule: ``run`` runs the rule's program and something outside its words
         (an alias, configuration, arguments read from input) may make it what the rule
-        names."""
+        names. ``seen``: the argument lists already searched in this call, with the least
+        depth each was searched at (a list is searched again only from a shallower depth:
+        the words after a word naming the rule's program are searched from each such word
+        anyway, so ``w rm rm rm ...`` is not searched again from every suffix, which took
+        time exponential in its words)."""
         if any(shape.may_match(run) for shape in self.shapes):
             return True
-        if self._embeds_rule(run, depth=depth):
+        if self._embeds_rule(run, depth=depth, seen={} if seen is None else seen):
             return True
         if run.uncertain is None or not run.name:
             return False
@@ -206,13 +213,24 @@ class Rule:
             word.search(regex.pattern) for regex in self.commands
         )
 
-    def _embeds_rule(self, run: Invocation, *, exactly: bool = False, depth: int = 0) -> bool:
+    def _embeds_rule(
+        self,
+        run: Invocation,
+        *,
+        exactly: bool = False,
+        depth: int = 0,
+        seen: dict[tuple[str, ...], int] | None = None,
+    ) -> bool:
         """True when ``run``'s arguments, from a word naming the rule's program on, are a
         command the rule names: a program that runs its arguments as a command, known here or
         not (``setarch x86_64 rm -rf x``, ``mywrapper git push -f``); and so from the first
         word naming a program that runs others (``./w find x -delete``, ``./w python3 -c
         ...``), to a bounded depth. ``exactly``: only a command the rule names (a deny rule
         denies it); else also one that may be (asked)."""
+        if seen is not None:  # searched before, as deep or shallower: nothing new to find
+            if seen.get(run.arguments, depth + 1) <= depth:
+                return False
+            seen[run.arguments] = depth
         runner = depth < _CODE_DEPTH  # the first word naming a program that runs others
         unsettled = not exactly and depth < _CODE_DEPTH  # the first word known only when run
         for k, word in enumerate(run.arguments[:_EMBEDDED_WORDS]):
@@ -233,7 +251,7 @@ class Rule:
             if exactly:
                 continue
             if any(
-                (named and found.opaque) or self.may_run_as_rule(found, depth + 1)
+                (named and found.opaque) or self.may_run_as_rule(found, depth + 1, seen)
                 for found in inner
             ):
                 return True
@@ -365,6 +383,7 @@ class RuleSet:
         flags: tuple[str, ...] | None = None
         unknown = _unknowable(subject)
         for rule in self.rules_for(subject.tool):
+            spend(len(subject.runs) + 1)
             if rule.action == "allow" and allow is not None:
                 continue
             if rule.action == "ask" and ask is not None:
@@ -448,6 +467,7 @@ def _writing_flags(subject: Subject) -> tuple[str, ...]:
         return ()
     found: dict[str, None] = {}
     for segment in subject.scan.segments:
+        spend()
         found.update(dict.fromkeys(writing_flags(segment)))
     for run in subject.runs:  # and what each program runs, wrappers and runners removed
         if run.program and run.via:
