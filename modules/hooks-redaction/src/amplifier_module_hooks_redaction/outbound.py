@@ -202,7 +202,13 @@ class OutboundGuard:
 
     def redact_request(self, provider: str, request: Any) -> Any:
         """``request`` with every secret in it redacted (the same object when there is none);
-        a pydantic request is rebuilt from its redacted dump."""
+        a pydantic request is rebuilt from its redacted dump.
+
+        The leading messages that equal, in place, copies of those of the last request decided
+        clean are not looked into; when the request's builder vouches for its models
+        (:func:`amplifier_hooks_util.owned_models.vouched`: given to no handler, rebuilt when
+        their dicts change), the vouched models that are the very objects of the last request
+        decided clean are not compared either."""
         try:
             dump = getattr(request, "model_dump", None)
             if not callable(dump):
