@@ -138,3 +138,72 @@ def test_a_dump_edited_in_place_or_a_model_replaced_is_made_again(
             models = list(models)
         handed = cache.dumps(models)
         assert handed == [tree_copy(model) for model in models]
+
+
+_values = st.recursive(
+    st.one_of(st.text(max_size=6), st.integers(), st.booleans(), st.none()),
+    lambda children: st.one_of(
+        st.lists(children, max_size=3),
+        st.dictionaries(st.text(max_size=4), children, max_size=3),
+    ),
+    max_leaves=12,
+)
+
+
+def _containers(value: Any) -> list[Any]:
+    """Every list and dict inside ``value`` (``value`` too when it is one)."""
+    found: list[Any] = []
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, dict):
+            found.append(item)
+            stack.extend(item.values())
+        elif isinstance(item, list):
+            found.append(item)
+            stack.extend(item)
+    return found
+
+
+@settings(max_examples=60, deadline=None)
+@given(extra=_values, metadata=st.dictionaries(st.text(max_size=4), _values, max_size=3))
+def test_a_model_shares_no_object_with_the_dict_it_was_validated_from(
+    extra: Any, metadata: dict[str, Any]
+) -> None:
+    """Validation keeps an extra field's lists and dicts as the very objects it is given; the
+    cache validates a private copy, so editing every container of the dict in place (as a
+    handler holding the context's dicts may) leaves the model as it was: what the loop vouches
+    for to a provider guard."""
+    from amplifier_core.message_models import Message
+
+    message: dict[str, Any] = {
+        "role": "assistant",
+        "content": [{"type": "text", "text": "a"}],
+        "tool_calls": [{"id": "c1", "tool": "bash", "arguments": {"v": extra}}],
+        "metadata": metadata,
+        "tags": [extra],
+    }
+    cache = MessageCache(Message.model_validate)
+    [model] = cache.messages([message])
+    assert cache.private == 1
+    before = model.model_dump()
+    for container in _containers(message):
+        if isinstance(container, dict):
+            container["edited"] = "in place"
+        else:
+            container.append("in place")
+    assert model.model_dump() == before
+
+
+def test_the_private_run_ends_at_the_first_message_that_is_not_plain_data() -> None:
+    validate = Counting()
+    cache = MessageCache(validate)
+    marker = object()
+    conversation = [*_turn(1), {"role": "user", "content": "x", "marker": marker}, *_turn(2)]
+    cache.messages(conversation)
+    assert cache.private == 2  # validated from copies up to the one that cannot be copied
+    assert validate.validated[2] is conversation[2]  # that one is validated as it is
+    assert validate.validated[0] is not conversation[0]  # the others from private copies
+    assert validate.validated[0] == conversation[0]
+    cache.messages([*conversation[:2], *_turn(3)])
+    assert cache.private == 4

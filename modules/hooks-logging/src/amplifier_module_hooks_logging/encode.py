@@ -183,17 +183,49 @@ def strict_encoder() -> Callable[[Any], str]:
 # below 1e-4 in magnitude (orjson writes ``0.00001`` or ``1.5e-7`` where Python's repr writes
 # ``1e-05`` or ``1.5e-07``), and ``null``, which orjson also writes for NaN and infinities
 # (the json module refuses those). Text holding either is encoded again the json module's way.
-_ORJSON_SUSPECT: Final = re.compile(rb"[0-9]e-|0\.0000")
+# Only a number can be written differently: a match counts where it lies in what could be a
+# number token (digits and points, after an optional minus, at the start of the text or after
+# ``:``, ``,`` or ``[``, as orjson's compact text puts every number), so that a string
+# holding ``8e-`` (a session id, a uuid) leaves the text orjson's. A match inside a string that
+# looks so is counted too: that text is only encoded again.
+_NUMBER_RUN: Final = 32
+"""Longer runs of digits and points than this are no number orjson writes (it refuses
+integers past 64 bits; its floats take at most 24 characters)."""
+_ORJSON_SUSPECT: Final = re.compile(
+    rb"(?:^|[:,\[])-?(?:[0-9.]{0,%d}[0-9]e-|[0-9.]{0,%d}0\.0000)" % (_NUMBER_RUN - 1, _NUMBER_RUN)
+)
+_NUMBER_PART: Final = frozenset(b"0123456789.")
+_NUMBER_AFTER: Final = frozenset(b":,[")
+
+
+def _number_ends(out: bytes, end: int) -> bool:
+    """Whether the bytes before ``end`` may be a number token's start up to ``end``: a run of
+    at most :data:`_NUMBER_RUN` digits and points, an optional minus, and before them the start
+    of ``out``, ``:``, ``,`` or ``[``."""
+    start = end
+    limit = max(0, end - _NUMBER_RUN)
+    part = _NUMBER_PART
+    while start > limit and out[start - 1] in part:
+        start -= 1
+    if start > 0 and out[start - 1] in part:  # a longer run: inside a string
+        return False
+    if start > 0 and out[start - 1] == 45:  # "-"
+        start -= 1
+    return start == 0 or out[start - 1] in _NUMBER_AFTER
 
 
 def orjson_suspect(out: bytes) -> bool:
     """Whether ``out`` holds what :data:`_ORJSON_SUSPECT` finds, found with ``bytes.find``
-    (in C, a few times faster than the expression over the long text of a conversation)."""
-    if b"0.0000" in out:
-        return True
+    (in C, a few times faster than the expression over the long text of a conversation), each
+    place looked at only where a number could start."""
+    at = out.find(b"0.0000")
+    while at != -1:
+        if _number_ends(out, at):
+            return True
+        at = out.find(b"0.0000", at + 1)
     at = out.find(b"e-", 1)
     while at != -1:
-        if 48 <= out[at - 1] <= 57:  # a digit before it
+        if 48 <= out[at - 1] <= 57 and _number_ends(out, at):  # a digit before it
             return True
         at = out.find(b"e-", at + 2)
     return False

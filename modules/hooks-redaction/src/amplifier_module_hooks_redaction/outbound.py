@@ -21,7 +21,10 @@ in it needs the dump. The leading messages of a request or of the context that e
 place, those of the last one decided clean are not looked at one by one either: one
 comparison of lists recognises them (:class:`~amplifier_hooks_util.clean_run.CleanRun`). And
 the stored messages that are the very objects of event data the handler has just found clean,
-with nothing run in between, are not compared at all (:meth:`OutboundGuard.redact_context`).
+with nothing run in between, are not compared at all (:meth:`OutboundGuard.redact_context`),
+nor are the leading message models of a request whose builder vouches that no handler could
+have edited them (:mod:`amplifier_hooks_util.owned_models`) and that are the very models of
+the last request decided clean (:meth:`OutboundGuard.redact_request`).
 
 A guard that cannot do its work says so (a warning naming the provider or the context); with
 ``fail_closed`` the request is refused instead of sent.
@@ -36,6 +39,7 @@ from collections.abc import Awaitable, Callable, Sequence
 from operator import attrgetter, is_
 from typing import Any, Final, NamedTuple
 
+from amplifier_hooks_util import owned_models
 from amplifier_hooks_util.clean_run import CleanRun
 
 from amplifier_hooks_redact import MODULE_ID, Redactor
@@ -102,6 +106,8 @@ class OutboundGuard:
         self.models = CleanModels()
         self._context_run = CleanRun()
         self._request_run = CleanRun(_MODEL_PARTS, _model_parts_copy)
+        self._owned_clean: list[Any] = []
+        """The vouched models of the last request decided clean (the objects themselves)."""
         self._wrapped: list[Any] = []
 
     # ------------------------------------------------------------------ the context
@@ -196,23 +202,36 @@ class OutboundGuard:
 
     def redact_request(self, provider: str, request: Any) -> Any:
         """``request`` with every secret in it redacted (the same object when there is none);
-        a pydantic request is rebuilt from its redacted dump."""
+        a pydantic request is rebuilt from its redacted dump.
+
+        The leading messages that equal, in place, copies of those of the last request decided
+        clean are not looked into; when the request's builder vouches for its models
+        (:func:`amplifier_hooks_util.owned_models.vouched`: given to no handler, rebuilt when
+        their dicts change), the vouched models that are the very objects of the last request
+        decided clean are not compared either."""
         try:
             dump = getattr(request, "model_dump", None)
             if not callable(dump):
                 return self.redactor.redact(request, self.memo)[0]
             messages = getattr(request, "messages", None)
             run = self._request_run
-            start = run.start(messages) if type(messages) is list else 0
+            owned = owned_models.vouched(request) if isinstance(messages, list) else 0
+            if owned and isinstance(messages, list):  # models no handler was given: by identity
+                start = same_objects(messages[:owned], self._owned_clean)
+            else:
+                start = run.start(messages) if type(messages) is list else 0
             view = plain_view(request, self.memo, self.models, leading=start)
             if view is not None:
                 clean = self.redactor.is_clean(view, self.memo)
                 self.models.decided(clean)
                 if clean:
-                    if type(messages) is list:
+                    if owned and isinstance(messages, list):
+                        self._owned_clean = messages[:owned]
+                    elif type(messages) is list:
                         run.decided(messages, start)
                     return request  # nothing in it to redact, decided without a dump
             run.forget()
+            self._owned_clean = []
             redacted, counts = self.redactor.redact(dump(), self.memo)
             if not counts:
                 return request

@@ -6,7 +6,11 @@ round to the next (the context manager hands out new lists of the same dicts). S
 - :class:`MessageCache` keeps each message's validated ``Message`` by identity, with a deep
   copy of the dict as it was then, and reuses it while the dict still equals that copy (the
   interpreter compares them in C, unchanged strings by identity); a round validates only what
-  is new, what a hook replaced, and what was changed in place;
+  is new, what a hook replaced, and what was changed in place. Each model is validated from a
+  private copy of its dict of its own (validation keeps extra fields' lists and dicts as the
+  very objects it is given), so it shares nothing a handler can reach: the leading models so
+  made are the ones the loop vouches for to a provider guard
+  (:mod:`amplifier_hooks_util.owned_models`, :attr:`MessageCache.private`);
 - :class:`DumpCache` keeps each validated message's JSON dump (what ``llm:request`` carries),
   made once per model and reused while it still equals a copy of itself (a handler may edit
   event data in place), so the dump of a request costs what is new in it, and its messages
@@ -73,6 +77,11 @@ class MessageCache:
         self._conversation: list[dict[str, Any]] = []
         self._validated: list[Any] = []
         self._copies: list[Any] = []
+        self.private = 0
+        """How many leading models of the last :meth:`messages` were validated from a private
+        copy of their dict (a dict that is not plain data is validated as it is, and ends the
+        run): models that share no object with the dicts, reused only while each dict equals
+        its copy."""
 
     def messages(self, conversation: Sequence[dict[str, Any]]) -> list[Any]:
         """``validate(m)`` for each message, reused for a dict already seen unchanged."""
@@ -83,15 +92,20 @@ class MessageCache:
         known = old if start else {}  # a conversation read again from the start forgets the rest
         validated = self._validated[:start]
         copies = self._copies[:start]
+        private = min(start, self.private)
         for message in conversation[start:]:
             hit = old.get(id(message))
             if hit is not None and hit[0] is message and hit[1] is not None and message == hit[1]:
                 copy, model = hit[1], hit[2]
             else:
-                copy, model = plain_copy(message), self._validate(message)
+                copy = plain_copy(message)
+                model = self._validate(message if copy is None else plain_copy(copy))
             known[id(message)] = (message, copy, model)
+            if private == len(validated) and copy is not None:
+                private += 1
             validated.append(model)
             copies.append(copy)
+        self.private = private
         self._known = known
         self._validated = validated
         self._copies = copies

@@ -17,6 +17,8 @@ import uuid
 from dataclasses import dataclass
 from typing import Any
 
+from amplifier_hooks_util import owned_models
+
 from amplifier_core.message_models import ChatRequest, ChatResponse, Message
 
 from . import names as ev
@@ -159,7 +161,14 @@ class ProviderCall:
             return prepared.changes.response
         await hooks.emit(ev.LLM_REQUEST, sent)
         self.loop.current_request_id = request_id
-        return _readable(await prepared.provider.complete(request), name)
+        # The request's leading models were validated from private copies and no handler was
+        # given them (llm:request carries dumps): a provider guard may take them by identity.
+        owned_models.vouch(request, self._requests.private)
+        try:
+            answer = await prepared.provider.complete(request)
+        finally:
+            owned_models.withdraw(request)
+        return _readable(answer, name)
 
     async def _failed(
         self, prepared: PreparedRequest, request_id: str, err: Exception, outcome: TurnOutcome
