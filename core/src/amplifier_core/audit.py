@@ -287,6 +287,7 @@ class AuditTrail:
         self._eager: set[int] = set()  # ids of owners whose receipts are chained at once
         self._owners: list[Deferred] = []  # the owners of queued receipts, by their number
         self._closed = False
+        self._live = False  # in _LIVE
         self._direct = False
         """Records go to a file or a stream and the trail is open: queued receipts are
         always written."""
@@ -404,7 +405,9 @@ class AuditTrail:
             return
         if len(queue) == 1:
             self._queued_since = item[2]
-            _LIVE.add(self)
+            if not self._live:  # written at exit if still queued (a weak set: added once)
+                _LIVE.add(self)
+                self._live = True
         if self._owners[item[0]].listening:  # chained at once; written with its batch
             self._chain_queued()
             if (
