@@ -337,7 +337,7 @@ class Receipts:
                 decision,
                 outcome,
                 duration,
-                tuple(extra.items()) if extra else None,
+                _flat(extra) if extra else None,
             )
         )
 
@@ -365,7 +365,7 @@ class Receipts:
         variable["duration_ms"] = _millis(item[8])
         extra = item[9]
         if extra:
-            for name, value in extra:
+            for name, value in zip(extra[::2], extra[1::2], strict=True):
                 if value is not None:
                     variable[name] = value
         return variable
@@ -412,7 +412,7 @@ class Receipts:
                 micros = int(duration * 1_000_000 + 0.5)
                 took = _SHORT[micros] if 0 <= micros < 1000 else repr(micros / 1000)
                 if extra:  # why, exit_code ...: as json.dumps writes them
-                    for name, value in extra:
+                    for name, value in zip(extra[::2], extra[1::2], strict=True):
                         if value is not None:
                             took += f", {_value(name)}: {_value(value)}"
                 if prev is None:
@@ -536,7 +536,7 @@ class Receipts:
                 run.action,
                 outcome,
                 run.duration,
-                None if run.error is None else (("why", run.error),),
+                None if run.error is None else ("why", run.error),
             )
         )
 
@@ -676,6 +676,15 @@ _NO_CALL: Final = object()
 
 _SHORT: Final = tuple(f"0.{micros:03d}" for micros in range(1000))
 """The text of each duration under a millisecond, in ms to the microsecond."""
+
+
+def _flat(fields: Mapping[str, Any]) -> tuple[Any, ...]:
+    """A run's other fields as a queued receipt holds them: names and values in turn (one
+    flat tuple, which the garbage collector untracks when its values are plain)."""
+    flat: list[Any] = []
+    for pair in fields.items():
+        flat += pair
+    return tuple(flat)
 
 
 def _millis(seconds: float) -> float:
