@@ -450,7 +450,8 @@ class AuditTrail:
         chain_id = self.chain_id
         owners = self._owners
         start, count = 0, len(queued)
-        single = len(set(map(_owner, queued))) == 1  # the usual: one session's receipts
+        # the usual: one session's receipts
+        single = len(owners) == 1 or len(set(map(_owner, queued))) == 1
         while start < count:
             number = queued[start][0]
             owner = owners[number]
