@@ -689,3 +689,36 @@ async def test_an_observed_handler_timed_in_place_is_read_as_emit_reads_it(
     assert runs["boom"]["why"] == "ValueError: bad"
     assert all(r["duration_ms"] >= 0 for r in runs.values())
     assert verify_lines(_lines(tmp_path / "audit.jsonl")).intact
+
+
+def test_a_kept_receipt_whose_hook_left_the_cache_reads_its_fields_back() -> None:
+    """A trail that renders nothing keeps receipts unchained; their hooks' fields are cached
+    for 4,096 hooks, and a receipt of a hook dropped from that cache reads them from its
+    text."""
+    trail = AuditTrail(None, session_id="s")  # the stdlib logger, DEBUG off: nothing rendered
+    receipts = Receipts(trail, HookRegistry())
+    for index in range(4200):
+        receipts.ran(
+            hook=f"hook-{index}",
+            event="tool:pre",
+            data={"tool_name": "bash", "tool_call_id": f"c{index}"},
+            decision="continue",
+            outcome="ok",
+            duration=0.002,
+            fixed={"source": f"hooks.json:{index}", "code_sha256": {"run.sh": "ab" * 32}},
+        )
+    kept = trail.of_type("hook_run")
+    assert len(kept) == 4200
+    for index in (0, 4199):
+        record = kept[index]
+        assert (record["hook"], record["source"], record["tool_call_id"]) == (
+            f"hook-{index}",
+            f"hooks.json:{index}",
+            f"c{index}",
+        )
+        assert record["code_sha256"] == {"run.sh": "ab" * 32}
+        assert (record["session_id"], record["kind"], record["duration_ms"]) == (
+            "s",
+            "declarative",
+            2.0,
+        )
