@@ -616,3 +616,109 @@ def test_a_receipt_json_cannot_hold_is_written_as_its_repr_and_chained(
     assert "a receipt could not be rendered" in caplog.text
     report = verify_lines(lines)
     assert (report.intact, report.unsealed, report.records) == (True, [], 4)
+
+
+async def test_queued_and_kept_receipts_are_nothing_the_collector_walks(tmp_path: Path) -> None:
+    """A queued receipt holds only numbers, strings and None (the collector untracks it at its
+    first collection); a written one is kept as its line, and read back as the file has it."""
+    import gc
+
+    coordinator = _coordinator(tmp_path)
+
+    async def noop(_event: str, _data: dict[str, Any]) -> None:
+        return None
+
+    for index in range(3):
+        coordinator.hooks.register("tool:pre", noop, name=f"noop-{index}")
+    receipts = coordinator.get_capability("audit.receipts")
+    for call in ("c1", "c2"):
+        await coordinator.hooks.emit("tool:pre", {"tool_name": "bash", "tool_call_id": call})
+    receipts.not_run(
+        hook="guard", event="tool:pre", data={"tool_call_id": "c2"}, outcome="skipped", why="w"
+    )
+    queued = list(coordinator.audit.queue)
+    assert len(queued) == 7
+    gc.collect()
+    assert [item for item in queued[:6] if gc.is_tracked(item)] == []  # the runs' receipts
+    gc.collect()  # one with fields of its own (``why``) holds a tuple: untracked after it
+    assert [item for item in queued if gc.is_tracked(item)] == []
+    kept = coordinator.audit.of_type("hook_run")  # chained and written by the reading
+    assert [r["hook"] for r in kept] == ["noop-0", "noop-1", "noop-2"] * 2 + ["guard"]
+    assert kept[-1]["why"] == "w"
+    coordinator.audit.flush()
+    written = [json.loads(line) for line in _lines(tmp_path / "audit.jsonl")]
+    assert coordinator.audit.of_type("hook_run") == written == kept
+    await coordinator.cleanup()
+
+
+async def test_an_observed_handler_timed_in_place_is_read_as_emit_reads_it(
+    tmp_path: Path,
+) -> None:
+    """emit times an observed async handler itself (no wrapper coroutine): a mapping result is
+    the HookResult it stands for, anything else an invalid result, a raise an error."""
+    coordinator = _coordinator(tmp_path)
+
+    async def mapping(_event: str, _data: dict[str, Any]) -> Any:
+        return {"action": "inject_context", "context_injection": "note"}
+
+    async def invalid(_event: str, _data: dict[str, Any]) -> Any:
+        return "yes"
+
+    async def boom(_event: str, _data: dict[str, Any]) -> None:
+        raise ValueError("bad")
+
+    async def deny(_event: str, _data: dict[str, Any]) -> HookResult:
+        return HookResult(action="deny", reason="no")
+
+    coordinator.hooks.register("tool:pre", mapping, name="mapping", priority=1)
+    coordinator.hooks.register("tool:pre", boom, name="boom", priority=2)
+    coordinator.hooks.register("tool:pre", invalid, name="invalid", priority=3)
+    coordinator.hooks.register("tool:post", deny, name="deny")
+    pre = await coordinator.hooks.emit("tool:pre", {"tool_name": "bash", "tool_call_id": "c1"})
+    post = await coordinator.hooks.emit("tool:post", {"tool_name": "bash", "tool_call_id": "c1"})
+    await coordinator.cleanup()
+    assert (pre.action, post.action, post.source) == ("deny", "deny", "deny")
+    records = [json.loads(line) for line in _lines(tmp_path / "audit.jsonl")]
+    runs = {r["hook"]: r for r in records if r["type"] == "hook_run"}
+    assert {name: (r["decision"], r["outcome"]) for name, r in runs.items()} == {
+        "mapping": ("inject_context", "ok"),
+        "boom": ("continue", "error"),
+        "invalid": ("deny", "invalid_result"),
+        "deny": ("deny", "ok"),
+    }
+    assert runs["boom"]["why"] == "ValueError: bad"
+    assert all(r["duration_ms"] >= 0 for r in runs.values())
+    assert verify_lines(_lines(tmp_path / "audit.jsonl")).intact
+
+
+def test_a_kept_receipt_whose_hook_left_the_cache_reads_its_fields_back() -> None:
+    """A trail that renders nothing keeps receipts unchained; their hooks' fields are cached
+    for 4,096 hooks, and a receipt of a hook dropped from that cache reads them from its
+    text."""
+    trail = AuditTrail(None, session_id="s")  # the stdlib logger, DEBUG off: nothing rendered
+    receipts = Receipts(trail, HookRegistry())
+    for index in range(4200):
+        receipts.ran(
+            hook=f"hook-{index}",
+            event="tool:pre",
+            data={"tool_name": "bash", "tool_call_id": f"c{index}"},
+            decision="continue",
+            outcome="ok",
+            duration=0.002,
+            fixed={"source": f"hooks.json:{index}", "code_sha256": {"run.sh": "ab" * 32}},
+        )
+    kept = trail.of_type("hook_run")
+    assert len(kept) == 4200
+    for index in (0, 4199):
+        record = kept[index]
+        assert (record["hook"], record["source"], record["tool_call_id"]) == (
+            f"hook-{index}",
+            f"hooks.json:{index}",
+            f"c{index}",
+        )
+        assert record["code_sha256"] == {"run.sh": "ab" * 32}
+        assert (record["session_id"], record["kind"], record["duration_ms"]) == (
+            "s",
+            "declarative",
+            2.0,
+        )

@@ -104,19 +104,22 @@ _NEVER: Final = math.inf
 
 class Deferred(Protocol):
     """The owner of queued receipts (:meth:`AuditTrail.defer`): each queued item is a tuple
-    whose first member is its owner, which renders it when the trail writes it. The third
-    member is the wall-clock time (``time.time()``) of the run."""
+    whose first member is its owner's number on the trail (:meth:`AuditTrail.owner_number`),
+    which renders it when the trail writes it. The third member is the wall-clock time
+    (``time.time()``) of the run. An item holds only numbers, strings, ``None`` and tuples of
+    them (never the owner itself, nor a dict), so the garbage collector untracks it at its
+    first collection and never walks the queued and kept receipts again."""
 
     listening: bool
     """Whether each item is to be chained (and :meth:`sealed` called) as it is queued."""
 
     def lines(
         self, items: list[tuple[Any, ...]], chain_id: str, seq: int, prev: str | None
-    ) -> tuple[list[str], list[tuple[Any, int, str | None, str]]]:
+    ) -> list[str]:
         """The sealed lines of ``items`` (in order, the first one ``seq`` in chain
         ``chain_id`` after the record whose hash is ``prev``), as
-        :func:`~amplifier_core.audit_chain.seal` writes them, and each item as the trail keeps
-        it: ``(item, seq, prev, hash)``. Never raises."""
+        :func:`~amplifier_core.audit_chain.seal` writes them (the hash last). Never
+        raises."""
         ...
 
     def entry(self, item: tuple[Any, ...]) -> dict[str, Any]:
@@ -129,7 +132,7 @@ class Deferred(Protocol):
 
 
 _owner: Final = operator.itemgetter(0)
-"""A queued item's owner."""
+"""A queued item's owner's number."""
 
 _LIVE: weakref.WeakSet[AuditTrail] = weakref.WeakSet()
 """The trails holding queued receipts, written at interpreter exit if still queued."""
@@ -204,14 +207,19 @@ def render(entry: Mapping[str, Any]) -> str:
     return "{" + members(entry) + "}"
 
 
-def _entry_of(kept: tuple[Any, ...], chain_id: str) -> dict[str, Any]:
-    """A queued receipt kept in the ring, as its record (with its chain fields once
-    chained)."""
-    item, seq, prev, digest = kept
-    entry: dict[str, Any] = item[0].entry(item)
-    if seq is not None:
-        entry["chain"], entry["seq"], entry["prev"], entry["hash"] = chain_id, seq, prev, digest
-    return entry
+def _entry_of(kept: str | tuple[Any, ...], owners: list[Deferred]) -> dict[str, Any]:
+    """A receipt kept in the ring, as its record: its sealed line (the record with its chain
+    fields), or ``(item, None, None, None)``, a queued receipt never chained."""
+    if isinstance(kept, str):
+        entry: dict[str, Any] = json.loads(kept)
+        return entry
+    item: tuple[Any, ...] = kept[0]
+    owner: Deferred = owners[item[0]]
+    return owner.entry(item)
+
+
+_DIGEST: Final = slice(-66, -2)
+"""Where a sealed line holds its hash (``..., "hash": "<64 hex digits>"}``)."""
 
 
 class _AppendFile:
@@ -256,8 +264,9 @@ class AuditTrail:
         self.path: Path | None = None
         self.chain_id = uuid.uuid4().hex[:16]
         """This trail's chain in the log (:mod:`amplifier_core.audit_chain`)."""
-        # records, and queued receipts chained as (item, seq, prev, hash); seq None: unchained
-        self._ring: deque[dict[str, Any] | tuple[Any, ...]] = deque(maxlen=ring_size)
+        # records; receipts as their sealed lines (text: nothing the garbage collector walks),
+        # or as (item, None, None, None) when never chained
+        self._ring: deque[dict[str, Any] | str | tuple[Any, ...]] = deque(maxlen=ring_size)
         self._stdlib: logging.Logger | None = None
         self._file: _AppendFile | None = None
         self._stream: TextIO | None = None
@@ -276,7 +285,9 @@ class AuditTrail:
         the first of a batch, one after the batch's age, while the trail chains each at once
         (a listener, a logger sink, a closed trail)."""
         self._eager: set[int] = set()  # ids of owners whose receipts are chained at once
+        self._owners: list[Deferred] = []  # the owners of queued receipts, by their number
         self._closed = False
+        self._live = False  # in _LIVE
         self._direct = False
         """Records go to a file or a stream and the trail is open: queued receipts are
         always written."""
@@ -313,8 +324,8 @@ class AuditTrail:
         """The newest records, oldest first (the queued receipts chained first)."""
         if self.queue:
             self._chain_queued()
-        chain_id = self.chain_id
-        return [r if isinstance(r, dict) else _entry_of(r, chain_id) for r in self._ring]
+        owners = self._owners
+        return [r if isinstance(r, dict) else _entry_of(r, owners) for r in self._ring]
 
     def of_type(self, record_type: RecordType) -> list[dict[str, Any]]:
         """The kept records of one type, oldest first."""
@@ -361,12 +372,21 @@ class AuditTrail:
         self._write(entry, batch=True, body="{" + text + ", " + own[1:-1])
         return entry
 
+    def owner_number(self, owner: Deferred) -> int:
+        """The number that stands for ``owner`` as the first member of its queued receipts
+        (:meth:`defer`): the same for the same owner."""
+        for number, known in enumerate(self._owners):
+            if known is owner:
+                return number
+        self._owners.append(owner)
+        return len(self._owners) - 1
+
     def defer(self, item: tuple[Any, ...]) -> None:
-        """Queue a receipt: ``item[0]`` is its :class:`Deferred` owner, which renders it when
-        it is written, ``item[2]`` the wall-clock time of its run (module docstring). Never
-        raises. A teller made for a hook does the same inline: append the item to
-        :attr:`queue`, then call :meth:`settle` when the queue holds a batch or the item's
-        time is outside ``[open_from, open_until)``."""
+        """Queue a receipt: ``item[0]`` is the number of its :class:`Deferred` owner
+        (:meth:`owner_number`), which renders it when it is written, ``item[2]`` the
+        wall-clock time of its run (module docstring). Never raises. A teller made for a hook
+        does the same inline: append the item to :attr:`queue`, then call :meth:`settle` when
+        the queue holds a batch or the item's time is outside ``[open_from, open_until)``."""
         queue = self.queue
         queue.append(item)
         if len(queue) >= _BATCH or not self.open_from <= item[2] < self.open_until:
@@ -385,8 +405,10 @@ class AuditTrail:
             return
         if len(queue) == 1:
             self._queued_since = item[2]
-            _LIVE.add(self)
-        if item[0].listening:  # chained at once; written with its batch
+            if not self._live:  # written at exit if still queued (a weak set: added once)
+                _LIVE.add(self)
+                self._live = True
+        if self._owners[item[0]].listening:  # chained at once; written with its batch
             self._chain_queued()
             if (
                 len(self._pending) >= _BATCH
@@ -426,25 +448,30 @@ class AuditTrail:
             self._pending_since = time.monotonic()
         ring = self._ring
         chain_id = self.chain_id
+        owners = self._owners
         start, count = 0, len(queued)
-        single = len(set(map(_owner, queued))) == 1  # the usual: one session's receipts
+        # the usual: one session's receipts
+        single = len(owners) == 1 or len(set(map(_owner, queued))) == 1
         while start < count:
-            owner = queued[start][0]
+            number = queued[start][0]
+            owner = owners[number]
             end = count if single else start + 1
-            while end < count and queued[end][0] is owner:
+            while end < count and queued[end][0] == number:
                 end += 1
             items = queued[start:end] if start or end < count else queued
             seq, prev = self._seq, self._prev
-            lines, kept = owner.lines(items, chain_id, seq, prev)
-            ring.extend(kept)
+            lines = owner.lines(items, chain_id, seq, prev)
+            ring.extend(lines)
             if owner.listening:
-                for item, its_seq, its_prev, digest in kept:
+                for offset, item in enumerate(items):
+                    digest = lines[offset][_DIGEST]
                     entry = owner.entry(item)
-                    entry["chain"], entry["seq"] = chain_id, its_seq
-                    entry["prev"], entry["hash"] = its_prev, digest
+                    entry["chain"], entry["seq"] = chain_id, seq + offset
+                    entry["prev"], entry["hash"] = prev, digest
                     owner.sealed(entry)
+                    prev = digest
             pending.extend(lines)
-            self._seq, self._prev = seq + len(kept), kept[-1][3]
+            self._seq, self._prev = seq + len(lines), lines[-1][_DIGEST]
             start = end
 
     def _write(self, entry: dict[str, Any], *, batch: bool, body: str = "") -> None:

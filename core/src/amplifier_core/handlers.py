@@ -61,6 +61,7 @@ class HandlerInfo:
         "event",
         "fail_closed",
         "handler",
+        "inner",
         "is_async",
         "name",
         "origin",
@@ -68,6 +69,7 @@ class HandlerInfo:
         "plain_async",
         "priority",
         "seq",
+        "tell",
         "timeout",
     )
 
@@ -94,6 +96,13 @@ class HandlerInfo:
         self.pattern = _events.is_pattern(event)
         self.origin: str | None = None
         """``file:line`` of the ``register`` call (the first frame outside the kernel)."""
+        self.tell: Callable[[str, float, float, Any], None] | None = None
+        """In an observed chain (:mod:`amplifier_core.observers`): what takes the plain
+        figures of this async handler's runs (it has no timeout of its own), ``(action,
+        duration, ended, data)``; emit then times :attr:`inner` itself instead of awaiting
+        :attr:`handler`, its wrapper."""
+        self.inner: Handler | None = None
+        """The registered handler, when :attr:`tell` is set."""
 
     def __repr__(self) -> str:
         return f"HandlerInfo({self.name!r}, event={self.event!r}, priority={self.priority})"

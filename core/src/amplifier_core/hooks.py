@@ -53,6 +53,8 @@ from collections.abc import Awaitable, Iterable, Mapping
 from datetime import UTC, datetime
 from fnmatch import fnmatchcase
 from functools import lru_cache
+from time import perf_counter as _clock
+from time import time as _wall
 from time import time_ns as _time_ns
 from types import CoroutineType, FrameType
 from typing import TYPE_CHECKING, Any, Final
@@ -927,8 +929,6 @@ class HookRegistry:
         event, chain = route
         if not chain:  # nobody listens: the data comes back as given
             return _carrying(dict(data) if data else {})
-        if self._observed is not None:  # handlers run timed while someone observes them
-            chain = self._observed.chain(event, chain)
         if self.json_data:  # the defaults are JSON already, and so is the timestamp
             defaults = self._json_defaults
             if data:
@@ -942,6 +942,8 @@ class HookRegistry:
         else:  # no defaults set: a copy of the data, the cheapest way
             current = data.copy()
         current["timestamp"] = _now_iso()
+        if self._observed is not None:  # handlers run timed while someone observes them
+            return await self._emit_observed(event, self._observed.chain(event, chain), current)
         default = self.default_timeout
         unbounded = default is None
         gathered: _Gathered | None = None
@@ -950,6 +952,70 @@ class HookRegistry:
             try:
                 if unbounded and info.plain_async:  # the usual handler, awaited right here
                     result: Any = await info.handler(event, current)  # type: ignore[misc]
+                else:
+                    result = await _run(info, event, current, default, self.cancel_grace)
+                if type(result) is not HookResult:
+                    if result is None:
+                        continue
+                    result = read_result(result)
+            except BaseException as exc:  # a failing hook never breaks emit
+                kind, error = _failure(exc)
+                if self._fail(info, event, kind, error):
+                    return _fail_closed(info, event, kind, error)
+                continue
+            action = result.action
+            if action == "continue":
+                if not result.user_messages:
+                    continue
+            elif action == "deny":
+                denied: HookResult = result
+                return denied if denied.source else denied.model_copy(update={"source": info.name})
+            if gathered is None:
+                gathered = _Gathered(self.json_data)
+            current = gathered.add(result, info.name, event, current)
+
+        if gathered is None:
+            return _carrying(current)
+        return gathered.result(current, event)
+
+    async def _emit_observed(
+        self, event: str, chain: tuple[HandlerInfo, ...], current: dict[str, Any]
+    ) -> HookResult:
+        """:meth:`emit`'s handler loop over an observed chain: a handler whose observer takes
+        its plain figures (``info.tell``, :mod:`amplifier_core.observers`) is timed here, in
+        place, rather than through a wrapper coroutine of its own; the others run as
+        :meth:`emit` runs them (the wrapped ones timed by their wrapper)."""
+        default = self.default_timeout
+        unbounded = default is None
+        gathered: _Gathered | None = None
+
+        for info in chain:
+            try:
+                tell = info.tell
+                if tell is not None and unbounded:  # the usual observed run, timed right here
+                    started = _clock()
+                    try:
+                        result: Any = await info.inner(event, current)  # type: ignore[misc]
+                    except BaseException:
+                        self._observed.failed(info, event, current, started)  # type: ignore[union-attr]
+                        raise
+                    if result is None or result.__class__ is HookResult:
+                        duration = _clock() - started
+                        try:
+                            tell(
+                                "continue" if result is None else result.action,
+                                duration,
+                                _wall(),
+                                current,
+                            )
+                        except Exception:  # a broken observer must not break emit
+                            _logger().exception(
+                                "handler-run observer %r raised on %r (%s)", tell, info.name, event
+                            )
+                    else:  # what emit reads below: a mapping of HookResult fields, or not
+                        self._observed.done(info, event, current, started, result)  # type: ignore[union-attr]
+                elif unbounded and info.plain_async:
+                    result = await info.handler(event, current)  # type: ignore[misc]
                 else:
                     result = await _run(info, event, current, default, self.cancel_grace)
                 if type(result) is not HookResult:

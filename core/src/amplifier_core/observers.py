@@ -17,8 +17,10 @@ observed chain is built only once an observer exists (see ``docs/observability.m
 How it works: while an observer is registered, emit runs each handler through a thin wrapper
 (same name, priority, timeout and fail-closed flag) that times it and reports its result. A
 failure is reported from the registry's failure listener, which knows the kind of failure
-(a timeout is only known there), with the duration the wrapper measured. ``emit_and_collect``
-is not observed: it gathers contributions, it has no decisions.
+(a timeout is only known there), with the duration the wrapper measured. An async handler
+whose one observer takes its plain figures (``plain_for``: receipts) is timed by emit itself,
+in place, when the registry has no default timeout (``HandlerInfo.tell``): no wrapper coroutine
+per run. ``emit_and_collect`` is not observed: it gathers contributions, it has no decisions.
 """
 
 from __future__ import annotations
@@ -210,7 +212,7 @@ class ObservedChains:
                     "handler-run observer %r raised on %r (%s)", observer, run.handler, run.event
                 )
 
-    def _done(
+    def done(
         self,
         info: HandlerInfo,
         event: str,
@@ -218,6 +220,9 @@ class ObservedChains:
         started: float,
         result: object,
     ) -> None:
+        """Report the run of ``info`` on ``event`` that started at ``started`` (the
+        performance clock) and returned ``result``: a failure to read it is reported by the
+        failure listener."""
         ended = _clock()
         if result is not None and not isinstance(result, HookResult):
             try:  # a mapping of HookResult fields is that result, as emit reads it
@@ -240,7 +245,8 @@ class ObservedChains:
                 )
             )
 
-    def _failed(self, info: HandlerInfo, event: str, data: dict[str, Any], started: float) -> None:
+    def failed(self, info: HandlerInfo, event: str, data: dict[str, Any], started: float) -> None:
+        """``info``'s run raised: its duration, for the failure listener to report."""
         self._pending[(info.name, event)] = (_clock() - started, time.time(), data)
 
     def _on_failure(
@@ -291,7 +297,7 @@ class ObservedChains:
                 try:
                     result = handler(event, data)
                 except BaseException:
-                    self._failed(info, event, data, started)
+                    self.failed(info, event, data, started)
                     raise
                 if (
                     result is not None
@@ -301,7 +307,7 @@ class ObservedChains:
                     return self._finish(info, event, data, started, result)
                 if threaded and info.timeout is not None and _clock() - started >= info.timeout:
                     return result  # past its deadline: the registry dropped it, and said so
-                self._done(info, event, data, started, result)
+                self.done(info, event, data, started, result)
                 return result
 
             wrapper = run_sync
@@ -315,6 +321,9 @@ class ObservedChains:
             info.fail_closed,
         )
         wrapped.is_async = info.is_async
+        if info.plain_async and plain is not None and len(plain) == 1:
+            wrapped.tell = plain[0]  # emit times it in place (HookRegistry._emit_observed)
+            wrapped.inner = info.handler
         return wrapped
 
     def _async_wrapper(
@@ -334,7 +343,7 @@ class ObservedChains:
             try:
                 result = await handler(event, data)  # type: ignore[misc]
             except BaseException:
-                self._failed(info, event, data, started)
+                self.failed(info, event, data, started)
                 raise
             if result is None or result.__class__ is HookResult:  # the usual: told here
                 action = "continue" if result is None else result.action
@@ -377,7 +386,7 @@ class ObservedChains:
                             "handler-run observer %r raised on %r (%s)", observer, name, event
                         )
                 return result
-            self._done(info, event, data, started, result)
+            self.done(info, event, data, started, result)
             return result
 
         return run_async
@@ -394,7 +403,7 @@ class ObservedChains:
         try:
             result = await awaitable
         except BaseException:
-            self._failed(info, event, data, started)
+            self.failed(info, event, data, started)
             raise
-        self._done(info, event, data, started, result)
+        self.done(info, event, data, started, result)
         return result

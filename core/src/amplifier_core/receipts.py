@@ -38,6 +38,7 @@ name at all. Without required guards nothing is checked and no handler is added.
 from __future__ import annotations
 
 import hashlib
+import json
 import re
 import time
 from collections.abc import Callable, Iterable, Mapping
@@ -105,6 +106,11 @@ class Receipts:
     ) -> None:
         self.trail = trail
         self.registry = registry
+        self._number = trail.owner_number(self)
+        """What the receipts queued on the trail name their owner by (a number: the garbage
+        collector untracks a tuple of numbers and strings and never walks it again)."""
+        # a hook's fixed text (as items name it) -> its fixed fields
+        self._fields: dict[str, dict[str, Any]] = {}
         self._host: frozenset[str] = _names_of(host_handlers)
         self._unobserve: Unregister | None = None
         self.required: list[str] = list(dict.fromkeys(required))
@@ -251,8 +257,8 @@ class Receipts:
             self._remember(call, hook[1]["hook"], "ok", None)
         self.trail.defer(
             (
-                self,
-                hook,
+                self._number,
+                hook[2],
                 time.time(),
                 event,
                 data.get("tool_name"),
@@ -275,6 +281,7 @@ class Receipts:
         remember = self._remember
         name = hook[1]["hook"]
         clock = time.time
+        number, text = self._number, hook[2]
 
         def told(event: str, data: Mapping[str, Any], decision: str, duration: float) -> None:
             call = data.get("tool_call_id")
@@ -282,8 +289,8 @@ class Receipts:
                 remember(call, name, "ok", None)
             ended = clock()
             item = (
-                self,
-                hook,
+                number,
+                text,
                 ended,
                 event,
                 data.get("tool_name"),
@@ -321,8 +328,8 @@ class Receipts:
             self._remember(call, hook, outcome, extra.get("why"))
         self.trail.defer(
             (
-                self,
-                self._fixed_of(hook, kind, fixed),
+                self._number,
+                self._fixed_of(hook, kind, fixed)[2],
                 time.time(),
                 event,
                 data.get("tool_name"),
@@ -330,7 +337,7 @@ class Receipts:
                 decision,
                 outcome,
                 duration,
-                extra or None,
+                _flat(extra) if extra else None,
             )
         )
 
@@ -358,7 +365,7 @@ class Receipts:
         variable["duration_ms"] = _millis(item[8])
         extra = item[9]
         if extra:
-            for name, value in extra.items():
+            for name, value in zip(extra[::2], extra[1::2], strict=True):
                 if value is not None:
                     variable[name] = value
         return variable
@@ -377,9 +384,9 @@ class Receipts:
 
     def lines(
         self, items: list[tuple[Any, ...]], chain_id: str, seq: int, prev: str | None
-    ) -> tuple[list[str], list[tuple[Any, int, str | None, str]]]:
-        """The sealed lines of queued receipts, and each as ``(item, seq, prev, hash)``
-        (:class:`~amplifier_core.audit.Deferred`), their fields in :meth:`_variable`'s order.
+    ) -> list[str]:
+        """The sealed lines of queued receipts (:class:`~amplifier_core.audit.Deferred`),
+        their fields in :meth:`_variable`'s order; each line's hash is its last field.
 
         The text up to the run's time, and the SHA-256 state of it, are made once for each
         hook, event, tool, decision and outcome seen together; the text from the time to the
@@ -390,16 +397,14 @@ class Receipts:
         head_of = self._head_of
         chained = ', "chain": "' + chain_id + '", "seq": '
         lines: list[str] = []
-        kept: list[tuple[Any, int, str | None, str]] = []
         add_line = lines.append
-        add_kept = kept.append
         mid_millis, mid_call, mid = -1, _NO_CALL, ""
         for item in items:
             try:
                 _, fixed, ended, event, tool, call, decision, outcome, duration, extra = item
-                found = heads.get((fixed[2], event, tool, decision, outcome))
+                found = heads.get((fixed, event, tool, decision, outcome))
                 if found is None:
-                    found = head_of((fixed[2], event, tool, decision, outcome))
+                    found = head_of((fixed, event, tool, decision, outcome))
                 millis = int(ended * 1000)
                 if millis != mid_millis or call is not mid_call:  # the next event's runs
                     mid_millis, mid_call = millis, call
@@ -407,7 +412,7 @@ class Receipts:
                 micros = int(duration * 1_000_000 + 0.5)
                 took = _SHORT[micros] if 0 <= micros < 1000 else repr(micros / 1000)
                 if extra:  # why, exit_code ...: as json.dumps writes them
-                    for name, value in extra.items():
+                    for name, value in zip(extra[::2], extra[1::2], strict=True):
                         if value is not None:
                             took += f", {_value(name)}: {_value(value)}"
                 if prev is None:
@@ -427,9 +432,8 @@ class Receipts:
                 body = "{" + members({"type": "hook_run", "unrenderable": repr(item[1:])})
                 line, digest = seal(body + chained + str(seq) + ', "prev": ' + _value(prev) + "}")
                 add_line(line)
-            add_kept((item, seq, prev, digest))
             seq, prev = seq + 1, digest
-        return lines, kept
+        return lines
 
     def _mid(self, ended: float, call: object) -> str:
         """A line's text from its time to its duration (``ended``: the run's Unix time,
@@ -452,7 +456,8 @@ class Receipts:
 
     def entry(self, item: tuple[Any, ...]) -> dict[str, Any]:
         """A queued receipt as its record (:class:`~amplifier_core.audit.Deferred`)."""
-        entry = dict(item[1][1])
+        fields = self._fields.get(item[1])
+        entry = dict(fields) if fields is not None else json.loads("{" + item[1] + "}")
         entry.update(self._variable(item))
         return entry
 
@@ -480,7 +485,10 @@ class Receipts:
             fields.update(facts)
         if len(self._fixed) > 4096:
             self._fixed.clear()
-        cached = self._fixed[key] = (facts, fields, members(fields))
+            self._fields.clear()  # a receipt still kept reads its fields back from the text
+        text = members(fields)
+        self._fields[text] = fields
+        cached = self._fixed[key] = (facts, fields, text)
         return cached
 
     def not_run(
@@ -519,8 +527,8 @@ class Receipts:
             self._remember(call, handler, outcome, run.error)
         self.trail.defer(
             (
-                self,
-                fixed,
+                self._number,
+                fixed[2],
                 run.ended,
                 event,
                 data.get("tool_name"),
@@ -528,7 +536,7 @@ class Receipts:
                 run.action,
                 outcome,
                 run.duration,
-                None if run.error is None else {"why": run.error},
+                None if run.error is None else ("why", run.error),
             )
         )
 
@@ -543,7 +551,18 @@ class Receipts:
         if self.required and event == "tool:pre":
             self._remember(call, handler, "ok", None)
         self.trail.defer(
-            (self, fixed, ended, event, data.get("tool_name"), call, action, "ok", duration, None)
+            (
+                self._number,
+                fixed[2],
+                ended,
+                event,
+                data.get("tool_name"),
+                call,
+                action,
+                "ok",
+                duration,
+                None,
+            )
         )
 
     def plain_for(self, handler: str, event: str) -> Callable[[str, float, float, Any], None]:
@@ -557,14 +576,15 @@ class Receipts:
         settle = trail.settle
         remember = self._remember
         due = event == "tool:pre"
+        number, text = self._number, fixed[2]
 
         def told(action: str, duration: float, ended: float, data: Any) -> None:
             call = data.get("tool_call_id")
             if due and self.required:
                 remember(call, handler, "ok", None)
             item = (
-                self,
-                fixed,
+                number,
+                text,
                 ended,
                 event,
                 data.get("tool_name"),
@@ -656,6 +676,15 @@ _NO_CALL: Final = object()
 
 _SHORT: Final = tuple(f"0.{micros:03d}" for micros in range(1000))
 """The text of each duration under a millisecond, in ms to the microsecond."""
+
+
+def _flat(fields: Mapping[str, Any]) -> tuple[Any, ...]:
+    """A run's other fields as a queued receipt holds them: names and values in turn (one
+    flat tuple, which the garbage collector untracks when its values are plain)."""
+    flat: list[Any] = []
+    for pair in fields.items():
+        flat += pair
+    return tuple(flat)
 
 
 def _millis(seconds: float) -> float:
