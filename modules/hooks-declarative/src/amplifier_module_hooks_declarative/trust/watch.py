@@ -407,10 +407,15 @@ class TrustGuard:
                 if path not in files and os.path.isfile(path):
                     self._inotify.watch_file(path)
         except OSError as err:
-            logger.info("trust: %s; checking by stat instead", err)
+            self._check_by_stat(err)
+
+    def _check_by_stat(self, err: OSError) -> None:
+        """inotify could not watch what the surface holds: check every file by stat from now."""
+        logger.info("trust: %s; checking by stat instead", err)
+        if self._inotify is not None:
             self._inotify.close()
-            self._inotify = None
-            self._stats = self._snapshot()
+        self._inotify = None
+        self._stats = self._snapshot()
 
     def _watch_again(self, names: Iterable[str]) -> None:
         """A file replaced at its path (renamed over, deleted and made again) is a new inode:
@@ -423,10 +428,7 @@ class TrustGuard:
                 if name in self._surface.paths and os.path.isfile(path):
                     self._inotify.watch_file(path)
         except OSError as err:
-            logger.info("trust: %s; checking by stat instead", err)
-            self._inotify.close()
-            self._inotify = None
-            self._stats = self._snapshot()
+            self._check_by_stat(err)
 
     def _revoke(self, changed: tuple[str, ...]) -> None:
         status = TrustStatus(self.project, False, "none", changed=changed, known=True)
