@@ -10,11 +10,13 @@ interface, their owner, here too.
 
 from __future__ import annotations
 
+import ast
 import importlib
 import inspect
 import io
 import math
 import re
+import textwrap
 import time
 from collections.abc import Callable
 from typing import Any
@@ -437,3 +439,52 @@ def test_a_handlers_teller_queues_what_an_observed_run_queues(
     )
     assert checks[0] == checks[1] == checks[2]
     assert receipts.entry(items[0]) == receipts.entry(items[2])
+
+
+# ------------------------------------ the kernel's emit loop and its observed twin, one file
+# ``HookRegistry._emit_observed`` repeats ``emit``'s handler loop so that an observed handler
+# is timed in place: a shared function would add a call per handler to every emit. Both
+# loops must read a result, fail, deny and fold alike; only how a handler is run differs.
+
+
+def _handler_loop(function: Any) -> ast.For:
+    """The ``for info in chain`` loop of ``function``'s body."""
+    tree = ast.parse(textwrap.dedent(inspect.getsource(function)))
+    (loop,) = [
+        node
+        for node in ast.walk(tree)
+        if isinstance(node, ast.For) and ast.unparse(node.target) == "info"
+    ]
+    return loop
+
+
+def _after_the_run(loop: ast.For) -> list[str]:
+    """What the loop does with a handler's result: the ``try``'s statements from reading the
+    result on, its handlers, and every statement after the ``try``."""
+    attempt = loop.body[0]
+    assert isinstance(attempt, ast.Try)
+    (start,) = [i for i, s in enumerate(attempt.body) if "read_result" in ast.unparse(s)]
+    kept = [*attempt.body[start:], *attempt.handlers, *loop.body[1:]]
+    return [ast.dump(statement) for statement in kept]
+
+
+def test_the_observed_emit_loop_reads_results_as_emit_does() -> None:
+    plain = _handler_loop(HookRegistry.emit)
+    observed = _handler_loop(HookRegistry._emit_observed)
+    assert _after_the_run(observed) == _after_the_run(plain)
+    tails = [_after_the_loop(f) for f in (HookRegistry.emit, HookRegistry._emit_observed)]
+    assert tails[0] == tails[1]  # the fold after the loop
+    assert tails[0]
+
+
+def _after_the_loop(function: Any) -> list[str]:
+    body = _function_body(function)
+    (at,) = [i for i, s in enumerate(body) if isinstance(s, ast.For)]
+    return [ast.dump(s) for s in body[at + 1 :]]
+
+
+def _function_body(function: Any) -> list[ast.stmt]:
+    tree = ast.parse(textwrap.dedent(inspect.getsource(function)))
+    definition = tree.body[0]
+    assert isinstance(definition, ast.AsyncFunctionDef)
+    return definition.body
