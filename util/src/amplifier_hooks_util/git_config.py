@@ -572,9 +572,24 @@ def _from_listing(
 
 def _list(git: str, cwd: str | os.PathLike[str], env: Mapping[str, str]) -> bytes | None:
     """The repository's configuration listed by git, ``None`` when git fails."""
+    raw = _listed(_listing_command(git), cwd, env)
+    if raw is None:
+        return None
+    for config in _module_configs(cwd):
+        module = _listed(_module_command(git, config), cwd, env)
+        if module is None:
+            return None
+        raw += _as_project(module)
+    return raw
+
+
+def _listed(
+    command: list[str], cwd: str | os.PathLike[str], env: Mapping[str, str]
+) -> bytes | None:
+    """What one listing ``command`` prints, ``None`` when it cannot run or fails."""
     try:
         done = subprocess.run(
-            _listing_command(git),
+            command,
             cwd=Path(cwd),
             env=_listing_env(env),
             stdin=subprocess.DEVNULL,
@@ -584,26 +599,7 @@ def _list(git: str, cwd: str | os.PathLike[str], env: Mapping[str, str]) -> byte
         )
     except (OSError, subprocess.SubprocessError):
         return None
-    if done.returncode != 0:
-        return None
-    raw = done.stdout
-    for config in _module_configs(cwd):
-        try:
-            module = subprocess.run(
-                _module_command(git, config),
-                cwd=Path(cwd),
-                env=_listing_env(env),
-                stdin=subprocess.DEVNULL,
-                capture_output=True,
-                timeout=_TIMEOUT,
-                check=False,
-            )
-        except (OSError, subprocess.SubprocessError):
-            return None
-        if module.returncode != 0:
-            return None
-        raw += _as_project(module.stdout)
-    return raw
+    return done.stdout if done.returncode == 0 else None
 
 
 async def _list_async(
