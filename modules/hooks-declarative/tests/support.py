@@ -24,6 +24,7 @@ from amplifier_core.testing import create_test_coordinator
 from amplifier_module_hooks_declarative import mount
 from amplifier_module_hooks_declarative.runners.command import CommandRunner
 from amplifier_module_hooks_declarative.specs import CommandHookSpec
+from amplifier_module_hooks_declarative.trust import trust_status
 from amplifier_module_hooks_declarative.types import Decision, HookContext
 
 SCRIPTS = Path(__file__).parent / "scripts"
@@ -315,3 +316,21 @@ def project_hooks(project: Path, hooks: dict[str, Any]) -> None:
     """Write ``hooks`` as ``project``'s ``.amplifier/hooks.yaml``."""
     (project / ".amplifier").mkdir(exist_ok=True)
     (project / ".amplifier" / "hooks.yaml").write_text(json.dumps({"hooks": hooks}))
+
+
+def write(path: Path, text: str, mode: int | None = None) -> Path:
+    """``text`` written at ``path`` (its folders made), with ``mode`` if given."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text)
+    if mode is not None:
+        path.chmod(mode)
+    return path
+
+
+def refused(result: Any, project: Path, name: str) -> None:
+    """``result`` denied the hook naming ``name``, and trust of ``project`` says the same."""
+    assert result.action == "deny", result
+    assert name in (result.reason or ""), result.reason
+    status = trust_status(project)
+    assert not status.trusted
+    assert name in status.why_not()

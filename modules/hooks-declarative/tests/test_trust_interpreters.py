@@ -17,14 +17,13 @@ import os
 import subprocess
 import sys
 from pathlib import Path
-from typing import Any
 
 import pytest
 
 from amplifier_module_hooks_declarative import HooksConfigError
 from amplifier_module_hooks_declarative.trust import trust_project, trust_status
 
-from .support import answer_after, mounted
+from .support import answer_after, mounted, refused, write
 from .support import bash_call as bash
 
 PY_EVIL = "import pathlib; pathlib.Path({marker!r}).write_text('ran')\n"
@@ -36,22 +35,6 @@ def settings(project: Path, command: str) -> None:
     (project / ".claude" / "settings.json").write_text(
         json.dumps({"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [hook]}]}})
     )
-
-
-def write(path: Path, text: str, mode: int | None = None) -> Path:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(text)
-    if mode is not None:
-        path.chmod(mode)
-    return path
-
-
-def refused(result: Any, project: Path, name: str) -> None:
-    assert result.action == "deny", result
-    assert name in (result.reason or ""), result.reason
-    status = trust_status(project)
-    assert not status.trusted
-    assert name in status.why_not()
 
 
 # -- interpreters named by #! lines

@@ -21,7 +21,6 @@ import shutil
 import subprocess
 import sys
 from pathlib import Path
-from typing import Any
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -29,7 +28,7 @@ from hypothesis import strategies as st
 
 from amplifier_module_hooks_declarative.trust import trust_project, trust_status
 
-from .support import answer_after, mounted
+from .support import answer_after, mounted, refused, write
 from .support import bash_call as bash
 
 PY_EVIL = "import pathlib; pathlib.Path({marker!r}).write_text('ran')\n"
@@ -42,22 +41,6 @@ def settings_file(project: Path, command: str) -> None:
         project / ".claude" / "settings.json",
         json.dumps({"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [hook]}]}}),
     )
-
-
-def write(path: Path, text: str, mode: int | None = None) -> Path:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(text)
-    if mode is not None:
-        path.chmod(mode)
-    return path
-
-
-def refused(result: Any, project: Path, name: str) -> None:
-    assert result.action == "deny", result
-    assert name in (result.reason or ""), result.reason
-    status = trust_status(project)
-    assert not status.trusted
-    assert name in status.why_not()
 
 
 # -- a path with a variable part
