@@ -16,23 +16,10 @@ from amplifier_core.message_models import ChatRequest, Message
 from amplifier_module_hooks_redaction import mount
 from amplifier_module_hooks_redaction.outbound import RedactionFailedError
 
-from .support import Provider
+from .support import Context, Provider
 
 GH = "ghp_" + "Lm4Kp9Qz2Wx7Rt1Yv6Bn3Cd8Fg5Hj0As2De9T"
 SLACK = "xoxb-" + "3049581726-6172839405-Qw7Er2Ty9Ui4Op1As6Df3Gh8"
-
-
-class Context:
-    def __init__(self, messages: list[dict[str, Any]]) -> None:
-        self.messages = messages
-        self.sets = 0
-
-    async def get_messages(self) -> list[dict[str, Any]]:
-        return list(self.messages)
-
-    async def set_messages(self, messages: list[dict[str, Any]]) -> None:
-        self.sets += 1
-        self.messages = list(messages)
 
 
 class Coordinator:

@@ -23,22 +23,11 @@ from amplifier_core.hooks import HookRegistry
 from amplifier_core.message_models import ChatRequest, Message
 from amplifier_module_hooks_redaction import mount
 
-from .support import Provider
+from .support import Context, Provider
 
 MessageCache = pytest.importorskip("amplifier_module_loop_session.conversation").MessageCache
 
 SECRET = "ghp_" + "Lm4Kp9Qz2Wx7Rt1Yv6Bn3Cd8Fg5Hj0As2De9T"
-
-
-class Context:
-    def __init__(self, messages: list[dict[str, Any]]) -> None:
-        self.messages = messages
-
-    async def get_messages(self) -> list[dict[str, Any]]:
-        return list(self.messages)
-
-    async def set_messages(self, messages: list[dict[str, Any]]) -> None:
-        self.messages = list(messages)
 
 
 class Coordinator:

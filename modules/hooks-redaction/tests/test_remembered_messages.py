@@ -23,7 +23,7 @@ from amplifier_core.message_models import ChatRequest, Message, TextBlock
 from amplifier_hooks_redact.memo import CleanMemo
 from amplifier_module_hooks_redaction import mount
 
-from .support import Provider
+from .support import Context, Provider
 
 mount_logging = pytest.importorskip("amplifier_module_hooks_logging").mount
 
@@ -32,17 +32,6 @@ SECRETS = (
     "xoxb-" + "3049581726-6172839405-Qw7Er2Ty9Ui4Op1As6Df3Gh8",
     "AKIA" + "Q3EGRTMN5VXZ7B2D",
 )
-
-
-class Context:
-    def __init__(self) -> None:
-        self.messages: list[dict[str, Any]] = []
-
-    async def get_messages(self) -> list[dict[str, Any]]:
-        return list(self.messages)
-
-    async def set_messages(self, messages: list[dict[str, Any]]) -> None:
-        self.messages = list(messages)
 
 
 class Coordinator:

@@ -21,22 +21,13 @@ from amplifier_core.hooks import HookRegistry
 from amplifier_module_hooks_redaction import mount
 from amplifier_module_hooks_redaction.outbound import same_objects
 
+from .support import Context
+
 SECRETS = (
     "ghp_" + "Lm4Kp9Qz2Wx7Rt1Yv6Bn3Cd8Fg5Hj0As2De9T",
     "xoxb-" + "3049581726-6172839405-Qw7Er2Ty9Ui4Op1As6Df3Gh8",
     "AKIA" + "Q3EGRTMN5VXZ7B2D",
 )
-
-
-class Context:
-    def __init__(self, messages: list[dict[str, Any]]) -> None:
-        self.messages = messages
-
-    async def get_messages(self) -> list[dict[str, Any]]:
-        return list(self.messages)
-
-    async def set_messages(self, messages: list[dict[str, Any]]) -> None:
-        self.messages = list(messages)
 
 
 class Coordinator:
